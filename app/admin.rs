@@ -1,0 +1,205 @@
+//! Operator commands: backup, verify, restore and password reset. Each works on a data directory no server
+//! holds by opening the file directly, and (backup, password reset) through the running server's admin socket
+//! `DIR/admin.sock` (mode 0600: only whoever can read DIR can use it) when one does.
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use serde_json::{Value, json};
+use store::{Store, StoreError};
+
+use crate::auth::password;
+use crate::resources::Resources;
+
+pub const SOCKET: &str = "admin.sock";
+
+pub fn data_file(dir: &Path) -> PathBuf {
+    dir.join(store::DATA_FILE)
+}
+
+fn call(dir: &Path, req: &Value) -> anyhow::Result<Value> {
+    let mut s = UnixStream::connect(dir.join(SOCKET)).context("the data file is in use, but no server answers on its admin socket")?;
+    writeln!(s, "{req}")?;
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line)?;
+    let v: Value = serde_json::from_str(&line).context("bad answer from the server")?;
+    if v["ok"].as_bool() != Some(true) {
+        bail!("server: {}", v["error"].as_str().unwrap_or("failed"));
+    }
+    Ok(v)
+}
+
+fn server_running(dir: &Path) -> bool {
+    UnixStream::connect(dir.join(SOCKET)).is_ok()
+}
+
+fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
+    Ok(if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir()?.join(p) })
+}
+
+pub fn backup(dir: &Path, out: &Path) -> anyhow::Result<()> {
+    let out = absolute(out)?;
+    let report = match Store::open(&data_file(dir), &store::Options::default()) {
+        Ok(st) => {
+            let r = st.backup_to(&out);
+            st.close();
+            serde_json::to_value(r?)?
+        }
+        Err(StoreError::Locked) => call(dir, &json!({"cmd": "backup", "out": out}))?["report"].clone(),
+        Err(e) => return Err(e.into()),
+    };
+    println!("backup written to {}", out.display());
+    print_counts(&report);
+    Ok(())
+}
+
+pub fn verify(file: &Path) -> anyhow::Result<bool> {
+    let report = store::verify_file(file)?;
+    let v = serde_json::to_value(&report)?;
+    println!("{}: {}", file.display(), if report.ok { "OK" } else { "DAMAGED" });
+    print_counts(&v);
+    for p in &report.problems {
+        println!("problem: {p}");
+    }
+    Ok(report.ok)
+}
+
+fn print_counts(report: &Value) {
+    println!("schema version {}", report["schema_version"]);
+    for t in report["tables"].as_array().into_iter().flatten() {
+        println!("  table {:<16} {:>10} rows", t["name"].as_str().unwrap_or(""), t["rows"]);
+    }
+    for (name, n) in report["resources"].as_object().into_iter().flatten() {
+        println!("  resource {:<13} {:>10} live records", name, n);
+    }
+}
+
+/// Replaces DIR's data file with a verified backup; the previous file is kept beside it.
+pub fn restore(dir: &Path, file: &Path) -> anyhow::Result<()> {
+    if server_running(dir) {
+        bail!("a server is running on {}; stop it before restoring", dir.display());
+    }
+    let target = data_file(dir);
+    if target.exists() {
+        match Store::open(&target, &store::Options::default()) {
+            Ok(st) => st.close(),
+            Err(StoreError::Locked) => bail!("another process holds {}; stop it before restoring", target.display()),
+            Err(e) => eprintln!("note: the current data file does not open ({e}); replacing it"),
+        }
+    }
+    if !store::verify_file(file)?.ok {
+        bail!("{} fails verification; nothing changed", file.display());
+    }
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!("{}.restoring", store::DATA_FILE));
+    std::fs::copy(file, &tmp)?;
+    std::fs::File::open(&tmp)?.sync_all()?;
+    if target.exists() {
+        let aside = dir.join(format!("{}.before-restore-{}", store::DATA_FILE, store::now_millis()));
+        std::fs::rename(&target, &aside)?;
+        println!("previous data file kept as {}", aside.display());
+    }
+    std::fs::rename(&tmp, &target)?;
+    let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    println!("restored {} into {}", file.display(), dir.display());
+    Ok(())
+}
+
+/// Sets a new password (given, or generated and printed) for an account, revoking its sessions.
+pub fn passwd(dir: &Path, tenant: &str, account: &str, given: Option<String>) -> anyhow::Result<()> {
+    let pw = given.unwrap_or_else(password::random_password);
+    let md5 = password::md5_hex(&pw);
+    match Store::open(&data_file(dir), &store::Options::default()) {
+        Ok(st) => {
+            let r = reset_password(&st, &Resources::load()?, tenant, account, &md5);
+            st.close();
+            r?;
+        }
+        Err(StoreError::Locked) => {
+            call(dir, &json!({"cmd": "passwd", "tenant": tenant, "account": account, "md5": md5}))?;
+        }
+        Err(e) => return Err(e.into()),
+    }
+    println!("new password for {account} in tenant {tenant}: {pw}");
+    Ok(())
+}
+
+/// The recovery reset, in one write: new hash, token version bumped, every session of the user revoked.
+pub fn reset_password(st: &Store, res: &Resources, tenant: &str, account: &str, md5: &str) -> anyhow::Result<()> {
+    let hash = password::hash(md5);
+    let (def, t, a) = (res.get("user"), tenant.to_string(), account.to_string());
+    let found = st.write(move |w| {
+        let Some(uid) = w.find_unique(&def, &t, "account", &a)? else { return Ok(false) };
+        let user = w.get(&def, &t, uid)?.ok_or(StoreError::NotFound)?;
+        let ver = user.get("tokenVersion").and_then(Value::as_i64).unwrap_or(0) + 1;
+        let patch = json!({"passwordHash": hash, "tokenVersion": ver, "status": 1});
+        w.update(&def, &t, uid, patch.as_object().cloned().unwrap_or_default(), &store::Actor::default())?;
+        for (sid, mut s) in w.sessions_of_tenant(&t)? {
+            if s["uid"].as_u64() == Some(uid) {
+                s["revoked"] = json!(true);
+                w.put_session(&t, &sid, &s)?;
+            }
+        }
+        Ok(true)
+    })?;
+    if !found {
+        bail!("no account {account} in tenant {tenant}");
+    }
+    Ok(())
+}
+
+/// The server side of the admin socket.
+pub async fn serve_socket(dir: PathBuf, st: crate::state::AppState) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let path = dir.join(SOCKET);
+    let _ = std::fs::remove_file(&path);
+    let listener = tokio::net::UnixListener::bind(&path)?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    loop {
+        let (conn, _) = listener.accept().await?;
+        let st = st.clone();
+        tokio::spawn(async move {
+            let (r, mut w) = conn.into_split();
+            let mut line = String::new();
+            if tokio::io::BufReader::new(r).read_line(&mut line).await.is_err() {
+                return;
+            }
+            let answer = match serde_json::from_str::<Value>(&line) {
+                Ok(req) => handle(&st, req).await,
+                Err(_) => json!({"ok": false, "error": "bad request"}),
+            };
+            let _ = w.write_all(format!("{answer}\n").as_bytes()).await;
+        });
+    }
+}
+
+async fn handle(st: &crate::state::AppState, req: Value) -> Value {
+    let st = st.clone();
+    let r = tokio::task::spawn_blocking(move || -> anyhow::Result<Value> {
+        match req["cmd"].as_str() {
+            Some("backup") => {
+                let out = PathBuf::from(req["out"].as_str().unwrap_or(""));
+                tracing::info!(target: "zz::admin", out = %out.display(), "online backup started");
+                let report = st.store.backup_to(&out)?;
+                tracing::info!(target: "zz::admin", out = %out.display(), "online backup done");
+                Ok(json!({"ok": true, "report": report}))
+            }
+            Some("passwd") => {
+                let (t, a, m) = (req["tenant"].as_str().unwrap_or(""), req["account"].as_str().unwrap_or(""), req["md5"].as_str().unwrap_or(""));
+                reset_password(&st.store, &st.res, t, a, m)?;
+                st.perms.invalidate();
+                tracing::info!(target: "zz::admin", tenant = t, account = a, "password reset by operator");
+                Ok(json!({"ok": true}))
+            }
+            _ => bail!("unknown command"),
+        }
+    })
+    .await;
+    match r {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => json!({"ok": false, "error": e.to_string()}),
+        Err(e) => json!({"ok": false, "error": e.to_string()}),
+    }
+}

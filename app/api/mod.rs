@@ -1,0 +1,43 @@
+//! The HTTP API. Every route is listed here, public ones first: everything else requires a session, and
+//! resource routes also require their permission codes.
+pub mod crud;
+pub mod dict;
+pub mod menu;
+pub mod tenant;
+pub mod user;
+
+use axum::Router;
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+
+use crate::auth::token;
+use crate::state::AppState;
+
+/// Routes answered without sign-in (security rule 3): keep this list short.
+pub const PUBLIC: &[&str] = &[
+    "/api/health",
+    "/api/blade-auth/oauth/token",
+    "/api/blade-auth/oauth/captcha",
+    "/api/blade-system/tenant/info",
+];
+
+pub fn routes(st: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/api/health", get(health))
+        .route("/api/blade-auth/oauth/token", post(token::token))
+        .route("/api/blade-auth/oauth/captcha", get(token::captcha))
+        .route("/api/blade-system/tenant/info", get(tenant::info))
+        .route("/api/blade-auth/oauth/user-info", get(token::user_info))
+        .route("/api/blade-auth/oauth/logout", get(token::logout).post(token::logout))
+        .route("/api/blade-auth/oauth/clear-cache", get(token::clear_cache))
+        .route("/api/blade-user/info", get(user::info))
+        .route("/api/blade-user/update-password", post(user::update_password))
+        .route("/api/blade-system/menu/routes", get(menu::routes))
+        .route("/api/blade-system/menu/buttons", get(menu::buttons))
+        .route("/api/blade-system/dict/dictionary", get(dict::dictionary))
+        .merge(crud::routes(st, "/api/blade-system/param", "param"))
+}
+
+async fn health() -> impl IntoResponse {
+    axum::Json(serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}))
+}

@@ -1,0 +1,72 @@
+//! The signed-in user's own endpoints: `blade-user/info` and `blade-user/update-password`.
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use crate::auth::password;
+use crate::auth::session::Session;
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::http::{AnyParams, ok};
+use crate::state::AppState;
+
+pub async fn info(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    let mut u = crate::wire::record(&st.res.get("user"), st.settings.zone, s.user.clone());
+    u.insert("roleName".into(), json!(s.role_aliases.join(",")));
+    Ok(ok(u))
+}
+
+/// Old password checked (throttled like sign-in), new ones must match and differ from the old; on success the
+/// hash is replaced, the token version bumped and every session of the user revoked (the current one too).
+pub async fn update_password(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let get = |k: &str| p.get(k).map(str::trim).filter(|v| !v.is_empty());
+    let old = get("oldPassword").ok_or_else(|| ApiError::with(Kind::Missing, "oldPassword"))?;
+    let new = get("newPassword").ok_or_else(|| ApiError::with(Kind::Missing, "newPassword"))?;
+    let new1 = get("newPassword1").ok_or_else(|| ApiError::with(Kind::Missing, "newPassword1"))?;
+    if new != new1 {
+        return Err(ApiError::new(Kind::PasswordsDiffer));
+    }
+    let (old, new) = (password::normalize(old), password::normalize(new));
+    if old == new {
+        return Err(ApiError::new(Kind::PasswordSame));
+    }
+    let key = format!("{}:{}", s.tenant, s.user.get("account").and_then(Value::as_str).unwrap_or("").to_lowercase());
+    if let Some(wait) = st.throttle.wait(&key, "password-change") {
+        let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());
+        e.retry_after = Some(wait);
+        return Err(e);
+    }
+    let phc = s.user.get("passwordHash").and_then(Value::as_str).unwrap_or("").to_string();
+    let (good, new_hash) = {
+        let _permit = st.hashing.acquire().await.map_err(ApiError::internal)?;
+        tokio::task::spawn_blocking(move || {
+            let good = password::verify(&old, &phc);
+            (good, good.then(|| password::hash(&new)))
+        })
+        .await
+        .map_err(ApiError::internal)?
+    };
+    let Some(new_hash) = new_hash.filter(|_| good) else {
+        st.throttle.failed(&key, "password-change");
+        return Err(ApiError::new(Kind::OldPasswordWrong));
+    };
+    set_password(&st, &s.tenant, s.user_id, new_hash, false).await?;
+    Ok(ok(Value::Null))
+}
+
+/// Stores a new hash, bumps the token version (old access tokens stop working) and revokes all sessions.
+pub async fn set_password(st: &AppState, tenant: &str, uid: u64, phc: String, must_change: bool) -> ApiResult<()> {
+    let (st2, t) = (st.clone(), tenant.to_string());
+    st.write(move |w| {
+        let def = st2.res.get("user");
+        let user = w.get(&def, &t, uid)?.ok_or(store::StoreError::NotFound)?;
+        let ver = user.get("tokenVersion").and_then(Value::as_i64).unwrap_or(0) + 1;
+        let mut patch = serde_json::Map::new();
+        patch.insert("passwordHash".into(), json!(phc));
+        patch.insert("tokenVersion".into(), json!(ver));
+        patch.insert("mustChangePassword".into(), json!(must_change as i64));
+        w.update(&def, &t, uid, patch, &store::Actor { user_id: uid, dept_id: 0 })?;
+        Ok(())
+    })
+    .await?;
+    crate::auth::token::revoke(st, tenant, None, Some(uid)).await
+}

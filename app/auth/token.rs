@@ -1,0 +1,372 @@
+//! `POST /api/blade-auth/oauth/token` (password, captcha, refresh_token; social answers "not configured"),
+//! the captcha, user-info and logout. Refresh tokens rotate; reuse of a retired one revokes its whole family.
+use axum::extract::{FromRequestParts, State};
+use axum::http::HeaderMap;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use rand::RngCore;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::auth::jwt::{AUDIENCE, Claims, ISSUER};
+use crate::auth::password;
+use crate::auth::session::{Session, id_list};
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::http::{AnyParams, ReqCtx, host_of, ok, peer_ip};
+use crate::state::AppState;
+
+pub const DEFAULT_AVATAR: &str = "/static/img/avatar.svg";
+
+/// Client address and headers, taken before the body is read.
+pub struct Caller {
+    ip: String,
+    headers: HeaderMap,
+    ctx: Option<ReqCtx>,
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+    async fn from_request_parts(p: &mut Parts, st: &AppState) -> Result<Self, ApiError> {
+        let forwarded = st
+            .settings
+            .trust_proxy
+            .then(|| p.headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()))
+            .flatten()
+            .and_then(|v| v.split(',').next())
+            .map(|s| s.trim().to_string());
+        Ok(Caller {
+            ip: forwarded.unwrap_or_else(|| peer_ip(&p.extensions)),
+            headers: p.headers.clone(),
+            ctx: p.extensions.get::<ReqCtx>().cloned(),
+        })
+    }
+}
+
+fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::trim).unwrap_or("")
+}
+
+pub async fn token(State(st): State<AppState>, caller: Caller, params: AnyParams) -> Response {
+    match grant(&st, &caller, &params).await {
+        Ok(body) => axum::Json(body).into_response(),
+        Err(e) => e.oauth().into_response(),
+    }
+}
+
+async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value> {
+    let client = check_client(st, &caller.headers).await?;
+    let grant_type = p.get("grant_type").unwrap_or("");
+    match grant_type {
+        "password" | "captcha" => {}
+        "refresh_token" => return refresh(st, caller, p, &client).await,
+        "social" => return Err(ApiError::new(Kind::SocialNotConfigured)),
+        other => return Err(ApiError::with(Kind::UnsupportedGrant, other.chars().take(40).collect::<String>())),
+    }
+    let tenant_id = resolve_tenant(st, &caller.headers, p.get("tenantId")).await?;
+    if grant_type == "captcha" {
+        let (key, code) = (header(&caller.headers, "captcha-key"), header(&caller.headers, "captcha-code"));
+        if !st.captchas.check(key, code) {
+            return Err(ApiError::new(Kind::CaptchaWrong));
+        }
+    }
+    let account = p.get("username").unwrap_or("").trim().to_string();
+    let secret = password::normalize(p.get("password").unwrap_or(""));
+    let throttle_key = format!("{tenant_id}:{}", account.to_lowercase());
+    if let Some(wait) = st.throttle.wait(&throttle_key, &caller.ip) {
+        let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());
+        e.retry_after = Some(wait);
+        return Err(e);
+    }
+    let st2 = st.clone();
+    let (t2, a2) = (tenant_id.clone(), account.clone());
+    let user = st
+        .read(move |r| {
+            let def = st2.res.get("user");
+            match r.find_unique(&def, &t2, "account", &a2)? {
+                Some(id) => r.get(&def, &t2, id),
+                None => Ok(None),
+            }
+        })
+        .await?;
+    let phc = user
+        .as_ref()
+        .and_then(|u| u.get("passwordHash").and_then(Value::as_str))
+        .unwrap_or_else(|| password::dummy_hash())
+        .to_string();
+    let good = {
+        let _permit = st.hashing.acquire().await.map_err(ApiError::internal)?;
+        let s2 = secret.clone();
+        tokio::task::spawn_blocking(move || password::verify(&s2, &phc)).await.map_err(ApiError::internal)?
+    };
+    let user = match user {
+        Some(u) if good => u,
+        _ => {
+            st.throttle.failed(&throttle_key, &caller.ip);
+            tracing::info!(target: "zz::signin", tenant = %tenant_id, account = %account, ip = %caller.ip, result = "bad_credentials");
+            return Err(ApiError::new(Kind::BadCredentials));
+        }
+    };
+    st.throttle.succeeded(&throttle_key);
+    if user.get("status").and_then(Value::as_i64) != Some(1) {
+        return Err(ApiError::new(Kind::AccountDisabled));
+    }
+    let roles = roles_of(st, &tenant_id, &user).await?;
+    if roles.iter().any(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)) {
+        return Err(ApiError::new(Kind::WorkerRefused));
+    }
+    let uid = user.get("id").and_then(Value::as_u64).unwrap_or(0);
+    let (sid, secret) = (random_hex(16), random_hex(32));
+    let now = store::now_millis();
+    let session = json!({
+        "uid": uid, "created": now, "expires": now + st.settings.refresh_ttl.as_millis() as i64,
+        "current": sha256_hex(&secret), "retired": [], "revoked": false, "ip": caller.ip, "client": client,
+    });
+    let (t3, sid2) = (tenant_id.clone(), sid.clone());
+    st.write(move |w| w.put_session(&t3, &sid2, &session)).await?;
+    if let Some(ctx) = &caller.ctx {
+        ctx.set(&tenant_id, &uid.to_string());
+    }
+    tracing::info!(target: "zz::signin", tenant = %tenant_id, account = %account, ip = %caller.ip, result = "ok");
+    Ok(token_body(st, &tenant_id, &user, &roles, &sid, &secret, &client))
+}
+
+async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) -> ApiResult<Value> {
+    let bad = || ApiError::new(Kind::BadRefreshToken);
+    let raw = p.get("refresh_token").unwrap_or("");
+    let (sid, secret) = raw.split_once('.').ok_or_else(bad)?;
+    let tenant_id = resolve_tenant(st, &caller.headers, p.get("tenantId")).await?;
+    let hash = sha256_hex(secret);
+    let new_secret = random_hex(32);
+    let (t, s, h, ns) = (tenant_id.clone(), sid.to_string(), hash.clone(), new_secret.clone());
+    let now = store::now_millis();
+    let ttl = st.settings.refresh_ttl.as_millis() as i64;
+    // Rotation and reuse detection happen in one write, so two concurrent uses cannot both succeed.
+    let outcome = st
+        .write(move |w| {
+            let Some(mut sess) = w.session(&t, &s)? else { return Ok(Err("unknown")) };
+            if sess["revoked"].as_bool().unwrap_or(false) || sess["expires"].as_i64().unwrap_or(0) <= now {
+                return Ok(Err("revoked"));
+            }
+            if sess["current"].as_str() != Some(h.as_str()) {
+                let reused = sess["retired"].as_array().is_some_and(|a| a.iter().any(|x| x.as_str() == Some(h.as_str())));
+                if reused {
+                    sess["revoked"] = json!(true);
+                    w.put_session(&t, &s, &sess)?;
+                    return Ok(Err("reuse"));
+                }
+                return Ok(Err("mismatch"));
+            }
+            let mut retired: Vec<Value> = sess["retired"].as_array().cloned().unwrap_or_default();
+            retired.push(json!(h));
+            if retired.len() > 50 {
+                retired.remove(0);
+            }
+            sess["retired"] = json!(retired);
+            sess["current"] = json!(sha256_hex(&ns));
+            sess["expires"] = json!(now + ttl);
+            w.put_session(&t, &s, &sess)?;
+            Ok(Ok(sess["uid"].as_u64().unwrap_or(0)))
+        })
+        .await?;
+    let uid = match outcome {
+        Ok(uid) => uid,
+        Err(why) => {
+            tracing::warn!(target: "zz::signin", tenant = %tenant_id, ip = %caller.ip, result = why, "refresh refused");
+            return Err(bad());
+        }
+    };
+    let st2 = st.clone();
+    let t = tenant_id.clone();
+    let user = st.read(move |r| r.get(&st2.res.get("user"), &t, uid)).await?.ok_or_else(bad)?;
+    if user.get("status").and_then(Value::as_i64) != Some(1) {
+        return Err(bad());
+    }
+    let roles = roles_of(st, &tenant_id, &user).await?;
+    Ok(token_body(st, &tenant_id, &user, &roles, sid, &new_secret, client))
+}
+
+fn token_body(
+    st: &AppState,
+    tenant: &str,
+    user: &Map<String, Value>,
+    roles: &[Map<String, Value>],
+    sid: &str,
+    secret: &str,
+    client: &str,
+) -> Value {
+    let now = store::now_millis() / 1000;
+    let ttl = st.settings.access_ttl.as_secs() as i64;
+    let uid = user.get("id").and_then(Value::as_u64).unwrap_or(0);
+    let jti = random_hex(12);
+    let claims = Claims {
+        iss: ISSUER.into(),
+        aud: AUDIENCE.into(),
+        exp: now + ttl,
+        iat: now,
+        jti: jti.clone(),
+        tid: tenant.into(),
+        uid: uid.to_string(),
+        sid: sid.into(),
+        ver: user.get("tokenVersion").and_then(Value::as_i64).unwrap_or(0),
+    };
+    let s = |k: &str| user.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let role_ids: Vec<String> = roles.iter().filter_map(|r| r.get("id").and_then(Value::as_u64)).map(|i| i.to_string()).collect();
+    let aliases: Vec<&str> = roles.iter().filter_map(|r| r.get("roleAlias").and_then(Value::as_str)).collect();
+    let avatar = Some(s("avatar")).filter(|a| !a.is_empty()).unwrap_or_else(|| DEFAULT_AVATAR.to_string());
+    json!({
+        "access_token": st.keys.sign(&claims),
+        "token_type": "bearer",
+        "refresh_token": format!("{sid}.{secret}"),
+        "expires_in": ttl,
+        "scope": "all",
+        "tenant_id": tenant,
+        "user_id": uid.to_string(),
+        "dept_id": s("deptId"),
+        "post_id": s("postId"),
+        "role_id": role_ids.join(","),
+        "role_name": aliases.join(","),
+        "account": s("account"),
+        "user_name": s("name"),
+        "nick_name": s("name"),
+        "real_name": s("realName"),
+        "avatar": avatar,
+        "company_id": "",
+        "oauth_id": "",
+        "client_id": client,
+        "must_change_password": user.get("mustChangePassword").and_then(Value::as_i64) == Some(1),
+        "license": "powered by zhizhuang",
+        "jti": jti,
+    })
+}
+
+async fn roles_of(st: &AppState, tenant: &str, user: &Map<String, Value>) -> ApiResult<Vec<Map<String, Value>>> {
+    let ids = id_list(user.get("roleId"));
+    let (st2, t) = (st.clone(), tenant.to_string());
+    st.read(move |r| {
+        let def = st2.res.get("role");
+        let mut out = Vec::new();
+        for id in ids {
+            if let Some(role) = r.get(&def, &t, id)? {
+                out.push(role);
+            }
+        }
+        Ok(out)
+    })
+    .await
+}
+
+/// `Authorization: Basic base64(client_id:client_secret)` against the clients table (secret stored as SHA-256).
+async fn check_client(st: &AppState, h: &HeaderMap) -> ApiResult<String> {
+    let bad = || ApiError::new(Kind::BadClient);
+    let v = header(h, "authorization");
+    let b64 = v.strip_prefix("Basic ").or_else(|| v.strip_prefix("basic ")).ok_or_else(bad)?;
+    let raw = base64::engine::general_purpose::STANDARD.decode(b64.trim()).map_err(|_| bad())?;
+    let text = String::from_utf8(raw).map_err(|_| bad())?;
+    let (id, secret) = text.split_once(':').ok_or_else(bad)?;
+    let (st2, id2) = (st.clone(), id.to_string());
+    let client = st
+        .read(move |r| {
+            let def = st2.res.get("client");
+            match r.find_unique(&def, store::PLATFORM_TENANT, "clientId", &id2)? {
+                Some(cid) => r.get(&def, store::PLATFORM_TENANT, cid),
+                None => Ok(None),
+            }
+        })
+        .await?
+        .ok_or_else(bad)?;
+    let stored = client.get("clientSecret").and_then(Value::as_str).unwrap_or("");
+    if !constant_eq(stored.as_bytes(), client_secret_hash(secret).as_bytes()) {
+        return Err(bad());
+    }
+    Ok(id.to_string())
+}
+
+pub fn client_secret_hash(secret: &str) -> String {
+    format!("sha256:{}", sha256_hex(secret))
+}
+
+fn constant_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Tenant for sign-in: `Tenant-Id` header, else the `tenantId` parameter, else the host's mapping, else the
+/// default tenant. Unknown → 租户ID未找到; expired → 租户授权已过期.
+pub async fn resolve_tenant(st: &AppState, h: &HeaderMap, param: Option<&str>) -> ApiResult<String> {
+    let explicit = Some(header(h, "tenant-id")).filter(|s| !s.is_empty()).or(param.map(str::trim).filter(|s| !s.is_empty()));
+    let host = host_of(h);
+    let (st2, explicit) = (st.clone(), explicit.map(str::to_string));
+    let found = st
+        .read(move |r| {
+            let id = match explicit {
+                Some(t) => t,
+                None => crate::api::tenant::by_domain(r, &st2, &host)?
+                    .and_then(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string))
+                    .unwrap_or_else(|| st2.settings.default_tenant.clone()),
+            };
+            let def = st2.res.get("tenant");
+            let Some(tid) = r.find_unique(&def, store::PLATFORM_TENANT, "tenantId", &id)? else { return Ok(Err(Kind::TenantNotFound)) };
+            let _ = tid;
+            match crate::api::tenant::active(r, &st2, &id)? {
+                Some(_) => Ok(Ok(id)),
+                None => Ok(Err(Kind::TenantExpired)),
+            }
+        })
+        .await?;
+    found.map_err(ApiError::new)
+}
+
+pub fn random_hex(n: usize) -> String {
+    let mut b = vec![0u8; n];
+    rand::rng().fill_bytes(&mut b);
+    hex::encode(b)
+}
+
+pub fn sha256_hex(s: &str) -> String {
+    hex::encode(Sha256::digest(s.as_bytes()))
+}
+
+pub async fn captcha(State(st): State<AppState>) -> Response {
+    let (key, image) = st.captchas.issue();
+    axum::Json(json!({"key": key, "image": image})).into_response()
+}
+
+pub async fn logout(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    revoke(&st, &s.tenant, Some(&s.sid), None).await?;
+    Ok(ok(Value::Null))
+}
+
+/// Revokes one session, or every session of a user.
+pub async fn revoke(st: &AppState, tenant: &str, sid: Option<&str>, uid: Option<u64>) -> ApiResult<()> {
+    let (t, sid) = (tenant.to_string(), sid.map(str::to_string));
+    st.write(move |w| {
+        let targets: Vec<(String, Value)> = match (&sid, uid) {
+            (Some(s), _) => w.session(&t, s)?.map(|v| vec![(s.clone(), v)]).unwrap_or_default(),
+            (None, Some(u)) => w.sessions_of_tenant(&t)?.into_iter().filter(|(_, v)| v["uid"].as_u64() == Some(u)).collect(),
+            _ => Vec::new(),
+        };
+        for (s, mut v) in targets {
+            v["revoked"] = json!(true);
+            w.put_session(&t, &s, &v)?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+pub async fn user_info(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    let user = crate::wire::record(&st.res.get("user"), st.settings.zone, s.user.clone());
+    let str_of = |k: &str| user.get(k).cloned().unwrap_or(Value::Null);
+    Ok(ok(json!({
+        "tenantId": s.tenant, "userId": s.user_id.to_string(), "account": str_of("account"),
+        "userName": str_of("name"), "nickName": str_of("name"), "realName": str_of("realName"),
+        "avatar": user.get("avatar").and_then(Value::as_str).filter(|a| !a.is_empty()).unwrap_or(DEFAULT_AVATAR),
+        "deptId": str_of("deptId"), "postId": str_of("postId"), "roleId": str_of("roleId"),
+        "roleName": s.role_aliases.join(","), "oauthId": "",
+    })))
+}
+
+pub async fn clear_cache(State(st): State<AppState>, _s: Session) -> Response {
+    st.perms.invalidate();
+    ok(Value::Null)
+}

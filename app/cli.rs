@@ -1,0 +1,92 @@
+//! Command line: `serve`, `backup`, `verify`, `restore`, `admin passwd`. Every flag has a `ZZ_*` variable; the
+//! doc comments are the help text.
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(name = "zhizhuang", version, about = "智装 back-office: one binary, one data file")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Serve the API and the UI.
+    Serve(ServeArgs),
+    /// Write a consistent backup of DIR's data file to FILE (online through a running server, or offline).
+    Backup {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Check a data file or backup and print per-table counts. Exit code 1 when damaged.
+    Verify { file: PathBuf },
+    /// Replace DIR's data file with a verified backup (refused while a server holds DIR).
+    Restore {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+        file: PathBuf,
+    },
+    /// Operator tools.
+    Admin {
+        #[command(subcommand)]
+        cmd: AdminCmd,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AdminCmd {
+    /// Reset an account's password (recovery). Prints the new password; sessions of the account are revoked.
+    Passwd {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+        #[arg(long)]
+        tenant: String,
+        #[arg(long)]
+        account: String,
+        /// The new password; generated when absent.
+        #[arg(long, env = "ZZ_NEW_PASSWORD")]
+        password: Option<String>,
+    },
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+#[derive(Parser, Debug, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "ZZ_HTTP", default_value = "127.0.0.1:8090")]
+    pub http: SocketAddr,
+    /// Data directory (holds the one data file).
+    #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+    pub dir: PathBuf,
+    /// Seed demo departments, posts, roles and users (once).
+    #[arg(long, env = "ZZ_DEMO")]
+    pub demo: bool,
+    /// Log format: human lines, or JSON for collectors.
+    #[arg(long, env = "ZZ_LOG_FORMAT", value_enum, default_value = "human")]
+    pub log_format: LogFormat,
+    /// First admin password (otherwise generated and printed once at first start).
+    #[arg(long, env = "ZZ_ADMIN_PASSWORD", hide_env_values = true)]
+    pub admin_password: Option<String>,
+    /// Access token lifetime in seconds.
+    #[arg(long, env = "ZZ_ACCESS_TTL", default_value_t = 1800)]
+    pub access_ttl: u64,
+    /// Time zone offset for dates on the wire, like +08:00, or `local`.
+    #[arg(long, env = "ZZ_TZ", default_value = "+08:00")]
+    pub tz: String,
+    /// Trust X-Forwarded-For for the client address (only behind your own reverse proxy).
+    #[arg(long, env = "ZZ_TRUST_PROXY")]
+    pub trust_proxy: bool,
+    /// Page cache of the data file, in MiB.
+    #[arg(long, env = "ZZ_CACHE_MB", default_value_t = 64)]
+    pub cache_mb: usize,
+}

@@ -1,0 +1,267 @@
+//! The one error table: every failure has a stable code, an HTTP status and a Chinese and an English message.
+//! Errors render into the Blade envelope `{code, success:false, msg, data:null}` (or the OAuth error body on the
+//! token endpoint) in the request's language. Internal causes are logged with the request id, never sent.
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use store::{FieldProblem, StoreError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Zh,
+    En,
+}
+
+impl Lang {
+    /// `en` when the first language the client prefers is English; Chinese otherwise.
+    pub fn from_accept(v: Option<&str>) -> Lang {
+        match v.and_then(|s| s.split(',').next()).map(|s| s.trim().to_ascii_lowercase()) {
+            Some(s) if s.starts_with("en") => Lang::En,
+            _ => Lang::Zh,
+        }
+    }
+}
+
+/// Every failure the server can answer with. `arg` fills the `{}` of the message (a field or parameter name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    BadJson,
+    NotAnObject,
+    WrongType,
+    Missing,
+    UnknownField,
+    TooLong,
+    OutOfRange,
+    BadFormat,
+    BadPhone,
+    UnknownFilter,
+    UnknownSort,
+    BadId,
+    BadPaging,
+    NoneSelected,
+    Duplicate,
+    NotFound,
+    Unauthorized,
+    Forbidden,
+    PlatformOnly,
+    TooManyRequests,
+    UnknownRoute,
+    MethodNotAllowed,
+    UnsupportedMediaType,
+    PayloadTooLarge,
+    Sealed,
+    OldPasswordWrong,
+    PasswordsDiffer,
+    PasswordSame,
+    // Sign-in (rendered as OAuth error bodies on the token endpoint).
+    BadCredentials,
+    TenantNotFound,
+    TenantExpired,
+    CaptchaWrong,
+    WorkerRefused,
+    AccountDisabled,
+    BadClient,
+    UnsupportedGrant,
+    SocialNotConfigured,
+    BadRefreshToken,
+    Internal,
+    Unavailable,
+}
+
+struct Spec {
+    code: &'static str,
+    status: u16,
+    zh: &'static str,
+    en: &'static str,
+}
+
+const fn s(code: &'static str, status: u16, zh: &'static str, en: &'static str) -> Spec {
+    Spec { code, status, zh, en }
+}
+
+fn spec(k: Kind) -> Spec {
+    use Kind::*;
+    match k {
+        BadJson => s("bad_json", 400, "请求体不是合法的JSON", "The request body is not valid JSON"),
+        NotAnObject => s("not_an_object", 400, "请求体必须是JSON对象", "The request body must be a JSON object"),
+        WrongType => s("wrong_type", 400, "字段 {} 的类型不正确", "Field {} has the wrong type"),
+        Missing => s("missing", 400, "请输入 {}", "{} is required"),
+        UnknownField => s("unknown_field", 400, "未知字段: {}", "Unknown field: {}"),
+        TooLong => s("too_long", 400, "字段 {} 超出长度限制", "Field {} is too long"),
+        OutOfRange => s("out_of_range", 400, "字段 {} 超出允许范围", "Field {} is out of range"),
+        BadFormat => s("bad_format", 400, "字段 {} 格式不正确", "Field {} has a bad format"),
+        BadPhone => s("bad_phone", 400, "手机号码格式不正确", "The phone number has a bad format"),
+        UnknownFilter => s("unknown_filter", 400, "不支持的查询条件: {}", "Unsupported filter: {}"),
+        UnknownSort => s("unknown_sort", 400, "不支持的排序字段: {}", "Unsupported sort field: {}"),
+        BadId => s("bad_id", 400, "无效的ID: {}", "Invalid id: {}"),
+        BadPaging => s("bad_paging", 400, "分页参数不正确: {}", "Invalid paging parameter: {}"),
+        NoneSelected => s("none_selected", 400, "请选择至少一条数据", "Please select at least one record"),
+        Duplicate => s("duplicate", 400, "{} 已存在", "{} already exists"),
+        NotFound => s("not_found", 404, "数据不存在", "Record not found"),
+        Unauthorized => s("unauthorized", 401, "请求未授权,请重新登录", "Not signed in or the session has ended"),
+        Forbidden => s("forbidden", 403, "缺失权限: {}", "Permission required: {}"),
+        PlatformOnly => s("platform_only", 403, "仅平台管理员可修改平台数据", "Only the platform administrator may change platform data"),
+        TooManyRequests => s("too_many_requests", 429, "尝试次数过多,请 {} 秒后重试", "Too many attempts, retry in {} seconds"),
+        UnknownRoute => s("unknown_route", 404, "接口不存在: {}", "No such endpoint: {}"),
+        MethodNotAllowed => s("method_not_allowed", 405, "不支持的请求方法", "Method not allowed"),
+        UnsupportedMediaType => s("unsupported_media_type", 415, "不支持的内容类型", "Unsupported content type"),
+        PayloadTooLarge => s("payload_too_large", 413, "请求体过大", "The request body is too large"),
+        Sealed => s("sealed", 400, "封存的数据不可修改或删除", "Sealed entries cannot be changed or removed"),
+        OldPasswordWrong => s("old_password_wrong", 400, "原密码不正确", "The old password is not correct"),
+        PasswordsDiffer => s("passwords_differ", 400, "两次密码输入不一致", "The two new passwords differ"),
+        PasswordSame => s("password_same", 400, "新密码不能与原密码相同", "The new password must differ from the old one"),
+        BadCredentials => s("bad_credentials", 400, "用户名或密码错误", "Wrong account or password"),
+        TenantNotFound => s("tenant_not_found", 400, "租户ID未找到", "Tenant not found"),
+        TenantExpired => s("tenant_expired", 400, "租户授权已过期,请联系管理员", "The tenant's licence has expired, contact the administrator"),
+        CaptchaWrong => s("captcha_wrong", 400, "验证码不正确", "Wrong captcha"),
+        WorkerRefused => s("worker_refused", 400, "技术工人无法登录系统", "Technical workers cannot sign in"),
+        AccountDisabled => s("account_disabled", 400, "该账号已停用或待审核", "This account is disabled or awaiting approval"),
+        BadClient => s("bad_client", 401, "客户端认证失败", "Client authentication failed"),
+        UnsupportedGrant => s("unsupported_grant", 400, "不支持的授权类型: {}", "Unsupported grant type: {}"),
+        SocialNotConfigured => s("social_not_configured", 400, "第三方登录未配置", "Third-party sign-in is not configured"),
+        BadRefreshToken => s("bad_refresh_token", 401, "刷新令牌无效或已过期,请重新登录", "The refresh token is invalid or expired, sign in again"),
+        Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
+        Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub kind: Kind,
+    pub arg: String,
+    pub retry_after: Option<u64>,
+    /// Rendered as an OAuth error body (token endpoint) instead of the envelope.
+    pub oauth: bool,
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn new(kind: Kind) -> Self {
+        ApiError { kind, arg: String::new(), retry_after: None, oauth: false }
+    }
+    pub fn with(kind: Kind, arg: impl Into<String>) -> Self {
+        ApiError { kind, arg: arg.into(), retry_after: None, oauth: false }
+    }
+    pub fn oauth(mut self) -> Self {
+        self.oauth = true;
+        self
+    }
+    /// An unexpected failure: logged with its cause, answered with the generic 500 message.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(target: "zz::error", cause = %cause, "internal error");
+        ApiError::new(Kind::Internal)
+    }
+    pub fn status(&self) -> u16 {
+        spec(self.kind).status
+    }
+    pub fn code(&self) -> &'static str {
+        spec(self.kind).code
+    }
+    pub fn message(&self, lang: Lang) -> String {
+        let sp = spec(self.kind);
+        let t = if lang == Lang::En { sp.en } else { sp.zh };
+        t.replace("{}", &self.arg)
+    }
+
+    /// The response body in `lang`.
+    pub fn render(&self, lang: Lang) -> Response {
+        let status = StatusCode::from_u16(self.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let msg = self.message(lang);
+        let body = if self.oauth {
+            json!({"error": self.code(), "error_code": oauth_code(self.kind), "error_description": msg})
+        } else {
+            json!({"code": status.as_u16(), "success": false, "data": null, "msg": msg})
+        };
+        let mut resp = (status, axum::Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+                resp.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        resp
+    }
+}
+
+/// Numeric codes some Blade clients look at; 10001 is "wrong account or password".
+fn oauth_code(k: Kind) -> u32 {
+    match k {
+        Kind::BadCredentials => 10001,
+        Kind::TenantNotFound => 10002,
+        Kind::TenantExpired => 10003,
+        Kind::CaptchaWrong => 10004,
+        Kind::WorkerRefused => 10005,
+        Kind::AccountDisabled => 10006,
+        Kind::TooManyRequests => 10007,
+        _ => 10000,
+    }
+}
+
+/// Marker left on error responses so the language layer can re-render them in the client's language.
+#[derive(Clone)]
+pub struct Rendered(pub ApiError);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut resp = self.render(Lang::Zh);
+        resp.extensions_mut().insert(Rendered(self));
+        resp
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Invalid { field, problem } => match problem {
+                FieldProblem::Required => ApiError::with(Kind::Missing, field),
+                FieldProblem::WrongType(_) => ApiError::with(Kind::WrongType, field),
+                FieldProblem::TooLong(_) => ApiError::with(Kind::TooLong, field),
+                FieldProblem::OutOfRange { .. } => ApiError::with(Kind::OutOfRange, field),
+                FieldProblem::Pattern("phone") => ApiError::new(Kind::BadPhone),
+                FieldProblem::Pattern(_) => ApiError::with(Kind::BadFormat, field),
+                FieldProblem::Unknown => ApiError::with(Kind::UnknownField, field),
+                FieldProblem::ReadOnly => ApiError::with(Kind::UnknownField, field),
+            },
+            StoreError::NotFound => ApiError::new(Kind::NotFound),
+            StoreError::Duplicate { field } => ApiError::with(Kind::Duplicate, field),
+            StoreError::Rule(r) => ApiError::internal(format!("unexpected rule failure: {r}")),
+            StoreError::Closed => ApiError::new(Kind::Unavailable),
+            other => ApiError::internal(other),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_both_messages_and_a_4xx_or_5xx() {
+        use Kind::*;
+        let all = [
+            BadJson, NotAnObject, WrongType, Missing, UnknownField, TooLong, OutOfRange, BadFormat, BadPhone,
+            UnknownFilter, UnknownSort, BadId, BadPaging, NoneSelected, Duplicate, NotFound, Unauthorized,
+            Forbidden, PlatformOnly, TooManyRequests, UnknownRoute, MethodNotAllowed, UnsupportedMediaType,
+            PayloadTooLarge, Sealed, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
+            TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
+            UnsupportedGrant, SocialNotConfigured, BadRefreshToken, Internal, Unavailable,
+        ];
+        let mut codes = std::collections::HashSet::new();
+        for k in all {
+            let sp = spec(k);
+            assert!((400..=599).contains(&sp.status));
+            assert!(!sp.zh.is_empty() && !sp.en.is_empty());
+            assert!(codes.insert(sp.code), "duplicate code {}", sp.code);
+        }
+    }
+
+    #[test]
+    fn language_from_accept_language() {
+        assert_eq!(Lang::from_accept(Some("en-US,en;q=0.9")), Lang::En);
+        assert_eq!(Lang::from_accept(Some("zh-CN,en;q=0.5")), Lang::Zh);
+        assert_eq!(Lang::from_accept(None), Lang::Zh);
+        let e = ApiError::with(Kind::UnknownFilter, "foo_bar");
+        assert_eq!(e.message(Lang::En), "Unsupported filter: foo_bar");
+    }
+}

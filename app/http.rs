@@ -1,0 +1,202 @@
+//! HTTP plumbing shared by every route: the access log with request ids, rendering errors in the client's
+//! language, panics and unknown routes as envelopes, and the body/query extractors that turn every malformed
+//! input into an entry of the error table.
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, MatchedPath, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, Kind, Lang, Rendered};
+
+/// Largest JSON or form body accepted (uploads have their own limits).
+pub const BODY_LIMIT: usize = 1 << 20;
+
+/// Filled in by the auth extractor so that the access log line names the tenant and user.
+#[derive(Clone, Default)]
+pub struct ReqCtx(pub Arc<Mutex<Who>>);
+
+#[derive(Default, Clone)]
+pub struct Who {
+    pub tenant: String,
+    pub user: String,
+}
+
+impl ReqCtx {
+    pub fn set(&self, tenant: &str, user: &str) {
+        if let Ok(mut w) = self.0.lock() {
+            w.tenant = tenant.to_string();
+            w.user = user.to_string();
+        }
+    }
+}
+
+static NEXT_RID: AtomicU64 = AtomicU64::new(1);
+
+/// One log line per request: request id, tenant, user, method, route, status, latency. Also re-renders error
+/// bodies in English when the client asks for it, and stamps `x-request-id`.
+pub async fn access_log(mut req: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let rid = format!("{:x}-{:x}", store::now_millis(), NEXT_RID.fetch_add(1, Ordering::Relaxed));
+    let lang = Lang::from_accept(req.headers().get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()));
+    let method = req.method().clone();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| req.uri().path().chars().take(200).collect());
+    let ctx = ReqCtx::default();
+    req.extensions_mut().insert(ctx.clone());
+    req.extensions_mut().insert(lang);
+    let mut resp = next.run(req).await;
+    if lang == Lang::En {
+        if let Some(Rendered(err)) = resp.extensions().get::<Rendered>().cloned() {
+            resp = err.render(Lang::En);
+        }
+    }
+    if let Ok(v) = HeaderValue::from_str(&rid) {
+        resp.headers_mut().insert("x-request-id", v);
+    }
+    let who = ctx.0.lock().map(|w| w.clone()).unwrap_or_default();
+    let status = resp.status().as_u16();
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    tracing::info!(target: "zz::access", rid = %rid, tenant = %who.tenant, user = %who.user, method = %method,
+        route = %route, status, latency_ms = format_args!("{ms:.2}"), "request");
+    resp
+}
+
+pub async fn unknown_route(req: Request) -> ApiError {
+    ApiError::with(Kind::UnknownRoute, req.uri().path().chars().take(200).collect::<String>())
+}
+
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::new(Kind::MethodNotAllowed)
+}
+
+/// A panic is a bug: logged, and answered with the generic 500 envelope instead of a dropped connection.
+pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let what = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| err.downcast_ref::<&str>().copied())
+        .unwrap_or("panic");
+    ApiError::internal(format!("handler panicked: {what}")).into_response()
+}
+
+/// The raw query string as ordered pairs (repeated keys kept).
+pub struct QueryPairs(pub Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryPairs {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        parse_pairs(parts.uri.query().unwrap_or("")).map(QueryPairs)
+    }
+}
+
+fn parse_pairs(q: &str) -> Result<Vec<(String, String)>, ApiError> {
+    serde_urlencoded::from_str::<Vec<(String, String)>>(q).map_err(|_| ApiError::with(Kind::BadFormat, "query"))
+}
+
+async fn read_body(req: Request) -> Result<(Option<String>, bytes::Bytes), ApiError> {
+    let ctype = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(|s| s.to_ascii_lowercase());
+    let bytes = axum::body::to_bytes(req.into_body(), BODY_LIMIT).await.map_err(|e| {
+        if std::error::Error::source(&e).is_some_and(|s| s.to_string().contains("length limit")) || e.to_string().contains("length limit") {
+            ApiError::new(Kind::PayloadTooLarge)
+        } else {
+            ApiError::new(Kind::BadJson)
+        }
+    })?;
+    Ok((ctype, bytes))
+}
+
+/// A JSON object body. Wrong content type → 415, bad JSON → 400, too large → 413.
+pub struct JsonObject(pub Map<String, Value>);
+
+impl<S: Send + Sync> FromRequest<S> for JsonObject {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        let (ctype, bytes) = read_body(req).await?;
+        if let Some(ct) = &ctype {
+            if !ct.starts_with("application/json") && !ct.contains("+json") {
+                return Err(ApiError::new(Kind::UnsupportedMediaType));
+            }
+        }
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Err(ApiError::new(Kind::NotAnObject));
+        }
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(Value::Object(m)) => Ok(JsonObject(m)),
+            Ok(_) => Err(ApiError::new(Kind::NotAnObject)),
+            Err(_) => Err(ApiError::new(Kind::BadJson)),
+        }
+    }
+}
+
+/// Parameters from the query string merged with a form or JSON body, as Blade clients send either.
+pub struct AnyParams(pub Vec<(String, String)>);
+
+impl AnyParams {
+    pub fn get(&self, k: &str) -> Option<&str> {
+        self.0.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.as_str())
+    }
+}
+
+impl<S: Send + Sync> FromRequest<S> for AnyParams {
+    type Rejection = ApiError;
+    async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
+        let mut pairs = parse_pairs(req.uri().query().unwrap_or(""))?;
+        let (ctype, bytes) = read_body(req).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(AnyParams(pairs));
+        }
+        match ctype.as_deref() {
+            Some(ct) if ct.starts_with("application/json") => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(Value::Object(m)) => {
+                    for (k, v) in m {
+                        let s = match v {
+                            Value::String(s) => s,
+                            Value::Null => continue,
+                            other => other.to_string(),
+                        };
+                        pairs.push((k, s));
+                    }
+                }
+                Ok(_) => return Err(ApiError::new(Kind::NotAnObject)),
+                Err(_) => return Err(ApiError::new(Kind::BadJson)),
+            },
+            _ => {
+                let text = std::str::from_utf8(&bytes).map_err(|_| ApiError::with(Kind::BadFormat, "body"))?;
+                pairs.extend(parse_pairs(text)?);
+            }
+        }
+        Ok(AnyParams(pairs))
+    }
+}
+
+/// The peer address when the server knows it (tests through `oneshot` have none).
+pub fn peer_ip(parts_ext: &axum::http::Extensions) -> String {
+    parts_ext
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip().to_string())
+        .unwrap_or_else(|| "local".to_string())
+}
+
+/// The request's host name without port, lower-cased.
+pub fn host_of(headers: &axum::http::HeaderMap) -> String {
+    let h = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let h = if h.starts_with('[') { h.split(']').next().map(|s| &s[1..]).unwrap_or(h) } else { h.split(':').next().unwrap_or(h) };
+    h.to_ascii_lowercase()
+}
+
+/// A successful Blade envelope.
+pub fn ok(data: impl serde::Serialize) -> Response {
+    axum::Json(serde_json::json!({"code": 200, "success": true, "data": data, "msg": "操作成功"})).into_response()
+}
+

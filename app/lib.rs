@@ -1,0 +1,51 @@
+//! Zhizhuang: the HTTP application. `router(state)` is what `serve` and every test build.
+pub mod admin;
+pub mod api;
+pub mod assets;
+pub mod auth;
+pub mod cli;
+pub mod error;
+pub mod http;
+pub mod listq;
+pub mod resources;
+pub mod seed;
+pub mod serve;
+pub mod state;
+pub mod wire;
+
+use axum::Router;
+use axum::extract::Path;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tower_http::catch_panic::CatchPanicLayer;
+
+use crate::assets::Assets;
+use crate::error::{ApiError, Kind};
+use crate::state::AppState;
+
+pub fn router(st: AppState) -> Router {
+    api::routes(&st)
+        .route("/static/{*path}", get(static_file))
+        .fallback(http::unknown_route)
+        .method_not_allowed_fallback(http::method_not_allowed)
+        .with_state(st)
+        .layer(axum::middleware::from_fn(http::access_log))
+        .layer(CatchPanicLayer::custom(http::panic_response))
+}
+
+async fn static_file(Path(path): Path<String>) -> Response {
+    match Assets::get(&format!("static/{path}")) {
+        Some(f) if !path.contains("..") => {
+            let mut r = f.data.into_owned().into_response();
+            let mime = f.metadata.mimetype().to_string();
+            if let Ok(v) = HeaderValue::from_str(&mime) {
+                r.headers_mut().insert(header::CONTENT_TYPE, v);
+            }
+            r.headers_mut().insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=86400"));
+            r
+        }
+        _ => ApiError::with(Kind::UnknownRoute, format!("/static/{path}")).into_response(),
+    }
+}

@@ -1,0 +1,198 @@
+//! Blade list parameters to a store query: paging, `ascs`/`descs`, and filters named after declared fields
+//! with an optional operator suffix. Anything undeclared is refused by name (BladeX turned such names into SQL).
+use serde_json::Value;
+use store::{FieldKind, Filter, Op, Query, ResourceDef, Sort};
+
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::wire::Zone;
+
+/// Largest page size accepted; the UI offers 10, 30, 50, 100 and 200.
+pub const MAX_SIZE: u64 = 1000;
+/// Deepest offset accepted, so that a request cannot make the server walk without end.
+pub const MAX_OFFSET: u64 = 10_000_000;
+/// Parameters clients add that are not filters (cache busters).
+const NOT_FILTERS: &[&str] = &["current", "size", "ascs", "descs", "_t", "t", "timestamp"];
+
+const SUFFIXES: &[(&str, Op)] = &[
+    ("_equal", Op::Equal),
+    ("_notequal", Op::NotEqual),
+    ("_likeleft", Op::EndsWith),
+    ("_likeright", Op::StartsWith),
+    ("_notlike", Op::NotContains),
+    ("_like", Op::Contains),
+    ("_datege", Op::Ge),
+    ("_dategt", Op::Gt),
+    ("_dateequal", Op::Equal),
+    ("_datelt", Op::Lt),
+    ("_datele", Op::Le),
+    ("_ge", Op::Ge),
+    ("_gt", Op::Gt),
+    ("_le", Op::Le),
+    ("_lt", Op::Lt),
+    ("_notnull", Op::NotNull),
+    ("_null", Op::Null),
+    ("_ignore", Op::Null),
+];
+
+pub fn parse(def: &ResourceDef, zone: Zone, pairs: &[(String, String)]) -> ApiResult<Query> {
+    let mut q = Query { limit: 10, ..Query::default() };
+    let mut current = 1u64;
+    for (k, v) in pairs {
+        let v = v.trim();
+        match k.as_str() {
+            "current" if !v.is_empty() => {
+                current = v.parse().ok().filter(|c| *c >= 1).ok_or_else(|| ApiError::with(Kind::BadPaging, "current"))?
+            }
+            "size" if !v.is_empty() => {
+                q.limit = v
+                    .parse()
+                    .ok()
+                    .filter(|s| (1..=MAX_SIZE).contains(s))
+                    .ok_or_else(|| ApiError::with(Kind::BadPaging, "size"))?
+            }
+            "ascs" | "descs" => {
+                for name in v.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+                    let field = camel(name);
+                    if !def.is_sortable(&field) {
+                        return Err(ApiError::with(Kind::UnknownSort, name.chars().take(64).collect::<String>()));
+                    }
+                    q.sorts.push(Sort { field, desc: k == "descs" });
+                }
+            }
+            _ if NOT_FILTERS.contains(&k.as_str()) || v.is_empty() && !k.ends_with("_null") && !k.ends_with("_notnull") => {}
+            _ => {
+                if let Some(f) = filter(def, zone, k, v)? {
+                    q.filters.extend(f);
+                }
+            }
+        }
+    }
+    let offset = (current - 1).checked_mul(q.limit).filter(|o| *o <= MAX_OFFSET);
+    q.offset = offset.ok_or_else(|| ApiError::with(Kind::BadPaging, "current"))?;
+    Ok(q)
+}
+
+/// `create_time` → `createTime`: Blade clients send either form in sorts.
+fn camel(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut up = false;
+    for c in s.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Option<Vec<Filter>>> {
+    let unknown = || ApiError::with(Kind::UnknownFilter, key.chars().take(64).collect::<String>());
+    let (field, suffix, op) = match SUFFIXES.iter().find(|(s, _)| key.ends_with(s)) {
+        Some((s, op)) => (&key[..key.len() - s.len()], *s, Some(*op)),
+        None => (key, "", None),
+    };
+    if !def.is_filterable(field) {
+        return Err(unknown());
+    }
+    if suffix == "_ignore" {
+        return Ok(None);
+    }
+    let kind = match field {
+        "createTime" | "updateTime" => None,
+        "id" | "createUser" | "createDept" => Some(FieldKind::Long),
+        "status" => Some(FieldKind::Int),
+        _ => def.field(field).map(|f| f.kind),
+    };
+    let numeric = matches!(kind, Some(FieldKind::Int | FieldKind::Flag | FieldKind::Long | FieldKind::Decimal) | None);
+    let op = op.unwrap_or(if numeric { Op::Equal } else { Op::Contains });
+    if matches!(op, Op::Null | Op::NotNull) {
+        return Ok(Some(vec![Filter::new(field, op, Value::Null)]));
+    }
+    let bad = || ApiError::with(Kind::WrongType, key.chars().take(64).collect::<String>());
+    let value = match kind {
+        None => {
+            // Audit times are stored as epoch milliseconds.
+            let ms = zone.parse_millis(raw).ok_or_else(bad)?;
+            if suffix == "_dateequal" && raw.trim().len() == 10 {
+                return Ok(Some(vec![
+                    Filter::new(field, Op::Ge, ms.into()),
+                    Filter::new(field, Op::Lt, (ms + 86_400_000).into()),
+                ]));
+            }
+            Value::from(ms)
+        }
+        Some(FieldKind::Int | FieldKind::Flag) => Value::from(raw.parse::<i64>().map_err(|_| bad())?),
+        Some(FieldKind::Long) => Value::from(raw.parse::<u64>().map_err(|_| bad())?),
+        Some(FieldKind::Decimal) => serde_json::Number::from_f64(raw.parse::<f64>().map_err(|_| bad())?)
+            .map(Value::Number)
+            .ok_or_else(bad)?,
+        Some(FieldKind::Date) if suffix.starts_with("_date") => {
+            let ms = zone.parse_millis(raw).ok_or_else(bad)?;
+            if suffix == "_dateequal" && raw.len() == 10 {
+                return Ok(Some(vec![Filter::new(field, Op::StartsWith, Value::String(raw.to_string()))]));
+            }
+            Value::String(zone.format(ms))
+        }
+        _ => Value::String(raw.chars().take(500).collect()),
+    };
+    Ok(Some(vec![Filter::new(field, op, value)]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def() -> ResourceDef {
+        serde_json::from_str(
+            r#"{"name":"param","label":"p","fields":[
+            {"name":"paramName","label":"n","filter":true,"sort":true},
+            {"name":"paramValue","label":"v"},
+            {"name":"sort","kind":"int","label":"s","filter":true}]}"#,
+        )
+        .unwrap()
+    }
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+    fn z() -> Zone {
+        Zone::parse("+08:00").unwrap()
+    }
+
+    #[test]
+    fn paging_defaults_and_bounds() {
+        let q = parse(&def(), z(), &pairs(&[])).unwrap();
+        assert_eq!((q.offset, q.limit), (0, 10));
+        let q = parse(&def(), z(), &pairs(&[("current", "3"), ("size", "30")])).unwrap();
+        assert_eq!((q.offset, q.limit), (60, 30));
+        for bad in [("size", "0"), ("size", "100000"), ("current", "0"), ("current", "x"), ("current", "99999999999")] {
+            let e = parse(&def(), z(), &pairs(&[bad])).unwrap_err();
+            assert_eq!(e.kind, Kind::BadPaging, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn filters_and_sorts_only_over_declared_fields() {
+        let e = parse(&def(), z(), &pairs(&[("paramValue", "x")])).unwrap_err();
+        assert_eq!((e.kind, e.arg.as_str()), (Kind::UnknownFilter, "paramValue"));
+        let e = parse(&def(), z(), &pairs(&[("paramName_bogus", "x")])).unwrap_err();
+        assert_eq!(e.kind, Kind::UnknownFilter);
+        let e = parse(&def(), z(), &pairs(&[("descs", "paramValue")])).unwrap_err();
+        assert_eq!((e.kind, e.arg.as_str()), (Kind::UnknownSort, "paramValue"));
+        let e = parse(&def(), z(), &pairs(&[("sort", "abc")])).unwrap_err();
+        assert_eq!(e.kind, Kind::WrongType);
+        let q = parse(
+            &def(),
+            z(),
+            &pairs(&[("paramName", "a"), ("createTime_dategt", "2024-01-01 00:00:00"), ("descs", "create_time"), ("paramName_like", "")]),
+        )
+        .unwrap();
+        assert_eq!(q.filters.len(), 2);
+        assert_eq!(q.filters[0].op, Op::Contains);
+        assert!(q.filters[1].value.is_number());
+        assert_eq!(q.sorts[0].field, "createTime");
+    }
+}

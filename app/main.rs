@@ -1,0 +1,19 @@
+//! Thin entry: parse the command line and dispatch.
+use clap::Parser;
+use zhizhuang::cli::{AdminCmd, Cli, Cmd};
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Serve(args) => tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(zhizhuang::serve::run(args)),
+        Cmd::Backup { dir, out } => zhizhuang::admin::backup(&dir, &out),
+        Cmd::Verify { file } => {
+            if !zhizhuang::admin::verify(&file)? {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
+        Cmd::Restore { dir, file } => zhizhuang::admin::restore(&dir, &file),
+        Cmd::Admin { cmd: AdminCmd::Passwd { dir, tenant, account, password } } => zhizhuang::admin::passwd(&dir, &tenant, &account, password),
+    }
+}

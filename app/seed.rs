@@ -1,0 +1,232 @@
+//! First start on an empty data directory: the three tenants with host mappings, the `saber` client, the menu
+//! tree and dictionaries from `assets/seed/`, roles (platform super-admin, tenant admin, five technical-worker
+//! roles) and one `admin` per tenant. With `--demo`, realistic departments, posts, roles and users too.
+//! Passwords come from `ZZ_ADMIN_PASSWORD` or are generated and printed once; only Argon2id hashes are stored.
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+use store::{Actor, Store, WriteCtx};
+
+use crate::assets::json as asset;
+use crate::auth::password;
+use crate::resources::Resources;
+
+pub const TENANTS: &[(&str, &str, &str, &str)] = &[
+    ("000000", "管理平台", "Platform", "platform.localhost"),
+    ("157270", "教育系统", "Education system", "edu.localhost"),
+    ("741487", "智装云", "Zhizhuang cloud", "cloud.localhost"),
+];
+
+/// A credential created at seeding, to show the operator once.
+pub struct Issued {
+    pub tenant: String,
+    pub account: String,
+    pub password: String,
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Seeds an empty store; returns the generated credentials (empty when the operator supplied the password, or
+/// when the store was already seeded).
+pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>, demo: bool) -> anyhow::Result<Vec<Issued>> {
+    let seeded = store.read(|r| r.meta("seeded"))?.is_some();
+    let mut issued = Vec::new();
+    if !seeded {
+        let mut admins = Vec::new();
+        for (t, ..) in TENANTS {
+            let pw = admin_password.map(str::to_string).unwrap_or_else(password::random_password);
+            if admin_password.is_none() {
+                issued.push(Issued { tenant: t.to_string(), account: "admin".into(), password: pw.clone() });
+            }
+            admins.push((t.to_string(), password::hash(&password::md5_hex(&pw))));
+        }
+        let res2 = res.clone();
+        store.write(move |w| base(w, &res2, &admins))?;
+    }
+    let demo_done = store.read(|r| r.meta("demo_seeded"))?.is_some();
+    if demo && !demo_done {
+        let pw = admin_password.map(str::to_string).unwrap_or_else(password::random_password);
+        let demo = asset("seed/demo.json");
+        let mut hashes = HashMap::new();
+        for (_, d) in demo.as_object().into_iter().flatten() {
+            for u in d["users"].as_array().into_iter().flatten() {
+                hashes.insert(s(u, "account").to_string(), password::hash(&password::md5_hex(&pw)));
+            }
+        }
+        if admin_password.is_none() {
+            issued.push(Issued { tenant: "*".into(), account: "(demo users)".into(), password: pw });
+        }
+        let res2 = res.clone();
+        store.write(move |w| demo_data(w, &res2, &demo, &hashes))?;
+    }
+    Ok(issued)
+}
+
+fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store::Result<()> {
+    let sys = Actor::default();
+    let tenant_def = res.get("tenant");
+    for (id, name, name_en, domain) in TENANTS {
+        let doc = obj(json!({"tenantId": id, "tenantName": name, "nameEn": name_en, "domain": domain, "accountNumber": -1}));
+        w.insert(&tenant_def, store::PLATFORM_TENANT, doc, &sys)?;
+    }
+    let client = obj(json!({
+        "clientId": "saber", "clientSecret": crate::auth::token::client_secret_hash("saber_secret"),
+        "scope": "all", "authorizedGrantTypes": "refresh_token,password,captcha,social",
+        "accessTokenValidity": 1800, "refreshTokenValidity": 604800,
+    }));
+    w.insert(&res.get("client"), store::PLATFORM_TENANT, client, &sys)?;
+
+    let menu_def = res.get("menu");
+    let mut menus = Vec::new();
+    for node in asset("seed/menus.json").as_array().into_iter().flatten() {
+        insert_menu(w, &menu_def, node, 0, &mut menus)?;
+    }
+    let dict_def = res.get("dict");
+    for d in asset("seed/dicts.json").as_array().into_iter().flatten() {
+        let parent = obj(json!({"parentId": 0, "code": d["code"], "dictKey": "-1", "dictValue": d["dictValue"],
+            "dictValueEn": d["dictValueEn"], "sort": d["sort"], "remark": d["remark"], "isSealed": d["isSealed"]}));
+        let pid = w.insert(&dict_def, store::PLATFORM_TENANT, parent, &sys)?["id"].clone();
+        for c in d["children"].as_array().into_iter().flatten() {
+            let child = obj(json!({"parentId": pid, "code": d["code"], "dictKey": c["dictKey"], "dictValue": c["dictValue"],
+                "dictValueEn": c["dictValueEn"], "sort": c["sort"], "remark": c["remark"], "isSealed": d["isSealed"]}));
+            w.insert(&dict_def, store::PLATFORM_TENANT, child, &sys)?;
+        }
+    }
+
+    let roles = asset("seed/roles.json");
+    let role_def = res.get("role");
+    let user_def = res.get("user");
+    for (tenant, hash) in admins {
+        let mut admin_role = None;
+        let groups: &[&str] = if tenant == store::PLATFORM_TENANT { &["platform", "tenant", "workers"] } else { &["tenant", "workers"] };
+        for g in groups {
+            for r in roles[*g].as_array().into_iter().flatten() {
+                let ids = menu_grant(&r["menus"], &menus);
+                let doc = obj(json!({"roleName": r["roleName"], "roleAlias": r["roleAlias"], "sort": r["sort"], "parentId": 0,
+                    "isWorker": r["isWorker"].as_bool().unwrap_or(false) as i64, "menuIds": ids}));
+                let id = w.insert(&role_def, tenant, doc, &sys)?["id"].as_u64().unwrap_or(0);
+                let wanted = if tenant == store::PLATFORM_TENANT { "administrator" } else { "admin" };
+                if s(r, "roleAlias") == wanted {
+                    admin_role = Some(id);
+                }
+            }
+        }
+        let user = obj(json!({
+            "account": "admin", "name": "管理员", "realName": "管理员", "userType": 1,
+            "roleId": admin_role.map(|i| i.to_string()).unwrap_or_default(), "passwordHash": hash, "tokenVersion": 0,
+        }));
+        w.insert(&user_def, tenant, user, &sys)?;
+    }
+    w.put_meta("seeded", b"1")?;
+    Ok(())
+}
+
+/// (id, code, platform) of every seeded menu.
+type MenuRow = (u64, String, bool);
+
+fn insert_menu(w: &mut WriteCtx, def: &store::ResourceDef, node: &Value, parent: u64, out: &mut Vec<MenuRow>) -> store::Result<()> {
+    let platform = node["platform"].as_bool().unwrap_or(false);
+    let doc = obj(json!({
+        "parentId": parent, "code": node["code"], "name": node["name"], "nameEn": node["nameEn"], "alias": node["alias"],
+        "path": node["path"], "source": node["source"], "sort": node["sort"], "category": node["category"],
+        "action": node["action"], "isOpen": node["isOpen"], "platformOnly": platform as i64, "remark": node["remark"],
+    }));
+    let id = w.insert(def, store::PLATFORM_TENANT, doc, &Actor::default())?["id"].as_u64().unwrap_or(0);
+    out.push((id, s(node, "code").to_string(), platform));
+    for c in node["children"].as_array().into_iter().flatten() {
+        insert_menu(w, def, c, id, out)?;
+    }
+    Ok(())
+}
+
+fn menu_grant(spec: &Value, menus: &[MenuRow]) -> Vec<String> {
+    let pick = |f: &dyn Fn(&MenuRow) -> bool| menus.iter().filter(|m| f(m)).map(|m| m.0.to_string()).collect();
+    match spec {
+        Value::String(s) if s == "all" => pick(&|_| true),
+        Value::String(s) if s == "all-but-platform" => pick(&|m| !m.2),
+        Value::Array(codes) => {
+            let want: Vec<&str> = codes.iter().filter_map(Value::as_str).collect();
+            pick(&|m| want.contains(&m.1.as_str()) && !m.2)
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<String, String>) -> store::Result<()> {
+    let sys = Actor::default();
+    let menus: Vec<MenuRow> = w
+        .all(&res.get("menu"), store::PLATFORM_TENANT)?
+        .iter()
+        .map(|m| (m["id"].as_u64().unwrap_or(0), s(&Value::Object(m.clone()), "code").to_string(), m["platformOnly"].as_i64() == Some(1)))
+        .collect();
+    for (tenant, d) in demo.as_object().into_iter().flatten() {
+        let mut depts = HashMap::new();
+        for node in d["depts"].as_array().into_iter().flatten() {
+            insert_dept(w, res, tenant, node, 0, "0", &mut depts)?;
+        }
+        let mut posts = HashMap::new();
+        for p in d["posts"].as_array().into_iter().flatten() {
+            let doc = obj(json!({"postCode": p["postCode"], "postName": p["postName"], "category": p["category"], "sort": p["sort"]}));
+            posts.insert(s(p, "postCode").to_string(), w.insert(&res.get("post"), tenant, doc, &sys)?["id"].as_u64().unwrap_or(0));
+        }
+        let role_def = res.get("role");
+        let mut roles: HashMap<String, u64> = HashMap::new();
+        for r in w.all(&role_def, tenant)? {
+            roles.insert(r["roleAlias"].as_str().unwrap_or("").to_string(), r["id"].as_u64().unwrap_or(0));
+        }
+        for r in d["roles"].as_array().into_iter().flatten() {
+            let doc = obj(json!({"roleName": r["roleName"], "roleAlias": r["roleAlias"], "sort": r["sort"], "parentId": 0,
+                "isWorker": 0, "menuIds": menu_grant(&r["menus"], &menus)}));
+            roles.insert(s(r, "roleAlias").to_string(), w.insert(&role_def, tenant, doc, &sys)?["id"].as_u64().unwrap_or(0));
+        }
+        for u in d["users"].as_array().into_iter().flatten() {
+            let role_ids: Vec<String> = u["roles"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.as_str().and_then(|a| roles.get(a)))
+                .map(|i| i.to_string())
+                .collect();
+            let dept = depts.get(s(u, "dept")).map(|i: &u64| i.to_string()).unwrap_or_default();
+            let post = posts.get(s(u, "post")).map(|i| i.to_string()).unwrap_or_default();
+            let doc = obj(json!({
+                "account": u["account"], "name": u["name"], "realName": u["realName"], "phone": u["phone"], "email": u["email"],
+                "sex": u["sex"], "birthday": u["birthday"], "deptId": dept, "postId": post, "roleId": role_ids.join(","),
+                "userType": 1, "passwordHash": hashes.get(s(u, "account")), "tokenVersion": 0,
+            }));
+            let actor = Actor { user_id: 0, dept_id: dept.parse().unwrap_or(0) };
+            w.insert(&res.get("user"), tenant, doc, &actor)?;
+        }
+    }
+    w.put_meta("demo_seeded", b"1")?;
+    Ok(())
+}
+
+fn insert_dept(
+    w: &mut WriteCtx,
+    res: &Resources,
+    tenant: &str,
+    node: &Value,
+    parent: u64,
+    ancestors: &str,
+    out: &mut HashMap<String, u64>,
+) -> store::Result<()> {
+    let doc = obj(json!({"parentId": parent, "ancestors": ancestors, "deptName": node["deptName"], "fullName": node["fullName"],
+        "deptCategory": node["deptCategory"], "sort": node["sort"]}));
+    let id = w.insert(&res.get("dept"), tenant, doc, &Actor::default())?["id"].as_u64().unwrap_or(0);
+    out.insert(s(node, "code").to_string(), id);
+    let next = format!("{ancestors},{id}");
+    for c in node["children"].as_array().into_iter().flatten() {
+        insert_dept(w, res, tenant, c, id, &next, out)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! `zhizhuang serve`: open the store (seeding it on first start), build the router, listen, and on SIGINT or
+//! SIGTERM stop accepting, drain in-flight requests and close the store.
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context;
+use store::{Store, StoreError};
+
+use crate::cli::{LogFormat, ServeArgs};
+use crate::resources::Resources;
+use crate::state::{AppState, Settings};
+use crate::wire::Zone;
+
+pub fn init_logging(format: LogFormat) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("ZZ_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    use std::io::IsTerminal;
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
+    let _ = match format {
+        LogFormat::Json => b.json().flatten_event(true).try_init(),
+        LogFormat::Human => b.compact().try_init(),
+    };
+}
+
+pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
+    init_logging(args.log_format);
+    std::fs::create_dir_all(&args.dir).with_context(|| format!("create {}", args.dir.display()))?;
+    let file = crate::admin::data_file(&args.dir);
+    let opts = store::Options { cache_bytes: args.cache_mb << 20 };
+    let store = match Store::open(&file, &opts) {
+        Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
+        other => other?,
+    };
+    let res = Resources::load()?;
+    let issued = {
+        let (s, r, pw, demo) = (store.clone(), res.clone(), args.admin_password.clone(), args.demo);
+        tokio::task::spawn_blocking(move || crate::seed::first_start(&s, &r, pw.as_deref(), demo)).await??
+    };
+    for i in &issued {
+        println!("initial password  tenant {}  account {}  password {}", i.tenant, i.account, i.password);
+    }
+    if !issued.is_empty() {
+        println!("(shown once; only a hash is stored. Change it after signing in.)");
+    }
+    let settings = Settings {
+        zone: Zone::parse(&args.tz).context("--tz must look like +08:00 or be `local`")?,
+        access_ttl: Duration::from_secs(args.access_ttl.clamp(60, 86_400)),
+        trust_proxy: args.trust_proxy,
+        ..Settings::default()
+    };
+    let st = AppState::new(store.clone(), res, settings)?;
+    let app = crate::router(st.clone());
+    let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
+    let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st));
+    tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    socket.abort();
+    let _ = std::fs::remove_file(args.dir.join(crate::admin::SOCKET));
+    tokio::task::spawn_blocking(move || store.close()).await?;
+    tracing::info!(target: "zz::serve", "stopped; data file closed");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!(target: "zz::serve", "shutting down: draining in-flight requests");
+}

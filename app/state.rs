@@ -1,0 +1,101 @@
+//! Shared state of a running server: the store, the declarations, settings and the sign-in machinery.
+use std::sync::Arc;
+use std::time::Duration;
+
+use store::Store;
+use tokio::sync::Semaphore;
+
+use crate::auth::captcha::Captchas;
+use crate::auth::jwt::Keys;
+use crate::auth::perms::PermCache;
+use crate::auth::throttle::Throttle;
+use crate::error::{ApiError, ApiResult};
+use crate::resources::Resources;
+use crate::wire::Zone;
+
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub zone: Zone,
+    /// Lifetime of access tokens; clients refresh at half of it.
+    pub access_ttl: Duration,
+    /// Lifetime of a refresh-token family without use.
+    pub refresh_ttl: Duration,
+    /// Tenant for hosts that map to no tenant.
+    pub default_tenant: String,
+    /// Take the client address from `X-Forwarded-For` (only behind a trusted proxy).
+    pub trust_proxy: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            zone: Zone::parse("+08:00").expect("valid zone"),
+            access_ttl: Duration::from_secs(1800),
+            refresh_ttl: Duration::from_secs(7 * 86400),
+            default_tenant: "741487".into(),
+            trust_proxy: false,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct AppState(pub Arc<Inner>);
+
+pub struct Inner {
+    pub store: Store,
+    pub res: Resources,
+    pub settings: Settings,
+    pub keys: Keys,
+    pub captchas: Captchas,
+    pub throttle: Throttle,
+    pub perms: PermCache,
+    /// At most two password hashes computed at once: sign-in cannot starve the machine.
+    pub hashing: Semaphore,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl AppState {
+    pub fn new(store: Store, res: Resources, settings: Settings) -> anyhow::Result<AppState> {
+        let keys = Keys::load(&store)?;
+        Ok(AppState(Arc::new(Inner {
+            store,
+            res,
+            settings,
+            keys,
+            captchas: Captchas::default(),
+            throttle: Throttle::default(),
+            perms: PermCache::default(),
+            hashing: Semaphore::new(2),
+        })))
+    }
+
+    /// Runs a read on a blocking thread so that a long scan never stalls the async workers.
+    pub async fn read<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&store::ReadCtx) -> store::Result<R> + Send + 'static,
+    ) -> ApiResult<R> {
+        let s = self.store.clone();
+        tokio::task::spawn_blocking(move || s.read(f)).await.map_err(ApiError::internal)?.map_err(ApiError::from)
+    }
+
+    /// A durable write through the group-commit writer; answers once it is on disk.
+    pub async fn write<R: Send + 'static>(
+        &self,
+        op: impl FnMut(&mut store::WriteCtx) -> store::Result<R> + Send + 'static,
+    ) -> ApiResult<R> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.store.submit(op, move |r| {
+            let _ = tx.send(r);
+        });
+        match rx.await {
+            Ok(r) => r.map_err(ApiError::from),
+            Err(_) => Err(ApiError::from(store::StoreError::Closed)),
+        }
+    }
+}

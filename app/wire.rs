@@ -1,0 +1,93 @@
+//! Stored records to the wire shape: ids as strings, times as `yyyy-MM-dd HH:mm:ss` in the server's zone,
+//! secret fields removed.
+use chrono::{FixedOffset, NaiveDateTime, TimeZone};
+use serde_json::{Map, Value};
+use store::{FieldKind, ResourceDef};
+
+const ID_FIELDS: &[&str] = &["id", "createUser", "createDept", "updateUser"];
+const TIME_FIELDS: &[&str] = &["createTime", "updateTime"];
+
+/// The server's time zone for rendering and parsing dates.
+#[derive(Clone, Copy, Debug)]
+pub struct Zone(pub FixedOffset);
+
+impl Zone {
+    /// `+08:00`-style offsets; `local` takes the machine's current offset.
+    pub fn parse(s: &str) -> Option<Zone> {
+        if s.eq_ignore_ascii_case("local") {
+            return Some(Zone(*chrono::Local::now().offset()));
+        }
+        let (sign, rest) = match s.as_bytes().first()? {
+            b'+' => (1, &s[1..]),
+            b'-' => (-1, &s[1..]),
+            _ => return None,
+        };
+        let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
+        let secs = h.parse::<i32>().ok()? * 3600 + m.parse::<i32>().ok()? * 60;
+        FixedOffset::east_opt(sign * secs).map(Zone)
+    }
+
+    pub fn format(&self, millis: i64) -> String {
+        self.0
+            .timestamp_millis_opt(millis)
+            .single()
+            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_default()
+    }
+
+    /// Parses `yyyy-MM-dd HH:mm:ss` or `yyyy-MM-dd` in this zone to epoch milliseconds.
+    pub fn parse_millis(&self, s: &str) -> Option<i64> {
+        let s = s.trim();
+        let naive = NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S")
+            .ok()
+            .or_else(|| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().and_then(|d| d.and_hms_opt(0, 0, 0)))?;
+        self.0.from_local_datetime(&naive).single().map(|t| t.timestamp_millis())
+    }
+}
+
+pub fn id_str(v: &Value) -> Value {
+    match v {
+        Value::Number(n) => Value::String(n.to_string()),
+        other => other.clone(),
+    }
+}
+
+/// The wire form of a stored record.
+pub fn record(def: &ResourceDef, zone: Zone, mut doc: Map<String, Value>) -> Map<String, Value> {
+    for f in &def.fields {
+        if f.secret {
+            doc.remove(&f.name);
+        } else if f.kind == FieldKind::Long {
+            if let Some(v) = doc.get_mut(&f.name) {
+                *v = id_str(v);
+            }
+        }
+    }
+    for k in ID_FIELDS {
+        if let Some(v) = doc.get_mut(*k) {
+            *v = id_str(v);
+        }
+    }
+    for k in TIME_FIELDS {
+        if let Some(Value::Number(n)) = doc.get(*k) {
+            let s = zone.format(n.as_i64().unwrap_or(0));
+            doc.insert((*k).to_string(), Value::String(s));
+        }
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zone_round_trip() {
+        let z = Zone::parse("+08:00").unwrap();
+        let ms = z.parse_millis("2024-03-05 10:20:30").unwrap();
+        assert_eq!(z.format(ms), "2024-03-05 10:20:30");
+        assert_eq!(z.format(z.parse_millis("2024-03-05").unwrap()), "2024-03-05 00:00:00");
+        assert!(z.parse_millis("2024-13-05").is_none());
+        assert!(Zone::parse("8").is_none());
+    }
+}

@@ -1,0 +1,334 @@
+//! The record engine: get, list, insert, update and soft delete of declared resources, keeping secondary
+//! indexes, unique keys and counters in step inside the caller's transaction.
+use std::ops::Bound;
+
+use redb::{ReadOnlyTable, ReadableTable, Table};
+use serde_json::{Map, Value};
+
+use crate::codec::{decode_record, encode_record, index_bytes};
+use crate::error::{Result, StoreError};
+use crate::query::{Filter, Op, Page, Query, order};
+use crate::resource::{FieldKind, ResourceDef};
+use crate::{Actor, PLATFORM_TENANT, now_millis};
+
+/// Platform resources are kept under the platform tenant whoever reads them.
+pub fn storage_tenant<'a>(def: &ResourceDef, tenant: &'a str) -> &'a str {
+    if def.platform { PLATFORM_TENANT } else { tenant }
+}
+
+type RecKey<'a> = (&'a str, &'a str, u64);
+type IdxKey<'a> = (&'a str, &'a str, &'a str, &'a [u8], u64);
+
+/// Read access to the record tables, shared by read and write transactions.
+pub struct Tables<R, I, U, C> {
+    pub records: R,
+    pub index: I,
+    pub unique: U,
+    pub counters: C,
+}
+
+pub type ReadTables = Tables<
+    ReadOnlyTable<RecKey<'static>, &'static [u8]>,
+    ReadOnlyTable<IdxKey<'static>, ()>,
+    ReadOnlyTable<(&'static str, &'static str, &'static str, &'static str), u64>,
+    ReadOnlyTable<(&'static str, &'static str), u64>,
+>;
+
+impl<R, I, U, C> Tables<R, I, U, C>
+where
+    R: ReadableTable<RecKey<'static>, &'static [u8]>,
+    I: ReadableTable<IdxKey<'static>, ()>,
+    U: ReadableTable<(&'static str, &'static str, &'static str, &'static str), u64>,
+    C: ReadableTable<(&'static str, &'static str), u64>,
+{
+    pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
+        let t = storage_tenant(def, tenant);
+        match self.records.get((t, def.name.as_str(), id))? {
+            Some(v) => Ok(Some(decode_record(v.value())?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The id holding `value` in a unique field, among live records.
+    pub fn find_unique(&self, def: &ResourceDef, tenant: &str, field: &str, value: &str) -> Result<Option<u64>> {
+        let t = storage_tenant(def, tenant);
+        Ok(self.unique.get((t, def.name.as_str(), field, value))?.map(|v| v.value()))
+    }
+
+    pub fn count(&self, def: &ResourceDef, tenant: &str) -> Result<u64> {
+        let t = storage_tenant(def, tenant);
+        Ok(self.counters.get((t, def.name.as_str()))?.map(|v| v.value()).unwrap_or(0))
+    }
+
+    /// Every live record of a resource in id order (small resources: menus, roles, dictionaries).
+    pub fn all(&self, def: &ResourceDef, tenant: &str) -> Result<Vec<Map<String, Value>>> {
+        let t = storage_tenant(def, tenant);
+        let mut out = Vec::new();
+        for e in self.records.range((t, def.name.as_str(), 0)..=(t, def.name.as_str(), u64::MAX))? {
+            out.push(decode_record(e?.1.value())?);
+        }
+        Ok(out)
+    }
+
+    /// One page of a list. Sorting by one indexed field walks its index; an `_equal` filter on an indexed field
+    /// walks that index range; otherwise records are walked newest first. The total comes from the counter when
+    /// nothing filters, else from counting matches.
+    pub fn list(&self, def: &ResourceDef, tenant: &str, q: &Query) -> Result<Page> {
+        let t = storage_tenant(def, tenant);
+        let res = def.name.as_str();
+        let limit = q.limit as usize;
+        let offset = q.offset as usize;
+        let unfiltered = q.filters.is_empty();
+
+        // More than one sort key: collect every match and sort in memory.
+        if q.sorts.len() > 1 {
+            let mut all = Vec::new();
+            self.scan_ids(t, res, None, true, &mut |doc| {
+                if q.filters.iter().all(|f| f.matches(&doc)) {
+                    all.push(doc);
+                }
+                Ok(true)
+            })?;
+            all.sort_by(|a, b| order(&q.sorts, a, b));
+            let total = all.len() as u64;
+            let records = all.into_iter().skip(offset).take(limit).collect();
+            return Ok(Page { records, total });
+        }
+
+        let mut records = Vec::with_capacity(limit.min(1000));
+        let mut matched = 0usize;
+        let mut visit = |doc: Map<String, Value>| -> Result<bool> {
+            if !q.filters.iter().all(|f| f.matches(&doc)) {
+                return Ok(true);
+            }
+            if matched >= offset && records.len() < limit {
+                records.push(doc);
+            }
+            matched += 1;
+            // With no filter the counter gives the total, so stop once the page is full.
+            Ok(!(unfiltered && records.len() >= limit))
+        };
+
+        match q.sorts.first() {
+            Some(s) if s.field != "id" && s.field != "createTime" => {
+                self.scan_index(t, res, &s.field, None, s.desc, &mut visit)?;
+            }
+            Some(s) => self.scan_ids(t, res, None, s.desc, &mut visit)?,
+            None => {
+                let eq = q.filters.iter().find(|f| {
+                    f.op == Op::Equal && def.indexed_fields().any(|n| n == f.field) && index_exact(def, f)
+                });
+                match eq {
+                    Some(f) => self.scan_index(t, res, &f.field, Some(&index_bytes(&f.value)), true, &mut visit)?,
+                    None => self.scan_ids(t, res, None, true, &mut visit)?,
+                }
+            }
+        }
+        let total = if unfiltered { self.count(def, tenant)? } else { matched as u64 };
+        Ok(Page { records, total })
+    }
+
+    fn scan_ids(
+        &self,
+        t: &str,
+        res: &str,
+        _from: Option<u64>,
+        desc: bool,
+        visit: &mut dyn FnMut(Map<String, Value>) -> Result<bool>,
+    ) -> Result<()> {
+        let range = self.records.range((t, res, 0)..=(t, res, u64::MAX))?;
+        let iter: Box<dyn Iterator<Item = _>> = if desc { Box::new(range.rev()) } else { Box::new(range) };
+        for e in iter {
+            if !visit(decode_record(e?.1.value())?)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Walks one field's index in value order (ties newest first when descending), or one value's range.
+    fn scan_index(
+        &self,
+        t: &str,
+        res: &str,
+        field: &str,
+        exact: Option<&[u8]>,
+        desc: bool,
+        visit: &mut dyn FnMut(Map<String, Value>) -> Result<bool>,
+    ) -> Result<()> {
+        let (lo, hi): (Bound<IdxKey>, Bound<IdxKey>) = match exact {
+            Some(v) => (Bound::Included((t, res, field, v, 0)), Bound::Included((t, res, field, v, u64::MAX))),
+            None => (Bound::Included((t, res, field, &[][..], 0)), Bound::Included((t, res, field, &[0xff; 200][..], u64::MAX))),
+        };
+        let range = self.index.range::<IdxKey>((lo, hi))?;
+        let iter: Box<dyn Iterator<Item = _>> = if desc { Box::new(range.rev()) } else { Box::new(range) };
+        for e in iter {
+            let (k, _) = e?;
+            let id = k.value().4;
+            if let Some(v) = self.records.get((t, res, id))? {
+                if !visit(decode_record(v.value())?)? {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An index range is exact for a value only when the value was not cut when indexed.
+fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
+    match &f.value {
+        Value::String(s) => {
+            s.len() < crate::codec::MAX_INDEXED_BYTES
+                && !def.field(&f.field).is_some_and(|fd| matches!(fd.kind, FieldKind::Int | FieldKind::Long | FieldKind::Flag))
+        }
+        Value::Number(_) => true,
+        _ => false,
+    }
+}
+
+pub type WriteTables<'t> = Tables<
+    Table<'t, RecKey<'static>, &'static [u8]>,
+    Table<'t, IdxKey<'static>, ()>,
+    Table<'t, (&'static str, &'static str, &'static str, &'static str), u64>,
+    Table<'t, (&'static str, &'static str), u64>,
+>;
+
+/// Writes within one transaction. Every check happens before the first change, and the group-commit writer
+/// re-runs a batch without an operation that failed, so a refused operation never leaves a partial write.
+pub struct RecordWriter<'t> {
+    pub tables: WriteTables<'t>,
+    pub deleted: Table<'t, RecKey<'static>, &'static [u8]>,
+}
+
+impl RecordWriter<'_> {
+    pub fn insert(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        mut doc: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        let t = storage_tenant(def, tenant);
+        self.check_unique(def, t, &doc, None)?;
+        let now = now_millis();
+        doc.insert("id".into(), id.into());
+        // A platform resource may declare `tenantId` as its own data (the tenants table does).
+        if def.field("tenantId").is_none() {
+            doc.insert("tenantId".into(), t.into());
+        }
+        doc.insert("createUser".into(), actor.user_id.into());
+        doc.insert("createDept".into(), actor.dept_id.into());
+        doc.insert("createTime".into(), now.into());
+        doc.insert("updateUser".into(), actor.user_id.into());
+        doc.insert("updateTime".into(), now.into());
+        if doc.get("status").is_none_or(Value::is_null) {
+            doc.insert("status".into(), 1.into());
+        }
+        doc.insert("isDeleted".into(), 0.into());
+        self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+        self.add_keys(def, t, id, &doc)?;
+        self.bump(t, &def.name, 1)?;
+        Ok(doc)
+    }
+
+    pub fn update(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        patch: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        let t = storage_tenant(def, tenant);
+        let old = self.tables.get(def, tenant, id)?.ok_or(StoreError::NotFound)?;
+        let mut doc = old.clone();
+        for (k, v) in patch {
+            doc.insert(k, v);
+        }
+        doc.insert("updateUser".into(), actor.user_id.into());
+        doc.insert("updateTime".into(), now_millis().into());
+        self.check_unique(def, t, &doc, Some(id))?;
+        self.remove_keys(def, t, id, &old)?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+        self.add_keys(def, t, id, &doc)?;
+        Ok(doc)
+    }
+
+    /// Soft delete: the record moves to the deleted table with `isDeleted = 1`. Returns how many were live.
+    pub fn remove(&mut self, def: &ResourceDef, tenant: &str, ids: &[u64], actor: &Actor) -> Result<u64> {
+        let t = storage_tenant(def, tenant);
+        let mut n = 0;
+        for &id in ids {
+            let Some(mut doc) = self.tables.get(def, tenant, id)? else { continue };
+            self.remove_keys(def, t, id, &doc)?;
+            self.tables.records.remove((t, def.name.as_str(), id))?;
+            doc.insert("isDeleted".into(), 1.into());
+            doc.insert("updateUser".into(), actor.user_id.into());
+            doc.insert("updateTime".into(), now_millis().into());
+            self.deleted.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+            n += 1;
+        }
+        self.bump(t, &def.name, -(n as i64))?;
+        Ok(n)
+    }
+
+    fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<u64>) -> Result<()> {
+        for f in def.fields.iter().filter(|f| f.unique) {
+            if let Some(v) = unique_text(doc.get(&f.name)) {
+                if let Some(holder) = self.tables.unique.get((t, def.name.as_str(), f.name.as_str(), v.as_str()))? {
+                    if Some(holder.value()) != me {
+                        return Err(StoreError::Duplicate { field: f.name.clone() });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn add_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+        for name in def.indexed_fields() {
+            let bytes = index_bytes(doc.get(name).unwrap_or(&Value::Null));
+            self.tables.index.insert((t, def.name.as_str(), name, bytes.as_slice(), id), ())?;
+        }
+        for f in def.fields.iter().filter(|f| f.unique) {
+            if let Some(v) = unique_text(doc.get(&f.name)) {
+                self.tables.unique.insert((t, def.name.as_str(), f.name.as_str(), v.as_str()), id)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+        for name in def.indexed_fields() {
+            let bytes = index_bytes(doc.get(name).unwrap_or(&Value::Null));
+            self.tables.index.remove((t, def.name.as_str(), name, bytes.as_slice(), id))?;
+        }
+        for f in def.fields.iter().filter(|f| f.unique) {
+            if let Some(v) = unique_text(doc.get(&f.name)) {
+                self.tables.unique.remove((t, def.name.as_str(), f.name.as_str(), v.as_str()))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn bump(&mut self, t: &str, res: &str, delta: i64) -> Result<()> {
+        if delta == 0 {
+            return Ok(());
+        }
+        let cur = self.tables.counters.get((t, res))?.map(|v| v.value()).unwrap_or(0);
+        let next = (cur as i64 + delta).max(0) as u64;
+        self.tables.counters.insert((t, res), next)?;
+        Ok(())
+    }
+}
+
+fn unique_text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Null => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}

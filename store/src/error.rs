@@ -1,0 +1,80 @@
+//! Typed errors of the store. The app maps each to its error table; storage failures are never shown to clients.
+use std::fmt;
+
+/// Why a field value was refused. The app renders these into its zh/en messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldProblem {
+    Required,
+    WrongType(&'static str),
+    TooLong(usize),
+    OutOfRange { min: Option<i64>, max: Option<i64> },
+    Pattern(&'static str),
+    Unknown,
+    ReadOnly,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("invalid field {field}: {problem:?}")]
+    Invalid { field: String, problem: FieldProblem },
+    #[error("record not found")]
+    NotFound,
+    #[error("duplicate value for {field}")]
+    Duplicate { field: String },
+    #[error("business rule: {0}")]
+    Rule(String),
+    #[error("data file is in use by another process")]
+    Locked,
+    #[error("data file schema {found} is newer than this binary ({supported})")]
+    TooNew { found: u32, supported: u32 },
+    #[error("storage: {0}")]
+    Storage(String),
+    #[error("store is closed")]
+    Closed,
+}
+
+impl StoreError {
+    /// Storage-level failures abort a whole group commit; the others only reject their own operation.
+    pub fn is_storage(&self) -> bool {
+        matches!(self, StoreError::Storage(_) | StoreError::Closed)
+    }
+    pub fn invalid(field: &str, problem: FieldProblem) -> Self {
+        StoreError::Invalid { field: field.to_string(), problem }
+    }
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+macro_rules! storage_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for StoreError {
+            fn from(e: $t) -> Self { StoreError::Storage(e.to_string()) }
+        }
+    )*};
+}
+storage_from!(
+    redb::Error,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError,
+    redb::CompactionError,
+    redb::SetDurabilityError,
+    std::io::Error,
+    serde_json::Error
+);
+
+impl From<redb::DatabaseError> for StoreError {
+    fn from(e: redb::DatabaseError) -> Self {
+        match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => StoreError::Locked,
+            other => StoreError::Storage(other.to_string()),
+        }
+    }
+}
+
+impl fmt::Display for FieldProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self:?}")
+    }
+}

@@ -1,0 +1,274 @@
+//! The store: one redb file holding every table of the product. Sync API; the app calls it from blocking
+//! threads or through the group-commit writer. No redb type leaks out of this crate.
+mod backup;
+mod codec;
+mod engine;
+mod error;
+mod meta;
+mod query;
+mod resource;
+mod tables;
+mod writer;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use redb::{Database, ReadableDatabase, ReadableTable};
+use serde_json::{Map, Value};
+
+pub use backup::{TableCount, VerifyReport, verify_file};
+pub use engine::storage_tenant;
+pub use error::{FieldProblem, Result, StoreError};
+pub use meta::SCHEMA_VERSION;
+pub use query::{Filter, Op, Page, Query, Sort};
+pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, parse_id_value, pattern_ok};
+
+/// Tenant of platform-wide data.
+pub const PLATFORM_TENANT: &str = "000000";
+/// The data file's name inside the data directory.
+pub const DATA_FILE: &str = "zhizhuang.redb";
+
+/// Who a write is done for: stamped into the audit columns.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Actor {
+    pub user_id: u64,
+    pub dept_id: u64,
+}
+
+pub fn now_millis() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// Options for opening a store.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// redb page cache in bytes.
+    pub cache_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { cache_bytes: 64 << 20 }
+    }
+}
+
+pub(crate) struct Inner {
+    db: Database,
+    path: PathBuf,
+    ids: IdGen,
+}
+
+/// A handle to the open data file. Clones share one database and one writer thread.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+    writer: writer::WriterHandle,
+}
+
+impl Store {
+    /// Opens (creating if needed) the data file, migrating it to this binary's schema (after a copy of the
+    /// old file is kept beside it). Fails with `Locked` when another process holds it.
+    pub fn open(path: &Path, opts: &Options) -> Result<Store> {
+        let existed = path.exists() && std::fs::metadata(path)?.len() > 0;
+        let db = Database::builder().set_cache_size(opts.cache_bytes).create(path)?;
+        meta::prepare(&db, path, existed)?;
+        let last = meta::last_id(&db)?;
+        let inner = Arc::new(Inner { db, path: path.to_path_buf(), ids: IdGen::new(last) });
+        let writer = writer::start(inner.clone());
+        Ok(Store { inner, writer })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `f` against a consistent snapshot.
+    pub fn read<R>(&self, f: impl FnOnce(&ReadCtx) -> Result<R>) -> Result<R> {
+        let txn = self.inner.db.begin_read()?;
+        let ctx = ReadCtx::new(&txn)?;
+        f(&ctx)
+    }
+
+    /// Queues a write; `done` gets its result once the batch it joined is durable on disk. `op` may run more
+    /// than once (a batch is re-run without an operation that failed), so it must not have side effects
+    /// outside the transaction.
+    pub fn submit<R: Send + 'static>(
+        &self,
+        op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
+        done: impl FnOnce(Result<R>) + Send + 'static,
+    ) {
+        self.writer.submit(op, done)
+    }
+
+    /// A durable write, blocking until it is committed.
+    pub fn write<R: Send + 'static>(&self, op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static) -> Result<R> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.submit(op, move |r| {
+            let _ = tx.send(r);
+        });
+        rx.recv().unwrap_or(Err(StoreError::Closed))
+    }
+
+    /// Consistent online copy into `out`: one read transaction, a new file, verified, then renamed into place.
+    /// Writes keep flowing while it runs.
+    pub fn backup_to(&self, out: &Path) -> Result<VerifyReport> {
+        backup::backup(&self.inner.db, out)
+    }
+
+    /// Stops the writer after the queued writes are committed. Further writes answer `Closed`.
+    pub fn close(&self) {
+        self.writer.close();
+    }
+}
+
+/// Ids: milliseconds since 2020 shifted left 16 bits, plus a sequence; strictly increasing within the process
+/// and above the persisted high-water mark, so newer records have larger ids.
+pub(crate) struct IdGen(AtomicU64);
+
+const ID_EPOCH_MS: i64 = 1_577_836_800_000;
+
+impl IdGen {
+    fn new(last: u64) -> Self {
+        IdGen(AtomicU64::new(last))
+    }
+    pub(crate) fn next(&self) -> u64 {
+        let floor = ((now_millis() - ID_EPOCH_MS).max(1) as u64) << 16;
+        let mut cur = self.0.load(Ordering::Relaxed);
+        loop {
+            let next = (cur + 1).max(floor);
+            match self.0.compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return next,
+                Err(seen) => cur = seen,
+            }
+        }
+    }
+    pub(crate) fn last(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Reads inside one snapshot.
+pub struct ReadCtx {
+    t: engine::ReadTables,
+    sessions: redb::ReadOnlyTable<(&'static str, &'static str), &'static [u8]>,
+    meta: redb::ReadOnlyTable<&'static str, &'static [u8]>,
+}
+
+impl ReadCtx {
+    fn new(txn: &redb::ReadTransaction) -> Result<Self> {
+        Ok(ReadCtx {
+            t: engine::Tables {
+                records: txn.open_table(tables::RECORDS)?,
+                index: txn.open_table(tables::INDEX)?,
+                unique: txn.open_table(tables::UNIQUE)?,
+                counters: txn.open_table(tables::COUNTERS)?,
+            },
+            sessions: txn.open_table(tables::SESSIONS)?,
+            meta: txn.open_table(tables::META)?,
+        })
+    }
+    pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
+        self.t.get(def, tenant, id)
+    }
+    pub fn find_unique(&self, def: &ResourceDef, tenant: &str, field: &str, value: &str) -> Result<Option<u64>> {
+        self.t.find_unique(def, tenant, field, value)
+    }
+    pub fn list(&self, def: &ResourceDef, tenant: &str, q: &Query) -> Result<Page> {
+        self.t.list(def, tenant, q)
+    }
+    pub fn all(&self, def: &ResourceDef, tenant: &str) -> Result<Vec<Map<String, Value>>> {
+        self.t.all(def, tenant)
+    }
+    pub fn count(&self, def: &ResourceDef, tenant: &str) -> Result<u64> {
+        self.t.count(def, tenant)
+    }
+    pub fn session(&self, tenant: &str, sid: &str) -> Result<Option<Value>> {
+        match self.sessions.get((tenant, sid))? {
+            Some(v) => Ok(Some(serde_json::from_slice(v.value())?)),
+            None => Ok(None),
+        }
+    }
+    pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.meta.get(key)?.map(|v| v.value().to_vec()))
+    }
+}
+
+/// Writes inside the current group-commit transaction.
+pub struct WriteCtx<'t> {
+    rec: engine::RecordWriter<'t>,
+    sessions: redb::Table<'t, (&'static str, &'static str), &'static [u8]>,
+    meta: redb::Table<'t, &'static str, &'static [u8]>,
+    ids: &'t IdGen,
+}
+
+impl WriteCtx<'_> {
+    pub fn new_id(&self) -> u64 {
+        self.ids.next()
+    }
+    pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
+        self.rec.tables.get(def, tenant, id)
+    }
+    pub fn find_unique(&self, def: &ResourceDef, tenant: &str, field: &str, value: &str) -> Result<Option<u64>> {
+        self.rec.tables.find_unique(def, tenant, field, value)
+    }
+    pub fn all(&self, def: &ResourceDef, tenant: &str) -> Result<Vec<Map<String, Value>>> {
+        self.rec.tables.all(def, tenant)
+    }
+    pub fn count(&self, def: &ResourceDef, tenant: &str) -> Result<u64> {
+        self.rec.tables.count(def, tenant)
+    }
+    /// Inserts a parsed record with a new id; returns the stored record.
+    pub fn insert(&mut self, def: &ResourceDef, tenant: &str, doc: Map<String, Value>, actor: &Actor) -> Result<Map<String, Value>> {
+        let id = self.ids.next();
+        self.rec.insert(def, tenant, id, doc, actor)
+    }
+    pub fn update(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        patch: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        self.rec.update(def, tenant, id, patch, actor)
+    }
+    pub fn remove(&mut self, def: &ResourceDef, tenant: &str, ids: &[u64], actor: &Actor) -> Result<u64> {
+        self.rec.remove(def, tenant, ids, actor)
+    }
+    pub fn session(&self, tenant: &str, sid: &str) -> Result<Option<Value>> {
+        match self.sessions.get((tenant, sid))? {
+            Some(v) => Ok(Some(serde_json::from_slice(v.value())?)),
+            None => Ok(None),
+        }
+    }
+    pub fn put_session(&mut self, tenant: &str, sid: &str, v: &Value) -> Result<()> {
+        self.sessions.insert((tenant, sid), serde_json::to_vec(v)?.as_slice())?;
+        Ok(())
+    }
+    /// Every session of a tenant, for revoking a user's sessions.
+    pub fn sessions_of_tenant(&self, tenant: &str) -> Result<Vec<(String, Value)>> {
+        let mut out = Vec::new();
+        for e in self.sessions.range((tenant, "")..)? {
+            let (k, v) = e?;
+            let (t, sid) = k.value();
+            if t != tenant {
+                break;
+            }
+            out.push((sid.to_string(), serde_json::from_slice(v.value())?));
+        }
+        Ok(out)
+    }
+    pub fn delete_session(&mut self, tenant: &str, sid: &str) -> Result<()> {
+        self.sessions.remove((tenant, sid))?;
+        Ok(())
+    }
+    pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.meta.get(key)?.map(|v| v.value().to_vec()))
+    }
+    pub fn put_meta(&mut self, key: &str, v: &[u8]) -> Result<()> {
+        self.meta.insert(key, v)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,147 @@
+//! List queries: typed filters and sorts over declared fields, evaluated against stored records.
+use std::cmp::Ordering;
+
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Contains,
+    NotContains,
+    Equal,
+    NotEqual,
+    StartsWith,
+    EndsWith,
+    Ge,
+    Gt,
+    Le,
+    Lt,
+    Null,
+    NotNull,
+    /// The value is a JSON array; the field must equal one of its items (data scopes use this).
+    In,
+}
+
+#[derive(Debug, Clone)]
+pub struct Filter {
+    pub field: String,
+    pub op: Op,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone)]
+pub struct Sort {
+    pub field: String,
+    pub desc: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    pub filters: Vec<Filter>,
+    pub sorts: Vec<Sort>,
+    pub offset: u64,
+    pub limit: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    pub records: Vec<Map<String, Value>>,
+    pub total: u64,
+}
+
+impl Filter {
+    pub fn new(field: &str, op: Op, value: Value) -> Self {
+        Filter { field: field.to_string(), op, value }
+    }
+
+    pub fn matches(&self, doc: &Map<String, Value>) -> bool {
+        let v = doc.get(&self.field).unwrap_or(&Value::Null);
+        match self.op {
+            Op::Null => v.is_null() || v.as_str() == Some(""),
+            Op::NotNull => !(v.is_null() || v.as_str() == Some("")),
+            Op::Contains => !v.is_null() && lower(v).contains(&lower(&self.value)),
+            Op::NotContains => v.is_null() || !lower(v).contains(&lower(&self.value)),
+            Op::StartsWith => !v.is_null() && lower(v).starts_with(&lower(&self.value)),
+            Op::EndsWith => !v.is_null() && lower(v).ends_with(&lower(&self.value)),
+            Op::Equal => compare(v, &self.value) == Some(Ordering::Equal),
+            Op::NotEqual => compare(v, &self.value) != Some(Ordering::Equal),
+            Op::Ge => matches!(compare(v, &self.value), Some(Ordering::Greater | Ordering::Equal)),
+            Op::Gt => compare(v, &self.value) == Some(Ordering::Greater),
+            Op::Le => matches!(compare(v, &self.value), Some(Ordering::Less | Ordering::Equal)),
+            Op::Lt => compare(v, &self.value) == Some(Ordering::Less),
+            Op::In => self
+                .value
+                .as_array()
+                .is_some_and(|items| items.iter().any(|item| compare(v, item) == Some(Ordering::Equal))),
+        }
+    }
+}
+
+fn lower(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_lowercase(),
+        other => other.to_string().to_lowercase(),
+    }
+}
+
+/// Compares like with like: numbers numerically, text as text (a number compared with text compares as text).
+pub fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => None,
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(x), Some(y), _, _) => Some(x.cmp(&y)),
+            (_, _, Some(x), Some(y)) => Some(x.cmp(&y)),
+            _ => x.as_f64()?.partial_cmp(&y.as_f64()?),
+        },
+        (Value::Number(x), Value::String(s)) => match s.parse::<f64>() {
+            Ok(y) => x.as_f64()?.partial_cmp(&y),
+            Err(_) => Some(x.to_string().as_str().cmp(s.as_str())),
+        },
+        (Value::String(s), Value::Number(y)) => compare(&Value::Number(y.clone()), &Value::String(s.clone())).map(Ordering::reverse),
+        (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
+        (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
+        (x, y) => Some(x.to_string().cmp(&y.to_string())),
+    }
+}
+
+/// Orders two records by the sorts, then by id descending (newest first), so that pages are stable.
+pub fn order(sorts: &[Sort], a: &Map<String, Value>, b: &Map<String, Value>) -> Ordering {
+    for s in sorts {
+        let o = compare_nullable(a.get(&s.field), b.get(&s.field));
+        let o = if s.desc { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    compare_nullable(b.get("id"), a.get("id"))
+}
+
+fn compare_nullable(a: Option<&Value>, b: Option<&Value>) -> Ordering {
+    let a = a.filter(|v| !v.is_null());
+    let b = b.filter(|v| !v.is_null());
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(a), Some(b)) => compare(a, b).unwrap_or(Ordering::Equal),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn operators() {
+        let doc = json!({"name": "Hello 世界", "n": 5, "s": "", "id": 1}).as_object().unwrap().clone();
+        let t = |f: &str, op, v| Filter::new(f, op, v).matches(&doc);
+        assert!(t("name", Op::Contains, json!("hello")));
+        assert!(t("name", Op::EndsWith, json!("世界")));
+        assert!(!t("name", Op::StartsWith, json!("世界")));
+        assert!(t("n", Op::Ge, json!(5)) && t("n", Op::Lt, json!(6)) && !t("n", Op::Gt, json!(5)));
+        assert!(t("n", Op::Equal, json!("5")));
+        assert!(t("s", Op::Null, Value::Null) && t("missing", Op::Null, Value::Null));
+        assert!(t("n", Op::In, json!([1, 5])) && !t("n", Op::In, json!([1])));
+        assert!(t("missing", Op::NotContains, json!("x")));
+    }
+}

@@ -1,0 +1,378 @@
+//! Resource declarations: one description of a record type that drives storage (indexes, unique keys, counters),
+//! input parsing, list filters and sorts, and the field schema the UI renders from.
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::{FieldProblem, Result, StoreError};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldKind {
+    #[default]
+    Text,
+    /// Long text: not indexed, shown in a textarea.
+    Textarea,
+    Int,
+    /// A 64-bit id (a reference to another record); a JSON string on the wire.
+    Long,
+    /// 0 or 1, shown as a switch.
+    Flag,
+    Decimal,
+    /// `yyyy-MM-dd HH:mm:ss` or `yyyy-MM-dd`, stored as text so that text order is time order.
+    Date,
+    /// Any JSON (lists of ids and the like); never filtered or sorted.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pattern {
+    Phone,
+    Email,
+    Digits,
+    NoSpace,
+    /// Letters, digits, `_`, `-`, `.`: codes, keys, accounts.
+    Code,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FieldDef {
+    pub name: String,
+    #[serde(default)]
+    pub kind: FieldKind,
+    pub label: String,
+    #[serde(default)]
+    pub label_en: String,
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub max_len: Option<usize>,
+    #[serde(default)]
+    pub min: Option<i64>,
+    #[serde(default)]
+    pub max: Option<i64>,
+    #[serde(default)]
+    pub pattern: Option<Pattern>,
+    /// May be used as a list filter (`field`, `field_equal`, ...).
+    #[serde(default)]
+    pub filter: bool,
+    /// May be used in `ascs`/`descs`.
+    #[serde(default)]
+    pub sort: bool,
+    /// Shown in the UI's search bar.
+    #[serde(default)]
+    pub search: bool,
+    /// Unique within the tenant among live records.
+    #[serde(default)]
+    pub unique: bool,
+    /// Write-only: never returned by any read.
+    #[serde(default)]
+    pub secret: bool,
+    /// Written only by hand-written behaviour (grants, password changes), ignored in client input.
+    #[serde(default)]
+    pub readonly: bool,
+    /// Dictionary code whose entries bind this field's values and labels.
+    #[serde(default)]
+    pub dict: Option<String>,
+    #[serde(default)]
+    pub default: Option<Value>,
+    /// Shown as a list column.
+    #[serde(default = "yes")]
+    pub list: bool,
+    /// Shown in the add/edit form.
+    #[serde(default = "yes")]
+    pub form: bool,
+}
+
+impl FieldDef {
+    /// Indexed fields get a secondary index entry per record, used for sorts and `_equal` filters.
+    pub fn indexed(&self) -> bool {
+        (self.filter || self.sort) && !matches!(self.kind, FieldKind::Json | FieldKind::Textarea)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourceDef {
+    /// Storage name, also the permission-code prefix (`param` → `param_add`, `param_edit`, ...).
+    pub name: String,
+    pub label: String,
+    #[serde(default)]
+    pub label_en: String,
+    /// Platform-wide data lives under tenant 000000 and is writable only by the platform role.
+    #[serde(default)]
+    pub platform: bool,
+    pub fields: Vec<FieldDef>,
+    /// Extra input keys a Blade client echoes back (display helpers); accepted and dropped.
+    #[serde(default)]
+    pub ignore: Vec<String>,
+}
+
+/// Columns every record has, stamped by the server; a client can never set them.
+pub const AUDIT_FIELDS: &[&str] =
+    &["id", "tenantId", "createUser", "createDept", "createTime", "updateUser", "updateTime", "status", "isDeleted"];
+/// Audit columns that are filterable and sortable on every resource, and indexed.
+pub const SYSTEM_INDEXED: &[&str] = &["updateTime", "status", "createUser", "createDept"];
+
+impl ResourceDef {
+    pub fn field(&self, name: &str) -> Option<&FieldDef> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// Checks a declaration once at start-up, so that a bad one fails loudly instead of at the first request.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for f in &self.fields {
+            let own_tenant_id = f.name == "tenantId" && self.platform;
+            if AUDIT_FIELDS.contains(&f.name.as_str()) && f.name != "status" && !own_tenant_id {
+                return Err(format!("{}: field {} is an audit column", self.name, f.name));
+            }
+            if !seen.insert(&f.name) {
+                return Err(format!("{}: field {} declared twice", self.name, f.name));
+            }
+            if (f.filter || f.sort) && matches!(f.kind, FieldKind::Json) {
+                return Err(format!("{}: json field {} cannot filter or sort", self.name, f.name));
+            }
+        }
+        Ok(())
+    }
+
+    /// Names of fields with a secondary index, declared ones first.
+    pub fn indexed_fields(&self) -> impl Iterator<Item = &str> {
+        self.fields
+            .iter()
+            .filter(|f| f.indexed() && f.name != "status")
+            .map(|f| f.name.as_str())
+            .chain(SYSTEM_INDEXED.iter().copied())
+    }
+
+    pub fn is_filterable(&self, name: &str) -> bool {
+        matches!(name, "id" | "createTime") || SYSTEM_INDEXED.contains(&name) || self.field(name).is_some_and(|f| f.filter)
+    }
+
+    pub fn is_sortable(&self, name: &str) -> bool {
+        matches!(name, "id" | "createTime") || SYSTEM_INDEXED.contains(&name) || self.field(name).is_some_and(|f| f.sort)
+    }
+
+    /// Parses client input into typed values. `insert` demands required fields; an update changes only the
+    /// fields present. Audit columns, read-only fields and `$`-prefixed display keys are dropped; any other
+    /// unknown key is refused by name.
+    pub fn parse_input(&self, input: &Map<String, Value>, insert: bool) -> Result<Map<String, Value>> {
+        let mut out = Map::new();
+        for (k, v) in input {
+            let audit = AUDIT_FIELDS.contains(&k.as_str()) && k != "status" && self.field(k).is_none();
+            if k.starts_with('$') || audit || self.ignore.contains(k) {
+                continue;
+            }
+            let Some(f) = self.field(k) else {
+                if k == "status" {
+                    continue;
+                }
+                return Err(StoreError::invalid(k, FieldProblem::Unknown));
+            };
+            if f.readonly {
+                continue;
+            }
+            let parsed = parse_value(f, v)?;
+            if parsed.is_null() && f.required {
+                return Err(StoreError::invalid(k, FieldProblem::Required));
+            }
+            out.insert(k.clone(), parsed);
+        }
+        if insert {
+            for f in &self.fields {
+                if out.get(&f.name).is_none_or(Value::is_null) {
+                    if let Some(d) = &f.default {
+                        out.insert(f.name.clone(), d.clone());
+                    } else if f.required && !f.readonly {
+                        return Err(StoreError::invalid(&f.name, FieldProblem::Required));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Parses one input value per the field's kind; `""` means "not set".
+pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
+    let bad = |what| Err(StoreError::invalid(&f.name, FieldProblem::WrongType(what)));
+    if v.is_null() || v.as_str() == Some("") {
+        return Ok(Value::Null);
+    }
+    let value = match f.kind {
+        FieldKind::Text | FieldKind::Textarea | FieldKind::Date => {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) if f.kind != FieldKind::Date => n.to_string(),
+                _ => return bad("text"),
+            };
+            if let Some(max) = f.max_len {
+                if s.chars().count() > max {
+                    return Err(StoreError::invalid(&f.name, FieldProblem::TooLong(max)));
+                }
+            }
+            if f.kind == FieldKind::Date && !is_date(&s) {
+                return bad("date");
+            }
+            if let Some(p) = f.pattern {
+                if !pattern_ok(p, &s) {
+                    return Err(StoreError::invalid(&f.name, FieldProblem::Pattern(pattern_name(p))));
+                }
+            }
+            Value::String(s)
+        }
+        FieldKind::Int | FieldKind::Flag => {
+            let i = match v {
+                Value::Number(n) => match n.as_i64() {
+                    Some(i) => i,
+                    None => return bad("integer"),
+                },
+                Value::String(s) => match s.trim().parse::<i64>() {
+                    Ok(i) => i,
+                    Err(_) => return bad("integer"),
+                },
+                Value::Bool(b) if f.kind == FieldKind::Flag => *b as i64,
+                _ => return bad("integer"),
+            };
+            let (min, max) = if f.kind == FieldKind::Flag { (Some(0), Some(1)) } else { (f.min, f.max) };
+            if min.is_some_and(|m| i < m) || max.is_some_and(|m| i > m) {
+                return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min, max }));
+            }
+            Value::from(i)
+        }
+        FieldKind::Long => match parse_id_value(v) {
+            Some(id) => Value::from(id),
+            None => return bad("id"),
+        },
+        FieldKind::Decimal => {
+            let x = match v {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            };
+            match x.filter(|x| x.is_finite()) {
+                Some(x) => {
+                    if f.min.is_some_and(|m| x < m as f64) || f.max.is_some_and(|m| x > m as f64) {
+                        return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min: f.min, max: f.max }));
+                    }
+                    serde_json::Number::from_f64(x).map(Value::Number).unwrap_or(Value::Null)
+                }
+                None => return bad("number"),
+            }
+        }
+        FieldKind::Json => v.clone(),
+    };
+    Ok(value)
+}
+
+/// Ids arrive as JSON strings (64-bit) or small numbers; 0 and negatives are not ids.
+pub fn parse_id_value(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    }
+    .filter(|&id| id > 0)
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let day = b.len() >= 10 && digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10);
+    match b.len() {
+        10 => day,
+        19 => day && b[10] == b' ' && digits(11..13) && b[13] == b':' && digits(14..16) && b[16] == b':' && digits(17..19),
+        _ => false,
+    }
+}
+
+pub fn pattern_ok(p: Pattern, s: &str) -> bool {
+    match p {
+        Pattern::Phone => s.len() == 11 && s.starts_with('1') && s.bytes().all(|c| c.is_ascii_digit()),
+        Pattern::Email => {
+            let mut parts = s.splitn(2, '@');
+            let (user, host) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            !user.is_empty() && host.contains('.') && !host.starts_with('.') && !host.ends_with('.') && !s.contains(char::is_whitespace)
+        }
+        Pattern::Digits => !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()),
+        Pattern::NoSpace => !s.contains(char::is_whitespace),
+        Pattern::Code => !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)),
+    }
+}
+
+pub fn pattern_name(p: Pattern) -> &'static str {
+    match p {
+        Pattern::Phone => "phone",
+        Pattern::Email => "email",
+        Pattern::Digits => "digits",
+        Pattern::NoSpace => "nospace",
+        Pattern::Code => "code",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn def() -> ResourceDef {
+        serde_json::from_value(json!({
+            "name": "param", "label": "参数",
+            "fields": [
+                {"name": "paramName", "label": "参数名称", "required": true, "maxLen": 5, "filter": true},
+                {"name": "sort", "kind": "int", "label": "排序", "min": 0, "max": 99},
+                {"name": "phone", "label": "手机", "pattern": "phone"},
+                {"name": "when", "kind": "date", "label": "时间"}
+            ]
+        }))
+        .unwrap()
+    }
+
+    fn problem(r: Result<Map<String, Value>>) -> (String, FieldProblem) {
+        match r {
+            Err(StoreError::Invalid { field, problem }) => (field, problem),
+            other => panic!("expected invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn required_missing_on_insert_only() {
+        let d = def();
+        let empty = Map::new();
+        assert_eq!(problem(d.parse_input(&empty, true)), ("paramName".into(), FieldProblem::Required));
+        assert!(d.parse_input(&empty, false).unwrap().is_empty());
+        let blank = json!({"paramName": ""});
+        assert_eq!(problem(d.parse_input(blank.as_object().unwrap(), false)).1, FieldProblem::Required);
+    }
+
+    #[test]
+    fn types_lengths_patterns_and_unknown_keys() {
+        let d = def();
+        let p = |v: Value| problem(d.parse_input(v.as_object().unwrap(), false));
+        assert_eq!(p(json!({"paramName": "长长长长长长"})).1, FieldProblem::TooLong(5));
+        assert_eq!(p(json!({"sort": "x"})).1, FieldProblem::WrongType("integer"));
+        assert!(matches!(p(json!({"sort": 100})).1, FieldProblem::OutOfRange { .. }));
+        assert_eq!(p(json!({"phone": "23812345678"})).1, FieldProblem::Pattern("phone"));
+        assert_eq!(p(json!({"when": "2024-13"})).1, FieldProblem::WrongType("date"));
+        assert_eq!(p(json!({"bogus": 1})).0, "bogus");
+        let ok = d
+            .parse_input(json!({"paramName": "a", "sort": "3", "id": "9", "$x": 1, "createUser": "1"}).as_object().unwrap(), true)
+            .unwrap();
+        assert_eq!(ok.get("sort"), Some(&json!(3)));
+        assert!(!ok.contains_key("id") && !ok.contains_key("createUser"));
+    }
+
+    #[test]
+    fn ids_parse_from_strings() {
+        assert_eq!(parse_id_value(&json!("1234567890123456789")), Some(1234567890123456789));
+        assert_eq!(parse_id_value(&json!("0")), None);
+        assert_eq!(parse_id_value(&json!("-3")), None);
+        assert_eq!(parse_id_value(&json!("1x")), None);
+    }
+}
