@@ -51,6 +51,8 @@ pub struct Inner {
     pub perms: PermCache,
     /// At most two password hashes computed at once: sign-in cannot starve the machine.
     pub hashing: Semaphore,
+    /// Password hashes verified at sign-in since start (observability, and the throttling test's yardstick).
+    pub hash_checks: std::sync::atomic::AtomicU64,
 }
 
 impl std::ops::Deref for AppState {
@@ -72,6 +74,7 @@ impl AppState {
             throttle: Throttle::default(),
             perms: PermCache::default(),
             hashing: Semaphore::new(2),
+            hash_checks: Default::default(),
         })))
     }
 

@@ -21,6 +21,27 @@ pub const PUBLIC: &[&str] = &[
     "/api/blade-system/tenant/info",
 ];
 
+/// Every route with its method, for the crawl tests (a test checks each one is served).
+pub const ALL: &[(&str, &str)] = &[
+    ("GET", "/api/health"),
+    ("POST", "/api/blade-auth/oauth/token"),
+    ("GET", "/api/blade-auth/oauth/captcha"),
+    ("GET", "/api/blade-system/tenant/info"),
+    ("GET", "/api/blade-auth/oauth/user-info"),
+    ("GET", "/api/blade-auth/oauth/logout"),
+    ("POST", "/api/blade-auth/oauth/logout"),
+    ("GET", "/api/blade-auth/oauth/clear-cache"),
+    ("GET", "/api/blade-user/info"),
+    ("POST", "/api/blade-user/update-password"),
+    ("GET", "/api/blade-system/menu/routes"),
+    ("GET", "/api/blade-system/menu/buttons"),
+    ("GET", "/api/blade-system/dict/dictionary"),
+    ("GET", "/api/blade-system/param/list"),
+    ("GET", "/api/blade-system/param/detail"),
+    ("POST", "/api/blade-system/param/submit"),
+    ("POST", "/api/blade-system/param/remove"),
+];
+
 pub fn routes(st: &AppState) -> Router<AppState> {
     Router::new()
         .route("/api/health", get(health))

@@ -55,8 +55,8 @@ impl Throttle {
             }
             e.failures += 1;
             e.last = now;
-            if e.failures > p.free {
-                let exp = (e.failures - p.free - 1).min(20);
+            if e.failures >= p.free {
+                let exp = (e.failures - p.free).min(20);
                 let delay = p.base.saturating_mul(1 << exp).min(MAX_DELAY);
                 e.until = now + delay;
             }

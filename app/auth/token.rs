@@ -96,6 +96,7 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
         .to_string();
     let good = {
         let _permit = st.hashing.acquire().await.map_err(ApiError::internal)?;
+        st.hash_checks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let s2 = secret.clone();
         tokio::task::spawn_blocking(move || password::verify(&s2, &phc)).await.map_err(ApiError::internal)?
     };

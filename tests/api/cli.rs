@@ -1,0 +1,80 @@
+//! Operator commands against the real binary: online and offline backup, verify, restore, password reset,
+//! graceful shutdown.
+use crate::net::{Server, request, run};
+
+async fn add_param(s: &Server, token: &str, key: &str) {
+    let body = format!(r#"{{"paramName":"备份","paramKey":"{key}","paramValue":"v"}}"#);
+    let (code, b) = request(&s.addr, "POST", "/api/blade-system/param/submit", &[("blade-auth", &format!("bearer {token}"))], &body).await.unwrap();
+    assert_eq!(code, 200, "{b}");
+}
+
+async fn count(s: &Server, token: &str) -> u64 {
+    let (_, b) = request(&s.addr, "GET", "/api/blade-system/param/list", &[("blade-auth", &format!("bearer {token}"))], "").await.unwrap();
+    serde_json::from_str::<serde_json::Value>(&b).unwrap()["data"]["total"].as_u64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backup_verify_restore_and_password_reset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let d = dir.to_str().unwrap();
+    let mut server = Server::start(&dir).await;
+    let token = server.sign_in("157270").await;
+    for i in 0..5 {
+        add_param(&server, &token, &format!("p{i}")).await;
+    }
+
+    // Online backup, through the running server.
+    let online = tmp.path().join("online.redb");
+    let (code, out) = run(&["backup", "--dir", d, "--out", online.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("records"), "{out}");
+    let (code, out) = run(&["verify", online.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("OK") && out.contains("param"), "{out}");
+
+    // Restore is refused while the server holds the directory.
+    let (code, out) = run(&["restore", "--dir", d, online.to_str().unwrap()]);
+    assert_ne!(code, 0, "restore must refuse while serving: {out}");
+
+    // Password reset through the running server; old sessions end.
+    let (code, out) = run(&["admin", "passwd", "--dir", d, "--tenant", "157270", "--account", "admin", "--password", "Reset#Pw1"]);
+    assert_eq!(code, 0, "{out}");
+    let (s, _) = request(&server.addr, "GET", "/api/blade-user/info", &[("blade-auth", &format!("bearer {token}"))], "").await.unwrap();
+    assert_eq!(s, 401);
+
+    // More writes after the backup, then a graceful stop.
+    let md5 = zhizhuang::auth::password::md5_hex("Reset#Pw1");
+    let path = format!("/api/blade-auth/oauth/token?tenantId=157270&username=admin&password={md5}&grant_type=password");
+    let (s, b) = request(&server.addr, "POST", &path, &[("authorization", crate::support::BASIC)], "").await.unwrap();
+    assert_eq!(s, 200, "{b}");
+    let token = serde_json::from_str::<serde_json::Value>(&b).unwrap()["access_token"].as_str().unwrap().to_string();
+    add_param(&server, &token, "after-backup").await;
+    assert_eq!(count(&server, &token).await, 6);
+    let status = server.stop();
+    assert!(status.success(), "graceful stop exits 0: {status:?}");
+    assert!(!dir.join("admin.sock").exists(), "socket removed on stop");
+
+    // Offline backup, then restore the online one: the later write is gone, the earlier ones are back.
+    let offline = tmp.path().join("offline.redb");
+    let (code, out) = run(&["backup", "--dir", d, "--out", offline.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = run(&["restore", "--dir", d, online.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(std::fs::read_dir(&dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains("before-restore")), "previous file kept aside");
+    let server = Server::start(&dir).await;
+    let token = server.sign_in("157270").await; // the backup predates the reset
+    assert_eq!(count(&server, &token).await, 5);
+    drop(server);
+
+    // Offline password reset, and verify refusing a damaged file.
+    let (code, out) = run(&["admin", "passwd", "--dir", d, "--tenant", "741487", "--account", "admin"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("new password for admin"), "{out}");
+    let (code, _) = run(&["admin", "passwd", "--dir", d, "--tenant", "741487", "--account", "ghost"]);
+    assert_ne!(code, 0);
+    let junk = tmp.path().join("junk.redb");
+    std::fs::write(&junk, vec![7u8; 8192]).unwrap();
+    let (code, _) = run(&["verify", junk.to_str().unwrap()]);
+    assert_ne!(code, 0);
+}

@@ -1,0 +1,147 @@
+//! Test harness: a seeded data file made once per test binary and copied for each test, the real router
+//! driven with `oneshot`, and helpers to sign in.
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+use zhizhuang::resources::Resources;
+use zhizhuang::state::{AppState, Settings};
+
+pub const ADMIN_PW: &str = "Admin#2026";
+pub const BASIC: &str = "Basic c2FiZXI6c2FiZXJfc2VjcmV0";
+
+fn template() -> &'static PathBuf {
+    static T: OnceLock<PathBuf> = OnceLock::new();
+    T.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("zz-template-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("template.redb");
+        let _ = std::fs::remove_file(&file);
+        let st = store::Store::open(&file, &store::Options::default()).unwrap();
+        zhizhuang::seed::first_start(&st, &Resources::load().unwrap(), Some(ADMIN_PW), false).unwrap();
+        st.close();
+        drop(st);
+        file
+    })
+}
+
+pub struct App {
+    pub st: AppState,
+    pub router: axum::Router,
+    pub _dir: tempfile::TempDir,
+}
+
+impl App {
+    pub fn new() -> App {
+        Self::with(Settings::default())
+    }
+
+    pub fn with(settings: Settings) -> App {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(store::DATA_FILE);
+        std::fs::copy(template(), &file).unwrap();
+        let store = store::Store::open(&file, &store::Options::default()).unwrap();
+        let st = AppState::new(store, Resources::load().unwrap(), settings).unwrap();
+        App { router: zhizhuang::router(st.clone()), st, _dir: dir }
+    }
+
+    pub async fn call(&self, req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Value) {
+        let resp = self.router.clone().oneshot(req).await.unwrap();
+        let (status, headers) = (resp.status(), resp.headers().clone());
+        let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+        let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into()));
+        (status, headers, body)
+    }
+
+    /// A request with optional token, JSON body and extra headers.
+    pub async fn req(&self, method: &str, url: &str, token: Option<&str>, body: Option<&str>, headers: &[(&str, &str)]) -> (StatusCode, Value) {
+        let mut b = Request::builder().method(method).uri(url);
+        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("authorization")) {
+            b = b.header("authorization", BASIC);
+        }
+        if let Some(t) = token {
+            b = b.header("blade-auth", format!("bearer {t}"));
+        }
+        if body.is_some() {
+            b = b.header("content-type", "application/json");
+        }
+        for (k, v) in headers.iter().filter(|(k, v)| !v.is_empty() || !k.eq_ignore_ascii_case("authorization")) {
+            b = b.header(*k, *v);
+        }
+        let (s, _, v) = self.call(b.body(body.map(|s| Body::from(s.to_string())).unwrap_or_default()).unwrap()).await;
+        (s, v)
+    }
+
+    pub async fn get(&self, url: &str, token: &str) -> (StatusCode, Value) {
+        self.req("GET", url, Some(token), None, &[]).await
+    }
+
+    pub async fn post(&self, url: &str, token: &str, body: &str) -> (StatusCode, Value) {
+        self.req("POST", url, Some(token), Some(body), &[]).await
+    }
+
+    /// Password grant; returns the whole token body.
+    pub async fn sign_in_body(&self, tenant: &str, account: &str, password: &str) -> (StatusCode, Value) {
+        let md5 = zhizhuang::auth::password::md5_hex(password);
+        let url = format!("/api/blade-auth/oauth/token?tenantId={tenant}&username={account}&password={md5}&grant_type=password&scope=all&type=account");
+        self.req("POST", &url, None, None, &[("tenant-id", tenant)]).await
+    }
+
+    pub async fn sign_in(&self, tenant: &str, account: &str, password: &str) -> String {
+        let (s, v) = self.sign_in_body(tenant, account, password).await;
+        assert_eq!(s, StatusCode::OK, "sign-in failed: {v}");
+        v["access_token"].as_str().unwrap().to_string()
+    }
+
+    pub async fn admin(&self, tenant: &str) -> String {
+        self.sign_in(tenant, "admin", ADMIN_PW).await
+    }
+
+    /// Creates a user directly in the store with the given role aliases (tests need workers and plain users).
+    pub async fn make_user(&self, tenant: &str, account: &str, password: &str, role_aliases: &[&str]) -> u64 {
+        let (res, t) = (self.st.res.clone(), tenant.to_string());
+        let aliases: Vec<String> = role_aliases.iter().map(|s| s.to_string()).collect();
+        let hash = zhizhuang::auth::password::hash(&zhizhuang::auth::password::md5_hex(password));
+        let account = account.to_string();
+        self.st
+            .store
+            .write(move |w| {
+                let roles = w.all(&res.get("role"), &t)?;
+                let ids: Vec<String> = roles
+                    .iter()
+                    .filter(|r| aliases.iter().any(|a| r["roleAlias"].as_str() == Some(a)))
+                    .map(|r| r["id"].to_string())
+                    .collect();
+                let doc = serde_json::json!({"account": account, "name": account, "realName": account, "roleId": ids.join(","),
+                    "passwordHash": hash, "tokenVersion": 0});
+                Ok(w.insert(&res.get("user"), &t, doc.as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())
+            })
+            .unwrap()
+    }
+
+    /// Creates a role with the given menu codes.
+    pub async fn make_role(&self, tenant: &str, alias: &str, codes: &[&str]) {
+        let (res, t) = (self.st.res.clone(), tenant.to_string());
+        let codes: Vec<String> = codes.iter().map(|s| s.to_string()).collect();
+        let alias = alias.to_string();
+        self.st
+            .store
+            .write(move |w| {
+                let ids: Vec<String> = w
+                    .all(&res.get("menu"), store::PLATFORM_TENANT)?
+                    .iter()
+                    .filter(|m| codes.iter().any(|c| m["code"].as_str() == Some(c)))
+                    .map(|m| m["id"].to_string())
+                    .collect();
+                let doc = serde_json::json!({"roleName": alias, "roleAlias": alias, "sort": 5, "isWorker": 0, "menuIds": ids});
+                w.insert(&res.get("role"), &t, doc.as_object().unwrap().clone(), &store::Actor::default())?;
+                Ok(())
+            })
+            .unwrap();
+        self.st.perms.invalidate();
+    }
+}
