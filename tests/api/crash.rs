@@ -1,5 +1,5 @@
 //! Security rule 14: kill -9 during concurrent writes; after restart every acknowledged write is present and the
-//! data file passes verify. Rounds: `ZZ_KILL_ROUNDS` (default 25; the full proof runs 100).
+//! data file passes verify. Rounds: `ZZ_KILL_ROUNDS` (default 100, as security.md asks).
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -8,7 +8,7 @@ use crate::net::{Server, request, run};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_during_concurrent_writes_loses_nothing_acknowledged() {
-    let rounds: usize = std::env::var("ZZ_KILL_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(25);
+    let rounds: usize = std::env::var("ZZ_KILL_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(store::DATA_FILE);
     let acked: Arc<Mutex<HashSet<String>>> = Arc::default();

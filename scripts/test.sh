@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine: installs what the tests need (npm packages for the UI,
+# Debian's Chromium and the Chinese font for browser tests), then Rust tests, UI unit tests and browser tests.
+# Ends with one plain line: "N passed, N failed". Exit code 0 only when nothing failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+# A build cache outside the clone lets repeated runs reuse builds; nothing depends on it existing.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}"
+export CARGO_TERM_COLOR=never
+log=$(mktemp)
+passed=0
+failed=0
+status=0
+
+count_cargo() { # sums the "test result: ... N passed; M failed" lines
+  local pf
+  pf=$(grep -E '^test result:' "$1" | sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/' | awk '{p+=$1; f+=$2} END {print p+0, f+0}')
+  passed=$((passed + ${pf% *})); failed=$((failed + ${pf#* }))
+}
+
+need_apt=()
+if [ -d ui/tests/browser ]; then
+  command -v chromium >/dev/null || need_apt+=(chromium)
+  fc-list 2>/dev/null | grep -qi "wenquanyi\|wqy" || need_apt+=(fonts-wqy-microhei)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "== installing ${need_apt[*]}"
+  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null || { echo "apt-get install failed"; exit 1; }
+fi
+if [ -f ui/package-lock.json ]; then
+  echo "== npm ci (ui)"
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error) || { echo "npm ci failed"; exit 1; }
+fi
+
+echo "== cargo test --workspace"
+cargo test --workspace 2>&1 | tee "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+count_cargo "$log"
+
+if [ -f ui/package.json ]; then
+  echo "== bun test (ui unit tests)"
+  (cd ui && npx bun test src 2>&1) | tee "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  p=$(grep -E '^ *[0-9]+ pass' "$log" | awk '{print $1}' | tail -1); f=$(grep -E '^ *[0-9]+ fail' "$log" | awk '{print $1}' | tail -1)
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+fi
+
+if [ -d ui/tests/browser ]; then
+  echo "== browser tests (headless Chromium against the real binary)"
+  cargo build --bin zhizhuang 2>&1 | tail -1
+  (cd ui && node tests/browser/run.mjs "$CARGO_TARGET_DIR/debug/zhizhuang" 2>&1) | tee "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  p=$(grep -E '^browser: [0-9]+ passed' "$log" | sed -E 's/browser: ([0-9]+) passed, ([0-9]+) failed/\1/' | tail -1)
+  f=$(grep -E '^browser: [0-9]+ passed' "$log" | sed -E 's/browser: ([0-9]+) passed, ([0-9]+) failed/\2/' | tail -1)
+  passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
+fi
+
+rm -f "$log"
+[ "$failed" -eq 0 ] || status=1
+echo "$passed passed, $failed failed"
+exit $status

@@ -1,0 +1,164 @@
+//! The record engine against a real file: indexes, counters, unique keys, soft delete, group commit,
+//! batch isolation of a failing operation, backup and verify.
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use store::{Actor, Filter, Op, Options, Query, ResourceDef, Sort, Store, StoreError};
+
+fn def() -> Arc<ResourceDef> {
+    Arc::new(
+        serde_json::from_value(json!({
+            "name": "param", "label": "参数",
+            "fields": [
+                {"name": "paramName", "label": "n", "required": true, "filter": true, "sort": true},
+                {"name": "paramKey", "label": "k", "required": true, "unique": true, "filter": true, "sort": true},
+                {"name": "n", "kind": "int", "label": "n", "filter": true, "sort": true}
+            ]
+        }))
+        .unwrap(),
+    )
+}
+
+fn doc(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+fn open() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("t.redb"), &Options::default()).unwrap();
+    (dir, s)
+}
+
+fn seed(s: &Store, tenant: &str, n: usize) {
+    let d = def();
+    let t = tenant.to_string();
+    s.write(move |w| {
+        for i in 0..n {
+            w.insert(&d, &t, doc(json!({"paramName": format!("名称{:03}", i % 7), "paramKey": format!("k{i:04}"), "n": i as i64})), &Actor { user_id: 7, dept_id: 3 })?;
+        }
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn list_pages_sorts_filters_and_totals() {
+    let (_d, s) = open();
+    seed(&s, "A", 50);
+    seed(&s, "B", 5);
+    let d = def();
+    let page = s.read(|r| r.list(&d, "A", &Query { limit: 10, ..Default::default() })).unwrap();
+    assert_eq!(page.total, 50);
+    assert_eq!(page.records[0]["paramKey"], "k0049", "newest first");
+    let q = Query { limit: 5, offset: 5, sorts: vec![Sort { field: "n".into(), desc: false }], ..Default::default() };
+    let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+    let ns: Vec<i64> = page.records.iter().map(|r| r["n"].as_i64().unwrap()).collect();
+    assert_eq!(ns, [5, 6, 7, 8, 9]);
+    let q = Query { limit: 100, filters: vec![Filter::new("paramName", Op::Equal, json!("名称003"))], ..Default::default() };
+    let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+    assert_eq!(page.total, 7);
+    assert!(page.records.iter().all(|r| r["paramName"] == "名称003"));
+    let q = Query { limit: 3, filters: vec![Filter::new("n", Op::Ge, json!(45))], sorts: vec![Sort { field: "paramKey".into(), desc: true }], ..Default::default() };
+    let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+    assert_eq!(page.total, 5);
+    assert_eq!(page.records[0]["paramKey"], "k0049");
+    let q = Query { limit: 100, sorts: vec![Sort { field: "paramName".into(), desc: false }, Sort { field: "n".into(), desc: true }], ..Default::default() };
+    let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+    assert_eq!(page.records[0]["n"], 49);
+    let b = s.read(|r| r.list(&d, "B", &Query { limit: 100, ..Default::default() })).unwrap();
+    assert_eq!(b.total, 5, "tenants never see each other's rows");
+    assert!(b.records.iter().all(|r| r["tenantId"] == "B"));
+    assert_eq!(b.records[0]["createUser"], 7);
+    assert_eq!(b.records[0]["createDept"], 3);
+}
+
+#[test]
+fn unique_update_and_soft_delete_keep_indexes_and_counters_in_step() {
+    let (dir, s) = open();
+    seed(&s, "A", 3);
+    let d = def();
+    let id = s.read(|r| r.find_unique(&d, "A", "paramKey", "k0001")).unwrap().unwrap();
+    let d2 = d.clone();
+    let e = s.write(move |w| w.insert(&d2, "A", doc(json!({"paramName": "x", "paramKey": "k0001"})), &Actor::default())).unwrap_err();
+    assert!(matches!(e, StoreError::Duplicate { ref field } if field == "paramKey"));
+    let d2 = d.clone();
+    s.write(move |w| w.update(&d2, "A", id, doc(json!({"paramKey": "renamed", "n": 100})), &Actor::default())).unwrap();
+    assert_eq!(s.read(|r| r.find_unique(&d, "A", "paramKey", "k0001")).unwrap(), None);
+    assert_eq!(s.read(|r| r.find_unique(&d, "A", "paramKey", "renamed")).unwrap(), Some(id));
+    let q = Query { limit: 1, sorts: vec![Sort { field: "n".into(), desc: true }], ..Default::default() };
+    assert_eq!(s.read(|r| r.list(&d, "A", &q)).unwrap().records[0]["paramKey"], "renamed");
+    let d2 = d.clone();
+    assert_eq!(s.write(move |w| w.remove(&d2, "A", &[id, 999], &Actor::default())).unwrap(), 1);
+    assert_eq!(s.read(|r| r.count(&d, "A")).unwrap(), 2);
+    assert!(s.read(|r| r.get(&d, "A", id)).unwrap().is_none());
+    let d2 = d.clone();
+    s.write(move |w| w.insert(&d2, "A", doc(json!({"paramName": "again", "paramKey": "renamed"})), &Actor::default())).unwrap();
+    let out = dir.path().join("copy.redb");
+    let report = s.backup_to(&out).unwrap();
+    assert!(report.ok, "{:?}", report.problems);
+    assert_eq!(report.resources["param"], 3);
+    assert!(report.tables.iter().any(|t| t.name == "DELETED" && t.rows == 1), "soft-deleted rows are kept");
+}
+
+#[test]
+fn group_commit_isolates_a_failing_operation() {
+    let (_d, s) = open();
+    let d = def();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Many concurrent writers, one of which always fails after writing: the others must all land, it must not.
+    for i in 0..200 {
+        let (d, tx) = (d.clone(), tx.clone());
+        s.submit(
+            move |w| {
+                w.insert(&d, "A", doc(json!({"paramName": "p", "paramKey": format!("c{i}")})), &Actor::default())?;
+                if i == 77 {
+                    return Err(StoreError::Rule("refused after writing".into()));
+                }
+                Ok(i)
+            },
+            move |r| tx.send((i, r.is_ok())).unwrap(),
+        );
+    }
+    drop(tx);
+    let results: Vec<(i32, bool)> = rx.iter().collect();
+    assert_eq!(results.len(), 200);
+    assert!(results.iter().all(|(i, ok)| *ok == (*i != 77)));
+    assert_eq!(s.read(|r| r.count(&d, "A")).unwrap(), 199);
+    assert_eq!(s.read(|r| r.find_unique(&d, "A", "paramKey", "c77")).unwrap(), None, "nothing half-applied");
+}
+
+#[test]
+fn writes_after_close_are_refused_and_the_file_reopens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let s = Store::open(&path, &Options::default()).unwrap();
+    seed(&s, "A", 3);
+    assert!(matches!(Store::open(&path, &Options::default()), Err(StoreError::Locked)), "one process at a time");
+    s.close();
+    let d = def();
+    let e = s.write(move |w| w.insert(&d, "A", doc(json!({"paramName": "x", "paramKey": "late"})), &Actor::default())).unwrap_err();
+    assert!(matches!(e, StoreError::Closed));
+    drop(s);
+    let s = Store::open(&path, &Options::default()).unwrap();
+    assert_eq!(s.read(|r| r.count(&def(), "A")).unwrap(), 3);
+    let ids: Vec<u64> = s.read(|r| r.all(&def(), "A")).unwrap().iter().map(|r| r["id"].as_u64().unwrap()).collect();
+    let d = def();
+    let new = s.write(move |w| w.insert(&d, "A", doc(json!({"paramName": "x", "paramKey": "new"})), &Actor::default())).unwrap();
+    assert!(new["id"].as_u64().unwrap() > *ids.iter().max().unwrap(), "ids keep growing across restarts");
+}
+
+#[test]
+fn verify_reports_counts_and_refuses_junk() {
+    let (dir, s) = open();
+    seed(&s, "A", 10);
+    let out = dir.path().join("b.redb");
+    s.backup_to(&out).unwrap();
+    let r = store::verify_file(&out).unwrap();
+    assert!(r.ok);
+    assert_eq!(r.schema_version, store::SCHEMA_VERSION);
+    assert_eq!(r.tables.iter().find(|t| t.name == "RECORDS").unwrap().rows, 10);
+    let junk = dir.path().join("junk.redb");
+    std::fs::write(&junk, b"not a database at all").unwrap();
+    assert!(store::verify_file(&junk).is_err());
+    assert!(store::verify_file(&dir.path().join("absent.redb")).is_err());
+}
