@@ -1,0 +1,133 @@
+//! A keep-alive HTTP/1 load generator: N connections, each sending requests back to back for a duration.
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+
+#[derive(Clone)]
+pub struct Spec {
+    pub addr: String,
+    pub method: String,
+    pub path: String,
+    /// `{n}` is replaced by a counter unique across connections.
+    pub body: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub conns: usize,
+    pub duration: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub ok: u64,
+    pub errors: u64,
+    pub secs: f64,
+    pub p50_ms: f64,
+    pub p90_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+}
+
+impl Report {
+    pub fn rps(&self) -> f64 {
+        self.ok as f64 / self.secs
+    }
+    pub fn line(&self, name: &str) -> String {
+        format!(
+            "{name}: {:.0} req/s ok={} errors={} p50={:.2}ms p90={:.2}ms p99={:.2}ms max={:.2}ms",
+            self.rps(),
+            self.ok,
+            self.errors,
+            self.p50_ms,
+            self.p90_ms,
+            self.p99_ms,
+            self.max_ms
+        )
+    }
+}
+
+pub async fn run(spec: Spec) -> anyhow::Result<Report> {
+    let counter = Arc::new(AtomicU64::new(0));
+    let errors = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let deadline = start + spec.duration;
+    let mut tasks = Vec::new();
+    for _ in 0..spec.conns {
+        let (spec, counter, errors) = (spec.clone(), counter.clone(), errors.clone());
+        tasks.push(tokio::spawn(async move { conn(spec, counter, errors, deadline).await }));
+    }
+    let mut lat: Vec<u32> = Vec::new();
+    for t in tasks {
+        lat.extend(t.await??);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    lat.sort_unstable();
+    let pct = |p: f64| lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1))).copied().unwrap_or(0) as f64 / 1000.0;
+    Ok(Report {
+        ok: lat.len() as u64,
+        errors: errors.load(Ordering::Relaxed),
+        secs,
+        p50_ms: pct(0.50),
+        p90_ms: pct(0.90),
+        p99_ms: pct(0.99),
+        max_ms: lat.last().copied().unwrap_or(0) as f64 / 1000.0,
+    })
+}
+
+async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadline: Instant) -> anyhow::Result<Vec<u32>> {
+    let mut lat = Vec::with_capacity(100_000);
+    'outer: while Instant::now() < deadline {
+        let stream = tokio::net::TcpStream::connect(&spec.addr).await?;
+        stream.set_nodelay(true)?;
+        let (mut sender, c) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(c);
+        while Instant::now() < deadline {
+            let n = counter.fetch_add(1, Ordering::Relaxed);
+            let body = spec.body.as_ref().map(|b| b.replace("{n}", &n.to_string())).unwrap_or_default();
+            let mut b = Request::builder().method(spec.method.as_str()).uri(spec.path.as_str()).header("host", &spec.addr);
+            if spec.body.is_some() {
+                b = b.header("content-type", "application/json");
+            }
+            for (k, v) in &spec.headers {
+                b = b.header(k, v);
+            }
+            let t = Instant::now();
+            let resp = match sender.send_request(b.body(Full::new(bytes_of(body)))?).await {
+                Ok(r) => r,
+                Err(_) => {
+                    errors.fetch_add(1, Ordering::Relaxed);
+                    continue 'outer;
+                }
+            };
+            let status = resp.status();
+            let _ = resp.into_body().collect().await;
+            if status.is_success() {
+                lat.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+            } else {
+                errors.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    Ok(lat)
+}
+
+fn bytes_of(s: String) -> hyper::body::Bytes {
+    hyper::body::Bytes::from(s)
+}
+
+/// One request on a fresh connection; returns status and body.
+pub async fn once(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> anyhow::Result<(u16, String)> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut sender, c) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(c);
+    let mut b = Request::builder().method(method).uri(path).header("host", addr);
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let resp = sender.send_request(b.body(Full::new(hyper::body::Bytes::new()))?).await?;
+    let status = resp.status().as_u16();
+    let body = resp.into_body().collect().await?.to_bytes();
+    Ok((status, String::from_utf8_lossy(&body).into_owned()))
+}
