@@ -195,8 +195,27 @@ pub fn host_of(headers: &axum::http::HeaderMap) -> String {
     h.to_ascii_lowercase()
 }
 
-/// A successful Blade envelope.
+#[derive(serde::Serialize)]
+struct Envelope<T> {
+    code: u16,
+    success: bool,
+    data: T,
+    msg: &'static str,
+}
+
+/// A successful Blade envelope, serialized straight from `data` (no intermediate JSON tree).
 pub fn ok(data: impl serde::Serialize) -> Response {
-    axum::Json(serde_json::json!({"code": 200, "success": true, "data": data, "msg": "操作成功"})).into_response()
+    axum::Json(Envelope { code: 200, success: true, data, msg: "操作成功" }).into_response()
+}
+
+/// The bytes of a successful envelope, for answers that are cached.
+pub fn ok_bytes(data: impl serde::Serialize) -> Result<bytes::Bytes, ApiError> {
+    serde_json::to_vec(&Envelope { code: 200, success: true, data, msg: "操作成功" })
+        .map(bytes::Bytes::from)
+        .map_err(ApiError::internal)
+}
+
+pub fn json_bytes(body: bytes::Bytes) -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
 

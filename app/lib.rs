@@ -3,6 +3,7 @@ pub mod admin;
 pub mod api;
 pub mod assets;
 pub mod auth;
+pub mod cache;
 pub mod cli;
 pub mod error;
 pub mod http;

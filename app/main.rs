@@ -2,6 +2,10 @@
 use clap::Parser;
 use zhizhuang::cli::{AdminCmd, Cli, Cmd};
 
+/// mimalloc: glibc's malloc/free were a quarter of the CPU of a list request (bench/README.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.cmd {

@@ -54,12 +54,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let st = AppState::new(store.clone(), res, settings)?;
     let app = crate::router(st.clone());
     let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
-    let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st));
+    let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
+    let pruner = tokio::spawn(prune_sessions(st));
     tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     socket.abort();
+    pruner.abort();
     let _ = std::fs::remove_file(args.dir.join(crate::admin::SOCKET));
     tokio::task::spawn_blocking(move || store.close()).await?;
     tracing::info!(target: "zz::serve", "stopped; data file closed");
@@ -80,4 +82,27 @@ async fn shutdown_signal() {
     };
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
     tracing::info!(target: "zz::serve", "shutting down: draining in-flight requests");
+}
+
+/// Hourly: forget sessions whose refresh family expired, or that were revoked more than a day ago (kept that
+/// long so a reused refresh token still meets its revoked family and is logged).
+async fn prune_sessions(st: AppState) {
+    let mut tick = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        tick.tick().await;
+        let now = store::now_millis();
+        let r = st
+            .write(move |w| {
+                w.prune_sessions(|s| {
+                    let expires = s["expires"].as_i64().unwrap_or(0);
+                    expires < now || (s["revoked"].as_bool() == Some(true) && expires < now + 6 * 86_400_000)
+                })
+            })
+            .await;
+        match r {
+            Ok(n) if n > 0 => tracing::info!(target: "zz::serve", pruned = n, "expired sessions removed"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(target: "zz::serve", error = e.code(), "session pruning failed"),
+        }
+    }
 }

@@ -53,6 +53,10 @@ pub struct Inner {
     pub hashing: Semaphore,
     /// Password hashes verified at sign-in since start (observability, and the throttling test's yardstick).
     pub hash_checks: std::sync::atomic::AtomicU64,
+    /// Validated sessions by token, valid while sessions, users, roles, tenants, menus and grants are unchanged.
+    pub session_cache: crate::cache::Stamped<String, crate::auth::session::Stamp, crate::auth::session::Cached>,
+    /// Serialized first pages of lists, by tenant, resource and query, valid while the resource is unchanged.
+    pub list_cache: crate::cache::Stamped<String, u64, bytes::Bytes>,
 }
 
 impl std::ops::Deref for AppState {
@@ -75,6 +79,8 @@ impl AppState {
             perms: PermCache::default(),
             hashing: Semaphore::new(2),
             hash_checks: Default::default(),
+            session_cache: crate::cache::Stamped::new(20_000),
+            list_cache: crate::cache::Stamped::new(2_000),
         })))
     }
 
@@ -85,6 +91,13 @@ impl AppState {
     ) -> ApiResult<R> {
         let s = self.store.clone();
         tokio::task::spawn_blocking(move || s.read(f)).await.map_err(ApiError::internal)?.map_err(ApiError::from)
+    }
+
+    /// Runs a bounded read on the calling thread: a few point reads or one page walked from an index end.
+    /// Microseconds when the pages are cached, a handful of page reads when not; a thread hop would cost more
+    /// than the read. Unbounded work (filters, deep pages, whole tables) goes through `read`.
+    pub fn read_now<R>(&self, f: impl FnOnce(&store::ReadCtx) -> store::Result<R>) -> ApiResult<R> {
+        self.store.read(f).map_err(ApiError::from)
     }
 
     /// A durable write through the group-commit writer; answers once it is on disk.

@@ -27,12 +27,29 @@ impl Zone {
         FixedOffset::east_opt(sign * secs).map(Zone)
     }
 
+    /// `yyyy-MM-dd HH:mm:ss`, written digit by digit: strftime and `format!` showed in list profiles.
     pub fn format(&self, millis: i64) -> String {
-        self.0
-            .timestamp_millis_opt(millis)
-            .single()
-            .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
-            .unwrap_or_default()
+        use chrono::{Datelike, Timelike};
+        let Some(t) = self.0.timestamp_millis_opt(millis).single() else { return String::new() };
+        let year = t.year();
+        if !(0..=9999).contains(&year) {
+            return String::new();
+        }
+        let mut b = *b"0000-00-00 00:00:00";
+        let mut put = |at: usize, v: u32, width: usize| {
+            let mut v = v;
+            for i in (0..width).rev() {
+                b[at + i] = b'0' + (v % 10) as u8;
+                v /= 10;
+            }
+        };
+        put(0, year as u32, 4);
+        put(5, t.month(), 2);
+        put(8, t.day(), 2);
+        put(11, t.hour(), 2);
+        put(14, t.minute(), 2);
+        put(17, t.second(), 2);
+        String::from_utf8_lossy(&b).into_owned()
     }
 
     /// Parses `yyyy-MM-dd HH:mm:ss` or `yyyy-MM-dd` in this zone to epoch milliseconds.

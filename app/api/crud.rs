@@ -12,32 +12,110 @@ use store::ResourceDef;
 
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
-use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
+use crate::http::{AnyParams, JsonObject, QueryPairs, json_bytes, ok, ok_bytes};
 use crate::state::AppState;
 
 /// Routes `<base>/list|detail|submit|remove` for the resource `name`.
 pub fn routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
     let def = st.res.get(name);
-    let (d1, d2, d3, d4) = (def.clone(), def.clone(), def.clone(), def);
+    let (d1, d2, d3, d4, d5) = (def.clone(), def.clone(), def.clone(), def.clone(), def);
+    let api = base.to_string();
     Router::new()
-        .route(&format!("{base}/list"), get(move |st, s, q| list(st, s, q, d1)))
+        .route(&format!("{base}/schema"), get(move |st, s, l| schema_route(st, s, l, d5, api)))
+        .route(&format!("{base}/list"), get(move |st, s, raw, q| list(st, s, raw, q, d1)))
         .route(&format!("{base}/detail"), get(move |st, s, q| detail(st, s, q, d2)))
         .route(&format!("{base}/submit"), post(move |st, s, b| submit(st, s, b, d3)))
         .route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, d4)))
 }
 
-async fn list(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
+async fn list(
+    State(st): State<AppState>,
+    s: Session,
+    raw: axum::extract::RawQuery,
+    QueryPairs(q): QueryPairs,
+    def: Arc<ResourceDef>,
+) -> ApiResult<Response> {
     s.require(&def.name)?;
     let query = crate::listq::parse(&def, st.settings.zone, &q)?;
     let (d, t, lim) = (def.clone(), s.tenant.clone(), query.limit);
-    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
+    // A first page without filters walks at most offset + limit entries from an index end: read it here, and
+    // keep its answer until the resource changes. (Row-level data scopes must join this key when they come.)
+    let bounded = query.filters.is_empty() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
+    let version = st.store.version(&def.name);
+    let key = format!("{}\u{1f}{}\u{1f}{}", s.tenant, def.name, raw.0.as_deref().unwrap_or(""));
+    if bounded {
+        if let Some(body) = st.list_cache.get(&key, &version) {
+            return Ok(json_bytes(body));
+        }
+    }
+    let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { st.read(move |r| r.list(&d, &t, &query)).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let records: Vec<Map<String, Value>> =
         page.records.into_iter().map(|r| crate::wire::record(&def, st.settings.zone, r)).collect();
-    Ok(ok(serde_json::json!({
-        "records": records, "total": page.total, "size": lim, "current": current,
-        "pages": page.total.div_ceil(lim),
-    })))
+    let body = ok_bytes(PageOut { records, total: page.total, size: lim, current, pages: page.total.div_ceil(lim) })?;
+    if bounded {
+        st.list_cache.put(key, version, body.clone());
+    }
+    Ok(json_bytes(body))
+}
+
+async fn schema_route(
+    State(st): State<AppState>,
+    s: Session,
+    lang: axum::Extension<crate::error::Lang>,
+    def: Arc<ResourceDef>,
+    api: String,
+) -> ApiResult<Response> {
+    s.require(&def.name)?;
+    Ok(ok(schema(&st, &def, &api, lang.0).await?))
+}
+
+/// The field schema the UI renders a generic screen from: declared fields (secrets left out), their rules and
+/// the entries of the dictionaries they bind.
+pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::error::Lang) -> ApiResult<Value> {
+    let mut dicts = serde_json::Map::new();
+    for code in def.fields.iter().filter_map(|f| f.dict.as_deref()) {
+        let entries = crate::api::dict::entries(st, code).await?;
+        let list: Vec<Value> = entries
+            .iter()
+            .map(|e| {
+                let label = match lang {
+                    crate::error::Lang::En => e.get("dictValueEn").and_then(Value::as_str).filter(|s| !s.is_empty()),
+                    crate::error::Lang::Zh => None,
+                }
+                .or_else(|| e.get("dictValue").and_then(Value::as_str));
+                serde_json::json!({"dictKey": e.get("dictKey"), "dictValue": label})
+            })
+            .collect();
+        dicts.insert(code.to_string(), Value::Array(list));
+    }
+    let fields: Vec<Value> = def
+        .fields
+        .iter()
+        .filter(|f| !f.secret)
+        .map(|f| {
+            serde_json::json!({
+                "name": f.name, "kind": f.kind, "label": f.label, "labelEn": f.label_en, "required": f.required,
+                "maxLen": f.max_len, "min": f.min, "max": f.max, "pattern": f.pattern, "filter": f.filter, "sort": f.sort,
+                "search": f.search, "dict": f.dict, "list": f.list, "form": f.form && !f.readonly, "readonly": f.readonly,
+                "default": f.default,
+            })
+        })
+        .collect();
+    Ok(serde_json::json!({
+        "name": def.name, "label": def.label, "labelEn": def.label_en, "api": api, "platform": def.platform,
+        "fields": fields, "dicts": dicts,
+    }))
+}
+
+/// The Blade page object.
+#[derive(serde::Serialize)]
+pub struct PageOut<T> {
+    pub records: Vec<T>,
+    pub total: u64,
+    pub size: u64,
+    pub current: u64,
+    pub pages: u64,
 }
 
 pub fn parse_id(raw: Option<&str>) -> ApiResult<u64> {
@@ -52,7 +130,7 @@ async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPair
     s.require(&def.name)?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
     let (d, t) = (def.clone(), s.tenant.clone());
-    let rec = st.read(move |r| r.get(&d, &t, id)).await?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    let rec = st.read_now(|r| r.get(&d, &t, id))?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
     Ok(ok(crate::wire::record(&def, st.settings.zone, rec)))
 }
 

@@ -38,6 +38,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("GET", "/api/blade-system/dict/dictionary"),
     ("GET", "/api/blade-system/param/list"),
     ("GET", "/api/blade-system/param/detail"),
+    ("GET", "/api/blade-system/param/schema"),
     ("POST", "/api/blade-system/param/submit"),
     ("POST", "/api/blade-system/param/remove"),
 ];

@@ -28,18 +28,21 @@ pub fn by_domain(r: &ReadCtx, st: &AppState, host: &str) -> store::Result<Option
     }
 }
 
+/// When a tenant's licence ends, in epoch milliseconds (a bare date means the end of that day).
+pub fn expiry_millis(st: &AppState, t: &Map<String, Value>) -> Option<i64> {
+    let exp = t.get("expireTime").and_then(Value::as_str).filter(|s| !s.is_empty())?;
+    let exp = if exp.len() == 10 { format!("{exp} 23:59:59") } else { exp.to_string() };
+    st.settings.zone.parse_millis(&exp)
+}
+
 /// The tenant if it exists, is enabled and has not expired.
 pub fn active(r: &ReadCtx, st: &AppState, tenant_id: &str) -> store::Result<Option<Map<String, Value>>> {
     let Some(t) = by_id(r, st, tenant_id)? else { return Ok(None) };
     if t.get("status").and_then(Value::as_i64) != Some(1) {
         return Ok(None);
     }
-    if let Some(exp) = t.get("expireTime").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-        let now = st.settings.zone.format(store::now_millis());
-        let exp = if exp.len() == 10 { format!("{exp} 23:59:59") } else { exp.to_string() };
-        if exp.as_str() < now.as_str() {
-            return Ok(None);
-        }
+    if expiry_millis(st, &t).is_some_and(|exp| exp < store::now_millis()) {
+        return Ok(None);
     }
     Ok(Some(t))
 }

@@ -13,6 +13,8 @@ use crate::resources::Resources;
 pub struct Perms {
     pub codes: HashSet<String>,
     pub menu_ids: HashSet<u64>,
+    /// Aliases of the roles that still exist, in the user's order.
+    pub aliases: Vec<String>,
 }
 
 #[derive(Default)]
@@ -22,6 +24,11 @@ pub struct PermCache {
 }
 
 impl PermCache {
+    /// Changes whenever the cache is invalidated; part of the session cache's stamp.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::SeqCst)
+    }
+
     /// Forget everything: call after any change to roles, grants or menus.
     pub fn invalidate(&self) {
         self.epoch.fetch_add(1, Ordering::SeqCst);
@@ -60,8 +67,10 @@ fn compute(r: &ReadCtx, res: &Resources, tenant: &str, role_ids: &[u64]) -> stor
     let menu_def: Arc<ResourceDef> = res.get("menu");
     let mut granted: HashSet<u64> = HashSet::new();
     let mut all = false;
+    let mut aliases = Vec::new();
     for id in role_ids {
         let Some(role) = r.get(&role_def, tenant, *id)? else { continue };
+        aliases.push(role.get("roleAlias").and_then(Value::as_str).unwrap_or("").to_string());
         if tenant == store::PLATFORM_TENANT && role.get("roleAlias").and_then(Value::as_str) == Some("administrator") {
             all = true;
         }
@@ -69,7 +78,7 @@ fn compute(r: &ReadCtx, res: &Resources, tenant: &str, role_ids: &[u64]) -> stor
             granted.extend(ids.iter().filter_map(store::parse_id_value));
         }
     }
-    let mut p = Perms::default();
+    let mut p = Perms { aliases, ..Perms::default() };
     for m in r.all(&menu_def, tenant)? {
         let id = m.get("id").and_then(Value::as_u64).unwrap_or(0);
         if all || granted.contains(&id) {

@@ -67,19 +67,51 @@ impl FromRequestParts<AppState> for Session {
     }
 }
 
-/// Validates a token against the store and builds the session.
+/// The versions a validated session depends on: any change to sessions, users, roles, tenants, menus or
+/// grants makes every cached session be validated again.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Stamp([u64; 6]);
+
+impl Stamp {
+    fn now(st: &AppState) -> Stamp {
+        let v = |n: &str| st.store.version(n);
+        Stamp([v("sessions"), v("user"), v("role"), v("tenant"), v("menu"), st.perms.epoch()])
+    }
+}
+
+/// A validated session and the instant it stops being valid on its own (token, session or tenant expiry).
+#[derive(Clone)]
+pub struct Cached {
+    session: Session,
+    until_ms: i64,
+}
+
+/// Validates a token against the store and builds the session; a token validated under unchanged versions
+/// is answered from the cache until its own expiry.
 pub async fn load(st: &AppState, token: &str) -> ApiResult<Session> {
+    let stamp = Stamp::now(st);
+    let now = store::now_millis();
+    let key = token.to_string();
+    if let Some(c) = st.session_cache.get(&key, &stamp) {
+        if now < c.until_ms {
+            return Ok(c.session);
+        }
+    }
+    let (session, until_ms) = validate(st, token, now).await?;
+    st.session_cache.put(key, stamp, Cached { session: session.clone(), until_ms });
+    Ok(session)
+}
+
+async fn validate(st: &AppState, token: &str, now: i64) -> ApiResult<(Session, i64)> {
     let claims = st.keys.verify(token).ok_or_else(|| ApiError::new(Kind::Unauthorized))?;
+    let token_until = claims.exp.saturating_mul(1000);
     let uid: u64 = claims.uid.parse().map_err(|_| ApiError::new(Kind::Unauthorized))?;
     let st2 = st.clone();
-    let now = store::now_millis();
+    // Point reads only: run on this thread (see `AppState::read_now`).
     let found = st
-        .read(move |r| {
-            let Some(sess) = r.session(&claims.tid, &claims.sid)? else { return Ok(None) };
-            let live = sess.get("uid").and_then(Value::as_u64) == Some(uid)
-                && !sess.get("revoked").and_then(Value::as_bool).unwrap_or(false)
-                && sess.get("expires").and_then(Value::as_i64).unwrap_or(0) > now;
-            if !live {
+        .read_now(move |r| {
+            let Some(head) = r.session_as::<SessionHead>(&claims.tid, &claims.sid)? else { return Ok(None) };
+            if head.uid != uid || head.revoked || head.expires <= now {
                 return Ok(None);
             }
             let user_def = st2.res.get("user");
@@ -89,30 +121,39 @@ pub async fn load(st: &AppState, token: &str) -> ApiResult<Session> {
             {
                 return Ok(None);
             }
-            if crate::api::tenant::active(r, &st2, &claims.tid)?.is_none() {
-                return Ok(None);
-            }
+            let Some(tenant) = crate::api::tenant::active(r, &st2, &claims.tid)? else { return Ok(None) };
+            let until = [token_until, head.expires, crate::api::tenant::expiry_millis(&st2, &tenant).unwrap_or(i64::MAX)]
+                .into_iter()
+                .min()
+                .unwrap_or(0);
             let role_ids = id_list(user.get("roleId"));
-            let role_def = st2.res.get("role");
-            let mut aliases = Vec::new();
-            for id in &role_ids {
-                if let Some(role) = r.get(&role_def, &claims.tid, *id)? {
-                    aliases.push(role.get("roleAlias").and_then(Value::as_str).unwrap_or("").to_string());
-                }
-            }
+            // Role aliases and codes come from the cache (dropped on any grant or role change).
             let perms = st2.perms.get_or_compute(r, &st2.res, &claims.tid, &role_ids)?;
+            let aliases = perms.aliases.clone();
             let dept_id = id_list(user.get("deptId")).first().copied().unwrap_or(0);
-            Ok(Some(Session {
-                tenant: claims.tid.clone(),
-                user_id: uid,
-                dept_id,
-                sid: claims.sid.clone(),
-                role_ids,
-                role_aliases: aliases,
-                user,
-                perms,
-            }))
-        })
-        .await?;
+            Ok(Some((
+                Session {
+                    tenant: claims.tid.clone(),
+                    user_id: uid,
+                    dept_id,
+                    sid: claims.sid.clone(),
+                    role_ids,
+                    role_aliases: aliases,
+                    user,
+                    perms,
+                },
+                until,
+            )))
+        })?;
     found.ok_or_else(|| ApiError::new(Kind::Unauthorized))
+}
+
+/// The fields of a stored session every request needs; the rest (retired refresh hashes) is skipped unparsed.
+#[derive(serde::Deserialize)]
+struct SessionHead {
+    uid: u64,
+    #[serde(default)]
+    revoked: bool,
+    #[serde(default)]
+    expires: i64,
 }

@@ -369,5 +369,7 @@ pub async fn user_info(State(st): State<AppState>, s: Session) -> ApiResult<Resp
 
 pub async fn clear_cache(State(st): State<AppState>, _s: Session) -> Response {
     st.perms.invalidate();
+    st.session_cache.clear();
+    st.list_cache.clear();
     ok(Value::Null)
 }

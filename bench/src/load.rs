@@ -86,7 +86,8 @@ async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadl
         while Instant::now() < deadline {
             let n = counter.fetch_add(1, Ordering::Relaxed);
             let body = spec.body.as_ref().map(|b| b.replace("{n}", &n.to_string())).unwrap_or_default();
-            let mut b = Request::builder().method(spec.method.as_str()).uri(spec.path.as_str()).header("host", &spec.addr);
+            let path = if spec.path.contains("{n}") { spec.path.replace("{n}", &n.to_string()) } else { spec.path.clone() };
+            let mut b = Request::builder().method(spec.method.as_str()).uri(path.as_str()).header("host", &spec.addr);
             if spec.body.is_some() {
                 b = b.header("content-type", "application/json");
             }

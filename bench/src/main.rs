@@ -223,6 +223,17 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
 
     let list = load::run(spec(&addr, "GET", "/api/blade-system/param/list?current=1&size=20", None, Some(&token))).await?;
     lines.push(list.line(&format!("param list 20 rows + total over {records} records, 64 conns")));
+    let miss = load::run(spec(&addr, "GET", "/api/blade-system/param/list?current=1&size=20&_t={n}", None, Some(&token))).await?;
+    lines.push(miss.line("same list, answer cache defeated (a new `_t` each request)"));
+    let (r, w) = tokio::join!(
+        load::run(load::Spec { conns: 48, ..spec(&addr, "GET", "/api/blade-system/param/list?current=1&size=20", None, Some(&token)) }),
+        load::run(load::Spec {
+            conns: 16,
+            ..spec(&addr, "POST", "/api/blade-system/param/submit", Some(r#"{"paramName":"混合{n}","paramKey":"mix.{n}","paramValue":"v"}"#), Some(&token))
+        })
+    );
+    lines.push(r?.line("mixed: list (48 conns) while creates run (16 conns) — list side"));
+    lines.push(w?.line("mixed: creates side"));
     let deep = load::run(spec(&addr, "GET", "/api/blade-system/param/list?current=50&size=20&descs=paramKey", None, Some(&token))).await?;
     lines.push(deep.line("param list page 50 sorted by paramKey desc, 64 conns"));
     lines.push(format!("idle-to-loaded RSS: {:.1} MiB", rss_mb(server.0.id())));

@@ -58,6 +58,26 @@ pub(crate) struct Inner {
     db: Database,
     path: PathBuf,
     ids: IdGen,
+    versions: Versions,
+}
+
+/// Change counters per resource (and `"sessions"`), bumped by the writer after each durable commit that
+/// touched it. A reader that takes the version before its snapshot can cache what it computed from that
+/// snapshot and trust it while the version is unchanged: nothing cached is older than an acknowledged write.
+#[derive(Default)]
+pub(crate) struct Versions(std::sync::RwLock<std::collections::HashMap<String, u64>>);
+
+impl Versions {
+    fn get(&self, name: &str) -> u64 {
+        self.0.read().map(|m| m.get(name).copied().unwrap_or(0)).unwrap_or(0)
+    }
+    pub(crate) fn bump<'a>(&self, names: impl IntoIterator<Item = &'a String>) {
+        if let Ok(mut m) = self.0.write() {
+            for n in names {
+                *m.entry(n.clone()).or_default() += 1;
+            }
+        }
+    }
 }
 
 /// A handle to the open data file. Clones share one database and one writer thread.
@@ -75,13 +95,18 @@ impl Store {
         let db = Database::builder().set_cache_size(opts.cache_bytes).create(path)?;
         meta::prepare(&db, path, existed)?;
         let last = meta::last_id(&db)?;
-        let inner = Arc::new(Inner { db, path: path.to_path_buf(), ids: IdGen::new(last) });
+        let inner = Arc::new(Inner { db, path: path.to_path_buf(), ids: IdGen::new(last), versions: Versions::default() });
         let writer = writer::start(inner.clone());
         Ok(Store { inner, writer })
     }
 
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// The change counter of a resource (or `"sessions"`); see `Versions`. Read it before the snapshot.
+    pub fn version(&self, name: &str) -> u64 {
+        self.inner.versions.get(name)
     }
 
     /// Runs `f` against a consistent snapshot.
@@ -193,11 +218,20 @@ impl ReadCtx {
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.meta.get(key)?.map(|v| v.value().to_vec()))
     }
+    /// A session decoded into the caller's own (partial) shape.
+    pub fn session_as<T: serde::de::DeserializeOwned>(&self, tenant: &str, sid: &str) -> Result<Option<T>> {
+        match self.sessions.get((tenant, sid))? {
+            Some(v) => Ok(Some(serde_json::from_slice(v.value())?)),
+            None => Ok(None),
+        }
+    }
 }
 
 /// Writes inside the current group-commit transaction.
 pub struct WriteCtx<'t> {
     rec: engine::RecordWriter<'t>,
+    /// Resources (and `"sessions"`) this batch changed; their versions are bumped after the commit.
+    touched: std::collections::HashSet<String>,
     sessions: redb::Table<'t, (&'static str, &'static str), &'static [u8]>,
     meta: redb::Table<'t, &'static str, &'static [u8]>,
     ids: &'t IdGen,
@@ -221,6 +255,7 @@ impl WriteCtx<'_> {
     }
     /// Inserts a parsed record with a new id; returns the stored record.
     pub fn insert(&mut self, def: &ResourceDef, tenant: &str, doc: Map<String, Value>, actor: &Actor) -> Result<Map<String, Value>> {
+        self.touch(&def.name);
         let id = self.ids.next();
         self.rec.insert(def, tenant, id, doc, actor)
     }
@@ -232,9 +267,11 @@ impl WriteCtx<'_> {
         patch: Map<String, Value>,
         actor: &Actor,
     ) -> Result<Map<String, Value>> {
+        self.touch(&def.name);
         self.rec.update(def, tenant, id, patch, actor)
     }
     pub fn remove(&mut self, def: &ResourceDef, tenant: &str, ids: &[u64], actor: &Actor) -> Result<u64> {
+        self.touch(&def.name);
         self.rec.remove(def, tenant, ids, actor)
     }
     pub fn session(&self, tenant: &str, sid: &str) -> Result<Option<Value>> {
@@ -243,7 +280,13 @@ impl WriteCtx<'_> {
             None => Ok(None),
         }
     }
+    fn touch(&mut self, name: &str) {
+        if !self.touched.contains(name) {
+            self.touched.insert(name.to_string());
+        }
+    }
     pub fn put_session(&mut self, tenant: &str, sid: &str, v: &Value) -> Result<()> {
+        self.touch("sessions");
         self.sessions.insert((tenant, sid), serde_json::to_vec(v)?.as_slice())?;
         Ok(())
     }
@@ -260,7 +303,25 @@ impl WriteCtx<'_> {
         }
         Ok(out)
     }
+    /// Removes sessions for which `dead` holds (expired or revoked long enough ago). Returns how many.
+    pub fn prune_sessions(&mut self, dead: impl Fn(&Value) -> bool) -> Result<u64> {
+        self.touch("sessions");
+        let mut doomed = Vec::new();
+        for e in self.sessions.iter()? {
+            let (k, v) = e?;
+            let (t, sid) = k.value();
+            if serde_json::from_slice::<Value>(v.value()).map(|v| dead(&v)).unwrap_or(true) {
+                doomed.push((t.to_string(), sid.to_string()));
+            }
+        }
+        for (t, sid) in &doomed {
+            self.sessions.remove((t.as_str(), sid.as_str()))?;
+        }
+        Ok(doomed.len() as u64)
+    }
+
     pub fn delete_session(&mut self, tenant: &str, sid: &str) -> Result<()> {
+        self.touch("sessions");
         self.sessions.remove((tenant, sid))?;
         Ok(())
     }

@@ -126,12 +126,14 @@ fn commit_batch(inner: &Inner, mut batch: Vec<Item>) {
 }
 
 fn try_batch(inner: &Inner, batch: &mut [Item]) -> std::result::Result<Vec<AnyBox>, Failed> {
+    let mut touched = std::collections::HashSet::new();
     let storage = |e: StoreError| Failed::Storage(e.to_string());
     let mut txn = inner.db.begin_write().map_err(|e| storage(e.into()))?;
     txn.set_quick_repair(true);
     let mut results = Vec::with_capacity(batch.len());
     let outcome = (|| -> std::result::Result<(), Failed> {
         let mut ctx = WriteCtx {
+            touched: std::collections::HashSet::new(),
             rec: engine::RecordWriter {
                 tables: engine::Tables {
                     records: txn.open_table(tables::RECORDS)?,
@@ -154,11 +156,14 @@ fn try_batch(inner: &Inner, batch: &mut [Item]) -> std::result::Result<Vec<AnyBo
             }
         }
         meta::put_last_id(&mut ctx.meta, inner.ids.last()).map_err(|e| Failed::Storage(e.to_string()))?;
+        touched = std::mem::take(&mut ctx.touched);
         Ok(())
     })();
     match outcome {
         Ok(()) => {
             txn.commit().map_err(|e| storage(e.into()))?;
+            // Only now, with the batch durable and visible, may cached readers see a new version.
+            inner.versions.bump(&touched);
             Ok(results)
         }
         Err(f) => {

@@ -109,6 +109,7 @@ async fn parameter_resource_and_bad_input() {
         c("unknown route unsigned", "GET", "/api/nowhere", None, None, 404, &["接口不存在"]),
         c("wrong method", "DELETE", "/api/blade-system/param/list", A, None, 405, &["不支持的请求方法"]),
         c("wrong method on submit", "GET", "/api/blade-system/param/submit", A, None, 405, &["不支持的请求方法"]),
+        c("field schema", "GET", "/api/blade-system/param/schema", A, None, 200, &["\"paramName\"", "\"required\":true", "\"api\":\"/api/blade-system/param\"", "参数名称"]),
         c("other tenant sees none", "GET", "/api/blade-system/param/list", Some("741487"), None, 200, &["\"total\":0"]),
     ];
     run(&app, &cases).await;
