@@ -86,6 +86,15 @@ pub struct ServeArgs {
     /// Trust X-Forwarded-For for the client address (only behind your own reverse proxy).
     #[arg(long, env = "ZZ_TRUST_PROXY")]
     pub trust_proxy: bool,
+    /// Launcher URLs of the desk, like `BIM=https://bim.example,ERP=https://erp.example`.
+    #[arg(long, env = "ZZ_APP_URLS")]
+    pub app_urls: Option<String>,
+    /// Authorisation page of the social-messaging app (its in-app browser is sent there without a code).
+    #[arg(long, env = "ZZ_SOCIAL_AUTH_URL")]
+    pub social_auth_url: Option<String>,
+    /// Serve every page as the client-rendered shell (for comparing first paint with SSR off).
+    #[arg(long, env = "ZZ_NO_SSR")]
+    pub no_ssr: bool,
     /// Page cache of the data file, in MiB.
     #[arg(long, env = "ZZ_CACHE_MB", default_value_t = 64)]
     pub cache_mb: usize,

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod error;
 pub mod http;
 pub mod listq;
+pub mod pages;
 pub mod resources;
 pub mod seed;
 pub mod serve;
@@ -28,7 +29,8 @@ use crate::state::AppState;
 pub fn router(st: AppState) -> Router {
     api::routes(&st)
         .route("/static/{*path}", get(static_file))
-        .fallback(http::unknown_route)
+        .route("/assets/{name}", get(pages::asset))
+        .fallback(pages::fallback)
         .method_not_allowed_fallback(http::method_not_allowed)
         .with_state(st)
         .layer(axum::middleware::from_fn(http::access_log))

@@ -49,9 +49,13 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         zone: Zone::parse(&args.tz).context("--tz must look like +08:00 or be `local`")?,
         access_ttl: Duration::from_secs(args.access_ttl.clamp(60, 86_400)),
         trust_proxy: args.trust_proxy,
+        apps: parse_apps(args.app_urls.as_deref()),
+        social_auth_url: args.social_auth_url.clone(),
+        ssr: !args.no_ssr,
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;
+    st.start_ssr();
     let app = crate::router(st.clone());
     let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
@@ -105,4 +109,15 @@ async fn prune_sessions(st: AppState) {
             Err(e) => tracing::warn!(target: "zz::serve", error = e.code(), "session pruning failed"),
         }
     }
+}
+
+/// `BIM=https://bim.corp,ERP=https://erp.corp`: overrides of the launcher's default URLs.
+fn parse_apps(spec: Option<&str>) -> Vec<serde_json::Value> {
+    let mut apps = crate::state::default_apps();
+    for (name, url) in spec.unwrap_or("").split(',').filter_map(|p| p.split_once('=')) {
+        if let Some(a) = apps.iter_mut().find(|a| a["name"] == name.trim()) {
+            a["url"] = serde_json::json!(url.trim());
+        }
+    }
+    apps
 }

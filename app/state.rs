@@ -24,6 +24,12 @@ pub struct Settings {
     pub default_tenant: String,
     /// Take the client address from `X-Forwarded-For` (only behind a trusted proxy).
     pub trust_proxy: bool,
+    /// The sub-system launcher of the desk: BIM, ERP, BBC, PMS.
+    pub apps: Vec<serde_json::Value>,
+    /// Authorisation page of the social-messaging app, for its in-app browser (none: not configured).
+    pub social_auth_url: Option<String>,
+    /// Render pages on the server (off: every page is the client-rendered shell; for comparisons).
+    pub ssr: bool,
 }
 
 impl Default for Settings {
@@ -34,8 +40,19 @@ impl Default for Settings {
             refresh_ttl: Duration::from_secs(7 * 86400),
             default_tenant: "741487".into(),
             trust_proxy: false,
+            apps: default_apps(),
+            social_auth_url: None,
+            ssr: true,
         }
     }
+}
+
+/// Launcher entries; each URL is configurable (`ZZ_APP_URLS=BIM=https://...,ERP=https://...`).
+pub fn default_apps() -> Vec<serde_json::Value> {
+    ["BIM", "ERP", "BBC", "PMS"]
+        .iter()
+        .map(|n| serde_json::json!({"name": n, "url": format!("https://{}.example.com", n.to_lowercase())}))
+        .collect()
 }
 
 #[derive(Clone)]
@@ -57,6 +74,8 @@ pub struct Inner {
     pub session_cache: crate::cache::Stamped<String, crate::auth::session::Stamp, crate::auth::session::Cached>,
     /// Serialized first pages of lists, by tenant, resource and query, valid while the resource is unchanged.
     pub list_cache: crate::cache::Stamped<String, u64, bytes::Bytes>,
+    /// The render pool, set once its runtimes have loaded the bundle (pages use the shell until then).
+    pub ssr: std::sync::OnceLock<ssr::Pool>,
 }
 
 impl std::ops::Deref for AppState {
@@ -81,7 +100,33 @@ impl AppState {
             hash_checks: Default::default(),
             session_cache: crate::cache::Stamped::new(20_000),
             list_cache: crate::cache::Stamped::new(2_000),
+            ssr: std::sync::OnceLock::new(),
         })))
+    }
+
+    /// Starts the render pool in the background: start-up does not wait for the runtimes to load the bundle.
+    pub fn start_ssr(&self) {
+        if !self.settings.ssr {
+            return;
+        }
+        let st = self.clone();
+        std::thread::spawn(move || {
+            let t = std::time::Instant::now();
+            match ssr::Pool::new(crate::pages::server_bundle(), ssr::PoolConfig::default()) {
+                Ok(pool) => {
+                    let _ = st.ssr.set(pool);
+                    tracing::info!(target: "zz::ssr", ms = t.elapsed().as_millis() as u64, "render pool ready");
+                }
+                Err(e) => tracing::error!(target: "zz::ssr", error = %e, "render pool failed: pages use the client-rendered shell"),
+            }
+        });
+    }
+
+    /// Loads the render pool now (tests; `serve` uses `start_ssr`).
+    pub fn start_ssr_now(&self) -> Result<(), ssr::SsrError> {
+        let pool = ssr::Pool::new(crate::pages::server_bundle(), ssr::PoolConfig { threads: 1, ..Default::default() })?;
+        let _ = self.ssr.set(pool);
+        Ok(())
     }
 
     /// Runs a read on a blocking thread so that a long scan never stalls the async workers.

@@ -74,11 +74,16 @@ fn category(m: &Map<String, Value>) -> i64 {
     m.get("category").and_then(Value::as_i64).unwrap_or(1)
 }
 
+/// The signed-in user's menu forest (what menu/routes answers; pages embed it too).
+pub async fn user_routes(st: &AppState, s: &Session, lang: Lang) -> ApiResult<Vec<Value>> {
+    let all = menus(st).await?;
+    let menus_only: Vec<_> = all.into_iter().filter(|m| category(m) == 1).collect();
+    Ok(forest(&menus_only, &s.perms.menu_ids, |_| true, lang, true))
+}
+
 /// GET menu/routes: granted menus (category 1) and their ancestors.
 pub async fn routes(State(st): State<AppState>, s: Session, lang: axum::Extension<Lang>) -> ApiResult<Response> {
-    let all = menus(&st).await?;
-    let menus_only: Vec<_> = all.into_iter().filter(|m| category(m) == 1).collect();
-    Ok(ok(forest(&menus_only, &s.perms.menu_ids, |_| true, lang.0, true)))
+    Ok(ok(user_routes(&st, &s, lang.0).await?))
 }
 
 /// GET menu/buttons: granted buttons (category 2) under their menus; a leaf button has no `children` key.

@@ -3,6 +3,7 @@ mod cli;
 mod contract;
 mod crash;
 mod net;
+mod pages;
 mod security;
 mod signin;
 mod support;

@@ -1,0 +1,256 @@
+//! Server-rendered pages. Every GET outside `/api` renders the UI for the signed-in user (the
+//! `saber-access-token` cookie) with its data; the same props are embedded as escaped JSON so the browser
+//! hydrates the same tree. A render that throws, times out or meets a busy pool is logged and answered with
+//! the client-rendered shell: never a blank page, never a 500.
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::auth::session::Session;
+use crate::error::{ApiError, Kind, Lang};
+use crate::state::AppState;
+
+mod ui {
+    include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
+}
+
+/// Resources with a generic list screen: (resource, API base, screen path).
+pub const SCREENS: &[(&str, &str, &str)] = &[("param", "/api/blade-system/param", "/system/param")];
+
+/// Content-Security-Policy of every page: scripts only from this server, no inline script (the props are a
+/// JSON data block, not script), frames allowed for the external-page view.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; \
+    connect-src 'self'; font-src 'self' data:; frame-src https: http:; object-src 'none'; base-uri 'self'; \
+    form-action 'self'; frame-ancestors 'self'";
+
+/// The hashed client bundle files, cached for a year (names change with content).
+pub async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
+    match ui::CLIENT.iter().find(|(n, _)| *n == name) {
+        Some((n, bytes)) => {
+            let mime = if n.ends_with(".js") { "text/javascript; charset=utf-8" } else if n.ends_with(".css") { "text/css; charset=utf-8" } else { "application/octet-stream" };
+            let mut r = bytes.to_vec().into_response();
+            let h = r.headers_mut();
+            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+            h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+            r
+        }
+        None => ApiError::with(Kind::UnknownRoute, format!("/assets/{name}")).into_response(),
+    }
+}
+
+/// The server bundle, for starting the render pool.
+pub fn server_bundle() -> &'static str {
+    ui::SERVER_JS
+}
+
+fn cookie<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+        .filter(|v| !v.is_empty())
+}
+
+/// Fallback of the router: pages for GET outside `/api`, the error table for everything else.
+pub async fn fallback(State(st): State<AppState>, req: Request) -> Response {
+    let path = req.uri().path().to_string();
+    if path.starts_with("/api/") || path == "/api" {
+        return crate::http::unknown_route(req).await.into_response();
+    }
+    if req.method() != axum::http::Method::GET && req.method() != axum::http::Method::HEAD {
+        return ApiError::new(Kind::MethodNotAllowed).into_response();
+    }
+    page(&st, req).await
+}
+
+async fn page(st: &AppState, req: Request) -> Response {
+    let url = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
+    let headers = req.headers().clone();
+    let lang = match cookie(&headers, "zz-lang") {
+        Some("en") => Lang::En,
+        Some("zh") => Lang::Zh,
+        _ => req.extensions().get::<Lang>().copied().unwrap_or(Lang::Zh),
+    };
+    let session = match cookie(&headers, "saber-access-token") {
+        Some(tok) => crate::auth::session::load(st, tok).await.ok(),
+        None => None,
+    };
+    let props = match props(st, &url, &headers, lang, session.as_ref()).await {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
+    if headers.get("x-zz-props").is_some() {
+        let mut r = axum::Json(props).into_response();
+        r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        return r;
+    }
+    let props_json = props.to_string();
+    let (status, body) = match render(st, &url, &props_json).await {
+        Some(html) => match directive(&html) {
+            Directive::Redirect(to) => return redirect(&to),
+            Directive::Status(code, rest) => (code, rest.to_string()),
+            Directive::None => (StatusCode::OK, html),
+        },
+        None => (StatusCode::OK, String::new()),
+    };
+    let doc = document(lang, &body, &props_json);
+    let mut r = (status, doc).into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    r
+}
+
+/// Renders on the pool; `None` (logged) means "serve the client-rendered shell".
+async fn render(st: &AppState, url: &str, props: &str) -> Option<String> {
+    let Some(pool) = st.ssr.get() else {
+        tracing::warn!(target: "zz::ssr", url, "render pool not ready: client-rendered shell");
+        return None;
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    pool.render(url, props, move |r| {
+        let _ = tx.send(r);
+    });
+    match rx.await {
+        Ok(Ok(html)) => Some(html),
+        Ok(Err(e)) => {
+            tracing::error!(target: "zz::ssr", url, error = %e, "render failed: client-rendered shell");
+            None
+        }
+        Err(_) => None,
+    }
+}
+
+enum Directive<'a> {
+    None,
+    Redirect(String),
+    Status(StatusCode, &'a str),
+}
+
+/// The server bundle prefixes `<!--zz-redirect:URL-->` or `<!--zz-status:NNN-->` when the page is not a 200.
+fn directive(html: &str) -> Directive<'_> {
+    let Some(rest) = html.strip_prefix("<!--zz-") else { return Directive::None };
+    let Some(end) = rest.find("-->") else { return Directive::None };
+    let (head, body) = (&rest[..end], &rest[end + 3..]);
+    if let Some(to) = head.strip_prefix("redirect:") {
+        // Only same-site paths: a directive can never send the browser elsewhere.
+        if to.starts_with('/') && !to.starts_with("//") {
+            return Directive::Redirect(to.to_string());
+        }
+        return Directive::Redirect("/404".into());
+    }
+    if let Some(code) = head.strip_prefix("status:").and_then(|c| c.parse::<u16>().ok()).and_then(|c| StatusCode::from_u16(c).ok()) {
+        return Directive::Status(code, body);
+    }
+    Directive::None
+}
+
+fn redirect(to: &str) -> Response {
+    let mut r = StatusCode::FOUND.into_response();
+    if let Ok(v) = HeaderValue::from_str(to) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// Escapes JSON for a `<script type="application/json">` block: no `</script>`, no HTML comment openers.
+pub fn script_json(s: &str) -> String {
+    s.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")
+}
+
+fn document(lang: Lang, body: &str, props: &str) -> String {
+    let html_lang = if lang == Lang::En { "en" } else { "zh-CN" };
+    let css = if ui::APP_CSS.is_empty() { String::new() } else { format!("<link rel=\"stylesheet\" href=\"/assets/{}\">", ui::APP_CSS) };
+    format!(
+        "<!doctype html><html lang=\"{html_lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>智装</title><link rel=\"icon\" href=\"/static/img/avatar.svg\">{css}</head><body><div id=\"root\">{body}</div>\
+<script id=\"__ZZ_PROPS__\" type=\"application/json\">{}</script><script type=\"module\" src=\"/assets/{}\"></script></body></html>",
+        script_json(props),
+        ui::APP_JS
+    )
+}
+
+async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&Session>) -> Result<Value, ApiError> {
+    let host = crate::http::host_of(h);
+    let st2 = st.clone();
+    let tenant = st.read_now(|r| crate::api::tenant::by_domain(r, &st2, &host))?;
+    let tenant_json = match &tenant {
+        Some(t) => json!({"id": t.get("tenantId"), "name": t.get("tenantName"), "knownFromHost": true}),
+        None => json!({"id": st.settings.default_tenant, "name": "", "knownFromHost": false}),
+    };
+    let mut out = json!({
+        "url": url,
+        "now": store::now_millis(),
+        "locale": if lang == Lang::En { "en" } else { "zh" },
+        "site": {"title": "智装", "storagePrefix": "saber", "apps": st.settings.apps, "socialAuthUrl": st.settings.social_auth_url},
+        "tenant": tenant_json,
+        "user": null, "menus": [], "permissions": [], "page": {"kind": "none"},
+    });
+    let Some(s) = s else { return Ok(out) };
+    let u = |k: &str| s.user.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    out["user"] = json!({
+        "userId": s.user_id.to_string(), "account": u("account"), "realName": u("realName"),
+        "avatar": Some(u("avatar")).filter(|a| !a.is_empty()).unwrap_or_else(|| crate::auth::token::DEFAULT_AVATAR.into()),
+        "tenantId": s.tenant, "roleName": s.role_aliases.join(","), "deptId": u("deptId"),
+    });
+    out["menus"] = Value::Array(crate::api::menu::user_routes(st, s, lang).await?);
+    let mut codes: Vec<&String> = s.perms.codes.iter().collect();
+    codes.sort();
+    out["permissions"] = json!(codes);
+    let path = url.split('?').next().unwrap_or("/");
+    if let Some((name, api, _)) = SCREENS.iter().find(|(_, _, p)| *p == path) {
+        if s.require(name).is_ok() {
+            out["page"] = list_page(st, s, name, api, url, lang).await?;
+        }
+    }
+    Ok(out)
+}
+
+/// The first screen of a generic list: schema plus the page the URL's query asks for (bad parameters fall back
+/// to the defaults; the screen then shows what it could).
+async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str, lang: Lang) -> Result<Value, ApiError> {
+    let def: Arc<store::ResourceDef> = st.res.get(name);
+    let raw = url.split_once('?').map(|(_, q)| q).unwrap_or("");
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
+    let query = crate::listq::parse(&def, st.settings.zone, &pairs).or_else(|_| crate::listq::parse(&def, st.settings.zone, &[]))?;
+    let (d, t, lim, off) = (def.clone(), s.tenant.clone(), query.limit, query.offset);
+    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
+    let records: Vec<Value> = page.records.into_iter().map(|r| Value::Object(crate::wire::record(&def, st.settings.zone, r))).collect();
+    let q: serde_json::Map<String, Value> = pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+    Ok(json!({
+        "kind": "list",
+        "resource": crate::api::crud::schema(st, &def, api, lang).await?,
+        "data": {"records": records, "total": page.total, "size": lim, "current": off / lim + 1, "pages": page.total.div_ceil(lim)},
+        "query": q,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn props_cannot_break_out_of_their_script_block() {
+        let s = script_json(r#"{"a":"</script><script>alert(1)</script><!--"}"#);
+        assert!(!s.contains('<') && !s.contains('>'));
+    }
+
+    #[test]
+    fn directives() {
+        assert!(matches!(directive("<!--zz-redirect:/login?redirect=%2Fx-->"), Directive::Redirect(ref t) if t == "/login?redirect=%2Fx"));
+        assert!(matches!(directive("<!--zz-redirect://evil.example-->"), Directive::Redirect(ref t) if t == "/404"));
+        assert!(matches!(directive("<!--zz-status:404--><div>x</div>"), Directive::Status(c, "<div>x</div>") if c == 404));
+        assert!(matches!(directive("<div>plain</div>"), Directive::None));
+    }
+}

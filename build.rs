@@ -1,0 +1,47 @@
+//! Bundles `ui/` with bun (the npm package installed in `ui/`, never a global one) into `$OUT_DIR/ui`: a hashed
+//! client bundle and one server bundle, plus `$OUT_DIR/ui_assets.rs` that embeds them. Writes nothing else.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::{env, fs};
+
+fn main() {
+    let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("manifest dir"));
+    let ui = root.join("ui");
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("out dir"));
+    let out = out_dir.join("ui");
+    for p in ["ui/src", "ui/build.mjs", "ui/package.json", "ui/package-lock.json"] {
+        println!("cargo:rerun-if-changed={p}");
+    }
+    let bun = ui.join("node_modules/.bin/bun");
+    if !bun.exists() {
+        run(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&ui), "npm ci (in ui/)");
+    }
+    run(Command::new(&bun).arg("build.mjs").arg(&out).current_dir(&ui), "bun build.mjs");
+
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("manifest.json")).expect("manifest.json")).expect("manifest json");
+    let mut code = String::from("/// Hashed client files: (name, bytes).\npub static CLIENT: &[(&str, &[u8])] = &[\n");
+    let mut names: Vec<_> = fs::read_dir(out.join("client")).expect("client dir").flatten().map(|e| e.path()).collect();
+    names.sort();
+    for p in &names {
+        let name = p.file_name().and_then(|n| n.to_str()).expect("file name");
+        code.push_str(&format!("    ({name:?}, include_bytes!({:?})),\n", lit(p)));
+    }
+    code.push_str("];\n");
+    code.push_str(&format!("pub const SERVER_JS: &str = include_str!({:?});\n", lit(&out.join("server.js"))));
+    code.push_str(&format!("pub const APP_JS: &str = {:?};\n", manifest["js"].as_str().unwrap_or("")));
+    code.push_str(&format!("pub const APP_CSS: &str = {:?};\n", manifest["css"].as_str().unwrap_or("")));
+    fs::write(out_dir.join("ui_assets.rs"), code).expect("write ui_assets.rs");
+}
+
+fn lit(p: &Path) -> String {
+    p.to_str().expect("utf-8 path").to_string()
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    match cmd.status() {
+        Ok(s) if s.success() => {}
+        Ok(s) => panic!("{what} failed with {s}: the UI could not be bundled"),
+        Err(e) => panic!("{what} could not start ({e}); Node.js and npm are needed to bundle the UI"),
+    }
+}

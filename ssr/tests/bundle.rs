@@ -1,0 +1,56 @@
+//! Checks against the real UI server bundle; run with
+//! `ZZ_SERVER_BUNDLE=/path/to/server.js cargo test -p ssr --release --test bundle -- --ignored --nocapture`.
+
+use ssr::{Pool, PoolConfig};
+use std::time::{Duration, Instant};
+
+fn pool() -> Pool {
+    let path = std::env::var("ZZ_SERVER_BUNDLE").expect("set ZZ_SERVER_BUNDLE to the built server.js");
+    let js = std::fs::read_to_string(path).unwrap();
+    let t = Instant::now();
+    let p = Pool::new(&js, PoolConfig { threads: 1, timeout: Duration::from_secs(5), ..PoolConfig::default() }).unwrap();
+    eprintln!("bundle load: {:?}", t.elapsed());
+    p
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/tests/fixtures/{name}.json", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn timings(pool: &Pool, url: &str, props: &str, n: usize) -> String {
+    let mut v: Vec<Duration> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            pool.render_blocking(url, props).unwrap();
+            t.elapsed()
+        })
+        .collect();
+    v.sort();
+    format!("p50 {:?} p99 {:?} min {:?}", v[n / 2], v[n * 99 / 100], v[0])
+}
+
+#[test]
+#[ignore]
+fn real_bundle_renders_pages() {
+    let pool = pool();
+    let login = fixture("login");
+    let html = pool.render_blocking("/login", &login).unwrap();
+    assert!(html.contains("<form") && html.contains("id=\"username\"") && html.contains("id=\"tenantId\""), "{html}");
+    assert!(html.contains("登录"));
+    let list = fixture("list");
+    let html = pool.render_blocking("/system/param", &list).unwrap();
+    assert!(html.contains("参数19") && html.contains("value-3&lt;b&gt;"), "{html}");
+    let wel = fixture("wel");
+    let html = pool.render_blocking("/wel/index", &wel).unwrap();
+    assert!(html.contains("BIM") && html.contains("我的桌面"), "{html}");
+    // Guard and status directives.
+    let anon = login.replace("\"url\":\"/login\"", "\"url\":\"/system/param\"");
+    assert!(pool.render_blocking("/system/param", &anon).unwrap().starts_with("<!--zz-redirect:/login?redirect="));
+    let nf = wel.replace("\"url\":\"/wel/index\"", "\"url\":\"/nope\"");
+    assert!(pool.render_blocking("/nope", &nf).unwrap().starts_with("<!--zz-status:404-->"));
+    let root = wel.replace("\"url\":\"/wel/index\"", "\"url\":\"/\"");
+    assert_eq!(pool.render_blocking("/", &root).unwrap(), "<!--zz-redirect:/wel/index-->");
+    eprintln!("/login     {}", timings(&pool, "/login", &login, 200));
+    eprintln!("/wel/index {}", timings(&pool, "/wel/index", &wel, 200));
+    eprintln!("list(20)   {}", timings(&pool, "/system/param", &list, 200));
+}

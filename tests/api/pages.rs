@@ -1,0 +1,94 @@
+//! Server-rendered pages through the router: sign-in page, the guard, the layout with the user's menus, the
+//! parameter list screen with its data, 404, the props endpoint, and the shell fallback.
+use axum::body::Body;
+use axum::http::Request;
+
+use crate::support::App;
+
+async fn page(app: &App, url: &str, token: Option<&str>, extra: &[(&str, &str)]) -> (u16, axum::http::HeaderMap, String) {
+    let mut b = Request::get(url).header("host", "edu.localhost:8090");
+    if let Some(t) = token {
+        b = b.header("cookie", format!("saber-access-token={t}; zz-lang=zh"));
+    }
+    for (k, v) in extra {
+        b = b.header(*k, *v);
+    }
+    let (s, h, v) = app.call(b.body(Body::empty()).unwrap()).await;
+    (s.as_u16(), h, v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))
+}
+
+fn ssr_app() -> App {
+    let app = App::new();
+    app.st.start_ssr_now().expect("render pool loads the server bundle");
+    app
+}
+
+#[tokio::test]
+async fn login_page_is_server_rendered_with_its_props() {
+    let app = ssr_app();
+    let (s, h, html) = page(&app, "/login", None, &[]).await;
+    assert_eq!(s, 200);
+    assert!(h["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(h["content-security-policy"].to_str().unwrap().contains("script-src 'self'"));
+    assert!(html.contains("<div id=\"root\"><"), "rendered markup inside #root");
+    assert!(html.contains("__ZZ_PROPS__") && html.contains("\"knownFromHost\":true"), "props embedded; edu.localhost is a known tenant");
+    assert!(html.contains("/assets/app-"), "hashed client bundle");
+    assert!(html.contains("type=\"password\""), "the password box");
+}
+
+#[tokio::test]
+async fn guard_redirects_and_signed_in_pages_render() {
+    let app = ssr_app();
+    let (s, h, _) = page(&app, "/wel/index", None, &[]).await;
+    assert_eq!(s, 302);
+    assert!(h["location"].to_str().unwrap().starts_with("/login"), "{:?}", h["location"]);
+    let (s, h, _) = page(&app, "/", None, &[]).await;
+    assert_eq!(s, 302, "/ → /wel");
+    assert!(h["location"].to_str().unwrap().starts_with("/wel") || h["location"].to_str().unwrap().starts_with("/login"));
+
+    let token = app.admin("157270").await;
+    let (s, _, html) = page(&app, "/wel/index", Some(&token), &[]).await;
+    assert_eq!(s, 200);
+    assert!(html.contains("参数管理") || html.contains("系统管理"), "the sidebar holds the user's menus");
+    let (s, h, _) = page(&app, "/login", Some(&token), &[]).await;
+    assert_eq!(s, 302, "signed in, /login goes on to the desk");
+    assert!(!h["location"].to_str().unwrap().starts_with("/login"));
+    let (s, _, html) = page(&app, "/no/such/page", Some(&token), &[]).await;
+    assert_eq!(s, 404);
+    assert!(html.contains("404"));
+}
+
+#[tokio::test]
+async fn parameter_screen_renders_its_rows() {
+    let app = ssr_app();
+    let token = app.admin("157270").await;
+    for i in 0..3 {
+        let body = format!(r#"{{"paramName":"页面参数{i}","paramKey":"page.{i}","paramValue":"<b>v{i}</b>"}}"#);
+        assert_eq!(app.post("/api/blade-system/param/submit", &token, &body).await.0, 200);
+    }
+    let (s, _, html) = page(&app, "/system/param", Some(&token), &[]).await;
+    assert_eq!(s, 200);
+    assert!(html.contains("页面参数2") && html.contains("page.0"), "rows rendered on the server");
+    assert!(!html.contains("<b>v1</b>"), "values are escaped");
+    let (s, _, html) = page(&app, "/system/param?paramName=参数1", Some(&token), &[]).await;
+    assert_eq!(s, 200);
+    assert!(html.contains("page.1") && !html.contains("page.2\""), "the URL's filter applies");
+    let (s, h, body) = page(&app, "/system/param", Some(&token), &[("x-zz-props", "1")]).await;
+    assert_eq!(s, 200);
+    assert!(h["content-type"].to_str().unwrap().contains("json"));
+    assert!(body.contains("\"kind\":\"list\"") && body.contains("paramKey"));
+}
+
+#[tokio::test]
+async fn without_the_pool_pages_fall_back_to_the_shell() {
+    let app = App::new();
+    let (s, _, html) = page(&app, "/login", None, &[]).await;
+    assert_eq!(s, 200, "never a 500");
+    assert!(html.contains("<div id=\"root\"></div>") && html.contains("__ZZ_PROPS__"), "empty root: the client renders");
+    let (s, _, body) = page(&app, "/api/nothing", None, &[]).await;
+    assert_eq!(s, 404);
+    assert!(body.contains("接口不存在"));
+    let req = Request::post("/wel/index").body(Body::empty()).unwrap();
+    let (s, _, _) = app.call(req).await;
+    assert_eq!(s, 405);
+}

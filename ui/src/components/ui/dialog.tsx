@@ -1,0 +1,56 @@
+// Dialog wrappers over Radix: never closed by an outside click (SPEC §2), at least 400×300.
+import * as D from '@radix-ui/react-dialog';
+import * as A from '@radix-ui/react-alert-dialog';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+
+export function Dialog(p: { open: boolean; onOpenChange: (o: boolean) => void; title: string; width?: number; children: ReactNode; footer?: ReactNode }) {
+  const { t } = useTranslation();
+  return (
+    <D.Root open={p.open} onOpenChange={p.onOpenChange}>
+      <D.Portal>
+        <D.Overlay className="dlg-overlay" />
+        <D.Content className="dlg" style={{ width: p.width ?? 560 }} onPointerDownOutside={(e) => e.preventDefault()} onInteractOutside={(e) => e.preventDefault()} aria-describedby={undefined}>
+          <div className="dlg-head">
+            <D.Title className="dlg-title">{p.title}</D.Title>
+            <D.Close className="icon-btn" aria-label={t('common.close')}>×</D.Close>
+          </div>
+          <div className="dlg-body">{p.children}</div>
+          {p.footer && <div className="dlg-foot">{p.footer}</div>}
+        </D.Content>
+      </D.Portal>
+    </D.Root>
+  );
+}
+
+export function Confirm(p: { open: boolean; onOpenChange: (o: boolean) => void; text: string; onConfirm: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <A.Root open={p.open} onOpenChange={p.onOpenChange}>
+      <A.Portal>
+        <A.Overlay className="dlg-overlay" />
+        <A.Content className="dlg dlg-confirm">
+          <A.Title className="dlg-title">{t('common.confirm')}</A.Title>
+          <A.Description className="dlg-body">{p.text}</A.Description>
+          <div className="dlg-foot">
+            <A.Cancel className="btn">{t('common.cancel')}</A.Cancel>
+            <A.Action className="btn btn-primary" onClick={p.onConfirm}>{t('common.ok')}</A.Action>
+          </div>
+        </A.Content>
+      </A.Portal>
+    </A.Root>
+  );
+}
+
+/** A labelled form row with its error message under the control. */
+export function FormRow(p: { label: string; htmlFor: string; error?: string | null; required?: boolean; children: ReactNode }) {
+  return (
+    <div className={'form-row' + (p.error ? ' has-error' : '')}>
+      <label htmlFor={p.htmlFor}>{p.required && <span className="req">*</span>}{p.label}</label>
+      <div className="form-ctl">
+        {p.children}
+        {p.error && <div className="form-err" role="alert">{p.error}</div>}
+      </div>
+    </div>
+  );
+}

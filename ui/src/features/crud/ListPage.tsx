@@ -1,0 +1,147 @@
+// The generic list screen, driven by the ResourceSchema the server sends (architecture §7).
+// Filters and paging live in the URL, so the server renders exactly what the client shows.
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useApp, splitUrl } from '../../app';
+import type { Field, ResourceSchema } from '../../types';
+import { post, qs, ApiError } from '../../lib/api';
+import { Confirm } from '../../components/ui/dialog';
+import { useToast } from '../../components/ui/toast';
+import { FormDialog } from './FormDialog';
+
+export const PAGE_SIZES = [10, 30, 50, 100, 200];
+
+export function fieldLabel(f: { label: string; labelEn: string }, locale: string) {
+  return locale === 'en' ? f.labelEn || f.label : f.label;
+}
+export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts']) {
+  if (v == null) return '';
+  if (f.dict) return dicts[f.dict]?.find((d) => String(d.dictKey) === String(v))?.dictValue ?? String(v);
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+export function ListPage() {
+  const { t } = useTranslation();
+  const { props, navigate } = useApp();
+  const toast = useToast();
+  const page = props.page as Extract<typeof props.page, { kind: 'list' }>;
+  const { resource: res, data, query } = page;
+  const path = splitUrl(props.url)[0];
+  const can = (op: string) => props.permissions.includes(`${res.name}_${op}`);
+  const [filters, setFilters] = useState<Record<string, string>>(() => ({ ...query }));
+  const [selected, setSelected] = useState<string[]>([]);
+  const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
+  const [confirmIds, setConfirmIds] = useState<string[] | null>(null);
+  const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
+  const cols = res.fields.filter((f) => f.list);
+  const searchFields = res.fields.filter((f) => f.search);
+  const size = data.size || 10;
+
+  const go = (over: Record<string, string | number>) => {
+    const q: Record<string, unknown> = { ...filters, current: data.current, size, ...over };
+    setSelected([]);
+    navigate(path + qs(q));
+  };
+  const reload = () => navigate(props.url, { replace: true });
+  const askDelete = (ids: string[]) => {
+    if (!ids.length) return toast(t('crud.selectOne'), 'warning');
+    setConfirmIds(ids);
+  };
+  const remove = async () => {
+    try {
+      await post(res.api + '/remove', undefined, { ids: confirmIds!.join(',') });
+      toast(t('crud.deleted'));
+      setSelected([]);
+      reload();
+    } catch (e) {
+      toast(e instanceof ApiError ? t(e.message) : t('err.unknown'), 'error');
+    }
+  };
+  const allIds = data.records.map((r) => String(r.id));
+  const allOn = allIds.length > 0 && allIds.every((id) => selected.includes(id));
+
+  return (
+    <section className="crud" aria-label={L(res)}>
+      <form className="crud-search" onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
+        {searchFields.map((f) => (
+          <label key={f.name}>
+            <span>{L(f)}</span>
+            {f.dict ? (
+              <select value={filters[f.name] ?? ''} onChange={(e) => setFilters({ ...filters, [f.name]: e.target.value })}>
+                <option value="">{t('common.choose')}</option>
+                {(res.dicts[f.dict] ?? []).map((d) => <option key={d.dictKey} value={d.dictKey}>{d.dictValue}</option>)}
+              </select>
+            ) : (
+              <input value={filters[f.name] ?? ''} onChange={(e) => setFilters({ ...filters, [f.name]: e.target.value })} />
+            )}
+          </label>
+        ))}
+        <label>
+          <span>{t('common.createTime')}</span>
+          <input type="date" aria-label={t('common.from')} value={filters.createTime_dategt ?? ''} onChange={(e) => setFilters({ ...filters, createTime_dategt: e.target.value })} />
+          <span className="dash">–</span>
+          <input type="date" aria-label={t('common.to')} value={filters.createTime_datelt ?? ''} onChange={(e) => setFilters({ ...filters, createTime_datelt: e.target.value })} />
+        </label>
+        <button type="submit" className="btn btn-primary">{t('common.search')}</button>
+        <button type="button" className="btn" onClick={() => { setFilters({}); navigate(path + qs({ current: 1, size })); }}>{t('common.reset')}</button>
+      </form>
+      <div className="crud-tools">
+        {can('add') && <button type="button" className="btn btn-primary" onClick={() => setDialog({ mode: 'add' })}>{t('common.add')}</button>}
+        {can('delete') && <button type="button" className="btn btn-danger" onClick={() => askDelete(selected)}>{t('common.delete')}</button>}
+        {selected.length > 0 && <span className="muted">{t('common.selected', { n: selected.length })}</span>}
+      </div>
+      <div className="table-wrap">
+        <table className="table">
+          <thead>
+            <tr>
+              <th className="col-check"><input type="checkbox" aria-label={t('common.selectAll')} checked={allOn} onChange={() => setSelected(allOn ? [] : allIds)} /></th>
+              <th className="col-index">{t('common.index')}</th>
+              {cols.map((f) => <th key={f.name} scope="col">{L(f)}</th>)}
+              <th className="col-action">{t('common.action')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.records.length === 0 && <tr><td colSpan={cols.length + 3} className="empty">{t('common.empty')}</td></tr>}
+            {data.records.map((row, i) => {
+              const id = String(row.id);
+              const on = selected.includes(id);
+              return (
+                <tr key={id} className={on ? 'selected' : ''}>
+                  <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
+                  <td className="col-index">{(data.current - 1) * size + i + 1}</td>
+                  {cols.map((f) => <td key={f.name}>{display(f, row[f.name], res.dicts)}</td>)}
+                  <td className="col-action">
+                    {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}
+                    {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{t('common.edit')}</button>}
+                    {can('delete') && <button type="button" className="link danger" onClick={() => askDelete([id])}>{t('common.delete')}</button>}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={go} />
+      {dialog && <FormDialog resource={res} mode={dialog.mode} row={dialog.row} onClose={() => setDialog(null)} onSaved={(added) => { toast(t(added ? 'crud.added' : 'crud.updated')); setDialog(null); reload(); }} />}
+      <Confirm open={confirmIds !== null} onOpenChange={(o) => { if (!o) setConfirmIds(null); }} text={t('crud.deleteConfirm')} onConfirm={remove} />
+    </section>
+  );
+}
+
+function Pager({ total, current, pages, size, go }: { total: number; current: number; pages: number; size: number; go: (o: Record<string, number>) => void }) {
+  const { t } = useTranslation();
+  const last = Math.max(1, pages);
+  const from = Math.max(1, Math.min(current - 2, last - 4));
+  const nums = Array.from({ length: Math.min(5, last) }, (_, i) => from + i);
+  return (
+    <nav className="pager" aria-label="pagination">
+      <span>{t('common.total', { total })}</span>
+      <select aria-label={t('common.perPage', { n: size })} value={size} onChange={(e) => go({ size: Number(e.target.value), current: 1 })}>
+        {PAGE_SIZES.map((n) => <option key={n} value={n}>{t('common.perPage', { n })}</option>)}
+      </select>
+      <button type="button" className="btn" disabled={current <= 1} onClick={() => go({ current: current - 1 })}>{t('common.prev')}</button>
+      {nums.map((n) => <button key={n} type="button" className={'btn' + (n === current ? ' btn-primary' : '')} aria-current={n === current ? 'page' : undefined} onClick={() => go({ current: n })}>{n}</button>)}
+      <button type="button" className="btn" disabled={current >= last} onClick={() => go({ current: current + 1 })}>{t('common.next')}</button>
+    </nav>
+  );
+}

@@ -1,0 +1,88 @@
+// Personal info (SPEC §2): two tabs — info (avatar jpg/png ≤ 500kb, name, realName, phone,
+// email) and change password (sent as MD5 like the sign-in password).
+import * as Tabs from '@radix-ui/react-tabs';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useProps } from '../../app';
+import { FormRow } from '../../components/ui/dialog';
+import { useToast } from '../../components/ui/toast';
+import { email, phone, required } from '../../lib/validators';
+import { post, ApiError } from '../../lib/api';
+import { md5 } from '../../lib/md5';
+
+export const AVATAR_MAX = 500 * 1024;
+export const avatarOk = (f: { type: string; size: number }) => (f.type === 'image/jpeg' || f.type === 'image/png') && f.size <= AVATAR_MAX;
+
+export function InfoPage() {
+  const { t } = useTranslation();
+  const props = useProps();
+  const toast = useToast();
+  const u = props.user;
+  const [info, setInfo] = useState({ avatar: u?.avatar ?? '', name: u?.account ?? '', realName: u?.realName ?? '', phone: '', email: '' });
+  const [pw, setPw] = useState({ oldPassword: '', newPassword: '', newPassword1: '' });
+  const [err, setErr] = useState<Record<string, string | null>>({});
+  const fail = (e: unknown) => toast(e instanceof ApiError ? t(e.message) : t('err.unknown'), 'error');
+
+  const saveInfo = async () => {
+    const e = { phone: phone(info.phone), email: email(info.email) };
+    setErr(e);
+    if (e.phone || e.email) return;
+    try { await post('/api/blade-user/update-info', { ...info, id: u?.userId }); toast(t('crud.updated')); } catch (x) { fail(x); }
+  };
+  const savePw = async () => {
+    const e = { oldPassword: required(pw.oldPassword), newPassword: required(pw.newPassword), newPassword1: required(pw.newPassword1) ?? (pw.newPassword1 !== pw.newPassword ? 'register.passwordMismatch' : null) };
+    setErr(e);
+    if (Object.values(e).some(Boolean)) return;
+    try {
+      await post('/api/blade-user/update-password', undefined, { oldPassword: md5(pw.oldPassword), newPassword: md5(pw.newPassword), newPassword1: md5(pw.newPassword1) });
+      toast(t('crud.updated'));
+      setPw({ oldPassword: '', newPassword: '', newPassword1: '' });
+    } catch (x) { fail(x); }
+  };
+  const upload = async (file: File | undefined) => {
+    if (!file) return;
+    if (!avatarOk(file)) return toast(t('info.avatarTip'), 'warning');
+    const fd = new FormData();
+    fd.append('file', file);
+    const r = await fetch('/api/blade-resource/oss/endpoint/put-file', { method: 'POST', body: fd, headers: (await import('../../lib/api')).headers() });
+    const b = await r.json().catch(() => null);
+    if (b?.success) setInfo({ ...info, avatar: b.data?.link ?? b.data });
+    else toast(b?.msg || t('err.unknown'), 'error');
+  };
+
+  const text = (k: 'name' | 'realName' | 'phone' | 'email') => (
+    <FormRow label={t('info.' + k)} htmlFor={'info-' + k} error={err[k] && t(err[k]!)} required={k === 'phone'}>
+      <input id={'info-' + k} value={info[k]} onChange={(e) => setInfo({ ...info, [k]: e.target.value })}
+        onBlur={k === 'phone' ? () => setErr({ ...err, phone: phone(info.phone) }) : k === 'email' ? () => setErr({ ...err, email: email(info.email) }) : undefined} />
+    </FormRow>
+  );
+  const pass = (k: keyof typeof pw) => (
+    <FormRow label={t('info.' + k)} htmlFor={'pw-' + k} error={err[k] && t(err[k]!)} required>
+      <input id={'pw-' + k} type="password" value={pw[k]} onChange={(e) => setPw({ ...pw, [k]: e.target.value })} />
+    </FormRow>
+  );
+
+  return (
+    <Tabs.Root className="card tabs" defaultValue="info">
+      <Tabs.List className="tab-list" aria-label={t('menu.info')}>
+        <Tabs.Trigger value="info">{t('info.tabInfo')}</Tabs.Trigger>
+        <Tabs.Trigger value="password">{t('info.tabPassword')}</Tabs.Trigger>
+      </Tabs.List>
+      <Tabs.Content value="info" className="tab-body">
+        <FormRow label={t('info.avatar')} htmlFor="info-avatar">
+          <div className="avatar-up">
+            {info.avatar && <img src={info.avatar} alt="" width={64} height={64} />}
+            <input id="info-avatar" type="file" accept="image/jpeg,image/png" onChange={(e) => void upload(e.target.files?.[0])} />
+            <small className="muted">{t('info.avatarTip')}</small>
+          </div>
+        </FormRow>
+        {text('name')}{text('realName')}{text('phone')}{text('email')}
+        <button type="button" className="btn btn-primary" onClick={saveInfo}>{t('common.save')}</button>
+      </Tabs.Content>
+      <Tabs.Content value="password" className="tab-body">
+        {pass('oldPassword')}{pass('newPassword')}{pass('newPassword1')}
+        <button type="button" className="btn btn-primary" onClick={savePw}>{t('common.save')}</button>
+      </Tabs.Content>
+    </Tabs.Root>
+  );
+}

@@ -1,0 +1,13 @@
+import { useTranslation } from 'react-i18next';
+import { useApp } from '../../app';
+
+export function LangSwitch() {
+  const { t } = useTranslation();
+  const { props, setLocale } = useApp();
+  return (
+    <div className="lang-switch" role="group" aria-label={t('top.language')}>
+      <button type="button" aria-pressed={props.locale === 'zh'} onClick={() => setLocale('zh')}>中文</button>
+      <button type="button" aria-pressed={props.locale === 'en'} onClick={() => setLocale('en')}>English</button>
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+// Main layout (SPEC §2): header, sidebar, tag bar, main view. Client-only duties run in
+// effects: the lock part of the guard, token refresh timers, theme, screen size.
+import * as DM from '@radix-ui/react-dropdown-menu';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useApp, splitUrl } from '../../app';
+import type { MenuNode } from '../../types';
+import { filterByRole, menuTarget, rootMenus } from '../../lib/menu';
+import { store } from '../../lib/storage';
+import { screenSize } from '../../lib/screen';
+import { logout, startRefreshTimers } from '../../lib/auth';
+import { configure } from '../../lib/api';
+import { Sidebar } from './Sidebar';
+import { TagBar } from './TagBar';
+import { MenuSearch } from './MenuSearch';
+import { LockDialog } from './LockDialog';
+import { ThemeDialog, applyTheme, DEFAULT_COLOR } from './ThemeDialog';
+import { LangSwitch } from './LangSwitch';
+
+const EDU_TENANT = '157270';
+
+export function MainLayout({ title, children }: { title: string; children: ReactNode }) {
+  const { t } = useTranslation();
+  const { props, navigate } = useApp();
+  const prefix = props.site.storagePrefix;
+  const path = splitUrl(props.url)[0];
+  const menus = useMemo(() => filterByRole(rootMenus(props.menus), props.user?.roleName), [props.menus, props.user?.roleName]);
+  const [collapsed, setCollapsed] = useState(false);
+  const [search, setSearch] = useState(false);
+  const [lock, setLock] = useState(false);
+  const [themeOpen, setThemeOpen] = useState(false);
+  const [theme, setTheme] = useState({ name: 'default', color: DEFAULT_COLOR });
+  const edu = props.tenant.id === EDU_TENANT;
+
+  useEffect(() => {
+    const s = store(prefix);
+    if (s.get('isLock')) { window.location.replace('/lock'); return; }
+    configure({ tenantId: props.tenant.id, onUnauthorized: () => void logout(prefix) });
+    const saved = { name: (s.get<string>('themeName') as string) || 'default', color: (s.get<string>('colorName') as string) || DEFAULT_COLOR };
+    setTheme(saved);
+    applyTheme(saved.name, saved.color);
+    if (screenSize(window.innerWidth) === 0) setCollapsed(true);
+    return startRefreshTimers(prefix);
+  }, [prefix, props.tenant.id]);
+
+  const go = (m: MenuNode) => {
+    const target = menuTarget(m);
+    if (target.newWindow) window.open(target.href, '_blank', 'noopener');
+    else navigate(target.href);
+    if (screenSize(window.innerWidth) <= 1) setCollapsed(true);
+  };
+  const changeTheme = (name: string, color: string) => {
+    setTheme({ name, color });
+    applyTheme(name, color);
+    store(prefix).set('themeName', name);
+    store(prefix).set('colorName', color);
+  };
+  const fullscreen = () => {
+    if (document.fullscreenElement) void document.exitFullscreen();
+    else void document.documentElement.requestFullscreen?.();
+  };
+
+  return (
+    <div className={'layout' + (collapsed ? ' is-collapsed' : '')}>
+      <header className="top">
+        <div className="logo">{collapsed ? props.site.title.slice(0, 1) : props.site.title}</div>
+        <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}>☰</button>
+        <div className="top-spacer" />
+        {edu && <button type="button" className="icon-btn" aria-label={t('top.search')} title={t('top.search')} onClick={() => setSearch(true)}>⌕</button>}
+        {edu && <button type="button" className="icon-btn" aria-label={t('top.lock')} title={t('top.lock')} onClick={() => setLock(true)}>🔒</button>}
+        {edu && <LangSwitch />}
+        <button type="button" className="icon-btn" aria-label={t('top.theme')} title={t('top.theme')} onClick={() => setThemeOpen(true)}>◐</button>
+        <button type="button" className="icon-btn" aria-label={t('top.fullscreen')} title={t('top.fullscreen')} onClick={fullscreen}>⛶</button>
+        <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}>＋</a>
+        <DM.Root>
+          <DM.Trigger className="user-btn">
+            <img src={props.user?.avatar || '/img/avatar.png'} alt="" width={28} height={28} />
+            <span>{props.user?.realName ?? ''}</span>
+          </DM.Trigger>
+          <DM.Portal>
+            <DM.Content className="menu" align="end">
+              <DM.Item className="menu-item" onSelect={() => navigate('/wel/dashboard')}>{t('top.dashboard')}</DM.Item>
+              <DM.Item className="menu-item" onSelect={() => navigate('/info/index')}>{t('top.userInfo')}</DM.Item>
+              <DM.Separator className="menu-sep" />
+              <DM.Item className="menu-item" onSelect={() => { if (window.confirm(t('top.logoutConfirm'))) void logout(prefix); }}>{t('top.logout')}</DM.Item>
+            </DM.Content>
+          </DM.Portal>
+        </DM.Root>
+      </header>
+      <Sidebar menus={menus} current={path} collapsed={collapsed} go={go} label={t('top.collapse')} />
+      <div className="main">
+        <TagBar title={title} onSearch={() => setSearch(true)} />
+        <main className="view">{children}</main>
+      </div>
+      <MenuSearch open={search} onOpenChange={setSearch} menus={menus} go={go} />
+      <LockDialog open={lock} onOpenChange={setLock} prefix={prefix} />
+      <ThemeDialog open={themeOpen} onOpenChange={setThemeOpen} theme={theme.name} color={theme.color} onChange={changeTheme} />
+    </div>
+  );
+}

@@ -1,0 +1,78 @@
+// The tab bar of opened pages (SPEC §2); the rules are in lib/tagbar.ts. The server renders
+// the desk tab plus the current page; tabs saved in local storage join after hydration.
+import * as CM from '@radix-ui/react-context-menu';
+import * as DM from '@radix-ui/react-dropdown-menu';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useApp, splitUrl } from '../../app';
+import { store } from '../../lib/storage';
+import * as tb from '../../lib/tagbar';
+import { Confirm } from '../../components/ui/dialog';
+import { useToast } from '../../components/ui/toast';
+
+export function TagBar({ title, onSearch }: { title: string; onSearch: () => void }) {
+  const { t } = useTranslation();
+  const { props, navigate } = useApp();
+  const toast = useToast();
+  const path = splitUrl(props.url)[0];
+  const current: tb.Tag = { label: title, value: path };
+  const [state, setState] = useState<tb.TagState>(() => tb.open(tb.initial(), current));
+  const [confirm, setConfirm] = useState(false);
+  const s = store(props.site.storagePrefix);
+
+  useEffect(() => {
+    const saved = s.get<tb.TagState>('tagList') as tb.TagState | undefined;
+    const next = tb.open(saved?.tags?.length ? saved : tb.initial(), current);
+    setState(next);
+    s.set('tagList', next);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [path, title]);
+
+  const apply = (next: tb.TagState) => {
+    setState(next);
+    s.set('tagList', next);
+    if (next.active !== path) navigate(next.active);
+  };
+  const label = (tag: tb.Tag) => t(tag.label);
+
+  const actions = (Item: typeof DM.Item | typeof CM.Item) => (
+    <>
+      <Item className="menu-item" onSelect={onSearch}>{t('tags.search')}</Item>
+      <Item className="menu-item" onSelect={() => apply(tb.closeOthers(state))}>{t('tags.closeOthers')}</Item>
+      <Item className="menu-item" onSelect={() => apply(tb.closeAll(state))}>{t('tags.closeAll')}</Item>
+      <Item className="menu-item" onSelect={() => setConfirm(true)}>{t('tags.clearCache')}</Item>
+    </>
+  );
+
+  return (
+    <div className="tagbar">
+      <CM.Root>
+        <CM.Trigger asChild>
+          <nav className="tags" aria-label={t('tags.menu')}>
+            {state.tags.map((tag) => (
+              <span key={tag.value} className={'tag' + (tag.value === state.active ? ' active' : '')}>
+                <a href={tag.value} onClick={(e) => { e.preventDefault(); apply({ ...state, active: tag.value }); }} aria-current={tag.value === state.active ? 'page' : undefined}>{label(tag)}</a>
+                {tb.closable(state, tag.value) && (
+                  <button type="button" className="tag-close" aria-label={`${t('tags.close')} ${label(tag)}`} onClick={() => apply(tb.close(state, tag.value))}>×</button>
+                )}
+              </span>
+            ))}
+          </nav>
+        </CM.Trigger>
+        <CM.Portal><CM.Content className="menu">{actions(CM.Item)}</CM.Content></CM.Portal>
+      </CM.Root>
+      <DM.Root>
+        <DM.Trigger className="icon-btn tag-more" aria-label={t('tags.menu')}>⌄</DM.Trigger>
+        <DM.Portal><DM.Content className="menu" align="end">{actions(DM.Item)}</DM.Content></DM.Portal>
+      </DM.Root>
+      <Confirm open={confirm} onOpenChange={setConfirm} text={t('tags.clearCacheConfirm')} onConfirm={() => {
+        const keep = s.get('token-meta');
+        const user = s.get('userInfo');
+        s.clear();
+        if (keep) s.set('token-meta', keep);
+        if (user) s.set('userInfo', user);
+        toast(t('tags.cleared'));
+      }} />
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+// Blade API client for the browser (blade-contract.md): envelope {code, success, data, msg},
+// Blade-Auth bearer token, Tenant-Id, and the client's Basic credential on every call.
+import { getToken } from './cookies';
+
+export const BASIC = 'Basic c2FiZXI6c2FiZXJfc2VjcmV0';
+export const TIMEOUT_MS = 50_000;
+
+export class ApiError extends Error {
+  constructor(public code: number, message: string) { super(message); }
+}
+
+let tenantId = '000000';
+let onUnauthorized: () => void = () => {};
+export function configure(opts: { tenantId: string; onUnauthorized: () => void }) {
+  tenantId = opts.tenantId;
+  onUnauthorized = opts.onUnauthorized;
+}
+
+/** The message SPEC §8 shows for a failed call (an i18n key or the server's own text). */
+export function errorMessage(status: number, body: any): string {
+  const desc = body?.error_description;
+  if (desc === '10001' || desc === 10001) return 'err.badCredentials';
+  if ((status >= 500 && status <= 505) || (status === 400 && !desc && !body?.msg)) return 'err.server';
+  return body?.msg || desc || 'err.unknown';
+}
+
+export function headers(extra: Record<string, string> = {}): Record<string, string> {
+  const h: Record<string, string> = { Authorization: BASIC, 'Tenant-Id': tenantId, ...extra };
+  const t = getToken();
+  if (t) h['Blade-Auth'] = 'bearer ' + t;
+  return h;
+}
+
+export function qs(params: Record<string, unknown>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') u.set(k, String(v));
+  const s = u.toString();
+  return s ? '?' + s : '';
+}
+
+/** Raw call: resolves with the parsed body for any HTTP 200-500 (SPEC §8), rejects otherwise. */
+export async function call(method: string, url: string, opts: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
+  const ctrl = new AbortController();
+  const timer = setTimeout(() => ctrl.abort(), TIMEOUT_MS);
+  try {
+    const h = headers(opts.headers);
+    if (opts.body !== undefined) h['Content-Type'] = 'application/json';
+    const res = await fetch(url, { method, headers: h, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: ctrl.signal, credentials: 'same-origin' });
+    if (res.status < 200 || res.status > 500) throw new ApiError(res.status, 'err.server');
+    const text = await res.text();
+    let body: any = null;
+    try { body = text ? JSON.parse(text) : null; } catch { body = { msg: text }; }
+    return { status: res.status, body };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Enveloped call: resolves with `data`, rejects with ApiError carrying the §8 message. */
+export async function blade<T = any>(method: string, url: string, body?: unknown): Promise<T> {
+  const r = await call(method, url, { body });
+  const code = r.body?.code ?? r.status;
+  if (code === 401 || r.status === 401) {
+    onUnauthorized();
+    throw new ApiError(401, r.body?.msg || 'err.unauthorized');
+  }
+  if (r.status !== 200 || code !== 200) throw new ApiError(code, errorMessage(r.status, r.body));
+  return r.body.data as T;
+}
+
+export const get = <T = any>(url: string, params: Record<string, unknown> = {}) => blade<T>('GET', url + qs(params));
+export const post = <T = any>(url: string, body?: unknown, params: Record<string, unknown> = {}) => blade<T>('POST', url + qs(params), body);

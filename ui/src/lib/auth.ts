@@ -1,0 +1,76 @@
+// Session lifecycle (SPEC §4): sign-in, refresh timers, logout.
+import { call, errorMessage, qs } from './api';
+import { clearTokens, readCookie, REFRESH, setTokens } from './cookies';
+import { md5 } from './md5';
+import { store } from './storage';
+
+export type TokenBody = Record<string, any>;
+export type SignIn = { ok: true; body: TokenBody } | { ok: false; message: string } | { ok: 'register'; body: TokenBody };
+
+export async function signIn(prefix: string, f: { tenantId: string; username: string; password: string; key: string; code: string }): Promise<SignIn> {
+  const params = { tenantId: f.tenantId, username: f.username, password: md5(f.password), grant_type: 'captcha', scope: 'all', type: 'account' };
+  let r;
+  try {
+    r = await call('POST', '/api/blade-auth/oauth/token' + qs(params), { headers: { 'Tenant-Id': f.tenantId, 'Captcha-Key': f.key, 'Captcha-Code': f.code, 'Dept-Id': '', 'Role-Id': '' } });
+  } catch {
+    return { ok: false, message: 'err.network' };
+  }
+  const b = r.body ?? {};
+  if (b.error_description || r.status !== 200 || !b.access_token) return { ok: false, message: errorMessage(r.status, b) };
+  const uid = String(b.user_id ?? '');
+  if (uid === '' || Number(uid) < 0) {
+    store(prefix).set('userInfo', b);
+    return { ok: 'register', body: b };
+  }
+  keep(prefix, b);
+  return { ok: true, body: b };
+}
+
+function keep(prefix: string, b: TokenBody) {
+  setTokens(b.access_token, b.refresh_token, Number(b.expires_in));
+  const s = store(prefix);
+  s.set('token-meta', { expiresIn: Number(b.expires_in), issuedAt: Date.now(), tenantId: b.tenant_id });
+  s.set('userInfo', { user_id: b.user_id, real_name: b.real_name, user_name: b.user_name, avatar: b.avatar, tenant_id: b.tenant_id, role_name: b.role_name, oauth_id: b.oauth_id });
+  s.remove('tagList');
+  s.remove('isLock');
+  s.remove('lockPasswd');
+}
+
+let refreshing = false;
+export async function refresh(prefix: string): Promise<boolean> {
+  const s = store(prefix);
+  const meta = s.get<any>('token-meta') as any;
+  const rt = readCookie(document.cookie, REFRESH);
+  if (!rt || !meta || refreshing) return false;
+  refreshing = true;
+  try {
+    const r = await call('POST', '/api/blade-auth/oauth/token' + qs({ tenantId: meta.tenantId, refresh_token: rt, grant_type: 'refresh_token', scope: 'all' }), { headers: { 'Tenant-Id': meta.tenantId } });
+    if (r.status !== 200 || !r.body?.access_token) return false;
+    keep(prefix, r.body);
+    return true;
+  } finally {
+    refreshing = false;
+  }
+}
+
+/** Refresh every expires_in/2 s, plus a 10 s check against the token's age (SPEC §4). */
+export function startRefreshTimers(prefix: string): () => void {
+  const s = store(prefix);
+  const meta = s.get<any>('token-meta') as any;
+  if (!meta?.expiresIn) return () => {};
+  const half = setInterval(() => void refresh(prefix), (meta.expiresIn / 2) * 1000);
+  const check = setInterval(() => {
+    const m = s.get<any>('token-meta') as any;
+    if (m && (Date.now() - m.issuedAt) / 1000 >= m.expiresIn * 0.9) void refresh(prefix);
+  }, 10_000);
+  return () => { clearInterval(half); clearInterval(check); };
+}
+
+/** Clears token, menus, roles, tags, lock and cookies, then goes to /login. */
+export async function logout(prefix: string) {
+  try { await call('GET', '/api/blade-auth/oauth/logout'); } catch { /* signing out anyway */ }
+  const s = store(prefix);
+  ['token-meta', 'userInfo', 'menu', 'menuAll', 'roles', 'permission', 'tagList', 'tag', 'isLock', 'lockPasswd'].forEach((k) => s.remove(k));
+  clearTokens();
+  window.location.assign('/login');
+}

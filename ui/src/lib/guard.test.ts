@@ -1,0 +1,27 @@
+import { expect, test } from 'bun:test';
+import { guard, isSocialBrowser } from './guard';
+
+const base = { path: '/wel/index', query: new URLSearchParams(), hasToken: true, locked: false, isPublic: false };
+
+test('signed in: locked goes to /lock, /login goes on', () => {
+  expect(guard(base)).toBeNull();
+  expect(guard({ ...base, locked: true })).toEqual({ redirect: '/lock' });
+  expect(guard({ ...base, locked: true, path: '/lock', isPublic: true })).toBeNull();
+  expect(guard({ ...base, path: '/login', isPublic: true })).toEqual({ redirect: '/wel/index' });
+  expect(guard({ ...base, path: '/login', isPublic: true, query: new URLSearchParams('redirect=/system/param') })).toEqual({ redirect: '/system/param' });
+  expect(guard({ ...base, path: '/login', isPublic: true, query: new URLSearchParams('redirect=//evil.com') })).toEqual({ redirect: '/wel/index' });
+});
+
+test('signed out: public routes pass, others go to /login with the way back', () => {
+  expect(guard({ ...base, hasToken: false, path: '/login', isPublic: true })).toBeNull();
+  expect(guard({ ...base, hasToken: false, path: '/404', isPublic: true })).toBeNull();
+  expect(guard({ ...base, hasToken: false, path: '/system/param', query: new URLSearchParams('a=1') })).toEqual({ redirect: '/login?redirect=%2Fsystem%2Fparam%3Fa%3D1' });
+});
+
+test('social-messaging browser without code goes to its authorisation page', () => {
+  const ua = 'Mozilla/5.0 MicroMessenger/8.0';
+  expect(isSocialBrowser(ua)).toBe(true);
+  expect(guard({ ...base, userAgent: ua, socialAuthUrl: 'https://auth.example/x' })).toEqual({ redirect: 'https://auth.example/x', external: true });
+  expect(guard({ ...base, userAgent: ua, socialAuthUrl: 'https://auth.example/x', query: new URLSearchParams('code=abc') })).toBeNull();
+  expect(guard({ ...base, userAgent: ua, socialAuthUrl: null })).toBeNull();
+});

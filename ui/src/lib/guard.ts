@@ -1,0 +1,33 @@
+// Navigation guard of SPEC §2, shared by the server render and the client router.
+export type GuardInput = {
+  path: string;
+  query: URLSearchParams;
+  hasToken: boolean;
+  locked: boolean;
+  isPublic: boolean; // the route is marked as not needing authentication
+  userAgent?: string;
+  socialAuthUrl?: string | null;
+};
+export type GuardResult = { redirect: string; external?: boolean } | null;
+
+export const isSocialBrowser = (ua = '') => /MicroMessenger|DingTalk|wxwork/i.test(ua);
+
+export function guard(i: GuardInput): GuardResult {
+  if (i.socialAuthUrl && isSocialBrowser(i.userAgent) && !i.query.get('code')) {
+    return { redirect: i.socialAuthUrl, external: true };
+  }
+  if (i.hasToken) {
+    if (i.locked && i.path !== '/lock') return { redirect: '/lock' };
+    if (i.path === '/login') return { redirect: safeRedirect(i.query.get('redirect')) ?? '/wel/index' };
+    return null;
+  }
+  if (i.isPublic) return null;
+  const back = i.path + (i.query.toString() ? '?' + i.query.toString() : '');
+  return { redirect: '/login?redirect=' + encodeURIComponent(back) };
+}
+
+/** Only same-site absolute paths are honoured as a redirect target. */
+export function safeRedirect(r: string | null): string | null {
+  if (!r || !r.startsWith('/') || r.startsWith('//') || r.startsWith('/\\')) return null;
+  return r;
+}

@@ -1,0 +1,51 @@
+import { expect, test } from 'bun:test';
+import { HOME, close, closeAll, closeOthers, closable, initial, open, search } from './tagbar';
+
+const a = { label: 'A', value: '/a' }, b = { label: 'B', value: '/b' }, c = { label: 'Cc', value: '/c' };
+
+test('opening adds once and activates; desk stays first', () => {
+  let s = open(initial(), a);
+  s = open(s, b);
+  s = open(s, a);
+  expect(s.tags.map((t) => t.value)).toEqual(['/wel/index', '/a', '/b']);
+  expect(s.active).toBe('/a');
+  expect(open({ tags: [b], active: '/b' }, c).tags[0]).toEqual(HOME);
+});
+
+test('the desk tag and the last tag cannot be closed', () => {
+  const s = initial();
+  expect(closable(s, HOME.value)).toBe(false);
+  expect(close(s, HOME.value)).toBe(s);
+  const t = open(s, a);
+  expect(close(t, HOME.value)).toBe(t);
+  const only = { tags: [a], active: '/a' };
+  expect(close(only, '/a')).toBe(only);
+});
+
+test('closing the active tag opens the previous one', () => {
+  let s = open(open(open(initial(), a), b), c);
+  s = close(s, '/c');
+  expect(s.active).toBe('/b');
+  s = open(s, a);
+  s = close(s, '/a');
+  expect(s.active).toBe(HOME.value);
+  expect(s.tags.map((t) => t.value)).toEqual(['/wel/index', '/b']);
+});
+
+test('closing an inactive tag keeps the active one', () => {
+  const s = close(open(open(initial(), a), b), '/a');
+  expect(s.active).toBe('/b');
+});
+
+test('close others keeps desk and active; close all returns to the desk', () => {
+  const s = open(open(open(initial(), a), b), c);
+  expect(closeOthers({ ...s, active: '/b' }).tags.map((t) => t.value)).toEqual(['/wel/index', '/b']);
+  expect(closeAll(s)).toEqual({ tags: [HOME], active: '/wel/index' });
+});
+
+test('search is case-insensitive over label and path', () => {
+  const s = open(open(open(initial(), a), b), c);
+  expect(search(s, 'cC').map((t) => t.value)).toEqual(['/c']);
+  expect(search(s, '/B').map((t) => t.value)).toEqual(['/b']);
+  expect(search(s, '  ').length).toBe(4);
+});

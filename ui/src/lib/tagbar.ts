@@ -1,0 +1,47 @@
+// Tag bar rules of SPEC §2 as pure functions over {tags, active}. The first tag is the
+// desk (/wel/index) and can never be closed; the last remaining tag can never be closed.
+export type Tag = { label: string; value: string };
+export type TagState = { tags: Tag[]; active: string };
+export const HOME: Tag = { label: 'menu.wel', value: '/wel/index' };
+
+export function initial(): TagState {
+  return { tags: [HOME], active: HOME.value };
+}
+
+/** Opens (or re-activates) a tag; the desk always stays first. */
+export function open(s: TagState, tag: Tag): TagState {
+  const tags = s.tags.some((t) => t.value === HOME.value) ? s.tags : [HOME, ...s.tags];
+  if (tags.some((t) => t.value === tag.value)) return { tags, active: tag.value };
+  return { tags: [...tags, tag], active: tag.value };
+}
+
+export function closable(s: TagState, value: string): boolean {
+  return s.tags.length > 1 && value !== HOME.value && s.tags.some((t) => t.value === value);
+}
+
+/** Closes one tag; closing the active one activates the previous one, or the first. */
+export function close(s: TagState, value: string): TagState {
+  if (!closable(s, value)) return s;
+  const i = s.tags.findIndex((t) => t.value === value);
+  const tags = s.tags.filter((t) => t.value !== value);
+  if (s.active !== value) return { tags, active: s.active };
+  const prev = tags[i - 1] ?? tags[0];
+  return { tags, active: prev.value };
+}
+
+/** Keeps the desk and the active tag. */
+export function closeOthers(s: TagState): TagState {
+  return { tags: s.tags.filter((t) => t.value === HOME.value || t.value === s.active), active: s.active };
+}
+
+/** Back to the desk alone. */
+export function closeAll(_s: TagState): TagState {
+  return initial();
+}
+
+/** Tags whose label (translated) or path contains the query, case-insensitively. */
+export function search(s: TagState, q: string, label: (t: Tag) => string = (t) => t.label): Tag[] {
+  const needle = q.trim().toLowerCase();
+  if (!needle) return s.tags;
+  return s.tags.filter((t) => label(t).toLowerCase().includes(needle) || t.value.toLowerCase().includes(needle));
+}

@@ -1,0 +1,68 @@
+// Form rules of SPEC §5. Each returns null when valid or an i18n key of its message
+// (zh.json holds the exact spec wording).
+export type Msg = string | null;
+
+export const isBlank = (v: unknown) => v == null || String(v).trim() === '';
+
+export function required(v: unknown, key = 'valid.required'): Msg {
+  return isBlank(v) ? key : null;
+}
+export function noSpace(v: unknown): Msg {
+  return v != null && /\s/.test(String(v)) ? 'valid.noSpace' : null;
+}
+export function digits(v: unknown): Msg {
+  return !isBlank(v) && !/^\d+$/.test(String(v)) ? 'valid.digits' : null;
+}
+export function phone(v: unknown): Msg {
+  const s = v == null ? '' : String(v).trim();
+  if (s === '') return 'valid.phoneEmpty';
+  if (s.length !== 11) return 'valid.phoneLength';
+  if (!/^1\d{10}$/.test(s)) return 'valid.phoneFormat';
+  return null;
+}
+export function email(v: unknown): Msg {
+  return !isBlank(v) && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(String(v)) ? 'valid.email' : null;
+}
+export function lockPassword(v: unknown): Msg {
+  return isBlank(v) ? 'lock.required' : null;
+}
+
+export type RegisterForm = { tenantId: string; name: string; account: string; password: string; password2: string };
+/** Registration dialog rules; the tenant id is checked only when the host did not tell it. */
+export function registerErrors(f: RegisterForm, tenantKnown: boolean): Partial<Record<keyof RegisterForm, string>> {
+  const e: Partial<Record<keyof RegisterForm, string>> = {};
+  if (!tenantKnown && isBlank(f.tenantId)) e.tenantId = 'register.tenantRequired';
+  if (isBlank(f.account)) e.account = 'register.accountRequired';
+  if (isBlank(f.password)) e.password = 'register.passwordRequired';
+  if (isBlank(f.password2)) e.password2 = 'register.passwordRequired';
+  else if (f.password2 !== f.password) e.password2 = 'register.passwordMismatch';
+  return e;
+}
+
+export type FieldRule = {
+  kind: string; required: boolean; maxLen?: number; min?: number; max?: number; pattern?: string;
+};
+/** A generic-list field's message key and its interpolation values, or null. */
+export function fieldError(f: FieldRule, v: unknown): { key: string; values?: Record<string, unknown> } | null {
+  if (f.pattern === 'phone' && (f.required || !isBlank(v))) {
+    const m = phone(v);
+    return m ? { key: m } : null;
+  }
+  if (isBlank(v)) return f.required ? { key: 'valid.enter' } : null;
+  const s = String(v);
+  if (f.maxLen != null && s.length > f.maxLen) return { key: 'valid.maxLen', values: { n: f.maxLen } };
+  if (f.kind === 'int' || f.kind === 'long') {
+    if (!/^-?\d+$/.test(s)) return { key: 'valid.digits' };
+  }
+  if (f.kind === 'decimal' && !/^-?\d+(\.\d+)?$/.test(s)) return { key: 'valid.number' };
+  if (f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal') {
+    const n = Number(s);
+    if (f.min != null && n < f.min) return { key: 'valid.min', values: { n: f.min } };
+    if (f.max != null && n > f.max) return { key: 'valid.max', values: { n: f.max } };
+  }
+  if (f.kind === 'json') { try { JSON.parse(s); } catch { return { key: 'valid.json' }; } }
+  const p = f.pattern === 'nospace' || f.pattern === 'code' ? noSpace(v) : f.pattern === 'digits' ? digits(v) : f.pattern === 'email' ? email(v) : null;
+  if (p) return { key: p };
+  if (f.pattern === 'code' && !/^[A-Za-z0-9_.:-]+$/.test(s)) return { key: 'valid.code' };
+  return null;
+}

@@ -1,0 +1,79 @@
+// The one route table (SPEC §2). Pages are thin: each entry maps a URL pattern to a feature.
+// Any other path is the generic list screen when the server sent a list page, a menu page
+// placeholder when it is in the user's menus, otherwise /404.
+import type { ReactNode } from 'react';
+import { parse } from 'regexparam';
+import type { Props } from './types';
+import { LoginPage } from './features/auth/LoginPage';
+import { LockPage } from './features/auth/LockPage';
+import { ErrorPage } from './features/errors/ErrorPage';
+import { MainLayout } from './features/layout/MainLayout';
+import { ListPage } from './features/crud/ListPage';
+import { Welcome } from './features/desk/Welcome';
+import { Dashboard } from './features/desk/Dashboard';
+import { InfoPage } from './features/info/InfoPage';
+import { Placeholder, FramePage } from './features/misc/Placeholder';
+import { leaves } from './lib/menu';
+
+export type RouteDef = {
+  path: string;
+  /** Reachable without a token (SPEC §2 "routes without authentication"). */
+  public?: boolean;
+  /** i18n key of the tag label. */
+  title?: string;
+  /** HTTP status the server should answer with. */
+  status?: number;
+  render: (params: Record<string, string>) => ReactNode;
+};
+
+const main = (title: string, node: ReactNode) => <MainLayout title={title}>{node}</MainLayout>;
+const placeholder = (title: string) => (p: Record<string, string>) => main(title, <Placeholder title={title} params={p} />);
+
+export const routes: RouteDef[] = [
+  { path: '/login', public: true, render: () => <LoginPage /> },
+  { path: '/lock', public: true, render: () => <LockPage /> },
+  { path: '/404', public: true, status: 404, render: () => <ErrorPage code={404} /> },
+  { path: '/403', public: true, status: 403, render: () => <ErrorPage code={403} /> },
+  { path: '/500', public: true, status: 500, render: () => <ErrorPage code={500} /> },
+  { path: '/wel/index', title: 'menu.wel', render: () => main('menu.wel', <Welcome />) },
+  { path: '/wel/dashboard', title: 'menu.dashboard', render: () => main('menu.dashboard', <Dashboard />) },
+  { path: '/info/index', title: 'menu.info', render: () => main('menu.info', <InfoPage />) },
+  { path: '/test/index', title: 'menu.test', render: placeholder('menu.test') },
+  { path: '/worklist/addworklist', title: 'menu.addworklist', render: placeholder('menu.addworklist') },
+  { path: '/myiframe/:routerPath*', title: 'menu.iframe', render: () => main('menu.iframe', <FramePage />) },
+  { path: '/approval/detail', title: 'menu.approvalDetail', render: placeholder('menu.approvalDetail') },
+  { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: placeholder('menu.processDetail') },
+  { path: '/finance/contractLedger/index', title: 'menu.ledger', render: placeholder('menu.ledger') },
+  { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: placeholder('menu.ledgerDetail') },
+  { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: placeholder('menu.contractDetail') },
+  { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: placeholder('menu.projectDetail') },
+  { path: '/construct/info/:constructCode?/:edit?/:tagname?', title: 'menu.constructInfo', render: placeholder('menu.constructInfo') },
+];
+
+const compiled = routes.map((r) => ({ r, ...parse(r.path) }));
+const notFound = routes.find((r) => r.path === '/404')!;
+const REDIRECTS: Record<string, string> = { '/': '/wel/index', '/wel': '/wel/index' };
+
+export type Match = { route: RouteDef; params: Record<string, string>; redirect?: string };
+
+export function matchRoute(path: string, props: Props): Match {
+  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  if (REDIRECTS[clean]) return { route: notFound, params: {}, redirect: REDIRECTS[clean] };
+  for (const c of compiled) {
+    const m = c.pattern.exec(clean);
+    if (m) {
+      const params: Record<string, string> = {};
+      c.keys.forEach((k, i) => { if (m[i + 1] !== undefined) params[k] = decodeURIComponent(m[i + 1]); });
+      return { route: c.r, params };
+    }
+  }
+  // Menu-declared pages: the generic list screen, or a placeholder the business issues fill.
+  const menu = leaves(props.menus).find((m) => m.path === clean);
+  if (props.page.kind === 'list') {
+    const title = menu?.name ?? (props.locale === 'en' ? (props.page as any).resource.labelEn : (props.page as any).resource.label);
+    return { route: { path: clean, title, render: () => main(title, <ListPage />) }, params: {} };
+  }
+  if (menu) return { route: { path: clean, title: menu.name, render: () => main(menu.name, <Placeholder title={menu.name} params={{}} />) }, params: {} };
+  // Signed out, the menus are unknown: the path may exist, so sign-in comes first.
+  return { route: props.user ? notFound : { ...notFound, public: false }, params: {} };
+}

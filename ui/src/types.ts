@@ -1,0 +1,33 @@
+// The props contract between the Rust server and the UI: the server sends it to render(),
+// embeds it as JSON in #__ZZ_PROPS__, and the client hydrates from the same object.
+export type MenuNode = {
+  id: string; parentId: string; name: string; path: string; source?: string; sort?: number;
+  isOpen?: number; children?: MenuNode[]; hasChildren?: boolean; code?: string; roles?: string[];
+};
+export type FieldKind = 'text' | 'textarea' | 'int' | 'long' | 'flag' | 'decimal' | 'date' | 'json';
+export type Field = {
+  name: string; kind: FieldKind; label: string; labelEn: string; required: boolean;
+  maxLen?: number; min?: number; max?: number; pattern?: 'phone' | 'email' | 'digits' | 'nospace' | 'code';
+  filter: boolean; sort: boolean; search: boolean; dict?: string; list: boolean; form: boolean;
+};
+export type DictItem = { dictKey: string; dictValue: string };
+export type ResourceSchema = {
+  name: string; label: string; labelEn: string; api: string; fields: Field[]; dicts: Record<string, DictItem[]>;
+};
+export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
+export type Page =
+  | { kind: 'list'; resource: ResourceSchema; data: PageData; query: Record<string, string> }
+  | { kind: 'none' }
+  | { kind: string; data: any };
+export type User = { userId: string; account: string; realName: string; avatar: string; tenantId: string; roleName: string; deptId: string };
+export type Props = {
+  url: string;
+  now: number;
+  locale: 'zh' | 'en';
+  site: { title: string; storagePrefix: string; apps: { name: string; url: string }[]; socialAuthUrl: string | null };
+  tenant: { id: string; name: string; knownFromHost: boolean };
+  user: User | null;
+  menus: MenuNode[];
+  permissions: string[];
+  page: Page;
+};
