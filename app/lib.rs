@@ -30,6 +30,7 @@ pub fn router(st: AppState) -> Router {
     api::routes(&st)
         .route("/static/{*path}", get(static_file))
         .route("/assets/{name}", get(pages::asset))
+        .route("/files/{tenant}/{key}", get(api::files::download))
         .fallback(pages::fallback)
         .method_not_allowed_fallback(http::method_not_allowed)
         .with_state(st)

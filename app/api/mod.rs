@@ -2,6 +2,8 @@
 //! resource routes also require their permission codes.
 pub mod crud;
 pub mod dict;
+pub mod files;
+pub mod logs;
 pub mod menu;
 pub mod tenant;
 pub mod user;
@@ -39,6 +41,14 @@ pub const ALL: &[(&str, &str)] = &[
     ("GET", "/api/blade-system/param/list"),
     ("GET", "/api/blade-system/param/detail"),
     ("GET", "/api/blade-system/param/schema"),
+    ("GET", "/api/blade-system/param/export"),
+    ("POST", "/api/blade-user/check-password"),
+    ("POST", "/api/blade-user/update-info"),
+    ("POST", "/api/blade-user/avatar"),
+    ("POST", "/api/blade-resource/oss/endpoint/put-file"),
+    ("POST", "/api/blade-log/error/upload"),
+    ("GET", "/api/blade-log/error/list"),
+    ("GET", "/api/blade-log/error/detail"),
     ("POST", "/api/blade-system/param/submit"),
     ("POST", "/api/blade-system/param/remove"),
 ];
@@ -57,7 +67,13 @@ pub fn routes(st: &AppState) -> Router<AppState> {
         .route("/api/blade-system/menu/routes", get(menu::routes))
         .route("/api/blade-system/menu/buttons", get(menu::buttons))
         .route("/api/blade-system/dict/dictionary", get(dict::dictionary))
+        .route("/api/blade-user/check-password", post(user::check_password))
+        .route("/api/blade-user/update-info", post(user::update_info))
+        .route("/api/blade-user/avatar", post(user::avatar))
+        .route("/api/blade-resource/oss/endpoint/put-file", post(files::put_file))
+        .route("/api/blade-log/error/upload", post(logs::upload))
         .merge(crud::routes(st, "/api/blade-system/param", "param"))
+        .merge(crud::read_routes(st, "/api/blade-log/error", "log_error"))
 }
 
 async fn health() -> impl IntoResponse {

@@ -70,3 +70,56 @@ pub async fn set_password(st: &AppState, tenant: &str, uid: u64, phc: String, mu
     .await?;
     crate::auth::token::revoke(st, tenant, None, Some(uid)).await
 }
+
+/// POST check-password (`password`, the MD5): the lock screen's unlock, checked against the stored hash and
+/// throttled like sign-in. Nothing of the password is kept in the browser in clear.
+pub async fn check_password(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let given = p.get("password").map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| ApiError::with(Kind::Missing, "password"))?;
+    let given = password::normalize(given);
+    let key = format!("{}:{}", s.tenant, s.user.get("account").and_then(Value::as_str).unwrap_or("").to_lowercase());
+    if let Some(wait) = st.throttle.wait(&key, "unlock") {
+        let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());
+        e.retry_after = Some(wait);
+        return Err(e);
+    }
+    let phc = s.user.get("passwordHash").and_then(Value::as_str).unwrap_or("").to_string();
+    let good = {
+        let _permit = st.hashing.acquire().await.map_err(ApiError::internal)?;
+        tokio::task::spawn_blocking(move || password::verify(&given, &phc)).await.map_err(ApiError::internal)?
+    };
+    if !good {
+        st.throttle.failed(&key, "unlock");
+        return Err(ApiError::new(Kind::PasswordWrong));
+    }
+    Ok(ok(Value::Null))
+}
+
+/// Fields a person may change on their own record (personal info screen).
+const OWN_FIELDS: &[&str] = &["name", "realName", "phone", "email", "sex", "birthday", "avatar"];
+
+/// POST update-info: the signed-in user's own name, real name, phone, email, sex, birthday and avatar.
+pub async fn update_info(State(st): State<AppState>, s: Session, crate::http::JsonObject(body): crate::http::JsonObject) -> ApiResult<Response> {
+    let def = st.res.get("user");
+    let own: serde_json::Map<String, Value> = body.into_iter().filter(|(k, _)| OWN_FIELDS.contains(&k.as_str())).collect();
+    if let Some(Value::String(a)) = own.get("avatar") {
+        if !a.is_empty() && !(a.starts_with("/files/") || a.starts_with("/static/")) {
+            return Err(ApiError::with(Kind::BadFormat, "avatar"));
+        }
+    }
+    let patch = def.parse_input(&own, false)?;
+    let (d, t, uid, actor) = (def.clone(), s.tenant.clone(), s.user_id, s.actor());
+    let saved = st.write(move |w| w.update(&d, &t, uid, patch.clone(), &actor)).await?;
+    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+}
+
+/// POST avatar (multipart `file`): jpg or png of at most 500 KB, checked by content; becomes the avatar.
+pub async fn avatar(State(st): State<AppState>, s: Session, mp: axum::extract::Multipart) -> ApiResult<Response> {
+    let up = crate::api::files::read_upload(mp, crate::api::files::MAX_AVATAR).await?;
+    let saved = crate::api::files::store_upload(&st, &s, up, "avatar", &["jpg", "png"]).await?;
+    let link = saved["link"].clone();
+    let (def, t, uid, actor) = (st.res.get("user"), s.tenant.clone(), s.user_id, s.actor());
+    let mut patch = serde_json::Map::new();
+    patch.insert("avatar".into(), link.clone());
+    st.write(move |w| w.update(&def, &t, uid, patch.clone(), &actor)).await?;
+    Ok(ok(json!({"link": link})))
+}

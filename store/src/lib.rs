@@ -176,6 +176,7 @@ impl IdGen {
 
 /// Reads inside one snapshot.
 pub struct ReadCtx {
+    chunks: redb::ReadOnlyTable<(&'static str, u64, u32), &'static [u8]>,
     t: engine::ReadTables,
     sessions: redb::ReadOnlyTable<(&'static str, &'static str), &'static [u8]>,
     meta: redb::ReadOnlyTable<&'static str, &'static [u8]>,
@@ -184,6 +185,7 @@ pub struct ReadCtx {
 impl ReadCtx {
     fn new(txn: &redb::ReadTransaction) -> Result<Self> {
         Ok(ReadCtx {
+            chunks: txn.open_table(tables::FILE_CHUNKS)?,
             t: engine::Tables {
                 records: txn.open_table(tables::RECORDS)?,
                 index: txn.open_table(tables::INDEX)?,
@@ -218,6 +220,18 @@ impl ReadCtx {
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.meta.get(key)?.map(|v| v.value().to_vec()))
     }
+    /// The chunks of a stored file, in order.
+    pub fn file_chunks(&self, tenant: &str, file: u64) -> Result<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        for e in self.chunks.range((tenant, file, 0)..=(tenant, file, u32::MAX))? {
+            out.push(e?.1.value().to_vec());
+        }
+        Ok(out)
+    }
+    /// A maintained counter that is not a record total (quotas and the like).
+    pub fn counter(&self, tenant: &str, name: &str) -> Result<u64> {
+        Ok(self.t.counters.get((tenant, name))?.map(|v| v.value()).unwrap_or(0))
+    }
     /// A session decoded into the caller's own (partial) shape.
     pub fn session_as<T: serde::de::DeserializeOwned>(&self, tenant: &str, sid: &str) -> Result<Option<T>> {
         match self.sessions.get((tenant, sid))? {
@@ -229,6 +243,7 @@ impl ReadCtx {
 
 /// Writes inside the current group-commit transaction.
 pub struct WriteCtx<'t> {
+    chunks: redb::Table<'t, (&'static str, u64, u32), &'static [u8]>,
     rec: engine::RecordWriter<'t>,
     /// Resources (and `"sessions"`) this batch changed; their versions are bumped after the commit.
     touched: std::collections::HashSet<String>,
@@ -279,6 +294,23 @@ impl WriteCtx<'_> {
             Some(v) => Ok(Some(serde_json::from_slice(v.value())?)),
             None => Ok(None),
         }
+    }
+    /// Stores a file's bytes in chunks of at most 256 KiB under `file` (normally the id of its attach record).
+    pub fn put_file(&mut self, tenant: &str, file: u64, bytes: &[u8]) -> Result<()> {
+        for (i, chunk) in bytes.chunks(256 << 10).enumerate() {
+            self.chunks.insert((tenant, file, i as u32), chunk)?;
+        }
+        Ok(())
+    }
+    /// Adds `delta` to a named counter of a tenant; returns the new value.
+    pub fn add_counter(&mut self, tenant: &str, name: &str, delta: i64) -> Result<u64> {
+        let cur = self.rec.tables.counters.get((tenant, name))?.map(|v| v.value()).unwrap_or(0);
+        let next = (cur as i64 + delta).max(0) as u64;
+        self.rec.tables.counters.insert((tenant, name), next)?;
+        Ok(next)
+    }
+    pub fn counter(&self, tenant: &str, name: &str) -> Result<u64> {
+        Ok(self.rec.tables.counters.get((tenant, name))?.map(|v| v.value()).unwrap_or(0))
     }
     fn touch(&mut self, name: &str) {
         if !self.touched.contains(name) {

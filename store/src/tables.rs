@@ -18,6 +18,8 @@ pub const INDEX: TableDefinition<(&str, &str, &str, &[u8], u64), ()> = TableDefi
 pub const UNIQUE: TableDefinition<(&str, &str, &str, &str), u64> = TableDefinition::new("unique");
 /// Maintained totals of live records: (tenant, resource) -> count.
 pub const COUNTERS: TableDefinition<(&str, &str), u64> = TableDefinition::new("counters");
+/// File contents, in chunks: (tenant, file id, chunk number) -> bytes. The data file stays the whole backup.
+pub const FILE_CHUNKS: TableDefinition<(&str, u64, u32), &[u8]> = TableDefinition::new("file_chunks");
 /// Sign-in sessions (refresh-token families): (tenant, session id) -> encoded session.
 pub const SESSIONS: TableDefinition<(&str, &str), &[u8]> = TableDefinition::new("sessions");
 
@@ -42,7 +44,7 @@ macro_rules! registry {
         }
     };
 }
-registry!(META, RECORDS, DELETED, INDEX, UNIQUE, COUNTERS, SESSIONS);
+registry!(META, RECORDS, DELETED, INDEX, UNIQUE, COUNTERS, SESSIONS, FILE_CHUNKS);
 
 fn count_table<K: redb::Key + 'static, V: redb::Value + 'static>(
     r: &ReadTransaction,

@@ -133,6 +133,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item]) -> std::result::Result<Vec<AnyBo
     let mut results = Vec::with_capacity(batch.len());
     let outcome = (|| -> std::result::Result<(), Failed> {
         let mut ctx = WriteCtx {
+            chunks: txn.open_table(tables::FILE_CHUNKS)?,
             touched: std::collections::HashSet::new(),
             rec: engine::RecordWriter {
                 tables: engine::Tables {

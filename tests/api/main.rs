@@ -2,6 +2,7 @@
 mod cli;
 mod contract;
 mod crash;
+mod files;
 mod net;
 mod pages;
 mod security;
