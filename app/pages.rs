@@ -17,8 +17,7 @@ mod ui {
     include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
 }
 
-/// Resources with a generic list screen: (resource, API base, screen path).
-pub const SCREENS: &[(&str, &str, &str)] = &[("param", "/api/blade-system/param", "/system/param")];
+use crate::api::SCREENS;
 
 /// Content-Security-Policy of every page: scripts only from this server, no inline script (the props are a
 /// JSON data block, not script), frames allowed for the external-page view.

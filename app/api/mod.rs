@@ -23,6 +23,10 @@ pub const PUBLIC: &[&str] = &[
     "/api/blade-system/tenant/info",
 ];
 
+/// Resources with a generic list screen: (resource, API base, screen path). The page handler renders the
+/// screen at the path with the first page of data; the API base serves list/detail/submit/remove/schema/export.
+pub const SCREENS: &[(&str, &str, &str)] = &[("param", "/api/blade-system/param", "/system/param")];
+
 /// Every route with its method, for the crawl tests (a test checks each one is served).
 pub const ALL: &[(&str, &str)] = &[
     ("GET", "/api/health"),
