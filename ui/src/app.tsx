@@ -57,6 +57,8 @@ export function App({ initial }: { initial: Props }) {
     document.cookie = `zz-lang=${l}; path=/; max-age=31536000; SameSite=Lax`;
     document.documentElement.lang = l === 'zh' ? 'zh-CN' : 'en';
     setProps((p) => ({ ...p, locale: l }));
+    // Strings that come from the server (menu names, resource labels) follow with fresh props.
+    void fetchProps(location.pathname + location.search).then((p) => { if (p && p.locale === l) setProps(p); });
   }, [props.site.storagePrefix]);
 
   useEffect(() => {
@@ -66,6 +68,8 @@ export function App({ initial }: { initial: Props }) {
   }, [navigate]);
 
   useEffect(() => { document.title = props.site.title; }, [props.site.title]);
+  // Marks the document once React owns it (browser tests wait for this before acting).
+  useEffect(() => { document.documentElement.dataset.hydrated = '1'; }, []);
 
   const ctx = useMemo(() => ({ props, navigate, setLocale }), [props, navigate, setLocale]);
   return (

@@ -66,6 +66,15 @@ export function startRefreshTimers(prefix: string): () => void {
   return () => { clearInterval(half); clearInterval(check); };
 }
 
+/**
+ * Unlocking (SPEC §2, §4): true when the server confirms the signed-in user's password.
+ * Only its MD5 travels, as at sign-in; the clear text is never stored.
+ */
+export async function checkPassword(tenantId: string, password: string): Promise<boolean> {
+  const r = await call('POST', '/api/blade-user/check-password' + qs({ password: md5(password) }), { headers: { 'Tenant-Id': tenantId } });
+  return r.status === 200 && r.body?.code === 200 && r.body?.success !== false && r.body?.data !== false;
+}
+
 /** Clears token, menus, roles, tags, lock and cookies, then goes to /login. */
 export async function logout(prefix: string) {
   try { await call('GET', '/api/blade-auth/oauth/logout'); } catch { /* signing out anyway */ }

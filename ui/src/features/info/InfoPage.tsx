@@ -72,16 +72,18 @@ export function InfoPage() {
         <FormRow label={t('info.avatar')} htmlFor="info-avatar">
           <div className="avatar-up">
             {info.avatar && <img src={info.avatar} alt="" width={64} height={64} />}
-            <input id="info-avatar" type="file" accept="image/jpeg,image/png" onChange={(e) => void upload(e.target.files?.[0])} />
+            {/* The native file box says "Choose File / No file chosen" in the browser's language: hide it behind a translated button. */}
+            <input id="info-avatar" className="sr-only file-input" type="file" accept="image/jpeg,image/png" onChange={(e) => void upload(e.target.files?.[0])} />
+            <label htmlFor="info-avatar" className="btn file-btn">{t('info.chooseAvatar')}</label>
             <small className="muted">{t('info.avatarTip')}</small>
           </div>
         </FormRow>
         {text('name')}{text('realName')}{text('phone')}{text('email')}
-        <button type="button" className="btn btn-primary" onClick={saveInfo}>{t('common.save')}</button>
+        <div className="form-actions"><button type="button" className="btn btn-primary" onClick={saveInfo}>{t('common.save')}</button></div>
       </Tabs.Content>
       <Tabs.Content value="password" className="tab-body">
         {pass('oldPassword')}{pass('newPassword')}{pass('newPassword1')}
-        <button type="button" className="btn btn-primary" onClick={savePw}>{t('common.save')}</button>
+        <div className="form-actions"><button type="button" className="btn btn-primary" onClick={savePw}>{t('common.save')}</button></div>
       </Tabs.Content>
     </Tabs.Root>
   );

@@ -27,6 +27,7 @@ export function LockDialog({ open, onOpenChange, prefix }: { open: boolean; onOp
         <FormRow label={t('lock.password')} htmlFor="lock-pw" error={err && t(err)} required>
           <input id="lock-pw" type="password" value={pw} onChange={(e) => setPw(e.target.value)} onBlur={() => setErr(lockPassword(pw))} placeholder={t('lock.placeholder')} />
         </FormRow>
+        <p className="muted form-hint">{t('lock.hint')}</p>
       </form>
     </Dialog>
   );

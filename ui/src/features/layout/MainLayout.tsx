@@ -16,6 +16,8 @@ import { MenuSearch } from './MenuSearch';
 import { LockDialog } from './LockDialog';
 import { ThemeDialog, applyTheme, DEFAULT_COLOR } from './ThemeDialog';
 import { LangSwitch } from './LangSwitch';
+import { ErrorLog } from './ErrorLog';
+import { IconFullscreen, IconLock, IconMenu, IconPlus, IconSearch, IconTheme } from '../../components/ui/icons';
 
 const EDU_TENANT = '157270';
 
@@ -64,14 +66,15 @@ export function MainLayout({ title, children }: { title: string; children: React
     <div className={'layout' + (collapsed ? ' is-collapsed' : '')}>
       <header className="top">
         <div className="logo">{collapsed ? props.site.title.slice(0, 1) : props.site.title}</div>
-        <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}>☰</button>
+        <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}><IconMenu /></button>
         <div className="top-spacer" />
-        {edu && <button type="button" className="icon-btn" aria-label={t('top.search')} title={t('top.search')} onClick={() => setSearch(true)}>⌕</button>}
-        {edu && <button type="button" className="icon-btn" aria-label={t('top.lock')} title={t('top.lock')} onClick={() => setLock(true)}>🔒</button>}
+        {edu && <button type="button" className="icon-btn" aria-label={t('top.search')} title={t('top.search')} onClick={() => setSearch(true)}><IconSearch /></button>}
+        {edu && <ErrorLog prefix={prefix} />}
+        {edu && <button type="button" className="icon-btn" aria-label={t('top.lock')} title={t('top.lock')} onClick={() => setLock(true)}><IconLock /></button>}
         {edu && <LangSwitch />}
-        <button type="button" className="icon-btn" aria-label={t('top.theme')} title={t('top.theme')} onClick={() => setThemeOpen(true)}>◐</button>
-        <button type="button" className="icon-btn" aria-label={t('top.fullscreen')} title={t('top.fullscreen')} onClick={fullscreen}>⛶</button>
-        <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}>＋</a>
+        <button type="button" className="icon-btn" aria-label={t('top.theme')} title={t('top.theme')} onClick={() => setThemeOpen(true)}><IconTheme /></button>
+        <button type="button" className="icon-btn" aria-label={t('top.fullscreen')} title={t('top.fullscreen')} onClick={fullscreen}><IconFullscreen /></button>
+        <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}><IconPlus /></a>
         <DM.Root>
           <DM.Trigger className="user-btn">
             <img src={props.user?.avatar || '/img/avatar.png'} alt="" width={28} height={28} />
@@ -87,7 +90,7 @@ export function MainLayout({ title, children }: { title: string; children: React
           </DM.Portal>
         </DM.Root>
       </header>
-      <Sidebar menus={menus} current={path} collapsed={collapsed} go={go} label={t('top.collapse')} />
+      <Sidebar menus={menus} current={path} collapsed={collapsed} go={go} label={t('menu.nav')} />
       <div className="main">
         <TagBar title={title} onSearch={() => setSearch(true)} />
         <main className="view">{children}</main>

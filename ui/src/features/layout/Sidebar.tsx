@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import type { MenuNode } from '../../types';
 import { menuTarget } from '../../lib/menu';
+import { IconChevronRight } from '../../components/ui/icons';
 
 export function Sidebar({ menus, current, collapsed, go, label }: { menus: MenuNode[]; current: string; collapsed: boolean; go: (m: MenuNode) => void; label: string }) {
   return (
@@ -35,7 +36,7 @@ function Group({ m, current, go, depth }: { m: MenuNode; current: string; go: (m
   return (
     <li className={'menu-group' + (open ? ' open' : '')}>
       <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
-        <span className="menu-icon" aria-hidden="true">{(m.name || '?').slice(0, 1)}</span><span className="menu-name">{m.name}</span><span className="caret" aria-hidden="true">▸</span>
+        <span className="menu-icon" aria-hidden="true">{(m.name || '?').slice(0, 1)}</span><span className="menu-name">{m.name}</span><span className="caret" aria-hidden="true"><IconChevronRight /></span>
       </button>
       {open && <MenuList items={m.children!} current={current} go={go} depth={depth + 1} />}
     </li>

@@ -9,6 +9,7 @@ import { store } from '../../lib/storage';
 import * as tb from '../../lib/tagbar';
 import { Confirm } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
+import { IconChevronDown, IconClose } from '../../components/ui/icons';
 
 export function TagBar({ title, onSearch }: { title: string; onSearch: () => void }) {
   const { t } = useTranslation();
@@ -53,7 +54,7 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
               <span key={tag.value} className={'tag' + (tag.value === state.active ? ' active' : '')}>
                 <a href={tag.value} onClick={(e) => { e.preventDefault(); apply({ ...state, active: tag.value }); }} aria-current={tag.value === state.active ? 'page' : undefined}>{label(tag)}</a>
                 {tb.closable(state, tag.value) && (
-                  <button type="button" className="tag-close" aria-label={`${t('tags.close')} ${label(tag)}`} onClick={() => apply(tb.close(state, tag.value))}>×</button>
+                  <button type="button" className="tag-close" aria-label={`${t('tags.close')} ${label(tag)}`} onClick={() => apply(tb.close(state, tag.value))}><IconClose /></button>
                 )}
               </span>
             ))}
@@ -62,7 +63,7 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
         <CM.Portal><CM.Content className="menu">{actions(CM.Item)}</CM.Content></CM.Portal>
       </CM.Root>
       <DM.Root>
-        <DM.Trigger className="icon-btn tag-more" aria-label={t('tags.menu')}>⌄</DM.Trigger>
+        <DM.Trigger className="icon-btn tag-more" aria-label={t('tags.menu')}><IconChevronDown /></DM.Trigger>
         <DM.Portal><DM.Content className="menu" align="end">{actions(DM.Item)}</DM.Content></DM.Portal>
       </DM.Root>
       <Confirm open={confirm} onOpenChange={setConfirm} text={t('tags.clearCacheConfirm')} onConfirm={() => {
