@@ -92,6 +92,12 @@ pub struct ServeArgs {
     /// Authorisation page of the social-messaging app (its in-app browser is sent there without a code).
     #[arg(long, env = "ZZ_SOCIAL_AUTH_URL")]
     pub social_auth_url: Option<String>,
+    /// External site of the header's feedback icon.
+    #[arg(long, env = "ZZ_FEEDBACK_URL", default_value = "https://feedback.example.com")]
+    pub feedback_url: String,
+    /// External site of the header's appraise icon.
+    #[arg(long, env = "ZZ_APPRAISE_URL", default_value = "https://appraise.example.com")]
+    pub appraise_url: String,
     /// Serve every page as the client-rendered shell (for comparing first paint with SSR off).
     #[arg(long, env = "ZZ_NO_SSR")]
     pub no_ssr: bool,

@@ -192,7 +192,9 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         "url": url,
         "now": store::now_millis(),
         "locale": if lang == Lang::En { "en" } else { "zh" },
-        "site": {"title": "智装", "storagePrefix": "saber", "apps": st.settings.apps, "socialAuthUrl": st.settings.social_auth_url},
+        "site": {"title": "智装", "storagePrefix": "saber", "apps": st.settings.apps, "socialAuthUrl": st.settings.social_auth_url,
+            "feedbackUrl": st.settings.feedback_url, "appraiseUrl": st.settings.appraise_url},
+        "theme": theme(h),
         "tenant": tenant_json,
         "user": null, "menus": [], "permissions": [], "page": {"kind": "none"},
     });
@@ -214,6 +216,22 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         }
     }
     Ok(out)
+}
+
+/// The 11 themes of SPEC §2.
+pub const THEMES: &[&str] = &["default", "white", "dark", "star", "bule", "iview", "vip", "cool", "d2", "hey", "lte"];
+
+/// The theme the browser chose (cookie `zz-theme=<name>|<#rrggbb>`), so the server renders it and nothing
+/// flashes; anything malformed is ignored.
+fn theme(h: &HeaderMap) -> Value {
+    let Some(raw) = cookie(h, "zz-theme") else { return Value::Null };
+    let raw = raw.replace("%7C", "|").replace("%7c", "|").replace("%23", "#");
+    let (name, color) = raw.split_once('|').unwrap_or((raw.as_str(), ""));
+    let color_ok = color.len() == 7 && color.starts_with('#') && color[1..].bytes().all(|b| b.is_ascii_hexdigit());
+    if !THEMES.contains(&name) {
+        return Value::Null;
+    }
+    json!({"name": name, "color": if color_ok { Value::String(color.to_ascii_lowercase()) } else { Value::Null }})
 }
 
 /// The first screen of a generic list: schema plus the page the URL's query asks for (bad parameters fall back
@@ -243,6 +261,17 @@ mod tests {
     fn props_cannot_break_out_of_their_script_block() {
         let s = script_json(r#"{"a":"</script><script>alert(1)</script><!--"}"#);
         assert!(!s.contains('<') && !s.contains('>'));
+    }
+
+    #[test]
+    fn theme_cookie_is_validated() {
+        let mut h = HeaderMap::new();
+        h.insert(header::COOKIE, HeaderValue::from_static("zz-theme=dark%7C%23FF0000"));
+        assert_eq!(theme(&h), json!({"name": "dark", "color": "#ff0000"}));
+        h.insert(header::COOKIE, HeaderValue::from_static("zz-theme=evil|red;x"));
+        assert_eq!(theme(&h), Value::Null);
+        h.insert(header::COOKIE, HeaderValue::from_static("zz-theme=white|javascript:1"));
+        assert_eq!(theme(&h), json!({"name": "white", "color": null}));
     }
 
     #[test]

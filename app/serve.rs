@@ -52,6 +52,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         apps: parse_apps(args.app_urls.as_deref()),
         social_auth_url: args.social_auth_url.clone(),
         ssr: !args.no_ssr,
+        feedback_url: args.feedback_url.clone(),
+        appraise_url: args.appraise_url.clone(),
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;

@@ -28,6 +28,9 @@ pub struct Settings {
     pub apps: Vec<serde_json::Value>,
     /// Authorisation page of the social-messaging app, for its in-app browser (none: not configured).
     pub social_auth_url: Option<String>,
+    /// External sites of the header's feedback and appraise icons.
+    pub feedback_url: String,
+    pub appraise_url: String,
     /// Render pages on the server (off: every page is the client-rendered shell; for comparisons).
     pub ssr: bool,
 }
@@ -42,6 +45,8 @@ impl Default for Settings {
             trust_proxy: false,
             apps: default_apps(),
             social_auth_url: None,
+            feedback_url: "https://feedback.example.com".into(),
+            appraise_url: "https://appraise.example.com".into(),
             ssr: true,
         }
     }
