@@ -30,6 +30,8 @@ pub struct Settings {
     pub social_auth_url: Option<String>,
     /// Render pages on the server (off: every page is the client-rendered shell; for comparisons).
     pub ssr: bool,
+    /// Days the api, error, login and usual logs are kept (pruned hourly).
+    pub log_retention_days: u32,
 }
 
 impl Default for Settings {
@@ -43,6 +45,7 @@ impl Default for Settings {
             apps: default_apps(),
             social_auth_url: None,
             ssr: true,
+            log_retention_days: 90,
         }
     }
 }
@@ -63,6 +66,8 @@ pub struct Inner {
     pub res: Resources,
     pub settings: Settings,
     pub keys: Keys,
+    /// The server's own logs (api, error, login, usual), written in batches off the request path.
+    pub logs: crate::logsink::LogSink,
     pub captchas: Captchas,
     pub throttle: Throttle,
     pub perms: PermCache,
@@ -88,11 +93,14 @@ impl std::ops::Deref for AppState {
 impl AppState {
     pub fn new(store: Store, res: Resources, settings: Settings) -> anyhow::Result<AppState> {
         let keys = Keys::load(&store)?;
+        res.load_generated(&store)?;
+        let logs = crate::logsink::LogSink::start(store.clone(), res.clone());
         Ok(AppState(Arc::new(Inner {
             store,
             res,
             settings,
             keys,
+            logs,
             captchas: Captchas::default(),
             throttle: Throttle::default(),
             perms: PermCache::default(),
