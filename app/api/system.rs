@@ -102,10 +102,18 @@ async fn dept_level(State(st): State<AppState>, s: Session, QueryPairs(q): Query
 }
 
 /// Submit keeping `ancestors` (`0,<root>,...,<parent>`) right, for the record and, when it moves, its subtree.
-async fn dept_submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+async fn dept_submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
     let id = crud::submit_id(&body)?;
     crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
-    let doc = def.parse_input(&body, id.is_none())?;
+    // `parentId` 0 (or "0") is the root.
+    let to_root = matches!(body.get("parentId"), Some(Value::String(v)) if v.trim() == "0") || body.get("parentId").and_then(Value::as_i64) == Some(0);
+    if to_root {
+        body.remove("parentId");
+    }
+    let mut doc = def.parse_input(&body, id.is_none())?;
+    if to_root {
+        doc.insert("parentId".into(), json!(0));
+    }
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let saved = st
         .write(move |w| -> store::Result<Result<Map<String, Value>, Kind>> {
@@ -117,7 +125,10 @@ async fn dept_submit(State(st): State<AppState>, s: Session, JsonObject(body): J
                 },
                 None => None,
             };
-            let parent = doc.get("parentId").and_then(store::parse_id_value).unwrap_or_else(|| old.as_ref().map(|o| idv(o, "parentId")).unwrap_or(0));
+            let parent = match doc.get("parentId") {
+                Some(v) if !v.is_null() => store::parse_id_value(v).unwrap_or(0),
+                _ => old.as_ref().map(|o| idv(o, "parentId")).unwrap_or(0),
+            };
             let ancestors = if parent == 0 {
                 "0".to_string()
             } else {
