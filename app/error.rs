@@ -68,6 +68,19 @@ pub enum Kind {
     UnsupportedGrant,
     SocialNotConfigured,
     BadRefreshToken,
+    DictCodeRequired,
+    DictNameRequired,
+    DictSortRequired,
+    DictSealedRequired,
+    DictKeyRequired,
+    DictCodeTaken,
+    DictKeyTaken,
+    BadParent,
+    HasChildren,
+    HasUsers,
+    TenantProtected,
+    TenantIdTaken,
+    NameTaken,
     Internal,
     Unavailable,
 }
@@ -127,6 +140,19 @@ fn spec(k: Kind) -> Spec {
         UnsupportedGrant => s("unsupported_grant", 400, "不支持的授权类型: {}", "Unsupported grant type: {}"),
         SocialNotConfigured => s("social_not_configured", 400, "第三方登录未配置", "Third-party sign-in is not configured"),
         BadRefreshToken => s("bad_refresh_token", 401, "刷新令牌无效或已过期,请重新登录", "The refresh token is invalid or expired, sign in again"),
+        DictCodeRequired => s("dict_code_required", 400, "请输入字典编号", "Enter the dictionary code"),
+        DictNameRequired => s("dict_name_required", 400, "请输入字典名称", "Enter the dictionary name"),
+        DictSortRequired => s("dict_sort_required", 400, "请输入字典排序", "Enter the dictionary sort order"),
+        DictSealedRequired => s("dict_sealed_required", 400, "请选择封存", "Choose whether the entry is sealed"),
+        DictKeyRequired => s("dict_key_required", 400, "请输入字典键值", "Enter the dictionary key"),
+        DictCodeTaken => s("dict_code_taken", 400, "字典编号已存在", "The dictionary code already exists"),
+        DictKeyTaken => s("dict_key_taken", 400, "字典键值已存在", "The dictionary key already exists"),
+        BadParent => s("bad_parent", 400, "上级节点不正确", "The parent is not valid"),
+        HasChildren => s("has_children", 400, "请先删除子节点", "Remove the child entries first"),
+        HasUsers => s("has_users", 400, "该机构下存在用户,不可删除", "The department still has users"),
+        TenantProtected => s("tenant_protected", 400, "平台租户不可删除", "The platform tenant cannot be removed"),
+        TenantIdTaken => s("tenant_id_taken", 400, "租户ID已存在", "The tenant id already exists"),
+        NameTaken => s("name_taken", 400, "名称 {} 已被占用", "The name {} is already in use"),
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
     }
@@ -139,16 +165,18 @@ pub struct ApiError {
     pub retry_after: Option<u64>,
     /// Rendered as an OAuth error body (token endpoint) instead of the envelope.
     pub oauth: bool,
+    /// The cause of an internal error: logged (and kept in the error log with the request id), never sent.
+    pub cause: Option<std::sync::Arc<str>>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
 impl ApiError {
     pub fn new(kind: Kind) -> Self {
-        ApiError { kind, arg: String::new(), retry_after: None, oauth: false }
+        ApiError { kind, arg: String::new(), retry_after: None, oauth: false, cause: None }
     }
     pub fn with(kind: Kind, arg: impl Into<String>) -> Self {
-        ApiError { kind, arg: arg.into(), retry_after: None, oauth: false }
+        ApiError { kind, arg: arg.into(), retry_after: None, oauth: false, cause: None }
     }
     pub fn oauth(mut self) -> Self {
         self.oauth = true;
@@ -157,7 +185,8 @@ impl ApiError {
     /// An unexpected failure: logged with its cause, answered with the generic 500 message.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(target: "zz::error", cause = %cause, "internal error");
-        ApiError::new(Kind::Internal)
+        let text: String = cause.to_string().chars().take(2000).collect();
+        ApiError { cause: Some(text.into()), ..ApiError::new(Kind::Internal) }
     }
     pub fn status(&self) -> u16 {
         spec(self.kind).status
@@ -252,6 +281,7 @@ mod tests {
             PayloadTooLarge, Sealed, FileType, QuotaExceeded, PasswordWrong, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
             TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
             UnsupportedGrant, SocialNotConfigured, BadRefreshToken, Internal, Unavailable,
+            DictCodeRequired, DictNameRequired, DictSortRequired, DictSealedRequired, DictKeyRequired, DictCodeTaken, DictKeyTaken, BadParent, HasChildren, HasUsers, TenantProtected, TenantIdTaken, NameTaken,
         ];
         let mut codes = std::collections::HashSet::new();
         for k in all {

@@ -42,8 +42,10 @@ static NEXT_RID: AtomicU64 = AtomicU64::new(1);
 
 /// One log line per request: request id, tenant, user, method, route, status, latency. Also re-renders error
 /// bodies in English when the client asks for it, and stamps `x-request-id`.
-pub async fn access_log(mut req: Request, next: Next) -> Response {
+pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::state::AppState>, mut req: Request, next: Next) -> Response {
     let start = Instant::now();
+    let query = req.uri().query().map(crate::logsink::redact_query).unwrap_or_default();
+    let ip = peer_ip(req.extensions());
     let rid = format!("{:x}-{:x}", store::now_millis(), NEXT_RID.fetch_add(1, Ordering::Relaxed));
     let lang = Lang::from_accept(req.headers().get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()));
     let method = req.method().clone();
@@ -56,8 +58,9 @@ pub async fn access_log(mut req: Request, next: Next) -> Response {
     req.extensions_mut().insert(ctx.clone());
     req.extensions_mut().insert(lang);
     let mut resp = next.run(req).await;
+    let rendered = resp.extensions().get::<Rendered>().cloned();
     if lang == Lang::En {
-        if let Some(Rendered(err)) = resp.extensions().get::<Rendered>().cloned() {
+        if let Some(Rendered(err)) = &rendered {
             resp = err.render(Lang::En);
         }
     }
@@ -69,6 +72,32 @@ pub async fn access_log(mut req: Request, next: Next) -> Response {
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     tracing::info!(target: "zz::access", rid = %rid, tenant = %who.tenant, user = %who.user, method = %method,
         route = %route, status, latency_ms = format_args!("{ms:.2}"), "request");
+    if route.starts_with("/api/") {
+        let uid: u64 = who.user.parse().unwrap_or(0);
+        let tenant = if who.tenant.is_empty() { store::PLATFORM_TENANT.to_string() } else { who.tenant.clone() };
+        let mut doc = Map::new();
+        doc.insert("requestId".into(), rid.clone().into());
+        doc.insert("method".into(), method.as_str().into());
+        doc.insert("requestUri".into(), route.clone().into());
+        doc.insert("params".into(), query.into());
+        doc.insert("httpStatus".into(), status.into());
+        doc.insert("time".into(), Value::from((ms * 1000.0).round() / 1000.0));
+        doc.insert("remoteIp".into(), ip.clone().into());
+        st.logs.push(crate::logsink::Entry { resource: "log_api", tenant: tenant.clone(), user: uid, doc });
+    }
+    if status >= 500 {
+        // Server errors go to the platform's error log (their causes are for operators, not tenants).
+        let cause = rendered.as_ref().and_then(|r| r.0.cause.clone()).map(|c| c.to_string()).unwrap_or_default();
+        let mut doc = Map::new();
+        doc.insert("source".into(), "server".into());
+        doc.insert("type".into(), format!("http {status}").into());
+        doc.insert("message".into(), cause.into());
+        doc.insert("info".into(), format!("{method} tenant={} user={} ip={ip}", who.tenant, who.user).into());
+        doc.insert("url".into(), route.chars().take(500).collect::<String>().into());
+        doc.insert("time".into(), st.settings.zone.format(store::now_millis()).into());
+        doc.insert("requestId".into(), rid.into());
+        st.logs.push(crate::logsink::Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.into(), user: who.user.parse().unwrap_or(0), doc });
+    }
     resp
 }
 

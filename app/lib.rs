@@ -8,6 +8,7 @@ pub mod cli;
 pub mod error;
 pub mod http;
 pub mod listq;
+pub mod logsink;
 pub mod pages;
 pub mod resources;
 pub mod seed;
@@ -27,6 +28,7 @@ use crate::error::{ApiError, Kind};
 use crate::state::AppState;
 
 pub fn router(st: AppState) -> Router {
+    let st2 = st.clone();
     api::routes(&st)
         .route("/static/{*path}", get(static_file))
         .route("/assets/{name}", get(pages::asset))
@@ -34,8 +36,9 @@ pub fn router(st: AppState) -> Router {
         .fallback(pages::fallback)
         .method_not_allowed_fallback(http::method_not_allowed)
         .with_state(st)
-        .layer(axum::middleware::from_fn(http::access_log))
+        // Panics become 500 envelopes inside the access log, so they reach the error log with the request id.
         .layer(CatchPanicLayer::custom(http::panic_response))
+        .layer(axum::middleware::from_fn_with_state(st2, http::access_log))
 }
 
 async fn static_file(Path(path): Path<String>) -> Response {

@@ -214,6 +214,12 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         if s.require(name).is_ok() {
             out["page"] = list_page(st, s, name, api, url, lang).await?;
         }
+    } else if let Some(name) = path.strip_prefix("/gen/").filter(|n| st.res.generated(n).is_some()) {
+        // Resources made by the code generator get the generic screen too.
+        if s.require(name).is_ok() {
+            let api = format!("{}/{name}", crate::api::develop::GEN_BASE);
+            out["page"] = list_page(st, s, name, &api, url, lang).await?;
+        }
     }
     Ok(out)
 }

@@ -1,15 +1,21 @@
-//! The registry of declared resources, loaded from `assets/resources/*.json` at start-up. Each declaration
-//! drives storage, the generic API, list filters and sorts, and the field schema the UI renders from.
+//! The registry of declared resources: the built-in ones loaded from `assets/resources/*.json` at start-up,
+//! plus resources generated at runtime by the code generator (`blade-develop/code/gen-code`), which are kept in
+//! the data file and added back when a server opens it. Each declaration drives storage, the generic API, list
+//! filters and sorts, and the field schema the UI renders from.
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use store::ResourceDef;
 
 use crate::assets::Assets;
 
+/// Meta key holding the generated declarations (a JSON array).
+pub const GENERATED_META: &str = "generated_resources";
+
 #[derive(Clone)]
 pub struct Resources {
-    by_name: Arc<HashMap<String, Arc<ResourceDef>>>,
+    by_name: Arc<RwLock<HashMap<String, Arc<ResourceDef>>>>,
+    generated: Arc<RwLock<Vec<String>>>,
 }
 
 impl Resources {
@@ -23,12 +29,53 @@ impl Resources {
             def.check().map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             by_name.insert(def.name.clone(), Arc::new(def));
         }
-        Ok(Resources { by_name: Arc::new(by_name) })
+        Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default() })
     }
 
     /// A built-in declaration; the names used in code are covered by a test.
     pub fn get(&self, name: &str) -> Arc<ResourceDef> {
-        self.by_name.get(name).cloned().unwrap_or_else(|| panic!("resource {name} is not declared"))
+        self.try_get(name).unwrap_or_else(|| panic!("resource {name} is not declared"))
+    }
+
+    pub fn try_get(&self, name: &str) -> Option<Arc<ResourceDef>> {
+        self.by_name.read().ok().and_then(|m| m.get(name).cloned())
+    }
+
+    /// A generated resource by name (built-in ones are not served through the generated routes).
+    pub fn generated(&self, name: &str) -> Option<Arc<ResourceDef>> {
+        let is_gen = self.generated.read().map(|g| g.iter().any(|n| n == name)).unwrap_or(false);
+        if is_gen { self.try_get(name) } else { None }
+    }
+
+    /// Names of the generated resources, in the order they were added.
+    pub fn generated_names(&self) -> Vec<String> {
+        self.generated.read().map(|g| g.clone()).unwrap_or_default()
+    }
+
+    /// Adds (or replaces) a generated declaration. A name of a built-in resource is refused.
+    pub fn add_generated(&self, def: ResourceDef) -> Result<(), String> {
+        def.check()?;
+        let mut gen_names = self.generated.write().map_err(|_| "poisoned".to_string())?;
+        let mut map = self.by_name.write().map_err(|_| "poisoned".to_string())?;
+        if map.contains_key(&def.name) && !gen_names.contains(&def.name) {
+            return Err(format!("{} is a built-in resource", def.name));
+        }
+        if !gen_names.contains(&def.name) {
+            gen_names.push(def.name.clone());
+        }
+        map.insert(def.name.clone(), Arc::new(def));
+        Ok(())
+    }
+
+    /// Adds the generated declarations kept in the data file (at start, and for every new `AppState`).
+    pub fn load_generated(&self, store: &store::Store) -> anyhow::Result<()> {
+        let Some(raw) = store.read(|r| r.meta(GENERATED_META))? else { return Ok(()) };
+        let defs: Vec<ResourceDef> = serde_json::from_slice(&raw)?;
+        for d in defs {
+            let name = d.name.clone();
+            self.add_generated(d).map_err(|e| anyhow::anyhow!("generated resource {name}: {e}"))?;
+        }
+        Ok(())
     }
 }
 
@@ -39,8 +86,12 @@ mod tests {
     #[test]
     fn built_in_declarations_load() {
         let r = Resources::load().unwrap();
-        for name in ["param", "tenant", "client", "user", "role", "menu", "dict", "dept", "post"] {
+        for name in [
+            "param", "tenant", "client", "user", "role", "menu", "dict", "dictbiz", "dept", "post", "region", "log_usual",
+            "log_api", "log_error", "log_login", "oss", "sms", "sms_message", "attach", "notice", "code", "datasource", "report",
+        ] {
             assert_eq!(r.get(name).name, name);
         }
+        assert!(r.generated("param").is_none(), "built-ins are not generated resources");
     }
 }

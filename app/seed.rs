@@ -52,6 +52,10 @@ pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>,
         let res2 = res.clone();
         store.write(move |w| base(w, &res2, &admins))?;
     }
+    if store.read(|r| r.meta("regions_seeded"))?.is_none() {
+        let res2 = res.clone();
+        store.write(move |w| reference_data(w, &res2))?;
+    }
     let demo_done = store.read(|r| r.meta("demo_seeded"))?.is_some();
     if demo && !demo_done {
         let pw = admin_password.map(str::to_string).unwrap_or_else(password::random_password);
@@ -102,36 +106,52 @@ fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store
         }
     }
 
-    let roles = asset("seed/roles.json");
-    let role_def = res.get("role");
-    let user_def = res.get("user");
     for (tenant, hash) in admins {
-        let mut admin_role = None;
-        let groups: &[&str] = if tenant == store::PLATFORM_TENANT { &["platform", "tenant", "workers"] } else { &["tenant", "workers"] };
-        for g in groups {
-            for r in roles[*g].as_array().into_iter().flatten() {
-                let ids = menu_grant(&r["menus"], &menus);
-                let doc = obj(json!({"roleName": r["roleName"], "roleAlias": r["roleAlias"], "sort": r["sort"], "parentId": 0,
-                    "isWorker": r["isWorker"].as_bool().unwrap_or(false) as i64, "menuIds": ids}));
-                let id = w.insert(&role_def, tenant, doc, &sys)?["id"].as_u64().unwrap_or(0);
-                let wanted = if tenant == store::PLATFORM_TENANT { "administrator" } else { "admin" };
-                if s(r, "roleAlias") == wanted {
-                    admin_role = Some(id);
-                }
-            }
-        }
-        let user = obj(json!({
-            "account": "admin", "name": "管理员", "realName": "管理员", "userType": 1,
-            "roleId": admin_role.map(|i| i.to_string()).unwrap_or_default(), "passwordHash": hash, "tokenVersion": 0,
-        }));
-        w.insert(&user_def, tenant, user, &sys)?;
+        tenant_roles_and_admin(w, res, tenant, hash, &menus)?;
     }
     w.put_meta("seeded", b"1")?;
     Ok(())
 }
 
 /// (id, code, platform) of every seeded menu.
-type MenuRow = (u64, String, bool);
+pub type MenuRow = (u64, String, bool);
+
+/// Every menu as a `MenuRow`, for granting role menus by spec.
+pub fn menu_rows(w: &WriteCtx, res: &Resources) -> store::Result<Vec<MenuRow>> {
+    Ok(w.all(&res.get("menu"), store::PLATFORM_TENANT)?
+        .iter()
+        .map(|m| (m["id"].as_u64().unwrap_or(0), m.get("code").and_then(Value::as_str).unwrap_or("").to_string(), m["platformOnly"].as_i64() == Some(1)))
+        .collect())
+}
+
+/// A tenant's roles (the platform super-admin in 000000, the tenant admin and the five technical-worker roles,
+/// from `seed/roles.json`) and its `admin` user with the admin role and the given password hash. Used at first
+/// start and when the platform administrator creates a tenant. Returns the admin's user id.
+pub fn tenant_roles_and_admin(w: &mut WriteCtx, res: &Resources, tenant: &str, hash: &str, menus: &[MenuRow]) -> store::Result<u64> {
+    let sys = Actor::default();
+    let roles = asset("seed/roles.json");
+    let role_def = res.get("role");
+    let user_def = res.get("user");
+    let mut admin_role = None;
+    let groups: &[&str] = if tenant == store::PLATFORM_TENANT { &["platform", "tenant", "workers"] } else { &["tenant", "workers"] };
+    for g in groups {
+        for r in roles[*g].as_array().into_iter().flatten() {
+            let ids = menu_grant(&r["menus"], menus);
+            let doc = obj(json!({"roleName": r["roleName"], "roleAlias": r["roleAlias"], "sort": r["sort"], "parentId": 0,
+                "isWorker": r["isWorker"].as_bool().unwrap_or(false) as i64, "menuIds": ids}));
+            let id = w.insert(&role_def, tenant, doc, &sys)?["id"].as_u64().unwrap_or(0);
+            let wanted = if tenant == store::PLATFORM_TENANT { "administrator" } else { "admin" };
+            if s(r, "roleAlias") == wanted {
+                admin_role = Some(id);
+            }
+        }
+    }
+    let user = obj(json!({
+        "account": "admin", "name": "管理员", "realName": "管理员", "userType": 1,
+        "roleId": admin_role.map(|i| i.to_string()).unwrap_or_default(), "passwordHash": hash, "tokenVersion": 0,
+    }));
+    Ok(w.insert(&user_def, tenant, user, &sys)?["id"].as_u64().unwrap_or(0))
+}
 
 fn insert_menu(w: &mut WriteCtx, def: &store::ResourceDef, node: &Value, parent: u64, out: &mut Vec<MenuRow>) -> store::Result<()> {
     let platform = node["platform"].as_bool().unwrap_or(false);
@@ -163,11 +183,7 @@ fn menu_grant(spec: &Value, menus: &[MenuRow]) -> Vec<String> {
 
 fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<String, String>) -> store::Result<()> {
     let sys = Actor::default();
-    let menus: Vec<MenuRow> = w
-        .all(&res.get("menu"), store::PLATFORM_TENANT)?
-        .iter()
-        .map(|m| (m["id"].as_u64().unwrap_or(0), s(&Value::Object(m.clone()), "code").to_string(), m["platformOnly"].as_i64() == Some(1)))
-        .collect();
+    let menus = menu_rows(w, res)?;
     for (tenant, d) in demo.as_object().into_iter().flatten() {
         let mut depts = HashMap::new();
         for node in d["depts"].as_array().into_iter().flatten() {
@@ -228,5 +244,33 @@ fn insert_dept(
     for c in node["children"].as_array().into_iter().flatten() {
         insert_dept(w, res, tenant, c, id, &next, out)?;
     }
+    Ok(())
+}
+
+/// Platform reference data added once (also to data files made before it existed): China's provincial-level
+/// divisions and prefecture-level cities (GB/T 2260 codes, `seed/regions.json`) and the predefined reports.
+fn reference_data(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
+    let sys = Actor::default();
+    let def = res.get("region");
+    let regions = asset("seed/regions.json");
+    for (i, p) in regions["regions"].as_array().into_iter().flatten().enumerate() {
+        let code = s(p, "code");
+        let doc = obj(json!({"code": code, "parentCode": "00", "ancestors": "00", "name": p["name"], "regionLevel": 1, "sort": i + 1}));
+        w.insert(&def, store::PLATFORM_TENANT, doc, &sys)?;
+        for (j, c) in p["children"].as_array().into_iter().flatten().enumerate() {
+            let doc = obj(json!({"code": c["code"], "parentCode": code, "ancestors": format!("00,{code}"), "name": c["name"], "regionLevel": 2, "sort": j + 1}));
+            w.insert(&def, store::PLATFORM_TENANT, doc, &sys)?;
+        }
+    }
+    let report = res.get("report");
+    for (name, category, source, remark) in [
+        ("项目统计报表", "project", "project", "各业务单元的项目数量与完成情况"),
+        ("合同台账报表", "finance", "contract_ledger", "合同金额、已收款与应收款"),
+        ("考勤统计报表", "attendance", "attend_day", "工人出勤天数与迟到次数"),
+        ("库存汇总报表", "wms", "stockdata", "各仓库的库存数量"),
+    ] {
+        w.insert(&report, store::PLATFORM_TENANT, obj(json!({"name": name, "category": category, "source": source, "remark": remark})), &sys)?;
+    }
+    w.put_meta("regions_seeded", b"1")?;
     Ok(())
 }

@@ -54,6 +54,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ssr: !args.no_ssr,
         feedback_url: args.feedback_url.clone(),
         appraise_url: args.appraise_url.clone(),
+        log_retention_days: args.log_retention_days,
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;
@@ -61,13 +62,15 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let app = crate::router(st.clone());
     let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
-    let pruner = tokio::spawn(prune_sessions(st));
+    let pruner = tokio::spawn(prune_sessions(st.clone()));
+    let log_pruner = tokio::spawn(prune_logs(st));
     tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
         .await?;
     socket.abort();
     pruner.abort();
+    log_pruner.abort();
     let _ = std::fs::remove_file(args.dir.join(crate::admin::SOCKET));
     tokio::task::spawn_blocking(move || store.close()).await?;
     tracing::info!(target: "zz::serve", "stopped; data file closed");
@@ -109,6 +112,21 @@ async fn prune_sessions(st: AppState) {
             Ok(n) if n > 0 => tracing::info!(target: "zz::serve", pruned = n, "expired sessions removed"),
             Ok(_) => {}
             Err(e) => tracing::warn!(target: "zz::serve", error = e.code(), "session pruning failed"),
+        }
+    }
+}
+
+/// Hourly: delete log entries older than the retention (`--log-retention-days`).
+async fn prune_logs(st: AppState) {
+    let mut tick = tokio::time::interval(Duration::from_secs(3600));
+    loop {
+        tick.tick().await;
+        let (s, r, days) = (st.store.clone(), st.res.clone(), st.settings.log_retention_days);
+        match tokio::task::spawn_blocking(move || crate::logsink::prune(&s, &r, days, store::now_millis())).await {
+            Ok(Ok(n)) if n > 0 => tracing::info!(target: "zz::logs", pruned = n, days, "old log entries removed"),
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::warn!(target: "zz::logs", error = %e, "log pruning failed"),
+            Err(e) => tracing::warn!(target: "zz::logs", error = %e, "log pruning task failed"),
         }
     }
 }

@@ -33,6 +33,8 @@ pub struct Settings {
     pub appraise_url: String,
     /// Render pages on the server (off: every page is the client-rendered shell; for comparisons).
     pub ssr: bool,
+    /// Days the api, error, login and usual logs are kept (pruned hourly).
+    pub log_retention_days: u32,
 }
 
 impl Default for Settings {
@@ -48,6 +50,7 @@ impl Default for Settings {
             feedback_url: "https://feedback.example.com".into(),
             appraise_url: "https://appraise.example.com".into(),
             ssr: true,
+            log_retention_days: 90,
         }
     }
 }
@@ -68,6 +71,8 @@ pub struct Inner {
     pub res: Resources,
     pub settings: Settings,
     pub keys: Keys,
+    /// The server's own logs (api, error, login, usual), written in batches off the request path.
+    pub logs: crate::logsink::LogSink,
     pub captchas: Captchas,
     pub throttle: Throttle,
     pub perms: PermCache,
@@ -93,11 +98,14 @@ impl std::ops::Deref for AppState {
 impl AppState {
     pub fn new(store: Store, res: Resources, settings: Settings) -> anyhow::Result<AppState> {
         let keys = Keys::load(&store)?;
+        res.load_generated(&store)?;
+        let logs = crate::logsink::LogSink::start(store.clone(), res.clone());
         Ok(AppState(Arc::new(Inner {
             store,
             res,
             settings,
             keys,
+            logs,
             captchas: Captchas::default(),
             throttle: Throttle::default(),
             perms: PermCache::default(),

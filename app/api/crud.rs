@@ -24,6 +24,12 @@ pub fn routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
         .route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, d4)))
 }
 
+/// `<base>/remove` alone (for resources whose submit is hand-written).
+pub fn remove_route(st: &AppState, base: &str, name: &str) -> Router<AppState> {
+    let def = st.res.get(name);
+    Router::new().route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, def)))
+}
+
 /// The read side only (`list|detail|schema|export`): for records the server writes itself (logs).
 pub fn read_routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
     let def = st.res.get(name);
@@ -41,7 +47,7 @@ const EXPORT_MAX: u64 = 10_000;
 
 /// GET `<base>/export?<filters>`: the current filter as an Excel file (list columns, labels in the client's
 /// language), at most 10,000 rows.
-async fn export(
+pub async fn export(
     State(st): State<AppState>,
     s: Session,
     QueryPairs(q): QueryPairs,
@@ -103,7 +109,7 @@ async fn export(
     Ok(resp)
 }
 
-async fn list(
+pub async fn list(
     State(st): State<AppState>,
     s: Session,
     raw: axum::extract::RawQuery,
@@ -134,7 +140,7 @@ async fn list(
     Ok(json_bytes(body))
 }
 
-async fn schema_route(
+pub async fn schema_route(
     State(st): State<AppState>,
     s: Session,
     lang: axum::Extension<crate::error::Lang>,
@@ -173,13 +179,13 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
                 "name": f.name, "kind": f.kind, "label": f.label, "labelEn": f.label_en, "required": f.required,
                 "maxLen": f.max_len, "min": f.min, "max": f.max, "pattern": f.pattern, "filter": f.filter, "sort": f.sort,
                 "search": f.search, "dict": f.dict, "list": f.list, "form": f.form && !f.readonly, "readonly": f.readonly,
-                "default": f.default,
+                "default": f.default, "ui": f.ui,
             })
         })
         .collect();
     Ok(serde_json::json!({
         "name": def.name, "label": def.label, "labelEn": def.label_en, "api": api, "platform": def.platform,
-        "fields": fields, "dicts": dicts,
+        "fields": fields, "dicts": dicts, "ui": def.ui,
     }))
 }
 
@@ -201,7 +207,7 @@ pub fn parse_id(raw: Option<&str>) -> ApiResult<u64> {
     raw.parse::<u64>().ok().filter(|i| *i > 0).ok_or_else(|| ApiError::with(Kind::BadId, raw.chars().take(40).collect::<String>()))
 }
 
-async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
+pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
     s.require(&def.name)?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
     let (d, t) = (def.clone(), s.tenant.clone());
@@ -209,16 +215,27 @@ async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPair
     Ok(ok(crate::wire::record(&def, st.settings.zone, rec)))
 }
 
-async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    let id = match body.get("id") {
+/// The `id` of a submit body: absent or empty means insert.
+pub fn submit_id(body: &Map<String, Value>) -> ApiResult<Option<u64>> {
+    Ok(match body.get("id") {
         None | Some(Value::Null) => None,
         Some(Value::String(v)) if v.is_empty() => None,
-        Some(v) => Some(store::parse_id_value(v).ok_or_else(|| ApiError::with(Kind::BadId, v.to_string()))?),
-    };
-    s.require(&format!("{}_{}", def.name, if id.is_some() { "edit" } else { "add" }))?;
+        Some(v) => Some(store::parse_id_value(v).ok_or_else(|| ApiError::with(Kind::BadId, v.to_string().chars().take(40).collect::<String>()))?),
+    })
+}
+
+/// The write check of a resource: its `<name>_<action>` code, and the platform role for platform data.
+pub fn check_write(s: &Session, def: &ResourceDef, action: &str) -> ApiResult<()> {
+    s.require(&format!("{}_{action}", def.name))?;
     if def.platform && !s.is_platform_admin() {
         return Err(ApiError::new(Kind::PlatformOnly));
     }
+    Ok(())
+}
+
+pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    let id = submit_id(&body)?;
+    check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     let doc = def.parse_input(&body, id.is_none())?;
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let saved = st
@@ -245,11 +262,8 @@ pub fn parse_ids(raw: Option<&str>) -> ApiResult<Vec<u64>> {
     Ok(ids)
 }
 
-async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    s.require(&format!("{}_delete", def.name))?;
-    if def.platform && !s.is_platform_admin() {
-        return Err(ApiError::new(Kind::PlatformOnly));
-    }
+pub async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    check_write(&s, &def, "delete")?;
     let ids = parse_ids(p.get("ids"))?;
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let n = st.write(move |w| w.remove(&d, &t, &ids, &actor)).await?;

@@ -1,19 +1,115 @@
-//! `GET dict/dictionary?code=`: the entries of one dictionary, sorted, labels in the client's language.
-use axum::extract::State;
-use axum::response::Response;
-use serde_json::{Value, json};
+//! Dictionaries: `dict` (platform-wide) and `dictbiz` (per tenant) share these handlers. A dictionary is a
+//! parent row (`parentId = 0`, `dictKey = -1`) plus child rows that inherit its `code`. Sealed entries
+//! (`isSealed = 1`) cannot be changed or removed; removing a parent removes its children.
+use std::collections::HashMap;
+use std::sync::Arc;
 
+use axum::Router;
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+use store::ResourceDef;
+
+use crate::api::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind, Lang};
-use crate::http::{QueryPairs, ok};
+use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
 use crate::state::AppState;
 
-pub async fn dictionary(State(st): State<AppState>, _s: Session, QueryPairs(q): QueryPairs, lang: axum::Extension<Lang>) -> ApiResult<Response> {
+/// `<base>/list|parent-list|child-list|tree|dictionary|detail|submit|remove|schema|export` for `dict` or `dictbiz`.
+pub fn routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
+    let def = st.res.get(name);
+    let (d1, d2, d3, d4, d5, d6) = (def.clone(), def.clone(), def.clone(), def.clone(), def.clone(), def);
+    crud::read_routes(st, base, name)
+        .route(&format!("{base}/parent-list"), get(move |st, s, raw: RawQuery, QueryPairs(q)| scoped_list(st, s, raw, q, d1, None)))
+        .route(&format!("{base}/child-list"), get(move |st, s, raw: RawQuery, QueryPairs(q)| child_list(st, s, raw, q, d2)))
+        .route(&format!("{base}/tree"), get(move |st, s, q| tree(st, s, q, d3)))
+        .route(&format!("{base}/dictionary"), get(move |st, s, q, l| dictionary_of(st, s, q, l, d4)))
+        .route(&format!("{base}/submit"), post(move |st, s, b| submit(st, s, b, d5)))
+        .route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, d6)))
+}
+
+/// A list with one extra `parentId_equal` filter (the cache key carries it too).
+async fn scoped_list(st: State<AppState>, s: Session, raw: RawQuery, mut q: Vec<(String, String)>, def: Arc<ResourceDef>, parent: Option<u64>) -> ApiResult<Response> {
+    q.retain(|(k, _)| !k.starts_with("parentId"));
+    let p = parent.unwrap_or(0).to_string();
+    q.push(("parentId_equal".into(), p.clone()));
+    let raw = RawQuery(Some(format!("{}&parentId_equal={p}", raw.0.unwrap_or_default())));
+    crud::list(st, s, raw, QueryPairs(q), def).await
+}
+
+async fn child_list(st: State<AppState>, s: Session, raw: RawQuery, q: Vec<(String, String)>, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    let pid = crud::parse_id(q.iter().rev().find(|(k, _)| k == "parentId").map(|(_, v)| v.as_str()))
+        .map_err(|e| if e.kind == Kind::Missing { ApiError::with(Kind::Missing, "parentId") } else { e })?;
+    scoped_list(st, s, raw, q, def, Some(pid)).await
+}
+
+/// GET tree?code=DICT: the whole dictionary forest (or one dictionary's) as BladeX tree nodes.
+async fn tree(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    s.require(&def.name)?;
+    let code = q.iter().find(|(k, _)| k == "code").map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+    let (d, t) = (def.clone(), s.tenant.clone());
+    let mut rows = st.read(move |r| r.all(&d, &t)).await?;
+    if !code.is_empty() && code != "DICT" {
+        rows.retain(|r| r.get("code").and_then(Value::as_str) == Some(code.as_str()));
+    }
+    Ok(ok(forest(&rows, "dictValue")))
+}
+
+fn idv(m: &Map<String, Value>, k: &str) -> u64 {
+    m.get(k).and_then(store::parse_id_value).unwrap_or(0)
+}
+
+/// Rows with `id`/`parentId` as a forest of `{id, parentId, title, key, value, hasChildren, children}`, by sort.
+pub fn forest(rows: &[Map<String, Value>], title: &str) -> Vec<Value> {
+    let ids: std::collections::HashSet<u64> = rows.iter().map(|r| idv(r, "id")).collect();
+    let mut kids: HashMap<u64, Vec<&Map<String, Value>>> = HashMap::new();
+    for r in rows {
+        let p = idv(r, "parentId");
+        kids.entry(if ids.contains(&p) { p } else { 0 }).or_default().push(r);
+    }
+    for list in kids.values_mut() {
+        list.sort_by_key(|r| (r.get("sort").and_then(Value::as_i64).unwrap_or(0), idv(r, "id")));
+    }
+    fn build(p: u64, kids: &HashMap<u64, Vec<&Map<String, Value>>>, title: &str, depth: usize) -> Vec<Value> {
+        let Some(list) = kids.get(&p) else { return Vec::new() };
+        list.iter()
+            .map(|r| {
+                let id = idv(r, "id");
+                let children = if depth < 32 { build(id, kids, title, depth + 1) } else { Vec::new() };
+                let mut n = json!({
+                    "id": id.to_string(), "parentId": idv(r, "parentId").to_string(), "title": r.get(title),
+                    "key": id.to_string(), "value": id.to_string(), "hasChildren": !children.is_empty(),
+                });
+                for k in ["code", "dictKey", "sort"] {
+                    if let Some(v) = r.get(k) {
+                        n[k] = v.clone();
+                    }
+                }
+                if !children.is_empty() {
+                    n["children"] = Value::Array(children);
+                }
+                n
+            })
+            .collect()
+    }
+    build(0, &kids, title, 0)
+}
+
+/// GET `dict/dictionary?code=`: the entries of one dictionary, sorted, labels in the client's language. Any
+/// signed-in user may read dictionaries (screens bind them).
+pub async fn dictionary(st: State<AppState>, s: Session, q: QueryPairs, lang: axum::Extension<Lang>) -> ApiResult<Response> {
+    let def = st.res.get("dict");
+    dictionary_of(st, s, q, lang, def).await
+}
+
+async fn dictionary_of(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, lang: axum::Extension<Lang>, def: Arc<ResourceDef>) -> ApiResult<Response> {
     let code = q.iter().find(|(k, _)| k == "code").map(|(_, v)| v.trim().to_string()).unwrap_or_default();
     if code.is_empty() {
         return Err(ApiError::with(Kind::Missing, "code"));
     }
-    let entries = entries(&st, &code).await?;
+    let entries = entries_in(&st, &def.name, &s.tenant, &code).await?;
     let out: Vec<Value> = entries
         .into_iter()
         .map(|e| {
@@ -34,24 +130,169 @@ pub async fn dictionary(State(st): State<AppState>, _s: Session, QueryPairs(q): 
     Ok(ok(out))
 }
 
-/// The child entries of dictionary `code` (parent rows have `parentId = 0`), sorted by `sort`.
-pub async fn entries(st: &AppState, code: &str) -> ApiResult<Vec<serde_json::Map<String, Value>>> {
-    let (st2, code) = (st.clone(), code.to_string());
+/// The child entries of platform dictionary `code`, sorted by `sort`.
+pub async fn entries(st: &AppState, code: &str) -> ApiResult<Vec<Map<String, Value>>> {
+    entries_in(st, "dict", store::PLATFORM_TENANT, code).await
+}
+
+/// The child entries of dictionary `code` of resource `dict` or `dictbiz` in `tenant`, sorted by `sort`.
+pub async fn entries_in(st: &AppState, resource: &str, tenant: &str, code: &str) -> ApiResult<Vec<Map<String, Value>>> {
+    let (def, code, t) = (st.res.get(resource), code.to_string(), tenant.to_string());
     st.read(move |r| {
-        let def = st2.res.get("dict");
-        let q = store::Query {
-            filters: vec![store::Filter::new("code", store::Op::Equal, json!(code))],
-            limit: 10_000,
-            ..Default::default()
-        };
-        let mut rows: Vec<_> = r
-            .list(&def, store::PLATFORM_TENANT, &q)?
-            .records
-            .into_iter()
-            .filter(|e| e.get("parentId").and_then(Value::as_u64).unwrap_or(0) != 0)
-            .collect();
+        let q = store::Query { filters: vec![store::Filter::new("code", store::Op::Equal, json!(code))], limit: 10_000, ..Default::default() };
+        let mut rows: Vec<_> =
+            r.list(&def, &t, &q)?.records.into_iter().filter(|e| e.get("parentId").and_then(Value::as_u64).unwrap_or(0) != 0).collect();
         rows.sort_by_key(|e| e.get("sort").and_then(Value::as_i64).unwrap_or(0));
         Ok(rows)
     })
     .await
+}
+
+fn blank(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// The form's own on-blur messages for missing fields (spec §5).
+fn check_required(body: &Map<String, Value>, insert: bool, child: bool) -> ApiResult<()> {
+    let need = |k: &str| if insert { blank(body.get(k)) } else { body.contains_key(k) && blank(body.get(k)) };
+    if !child && need("code") {
+        return Err(ApiError::new(Kind::DictCodeRequired));
+    }
+    if need("dictValue") {
+        return Err(ApiError::new(Kind::DictNameRequired));
+    }
+    if need("sort") {
+        return Err(ApiError::new(Kind::DictSortRequired));
+    }
+    if body.contains_key("isSealed") && blank(body.get("isSealed")) {
+        return Err(ApiError::new(Kind::DictSealedRequired));
+    }
+    if child && need("dictKey") {
+        return Err(ApiError::new(Kind::DictKeyRequired));
+    }
+    Ok(())
+}
+
+fn sealed(m: &Map<String, Value>) -> bool {
+    m.get("isSealed").and_then(Value::as_i64) == Some(1)
+}
+
+async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    let id = crud::submit_id(&body)?;
+    crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
+    let parent_in = match body.get("parentId") {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(v)) if v.is_empty() => 0,
+        Some(v) => store::parse_id_value(v).or_else(|| (v.as_i64() == Some(0) || v.as_str() == Some("0")).then_some(0)).ok_or_else(|| ApiError::with(Kind::BadId, "parentId"))?,
+    };
+    // Children inherit the parent's code; the parent cannot change on edit.
+    let child_hint = id.is_none() && parent_in != 0;
+    check_required(&body, id.is_none(), child_hint)?;
+    if child_hint {
+        body.remove("code");
+    }
+    body.remove("parentId");
+    let mut doc = def.parse_input(&body, false)?;
+    if id.is_none() {
+        doc.entry("isSealed").or_insert(json!(0));
+        if doc.get("isSealed").is_some_and(Value::is_null) {
+            doc.insert("isSealed".into(), json!(0));
+        }
+    }
+    let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
+    let saved = st
+        .write(move |w| -> store::Result<Result<Map<String, Value>, Kind>> {
+            let mut doc = doc.clone();
+            let all = w.all(&d, &t)?;
+            let (old, parent_id) = match id {
+                Some(id) => {
+                    let Some(old) = w.get(&d, &t, id)? else { return Ok(Err(Kind::NotFound)) };
+                    if sealed(&old) {
+                        return Ok(Err(Kind::Sealed));
+                    }
+                    let p = idv(&old, "parentId");
+                    (Some(old), p)
+                }
+                None => (None, parent_in),
+            };
+            if parent_id != 0 {
+                let Some(parent) = w.get(&d, &t, parent_id)? else { return Ok(Err(Kind::NotFound)) };
+                if idv(&parent, "parentId") != 0 {
+                    return Ok(Err(Kind::BadParent));
+                }
+                doc.insert("code".into(), parent.get("code").cloned().unwrap_or(Value::Null));
+                let key = doc.get("dictKey").cloned().or_else(|| old.as_ref().and_then(|o| o.get("dictKey").cloned()));
+                if key.as_ref().is_none_or(|k| blank(Some(k))) {
+                    return Ok(Err(Kind::DictKeyRequired));
+                }
+                let clash = all.iter().any(|r| idv(r, "parentId") == parent_id && Some(idv(r, "id")) != id && r.get("dictKey") == key.as_ref());
+                if clash {
+                    return Ok(Err(Kind::DictKeyTaken));
+                }
+            } else {
+                doc.insert("dictKey".into(), json!("-1"));
+                let code = doc.get("code").cloned().or_else(|| old.as_ref().and_then(|o| o.get("code").cloned()));
+                let clash = all.iter().any(|r| idv(r, "parentId") == 0 && Some(idv(r, "id")) != id && r.get("code") == code.as_ref());
+                if clash {
+                    return Ok(Err(Kind::DictCodeTaken));
+                }
+            }
+            doc.insert("parentId".into(), json!(parent_id));
+            let saved = match id {
+                Some(id) => {
+                    let saved = w.update(&d, &t, id, doc.clone(), &actor)?;
+                    // A parent's new code goes to its children, so they keep sharing it.
+                    if parent_id == 0 && old.as_ref().and_then(|o| o.get("code")) != saved.get("code") {
+                        for c in all.iter().filter(|r| idv(r, "parentId") == id) {
+                            let mut patch = Map::new();
+                            patch.insert("code".into(), saved.get("code").cloned().unwrap_or(Value::Null));
+                            w.update(&d, &t, idv(c, "id"), patch, &actor)?;
+                        }
+                    }
+                    saved
+                }
+                None => w.insert(&d, &t, doc.clone(), &actor)?,
+            };
+            Ok(Ok(saved))
+        })
+        .await?
+        .map_err(ApiError::new)?;
+    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+}
+
+async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    crud::check_write(&s, &def, "delete")?;
+    let ids = crud::parse_ids(p.get("ids"))?;
+    let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
+    st.write(move |w| -> store::Result<Result<u64, Kind>> {
+        let mut doomed = Vec::new();
+        for id in &ids {
+            let Some(row) = w.get(&d, &t, *id)? else { continue };
+            if sealed(&row) {
+                return Ok(Err(Kind::Sealed));
+            }
+            doomed.push(*id);
+        }
+        if doomed.is_empty() {
+            return Ok(Err(Kind::NotFound));
+        }
+        let parents = doomed.clone();
+        for c in w.all(&d, &t)?.iter().filter(|r| parents.contains(&idv(r, "parentId"))) {
+            if sealed(c) {
+                return Ok(Err(Kind::Sealed));
+            }
+            let cid = idv(c, "id");
+            if !doomed.contains(&cid) {
+                doomed.push(cid);
+            }
+        }
+        Ok(Ok(w.remove(&d, &t, &doomed, &actor)?))
+    })
+    .await?
+    .map_err(ApiError::new)?;
+    Ok(ok(Value::Null))
 }

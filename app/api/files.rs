@@ -19,7 +19,7 @@ pub const MAX_FILE: usize = 10 << 20;
 pub const MAX_AVATAR: usize = 500 * 1024;
 /// Stored bytes per tenant.
 pub const TENANT_QUOTA: u64 = 1 << 30;
-const QUOTA_COUNTER: &str = "$file_bytes";
+pub const QUOTA_COUNTER: &str = "$file_bytes";
 
 /// Types accepted, by the extension the server gives the stored file.
 const ALLOWED: &[&str] = &["jpg", "png", "gif", "webp", "pdf", "xlsx", "docx", "pptx", "zip", "txt", "csv"];

@@ -48,10 +48,38 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
 }
 
 pub async fn token(State(st): State<AppState>, caller: Caller, params: AnyParams) -> Response {
-    match grant(&st, &caller, &params).await {
+    let result = grant(&st, &caller, &params).await;
+    login_log(&st, &caller, &params, &result);
+    match result {
         Ok(body) => axum::Json(body).into_response(),
         Err(e) => e.oauth().into_response(),
     }
+}
+
+/// Every sign-in attempt (and refresh) with its result into the login log; the password never.
+fn login_log(st: &AppState, caller: &Caller, p: &AnyParams, result: &ApiResult<Value>) {
+    let grant_type = p.get("grant_type").unwrap_or("").chars().take(32).collect::<String>();
+    let (tenant, user, outcome, msg) = match result {
+        Ok(body) => (
+            body["tenant_id"].as_str().unwrap_or("").to_string(),
+            body["user_id"].as_str().and_then(|u| u.parse().ok()).unwrap_or(0u64),
+            "ok".to_string(),
+            String::new(),
+        ),
+        Err(e) => {
+            let t = Some(header(&caller.headers, "tenant-id")).filter(|s| !s.is_empty()).or(p.get("tenantId")).unwrap_or("");
+            (t.chars().take(12).collect(), 0, e.code().to_string(), e.message(crate::error::Lang::Zh))
+        }
+    };
+    let tenant = if tenant.is_empty() { store::PLATFORM_TENANT.to_string() } else { tenant };
+    let mut doc = Map::new();
+    doc.insert("account".into(), p.get("username").unwrap_or("").trim().chars().take(64).collect::<String>().into());
+    doc.insert("grantType".into(), grant_type.into());
+    doc.insert("result".into(), outcome.into());
+    doc.insert("message".into(), msg.into());
+    doc.insert("ip".into(), caller.ip.clone().into());
+    doc.insert("userAgent".into(), header(&caller.headers, "user-agent").chars().take(300).collect::<String>().into());
+    st.logs.push(crate::logsink::Entry { resource: "log_login", tenant, user, doc });
 }
 
 async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value> {

@@ -274,6 +274,27 @@ impl RecordWriter<'_> {
         Ok(n)
     }
 
+    /// Hard delete of the oldest live records (ids below `before`, at most `max`): retention of logs, so the data
+    /// file does not grow without bound. Nothing moves to the deleted table. Returns how many went.
+    pub fn purge_before(&mut self, def: &ResourceDef, tenant: &str, before: u64, max: usize) -> Result<u64> {
+        let t = storage_tenant(def, tenant);
+        let mut doomed = Vec::new();
+        for e in self.tables.records.range((t, def.name.as_str(), 0)..(t, def.name.as_str(), before))? {
+            let (k, v) = e?;
+            doomed.push((k.value().2, decode_record(v.value())?));
+            if doomed.len() >= max {
+                break;
+            }
+        }
+        for (id, doc) in &doomed {
+            self.remove_keys(def, t, *id, doc)?;
+            self.tables.records.remove((t, def.name.as_str(), *id))?;
+        }
+        let n = doomed.len() as u64;
+        self.bump(t, &def.name, -(n as i64))?;
+        Ok(n)
+    }
+
     fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<u64>) -> Result<()> {
         for f in def.fields.iter().filter(|f| f.unique) {
             if let Some(v) = unique_text(doc.get(&f.name)) {

@@ -174,6 +174,11 @@ impl IdGen {
     }
 }
 
+/// The smallest id a record created at `millis` (epoch) can have: ids below it are older.
+pub fn id_floor(millis: i64) -> u64 {
+    ((millis - ID_EPOCH_MS).max(0) as u64) << 16
+}
+
 /// Reads inside one snapshot.
 pub struct ReadCtx {
     chunks: redb::ReadOnlyTable<(&'static str, u64, u32), &'static [u8]>,
@@ -301,6 +306,25 @@ impl WriteCtx<'_> {
             self.chunks.insert((tenant, file, i as u32), chunk)?;
         }
         Ok(())
+    }
+    /// Deletes a stored file's chunks; returns how many bytes they held.
+    pub fn delete_file(&mut self, tenant: &str, file: u64) -> Result<u64> {
+        let mut keys = Vec::new();
+        let mut bytes = 0u64;
+        for e in self.chunks.range((tenant, file, 0)..=(tenant, file, u32::MAX))? {
+            let (k, v) = e?;
+            bytes += v.value().len() as u64;
+            keys.push(k.value().2);
+        }
+        for i in keys {
+            self.chunks.remove((tenant, file, i))?;
+        }
+        Ok(bytes)
+    }
+    /// Hard delete of live records older than `before` (an id from `id_floor`), at most `max`: log retention.
+    pub fn purge_before(&mut self, def: &ResourceDef, tenant: &str, before: u64, max: usize) -> Result<u64> {
+        self.touch(&def.name);
+        self.rec.purge_before(def, tenant, before, max)
     }
     /// Adds `delta` to a named counter of a tenant; returns the new value.
     pub fn add_counter(&mut self, tenant: &str, name: &str, delta: i64) -> Result<u64> {

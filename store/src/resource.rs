@@ -87,6 +87,9 @@ pub struct FieldDef {
     /// Shown in the add/edit form.
     #[serde(default = "yes")]
     pub form: bool,
+    /// Screen hints passed through to the UI untouched (on-blur message, span, control type, when disabled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<Value>,
 }
 
 impl FieldDef {
@@ -111,6 +114,9 @@ pub struct ResourceDef {
     /// Extra input keys a Blade client echoes back (display helpers); accepted and dropped.
     #[serde(default)]
     pub ignore: Vec<String>,
+    /// Screen hints for the whole resource (dialog width, action column width...), passed through to the UI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui: Option<Value>,
 }
 
 /// Columns every record has, stamped by the server; a client can never set them.

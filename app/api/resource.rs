@@ -1,0 +1,184 @@
+//! blade-resource and blade-desk: OSS and SMS provider configs (per tenant; keys write-only; one enabled per
+//! tenant), SMS sending through a provider interface, attachments (removal frees their chunks and quota) and
+//! notices (content sanitised on the server with an allow-list).
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::{Map, Value, json};
+use store::ResourceDef;
+
+use crate::api::{crud, system};
+use crate::auth::session::Session;
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::http::{AnyParams, JsonObject, ok};
+use crate::state::AppState;
+
+/// `<base>/list|detail|schema|export|submit|remove|enable` of `oss` or `sms`.
+pub fn provider_routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
+    let def = st.res.get(name);
+    let d2 = def.clone();
+    crud::read_routes(st, base, name)
+        .merge(crud::remove_route(st, base, name))
+        .route(&format!("{base}/submit"), post(move |st, s, b| system::secret_submit(st, s, b, def.clone(), system::no_prepare)))
+        .route(&format!("{base}/enable"), post(move |st, s, p| enable(st, s, p, d2.clone())))
+}
+
+/// POST enable?id=: this config becomes the tenant's one enabled config of its kind.
+async fn enable(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    crud::check_write(&s, &def, "enable")?;
+    let id = crud::parse_id(p.get("id"))?;
+    let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
+    st.write(move |w| {
+        w.get(&d, &t, id)?.ok_or(store::StoreError::NotFound)?;
+        for r in w.all(&d, &t)? {
+            let rid = r.get("id").and_then(Value::as_u64).unwrap_or(0);
+            let want = i64::from(rid == id);
+            if r.get("enabled").and_then(Value::as_i64).unwrap_or(0) != want {
+                let mut patch = Map::new();
+                patch.insert("enabled".into(), json!(want));
+                w.update(&d, &t, rid, patch, &actor)?;
+            }
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(ok(Value::Null))
+}
+
+/// Delivers a message. Real gateways plug in here; the built-in one writes to the server log.
+pub trait SmsProvider: Send + Sync {
+    /// The name recorded with each message (`log` for the built-in provider).
+    fn name(&self) -> &'static str;
+    fn send(&self, tenant: &str, template: &str, phones: &[String], params: &Map<String, Value>) -> Result<(), String>;
+}
+
+/// The built-in provider: nothing leaves the server; each message is a line in the server log.
+pub struct LogProvider;
+
+impl SmsProvider for LogProvider {
+    fn name(&self) -> &'static str {
+        "log"
+    }
+    fn send(&self, tenant: &str, template: &str, phones: &[String], params: &Map<String, Value>) -> Result<(), String> {
+        tracing::info!(target: "zz::sms", tenant, template, phones = phones.len(), params = params.len(), "sms delivered to the log (built-in provider)");
+        Ok(())
+    }
+}
+
+/// POST sms/send-message (code, phones, params): validated, delivered through the provider, recorded.
+pub async fn send_message(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    s.require("sms_send")?;
+    let code = p.get("code").map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| ApiError::with(Kind::Missing, "code"))?.to_string();
+    let phones_raw = p.get("phones").map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| ApiError::with(Kind::Missing, "phones"))?;
+    let phones: Vec<String> = phones_raw.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+    if phones.is_empty() || phones.len() > 100 {
+        return Err(ApiError::with(Kind::OutOfRange, "phones"));
+    }
+    if phones.iter().any(|ph| !store::pattern_ok(store::Pattern::Phone, ph)) {
+        return Err(ApiError::new(Kind::BadPhone));
+    }
+    let params: Map<String, Value> = match p.get("params").map(str::trim).filter(|v| !v.is_empty()) {
+        None => Map::new(),
+        Some(raw) => match serde_json::from_str::<Value>(raw) {
+            Ok(Value::Object(m)) if raw.len() <= 2000 => m,
+            _ => return Err(ApiError::with(Kind::BadFormat, "params")),
+        },
+    };
+    let (def, t, c2) = (st.res.get("sms"), s.tenant.clone(), code.clone());
+    let config = st
+        .read(move |r| match r.find_unique(&def, &t, "smsCode", &c2)? {
+            Some(id) => r.get(&def, &t, id),
+            None => Ok(None),
+        })
+        .await?
+        .ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    let template = config.get("templateId").and_then(Value::as_str).unwrap_or("").to_string();
+    let provider: &dyn SmsProvider = &LogProvider;
+    let result = match provider.send(&s.tenant, &template, &phones, &params) {
+        Ok(()) => "sent".to_string(),
+        Err(e) => format!("failed: {e}"),
+    };
+    let doc = json!({"smsCode": code, "phones": phones.join(","), "params": Value::Object(params).to_string(), "provider": provider.name(), "result": result});
+    let (def, t, actor) = (st.res.get("sms_message"), s.tenant.clone(), s.actor());
+    let doc = doc.as_object().cloned().unwrap_or_default();
+    let saved = st.write(move |w| w.insert(&def, &t, doc.clone(), &actor)).await?;
+    Ok(ok(crate::wire::record(&st.res.get("sms_message"), st.settings.zone, saved)))
+}
+
+// ---- attachments ----
+
+pub fn attach_routes(st: &AppState, base: &str) -> Router<AppState> {
+    crud::read_routes(st, base, "attach").route(&format!("{base}/remove"), post(attach_remove))
+}
+
+/// Removes attachments: the record, its chunks, and its bytes from the tenant's quota, in one transaction.
+async fn attach_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let def = st.res.get("attach");
+    crud::check_write(&s, &def, "delete")?;
+    let ids = crud::parse_ids(p.get("ids"))?;
+    let (t, actor) = (s.tenant.clone(), s.actor());
+    let n = st
+        .write(move |w| {
+            let mut live = Vec::new();
+            for id in &ids {
+                if w.get(&def, &t, *id)?.is_some() {
+                    live.push(*id);
+                }
+            }
+            for id in &live {
+                let bytes = w.delete_file(&t, *id)?;
+                w.add_counter(&t, crate::api::files::QUOTA_COUNTER, -(bytes as i64))?;
+            }
+            w.remove(&def, &t, &live, &actor)
+        })
+        .await?;
+    if n == 0 {
+        return Err(ApiError::new(Kind::NotFound));
+    }
+    Ok(ok(Value::Null))
+}
+
+// ---- notices ----
+
+pub fn notice_routes(st: &AppState, base: &str) -> Router<AppState> {
+    let def = st.res.get("notice");
+    crud::read_routes(st, base, "notice")
+        .merge(crud::remove_route(st, base, "notice"))
+        .route(&format!("{base}/submit"), post(move |st, s, b| notice_submit(st, s, b, def.clone())))
+}
+
+/// Rich text through an allow-list: formatting tags, links (http, https, mailto; `rel=noopener noreferrer`) and
+/// images survive; scripts, styles, event handlers, `javascript:` URLs and unknown tags do not.
+pub fn sanitize_html(html: &str) -> String {
+    ammonia::Builder::default()
+        .url_schemes(std::collections::HashSet::from(["http", "https", "mailto"]))
+        .link_rel(Some("noopener noreferrer"))
+        .clean(html)
+        .to_string()
+}
+
+async fn notice_submit(st: State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    if let Some(Value::String(c)) = body.get("content") {
+        let clean = sanitize_html(c);
+        body.insert("content".into(), json!(clean));
+    }
+    crud::submit(st, s, JsonObject(body), def).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notice_html_is_inert() {
+        let dirty = r#"<p onclick="alert(1)">hi<script>alert(2)</script><img src=x onerror=alert(3)><a href="javascript:alert(4)">x</a><iframe src="//evil"></iframe><b>ok</b></p>"#;
+        let clean = sanitize_html(dirty);
+        for bad in ["<script", "onclick", "onerror", "javascript:", "<iframe", "alert(2)"] {
+            assert!(!clean.contains(bad), "{bad} survived: {clean}");
+        }
+        assert!(clean.contains("<b>ok</b>") && clean.contains("<p>"));
+    }
+}

@@ -1,0 +1,334 @@
+//! blade-system resources with behaviour beyond the generic handlers: post `select`, department trees and
+//! `ancestors`, client secrets (stored hashed, never returned) and region lazy trees by code.
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+use store::ResourceDef;
+
+use crate::api::crud;
+use crate::auth::session::Session;
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
+use crate::state::AppState;
+
+fn idv(m: &Map<String, Value>, k: &str) -> u64 {
+    m.get(k).and_then(store::parse_id_value).unwrap_or(0)
+}
+
+fn param<'a>(q: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    q.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.trim()).filter(|v| !v.is_empty())
+}
+
+/// An optional id parameter: absent means 0 (the root); anything else must be an id.
+fn parent_param(q: &[(String, String)], k: &str) -> ApiResult<u64> {
+    match param(q, k) {
+        None | Some("0") => Ok(0),
+        Some(v) => crud::parse_id(Some(v)),
+    }
+}
+
+// ---- posts ----
+
+pub fn post_routes(st: &AppState, base: &str) -> Router<AppState> {
+    crud::routes(st, base, "post").route(&format!("{base}/select"), get(post_select))
+}
+
+/// GET post/select: the posts of the caller's tenant as options. A `tenantId` parameter is accepted for
+/// compatibility but the tenant always comes from the session.
+async fn post_select(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    s.require("post")?;
+    let (def, t) = (st.res.get("post"), s.tenant.clone());
+    let mut rows = st.read(move |r| r.all(&def, &t)).await?;
+    rows.sort_by_key(|r| (r.get("sort").and_then(Value::as_i64).unwrap_or(0), idv(r, "id")));
+    let out: Vec<Value> = rows
+        .iter()
+        .map(|r| json!({"id": idv(r, "id").to_string(), "postName": r.get("postName"), "postCode": r.get("postCode"), "category": r.get("category")}))
+        .collect();
+    Ok(ok(out))
+}
+
+// ---- departments ----
+
+pub fn dept_routes(st: &AppState, base: &str) -> Router<AppState> {
+    let def = st.res.get("dept");
+    let (d1, d2) = (def.clone(), def);
+    crud::read_routes(st, base, "dept")
+        .route(&format!("{base}/lazy-list"), get(|st, s, q| dept_level(st, s, q, false)))
+        .route(&format!("{base}/lazy-tree"), get(|st, s, q| dept_level(st, s, q, true)))
+        .route(&format!("{base}/tree"), get(dept_tree))
+        .route(&format!("{base}/submit"), post(move |st, s, b| dept_submit(st, s, b, d1)))
+        .route(&format!("{base}/remove"), post(move |st, s, p| dept_remove(st, s, p, d2)))
+}
+
+async fn all_depts(st: &AppState, tenant: &str) -> ApiResult<Vec<Map<String, Value>>> {
+    let (def, t) = (st.res.get("dept"), tenant.to_string());
+    st.read(move |r| r.all(&def, &t)).await
+}
+
+/// GET dept/tree: the caller's tenant's departments as a tree (`tenantId` ignored: the session decides).
+async fn dept_tree(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    s.require("dept")?;
+    let rows = all_depts(&st, &s.tenant).await?;
+    Ok(ok(crate::api::dict::forest(&rows, "deptName")))
+}
+
+/// GET dept/lazy-list?parentId= (records) and dept/lazy-tree?parentId= (tree nodes): one level, with `hasChildren`.
+async fn dept_level(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, nodes: bool) -> ApiResult<Response> {
+    s.require("dept")?;
+    let parent = parent_param(&q, "parentId")?;
+    let rows = all_depts(&st, &s.tenant).await?;
+    let def = st.res.get("dept");
+    let mut level: Vec<&Map<String, Value>> = rows.iter().filter(|r| idv(r, "parentId") == parent).collect();
+    level.sort_by_key(|r| (r.get("sort").and_then(Value::as_i64).unwrap_or(0), idv(r, "id")));
+    let out: Vec<Value> = level
+        .into_iter()
+        .map(|r| {
+            let id = idv(r, "id");
+            let has = rows.iter().any(|c| idv(c, "parentId") == id);
+            if nodes {
+                json!({"id": id.to_string(), "parentId": parent.to_string(), "title": r.get("deptName"), "key": id.to_string(), "value": id.to_string(), "hasChildren": has})
+            } else {
+                let mut rec = crate::wire::record(&def, st.settings.zone, r.clone());
+                rec.insert("hasChildren".into(), json!(has));
+                Value::Object(rec)
+            }
+        })
+        .collect();
+    Ok(ok(out))
+}
+
+/// Submit keeping `ancestors` (`0,<root>,...,<parent>`) right, for the record and, when it moves, its subtree.
+async fn dept_submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    let id = crud::submit_id(&body)?;
+    crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
+    // `parentId` 0 (or "0") is the root.
+    let to_root = matches!(body.get("parentId"), Some(Value::String(v)) if v.trim() == "0") || body.get("parentId").and_then(Value::as_i64) == Some(0);
+    if to_root {
+        body.remove("parentId");
+    }
+    let mut doc = def.parse_input(&body, id.is_none())?;
+    if to_root {
+        doc.insert("parentId".into(), json!(0));
+    }
+    let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
+    let saved = st
+        .write(move |w| -> store::Result<Result<Map<String, Value>, Kind>> {
+            let mut doc = doc.clone();
+            let old = match id {
+                Some(id) => match w.get(&d, &t, id)? {
+                    Some(o) => Some(o),
+                    None => return Ok(Err(Kind::NotFound)),
+                },
+                None => None,
+            };
+            let parent = match doc.get("parentId") {
+                Some(v) if !v.is_null() => store::parse_id_value(v).unwrap_or(0),
+                _ => old.as_ref().map(|o| idv(o, "parentId")).unwrap_or(0),
+            };
+            let ancestors = if parent == 0 {
+                "0".to_string()
+            } else {
+                let Some(p) = w.get(&d, &t, parent)? else { return Ok(Err(Kind::BadParent)) };
+                let pa = p.get("ancestors").and_then(Value::as_str).unwrap_or("0").to_string();
+                if let Some(me) = id {
+                    // Not under itself or its own subtree.
+                    if parent == me || pa.split(',').any(|a| a == me.to_string()) {
+                        return Ok(Err(Kind::BadParent));
+                    }
+                }
+                format!("{pa},{parent}")
+            };
+            doc.insert("parentId".into(), json!(parent));
+            doc.insert("ancestors".into(), json!(ancestors));
+            let Some(me) = id else { return Ok(Ok(w.insert(&d, &t, doc, &actor)?)) };
+            let before = old.as_ref().and_then(|o| o.get("ancestors")).and_then(Value::as_str).unwrap_or("0").to_string();
+            let saved = w.update(&d, &t, me, doc, &actor)?;
+            if before != ancestors {
+                let (old_prefix, new_prefix) = (format!("{before},{me}"), format!("{ancestors},{me}"));
+                for c in w.all(&d, &t)? {
+                    let a = c.get("ancestors").and_then(Value::as_str).unwrap_or("");
+                    if a == old_prefix || a.starts_with(&format!("{old_prefix},")) {
+                        let mut patch = Map::new();
+                        patch.insert("ancestors".into(), json!(format!("{new_prefix}{}", &a[old_prefix.len()..])));
+                        w.update(&d, &t, idv(&c, "id"), patch, &actor)?;
+                    }
+                }
+            }
+            Ok(Ok(saved))
+        })
+        .await?
+        .map_err(ApiError::new)?;
+    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+}
+
+/// Removes departments that have no child departments (outside the selection) and no users.
+async fn dept_remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    crud::check_write(&s, &def, "delete")?;
+    let ids = crud::parse_ids(p.get("ids"))?;
+    let (d, t, actor, users) = (def.clone(), s.tenant.clone(), s.actor(), st.res.get("user"));
+    let n = st
+        .write(move |w| -> store::Result<Result<u64, Kind>> {
+            let all = w.all(&d, &t)?;
+            let live: Vec<u64> = ids.iter().copied().filter(|i| all.iter().any(|r| idv(r, "id") == *i)).collect();
+            if live.is_empty() {
+                return Ok(Err(Kind::NotFound));
+            }
+            if all.iter().any(|r| live.contains(&idv(r, "parentId")) && !live.contains(&idv(r, "id"))) {
+                return Ok(Err(Kind::HasChildren));
+            }
+            let in_use = w.all(&users, &t)?.iter().any(|u| {
+                crate::auth::session::id_list(u.get("deptId")).iter().any(|dept| live.contains(dept))
+            });
+            if in_use {
+                return Ok(Err(Kind::HasUsers));
+            }
+            Ok(Ok(w.remove(&d, &t, &live, &actor)?))
+        })
+        .await?
+        .map_err(ApiError::new)?;
+    let _ = n;
+    Ok(ok(Value::Null))
+}
+
+// ---- clients ----
+
+pub fn client_routes(st: &AppState, base: &str) -> Router<AppState> {
+    let def = st.res.get("client");
+    crud::read_routes(st, base, "client")
+        .merge(crud::remove_route(st, base, "client"))
+        .route(&format!("{base}/submit"), post(move |st, s, b| secret_submit(st, s, b, def.clone(), hash_client_secret)))
+}
+
+fn hash_client_secret(doc: &mut Map<String, Value>) {
+    if let Some(Value::String(sec)) = doc.get("clientSecret") {
+        let h = crate::auth::token::client_secret_hash(sec);
+        doc.insert("clientSecret".into(), json!(h));
+    }
+}
+
+/// Drops blank write-only fields from an update (the edit form never has them: they are not returned).
+pub fn keep_secrets_on_update(def: &ResourceDef, body: &mut Map<String, Value>, update: bool) {
+    if update {
+        for f in def.fields.iter().filter(|f| f.secret) {
+            if matches!(body.get(&f.name), Some(Value::Null)) || body.get(&f.name).and_then(Value::as_str).is_some_and(|v| v.is_empty()) {
+                body.remove(&f.name);
+            }
+        }
+    }
+}
+
+/// Submit of a resource with write-only fields: blank secrets keep the stored ones on update, `prepare` turns
+/// secrets into their stored form (a hash) before the write.
+pub async fn secret_submit(
+    State(st): State<AppState>,
+    s: Session,
+    JsonObject(mut body): JsonObject,
+    def: Arc<ResourceDef>,
+    prepare: fn(&mut Map<String, Value>),
+) -> ApiResult<Response> {
+    let id = crud::submit_id(&body)?;
+    crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
+    keep_secrets_on_update(&def, &mut body, id.is_some());
+    let mut doc = def.parse_input(&body, id.is_none())?;
+    prepare(&mut doc);
+    let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
+    let saved = st
+        .write(move |w| match id {
+            Some(id) => w.update(&d, &t, id, doc.clone(), &actor),
+            None => w.insert(&d, &t, doc.clone(), &actor),
+        })
+        .await?;
+    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+}
+
+pub fn no_prepare(_: &mut Map<String, Value>) {}
+
+// ---- regions ----
+
+pub fn region_routes(st: &AppState, base: &str) -> Router<AppState> {
+    let def = st.res.get("region");
+    crud::read_routes(st, base, "region")
+        .merge(crud::remove_route(st, base, "region"))
+        .route(&format!("{base}/lazy-tree"), get(region_lazy_tree))
+        .route(&format!("{base}/submit"), post(move |st, s, b| region_submit(st, s, b, def.clone())))
+}
+
+/// GET region/lazy-tree?parentCode= (default `00`, the provinces): one level as tree nodes keyed by code.
+async fn region_lazy_tree(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
+    s.require("region")?;
+    let parent = param(&q, "parentCode").unwrap_or("00").to_string();
+    if !parent.bytes().all(|b| b.is_ascii_digit()) || parent.len() > 12 {
+        return Err(ApiError::with(Kind::BadFormat, "parentCode"));
+    }
+    let def = st.res.get("region");
+    let p2 = parent.clone();
+    let (level, codes_with_children) = st
+        .read(move |r| {
+            let q = store::Query { filters: vec![store::Filter::new("parentCode", store::Op::Equal, json!(p2))], limit: 10_000, ..Default::default() };
+            let level = r.list(&def, store::PLATFORM_TENANT, &q)?.records;
+            let mut has = std::collections::HashSet::new();
+            for row in &level {
+                let code = row.get("code").and_then(Value::as_str).unwrap_or("").to_string();
+                let q = store::Query { filters: vec![store::Filter::new("parentCode", store::Op::Equal, json!(code))], limit: 1, ..Default::default() };
+                if !r.list(&def, store::PLATFORM_TENANT, &q)?.records.is_empty() {
+                    has.insert(code);
+                }
+            }
+            Ok((level, has))
+        })
+        .await?;
+    let mut level = level;
+    level.sort_by(|a, b| a.get("code").and_then(Value::as_str).cmp(&b.get("code").and_then(Value::as_str)));
+    let out: Vec<Value> = level
+        .iter()
+        .map(|r| {
+            let code = r.get("code").and_then(Value::as_str).unwrap_or("");
+            json!({"id": code, "code": code, "parentCode": parent, "parentId": parent, "title": r.get("name"), "name": r.get("name"),
+                "key": code, "value": code, "regionLevel": r.get("regionLevel"), "hasChildren": codes_with_children.contains(code)})
+        })
+        .collect();
+    Ok(ok(out))
+}
+
+/// Region submit: the parent (by `parentCode`) must exist (`00` is the root) and `ancestors` follows it.
+async fn region_submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    let id = crud::submit_id(&body)?;
+    crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
+    let doc = def.parse_input(&body, id.is_none())?;
+    let (d, actor) = (def.clone(), s.actor());
+    let saved = st
+        .write(move |w| -> store::Result<Result<Map<String, Value>, Kind>> {
+            let mut doc = doc.clone();
+            let old = match id {
+                Some(i) => match w.get(&d, store::PLATFORM_TENANT, i)? {
+                    Some(o) => Some(o),
+                    None => return Ok(Err(Kind::NotFound)),
+                },
+                None => None,
+            };
+            let pc = doc.get("parentCode").or_else(|| old.as_ref().and_then(|o| o.get("parentCode"))).and_then(Value::as_str).unwrap_or("00").to_string();
+            let ancestors = if pc == "00" {
+                "00".to_string()
+            } else {
+                let Some(pid) = w.find_unique(&d, store::PLATFORM_TENANT, "code", &pc)? else { return Ok(Err(Kind::BadParent)) };
+                let p = w.get(&d, store::PLATFORM_TENANT, pid)?.unwrap_or_default();
+                format!("{},{pc}", p.get("ancestors").and_then(Value::as_str).unwrap_or("00"))
+            };
+            let code = doc.get("code").or_else(|| old.as_ref().and_then(|o| o.get("code"))).and_then(Value::as_str).unwrap_or("").to_string();
+            if code == pc || ancestors.split(',').any(|a| a == code) {
+                return Ok(Err(Kind::BadParent));
+            }
+            doc.insert("ancestors".into(), json!(ancestors));
+            Ok(Ok(match id {
+                Some(i) => w.update(&d, store::PLATFORM_TENANT, i, doc, &actor)?,
+                None => w.insert(&d, store::PLATFORM_TENANT, doc, &actor)?,
+            }))
+        })
+        .await?
+        .map_err(ApiError::new)?;
+    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+}

@@ -1,0 +1,203 @@
+//! The server's own logs: every API call (`log_api`), every server error (`log_error`), every sign-in attempt
+//! (`log_login`) and notable administrative events (`log_usual`). Requests hand entries to a bounded channel and
+//! never wait: a thread group-writes them in batches; under overload entries are dropped and counted. Secrets
+//! never reach an entry: query parameters are redacted by name before they are queued.
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+
+use serde_json::{Map, Value};
+
+use crate::resources::Resources;
+
+/// Entries waiting at most; beyond that new ones are dropped (and counted).
+const CAPACITY: usize = 10_000;
+/// Entries written in one transaction at most.
+const BATCH: usize = 512;
+/// The log resources retention applies to.
+pub const LOG_RESOURCES: &[&str] = &["log_api", "log_error", "log_login", "log_usual"];
+
+pub struct Entry {
+    pub resource: &'static str,
+    pub tenant: String,
+    pub user: u64,
+    pub doc: Map<String, Value>,
+}
+
+enum Msg {
+    Log(Entry),
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+pub struct LogSink {
+    tx: SyncSender<Msg>,
+    /// Entries dropped because the queue was full.
+    pub dropped: Arc<AtomicU64>,
+    /// Entries written since start.
+    pub written: Arc<AtomicU64>,
+}
+
+impl LogSink {
+    pub fn start(store: store::Store, res: Resources) -> LogSink {
+        let (tx, rx) = sync_channel(CAPACITY);
+        let written = Arc::new(AtomicU64::new(0));
+        let w2 = written.clone();
+        let _ = std::thread::Builder::new().name("zz-logs".into()).spawn(move || run(store, res, rx, w2));
+        LogSink { tx, dropped: Arc::default(), written }
+    }
+
+    /// Queues an entry; never blocks. A full queue drops it and counts the drop.
+    pub fn push(&self, e: Entry) {
+        match self.tx.try_send(Msg::Log(e)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                if self.dropped.fetch_add(1, Ordering::Relaxed) % 1000 == 0 {
+                    tracing::warn!(target: "zz::logs", "log queue full: entries dropped");
+                }
+            }
+        }
+    }
+
+    /// An administrative event in the usual log.
+    pub fn usual(&self, tenant: &str, user: u64, key: &str, message: &str) {
+        let mut doc = Map::new();
+        doc.insert("logLevel".into(), "INFO".into());
+        doc.insert("logId".into(), key.chars().take(64).collect::<String>().into());
+        doc.insert("logData".into(), message.chars().take(2000).collect::<String>().into());
+        self.push(Entry { resource: "log_usual", tenant: tenant.to_string(), user, doc });
+    }
+
+    /// Waits until everything queued before this call is written (tests, shutdown).
+    pub async fn flush(&self) {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let sender = self.tx.clone();
+        let _ = tokio::task::spawn_blocking(move || sender.send(Msg::Flush(tx))).await;
+        let _ = rx.await;
+    }
+}
+
+fn run(store: store::Store, res: Resources, rx: Receiver<Msg>, written: Arc<AtomicU64>) {
+    let mut known: HashSet<String> = HashSet::new();
+    while let Ok(first) = rx.recv() {
+        let mut batch = Vec::new();
+        let mut flushes = Vec::new();
+        let mut next = Some(first);
+        while let Some(m) = next.take() {
+            match m {
+                Msg::Log(e) => batch.push(e),
+                Msg::Flush(f) => flushes.push(f),
+            }
+            if batch.len() >= BATCH {
+                break;
+            }
+            next = rx.try_recv().ok();
+        }
+        if !batch.is_empty() {
+            // Entries of a tenant that does not exist (a failed sign-in naming one) go to the platform's log.
+            let tenant_def = res.get("tenant");
+            let _ = store.read(|r| {
+                for e in batch.iter_mut() {
+                    if e.tenant == store::PLATFORM_TENANT || known.contains(&e.tenant) {
+                        continue;
+                    }
+                    if r.find_unique(&tenant_def, store::PLATFORM_TENANT, "tenantId", &e.tenant)?.is_some() {
+                        known.insert(e.tenant.clone());
+                    } else {
+                        e.tenant = store::PLATFORM_TENANT.to_string();
+                    }
+                }
+                Ok(())
+            });
+            let items: Vec<(Arc<store::ResourceDef>, String, u64, Map<String, Value>)> =
+                batch.into_iter().map(|e| (res.get(e.resource), e.tenant, e.user, e.doc)).collect();
+            let n = items.len() as u64;
+            let r = store.write(move |w| {
+                for (def, t, user, doc) in &items {
+                    w.insert(def, t, doc.clone(), &store::Actor { user_id: *user, dept_id: 0 })?;
+                }
+                Ok(())
+            });
+            match r {
+                Ok(()) => {
+                    written.fetch_add(n, Ordering::Relaxed);
+                }
+                Err(store::StoreError::Closed) => {}
+                Err(e) => tracing::warn!(target: "zz::logs", error = %e, "log batch not written"),
+            }
+        }
+        for f in flushes {
+            let _ = f.send(());
+        }
+    }
+}
+
+/// Query parameter names whose values never reach a log.
+pub fn is_secret_key(k: &str) -> bool {
+    let k = k.to_ascii_lowercase();
+    matches!(k.as_str(), "token" | "access_token" | "refresh_token" | "authorization" | "blade-auth" | "code" | "captcha-code")
+        || k.contains("secret")
+        || k.contains("password")
+        || k.contains("key")
+        || k.contains("token")
+}
+
+/// A query string with the values of secret parameters replaced by `******` (undecodable input is dropped).
+pub fn redact_query(q: &str) -> String {
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(q).unwrap_or_default();
+    let red: Vec<(String, String)> = pairs
+        .into_iter()
+        .map(|(k, v)| {
+            let v = if is_secret_key(&k) { "******".to_string() } else { v.chars().take(200).collect() };
+            (k.chars().take(64).collect(), v)
+        })
+        .collect();
+    let mut s = serde_urlencoded::to_string(&red).unwrap_or_default();
+    s.truncate(s.char_indices().nth(2000).map(|(i, _)| i).unwrap_or(s.len()));
+    s
+}
+
+/// Hard-deletes log entries older than `days` before `now_ms` in every tenant; returns how many went.
+pub fn prune(store: &store::Store, res: &Resources, days: u32, now_ms: i64) -> store::Result<u64> {
+    let floor = store::id_floor(now_ms - days as i64 * 86_400_000);
+    let tenant_def = res.get("tenant");
+    let mut tenants: Vec<String> = store
+        .read(|r| r.all(&tenant_def, store::PLATFORM_TENANT))?
+        .iter()
+        .filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    if !tenants.iter().any(|t| t == store::PLATFORM_TENANT) {
+        tenants.push(store::PLATFORM_TENANT.into());
+    }
+    let mut total = 0;
+    for name in LOG_RESOURCES {
+        let def = res.get(name);
+        for t in &tenants {
+            // Bounded batches, so a large backlog never holds the writer for long.
+            loop {
+                let (d, t2) = (def.clone(), t.clone());
+                let n = store.write(move |w| w.purge_before(&d, &t2, floor, 5_000))?;
+                total += n;
+                if n < 5_000 {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_by_name() {
+        let q = "username=admin&password=abc123&tenantId=1&refresh_token=x.y&clientSecret=s&accessKey=k&Blade-Auth=b&current=1";
+        let r = redact_query(q);
+        for bad in ["abc123", "x.y", "=s&", "=k&", "=b&"] {
+            assert!(!r.contains(bad), "{r}");
+        }
+        assert!(r.contains("username=admin") && r.contains("current=1"));
+    }
+}
