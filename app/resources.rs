@@ -39,7 +39,7 @@ mod tests {
     #[test]
     fn built_in_declarations_load() {
         let r = Resources::load().unwrap();
-        for name in ["param", "tenant", "client", "user", "role", "menu", "dict", "dept", "post"] {
+        for name in ["param", "tenant", "client", "user", "role", "menu", "dict", "dept", "post", "datascope", "apiscope", "topmenu"] {
             assert_eq!(r.get(name).name, name);
         }
     }
