@@ -26,6 +26,11 @@ impl Resources {
         Ok(Resources { by_name: Arc::new(by_name) })
     }
 
+    /// A declaration by name, if there is one (names that come from clients).
+    pub fn find(&self, name: &str) -> Option<Arc<ResourceDef>> {
+        self.by_name.get(name).cloned()
+    }
+
     /// A built-in declaration; the names used in code are covered by a test.
     pub fn get(&self, name: &str) -> Arc<ResourceDef> {
         self.by_name.get(name).cloned().unwrap_or_else(|| panic!("resource {name} is not declared"))

@@ -204,7 +204,7 @@ pub fn parse_id(raw: Option<&str>) -> ApiResult<u64> {
     raw.parse::<u64>().ok().filter(|i| *i > 0).ok_or_else(|| ApiError::with(Kind::BadId, raw.chars().take(40).collect::<String>()))
 }
 
-async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
+pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
     s.require(&def.name)?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
     let rec = get_scoped(&st, &s, &def, id).await?;
@@ -290,7 +290,7 @@ pub fn parse_ids(raw: Option<&str>) -> ApiResult<Vec<u64>> {
     Ok(ids)
 }
 
-async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
+pub async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
     s.require(&format!("{}_delete", def.name))?;
     if def.platform && !s.is_platform_admin() {
         return Err(ApiError::new(Kind::PlatformOnly));
