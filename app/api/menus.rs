@@ -112,7 +112,8 @@ pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): Query
 }
 
 /// POST submit: platform administrator only; the parent must exist and not be the menu itself or below it.
-pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject) -> ApiResult<Response> {
+pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject) -> ApiResult<Response> {
+    tree::strip_root_parent(&mut body);
     let d = st.res.get("menu");
     let me = crud::body_id(&body)?;
     if let Some(p) = body.get("parentId").and_then(store::parse_id_value) {

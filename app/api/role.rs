@@ -77,7 +77,8 @@ pub async fn tree_by_id(State(st): State<AppState>, s: Session, QueryPairs(q): Q
 }
 
 /// POST submit: alias `administrator` only in tenant 000000; the parent must be a role of this tenant.
-pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject) -> ApiResult<Response> {
+pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject) -> ApiResult<Response> {
+    tree::strip_root_parent(&mut body);
     let alias = body.get("roleAlias").and_then(Value::as_str).unwrap_or("").trim();
     if alias == "administrator" && s.tenant != store::PLATFORM_TENANT {
         return Err(ApiError::with(Kind::BadFormat, "roleAlias"));

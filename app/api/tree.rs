@@ -42,6 +42,13 @@ pub fn build(rows: &[Map<String, Value>], shape: &dyn Fn(&Map<String, Value>) ->
     walk(0, &children, shape, 0)
 }
 
+/// BladeX clients send `parentId: 0` (or "0") for a root; ids are never 0, so drop it (no parent = root).
+pub fn strip_root_parent(body: &mut Map<String, Value>) {
+    if matches!(body.get("parentId"), Some(Value::Number(n)) if n.as_u64() == Some(0)) || matches!(body.get("parentId"), Some(Value::String(s)) if s.trim() == "0") {
+        body.remove("parentId");
+    }
+}
+
 /// The select-tree node shape: `{id, parentId, title, key, value}`.
 pub fn select_node(title_key: &'static str) -> impl Fn(&Map<String, Value>) -> Map<String, Value> {
     move |m| {

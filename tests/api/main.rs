@@ -1,4 +1,5 @@
 //! HTTP scenario tests of the root package, compiled as one binary.
+mod authz;
 mod cli;
 mod contract;
 mod crash;
