@@ -13,6 +13,7 @@ pub mod tenant;
 pub mod tree;
 pub mod user;
 pub mod users;
+pub mod userxls;
 
 use axum::Router;
 use axum::response::IntoResponse;
@@ -89,6 +90,9 @@ pub const ALL: &[(&str, &str)] = &[
     ("POST", "/api/blade-user/common/bindUserPhone/1"),
     ("POST", "/api/blade-user/retrieve-password/vertifyCode"),
     ("POST", "/api/blade-user/retrieve-password/update"),
+    ("GET", "/api/blade-user/export-template"),
+    ("GET", "/api/blade-user/export-user"),
+    ("POST", "/api/blade-user/import-user"),
     // Roles.
     ("GET", "/api/blade-system/role/list"),
     ("GET", "/api/blade-system/role/tree"),
@@ -182,6 +186,9 @@ fn user_routes() -> Router<AppState> {
         .route(&format!("{U}/common/bindUserPhone/{{userId}}"), post(account::bind_phone))
         .route(&format!("{U}/retrieve-password/vertifyCode"), post(account::retrieve_code))
         .route(&format!("{U}/retrieve-password/update"), post(account::retrieve_update))
+        .route(&format!("{U}/export-template"), get(userxls::template))
+        .route(&format!("{U}/export-user"), get(userxls::export))
+        .route(&format!("{U}/import-user"), post(userxls::import))
 }
 
 fn role_routes(st: &AppState) -> Router<AppState> {

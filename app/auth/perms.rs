@@ -179,10 +179,14 @@ pub fn path_matches(pattern: &str, path: &str) -> bool {
         return false;
     }
     let candidates = [path, path.strip_prefix("/api").unwrap_or(path)];
-    let prefix = pattern.strip_suffix("/**").or_else(|| pattern.strip_suffix("/*")).or_else(|| pattern.strip_suffix('*'));
-    candidates.iter().any(|p| match prefix {
-        Some(pre) => *p == pre || p.starts_with(&format!("{}/", pre.trim_end_matches('/'))) || (pattern.ends_with('*') && !pattern.ends_with("/*") && p.starts_with(pre)),
-        None => *p == pattern,
+    candidates.iter().any(|p| {
+        if let Some(base) = pattern.strip_suffix("/**").or_else(|| pattern.strip_suffix("/*")) {
+            *p == base || p.strip_prefix(base).is_some_and(|rest| rest.starts_with('/'))
+        } else if let Some(base) = pattern.strip_suffix('*') {
+            p.starts_with(base)
+        } else {
+            *p == pattern
+        }
     })
 }
 

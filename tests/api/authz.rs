@@ -603,3 +603,74 @@ async fn api_scopes_limit_routes_but_never_the_platform_admin() {
     assert_eq!(app.get("/api/blade-user/user-list", &t2).await.0, 200);
     let _ = ADMIN_PW;
 }
+
+async fn upload(app: &App, token: &str, url: &str, bytes: Vec<u8>) -> (u16, Value) {
+    let boundary = "zzboundary42";
+    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"u.xlsx\"\r\nContent-Type: application/octet-stream\r\n\r\n").into_bytes();
+    body.extend(bytes);
+    body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
+    let req = axum::http::Request::post(url)
+        .header("blade-auth", format!("bearer {token}"))
+        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    let (s, _, v) = app.call(req).await;
+    (s.as_u16(), v)
+}
+
+async fn download(app: &App, token: &str, url: &str) -> Vec<u8> {
+    let req = axum::http::Request::get(url).header("blade-auth", format!("bearer {token}")).body(axum::body::Body::empty()).unwrap();
+    let resp = tower::ServiceExt::oneshot(app.router.clone(), req).await.unwrap();
+    assert_eq!(resp.status(), 200, "{url}");
+    http_body_util::BodyExt::collect(resp.into_body()).await.unwrap().to_bytes().to_vec()
+}
+
+fn sheet(rows: &[Vec<&str>]) -> Vec<u8> {
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let s = book.add_worksheet();
+    for (i, (_, label)) in zhizhuang::api::userxls::COLUMNS.iter().enumerate() {
+        s.write_string(0, i as u16, *label).unwrap();
+    }
+    for (r, row) in rows.iter().enumerate() {
+        for (i, v) in row.iter().enumerate() {
+            s.write_string(r as u32 + 1, i as u16, *v).unwrap();
+        }
+    }
+    book.save_to_buffer().unwrap()
+}
+
+#[tokio::test]
+async fn excel_import_and_export_share_one_template() {
+    let app = App::new();
+    let a = app.admin(A).await;
+    put(&app, A, "dept", json!({"parentId": 0, "deptName": "总部", "fullName": "总部", "deptCategory": 1}), 0);
+    let u = "/api/blade-user";
+    let template = download(&app, &a, &format!("{u}/export-template")).await;
+    assert!(template.starts_with(b"PK"));
+    // Insert from the template: one new user; an existing account is skipped without isCovered.
+    let file = sheet(&[vec!["x1", "小一", "徐一", "", "1", "13900000001", "", "1", "", "总部", "", ""], vec!["admin", "改", "改", "", "1", "", "", "", "", "", "", ""]]);
+    let (s, v) = upload(&app, &a, &format!("{u}/import-user?isCovered=0"), file).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"], json!({"inserted": 1, "updated": 0, "skipped": 1}));
+    let (_, v) = app.get(&format!("{u}/page?account_equal=x1"), &a).await;
+    assert_eq!(v["data"]["records"][0]["deptName"], "总部");
+    assert_eq!(app.sign_in_body(A, "x1", "").await.0, 400, "imported accounts have no usable password");
+    // Export, then import the exported file as it is: same template both ways.
+    let exported = download(&app, &a, &format!("{u}/export-user?account=x1")).await;
+    let (s, v) = upload(&app, &a, &format!("{u}/import-user?isCovered=1"), exported).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"], json!({"inserted": 0, "updated": 1, "skipped": 0}));
+    // Bad files: a foreign template, an unknown department (row named), garbage; nothing is written.
+    let (s, _) = upload(&app, &a, &format!("{u}/import-user"), b"not a workbook".to_vec()).await;
+    assert_eq!(s, 400);
+    let (s, v) = upload(&app, &a, &format!("{u}/import-user"), sheet(&[vec!["x2", "二", "二", "", "1", "", "", "", "", "火星", "", ""]])).await;
+    assert_eq!(s, 400);
+    assert!(v.to_string().contains("row 2"), "{v}");
+    let (_, v) = app.get(&format!("{u}/page?account_equal=x2"), &a).await;
+    assert_eq!(v["data"]["total"], 0);
+    let mut wrong = rust_xlsxwriter::Workbook::new();
+    wrong.add_worksheet().write_string(0, 0, "账号").unwrap();
+    let (s, v) = upload(&app, &a, &format!("{u}/import-user"), wrong.save_to_buffer().unwrap()).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v.to_string().contains("template"));
+}
