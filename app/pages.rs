@@ -246,7 +246,16 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     let def: Arc<store::ResourceDef> = st.res.get(name);
     let raw = url.split_once('?').map(|(_, q)| q).unwrap_or("");
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
-    let query = crate::listq::parse(&def, st.settings.zone, &pairs).or_else(|_| crate::listq::parse(&def, st.settings.zone, &[]))?;
+    let mut query = if name == "user" {
+        match crate::api::users::user_query(st, s, &pairs).await {
+            Ok(q) => q,
+            Err(_) => crate::api::users::user_query(st, s, &[]).await?,
+        }
+    } else {
+        crate::listq::parse(&def, st.settings.zone, &pairs).or_else(|_| crate::listq::parse(&def, st.settings.zone, &[]))?
+    };
+    // The user's data scope applies to the first screen exactly as to the list API.
+    query.any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
     let (d, t, lim, off) = (def.clone(), s.tenant.clone(), query.limit, query.offset);
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
     let records: Vec<Value> = page.records.into_iter().map(|r| Value::Object(crate::wire::record(&def, st.settings.zone, r))).collect();

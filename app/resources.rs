@@ -32,6 +32,11 @@ impl Resources {
         Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default() })
     }
 
+    /// A declaration by name, if there is one (names that come from clients).
+    pub fn find(&self, name: &str) -> Option<Arc<ResourceDef>> {
+        self.try_get(name)
+    }
+
     /// A built-in declaration; the names used in code are covered by a test.
     pub fn get(&self, name: &str) -> Arc<ResourceDef> {
         self.try_get(name).unwrap_or_else(|| panic!("resource {name} is not declared"))
@@ -89,6 +94,7 @@ mod tests {
         for name in [
             "param", "tenant", "client", "user", "role", "menu", "dict", "dictbiz", "dept", "post", "region", "log_usual",
             "log_api", "log_error", "log_login", "oss", "sms", "sms_message", "attach", "notice", "code", "datasource", "report",
+            "datascope", "apiscope", "topmenu",
         ] {
             assert_eq!(r.get(name).name, name);
         }

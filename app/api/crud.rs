@@ -59,6 +59,7 @@ pub async fn export(
     let mut query = crate::listq::parse(&def, st.settings.zone, &pairs)?;
     query.offset = 0;
     query.limit = EXPORT_MAX;
+    query.any = crate::auth::scope::guard(&st, &s, &def).await?.unwrap_or_default();
     let (d, t) = (def.clone(), s.tenant.clone());
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
     let en = lang.0 == crate::error::Lang::En;
@@ -117,11 +118,13 @@ pub async fn list(
     def: Arc<ResourceDef>,
 ) -> ApiResult<Response> {
     s.require(&def.name)?;
-    let query = crate::listq::parse(&def, st.settings.zone, &q)?;
+    let mut query = crate::listq::parse(&def, st.settings.zone, &q)?;
+    query.any = crate::auth::scope::guard(&st, &s, &def).await?.unwrap_or_default();
     let (d, t, lim) = (def.clone(), s.tenant.clone(), query.limit);
     // A first page without filters walks at most offset + limit entries from an index end: read it here, and
-    // keep its answer until the resource changes. (Row-level data scopes must join this key when they come.)
-    let bounded = query.filters.is_empty() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
+    // keep its answer until the resource changes. A data-scoped query (`any`) is never cached: the key holds
+    // no user.
+    let bounded = query.unfiltered() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
     let version = st.store.version(&def.name);
     let key = format!("{}\u{1f}{}\u{1f}{}", s.tenant, def.name, raw.0.as_deref().unwrap_or(""));
     if bounded {
@@ -210,13 +213,46 @@ pub fn parse_id(raw: Option<&str>) -> ApiResult<u64> {
 pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
     s.require(&def.name)?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
-    let (d, t) = (def.clone(), s.tenant.clone());
-    let rec = st.read_now(|r| r.get(&d, &t, id))?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    let rec = get_scoped(&st, &s, &def, id).await?;
     Ok(ok(crate::wire::record(&def, st.settings.zone, rec)))
 }
 
-/// The `id` of a submit body: absent or empty means insert.
-pub fn submit_id(body: &Map<String, Value>) -> ApiResult<Option<u64>> {
+/// A record of the session's tenant that its data scopes admit, else 404 (never 403: no oracle).
+pub async fn get_scoped(st: &AppState, s: &Session, def: &ResourceDef, id: u64) -> ApiResult<Map<String, Value>> {
+    let guard = crate::auth::scope::guard(st, s, def).await?;
+    let t = s.tenant.clone();
+    let rec = st.read_now(|r| r.get(def, &t, id))?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    if !crate::auth::scope::admits(&guard, &rec) {
+        return Err(ApiError::new(Kind::NotFound));
+    }
+    Ok(rec)
+}
+
+/// The ids among `ids` that exist in the session's tenant and that its data scopes admit.
+pub async fn visible_ids(st: &AppState, s: &Session, def: &ResourceDef, ids: &[u64]) -> ApiResult<Vec<u64>> {
+    let guard = crate::auth::scope::guard(st, s, def).await?;
+    let (d, t, ids) = (def.clone(), s.tenant.clone(), ids.to_vec());
+    let found = st
+        .read(move |r| {
+            let mut out = Vec::new();
+            for id in ids {
+                if let Some(rec) = r.get(&d, &t, id)? {
+                    out.push((id, rec));
+                }
+            }
+            Ok(out)
+        })
+        .await?;
+    Ok(found.into_iter().filter(|(_, rec)| crate::auth::scope::admits(&guard, rec)).map(|(id, _)| id).collect())
+}
+
+pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    let saved = save(&st, &s, &body, &def).await?;
+    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+}
+
+/// The `id` of a body: None for an insert.
+pub fn body_id(body: &Map<String, Value>) -> ApiResult<Option<u64>> {
     Ok(match body.get("id") {
         None | Some(Value::Null) => None,
         Some(Value::String(v)) if v.is_empty() => None,
@@ -233,10 +269,14 @@ pub fn check_write(s: &Session, def: &ResourceDef, action: &str) -> ApiResult<()
     Ok(())
 }
 
-pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    let id = submit_id(&body)?;
-    check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
-    let doc = def.parse_input(&body, id.is_none())?;
+/// The generic save: code `<name>_add` or `<name>_edit`, platform rule, data scope on update, parse, write.
+pub async fn save(st: &AppState, s: &Session, body: &Map<String, Value>, def: &Arc<ResourceDef>) -> ApiResult<Map<String, Value>> {
+    let id = body_id(body)?;
+    check_write(s, def, if id.is_some() { "edit" } else { "add" })?;
+    if let Some(id) = id {
+        get_scoped(st, s, def, id).await?;
+    }
+    let doc = def.parse_input(body, id.is_none())?;
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let saved = st
         .write(move |w| match id {
@@ -244,7 +284,7 @@ pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): Js
             None => w.insert(&d, &t, doc.clone(), &actor),
         })
         .await?;
-    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+    Ok(saved)
 }
 
 /// `ids=1,2,3` parsed strictly: any non-id is a 400 naming it; none at all is 请选择至少一条数据.
@@ -265,8 +305,9 @@ pub fn parse_ids(raw: Option<&str>) -> ApiResult<Vec<u64>> {
 pub async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
     check_write(&s, &def, "delete")?;
     let ids = parse_ids(p.get("ids"))?;
+    let ids = visible_ids(&st, &s, &def, &ids).await?;
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
-    let n = st.write(move |w| w.remove(&d, &t, &ids, &actor)).await?;
+    let n = if ids.is_empty() { 0 } else { st.write(move |w| w.remove(&d, &t, &ids, &actor)).await? };
     if n == 0 {
         return Err(ApiError::new(Kind::NotFound));
     }

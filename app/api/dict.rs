@@ -182,7 +182,7 @@ fn sealed(m: &Map<String, Value>) -> bool {
 }
 
 async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    let id = crud::submit_id(&body)?;
+    let id = crud::body_id(&body)?;
     crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     let parent_in = match body.get("parentId") {
         None | Some(Value::Null) => 0,

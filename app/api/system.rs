@@ -103,7 +103,7 @@ async fn dept_level(State(st): State<AppState>, s: Session, QueryPairs(q): Query
 
 /// Submit keeping `ancestors` (`0,<root>,...,<parent>`) right, for the record and, when it moves, its subtree.
 async fn dept_submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    let id = crud::submit_id(&body)?;
+    let id = crud::body_id(&body)?;
     crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     // `parentId` 0 (or "0") is the root.
     let to_root = matches!(body.get("parentId"), Some(Value::String(v)) if v.trim() == "0") || body.get("parentId").and_then(Value::as_i64) == Some(0);
@@ -230,7 +230,7 @@ pub async fn secret_submit(
     def: Arc<ResourceDef>,
     prepare: fn(&mut Map<String, Value>),
 ) -> ApiResult<Response> {
-    let id = crud::submit_id(&body)?;
+    let id = crud::body_id(&body)?;
     crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     keep_secrets_on_update(&def, &mut body, id.is_some());
     let mut doc = def.parse_input(&body, id.is_none())?;
@@ -296,7 +296,7 @@ async fn region_lazy_tree(State(st): State<AppState>, s: Session, QueryPairs(q):
 
 /// Region submit: the parent (by `parentCode`) must exist (`00` is the root) and `ancestors` follows it.
 async fn region_submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    let id = crud::submit_id(&body)?;
+    let id = crud::body_id(&body)?;
     crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     let doc = def.parse_input(&body, id.is_none())?;
     let (d, actor) = (def.clone(), s.actor());

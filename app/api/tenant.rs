@@ -94,7 +94,7 @@ fn random_tenant_id() -> String {
 /// `admin` user are created in one transaction. `tenantId` is generated (6 digits, unique) when absent and never
 /// changes afterwards. Update: the tenant's own fields (a new `domain` moves its host mapping).
 async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    let id = crud::submit_id(&body)?;
+    let id = crud::body_id(&body)?;
     crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     let pw = body.remove("password").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let pw2 = body.remove("password2").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();

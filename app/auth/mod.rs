@@ -3,6 +3,7 @@ pub mod captcha;
 pub mod jwt;
 pub mod password;
 pub mod perms;
+pub mod scope;
 pub mod session;
 pub mod throttle;
 pub mod token;

@@ -22,6 +22,8 @@ pub struct Session {
     pub role_aliases: Vec<String>,
     pub user: Map<String, Value>,
     pub perms: Arc<Perms>,
+    /// The request path (API scopes are checked against it); set per request, never cached.
+    pub path: String,
 }
 
 impl Session {
@@ -29,9 +31,36 @@ impl Session {
         store::Actor { user_id: self.user_id, dept_id: self.dept_id }
     }
 
-    /// 403 unless one of the user's roles grants `code`.
+    /// 403 unless one of the user's roles grants `code` and, when the roles granting it carry API scopes for
+    /// its menu, the request path matches one of their patterns. The platform administrator is never limited
+    /// by API scopes (nobody can lock the platform out).
     pub fn require(&self, code: &str) -> ApiResult<()> {
-        if self.perms.codes.contains(code) { Ok(()) } else { Err(ApiError::with(Kind::Forbidden, code)) }
+        if !self.perms.codes.contains(code) {
+            return Err(ApiError::with(Kind::Forbidden, code));
+        }
+        if self.is_platform_admin() {
+            return Ok(());
+        }
+        match self.perms.api.get(code) {
+            Some(patterns) if !patterns.iter().any(|p| crate::auth::perms::path_matches(p, &self.path)) => {
+                Err(ApiError::with(Kind::ApiScopeDenied, self.path.chars().take(200).collect::<String>()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The first of `codes` that passes `require`, else the error of the first.
+    pub fn require_any(&self, codes: &[&str]) -> ApiResult<()> {
+        let mut first = None;
+        for c in codes {
+            match self.require(c) {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        Err(first.unwrap_or_else(|| ApiError::new(Kind::Forbidden)))
     }
 
     /// The platform super-admin: role alias exactly `administrator` in tenant 000000.
@@ -59,7 +88,8 @@ impl FromRequestParts<AppState> for Session {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, ApiError> {
         let token = bearer(parts).ok_or_else(|| ApiError::new(Kind::Unauthorized))?;
-        let s = load(st, token).await?;
+        let mut s = load(st, token).await?;
+        s.path = parts.uri.path().to_string();
         if let Some(ctx) = parts.extensions.get::<ReqCtx>() {
             ctx.set(&s.tenant, &s.user_id.to_string());
         }
@@ -141,6 +171,7 @@ async fn validate(st: &AppState, token: &str, now: i64) -> ApiResult<(Session, i
                     role_aliases: aliases,
                     user,
                     perms,
+                    path: String::new(),
                 },
                 until,
             )))

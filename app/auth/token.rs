@@ -20,8 +20,8 @@ pub const DEFAULT_AVATAR: &str = "/static/img/avatar.svg";
 
 /// Client address and headers, taken before the body is read.
 pub struct Caller {
-    ip: String,
-    headers: HeaderMap,
+    pub ip: String,
+    pub headers: HeaderMap,
     ctx: Option<ReqCtx>,
 }
 

@@ -78,13 +78,13 @@ where
         let res = def.name.as_str();
         let limit = q.limit as usize;
         let offset = q.offset as usize;
-        let unfiltered = q.filters.is_empty();
+        let unfiltered = q.unfiltered();
 
         // More than one sort key: collect every match and sort in memory.
         if q.sorts.len() > 1 {
             let mut all = Vec::new();
             self.scan_ids(t, res, None, true, &mut |doc| {
-                if q.filters.iter().all(|f| f.matches(&doc)) {
+                if q.accepts(&doc) {
                     all.push(doc);
                 }
                 Ok(true)
@@ -98,7 +98,7 @@ where
         let mut records = Vec::with_capacity(limit.min(1000));
         let mut matched = 0usize;
         let mut visit = |doc: Map<String, Value>| -> Result<bool> {
-            if !q.filters.iter().all(|f| f.matches(&doc)) {
+            if !q.accepts(&doc) {
                 return Ok(true);
             }
             if matched >= offset && records.len() < limit {

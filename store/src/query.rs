@@ -19,6 +19,9 @@ pub enum Op {
     NotNull,
     /// The value is a JSON array; the field must equal one of its items (data scopes use this).
     In,
+    /// The field holds one id or a comma-separated list of ids (`deptId` of a user); the value is a JSON array
+    /// of ids; matches when any listed id is one of them.
+    ListIn,
 }
 
 #[derive(Debug, Clone)]
@@ -37,6 +40,8 @@ pub struct Sort {
 #[derive(Debug, Clone, Default)]
 pub struct Query {
     pub filters: Vec<Filter>,
+    /// Row-level guard (data scopes): when not empty, a record must also match at least one of these.
+    pub any: Vec<Filter>,
     pub sorts: Vec<Sort>,
     pub offset: u64,
     pub limit: u64,
@@ -72,7 +77,27 @@ impl Filter {
                 .value
                 .as_array()
                 .is_some_and(|items| items.iter().any(|item| compare(v, item) == Some(Ordering::Equal))),
+            Op::ListIn => {
+                let Some(items) = self.value.as_array() else { return false };
+                let ids: Vec<u64> = match v {
+                    Value::Number(n) => n.as_u64().into_iter().collect(),
+                    Value::String(s) => s.split(',').filter_map(|p| p.trim().parse().ok()).collect(),
+                    _ => Vec::new(),
+                };
+                ids.iter().any(|id| items.iter().any(|item| crate::parse_id_value(item) == Some(*id)))
+            }
         }
+    }
+}
+
+impl Query {
+    /// True when the record passes every filter and, if a guard is set, at least one guard filter.
+    pub fn accepts(&self, doc: &Map<String, Value>) -> bool {
+        self.filters.iter().all(|f| f.matches(doc)) && (self.any.is_empty() || self.any.iter().any(|f| f.matches(doc)))
+    }
+    /// Nothing narrows the records (the maintained counter is the total).
+    pub fn unfiltered(&self) -> bool {
+        self.filters.is_empty() && self.any.is_empty()
     }
 }
 
@@ -143,5 +168,11 @@ mod tests {
         assert!(t("s", Op::Null, Value::Null) && t("missing", Op::Null, Value::Null));
         assert!(t("n", Op::In, json!([1, 5])) && !t("n", Op::In, json!([1])));
         assert!(t("missing", Op::NotContains, json!("x")));
+        let u = json!({"deptId": "11,12", "one": 7}).as_object().unwrap().clone();
+        assert!(Filter::new("deptId", Op::ListIn, json!([12, 99])).matches(&u));
+        assert!(!Filter::new("deptId", Op::ListIn, json!(["13"])).matches(&u));
+        assert!(Filter::new("one", Op::ListIn, json!(["7"])).matches(&u));
+        let q = Query { any: vec![Filter::new("one", Op::Equal, json!(1)), Filter::new("one", Op::Equal, json!(7))], ..Query::default() };
+        assert!(q.accepts(&u) && !q.unfiltered());
     }
 }

@@ -1,5 +1,6 @@
 //! HTTP scenario tests of the root package, compiled as one binary.
 mod admin;
+mod authz;
 mod cli;
 mod contract;
 mod crash;

@@ -1,0 +1,151 @@
+//! Data scopes turned into store filters. A scope granted to a role names a resource and a type: 1 all rows,
+//! 2 rows the user created, 3 rows of the user's department, 4 the user's department and its descendants,
+//! 5 a typed rule `{"field": .., "op": .., "value": ..}` over the resource's declared filterable fields with an
+//! operator from `RULE_OPS` (never SQL). The filters join the list query's guard (`Query::any`): a record is
+//! visible when any granted scope admits it.
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+use store::{Filter, Op, ResourceDef};
+
+use crate::auth::perms::DataGrant;
+use crate::auth::session::Session;
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::state::AppState;
+
+/// Operators a typed rule (type 5) may use.
+pub const RULE_OPS: &[(&str, Op)] = &[
+    ("equal", Op::Equal),
+    ("notequal", Op::NotEqual),
+    ("like", Op::Contains),
+    ("notlike", Op::NotContains),
+    ("likeleft", Op::EndsWith),
+    ("likeright", Op::StartsWith),
+    ("ge", Op::Ge),
+    ("gt", Op::Gt),
+    ("le", Op::Le),
+    ("lt", Op::Lt),
+    ("in", Op::In),
+];
+
+/// The default compared column per scope type.
+fn default_field(kind: i64) -> &'static str {
+    if kind == 2 { "createUser" } else { "createDept" }
+}
+
+/// Checks a data scope's type, field and rule against the resource it names (on submit).
+pub fn validate(def: &ResourceDef, kind: i64, field: &str, value: &str) -> ApiResult<()> {
+    match kind {
+        1 => Ok(()),
+        2..=4 => {
+            let f = if field.is_empty() { default_field(kind) } else { field };
+            if def.is_filterable(f) { Ok(()) } else { Err(ApiError::with(Kind::BadRule, format!("scopeField {f}"))) }
+        }
+        5 => parse_rule(def, value, 0, &[]).map(|_| ()),
+        _ => Err(ApiError::with(Kind::OutOfRange, "scopeType")),
+    }
+}
+
+/// A type-5 rule as a filter; `#{userId}` and `#{deptId}` in the value stand for the signed-in user's.
+fn parse_rule(def: &ResourceDef, text: &str, user: u64, depts: &[u64]) -> ApiResult<Filter> {
+    let bad = |why: &str| ApiError::with(Kind::BadRule, why.to_string());
+    let rule: Map<String, Value> = match serde_json::from_str(text) {
+        Ok(Value::Object(m)) => m,
+        _ => return Err(bad("scopeValue must be {\"field\",\"op\",\"value\"}")),
+    };
+    if rule.keys().any(|k| !["field", "op", "value"].contains(&k.as_str())) {
+        return Err(bad("unknown key"));
+    }
+    let field = rule.get("field").and_then(Value::as_str).unwrap_or("");
+    if !def.is_filterable(field) {
+        return Err(bad(&format!("field {}", field.chars().take(40).collect::<String>())));
+    }
+    let op_name = rule.get("op").and_then(Value::as_str).unwrap_or("");
+    let op = RULE_OPS.iter().find(|(n, _)| *n == op_name).map(|(_, o)| *o).ok_or_else(|| bad("op"))?;
+    let fill = |v: &Value| -> ApiResult<Value> {
+        match v {
+            Value::String(s) if s == "#{userId}" => Ok(json!(user)),
+            Value::String(s) if s == "#{deptId}" => Ok(json!(depts.first().copied().unwrap_or(0))),
+            Value::String(s) if s.len() <= 200 => Ok(v.clone()),
+            Value::Number(_) | Value::Bool(_) => Ok(v.clone()),
+            _ => Err(bad("value")),
+        }
+    };
+    let value = match (op, rule.get("value")) {
+        (Op::In, Some(Value::Array(items))) if items.len() <= 100 => Value::Array(items.iter().map(fill).collect::<ApiResult<_>>()?),
+        (Op::In, _) => return Err(bad("value must be a list of at most 100 items")),
+        (_, Some(v)) => fill(v)?,
+        (_, None) => return Err(bad("value")),
+    };
+    Ok(Filter::new(field, op, value))
+}
+
+/// Every department id at or below `roots` in the tenant's department tree.
+pub fn descendants(r: &store::ReadCtx, st: &AppState, tenant: &str, roots: &[u64]) -> store::Result<Vec<u64>> {
+    let depts = r.all(&st.res.get("dept"), tenant)?;
+    let mut children: HashMap<u64, Vec<u64>> = HashMap::new();
+    for d in &depts {
+        let id = d.get("id").and_then(store::parse_id_value).unwrap_or(0);
+        let parent = d.get("parentId").and_then(store::parse_id_value).unwrap_or(0);
+        children.entry(parent).or_default().push(id);
+    }
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut stack: Vec<u64> = roots.to_vec();
+    while let Some(n) = stack.pop() {
+        if seen.insert(n) {
+            stack.extend(children.get(&n).into_iter().flatten());
+        }
+    }
+    let mut out: Vec<u64> = seen.into_iter().collect();
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// The guard filters for `def` and this session: None when no data scope limits the user (the platform
+/// administrator is never limited). An empty grant list yields a guard that admits nothing.
+pub async fn guard(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<Option<Vec<Filter>>> {
+    if s.is_platform_admin() {
+        return Ok(None);
+    }
+    let Some(grants) = s.perms.data.get(&def.name) else { return Ok(None) };
+    let depts = crate::auth::session::id_list(s.user.get("deptId"));
+    let needs_tree = grants.iter().any(|g| g.kind == 4);
+    let below = if needs_tree {
+        let (st2, t, d) = (st.clone(), s.tenant.clone(), depts.clone());
+        st.read(move |r| descendants(r, &st2, &t, &d)).await?
+    } else {
+        Vec::new()
+    };
+    let mut out = Vec::new();
+    for g in grants {
+        match filter_of(def, g, s.user_id, &depts, &below) {
+            Ok(f) => out.push(f),
+            // A scope that no longer fits its resource admits nothing (it never widens).
+            Err(_) => tracing::warn!(target: "zz::scope", resource = %def.name, kind = g.kind, "data scope ignored: invalid"),
+        }
+    }
+    if out.is_empty() {
+        out.push(Filter::new("id", Op::In, json!([])));
+    }
+    Ok(Some(out))
+}
+
+fn filter_of(def: &ResourceDef, g: &DataGrant, user: u64, depts: &[u64], below: &[u64]) -> ApiResult<Filter> {
+    let field = if g.field.is_empty() { default_field(g.kind) } else { g.field.as_str() };
+    if (2..=4).contains(&g.kind) && !def.is_filterable(field) {
+        return Err(ApiError::with(Kind::BadRule, field.to_string()));
+    }
+    Ok(match g.kind {
+        1 => Filter::new("id", Op::NotNull, Value::Null),
+        2 => Filter::new(field, Op::ListIn, json!([user])),
+        3 => Filter::new(field, Op::ListIn, json!(depts)),
+        4 => Filter::new(field, Op::ListIn, json!(below)),
+        5 => parse_rule(def, &g.value, user, depts)?,
+        _ => return Err(ApiError::with(Kind::BadRule, "scopeType")),
+    })
+}
+
+/// True when the record is visible under the guard.
+pub fn admits(guard: &Option<Vec<Filter>>, doc: &Map<String, Value>) -> bool {
+    guard.as_ref().is_none_or(|fs| fs.iter().any(|f| f.matches(doc)))
+}
