@@ -67,7 +67,15 @@ fn joined(ids: &[u64], names: &HashMap<u64, String>) -> String {
 /// GET page (current, size, deptId and the declared filters).
 pub async fn page(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
     s.require("user")?;
+    // Versions first, then every read: the answer may be cached under them (see `cache.rs`). Each version
+    // only grows, so their sum changes whenever any of them does.
+    let stamp: u64 = ["user", "dept", "role", "datascope"].iter().map(|n| st.store.version(n)).sum();
     let query = user_query(&st, &s, &q).await?;
+    // The key holds the whole query, data-scope filters included, so users with different scopes never share.
+    let key = format!("{}\u{1f}user-page\u{1f}{query:?}", s.tenant);
+    if let Some(body) = st.list_cache.get(&key, &stamp) {
+        return Ok(crate::http::json_bytes(body));
+    }
     let (d, t, lim, offset) = (def(&st), s.tenant.clone(), query.limit, query.offset);
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
     let (roles, depts) = names(&st, &s.tenant).await?;
@@ -82,7 +90,9 @@ pub async fn page(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPa
             out
         })
         .collect();
-    Ok(ok(PageOut { records, total: page.total, size: lim, current: offset / lim + 1, pages: page.total.div_ceil(lim) }))
+    let body = crate::http::ok_bytes(PageOut { records, total: page.total, size: lim, current: offset / lim + 1, pages: page.total.div_ceil(lim) })?;
+    st.list_cache.put(key, stamp, body.clone());
+    Ok(crate::http::json_bytes(body))
 }
 
 /// GET detail?id= (also platform-detail?id=).

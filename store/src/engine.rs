@@ -114,18 +114,41 @@ where
                 self.scan_index(t, res, &s.field, None, s.desc, &mut visit)?;
             }
             Some(s) => self.scan_ids(t, res, None, s.desc, &mut visit)?,
-            None => {
-                let eq = q.filters.iter().find(|f| {
-                    f.op == Op::Equal && def.indexed_fields().any(|n| n == f.field) && index_exact(def, f)
-                });
-                match eq {
-                    Some(f) => self.scan_index(t, res, &f.field, Some(&index_bytes(&f.value)), true, &mut visit)?,
-                    None => self.scan_ids(t, res, None, true, &mut visit)?,
-                }
-            }
+            None => match seek_filter(def, q) {
+                // The most selective exact filter over an indexed field: walk only its candidates, newest first.
+                Some((field, keys)) => self.scan_candidates(t, res, field, &keys, &mut visit)?,
+                None => self.scan_ids(t, res, None, true, &mut visit)?,
+            },
         }
         let total = if unfiltered { self.count(def, tenant)? } else { matched as u64 };
         Ok(Page { records, total })
+    }
+
+    /// Records whose indexed `field` holds one of `keys` (encoded values), each once, newest first.
+    fn scan_candidates(
+        &self,
+        t: &str,
+        res: &str,
+        field: &str,
+        keys: &[Vec<u8>],
+        visit: &mut dyn FnMut(Map<String, Value>) -> Result<bool>,
+    ) -> Result<()> {
+        let mut ids = Vec::new();
+        for k in keys {
+            for e in self.index.range((t, res, field, k.as_slice(), 0)..=(t, res, field, k.as_slice(), u64::MAX))? {
+                ids.push(e?.0.value().4);
+            }
+        }
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        ids.dedup();
+        for id in ids {
+            if let Some(v) = self.records.get((t, res, id))? {
+                if !visit(decode_record(v.value())?)? {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn scan_ids(
@@ -172,6 +195,54 @@ where
             }
         }
         Ok(())
+    }
+}
+
+/// Among the filters that all must hold, an `Equal`, `In` or `ListIn` over an indexed field whose values can be
+/// looked up exactly; the one with the fewest values (a cheap guess at the most selective). Returns the field and
+/// the encoded index keys to walk.
+fn seek_filter<'q>(def: &ResourceDef, q: &'q Query) -> Option<(&'q str, Vec<Vec<u8>>)> {
+    let indexed: Vec<&str> = def.indexed_fields().collect();
+    q.filters
+        .iter()
+        .filter(|f| indexed.contains(&f.field.as_str()))
+        .filter_map(|f| {
+            let multi = def.field(&f.field).is_some_and(|d| d.multi);
+            let keys: Vec<Vec<u8>> = match f.op {
+                Op::Equal if !multi && index_exact(def, f) => vec![index_bytes(&f.value)],
+                Op::In if !multi => {
+                    let items = f.value.as_array()?;
+                    let probe = |v: &Value| index_exact(def, &Filter::new(&f.field, Op::Equal, v.clone()));
+                    if !items.iter().all(probe) {
+                        return None;
+                    }
+                    items.iter().map(index_bytes).collect()
+                }
+                // A list of ids: stored one entry per id (multi) or as the one id the field holds.
+                Op::ListIn | Op::In => f.value.as_array()?.iter().map(|v| crate::parse_id_value(v).map(|id| index_bytes(&Value::from(id)))).collect::<Option<_>>()?,
+                Op::Equal if multi => vec![index_bytes(&Value::from(crate::parse_id_value(&f.value)?))],
+                _ => return None,
+            };
+            Some((f.field.as_str(), keys))
+        })
+        .min_by_key(|(_, keys)| keys.len())
+}
+
+/// The index keys of one field of a record: one per id for a `multi` field, else the value itself.
+fn index_values(def: &ResourceDef, name: &str, doc: &Map<String, Value>) -> Vec<Vec<u8>> {
+    let v = doc.get(name).unwrap_or(&Value::Null);
+    if def.field(name).is_some_and(|f| f.multi) {
+        let ids: Vec<Vec<u8>> = match v {
+            Value::String(s) => s.split(',').filter_map(|p| p.trim().parse::<u64>().ok()).map(|id| index_bytes(&Value::from(id))).collect(),
+            Value::Number(n) => n.as_u64().map(|id| vec![index_bytes(&Value::from(id))]).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let mut ids = ids;
+        ids.sort();
+        ids.dedup();
+        if ids.is_empty() { vec![index_bytes(&Value::Null)] } else { ids }
+    } else {
+        vec![index_bytes(v)]
     }
 }
 
@@ -310,8 +381,9 @@ impl RecordWriter<'_> {
 
     fn add_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
         for name in def.indexed_fields() {
-            let bytes = index_bytes(doc.get(name).unwrap_or(&Value::Null));
-            self.tables.index.insert((t, def.name.as_str(), name, bytes.as_slice(), id), ())?;
+            for bytes in index_values(def, name, doc) {
+                self.tables.index.insert((t, def.name.as_str(), name, bytes.as_slice(), id), ())?;
+            }
         }
         for f in def.fields.iter().filter(|f| f.unique) {
             if let Some(v) = unique_text(doc.get(&f.name)) {
@@ -323,8 +395,9 @@ impl RecordWriter<'_> {
 
     fn remove_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
         for name in def.indexed_fields() {
-            let bytes = index_bytes(doc.get(name).unwrap_or(&Value::Null));
-            self.tables.index.remove((t, def.name.as_str(), name, bytes.as_slice(), id))?;
+            for bytes in index_values(def, name, doc) {
+                self.tables.index.remove((t, def.name.as_str(), name, bytes.as_slice(), id))?;
+            }
         }
         for f in def.fields.iter().filter(|f| f.unique) {
             if let Some(v) = unique_text(doc.get(&f.name)) {

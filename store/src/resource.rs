@@ -73,6 +73,10 @@ pub struct FieldDef {
     /// Write-only: never returned by any read.
     #[serde(default)]
     pub secret: bool,
+    /// The value is a comma-separated list of ids (a user's `deptId`): indexed with one entry per id, so that
+    /// `ListIn`/`In`/`Equal` filters on it walk the index instead of every record.
+    #[serde(default)]
+    pub multi: bool,
     /// Written only by hand-written behaviour (grants, password changes), ignored in client input.
     #[serde(default)]
     pub readonly: bool,

@@ -162,3 +162,47 @@ fn verify_reports_counts_and_refuses_junk() {
     assert!(store::verify_file(&junk).is_err());
     assert!(store::verify_file(&dir.path().join("absent.redb")).is_err());
 }
+
+#[test]
+fn multi_valued_index_serves_list_in_filters() {
+    let (_d, s) = open();
+    let d: Arc<ResourceDef> = Arc::new(
+        serde_json::from_value(json!({
+            "name": "user", "label": "用户",
+            "fields": [
+                {"name": "account", "label": "a", "required": true},
+                {"name": "deptId", "label": "d", "filter": true, "multi": true}
+            ]
+        }))
+        .unwrap(),
+    );
+    let d2 = d.clone();
+    let ids = s
+        .write(move |w| {
+            let mut ids = Vec::new();
+            for (i, dept) in ["1", "2", "1,3", "3", "", "2,1"].iter().enumerate() {
+                ids.push(w.insert(&d2, "A", doc(json!({"account": format!("u{i}"), "deptId": dept})), &Actor::default())?["id"].as_u64().unwrap());
+            }
+            Ok(ids)
+        })
+        .unwrap();
+    let q = |vals: Value| Query { limit: 100, filters: vec![Filter::new("deptId", Op::ListIn, vals)], ..Default::default() };
+    let accounts = |p: store::Page| p.records.iter().map(|r| r["account"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let page = s.read(|r| r.list(&d, "A", &q(json!([1])))).unwrap();
+    assert_eq!(accounts(page.clone()), ["u5", "u2", "u0"], "each once, newest first");
+    assert_eq!(page.total, 3);
+    let page = s.read(|r| r.list(&d, "A", &q(json!(["3", 2])))).unwrap();
+    assert_eq!(accounts(page), ["u5", "u3", "u2", "u1"]);
+    // Updating the list moves its index entries; removing drops them.
+    let d2 = d.clone();
+    let u0 = ids[0];
+    s.write(move |w| w.update(&d2, "A", u0, doc(json!({"deptId": "3"})), &Actor::default())).unwrap();
+    assert_eq!(accounts(s.read(|r| r.list(&d, "A", &q(json!([1])))).unwrap()), ["u5", "u2"]);
+    let d2 = d.clone();
+    let u5 = ids[5];
+    s.write(move |w| w.remove(&d2, "A", &[u5], &Actor::default())).unwrap();
+    let page = s.read(|r| r.list(&d, "A", &q(json!([1, 2])))).unwrap();
+    assert_eq!((accounts(page.clone()), page.total), (vec!["u2".to_string(), "u1".to_string()], 2));
+    let out = _d.path().join("v.redb");
+    assert!(s.backup_to(&out).unwrap().ok);
+}
