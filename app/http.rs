@@ -192,6 +192,15 @@ impl<S: Send + Sync> FromRequest<S> for AnyParams {
                         let s = match v {
                             Value::String(s) => s,
                             Value::Null => continue,
+                            // Blade clients post id lists as JSON arrays (`GrantVO`): the comma form.
+                            Value::Array(items) => items
+                                .iter()
+                                .map(|i| match i {
+                                    Value::String(s) => s.clone(),
+                                    other => other.to_string(),
+                                })
+                                .collect::<Vec<_>>()
+                                .join(","),
                             other => other.to_string(),
                         };
                         pairs.push((k, s));

@@ -36,15 +36,13 @@ pub const PUBLIC: &[&str] = &[
     "/api/blade-user/retrieve-password/update",
 ];
 
-/// Resources with a generic list screen: (resource, API base, screen path). The page handler renders the
+/// Resources with a generic list screen: (resource, API base, screen path). Users, roles, menus, departments,
+/// tenants and both dictionaries have screens of their own in the UI (`ui/src/routes.tsx` ADMIN_SCREENS) that
+/// load their data after hydration. The page handler renders the
 /// screen at the path with the first page of data; the API base serves list/detail/submit/remove/schema/export.
 pub const SCREENS: &[(&str, &str, &str)] = &[
     ("param", "/api/blade-system/param", "/system/param"),
-    ("dict", "/api/blade-system/dict", "/system/dict"),
-    ("dictbiz", "/api/blade-system/dict-biz", "/system/dictbiz"),
-    ("tenant", "/api/blade-system/tenant", "/system/tenant"),
     ("post", "/api/blade-system/post", "/system/post"),
-    ("dept", "/api/blade-system/dept", "/system/dept"),
     ("client", "/api/blade-system/client", "/system/client"),
     ("region", "/api/blade-system/region", "/base/region"),
     ("log_usual", "/api/blade-log/usual", "/monitor/log/usual"),
@@ -58,9 +56,6 @@ pub const SCREENS: &[(&str, &str, &str)] = &[
     ("code", "/api/blade-develop/code", "/tool/code"),
     ("datasource", "/api/blade-develop/datasource", "/tool/datasource"),
     ("report", "/api/blade-report/report/rest", "/report/reportlist"),
-    ("user", "/api/blade-user", "/system/user"),
-    ("role", "/api/blade-system/role", "/authority/role"),
-    ("menu", "/api/blade-system/menu", "/system/menu"),
     ("topmenu", "/api/blade-system/topmenu", "/system/topmenu"),
     ("datascope", "/api/blade-system/data-scope", "/authority/datascope"),
     ("apiscope", "/api/blade-system/api-scope", "/authority/apiscope"),
@@ -250,6 +245,7 @@ pub const ALL: &[(&str, &str)] = &[
     ("GET", "/api/blade-system/menu/lazy-menu-list"),
     ("GET", "/api/blade-system/menu/menu-list"),
     ("GET", "/api/blade-system/menu/menuTree"),
+    ("GET", "/api/blade-system/menu/tree"),
     ("GET", "/api/blade-system/menu/detail"),
     ("GET", "/api/blade-system/menu/top-menu"),
     ("GET", "/api/blade-system/menu/grant-tree"),
@@ -370,6 +366,7 @@ fn menu_routes() -> Router<AppState> {
         .route(&format!("{M}/lazy-menu-list"), get(menus::lazy_menu_list))
         .route(&format!("{M}/menu-list"), get(menus::menu_list))
         .route(&format!("{M}/menuTree"), get(menus::menu_tree))
+        .route(&format!("{M}/tree"), get(menus::menu_tree))
         .route(&format!("{M}/detail"), get(menus::detail))
         .route(&format!("{M}/top-menu"), get(menus::top_menu))
         .route(&format!("{M}/grant-tree"), get(role::grant_tree))

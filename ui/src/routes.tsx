@@ -14,6 +14,20 @@ import { Dashboard } from './features/desk/Dashboard';
 import { InfoPage } from './features/info/InfoPage';
 import { Placeholder, FramePage } from './features/misc/Placeholder';
 import { leaves } from './lib/menu';
+import { DictPage } from './features/admin/DictPage';
+import { UserPage } from './features/admin/UserPage';
+import { RolePage, MenuPage, DeptPage, TenantPage } from './features/admin/pages';
+
+/** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
+export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
+  '/system/dict': () => <DictPage biz={false} />,
+  '/system/dictbiz': () => <DictPage biz />,
+  '/system/user': () => <UserPage />,
+  '/authority/role': () => <RolePage />,
+  '/system/menu': () => <MenuPage />,
+  '/system/dept': () => <DeptPage />,
+  '/system/tenant': () => <TenantPage />,
+};
 
 export type RouteDef = {
   path: string;
@@ -69,6 +83,8 @@ export function matchRoute(path: string, props: Props): Match {
   }
   // Menu-declared pages: the generic list screen, or a placeholder the business issues fill.
   const menu = leaves(props.menus).find((m) => m.path === clean);
+  const admin = ADMIN_SCREENS[clean];
+  if (admin && menu) return { route: { path: clean, title: menu.name, render: () => main(menu.name, admin()) }, params: {} };
   if (props.page.kind === 'list') {
     const title = menu?.name ?? (props.locale === 'en' ? (props.page as any).resource.labelEn : (props.page as any).resource.label);
     return { route: { path: clean, title, render: () => main(title, <ListPage />) }, params: {} };

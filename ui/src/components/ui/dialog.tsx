@@ -46,7 +46,7 @@ export function Confirm(p: { open: boolean; onOpenChange: (o: boolean) => void; 
 export function FormRow(p: { label: string; htmlFor: string; error?: string | null; required?: boolean; children: ReactNode }) {
   return (
     <div className={'form-row' + (p.error ? ' has-error' : '')}>
-      <label htmlFor={p.htmlFor}>{p.required && <span className="req">*</span>}{p.label}</label>
+      <label htmlFor={p.htmlFor}>{p.required && <span className="req" aria-hidden="true">*</span>}{p.label}</label>
       <div className="form-ctl">
         {p.children}
         {p.error && <div className="form-err" role="alert">{p.error}</div>}

@@ -18,3 +18,5 @@ export const IconChevronDown = ({ size = 16 }: { size?: number }) => <Svg size={
 export const IconChevronRight = ({ size = 14 }: { size?: number }) => <Svg size={size}><path d="m9 6 6 6-6 6" /></Svg>;
 export const IconClose = ({ size = 12 }: { size?: number }) => <Svg size={size}><path d="M6 6l12 12M18 6 6 18" /></Svg>;
 export const IconBug = () => <Svg><rect x="8" y="6" width="8" height="14" rx="4" /><path d="M12 10v10M8 13H4M20 13h-4M9 6 7 3M15 6l2-3M8 18l-3 2M16 18l3 2M8 9 5 7M16 9l3-2" /></Svg>;
+export const IconFeedback = () => <Svg><path d="M21 15a2 2 0 0 1-2 2H7l-4 4V5a2 2 0 0 1 2-2h14a2 2 0 0 1 2 2z" /><path d="M8 9h8M8 13h5" /></Svg>;
+export const IconStar = () => <Svg><path d="m12 3 2.8 5.7 6.2.9-4.5 4.4 1.1 6.2L12 17.3 6.4 20.2l1.1-6.2L3 9.6l6.2-.9z" /></Svg>;

@@ -1,7 +1,7 @@
 // Main layout (SPEC §2): header, sidebar, tag bar, main view. Client-only duties run in
 // effects: the lock part of the guard, token refresh timers, theme, screen size.
 import * as DM from '@radix-ui/react-dropdown-menu';
-import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
 import type { MenuNode } from '../../types';
@@ -14,10 +14,10 @@ import { Sidebar } from './Sidebar';
 import { TagBar } from './TagBar';
 import { MenuSearch } from './MenuSearch';
 import { LockDialog } from './LockDialog';
-import { ThemeDialog, applyTheme, DEFAULT_COLOR } from './ThemeDialog';
+import { ThemeDialog, applyTheme, initialTheme, themeCookie, DEFAULT_COLOR } from './ThemeDialog';
 import { LangSwitch } from './LangSwitch';
 import { ErrorLog } from './ErrorLog';
-import { IconFullscreen, IconLock, IconMenu, IconPlus, IconSearch, IconTheme } from '../../components/ui/icons';
+import { IconFeedback, IconFullscreen, IconLock, IconMenu, IconPlus, IconSearch, IconStar, IconTheme } from '../../components/ui/icons';
 
 const EDU_TENANT = '157270';
 
@@ -31,16 +31,19 @@ export function MainLayout({ title, children }: { title: string; children: React
   const [search, setSearch] = useState(false);
   const [lock, setLock] = useState(false);
   const [themeOpen, setThemeOpen] = useState(false);
-  const [theme, setTheme] = useState({ name: 'default', color: DEFAULT_COLOR });
+  // Rendered with the theme the server read from the cookie, so nothing flashes on load.
+  const [theme, setTheme] = useState(() => initialTheme(props.theme));
   const edu = props.tenant.id === EDU_TENANT;
 
   useEffect(() => {
     const s = store(prefix);
     if (s.get('isLock')) { window.location.replace('/lock'); return; }
     configure({ tenantId: props.tenant.id, onUnauthorized: () => void logout(prefix) });
-    const saved = { name: (s.get<string>('themeName') as string) || 'default', color: (s.get<string>('colorName') as string) || DEFAULT_COLOR };
+    // The cookie wins; browsers that only have the stored theme (older sessions) get the cookie now.
+    const saved = props.theme ? initialTheme(props.theme) : { name: (s.get<string>('themeName') as string) || 'default', color: (s.get<string>('colorName') as string) || DEFAULT_COLOR };
     setTheme(saved);
     applyTheme(saved.name, saved.color);
+    if (!props.theme && (saved.name !== 'default' || saved.color !== DEFAULT_COLOR)) document.cookie = themeCookie(saved.name, saved.color);
     if (screenSize(window.innerWidth) === 0) setCollapsed(true);
     return startRefreshTimers(prefix);
   }, [prefix, props.tenant.id]);
@@ -56,6 +59,7 @@ export function MainLayout({ title, children }: { title: string; children: React
     applyTheme(name, color);
     store(prefix).set('themeName', name);
     store(prefix).set('colorName', color);
+    document.cookie = themeCookie(name, color);
   };
   const fullscreen = () => {
     if (document.fullscreenElement) void document.exitFullscreen();
@@ -63,7 +67,7 @@ export function MainLayout({ title, children }: { title: string; children: React
   };
 
   return (
-    <div className={'layout' + (collapsed ? ' is-collapsed' : '')}>
+    <div className={'layout theme-' + theme.name + (collapsed ? ' is-collapsed' : '')} style={{ '--primary': theme.color } as CSSProperties}>
       <header className="top">
         <div className="logo">{collapsed ? props.site.title.slice(0, 1) : props.site.title}</div>
         <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}><IconMenu /></button>
@@ -74,6 +78,8 @@ export function MainLayout({ title, children }: { title: string; children: React
         {edu && <LangSwitch />}
         <button type="button" className="icon-btn" aria-label={t('top.theme')} title={t('top.theme')} onClick={() => setThemeOpen(true)}><IconTheme /></button>
         <button type="button" className="icon-btn" aria-label={t('top.fullscreen')} title={t('top.fullscreen')} onClick={fullscreen}><IconFullscreen /></button>
+        {props.site.feedbackUrl && <a className="icon-btn" href={props.site.feedbackUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.feedback')} title={t('top.feedback')}><IconFeedback /></a>}
+        {props.site.appraiseUrl && <a className="icon-btn" href={props.site.appraiseUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.appraise')} title={t('top.appraise')}><IconStar /></a>}
         <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}><IconPlus /></a>
         <DM.Root>
           <DM.Trigger className="user-btn">
