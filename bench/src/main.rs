@@ -47,6 +47,17 @@ enum Cmd {
         #[arg(long, default_value_t = 10)]
         secs: u64,
     },
+    /// The user list of issue 4: 1,000,000 users, a department filter and data scope 4.
+    Users {
+        #[arg(long)]
+        bin: PathBuf,
+        #[arg(long, default_value = "/tmp/zzbench-users")]
+        work: PathBuf,
+        #[arg(long, default_value_t = 1_000_000)]
+        count: u64,
+        #[arg(long, default_value_t = 10)]
+        secs: u64,
+    },
     /// A plain hello-world server (the baseline).
     Hello { addr: String },
     /// The whole suite of the backbone issue.
@@ -87,6 +98,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }),
         Cmd::Suite { bin, work, records, value_bytes, secs, reuse } => rt.block_on(suite(&bin, &work, records, value_bytes, secs, reuse)),
+        Cmd::Users { bin, work, count, secs } => rt.block_on(users_bench(&bin, &work, count, secs)),
     }
 }
 
@@ -146,8 +158,12 @@ fn rss_mb(pid: u32) -> f64 {
 }
 
 async fn sign_in(addr: &str) -> anyhow::Result<(String, Duration)> {
-    let md5 = format!("{:x}", md5_of(PW));
-    let path = format!("/api/blade-auth/oauth/token?tenantId=157270&username=admin&password={md5}&grant_type=password&scope=all");
+    sign_in_as(addr, "admin", PW).await
+}
+
+async fn sign_in_as(addr: &str, account: &str, pw: &str) -> anyhow::Result<(String, Duration)> {
+    let md5 = format!("{:032x}", md5_of(pw));
+    let path = format!("/api/blade-auth/oauth/token?tenantId=157270&username={account}&password={md5}&grant_type=password&scope=all");
     let t = Instant::now();
     let (s, body) = load::once(addr, "POST", &path, &[("authorization", "Basic c2FiZXI6c2FiZXJfc2VjcmV0")]).await?;
     let took = t.elapsed();
@@ -269,6 +285,83 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
         list.rps() / hello.rps(),
         creates.rps() / hello.rps()
     ));
+    println!("\n== results");
+    for l in &lines {
+        println!("{l}");
+    }
+    Ok(())
+}
+
+async fn post_json(addr: &str, path: &str, token: &str, body: &str) -> anyhow::Result<(u16, String)> {
+    use http_body_util::{BodyExt, Full};
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut sender, c) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+    tokio::spawn(c);
+    let req = hyper::Request::post(path)
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .header("blade-auth", format!("bearer {token}"))
+        .body(Full::new(hyper::body::Bytes::from(body.to_string())))?;
+    let resp = sender.send_request(req).await?;
+    let status = resp.status().as_u16();
+    Ok((status, String::from_utf8_lossy(&resp.into_body().collect().await?.to_bytes()).into_owned()))
+}
+
+async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64) -> anyhow::Result<()> {
+    let dur = Duration::from_secs(secs);
+    let mut lines = Vec::new();
+    let me = std::env::current_exe()?;
+    let hello_addr = free_addr();
+    let hello_proc = Proc(Command::new(&me).args(["hello", &hello_addr]).spawn()?);
+    wait_ready(&hello_addr, "/").await;
+    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, headers: vec![], conns: 64, duration: dur }).await?;
+    lines.push(hello.line("hello-world baseline, 64 conns"));
+    drop(hello_proc);
+
+    let dir = work.join("data");
+    let _ = std::fs::remove_dir_all(work);
+    std::fs::create_dir_all(&dir)?;
+    let addr = free_addr();
+    let mut p = serve(bin, &dir, &addr)?;
+    wait_ready(&addr, "/api/health").await;
+    stop(&mut p);
+    let t = Instant::now();
+    let org = datagen::users(&dir.join("zhizhuang.redb"), "157270", count)?;
+    lines.push(format!("generated {count} users over 1,111 departments in {:.1}s", t.elapsed().as_secs_f64()));
+    lines.push(format!("data file: {:.0} MiB", std::fs::metadata(dir.join("zhizhuang.redb"))?.len() as f64 / 1048576.0));
+
+    let mut server = serve(bin, &dir, &addr)?;
+    wait_ready(&addr, "/api/health").await;
+    let (admin, _) = sign_in(&addr).await?;
+    let body = format!(
+        r#"{{"account":"viewer","name":"查看员","realName":"查看员","password":"Viewer#2026","password2":"Viewer#2026","deptId":"{}","roleId":"{}"}}"#,
+        org.division, org.role
+    );
+    let (s, b) = post_json(&addr, "/api/blade-user/submit", &admin, &body).await?;
+    anyhow::ensure!(s == 200, "creating the viewer failed: {b}");
+    let (viewer, _) = sign_in_as(&addr, "viewer", "Viewer#2026").await?;
+    let path = format!("/api/blade-user/page?current=1&size=20&deptId={}", org.dept);
+    let (s, b) = load::once(&addr, "GET", &path, &[("blade-auth", &format!("bearer {viewer}"))]).await?;
+    anyhow::ensure!(s == 200, "page failed: {b}");
+    let v: serde_json::Value = serde_json::from_str(&b)?;
+    lines.push(format!("viewer (data scope 4 on a division) filtering one department: total {} users", v["data"]["total"]));
+    let spec = |path: String, conns: usize| load::Spec {
+        addr: addr.clone(),
+        method: "GET".into(),
+        path,
+        body: None,
+        headers: vec![("blade-auth".to_string(), format!("bearer {viewer}"))],
+        conns,
+        duration: dur,
+    };
+    let r = load::run(spec(path.clone(), 64)).await?;
+    lines.push(r.line("user page, dept filter + data scope 4, 1,000,000 users, 64 conns"));
+    let miss = load::run(spec(format!("/api/blade-user/page?current={{n}}&size=20&deptId={}", org.dept), 64)).await?;
+    lines.push(miss.line("same with a different page each request (answer cache always missed), 64 conns"));
+    let one = load::run(spec(format!("/api/blade-user/page?current={{n}}&size=20&deptId={}", org.dept), 1)).await?;
+    lines.push(one.line("cache-missed page, 1 connection (the cost of one request)"));
+    stop(&mut server);
+    lines.push(format!("ratio to hello-world: p50 {:.1}x", r.p50_ms / hello.p50_ms.max(0.001)));
     println!("\n== results");
     for l in &lines {
         println!("{l}");
