@@ -38,6 +38,8 @@ pub fn router(st: AppState) -> Router {
         .with_state(st)
         // Panics become 500 envelopes inside the access log, so they reach the error log with the request id.
         .layer(CatchPanicLayer::custom(http::panic_response))
+        // Pages, bundles and JSON compressed for slow links; the client sends Accept-Encoding.
+        .layer(tower_http::compression::CompressionLayer::new())
         .layer(axum::middleware::from_fn_with_state(st2, http::access_log))
 }
 

@@ -65,17 +65,19 @@ fn joined(ids: &[u64], names: &HashMap<u64, String>) -> String {
 }
 
 /// GET page (current, size, deptId and the declared filters).
-pub async fn page(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
+pub async fn page(State(st): State<AppState>, s: Session, raw: axum::extract::RawQuery, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
     s.require("user")?;
     // Versions first, then every read: the answer may be cached under them (see `cache.rs`). Each version
     // only grows, so their sum changes whenever any of them does.
     let stamp: u64 = ["user", "dept", "role", "datascope"].iter().map(|n| st.store.version(n)).sum();
-    let query = user_query(&st, &s, &q).await?;
-    // The key holds the whole query, data-scope filters included, so users with different scopes never share.
-    let key = format!("{}\u{1f}user-page\u{1f}{query:?}", s.tenant);
+    // Everything the answer depends on besides those versions: tenant, the viewer (their roles, departments and
+    // own id decide the data scope) and the query string. Checked before the department tree and scope rules
+    // are worked out, which cost more than the answer.
+    let key = format!("{}\u{1f}user-page\u{1f}{}\u{1f}{}", s.tenant, s.user_id, raw.0.as_deref().unwrap_or(""));
     if let Some(body) = st.list_cache.get(&key, &stamp) {
         return Ok(crate::http::json_bytes(body));
     }
+    let query = user_query(&st, &s, &q).await?;
     let (d, t, lim, offset) = (def(&st), s.tenant.clone(), query.limit, query.offset);
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
     let (roles, depts) = names(&st, &s.tenant).await?;

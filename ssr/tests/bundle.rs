@@ -53,4 +53,16 @@ fn real_bundle_renders_pages() {
     eprintln!("/login     {}", timings(&pool, "/login", &login, 200));
     eprintln!("/wel/index {}", timings(&pool, "/wel/index", &wel, 200));
     eprintln!("list(20)   {}", timings(&pool, "/system/param", &list, 200));
+    let dash = wel.replace("\"url\":\"/wel/index\"", "\"url\":\"/wel/dashboard\"");
+    let html = pool.render_blocking("/wel/dashboard", &dash).unwrap();
+    assert!(html.contains("<svg") && html.contains("desk-map-svg") && html.contains("BIM"), "{html}");
+    eprintln!("dashboard  {}", timings(&pool, "/wel/dashboard", &dash, 200));
+    // The same pages with the props the demo server really sends (83 menus, 328 button codes;
+    // captured with `X-ZZ-Props: 1`): what the HTTP benchmark in bench/ssr-paint.mjs renders.
+    let list = fixture("list-demo");
+    assert!(pool.render_blocking("/system/param", &list).unwrap().contains("基准参数"));
+    eprintln!("list(20) demo props  {}", timings(&pool, "/system/param", &list, 200));
+    let dash = fixture("dashboard-demo");
+    assert!(pool.render_blocking("/wel/dashboard", &dash).unwrap().contains("desk-map-svg"));
+    eprintln!("dashboard demo props {}", timings(&pool, "/wel/dashboard", &dash, 200));
 }

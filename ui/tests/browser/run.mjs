@@ -513,7 +513,7 @@ test('parameters: add with blur validation, edit, delete with selection, page si
   check(await sizes.inputValue() === '30', 'size 30 after reload');
 });
 
-test('parameters: the search bar filters by name', async (t) => {
+test('parameters: the search bar filters by name; export of the filter', async (t) => {
   const { page } = await session(t, { host: TENANTS[2].host });
   await visit(page, '/system/param');
   const add = async (name, key) => {
@@ -533,6 +533,12 @@ test('parameters: the search bar filters by name', async (t) => {
   await page.waitForURL((u) => u.searchParams.get('paramName') === '甲');
   await page.getByRole('row').filter({ hasText: 'search.b' }).waitFor({ state: 'detached' });
   await page.getByRole('row').filter({ hasText: 'search.a' }).waitFor();
+  // Export: an Excel file of the current filter (the filtered row only).
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: '导出' }).click()]);
+  check(dl.suggestedFilename().endsWith('.xlsx'), 'an .xlsx file: ' + dl.suggestedFilename());
+  const { readFileSync } = await import('node:fs');
+  const bytes = readFileSync(await dl.path());
+  check(bytes[0] === 0x50 && bytes[1] === 0x4b, 'the download is a zip (xlsx)');
 });
 
 test('error log (157270): badge caps at 99, upload and clear are confirmed', async (t) => {

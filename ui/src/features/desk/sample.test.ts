@@ -1,0 +1,19 @@
+import { expect, test } from 'bun:test';
+import { BUS, PERIODS, projectCounts, top5Of6 } from './sample';
+import { PROVINCES } from './geo/paths';
+
+test('the map covers all 34 provincial divisions', () => {
+  expect(PROVINCES.length).toBe(34);
+  expect(new Set(PROVINCES.map((p) => p[0])).size).toBe(34);
+});
+
+test('sample data is fixed and changes with the BU and period radios', () => {
+  expect(projectCounts('all', 'year')).toEqual(projectCounts('all', 'year'));
+  const seen = new Set(BUS.flatMap((b) => PERIODS.map((p) => JSON.stringify(projectCounts(b, p).map((r) => r.value)))));
+  expect(seen.size).toBe(BUS.length * PERIODS.length);
+});
+
+test('top-5 scatter: five of the six largest values, largest first', () => {
+  const rows = [3, 9, 1, 7, 5, 8, 6, 2].map((value, i) => ({ code: String(i), value }));
+  expect(top5Of6(rows).map((r) => r.value)).toEqual([9, 8, 7, 6, 5]);
+});
