@@ -271,12 +271,24 @@ pub fn check_write(s: &Session, def: &ResourceDef, action: &str) -> ApiResult<()
 
 /// The generic save: code `<name>_add` or `<name>_edit`, platform rule, data scope on update, parse, write.
 pub async fn save(st: &AppState, s: &Session, body: &Map<String, Value>, def: &Arc<ResourceDef>) -> ApiResult<Map<String, Value>> {
+    save_with(st, s, body, def, |_| {}).await
+}
+
+/// `save` with `prepare` applied to the parsed record before the write (secrets into their stored form).
+pub async fn save_with(
+    st: &AppState,
+    s: &Session,
+    body: &Map<String, Value>,
+    def: &Arc<ResourceDef>,
+    prepare: impl Fn(&mut Map<String, Value>),
+) -> ApiResult<Map<String, Value>> {
     let id = body_id(body)?;
     check_write(s, def, if id.is_some() { "edit" } else { "add" })?;
     if let Some(id) = id {
         get_scoped(st, s, def, id).await?;
     }
-    let doc = def.parse_input(body, id.is_none())?;
+    let mut doc = def.parse_input(body, id.is_none())?;
+    prepare(&mut doc);
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let saved = st
         .write(move |w| match id {

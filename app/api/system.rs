@@ -231,17 +231,8 @@ pub async fn secret_submit(
     prepare: fn(&mut Map<String, Value>),
 ) -> ApiResult<Response> {
     let id = crud::body_id(&body)?;
-    crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     keep_secrets_on_update(&def, &mut body, id.is_some());
-    let mut doc = def.parse_input(&body, id.is_none())?;
-    prepare(&mut doc);
-    let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
-    let saved = st
-        .write(move |w| match id {
-            Some(id) => w.update(&d, &t, id, doc.clone(), &actor),
-            None => w.insert(&d, &t, doc.clone(), &actor),
-        })
-        .await?;
+    let saved = crud::save_with(&st, &s, &body, &def, prepare).await?;
     Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
 }
 
