@@ -214,6 +214,8 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         if s.require(name).is_ok() {
             out["page"] = list_page(st, s, name, api, url, lang).await?;
         }
+    } else if let Some(page) = admin_page(st, s, path, lang).await? {
+        out["page"] = page;
     } else if let Some(name) = path.strip_prefix("/gen/").filter(|n| st.res.generated(n).is_some()) {
         // Resources made by the code generator get the generic screen too.
         if s.require(name).is_ok() {
@@ -222,6 +224,86 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         }
     }
     Ok(out)
+}
+
+/// The session as the API sees it at `api`: API scopes are checked against the request path, so the first
+/// screen passes exactly the checks the screen's own call would.
+fn at(s: &Session, api: &str) -> Session {
+    let mut s = s.clone();
+    s.path = api.to_string();
+    s
+}
+
+/// The `data` of a cached API answer (`{code, success, data, msg}` bytes).
+fn data_of(body: &[u8]) -> Result<Value, ApiError> {
+    let mut v: Value = serde_json::from_slice(body).map_err(ApiError::internal)?;
+    Ok(v.get_mut("data").map(Value::take).unwrap_or(Value::Null))
+}
+
+/// The first screen of the specialised administration screens (`ui/src/routes.tsx` ADMIN_SCREENS): what each
+/// screen's first calls answer, from the same functions as those API routes, plus the dictionaries it binds.
+/// `None` when the path is not one of them or the user may not read it (the screen then fetches and shows
+/// the API's answer).
+async fn admin_page(st: &AppState, s: &Session, path: &str, lang: Lang) -> Result<Option<Value>, ApiError> {
+    const SYS: &str = "/api/blade-system";
+    let first = || vec![("current".to_string(), "1".to_string()), ("size".to_string(), "10".to_string())];
+    let (code, dict_codes): (&str, &[&str]) = match path {
+        "/system/dict" => ("dict", &[]),
+        "/system/dictbiz" => ("dictbiz", &[]),
+        "/system/user" => ("user", &["user_type", "sex"]),
+        "/authority/role" => ("role", &[]),
+        "/system/menu" => ("menu", &["button_func"]),
+        "/system/dept" => ("dept", &["org_category"]),
+        "/system/tenant" => ("tenant", &[]),
+        _ => return Ok(None),
+    };
+    let list_api = match code {
+        "dict" => format!("{SYS}/dict/parent-list"),
+        "dictbiz" => format!("{SYS}/dict-biz/parent-list"),
+        "user" => "/api/blade-user/page".to_string(),
+        other => format!("{SYS}/{other}/list"),
+    };
+    let sa = at(s, &list_api);
+    if sa.require(code).is_err() {
+        return Ok(None);
+    }
+    let mut page = match code {
+        "dict" | "dictbiz" => {
+            let def = st.res.get(code);
+            let body = crate::api::dict::scoped_list_body(st, &sa, "current=1&size=10", first(), &def, None).await?;
+            json!({"kind": "dict", "parents": data_of(&body)?})
+        }
+        "user" => {
+            let body = crate::api::users::page_body(st, &sa, "current=1&size=10", &first()).await?;
+            // The department tree needs `dept`; without it the screen shows no tree, as its own call would.
+            let depts = match crate::api::system::dept_tree_data(st, &at(s, &format!("{SYS}/dept/tree"))).await {
+                Ok(d) => Value::Array(d),
+                Err(e) if matches!(e.kind, Kind::Forbidden | Kind::ApiScopeDenied) => json!([]),
+                Err(e) => return Err(e),
+            };
+            json!({"kind": "user", "depts": depts, "users": data_of(&body)?})
+        }
+        "role" => json!({"kind": "tree", "rows": crate::api::role::list_data(st, &sa, &[]).await?}),
+        "menu" => json!({"kind": "tree", "rows": crate::api::menus::list_data(st, &sa, &[]).await?}),
+        "dept" => {
+            // The screen asks `dept/list` without paging parameters.
+            let body = crate::api::crud::list_body(st, &sa, "", &[], &st.res.get("dept")).await?;
+            json!({"kind": "tree", "rows": data_of(&body)?})
+        }
+        _ => {
+            let body = crate::api::crud::list_body(st, &sa, "current=1&size=10", &first(), &st.res.get("tenant")).await?;
+            json!({"kind": "paged", "data": data_of(&body)?})
+        }
+    };
+    let mut dicts = serde_json::Map::new();
+    let def = st.res.get("dict");
+    for c in dict_codes {
+        let entries = crate::api::dict::dictionary_data(st, s, &def, c, lang).await?;
+        let list: Vec<Value> = entries.into_iter().map(|e| json!({"dictKey": e.get("dictKey"), "dictValue": e.get("dictValue")})).collect();
+        dicts.insert(c.to_string(), Value::Array(list));
+    }
+    page["dicts"] = Value::Object(dicts);
+    Ok(Some(page))
 }
 
 /// The 11 themes of SPEC §2.

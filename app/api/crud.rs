@@ -117,30 +117,36 @@ pub async fn list(
     QueryPairs(q): QueryPairs,
     def: Arc<ResourceDef>,
 ) -> ApiResult<Response> {
+    Ok(json_bytes(list_body(&st, &s, raw.0.as_deref().unwrap_or(""), &q, &def).await?))
+}
+
+/// The answer of `<base>/list` (the whole envelope, as cached): shared by the API and the server-rendered
+/// first screens, so both see the same permission check, data scope and rows.
+pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, String)], def: &Arc<ResourceDef>) -> ApiResult<bytes::Bytes> {
     s.require(&def.name)?;
-    let mut query = crate::listq::parse(&def, st.settings.zone, &q)?;
-    query.any = crate::auth::scope::guard(&st, &s, &def).await?.unwrap_or_default();
+    let mut query = crate::listq::parse(def, st.settings.zone, q)?;
+    query.any = crate::auth::scope::guard(st, s, def).await?.unwrap_or_default();
     let (d, t, lim) = (def.clone(), s.tenant.clone(), query.limit);
     // A first page without filters walks at most offset + limit entries from an index end: read it here, and
     // keep its answer until the resource changes. A data-scoped query (`any`) is never cached: the key holds
     // no user.
     let bounded = query.unfiltered() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
     let version = st.store.version(&def.name);
-    let key = format!("{}\u{1f}{}\u{1f}{}", s.tenant, def.name, raw.0.as_deref().unwrap_or(""));
+    let key = format!("{}\u{1f}{}\u{1f}{}", s.tenant, def.name, raw);
     if bounded {
         if let Some(body) = st.list_cache.get(&key, &version) {
-            return Ok(json_bytes(body));
+            return Ok(body);
         }
     }
     let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { st.read(move |r| r.list(&d, &t, &query)).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let records: Vec<Map<String, Value>> =
-        page.records.into_iter().map(|r| crate::wire::record(&def, st.settings.zone, r)).collect();
+        page.records.into_iter().map(|r| crate::wire::record(def, st.settings.zone, r)).collect();
     let body = ok_bytes(PageOut { records, total: page.total, size: lim, current, pages: page.total.div_ceil(lim) })?;
     if bounded {
         st.list_cache.put(key, version, body.clone());
     }
-    Ok(json_bytes(body))
+    Ok(body)
 }
 
 pub async fn schema_route(

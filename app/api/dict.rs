@@ -14,7 +14,7 @@ use store::ResourceDef;
 use crate::api::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind, Lang};
-use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
+use crate::http::{AnyParams, JsonObject, QueryPairs, json_bytes, ok};
 use crate::state::AppState;
 
 /// `<base>/list|parent-list|child-list|tree|dictionary|detail|submit|remove|schema|export` for `dict` or `dictbiz`.
@@ -31,12 +31,17 @@ pub fn routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
 }
 
 /// A list with one extra `parentId_equal` filter (the cache key carries it too).
-async fn scoped_list(st: State<AppState>, s: Session, raw: RawQuery, mut q: Vec<(String, String)>, def: Arc<ResourceDef>, parent: Option<u64>) -> ApiResult<Response> {
+async fn scoped_list(State(st): State<AppState>, s: Session, raw: RawQuery, q: Vec<(String, String)>, def: Arc<ResourceDef>, parent: Option<u64>) -> ApiResult<Response> {
+    Ok(json_bytes(scoped_list_body(&st, &s, raw.0.as_deref().unwrap_or(""), q, &def, parent).await?))
+}
+
+/// The answer of `parent-list` (`parent` None) or `child-list`: shared with the server-rendered first screen.
+pub async fn scoped_list_body(st: &AppState, s: &Session, raw: &str, mut q: Vec<(String, String)>, def: &Arc<ResourceDef>, parent: Option<u64>) -> ApiResult<bytes::Bytes> {
     q.retain(|(k, _)| !k.starts_with("parentId"));
     let p = parent.unwrap_or(0).to_string();
     q.push(("parentId_equal".into(), p.clone()));
-    let raw = RawQuery(Some(format!("{}&parentId_equal={p}", raw.0.unwrap_or_default())));
-    crud::list(st, s, raw, QueryPairs(q), def).await
+    let raw = format!("{raw}&parentId_equal={p}");
+    crud::list_body(st, s, &raw, &q, def).await
 }
 
 async fn child_list(st: State<AppState>, s: Session, raw: RawQuery, q: Vec<(String, String)>, def: Arc<ResourceDef>) -> ApiResult<Response> {
@@ -109,11 +114,17 @@ async fn dictionary_of(State(st): State<AppState>, s: Session, QueryPairs(q): Qu
     if code.is_empty() {
         return Err(ApiError::with(Kind::Missing, "code"));
     }
-    let entries = entries_in(&st, &def.name, &s.tenant, &code).await?;
+    Ok(ok(dictionary_data(&st, &s, &def, &code, lang.0).await?))
+}
+
+/// The answer of `dictionary?code=` (entries of one dictionary, labels in `lang`): shared with the
+/// server-rendered screens that bind dictionaries.
+pub async fn dictionary_data(st: &AppState, s: &Session, def: &ResourceDef, code: &str, lang: Lang) -> ApiResult<Vec<Value>> {
+    let entries = entries_in(st, &def.name, &s.tenant, code).await?;
     let out: Vec<Value> = entries
         .into_iter()
         .map(|e| {
-            let label = match lang.0 {
+            let label = match lang {
                 Lang::En => e.get("dictValueEn").and_then(Value::as_str).filter(|s| !s.is_empty()),
                 Lang::Zh => None,
             }
@@ -127,7 +138,7 @@ async fn dictionary_of(State(st): State<AppState>, s: Session, QueryPairs(q): Qu
             })
         })
         .collect();
-    Ok(ok(out))
+    Ok(out)
 }
 
 /// The child entries of platform dictionary `code`, sorted by `sort`.

@@ -40,14 +40,19 @@ fn wire(st: &AppState) -> impl Fn(&Map<String, Value>) -> Map<String, Value> {
 
 /// GET list (name, code, alias): the menus as a tree, filtered.
 pub async fn list(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
+    Ok(ok(list_data(&st, &s, &q).await?))
+}
+
+/// The data of `list`: shared with the server-rendered menu screen.
+pub async fn list_data(st: &AppState, s: &Session, q: &[(String, String)]) -> ApiResult<Vec<Value>> {
     s.require("menu")?;
-    let mut rows: Vec<_> = all_menus(&st).await?.into_iter().filter(|m| visible(&s, m)).collect();
+    let mut rows: Vec<_> = all_menus(st).await?.into_iter().filter(|m| visible(s, m)).collect();
     for k in ["name", "code", "alias"] {
-        if let Some(want) = param(&q, k) {
+        if let Some(want) = param(q, k) {
             rows.retain(|r| r.get(k).and_then(Value::as_str).is_some_and(|v| v.contains(want)));
         }
     }
-    Ok(ok(tree::build(&rows, &wire(&st))))
+    Ok(tree::build(&rows, &wire(st)))
 }
 
 async fn lazy(st: &AppState, s: &Session, q: &[(String, String)], menus_only: bool) -> ApiResult<Response> {

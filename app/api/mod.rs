@@ -37,8 +37,8 @@ pub const PUBLIC: &[&str] = &[
 ];
 
 /// Resources with a generic list screen: (resource, API base, screen path). Users, roles, menus, departments,
-/// tenants and both dictionaries have screens of their own in the UI (`ui/src/routes.tsx` ADMIN_SCREENS) that
-/// load their data after hydration. The page handler renders the
+/// tenants and both dictionaries have screens of their own in the UI (`ui/src/routes.tsx` ADMIN_SCREENS) whose
+/// first screen `pages::admin_page` fills from their own API functions. The page handler renders the
 /// screen at the path with the first page of data; the API base serves list/detail/submit/remove/schema/export.
 pub const SCREENS: &[(&str, &str, &str)] = &[
     ("param", "/api/blade-system/param", "/system/param"),

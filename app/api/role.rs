@@ -34,15 +34,20 @@ fn param<'a>(q: &'a [(String, String)], k: &str) -> Option<&'a str> {
 
 /// GET list (roleName, roleAlias): the tenant's roles as a tree, filtered by name or alias.
 pub async fn list(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
+    Ok(ok(list_data(&st, &s, &q).await?))
+}
+
+/// The data of `list`: shared with the server-rendered role screen.
+pub async fn list_data(st: &AppState, s: &Session, q: &[(String, String)]) -> ApiResult<Vec<Value>> {
     s.require("role")?;
-    let mut rows = roles(&st, &s.tenant).await?;
+    let mut rows = roles(st, &s.tenant).await?;
     for k in ["roleName", "roleAlias"] {
-        if let Some(want) = param(&q, k) {
+        if let Some(want) = param(q, k) {
             rows.retain(|r| r.get(k).and_then(Value::as_str).is_some_and(|v| v.contains(want)));
         }
     }
-    let (d, zone) = (def(&st), st.settings.zone);
-    Ok(ok(tree::build(&rows, &|m| crate::wire::record(&d, zone, m.clone()))))
+    let (d, zone) = (def(st), st.settings.zone);
+    Ok(tree::build(&rows, &|m| crate::wire::record(&d, zone, m.clone())))
 }
 
 /// GET tree / roleTree: the role select tree (also for the user dialog, so `user` suffices).

@@ -71,9 +71,14 @@ async fn all_depts(st: &AppState, tenant: &str) -> ApiResult<Vec<Map<String, Val
 
 /// GET dept/tree: the caller's tenant's departments as a tree (`tenantId` ignored: the session decides).
 async fn dept_tree(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    Ok(ok(dept_tree_data(&st, &s).await?))
+}
+
+/// The data of `dept/tree`: shared with the server-rendered user screen.
+pub async fn dept_tree_data(st: &AppState, s: &Session) -> ApiResult<Vec<Value>> {
     s.require("dept")?;
-    let rows = all_depts(&st, &s.tenant).await?;
-    Ok(ok(crate::api::dict::forest(&rows, "deptName")))
+    let rows = all_depts(st, &s.tenant).await?;
+    Ok(crate::api::dict::forest(&rows, "deptName"))
 }
 
 /// GET dept/lazy-list?parentId= (records) and dept/lazy-tree?parentId= (tree nodes): one level, with `hasChildren`.

@@ -66,6 +66,11 @@ fn joined(ids: &[u64], names: &HashMap<u64, String>) -> String {
 
 /// GET page (current, size, deptId and the declared filters).
 pub async fn page(State(st): State<AppState>, s: Session, raw: axum::extract::RawQuery, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
+    Ok(crate::http::json_bytes(page_body(&st, &s, raw.0.as_deref().unwrap_or(""), &q).await?))
+}
+
+/// The answer of `page` (the whole envelope, as cached): shared with the server-rendered user screen.
+pub async fn page_body(st: &AppState, s: &Session, raw: &str, q: &[(String, String)]) -> ApiResult<bytes::Bytes> {
     s.require("user")?;
     // Versions first, then every read: the answer may be cached under them (see `cache.rs`). Each version
     // only grows, so their sum changes whenever any of them does.
@@ -73,20 +78,20 @@ pub async fn page(State(st): State<AppState>, s: Session, raw: axum::extract::Ra
     // Everything the answer depends on besides those versions: tenant, the viewer (their roles, departments and
     // own id decide the data scope) and the query string. Checked before the department tree and scope rules
     // are worked out, which cost more than the answer.
-    let key = format!("{}\u{1f}user-page\u{1f}{}\u{1f}{}", s.tenant, s.user_id, raw.0.as_deref().unwrap_or(""));
+    let key = format!("{}\u{1f}user-page\u{1f}{}\u{1f}{}", s.tenant, s.user_id, raw);
     if let Some(body) = st.list_cache.get(&key, &stamp) {
-        return Ok(crate::http::json_bytes(body));
+        return Ok(body);
     }
-    let query = user_query(&st, &s, &q).await?;
-    let (d, t, lim, offset) = (def(&st), s.tenant.clone(), query.limit, query.offset);
+    let query = user_query(st, s, q).await?;
+    let (d, t, lim, offset) = (def(st), s.tenant.clone(), query.limit, query.offset);
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
-    let (roles, depts) = names(&st, &s.tenant).await?;
+    let (roles, depts) = names(st, &s.tenant).await?;
     let records: Vec<Map<String, Value>> = page
         .records
         .into_iter()
         .map(|rec| {
             let (ri, di) = (id_list(rec.get("roleId")), id_list(rec.get("deptId")));
-            let mut out = crate::wire::record(&def(&st), st.settings.zone, rec);
+            let mut out = crate::wire::record(&def(st), st.settings.zone, rec);
             out.insert("roleName".into(), json!(joined(&ri, &roles)));
             out.insert("deptName".into(), json!(joined(&di, &depts)));
             out
@@ -94,7 +99,7 @@ pub async fn page(State(st): State<AppState>, s: Session, raw: axum::extract::Ra
         .collect();
     let body = crate::http::ok_bytes(PageOut { records, total: page.total, size: lim, current: offset / lim + 1, pages: page.total.div_ceil(lim) })?;
     st.list_cache.put(key, stamp, body.clone());
-    Ok(crate::http::json_bytes(body))
+    Ok(body)
 }
 
 /// GET detail?id= (also platform-detail?id=).

@@ -92,3 +92,39 @@ async fn without_the_pool_pages_fall_back_to_the_shell() {
     let (s, _, _) = app.call(req).await;
     assert_eq!(s, 405);
 }
+
+/// The markup inside `#root` (the props block after it also carries the data, so it proves nothing).
+fn root_markup(html: &str) -> &str {
+    html.split("__ZZ_PROPS__").next().unwrap_or(html)
+}
+
+#[tokio::test]
+async fn admin_screens_render_their_rows_on_the_server() {
+    let app = ssr_app();
+    let token = app.admin("000000").await;
+    let body = r#"{"code":"ssr_probe","dictValue":"服务端字典","sort":1,"isSealed":0,"parentId":0}"#;
+    let (s, v) = app.post("/api/blade-system/dict/submit", &token, body).await;
+    assert_eq!(s.as_u16(), 200, "{v}");
+    let (s, _, html) = page(&app, "/system/dict", Some(&token), &[]).await;
+    assert_eq!(s, 200);
+    let root = root_markup(&html);
+    assert!(root.contains("服务端字典") && root.contains("ssr_probe"), "dictionary rows rendered on the server");
+    assert!(html.contains("\"kind\":\"dict\""), "the first screen travels in props.page");
+
+    let (s, _, html) = page(&app, "/system/user", Some(&token), &[]).await;
+    assert_eq!(s, 200);
+    let root = root_markup(&html);
+    assert!(root.contains("<td>admin</td>"), "the admin's account is a server-rendered row");
+    assert!(html.contains("\"kind\":\"user\"") && html.contains("\"user_type\""), "users, departments and dictionaries in props.page");
+
+    for path in ["/authority/role", "/system/menu", "/system/dept", "/system/tenant", "/system/dictbiz"] {
+        let (s, _, body) = page(&app, path, Some(&token), &[("x-zz-props", "1")]).await;
+        assert_eq!(s, 200, "{path}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let kind = v["page"]["kind"].as_str().unwrap_or("");
+        assert!(["tree", "paged", "dict"].contains(&kind), "{path}: {kind}");
+    }
+    // Without the read code the page carries no data (the screen's own call answers 403).
+    let (_, _, body) = page(&app, "/system/user", None, &[("x-zz-props", "1")]).await;
+    assert!(body.contains("\"kind\":\"none\""));
+}

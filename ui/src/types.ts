@@ -15,9 +15,16 @@ export type ResourceSchema = {
   name: string; label: string; labelEn: string; api: string; fields: Field[]; dicts: Record<string, DictItem[]>;
 };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
+/** Dictionary entries by code, for the administration screens' first render. */
+export type PageDicts = Record<string, DictItem[]>;
 export type Page =
   | { kind: 'list'; resource: ResourceSchema; data: PageData; query: Record<string, string> }
   | { kind: 'none' }
+  // The specialised administration screens (routes.tsx ADMIN_SCREENS): what their first calls answer.
+  | { kind: 'dict'; parents: PageData; dicts: PageDicts }
+  | { kind: 'user'; depts: any[]; users: PageData; dicts: PageDicts }
+  | { kind: 'tree'; rows: any; dicts: PageDicts }
+  | { kind: 'paged'; data: PageData; dicts: PageDicts }
   | { kind: string; data: any };
 export type User = { userId: string; account: string; realName: string; avatar: string; tenantId: string; roleName: string; deptId: string };
 export type Props = {

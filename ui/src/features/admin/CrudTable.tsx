@@ -1,8 +1,9 @@
 // The table of an administration screen: search bar, bordered table with selection and row
 // index, paged or as a tree, view / edit / delete / add-child per row by permission code, the
-// add/edit/view dialog, delete with 请选择至少一条数据 and 确定将选择数据删除?. Data is fetched after
-// hydration; the server renders the loading state, so hydration always matches.
-import { useMemo, useState, type ReactNode } from 'react';
+// add/edit/view dialog, delete with 请选择至少一条数据 and 确定将选择数据删除?. The first rows come
+// from the server's props (`firstPage`, what the list call answers), so the server's HTML already has
+// them and hydration matches; later pages, filters and reloads are fetched.
+import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useProps } from '../../app';
 import { Confirm } from '../../components/ui/dialog';
@@ -55,21 +56,39 @@ export type Ctx = { selected: string[]; rows: any[]; reload: () => void; can: (o
 
 const isSealed = (r: any) => r?.isSealed === 1 || r?.isSealed === '1' || r?.isSealed === true;
 
-export function CrudTable({ cfg, reloadKey = 0 }: { cfg: CrudConfig; reloadKey?: unknown }) {
+type TableData = { rows: any[]; total: number; pages: number };
+
+/** The table's data from a list answer: paged {records,total,pages} or a tree list (array or records). */
+function shape(cfg: CrudConfig, d: any): TableData {
+  if (cfg.paged) {
+    const recs = Array.isArray(d?.records) ? d.records : Array.isArray(d) ? d : [];
+    return { rows: recs, total: Number(d?.total ?? recs.length), pages: Number(d?.pages ?? 1) };
+  }
+  const forest = buildTree(Array.isArray(d) ? d : d?.records ?? []);
+  return { rows: forest, total: forest.length, pages: 1 };
+}
+
+/**
+ * `firstPage`: the server's answer of the first list call (cfg.params, page 1 of 10, no filters), shown
+ * at once instead of fetching it; `dicts`: the dictionaries the server sent (props.page.dicts).
+ */
+export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: { cfg: CrudConfig; reloadKey?: unknown; firstPage?: unknown; dicts?: Record<string, { dictKey: string; dictValue: string }[]> }) {
   const { t } = useTranslation();
   const props = useProps();
   const toast = useToast();
   const T = (x: Txt | undefined) => txt(x, props.locale);
   const can = (op: string) => props.permissions.includes(`${cfg.perm}_${op}`);
   const dictCodes = useMemo(() => [...new Set([...cfg.columns, ...cfg.search, ...cfg.fields].map((c) => c.dict).filter(Boolean) as string[])], [cfg]);
-  const dicts = useDicts(dictCodes);
+  const dicts = useDicts(dictCodes, seedDicts);
   const [filters, setFilters] = useState<Record<string, string>>({});
   const [applied, setApplied] = useState<Record<string, string>>({});
   const [page, setPage] = useState({ current: 1, size: 10 });
-  const [data, setData] = useState<{ rows: any[]; total: number; pages: number } | null>(null);
+  const [data, setData] = useState<TableData | null>(() => (firstPage !== undefined ? shape(cfg, firstPage) : null));
   const [failed, setFailed] = useState<string | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
-  const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const [expanded, setExpanded] = useState<Set<string>>(() => (firstPage !== undefined && !cfg.paged && cfg.expandAll ? new Set(allIds(shape(cfg, firstPage).rows as TreeNode[])) : new Set()));
+  // The server's rows stand for the first list call; every later change fetches.
+  const seeded = useRef(firstPage !== undefined);
   const [dialog, setDialog] = useState<{ mode: Mode; row?: any; parent?: any } | null>(null);
   const [confirmIds, setConfirmIds] = useState<string[] | null>(null);
   const [tick, setTick] = useState(0);
@@ -84,19 +103,15 @@ export function CrudTable({ cfg, reloadKey = 0 }: { cfg: CrudConfig; reloadKey?:
 
   const paramsKey = JSON.stringify(cfg.params ?? {});
   useAfterHydration(() => {
+    if (seeded.current) { seeded.current = false; return; }
     const q: Record<string, unknown> = { ...(cfg.params ?? {}), ...applied };
     if (cfg.paged) Object.assign(q, page);
     get<any>(cfg.listUrl, q)
       .then((d) => {
         setFailed(null);
-        if (cfg.paged) {
-          const recs = Array.isArray(d?.records) ? d.records : Array.isArray(d) ? d : [];
-          setData({ rows: recs, total: Number(d?.total ?? recs.length), pages: Number(d?.pages ?? 1) });
-        } else {
-          const forest = buildTree(Array.isArray(d) ? d : d?.records ?? []);
-          setData({ rows: forest, total: forest.length, pages: 1 });
-          if (cfg.expandAll) setExpanded(new Set(allIds(forest)));
-        }
+        const next = shape(cfg, d);
+        setData(next);
+        if (!cfg.paged && cfg.expandAll) setExpanded(new Set(allIds(next.rows as TreeNode[])));
       })
       .catch((e) => { setData({ rows: [], total: 0, pages: 1 }); setFailed(e instanceof ApiError ? e.message : 'err.unknown'); });
   }, [cfg.listUrl, paramsKey, JSON.stringify(applied), page.current, page.size, tick, reloadKey]);

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { useProps } from '../../app';
 import type { FormField } from '../../lib/admin';
 import { CrudTable, type Column, type CrudConfig } from './CrudTable';
+import { usePageSeed } from './widgets';
 
 const YES_NO = [{ value: 0, label: ['否', 'No'] as const }, { value: 1, label: ['是', 'Yes'] as const }];
 
@@ -38,6 +39,7 @@ export function DictPage({ biz }: { biz: boolean }) {
   const api = biz ? '/api/blade-system/dict-biz' : '/api/blade-system/dict';
   const perm = biz ? 'dictbiz' : 'dict';
   const [parent, setParent] = useState<any | null>(null);
+  const seed = usePageSeed('dict');
 
   const parentCfg: CrudConfig = {
     api, listUrl: api + '/parent-list', paged: true, perm,
@@ -73,7 +75,7 @@ export function DictPage({ biz }: { biz: boolean }) {
 
   return (
     <div className="dict-screen">
-      <CrudTable cfg={parentCfg} />
+      <CrudTable cfg={parentCfg} firstPage={seed?.parents} dicts={seed?.dicts} />
       {parent ? <CrudTable key={parent.id} cfg={childCfg} />
         : <section className="card muted dict-hint">{t('adm.dictChoose')}</section>}
     </div>

@@ -9,7 +9,7 @@ import { useToast } from '../../components/ui/toast';
 import { ApiError, headers, post, qs } from '../../lib/api';
 import { nodeLabel, nodeValue, oneTimePasswords, passwordsMatch, type FormField, type OneTime } from '../../lib/admin';
 import { CrudTable, type CrudConfig } from './CrudTable';
-import { CheckTree, useTree } from './widgets';
+import { CheckTree, usePageSeed, useTree } from './widgets';
 
 const USER_API = '/api/blade-user';
 
@@ -31,7 +31,8 @@ export const userFields: FormField[] = [
 export function UserPage() {
   const { t } = useTranslation();
   const toast = useToast();
-  const depts = useTree('/api/blade-system/dept/tree');
+  const seed = usePageSeed('user');
+  const depts = useTree('/api/blade-system/dept/tree', 0, seed?.depts);
   const [deptId, setDeptId] = useState('');
   const [grant, setGrant] = useState<{ ids: string[]; roles: string[] } | null>(null);
   const [resetIds, setResetIds] = useState<{ ids: string[]; accounts: Record<string, string> } | null>(null);
@@ -113,7 +114,7 @@ export function UserPage() {
         </ul>
       </aside>
       <div className="split-main">
-        <CrudTable cfg={cfg} reloadKey={reloadKey} />
+        <CrudTable cfg={cfg} reloadKey={reloadKey} firstPage={seed?.users} dicts={seed?.dicts} />
       </div>
       {grant && <GrantRoles userIds={grant.ids} roles={grant.roles} onClose={() => setGrant(null)} onDone={() => { setGrant(null); setReloadKey((k) => k + 1); }} />}
       <Confirm open={resetIds !== null && shown === null} onOpenChange={(o) => { if (!o) setResetIds(null); }} text={t('adm.resetConfirm')} onConfirm={doReset} />

@@ -8,7 +8,7 @@ import { useToast } from '../../components/ui/toast';
 import { ApiError, get, post } from '../../lib/api';
 import { grantIds, index, passwordsMatch, type FormField } from '../../lib/admin';
 import { CrudTable, type CrudConfig } from './CrudTable';
-import { CheckTree, useAfterHydration } from './widgets';
+import { CheckTree, useAfterHydration, usePageSeed } from './widgets';
 
 const SYS = '/api/blade-system';
 
@@ -44,9 +44,10 @@ export function RolePage() {
     rowActions: (row, { can }) => can('grant') && <button type="button" className="link" onClick={() => setGrant([String(row.id)])}>{t('adm.roleGrant')}</button>,
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }), [t]);
+  const seed = usePageSeed('tree');
   return (
     <>
-      <CrudTable cfg={cfg} />
+      <CrudTable cfg={cfg} firstPage={seed?.rows} dicts={seed?.dicts} />
       {grant && <GrantDialog roleIds={grant} onClose={() => setGrant(null)} />}
     </>
   );
@@ -144,7 +145,8 @@ export function MenuPage() {
     addDefaults: (p) => (p ? { parentId: String(p.id), _parentIdLabel: p.name, category: '2' } : {}),
     extraBody: (f) => ({ parentId: f.parentId || 0 }),
   }), []);
-  return <CrudTable cfg={cfg} />;
+  const seed = usePageSeed('tree');
+  return <CrudTable cfg={cfg} firstPage={seed?.rows} dicts={seed?.dicts} />;
 }
 
 // ------------------------------------------------------------------ departments
@@ -171,7 +173,8 @@ export function DeptPage() {
     addDefaults: (p) => (p ? { parentId: String(p.id), _parentIdLabel: p.deptName } : {}),
     extraBody: (f) => ({ parentId: f.parentId || 0 }),
   }), []);
-  return <CrudTable cfg={cfg} />;
+  const seed = usePageSeed('tree');
+  return <CrudTable cfg={cfg} firstPage={seed?.rows} dicts={seed?.dicts} />;
 }
 
 // ------------------------------------------------------------------ tenants
@@ -206,5 +209,6 @@ export function TenantPage() {
     search: [{ name: 'tenantId', label: ['租户ID', 'Tenant id'] }, { name: 'tenantName', label: ['租户名称', 'Tenant name'] }, { name: 'linkman', label: ['联系人', 'Contact'] }],
     fields: tenantFields, actionWidth: 160, dialogWidth: 880,
   }), []);
-  return <CrudTable cfg={cfg} />;
+  const seed = usePageSeed('paged');
+  return <CrudTable cfg={cfg} firstPage={seed?.data} dicts={seed?.dicts} />;
 }

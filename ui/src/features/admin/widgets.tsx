@@ -1,10 +1,11 @@
 // Building blocks of the administration screens: the add/edit/view dialog driven by FormField
 // specs (rules and messages of SPEC §5), the tree select, the checkable grant tree, and the
-// dictionary loader. Everything here renders the same on the server and on first client render;
-// data arrives after hydration.
+// dictionary loader. Everything here renders the same on the server and on first client render:
+// data is either seeded from the server's props or arrives after hydration.
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useProps } from '../../app';
+import type { Page } from '../../types';
 import { Dialog, FormRow } from '../../components/ui/dialog';
 import { get } from '../../lib/api';
 import { checkState, formErrors, fieldMessage, index, nodeLabel, nodeValue, shown, toggleCheck, treeOptions, txt, type FormField, type Mode, type Txt } from '../../lib/admin';
@@ -14,6 +15,12 @@ export const useTxt = () => {
   const { locale } = useProps();
   return (x: Txt | undefined) => txt(x, locale);
 };
+
+/** The server's first-screen data (props.page) when it is of `kind`, else undefined (the screen fetches). */
+export function usePageSeed<K extends 'dict' | 'user' | 'tree' | 'paged'>(kind: K): Extract<Page, { kind: K; dicts: unknown }> | undefined {
+  const { page } = useProps();
+  return page.kind === kind ? (page as Extract<Page, { kind: K; dicts: unknown }>) : undefined;
+}
 
 /** Runs `fn` after hydration (and after the layout configured the API client), again when `deps` change. */
 export function useAfterHydration(fn: () => void, deps: unknown[]) {
@@ -25,24 +32,37 @@ export function useAfterHydration(fn: () => void, deps: unknown[]) {
   }, deps);
 }
 
-/** Dictionary entries by code (GET dict/dictionary?code=), loaded once per screen. */
-export function useDicts(codes: string[]): Record<string, { value: string; label: string }[]> {
-  const [dicts, setDicts] = useState<Record<string, { value: string; label: string }[]>>({});
+export type Options = { value: string; label: string }[];
+const asOptions = (xs: any[] | undefined): Options => (xs ?? []).map((x) => ({ value: String(x.dictKey), label: String(x.dictValue) }));
+
+/**
+ * Dictionary entries by code (GET dict/dictionary?code=), loaded once per screen; codes the server
+ * already sent (`seed`, as props.page.dicts) are not fetched again.
+ */
+export function useDicts(codes: string[], seed?: Record<string, { dictKey: string; dictValue: string }[]>): Record<string, Options> {
+  const [dicts, setDicts] = useState<Record<string, Options>>(() =>
+    Object.fromEntries(codes.filter((c) => seed?.[c]).map((c) => [c, asOptions(seed![c])])));
   const key = codes.join(',');
   useAfterHydration(() => {
     for (const code of codes) {
+      if (seed?.[code]) continue;
       get<any[]>('/api/blade-system/dict/dictionary', { code })
-        .then((xs) => setDicts((d) => ({ ...d, [code]: (xs ?? []).map((x) => ({ value: String(x.dictKey), label: String(x.dictValue) })) })))
+        .then((xs) => setDicts((d) => ({ ...d, [code]: asOptions(xs) })))
         .catch(() => {});
     }
   }, [key]);
   return dicts;
 }
 
-/** A tree endpoint's forest (GET url), loaded after hydration; [] while loading or on failure. */
-export function useTree(url: string | undefined, reloadKey: unknown = 0): any[] {
-  const [tree, setTree] = useState<any[]>([]);
+/**
+ * A tree endpoint's forest (GET url), loaded after hydration; [] while loading or on failure. With
+ * `seed` (the server's answer of the same call) the first load is skipped.
+ */
+export function useTree(url: string | undefined, reloadKey: unknown = 0, seed?: any[]): any[] {
+  const [tree, setTree] = useState<any[]>(() => (Array.isArray(seed) ? seed : []));
+  const seeded = useRef(Array.isArray(seed));
   useAfterHydration(() => {
+    if (seeded.current) { seeded.current = false; return; }
     if (!url) return;
     get<any[]>(url).then((t) => setTree(Array.isArray(t) ? t : [])).catch(() => setTree([]));
   }, [url, reloadKey]);
