@@ -286,8 +286,9 @@ async fn admin_page(st: &AppState, s: &Session, path: &str, lang: Lang) -> Resul
         "role" => json!({"kind": "tree", "rows": crate::api::role::list_data(st, &sa, &[]).await?}),
         "menu" => json!({"kind": "tree", "rows": crate::api::menus::list_data(st, &sa, &[]).await?}),
         "dept" => {
-            // The screen asks `dept/list` without paging parameters.
-            let body = crate::api::crud::list_body(st, &sa, "", &[], &st.res.get("dept")).await?;
+            // The same request the screen makes: all departments (the largest page, `UNPAGED_SIZE` in the UI).
+            let size = [("size".to_string(), crate::listq::MAX_SIZE.to_string())];
+            let body = crate::api::crud::list_body(st, &sa, "size=1000", &size, &st.res.get("dept")).await?;
             json!({"kind": "tree", "rows": data_of(&body)?})
         }
         _ => {

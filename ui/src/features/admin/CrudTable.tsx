@@ -14,6 +14,9 @@ import { allIds, buildTree, defaults, submitBody, visibleRows, txt, type FormFie
 import { FormDialogX, useAfterHydration, useDicts, useTree } from './widgets';
 import { PAGE_SIZES } from '../crud/ListPage';
 
+/** Rows a tree screen asks for at once: the server's largest page (`listq::MAX_SIZE`). */
+export const UNPAGED_SIZE = 1000;
+
 export type Column = { name: string; label: Txt; width?: number; dict?: string; options?: { value: string | number; label: Txt }[]; render?: (row: any) => ReactNode };
 export type SearchField = { name: string; label: Txt; dict?: string; options?: { value: string | number; label: Txt }[] };
 
@@ -105,7 +108,9 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
   useAfterHydration(() => {
     if (seeded.current) { seeded.current = false; return; }
     const q: Record<string, unknown> = { ...(cfg.params ?? {}), ...applied };
+    // Tree screens show everything: ask for the largest page the server gives (its default is 10).
     if (cfg.paged) Object.assign(q, page);
+    else q.size = UNPAGED_SIZE;
     get<any>(cfg.listUrl, q)
       .then((d) => {
         setFailed(null);
