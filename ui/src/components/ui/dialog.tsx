@@ -1,11 +1,24 @@
 // Dialog wrappers over Radix: never closed by an outside click (SPEC §2), at least 400×300.
 import * as D from '@radix-ui/react-dialog';
 import * as A from '@radix-ui/react-alert-dialog';
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+
+/**
+ * True from the first render where `open` is true on. Closed dialogs render nothing, yet Radix's
+ * Root/Portal/Presence tree still costs a render (a good part of an SSR page): wrappers skip it
+ * until the first open and then stay mounted, so later closes keep Radix's exit handling. The
+ * first render (server and hydration) depends on props only, so both sides agree.
+ */
+export function useOpenedOnce(open: boolean): boolean {
+  const [seen, setSeen] = useState(open);
+  if (open && !seen) setSeen(true);
+  return seen || open;
+}
 
 export function Dialog(p: { open: boolean; onOpenChange: (o: boolean) => void; title: string; width?: number; children: ReactNode; footer?: ReactNode }) {
   const { t } = useTranslation();
+  if (!useOpenedOnce(p.open)) return null;
   return (
     <D.Root open={p.open} onOpenChange={p.onOpenChange}>
       <D.Portal>
@@ -25,6 +38,7 @@ export function Dialog(p: { open: boolean; onOpenChange: (o: boolean) => void; t
 
 export function Confirm(p: { open: boolean; onOpenChange: (o: boolean) => void; text: string; onConfirm: () => void }) {
   const { t } = useTranslation();
+  if (!useOpenedOnce(p.open)) return null;
   return (
     <A.Root open={p.open} onOpenChange={p.onOpenChange}>
       <A.Portal>

@@ -17,6 +17,8 @@ import { LockDialog } from './LockDialog';
 import { ThemeDialog, applyTheme, initialTheme, themeCookie, DEFAULT_COLOR } from './ThemeDialog';
 import { LangSwitch } from './LangSwitch';
 import { ErrorLog } from './ErrorLog';
+import { useOpenedOnce } from '../../components/ui/dialog';
+import { Dropdown } from '../../components/ui/menu';
 import { IconFeedback, IconFullscreen, IconLock, IconMenu, IconPlus, IconSearch, IconStar, IconTheme } from '../../components/ui/icons';
 
 const EDU_TENANT = '157270';
@@ -34,6 +36,10 @@ export function MainLayout({ title, children }: { title: string; children: React
   // Rendered with the theme the server read from the cookie, so nothing flashes on load.
   const [theme, setTheme] = useState(() => initialTheme(props.theme));
   const edu = props.tenant.id === EDU_TENANT;
+  // Closed dialogs are not rendered (nor their contents built) until first opened: see useOpenedOnce.
+  const searchSeen = useOpenedOnce(search);
+  const lockSeen = useOpenedOnce(lock);
+  const themeSeen = useOpenedOnce(themeOpen);
 
   useEffect(() => {
     const s = store(prefix);
@@ -81,29 +87,24 @@ export function MainLayout({ title, children }: { title: string; children: React
         {props.site.feedbackUrl && <a className="icon-btn" href={props.site.feedbackUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.feedback')} title={t('top.feedback')}><IconFeedback /></a>}
         {props.site.appraiseUrl && <a className="icon-btn" href={props.site.appraiseUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.appraise')} title={t('top.appraise')}><IconStar /></a>}
         <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}><IconPlus /></a>
-        <DM.Root>
-          <DM.Trigger className="user-btn">
-            <img src={props.user?.avatar || '/img/avatar.png'} alt="" width={28} height={28} />
-            <span>{props.user?.realName ?? ''}</span>
-          </DM.Trigger>
-          <DM.Portal>
-            <DM.Content className="menu" align="end">
-              <DM.Item className="menu-item" onSelect={() => navigate('/wel/dashboard')}>{t('top.dashboard')}</DM.Item>
-              <DM.Item className="menu-item" onSelect={() => navigate('/info/index')}>{t('top.userInfo')}</DM.Item>
-              <DM.Separator className="menu-sep" />
-              <DM.Item className="menu-item" onSelect={() => { if (window.confirm(t('top.logoutConfirm'))) void logout(prefix); }}>{t('top.logout')}</DM.Item>
-            </DM.Content>
-          </DM.Portal>
-        </DM.Root>
+        <Dropdown className="user-btn" align="end" trigger={<>
+          <img src={props.user?.avatar || '/img/avatar.png'} alt="" width={28} height={28} />
+          <span>{props.user?.realName ?? ''}</span>
+        </>}>
+          <DM.Item className="menu-item" onSelect={() => navigate('/wel/dashboard')}>{t('top.dashboard')}</DM.Item>
+          <DM.Item className="menu-item" onSelect={() => navigate('/info/index')}>{t('top.userInfo')}</DM.Item>
+          <DM.Separator className="menu-sep" />
+          <DM.Item className="menu-item" onSelect={() => { if (window.confirm(t('top.logoutConfirm'))) void logout(prefix); }}>{t('top.logout')}</DM.Item>
+        </Dropdown>
       </header>
       <Sidebar menus={menus} current={path} collapsed={collapsed} go={go} label={t('menu.nav')} />
       <div className="main">
         <TagBar title={title} onSearch={() => setSearch(true)} />
         <main className="view">{children}</main>
       </div>
-      <MenuSearch open={search} onOpenChange={setSearch} menus={menus} go={go} />
-      <LockDialog open={lock} onOpenChange={setLock} prefix={prefix} />
-      <ThemeDialog open={themeOpen} onOpenChange={setThemeOpen} theme={theme.name} color={theme.color} onChange={changeTheme} />
+      {searchSeen && <MenuSearch open={search} onOpenChange={setSearch} menus={menus} go={go} />}
+      {lockSeen && <LockDialog open={lock} onOpenChange={setLock} prefix={prefix} />}
+      {themeSeen && <ThemeDialog open={themeOpen} onOpenChange={setThemeOpen} theme={theme.name} color={theme.color} onChange={changeTheme} />}
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // the desk tab plus the current page; tabs saved in local storage join after hydration.
 import * as CM from '@radix-ui/react-context-menu';
 import * as DM from '@radix-ui/react-dropdown-menu';
+import { ContextMenu, Dropdown } from '../../components/ui/menu';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
@@ -47,8 +48,7 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
 
   return (
     <div className="tagbar">
-      <CM.Root>
-        <CM.Trigger asChild>
+      <ContextMenu area={
           <nav className="tags" aria-label={t('tags.menu')}>
             {state.tags.map((tag) => (
               <span key={tag.value} className={'tag' + (tag.value === state.active ? ' active' : '')}>
@@ -59,13 +59,8 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
               </span>
             ))}
           </nav>
-        </CM.Trigger>
-        <CM.Portal><CM.Content className="menu">{actions(CM.Item)}</CM.Content></CM.Portal>
-      </CM.Root>
-      <DM.Root>
-        <DM.Trigger className="icon-btn tag-more" aria-label={t('tags.menu')}><IconChevronDown /></DM.Trigger>
-        <DM.Portal><DM.Content className="menu" align="end">{actions(DM.Item)}</DM.Content></DM.Portal>
-      </DM.Root>
+      }>{actions(CM.Item)}</ContextMenu>
+      <Dropdown className="icon-btn tag-more" label={t('tags.menu')} trigger={<IconChevronDown />} align="end">{actions(DM.Item)}</Dropdown>
       <Confirm open={confirm} onOpenChange={setConfirm} text={t('tags.clearCacheConfirm')} onConfirm={() => {
         const keep = s.get('token-meta');
         const user = s.get('userInfo');
