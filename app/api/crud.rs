@@ -305,6 +305,13 @@ pub async fn save_with(
     Ok(saved)
 }
 
+/// The `ids` of a remove request that this session may touch: parsed strictly, then narrowed to records of its
+/// tenant that its data scopes admit (an empty result answers 404 in the callers, never 403).
+pub async fn removable_ids(st: &AppState, s: &Session, def: &ResourceDef, raw: Option<&str>) -> ApiResult<Vec<u64>> {
+    let ids = parse_ids(raw)?;
+    visible_ids(st, s, def, &ids).await
+}
+
 /// `ids=1,2,3` parsed strictly: any non-id is a 400 naming it; none at all is 请选择至少一条数据.
 pub fn parse_ids(raw: Option<&str>) -> ApiResult<Vec<u64>> {
     let mut ids = Vec::new();
@@ -322,8 +329,7 @@ pub fn parse_ids(raw: Option<&str>) -> ApiResult<Vec<u64>> {
 
 pub async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
     check_write(&s, &def, "delete")?;
-    let ids = parse_ids(p.get("ids"))?;
-    let ids = visible_ids(&st, &s, &def, &ids).await?;
+    let ids = removable_ids(&st, &s, &def, p.get("ids")).await?;
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let n = if ids.is_empty() { 0 } else { st.write(move |w| w.remove(&d, &t, &ids, &actor)).await? };
     if n == 0 {

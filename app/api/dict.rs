@@ -277,7 +277,7 @@ async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): Js
 
 async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
     crud::check_write(&s, &def, "delete")?;
-    let ids = crud::parse_ids(p.get("ids"))?;
+    let ids = crud::removable_ids(&st, &s, &def, p.get("ids")).await?;
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     st.write(move |w| -> store::Result<Result<u64, Kind>> {
         let mut doomed = Vec::new();

@@ -118,7 +118,7 @@ pub fn attach_routes(st: &AppState, base: &str) -> Router<AppState> {
 async fn attach_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let def = st.res.get("attach");
     crud::check_write(&s, &def, "delete")?;
-    let ids = crud::parse_ids(p.get("ids"))?;
+    let ids = crud::removable_ids(&st, &s, &def, p.get("ids")).await?;
     let (t, actor) = (s.tenant.clone(), s.actor());
     let n = st
         .write(move |w| {

@@ -173,7 +173,7 @@ async fn dept_submit(State(st): State<AppState>, s: Session, JsonObject(mut body
 /// Removes departments that have no child departments (outside the selection) and no users.
 async fn dept_remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
     crud::check_write(&s, &def, "delete")?;
-    let ids = crud::parse_ids(p.get("ids"))?;
+    let ids = crud::removable_ids(&st, &s, &def, p.get("ids")).await?;
     let (d, t, actor, users) = (def.clone(), s.tenant.clone(), s.actor(), st.res.get("user"));
     let n = st
         .write(move |w| -> store::Result<Result<u64, Kind>> {
