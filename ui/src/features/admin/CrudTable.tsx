@@ -12,7 +12,7 @@ import { IconChevronRight } from '../../components/ui/icons';
 import { get, post, ApiError } from '../../lib/api';
 import { allIds, buildTree, defaults, submitBody, visibleRows, txt, type FormField, type Mode, type TreeNode, type Txt } from '../../lib/admin';
 import { FormDialogX, useAfterHydration, useDicts, useTree } from './widgets';
-import { PAGE_SIZES } from '../crud/ListPage';
+import { Pager } from '../../components/ui/pager';
 
 /** Rows a tree screen asks for at once: the server's largest page (`listq::MAX_SIZE`). */
 export const UNPAGED_SIZE = 1000;
@@ -282,20 +282,3 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
   );
 }
 
-function Pager({ total, current, pages, size, go }: { total: number; current: number; pages: number; size: number; go: (o: { current?: number; size?: number }) => void }) {
-  const { t } = useTranslation();
-  const last = Math.max(1, pages);
-  const from = Math.max(1, Math.min(current - 2, last - 4));
-  const nums = Array.from({ length: Math.min(5, last) }, (_, i) => from + i);
-  return (
-    <nav className="pager" aria-label="pagination">
-      <span>{t('common.total', { total })}</span>
-      <select aria-label={t('common.perPage', { n: size })} value={size} onChange={(e) => go({ size: Number(e.target.value), current: 1 })}>
-        {PAGE_SIZES.map((n) => <option key={n} value={n}>{t('common.perPage', { n })}</option>)}
-      </select>
-      <button type="button" className="btn" disabled={current <= 1} onClick={() => go({ current: current - 1 })}>{t('common.prev')}</button>
-      {nums.map((n) => <button key={n} type="button" className={'btn' + (n === current ? ' btn-primary' : '')} aria-current={n === current ? 'page' : undefined} onClick={() => go({ current: n })}>{n}</button>)}
-      <button type="button" className="btn" disabled={current >= last} onClick={() => go({ current: current + 1 })}>{t('common.next')}</button>
-    </nav>
-  );
-}

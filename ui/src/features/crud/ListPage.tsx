@@ -8,8 +8,9 @@ import { post, qs, ApiError, headers, errorMessage } from '../../lib/api';
 import { Confirm } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { FormDialog } from './FormDialog';
+import { Pager } from '../../components/ui/pager';
 
-export const PAGE_SIZES = [10, 30, 50, 100, 200];
+export { PAGE_SIZES } from '../../components/ui/pager';
 
 export function fieldLabel(f: { label: string; labelEn: string }, locale: string) {
   return locale === 'en' ? f.labelEn || f.label : f.label;
@@ -152,20 +153,3 @@ export function ListPage() {
   );
 }
 
-function Pager({ total, current, pages, size, go }: { total: number; current: number; pages: number; size: number; go: (o: Record<string, number>) => void }) {
-  const { t } = useTranslation();
-  const last = Math.max(1, pages);
-  const from = Math.max(1, Math.min(current - 2, last - 4));
-  const nums = Array.from({ length: Math.min(5, last) }, (_, i) => from + i);
-  return (
-    <nav className="pager" aria-label="pagination">
-      <span>{t('common.total', { total })}</span>
-      <select aria-label={t('common.perPage', { n: size })} value={size} onChange={(e) => go({ size: Number(e.target.value), current: 1 })}>
-        {PAGE_SIZES.map((n) => <option key={n} value={n}>{t('common.perPage', { n })}</option>)}
-      </select>
-      <button type="button" className="btn" disabled={current <= 1} onClick={() => go({ current: current - 1 })}>{t('common.prev')}</button>
-      {nums.map((n) => <button key={n} type="button" className={'btn' + (n === current ? ' btn-primary' : '')} aria-current={n === current ? 'page' : undefined} onClick={() => go({ current: n })}>{n}</button>)}
-      <button type="button" className="btn" disabled={current >= last} onClick={() => go({ current: current + 1 })}>{t('common.next')}</button>
-    </nav>
-  );
-}
