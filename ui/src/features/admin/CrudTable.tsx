@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { useProps } from '../../app';
 import { Confirm } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
-import { IconChevronRight } from '../../components/ui/icons';
+import { Host } from '../../components/ui/host';
 import { get, post, ApiError } from '../../lib/api';
 import { allIds, buildTree, defaults, submitBody, visibleRows, txt, type FormField, type Mode, type TreeNode, type Txt } from '../../lib/admin';
 import { FormDialogX, useAfterHydration, useDicts, useTree } from './widgets';
@@ -236,7 +236,7 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
               <th className="col-action" style={{ width: cfg.actionWidth }}>{t('common.action')}</th>
             </tr>
           </thead>
-          <tbody>
+          <Host tag="tbody">
             {!data && <tr><td colSpan={cols.length + 3} className="empty">{t('common.loading')}</td></tr>}
             {data && rows.length === 0 && <tr><td colSpan={cols.length + 3} className="empty">{failed ? t(failed) : cfg.emptyText ? T(cfg.emptyText) : t('common.empty')}</td></tr>}
             {rows.map(({ node: row, depth, hasChildren }, i) => {
@@ -252,7 +252,7 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
                     <td key={c.name}>
                       {ci === 0 && !cfg.paged ? (
                         <span className="tree-cell" style={{ paddingLeft: depth * 18 }}>
-                          {hasChildren ? <button type="button" className={'tree-caret' + (open ? ' open' : '')} aria-expanded={open} aria-label={(open ? t('adm.collapse') : t('adm.expand')) + ' ' + String(row[c.name] ?? '')} onClick={() => { const s = new Set(expanded); open ? s.delete(id) : s.add(id); setExpanded(s); }}><IconChevronRight /></button> : <span className="tree-caret" />}
+                          {hasChildren ? <button type="button" className={'tree-caret' + (open ? ' open' : '')} aria-expanded={open} aria-label={(open ? t('adm.collapse') : t('adm.expand')) + ' ' + String(row[c.name] ?? '')} onClick={() => { const s = new Set(expanded); open ? s.delete(id) : s.add(id); setExpanded(s); }}><span className="chev" aria-hidden="true" /></button> : <span className="tree-caret" />}
                           {cell(c, row)}
                         </span>
                       ) : cell(c, row)}
@@ -268,7 +268,7 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
                 </tr>
               );
             })}
-          </tbody>
+          </Host>
         </table>
       </div>
       {cfg.paged && data && <Pager total={data.total} current={page.current} pages={data.pages} size={page.size} go={(o) => setPage((p) => ({ ...p, ...o }))} />}

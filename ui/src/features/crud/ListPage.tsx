@@ -9,6 +9,7 @@ import { Confirm } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { FormDialog } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
+import { Host } from '../../components/ui/host';
 
 export { PAGE_SIZES } from '../../components/ui/pager';
 
@@ -125,7 +126,7 @@ export function ListPage() {
               <th className="col-action">{t('common.action')}</th>
             </tr>
           </thead>
-          <tbody>
+          <Host tag="tbody">
             {data.records.length === 0 && <tr><td colSpan={cols.length + 3} className="empty">{t('common.empty')}</td></tr>}
             {data.records.map((row, i) => {
               const id = String(row.id);
@@ -143,7 +144,7 @@ export function ListPage() {
                 </tr>
               );
             })}
-          </tbody>
+          </Host>
         </table>
       </div>
       <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={go} />

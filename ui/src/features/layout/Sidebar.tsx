@@ -1,44 +1,65 @@
 // Sidebar menu from the menu routes, filtered by role (SPEC §2, §6).
-import { useState } from 'react';
+// The tree is plain host elements built by one function (no component per group), so the
+// server writes it through Host; which groups are open is one piece of state here.
+import { useEffect, useState, type ReactNode } from 'react';
 import type { MenuNode } from '../../types';
 import { menuTarget } from '../../lib/menu';
-import { IconChevronRight } from '../../components/ui/icons';
+import { Host } from '../../components/ui/host';
+
+/** Ids of the groups on the way to the menu at `path` (null when no menu has that path). */
+function groupsTo(menus: MenuNode[], path: string): string[] | null {
+  for (const m of menus) {
+    if (m.path === path) return m.children?.length ? [m.id] : [];
+    const inner = m.children?.length ? groupsTo(m.children, path) : null;
+    if (inner) return [m.id, ...inner];
+  }
+  return null;
+}
 
 export function Sidebar({ menus, current, collapsed, go, label }: { menus: MenuNode[]; current: string; collapsed: boolean; go: (m: MenuNode) => void; label: string }) {
-  return (
-    <aside className={'sidebar' + (collapsed ? ' collapsed' : '')}>
-      <nav aria-label={label}><MenuList items={menus} current={current} go={go} depth={0} /></nav>
-    </aside>
-  );
-}
+  const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set(groupsTo(menus, current) ?? []));
+  // Going to a page (from a tag, the menu search or a link) opens the groups that hold it.
+  useEffect(() => {
+    const need = (groupsTo(menus, current) ?? []).filter((id) => !open.has(id));
+    if (need.length) setOpen((s) => new Set([...s, ...need]));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [current, menus]);
+  const toggle = (id: string) => setOpen((s) => {
+    const next = new Set(s);
+    if (!next.delete(id)) next.add(id);
+    return next;
+  });
 
-function contains(m: MenuNode, path: string): boolean {
-  return m.path === path || !!m.children?.some((c) => contains(c, path));
-}
-
-function MenuList({ items, current, go, depth }: { items: MenuNode[]; current: string; go: (m: MenuNode) => void; depth: number }) {
-  return (
+  const list = (items: MenuNode[], depth: number): ReactNode => (
     <ul className={'menu-list depth-' + depth}>
-      {items.map((m) => (m.children && m.children.length ? <Group key={m.id} m={m} current={current} go={go} depth={depth} /> : (
-        <li key={m.id}>
-          <a href={menuTarget(m).href} className={m.path === current ? 'active' : ''} aria-current={m.path === current ? 'page' : undefined}
-            onClick={(e) => { e.preventDefault(); go(m); }}>
-            <span className="menu-icon" aria-hidden="true">{(m.name || '?').slice(0, 1)}</span><span className="menu-name">{m.name}</span>
-          </a>
-        </li>
-      )))}
+      {items.map((m) => {
+        const icon = <span className="menu-icon" aria-hidden="true">{(m.name || '?').slice(0, 1)}</span>;
+        if (m.children?.length) {
+          const on = open.has(m.id);
+          return (
+            <li key={m.id} className={'menu-group' + (on ? ' open' : '')}>
+              <button type="button" aria-expanded={on} onClick={() => toggle(m.id)}>
+                {icon}<span className="menu-name">{m.name}</span><span className="caret" aria-hidden="true" />
+              </button>
+              {on && list(m.children, depth + 1)}
+            </li>
+          );
+        }
+        return (
+          <li key={m.id}>
+            <a href={menuTarget(m).href} className={m.path === current ? 'active' : ''} aria-current={m.path === current ? 'page' : undefined}
+              onClick={(e) => { e.preventDefault(); go(m); }}>
+              {icon}<span className="menu-name">{m.name}</span>
+            </a>
+          </li>
+        );
+      })}
     </ul>
   );
-}
 
-function Group({ m, current, go, depth }: { m: MenuNode; current: string; go: (m: MenuNode) => void; depth: number }) {
-  const [open, setOpen] = useState(contains(m, current));
   return (
-    <li className={'menu-group' + (open ? ' open' : '')}>
-      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>
-        <span className="menu-icon" aria-hidden="true">{(m.name || '?').slice(0, 1)}</span><span className="menu-name">{m.name}</span><span className="caret" aria-hidden="true"><IconChevronRight /></span>
-      </button>
-      {open && <MenuList items={m.children!} current={current} go={go} depth={depth + 1} />}
-    </li>
+    <aside className={'sidebar' + (collapsed ? ' collapsed' : '')}>
+      <Host tag="nav" aria-label={label}>{list(menus, 0)}</Host>
+    </aside>
   );
 }
