@@ -8,7 +8,10 @@
 // small subset. Anything outside it (components, style objects, URLs, forms, selects, svg, ...)
 // makes `hostMarkup` return null and the caller lets React render the subtree as usual.
 // markup.test.ts compares both renderers over the shapes the screens use.
-import { Fragment, isValidElement, type ReactNode } from 'react';
+import { Fragment, createElement, type ReactNode } from 'react';
+
+/** The tag of React's elements (what isValidElement checks). */
+const ELEMENT = (createElement('i') as unknown as { $$typeof: symbol }).$$typeof;
 
 class Unsupported {}
 const UNSUPPORTED = new Unsupported();
@@ -28,13 +31,25 @@ const JAVASCRIPT_URL = /^[\u0000-\u001F ]*j[\r\n\t]*a[\r\n\t]*v[\r\n\t]*a[\r\n\t
 const BOOLEAN = new Set(['disabled', 'hidden', 'readOnly', 'required']);
 /** Attributes whose names change. */
 const RENAMED: Record<string, string> = { className: 'class', tabIndex: 'tabindex' };
-/** Input and button props that involve React's form-action handling: not supported here. */
+/** Props React treats as form fields or actions (name goes after the other attributes): not supported here. */
 const FORM = new Set(['name', 'formAction', 'formEncType', 'formMethod', 'formTarget']);
 
 const ESCAPE = /["'&<>]/;
+// Escaped short strings, remembered: class names, labels and cell values repeat within a page and
+// across renders, and in QuickJS a Map lookup costs a tenth of a regular-expression test.
+const escaped = new Map<string, string>();
 export function escapeHtml(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return '' + v;
   const s = '' + v;
+  if (s.length > 64) return escapeSlow(s);
+  let e = escaped.get(s);
+  if (e === undefined) {
+    if (escaped.size >= 4096) escaped.clear();
+    escaped.set(s, (e = escapeSlow(s)));
+  }
+  return e;
+}
+function escapeSlow(s: string): string {
   if (!ESCAPE.test(s)) return s;
   let out = '';
   let last = 0;
@@ -84,25 +99,41 @@ function style(v: unknown): string {
 
 const invisible = (v: unknown) => typeof v === 'function' || typeof v === 'symbol';
 
-function attribute(name: string, v: unknown): string {
-  if (name.length > 2 && (name[0] === 'o' || name[0] === 'O') && (name[1] === 'n' || name[1] === 'N')) return ''; // handlers
-  if (name === 'ref' || name === 'suppressHydrationWarning' || name === 'suppressContentEditableWarning') return '';
+// How each prop name is written, decided once per name (QuickJS makes every string test count).
+const K = { Skip: 0, Text: 1, Bool: 2, AriaData: 3, Children: 4, Style: 5, Href: 6, Form: 7, Checked: 8, DefaultChecked: 9, Value: 10, DefaultValue: 11, No: 12 } as const;
+type Kind = { k: number; open: string };
+const KINDS = new Map<string, Kind>([
+  ['children', { k: K.Children, open: '' }],
+  ['style', { k: K.Style, open: '' }],
+  ['href', { k: K.Href, open: ' href="' }],
+  ['checked', { k: K.Checked, open: '' }],
+  ['defaultChecked', { k: K.DefaultChecked, open: '' }],
+  ['value', { k: K.Value, open: '' }],
+  ['defaultValue', { k: K.DefaultValue, open: '' }],
+  ['dangerouslySetInnerHTML', { k: K.No, open: '' }],
+]);
+for (const f of FORM) KINDS.set(f, { k: K.Form, open: '' });
+
+function classify(name: string): Kind {
+  if (name.length > 2 && (name[0] === 'o' || name[0] === 'O') && (name[1] === 'n' || name[1] === 'N')) return { k: K.Skip, open: '' }; // handlers
+  if (name === 'ref' || name === 'suppressHydrationWarning' || name === 'suppressContentEditableWarning') return { k: K.Skip, open: '' };
   const renamed = RENAMED[name];
-  if (renamed !== undefined || name === 'role' || name === 'dir') {
-    return invisible(v) || typeof v === 'boolean' ? '' : ` ${renamed ?? name}="${escapeHtml(v)}"`;
-  }
-  if (BOOLEAN.has(name)) return v && !invisible(v) ? ` ${name}=""` : '';
+  if (renamed !== undefined || name === 'role' || name === 'dir' || PLAIN.has(name)) return { k: K.Text, open: ` ${renamed ?? name}="` };
+  if (BOOLEAN.has(name)) return { k: K.Bool, open: ` ${name}=""` };
   const prefix = name.slice(0, 5).toLowerCase();
-  if (prefix === 'aria-' || prefix === 'data-') {
-    if (!/^[a-zA-Z][-a-zA-Z0-9_.:]*$/.test(name)) throw UNSUPPORTED;
-    return invisible(v) ? '' : ` ${name}="${escapeHtml(v)}"`;
-  }
-  if (PLAIN.has(name)) return invisible(v) || typeof v === 'boolean' ? '' : ` ${name}="${escapeHtml(v)}"`;
-  throw UNSUPPORTED;
+  if ((prefix === 'aria-' || prefix === 'data-') && /^[a-zA-Z][-a-zA-Z0-9_.:]*$/.test(name)) return { k: K.AriaData, open: ` ${name}="` };
+  return { k: K.No, open: '' };
+}
+function kind(name: string): Kind {
+  let k = KINDS.get(name);
+  if (k === undefined) KINDS.set(name, (k = classify(name)));
+  return k;
 }
 
+// Output goes to an array joined once: in QuickJS `this.out += s` copies the whole string each
+// time (the field holds a second reference, so the engine cannot append in place).
 class Writer {
-  out = '';
+  out: string[] = [];
   /** Whether the last thing written was text (React separates adjacent texts with <!-- -->). */
   text = false;
 
@@ -111,16 +142,16 @@ class Writer {
     if (typeof n === 'string' || typeof n === 'number' || typeof n === 'bigint') {
       const s = '' + n;
       if (s === '') return;
-      if (this.text) this.out += '<!-- -->';
-      this.out += escapeHtml(s);
+      if (this.text) this.out.push('<!-- -->');
+      this.out.push(escapeHtml(s));
       this.text = true;
       return;
     }
     if (Array.isArray(n)) {
-      for (const c of n) this.node(c);
+      for (let i = 0; i < n.length; i++) this.node(n[i]);
       return;
     }
-    if (!isValidElement(n)) throw UNSUPPORTED;
+    if ((n as { $$typeof?: unknown }).$$typeof !== ELEMENT) throw UNSUPPORTED;
     const props = n.props as Record<string, unknown>;
     if (n.type === Fragment) return this.node(props.children);
     if (typeof n.type !== 'string' || !GENERIC.has(n.type)) throw UNSUPPORTED;
@@ -128,46 +159,56 @@ class Writer {
   }
 
   element(tag: string, props: Record<string, unknown>) {
-    let attrs = '';
+    const out = this.out;
+    const input = tag === 'input';
+    out.push('<', tag);
     let children: unknown = null;
     let checked: unknown = null;
     let defaultChecked: unknown = null;
     let value: unknown = null;
     let defaultValue: unknown = null;
-    const input = tag === 'input';
-    for (const key in props) {
-      if (!Object.prototype.hasOwnProperty.call(props, key)) continue;
+    const keys = Object.keys(props); // own enumerable string keys, in the order for...in gives React
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
       const v = props[key];
       if (v == null) continue;
-      if (key === 'children') children = v;
-      else if (key === 'dangerouslySetInnerHTML') throw UNSUPPORTED;
-      else if (key === 'style') attrs += style(v);
-      else if (key === 'href') {
-        if (tag !== 'a' || JAVASCRIPT_URL.test('' + v)) throw UNSUPPORTED;
-        if (!invisible(v) && typeof v !== 'boolean') attrs += ` href="${escapeHtml(v)}"`;
+      const kd = kind(key);
+      const open = kd.open;
+      // Numbers, not K.*: each case expression is evaluated in turn.
+      switch (kd.k) {
+        case 0 /* Skip */: break;
+        case 1 /* Text */: if (!invisible(v) && typeof v !== 'boolean') out.push(open, escapeHtml(v), '"'); break;
+        case 2 /* Bool */: if (v && !invisible(v)) out.push(open); break;
+        case 3 /* AriaData */: if (!invisible(v)) out.push(open, escapeHtml(v), '"'); break;
+        case 4 /* Children */: children = v; break;
+        case 5 /* Style */: out.push(style(v)); break;
+        case 6 /* Href */:
+          if (tag !== 'a' || JAVASCRIPT_URL.test('' + v)) throw UNSUPPORTED;
+          if (!invisible(v) && typeof v !== 'boolean') out.push(open, escapeHtml(v), '"');
+          break;
+        case 7 /* Form */: throw UNSUPPORTED;
+        case 8 /* Checked */: if (!input) throw UNSUPPORTED; checked = v; break;
+        case 9 /* DefaultChecked */: if (!input) throw UNSUPPORTED; defaultChecked = v; break;
+        case 10 /* Value */: if (!input) throw UNSUPPORTED; value = v; break;
+        case 11 /* DefaultValue */: if (!input) throw UNSUPPORTED; defaultValue = v; break;
+        default: throw UNSUPPORTED;
       }
-      else if ((input || tag === 'button') && FORM.has(key)) throw UNSUPPORTED;
-      else if (input && key === 'checked') checked = v;
-      else if (input && key === 'defaultChecked') defaultChecked = v;
-      else if (input && key === 'value') value = v;
-      else if (input && key === 'defaultValue') defaultValue = v;
-      else attrs += attribute(key, v);
     }
     if (input) {
       if (children != null) throw UNSUPPORTED;
       // After the other attributes, as React writes them.
       const on = checked !== null ? checked : defaultChecked;
-      if (on && !invisible(on)) attrs += ' checked=""';
+      if (on && !invisible(on)) out.push(' checked=""');
       const val = value !== null ? value : defaultValue;
-      if (val !== null && !invisible(val)) attrs += ` value="${escapeHtml(val)}"`;
-      this.out += `<input${attrs}/>`;
+      if (val !== null && !invisible(val)) out.push(' value="', escapeHtml(val), '"');
+      out.push('/>');
       this.text = false;
       return;
     }
-    this.out += `<${tag}${attrs}>`;
+    out.push('>');
     this.text = false;
     this.node(children);
-    this.out += `</${tag}>`;
+    out.push('</', tag, '>');
     this.text = false;
   }
 }
@@ -184,5 +225,5 @@ export function hostMarkup(children: ReactNode): string | null {
     if (e === UNSUPPORTED) return null;
     throw e;
   }
-  return w.out;
+  return w.out.join('');
 }
