@@ -36,6 +36,11 @@ pub enum Cmd {
         #[command(subcommand)]
         cmd: AdminCmd,
     },
+    /// Print the HTTP contract as OpenAPI 3.1 JSON (the committed `openapi.json`), or write it to --out.
+    Openapi {
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]

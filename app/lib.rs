@@ -9,6 +9,7 @@ pub mod error;
 pub mod http;
 pub mod listq;
 pub mod logsink;
+pub mod openapi;
 pub mod pages;
 pub mod resources;
 pub mod seed;

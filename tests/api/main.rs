@@ -6,6 +6,7 @@ mod contract;
 mod crash;
 mod files;
 mod net;
+mod openapi;
 mod pages;
 mod security;
 mod signin;
