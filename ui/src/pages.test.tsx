@@ -1,0 +1,44 @@
+// Whole pages, rendered the way the server renders them (entry-server's App with the props the demo server
+// really sends, captured in ssr/tests/fixtures with the X-ZZ-Props: 1 header), with and without lib/markup: the HTML must be identical, or
+// hydration in the browser would not match what the server sent.
+import { expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { renderToString } from 'react-dom/server';
+import { App } from './app';
+import { hostOptions } from './components/ui/host';
+import type { Props } from './types';
+
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../ssr/tests/fixtures/${name}.json`, import.meta.url), 'utf8')) as Props;
+
+function both(props: Props): [string, string] {
+  hostOptions.markup = true;
+  hostOptions.fallbacks = 0;
+  const fast = renderToString(<App initial={props} />);
+  // The screens' tables and the sidebar stay inside markup's subset (else the speed-up is silently lost).
+  expect(hostOptions.fallbacks).toBe(0);
+  hostOptions.markup = false;
+  try {
+    return [fast, renderToString(<App initial={props} />)];
+  } finally {
+    hostOptions.markup = true;
+  }
+}
+
+for (const name of ['list-demo', 'list', 'dashboard-demo', 'wel', 'user-demo', 'dept-demo']) {
+  test(`${name}: the server's HTML is React's, row for row`, () => {
+    const [fast, react] = both(fixture(name));
+    expect(fast.length).toBeGreaterThan(1000);
+    expect(fast).toBe(react);
+  });
+}
+
+test('a list page in English with a selected theme and rows that need escaping', () => {
+  const p = fixture('list-demo');
+  p.locale = 'en';
+  p.theme = { name: 'dark', color: '#ff0000' } as Props['theme'];
+  const page = p.page as Extract<Props['page'], { kind: 'list' }>;
+  page.data.records = page.data.records.map((r, i) => ({ ...r, paramName: `<b>"${i}"</b> & 'x'`, remark: i % 2 ? null : '' }));
+  const [fast, react] = both(p);
+  expect(fast).toContain('&lt;b&gt;&quot;0&quot;&lt;/b&gt; &amp; &#x27;x&#x27;');
+  expect(fast).toBe(react);
+});
