@@ -84,6 +84,8 @@ pub struct Inner {
     pub session_cache: crate::cache::Stamped<String, crate::auth::session::Stamp, crate::auth::session::Cached>,
     /// Serialized first pages of lists, by tenant, resource and query, valid while the resource is unchanged.
     pub list_cache: crate::cache::Stamped<String, u64, bytes::Bytes>,
+    /// Department trees by tenant, valid while departments are unchanged (data scope 4, department filters).
+    pub dept_trees: crate::cache::Stamped<String, u64, Arc<crate::auth::scope::DeptTree>>,
     /// The render pool, set once its runtimes have loaded the bundle (pages use the shell until then).
     pub ssr: std::sync::OnceLock<ssr::Pool>,
 }
@@ -113,6 +115,7 @@ impl AppState {
             hash_checks: Default::default(),
             session_cache: crate::cache::Stamped::new(20_000),
             list_cache: crate::cache::Stamped::new(2_000),
+            dept_trees: crate::cache::Stamped::new(1_000),
             ssr: std::sync::OnceLock::new(),
         })))
     }

@@ -38,24 +38,34 @@ pub async fn user_query(st: &AppState, s: &Session, q: &[(String, String)]) -> A
     let mut query = crate::listq::parse(&d, st.settings.zone, &rest)?;
     if let Some(dept) = dept {
         let root = parse_id(Some(&dept))?;
-        let (st2, t) = (st.clone(), s.tenant.clone());
-        let ids = st.read(move |r| scope::descendants(r, &st2, &t, &[root])).await?;
+        let ids = scope::descendants(st, &s.tenant, &[root]).await?;
         query.filters.push(Filter::new("deptId", Op::ListIn, json!(ids)));
     }
     query.any = scope::guard(st, s, &d).await?.unwrap_or_default();
     Ok(query)
 }
 
-/// Display names of roles and departments, for list rows.
-async fn names(st: &AppState, tenant: &str) -> ApiResult<(HashMap<u64, String>, HashMap<u64, String>)> {
+/// Display names of the roles and departments these rows refer to (point reads: a page names a few dozen).
+async fn names(st: &AppState, tenant: &str, rows: &[Map<String, Value>]) -> ApiResult<(HashMap<u64, String>, HashMap<u64, String>)> {
+    let mut role_ids: Vec<u64> = rows.iter().flat_map(|r| id_list(r.get("roleId"))).collect();
+    let mut dept_ids: Vec<u64> = rows.iter().flat_map(|r| id_list(r.get("deptId"))).collect();
+    for v in [&mut role_ids, &mut dept_ids] {
+        v.sort_unstable();
+        v.dedup();
+    }
     let (st2, t) = (st.clone(), tenant.to_string());
     st.read(move |r| {
-        let pick = |rows: Vec<Map<String, Value>>, k: &str| -> HashMap<u64, String> {
-            rows.iter()
-                .map(|m| (m.get("id").and_then(store::parse_id_value).unwrap_or(0), m.get(k).and_then(Value::as_str).unwrap_or("").to_string()))
-                .collect()
+        let pick = |res: &str, ids: &[u64], k: &str| -> store::Result<HashMap<u64, String>> {
+            let def = st2.res.get(res);
+            let mut out = HashMap::new();
+            for id in ids {
+                if let Some(m) = r.get(&def, &t, *id)? {
+                    out.insert(*id, m.get(k).and_then(Value::as_str).unwrap_or("").to_string());
+                }
+            }
+            Ok(out)
         };
-        Ok((pick(r.all(&st2.res.get("role"), &t)?, "roleName"), pick(r.all(&st2.res.get("dept"), &t)?, "deptName")))
+        Ok((pick("role", &role_ids, "roleName")?, pick("dept", &dept_ids, "deptName")?))
     })
     .await
 }
@@ -85,7 +95,7 @@ pub async fn page_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let query = user_query(st, s, q).await?;
     let (d, t, lim, offset) = (def(st), s.tenant.clone(), query.limit, query.offset);
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
-    let (roles, depts) = names(st, &s.tenant).await?;
+    let (roles, depts) = names(st, &s.tenant, &page.records).await?;
     let records: Vec<Map<String, Value>> = page
         .records
         .into_iter()

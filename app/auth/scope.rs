@@ -4,6 +4,7 @@
 //! operator from `RULE_OPS` (never SQL). The filters join the list query's guard (`Query::any`): a record is
 //! visible when any granted scope admits it.
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use store::{Filter, Op, ResourceDef};
@@ -80,25 +81,50 @@ fn parse_rule(def: &ResourceDef, text: &str, user: u64, depts: &[u64]) -> ApiRes
     Ok(Filter::new(field, op, value))
 }
 
-/// Every department id at or below `roots` in the tenant's department tree.
-pub fn descendants(r: &store::ReadCtx, st: &AppState, tenant: &str, roots: &[u64]) -> store::Result<Vec<u64>> {
-    let depts = r.all(&st.res.get("dept"), tenant)?;
-    let mut children: HashMap<u64, Vec<u64>> = HashMap::new();
-    for d in &depts {
-        let id = d.get("id").and_then(store::parse_id_value).unwrap_or(0);
-        let parent = d.get("parentId").and_then(store::parse_id_value).unwrap_or(0);
-        children.entry(parent).or_default().push(id);
+/// Children of each department (by parent id), for one tenant's department tree.
+pub type DeptTree = HashMap<u64, Vec<u64>>;
+
+/// The tenant's department tree, from the cache while departments are unchanged (the version is read before
+/// the snapshot, so a tree is never stamped newer than what it was built from).
+pub async fn dept_tree(st: &AppState, tenant: &str) -> ApiResult<Arc<DeptTree>> {
+    let version = st.store.version("dept");
+    if let Some(tree) = st.dept_trees.get(&tenant.to_string(), &version) {
+        return Ok(tree);
     }
+    let (st2, t) = (st.clone(), tenant.to_string());
+    let tree = st
+        .read(move |r| {
+            let mut children: DeptTree = HashMap::new();
+            for d in r.all(&st2.res.get("dept"), &t)? {
+                let id = d.get("id").and_then(store::parse_id_value).unwrap_or(0);
+                let parent = d.get("parentId").and_then(store::parse_id_value).unwrap_or(0);
+                children.entry(parent).or_default().push(id);
+            }
+            Ok(Arc::new(children))
+        })
+        .await?;
+    st.dept_trees.put(tenant.to_string(), version, tree.clone());
+    Ok(tree)
+}
+
+/// Every department id at or below `roots` in the tenant's department tree, ascending.
+pub async fn descendants(st: &AppState, tenant: &str, roots: &[u64]) -> ApiResult<Vec<u64>> {
+    let tree = dept_tree(st, tenant).await?;
+    Ok(below(&tree, roots))
+}
+
+/// `roots` and everything under them in `tree`, ascending.
+pub fn below(tree: &DeptTree, roots: &[u64]) -> Vec<u64> {
     let mut seen: HashSet<u64> = HashSet::new();
     let mut stack: Vec<u64> = roots.to_vec();
     while let Some(n) = stack.pop() {
         if seen.insert(n) {
-            stack.extend(children.get(&n).into_iter().flatten());
+            stack.extend(tree.get(&n).into_iter().flatten());
         }
     }
     let mut out: Vec<u64> = seen.into_iter().collect();
     out.sort_unstable();
-    Ok(out)
+    out
 }
 
 /// The guard filters for `def` and this session: None when no data scope limits the user (the platform
@@ -111,8 +137,7 @@ pub async fn guard(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<O
     let depts = crate::auth::session::id_list(s.user.get("deptId"));
     let needs_tree = grants.iter().any(|g| g.kind == 4);
     let below = if needs_tree {
-        let (st2, t, d) = (st.clone(), s.tenant.clone(), depts.clone());
-        st.read(move |r| descendants(r, &st2, &t, &d)).await?
+        descendants(st, &s.tenant, &depts).await?
     } else {
         Vec::new()
     };

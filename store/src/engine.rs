@@ -1,5 +1,6 @@
 //! The record engine: get, list, insert, update and soft delete of declared resources, keeping secondary
 //! indexes, unique keys and counters in step inside the caller's transaction.
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
 use redb::{ReadOnlyTable, ReadableTable, Table};
@@ -95,6 +96,10 @@ where
             return Ok(Page { records, total });
         }
 
+        if let Some(page) = self.list_by_index(def, t, q)? {
+            return Ok(page);
+        }
+
         let mut records = Vec::with_capacity(limit.min(1000));
         let mut matched = 0usize;
         let mut visit = |doc: Map<String, Value>| -> Result<bool> {
@@ -122,6 +127,103 @@ where
         }
         let total = if unfiltered { self.count(def, tenant)? } else { matched as u64 };
         Ok(Page { records, total })
+    }
+
+    /// A page answered from the indexes alone, when every filter and the guard select exactly by index keys
+    /// (`Equal`/`In` over single-valued indexed fields, `ListIn` over multi-valued ones) and the order is by id:
+    /// the ids come from intersecting index ranges, the total is their number, and only the page's records are
+    /// decoded. Filters on one field intersect their values first, so a department filter inside a data scope
+    /// over the same `deptId` walks only the department's entries. `None`: use the general walk.
+    fn list_by_index(&self, def: &ResourceDef, t: &str, q: &Query) -> Result<Option<Page>> {
+        let desc = match q.sorts.as_slice() {
+            [] => true,
+            [s] if s.field == "id" || s.field == "createTime" => s.desc,
+            _ => return Ok(None),
+        };
+        if q.unfiltered() {
+            return Ok(None);
+        }
+        let mut by_field: BTreeMap<&str, Vec<BTreeSet<Vec<u8>>>> = BTreeMap::new();
+        for f in &q.filters {
+            let Some(keys) = exact_keys(def, f) else { return Ok(None) };
+            by_field.entry(f.field.as_str()).or_default().push(keys);
+        }
+        if let Some(first) = q.any.first() {
+            // A guard of several filters is their union; supported when they are over one field.
+            let mut union = BTreeSet::new();
+            for f in &q.any {
+                match exact_keys(def, f) {
+                    Some(keys) if f.field == first.field => union.extend(keys),
+                    _ => return Ok(None),
+                }
+            }
+            by_field.entry(first.field.as_str()).or_default().push(union);
+        }
+        let res = def.name.as_str();
+        let mut exact: Option<Vec<u64>> = None;
+        // Ids that may match through different values of a multi-valued field (a user in two departments, one
+        // in the filter and one in the scope): decoded and checked.
+        let mut check: Vec<u64> = Vec::new();
+        for (field, sets) in &by_field {
+            let mut inter = sets[0].clone();
+            for s in &sets[1..] {
+                inter.retain(|k| s.contains(k));
+            }
+            let ids = self.ids_for(t, res, field, inter.iter())?;
+            if sets.len() > 1 && def.field(field).is_some_and(|d| d.multi) {
+                let smallest = sets.iter().min_by_key(|s| s.len()).unwrap_or(&sets[0]);
+                check.extend(self.ids_for(t, res, field, smallest.difference(&inter))?);
+            }
+            exact = Some(match exact {
+                None => ids,
+                Some(prev) => prev.into_iter().filter(|id| ids.binary_search(id).is_ok()).collect(),
+            });
+        }
+        let mut ids = exact.unwrap_or_default();
+        if !check.is_empty() {
+            check.sort_unstable();
+            check.dedup();
+            let mut extra = Vec::new();
+            for id in check.into_iter().filter(|id| ids.binary_search(id).is_err()) {
+                if let Some(v) = self.records.get((t, res, id))? {
+                    if q.accepts(&decode_record(v.value())?) {
+                        extra.push(id);
+                    }
+                }
+            }
+            ids.extend(extra);
+            ids.sort_unstable();
+        }
+        let total = ids.len() as u64;
+        let page_ids: Vec<u64> = if desc {
+            ids.iter().rev().skip(q.offset as usize).take(q.limit as usize).copied().collect()
+        } else {
+            ids.iter().skip(q.offset as usize).take(q.limit as usize).copied().collect()
+        };
+        let mut records = Vec::with_capacity(page_ids.len());
+        for id in page_ids {
+            let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
+            let doc = decode_record(v.value())?;
+            // The index said so; the record must agree, else take the general walk.
+            if !q.accepts(&doc) {
+                return Ok(None);
+            }
+            records.push(doc);
+        }
+        Ok(Some(Page { records, total }))
+    }
+
+    /// Ids (ascending, each once) of the records whose indexed `field` holds one of `keys`.
+    fn ids_for<'k>(&self, t: &str, res: &str, field: &str, keys: impl Iterator<Item = &'k Vec<u8>>) -> Result<Vec<u64>> {
+        let mut ids = Vec::new();
+        for k in keys {
+            for e in self.index.range((t, res, field, k.as_slice(), 0)..=(t, res, field, k.as_slice(), u64::MAX))? {
+                ids.push(e?.0.value().4);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
     }
 
     /// Records whose indexed `field` holds one of `keys` (encoded values), each once, newest first.
@@ -226,6 +328,25 @@ fn seek_filter<'q>(def: &ResourceDef, q: &'q Query) -> Option<(&'q str, Vec<Vec<
             Some((f.field.as_str(), keys))
         })
         .min_by_key(|(_, keys)| keys.len())
+}
+
+/// Index keys that select exactly the records `f` accepts, if there are such: `Equal`/`In` over a single-valued
+/// indexed field (values indexed whole), `ListIn` over a multi-valued one (one entry per id).
+fn exact_keys(def: &ResourceDef, f: &Filter) -> Option<BTreeSet<Vec<u8>>> {
+    if !def.indexed_fields().any(|n| n == f.field) {
+        return None;
+    }
+    let multi = def.field(&f.field).is_some_and(|d| d.multi);
+    let exact = |v: &Value| index_exact(def, &Filter::new(&f.field, Op::Equal, v.clone()));
+    match f.op {
+        Op::Equal if !multi && exact(&f.value) => Some(BTreeSet::from([index_bytes(&f.value)])),
+        Op::In if !multi => {
+            let items = f.value.as_array()?;
+            items.iter().all(exact).then(|| items.iter().map(index_bytes).collect())
+        }
+        Op::ListIn if multi => f.value.as_array()?.iter().map(|v| crate::parse_id_value(v).map(|id| index_bytes(&Value::from(id)))).collect(),
+        _ => None,
+    }
 }
 
 /// The index keys of one field of a record: one per id for a `multi` field, else the value itself.
