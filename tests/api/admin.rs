@@ -2,54 +2,15 @@
 //! messages, notices, code generation. Scenario tables first, then the flows that need ids from earlier steps.
 use serde_json::Value;
 
-use crate::support::{ADMIN_PW, App};
-
-struct Case {
-    name: &'static str,
-    method: &'static str,
-    url: String,
-    who: &'static str,
-    body: Option<String>,
-    status: u16,
-    has: &'static [&'static str],
-}
+use crate::support::{ADMIN_PW, App, Case, admin_tokens, case, run_cases};
 
 fn c(name: &'static str, method: &'static str, url: impl Into<String>, who: &'static str, body: Option<&str>, status: u16, has: &'static [&'static str]) -> Case {
-    Case { name, method, url: url.into(), who, body: body.map(str::to_string), status, has }
+    case(name, method, url, Some(who), body, status, has)
 }
 
 const A: &str = "157270";
 const B: &str = "741487";
 const P: &str = "000000";
-
-async fn tokens(app: &App) -> std::collections::HashMap<&'static str, String> {
-    let mut t = std::collections::HashMap::new();
-    for x in [P, A, B] {
-        t.insert(x, app.admin(x).await);
-    }
-    t
-}
-
-async fn run(app: &App, tok: &std::collections::HashMap<&'static str, String>, cases: &[Case]) {
-    let mut failures = Vec::new();
-    for case in cases {
-        let (status, body) = app.req(case.method, &case.url, Some(&tok[case.who]), case.body.as_deref(), &[]).await;
-        let text = body.to_string();
-        let mut why = Vec::new();
-        if status.as_u16() != case.status {
-            why.push(format!("status {} (want {})", status.as_u16(), case.status));
-        }
-        for h in case.has {
-            if !text.contains(h) {
-                why.push(format!("missing {h:?}"));
-            }
-        }
-        if !why.is_empty() {
-            failures.push(format!("{}: {} — {}", case.name, why.join("; "), &text[..text.len().min(300)]));
-        }
-    }
-    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n"));
-}
 
 fn id(v: &Value) -> String {
     v["data"]["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
@@ -60,7 +21,7 @@ const DB: &str = "/api/blade-system/dict-biz";
 #[tokio::test]
 async fn business_dictionaries() {
     let app = App::new();
-    let tok = tokens(&app).await;
+    let tok = admin_tokens(&app).await;
     let (s, v) = app.post(&format!("{DB}/submit"), &tok[A], r#"{"code":"room_type","dictValue":"房型","sort":1}"#).await;
     assert_eq!(s, 200, "{v}");
     let parent = id(&v);
@@ -105,7 +66,7 @@ async fn business_dictionaries() {
         c("platform dict tree", "GET", "/api/blade-system/dict/tree?code=DICT", P, None, 200, &["model_status"]),
         c("platform dict parent-list", "GET", "/api/blade-system/dict/parent-list?size=100", P, None, 200, &["is_sealed"]),
     ];
-    run(&app, &tok, &cases).await;
+    run_cases(&app, &tok, &cases).await;
     // The seeded platform dictionaries are sealed.
     let (_, v) = app.get("/api/blade-system/dict/parent-list?code_equal=sex", &tok[P]).await;
     let sex = v["data"]["records"][0]["id"].as_str().unwrap().to_string();
@@ -123,7 +84,7 @@ const T: &str = "/api/blade-system/tenant";
 #[tokio::test]
 async fn tenants_need_a_first_admin_password() {
     let app = App::new();
-    let tok = tokens(&app).await;
+    let tok = admin_tokens(&app).await;
     let cases = [
         c("password required", "POST", format!("{T}/submit"), P, Some(r#"{"tenantName":"新租户"}"#), 400, &["请输入 password"]),
         c("confirmation required", "POST", format!("{T}/submit"), P, Some(r#"{"tenantName":"新租户","password":"Pw#12345"}"#), 400, &["password2"]),
@@ -142,7 +103,7 @@ async fn tenants_need_a_first_admin_password() {
         c("code records are platform-only", "POST", "/api/blade-develop/code/submit", A, Some(r#"{"codeName":"x","modelName":"x","fields":[]}"#), 403, &[]),
         c("datasource records are platform-only", "POST", "/api/blade-develop/datasource/submit", A, Some(r#"{"name":"x","driverClass":"x","url":"x","username":"x","password":"x"}"#), 403, &[]),
     ];
-    run(&app, &tok, &cases).await;
+    run_cases(&app, &tok, &cases).await;
     let (s, v) = app.post(&format!("{T}/submit"), &tok[P], r#"{"tenantName":"新租户","domain":"NEW.localhost","password":"First#Admin1","password2":"First#Admin1"}"#).await;
     assert_eq!(s, 200, "{v}");
     let tid = v["data"]["tenantId"].as_str().unwrap().to_string();
@@ -180,7 +141,7 @@ async fn tenants_need_a_first_admin_password() {
 #[tokio::test]
 async fn posts_departments_clients_regions() {
     let app = App::new();
-    let tok = tokens(&app).await;
+    let tok = admin_tokens(&app).await;
     let (s, v) = app.post("/api/blade-system/post/submit", &tok[A], r#"{"category":1,"postCode":"pm","postName":"项目经理"}"#).await;
     assert_eq!(s, 200, "{v}");
     let post = id(&v);
@@ -219,7 +180,7 @@ async fn posts_departments_clients_regions() {
         c("client add", "POST", "/api/blade-system/client/submit", P, Some(r#"{"clientId":"erp","clientSecret":"Erp#Secret7"}"#), 200, &["erp"]),
         c("client list hides secrets", "GET", "/api/blade-system/client/list", P, None, 200, &["saber", "erp"]),
     ];
-    run(&app, &tok, &cases).await;
+    run_cases(&app, &tok, &cases).await;
     // Moving a department moves its subtree's ancestors.
     let (s, v) = app.post("/api/blade-system/dept/submit", &tok[A], &format!(r#"{{"id":"{child}","parentId":"0"}}"#)).await;
     assert_eq!(s, 200, "{v}");
@@ -251,7 +212,7 @@ async fn posts_departments_clients_regions() {
 #[tokio::test]
 async fn notices_attachments_and_messages() {
     let app = App::new();
-    let tok = tokens(&app).await;
+    let tok = admin_tokens(&app).await;
     let xss = r#"{"title":"通知","category":1,"content":"<p onmouseover=\"alert(1)\">hi</p><script>alert(document.cookie)</script><img src=x onerror=alert(2)><a href=\"javascript:alert(3)\">x</a><b>保留</b>"}"#;
     let (s, v) = app.post("/api/blade-desk/notice/submit", &tok[A], xss).await;
     assert_eq!(s, 200, "{v}");
@@ -302,7 +263,7 @@ async fn notices_attachments_and_messages() {
         c("sms needs phones", "POST", "/api/blade-resource/sms/send-message?code=notify", P, None, 400, &["phones"]),
         c("sms send needs the code", "POST", "/api/blade-resource/sms/send-message?code=notify&phones=13800138000", A, None, 403, &["sms_send"]),
     ];
-    run(&app, &tok, &cases).await;
+    run_cases(&app, &tok, &cases).await;
     let (_, v) = app.get("/api/blade-resource/oss/list", &tok[P]).await;
     let text = v.to_string();
     assert!(!text.contains("SK-HIDDEN-9") && !text.contains("AK-VISIBLE-NOT"), "keys are write-only");
@@ -326,7 +287,7 @@ async fn notices_attachments_and_messages() {
 #[tokio::test]
 async fn logs_are_written_redacted_and_pruned() {
     let app = App::new();
-    let tok = tokens(&app).await;
+    let tok = admin_tokens(&app).await;
     let secret = "Sup3r#Secret!Pw";
     let md5 = zhizhuang::auth::password::md5_hex(secret);
     let (s, _) = app.sign_in_body(A, "admin", secret).await;
@@ -363,7 +324,7 @@ async fn logs_are_written_redacted_and_pruned() {
         c("api log read-only", "POST", "/api/blade-log/api/submit", A, Some("{}"), 404, &["接口不存在"]),
         c("api log bad filter", "GET", "/api/blade-log/api/list?params=x", A, None, 400, &["params"]),
     ];
-    run(&app, &tok, &cases).await;
+    run_cases(&app, &tok, &cases).await;
     // Retention: nothing is pruned within the window; everything older goes.
     let now = store::now_millis();
     assert_eq!(zhizhuang::logsink::prune(&app.st.store, &app.st.res, 90, now).unwrap(), 0);
@@ -376,7 +337,7 @@ async fn logs_are_written_redacted_and_pruned() {
 #[tokio::test]
 async fn server_errors_reach_the_error_log() {
     let app = App::new();
-    let tok = tokens(&app).await;
+    let tok = admin_tokens(&app).await;
     // The server's own middleware stack around a handler that panics: the answer is the generic 500 and the
     // error log (the platform's) holds the cause with the request id; the api log holds the call.
     let router = axum::Router::new()
@@ -412,7 +373,7 @@ const GEN: &str = r#"{"codeName":"供应商","modelName":"supplier","menuGroup":
 #[tokio::test]
 async fn code_generation_end_to_end() {
     let app = App::new();
-    let tok = tokens(&app).await;
+    let tok = admin_tokens(&app).await;
     let (s, v) = app.post("/api/blade-develop/code/submit", &tok[P], GEN).await;
     assert_eq!(s, 200, "{v}");
     let code = id(&v);
@@ -441,7 +402,7 @@ async fn code_generation_end_to_end() {
         c("copy", "POST", format!("/api/blade-develop/code/copy?id={code}"), P, None, 200, &["supplier_copy"]),
         c("reports", "GET", "/api/blade-report/report/rest/list", P, None, 200, &["\"total\":4", "项目统计报表"]),
     ];
-    run(&app, &tok, &cases).await;
+    run_cases(&app, &tok, &cases).await;
     let (s, v) = app.req("POST", &format!("/api/blade-develop/code/gen-code?ids={code}"), Some(&tok[P]), None, &[]).await;
     assert_eq!(s, 200, "generating again is idempotent: {v}");
     let (_, v) = app.get("/api/blade-report/report/rest/list", &tok[P]).await;

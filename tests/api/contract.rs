@@ -1,64 +1,14 @@
 //! Scenario tables for the wire contract: envelope, paging, filters, sorts, ids, dates and the error table.
 use serde_json::Value;
 
-use crate::support::App;
+use crate::support::{App, Case, admin_tokens, case, run_cases};
 
-/// One row: who calls (None = no token, Some(tenant) = that tenant's admin), the request, and the expectations.
-struct Case {
-    name: &'static str,
-    method: &'static str,
-    url: &'static str,
-    who: Option<&'static str>,
-    body: Option<&'static str>,
-    headers: &'static [(&'static str, &'static str)],
-    status: u16,
-    has: &'static [&'static str],
-    lacks: &'static [&'static str],
-}
-
-const fn c(name: &'static str, method: &'static str, url: &'static str, who: Option<&'static str>, body: Option<&'static str>, status: u16, has: &'static [&'static str]) -> Case {
-    Case { name, method, url, who, body, headers: &[], status, has, lacks: &[] }
+fn c(name: &'static str, method: &'static str, url: &'static str, who: Option<&'static str>, body: Option<&'static str>, status: u16, has: &'static [&'static str]) -> Case {
+    case(name, method, url, who, body, status, has)
 }
 
 const A: Option<&str> = Some("157270");
 const P: &str = "/api/blade-system/param";
-
-async fn run(app: &App, cases: &[Case]) {
-    let mut tokens = std::collections::HashMap::new();
-    for t in ["000000", "157270", "741487"] {
-        tokens.insert(t, app.admin(t).await);
-    }
-    let mut failures = Vec::new();
-    for case in cases {
-        let token = case.who.map(|t| tokens[t].as_str());
-        let (status, body) = app.req(case.method, case.url, token, case.body, case.headers).await;
-        let text = body.to_string();
-        let mut why = Vec::new();
-        if status.as_u16() != case.status {
-            why.push(format!("status {} (want {})", status.as_u16(), case.status));
-        }
-        for h in case.has {
-            if !text.contains(h) {
-                why.push(format!("missing {h:?}"));
-            }
-        }
-        for l in case.lacks {
-            if text.contains(l) {
-                why.push(format!("must not contain {l:?}"));
-            }
-        }
-        if body.is_object() && body.get("code").is_some() {
-            let code = body["code"].as_u64().unwrap_or(0);
-            if code != status.as_u16() as u64 || body["success"] != Value::Bool(code == 200) {
-                why.push("envelope code/success disagree with the status".into());
-            }
-        }
-        if !why.is_empty() {
-            failures.push(format!("{}: {} — body {}", case.name, why.join("; "), &text[..text.len().min(300)]));
-        }
-    }
-    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n"));
-}
 
 #[tokio::test]
 async fn parameter_resource_and_bad_input() {
@@ -112,7 +62,7 @@ async fn parameter_resource_and_bad_input() {
         c("field schema", "GET", "/api/blade-system/param/schema", A, None, 200, &["\"paramName\"", "\"required\":true", "\"api\":\"/api/blade-system/param\"", "参数名称"]),
         c("other tenant sees none", "GET", "/api/blade-system/param/list", Some("741487"), None, 200, &["\"total\":0"]),
     ];
-    run(&app, &cases).await;
+    run_cases(&app, &admin_tokens(&app).await, &cases).await;
 
     // Ids are strings, dates are yyyy-MM-dd HH:mm:ss, and an update changes only what it sends.
     let token = app.admin("157270").await;

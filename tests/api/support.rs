@@ -145,3 +145,58 @@ impl App {
         self.st.perms.invalidate();
     }
 }
+
+/// One scenario row: who calls (None: no token; Some(tenant): that tenant's admin), the request, the status the
+/// answer must have and fragments its body must contain.
+pub struct Case {
+    pub name: &'static str,
+    pub method: &'static str,
+    pub url: String,
+    pub who: Option<&'static str>,
+    pub body: Option<String>,
+    pub status: u16,
+    pub has: &'static [&'static str],
+}
+
+pub fn case(name: &'static str, method: &'static str, url: impl Into<String>, who: Option<&'static str>, body: Option<&str>, status: u16, has: &'static [&'static str]) -> Case {
+    Case { name, method, url: url.into(), who, body: body.map(str::to_string), status, has }
+}
+
+/// The admin token of each seeded tenant (000000, 157270, 741487).
+pub async fn admin_tokens(app: &App) -> std::collections::HashMap<&'static str, String> {
+    let mut t = std::collections::HashMap::new();
+    for x in ["000000", "157270", "741487"] {
+        t.insert(x, app.admin(x).await);
+    }
+    t
+}
+
+/// Runs every row, then fails once listing each row that did not hold with its answer. Every Blade envelope must
+/// also agree with its HTTP status (code equals the status, success exactly when 200).
+pub async fn run_cases(app: &App, tokens: &std::collections::HashMap<&'static str, String>, cases: &[Case]) {
+    let mut failures = Vec::new();
+    for case in cases {
+        let token = case.who.map(|t| tokens[t].as_str());
+        let (status, body) = app.req(case.method, &case.url, token, case.body.as_deref(), &[]).await;
+        let text = body.to_string();
+        let mut why = Vec::new();
+        if status.as_u16() != case.status {
+            why.push(format!("status {} (want {})", status.as_u16(), case.status));
+        }
+        for h in case.has {
+            if !text.contains(h) {
+                why.push(format!("missing {h:?}"));
+            }
+        }
+        if body.is_object() && body.get("code").is_some() {
+            let code = body["code"].as_u64().unwrap_or(0);
+            if code != status.as_u16() as u64 || body["success"] != Value::Bool(code == 200) {
+                why.push("envelope code/success disagree with the status".into());
+            }
+        }
+        if !why.is_empty() {
+            failures.push(format!("{}: {} — body {}", case.name, why.join("; "), &text[..text.len().min(300)]));
+        }
+    }
+    assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n"));
+}
