@@ -45,6 +45,23 @@ test('style objects: px for numbers, unitless properties, custom properties, esc
     h('td', { style: { width: '10%' }, className: 'c' }, 'x'), h('td', { style: {} }, 'y')));
 });
 
+test('svg shapes: aliases, numbers, titles written in place inside svg', () => {
+  const shapes = [
+    h('path', { key: 1, d: 'M0,0L10,10Z', fill: '#fff', stroke: '#fff', strokeWidth: 0.8 / 3 }, h('title', null, `广东 ${12}`)),
+    h('path', { key: 2, d: 'M1,1', fill: 'red' }, h('title', null, ['a<b']), h('title', null, 7)),
+    h('g', { key: 3, transform: 'translate(1.5,2)', className: 'x' },
+      h('circle', { r: 14 / 3, fill: '#F56C6C', fillOpacity: 0.75, strokeLinecap: 'round' }),
+      h('text', { y: -17.123456789, fontSize: 15, textAnchor: 'middle', dominantBaseline: 'central' }, `${1}. 广东`, '!')),
+  ];
+  const svg = h('svg', { viewBox: '0 0 800 600', role: 'img', 'aria-label': 'm' }, shapes);
+  const html = renderToString(svg);
+  expect(hostMarkup(shapes, true)).toBe(html.slice(html.indexOf('>') + 1, -'</svg>'.length));
+  // A <title> outside svg is a document title to React (hoisted): left to React.
+  expect(hostMarkup(h('div', null, h('title', null, 't')))).toBeNull();
+  expect(hostMarkup(h('svg', null, h('title', null, 't')))).toBe(renderToString(h('svg', null, h('title', null, 't'))));
+  expect(hostMarkup(h('path', { d: 'M0', foo: 1 }), true)).toBeNull();
+});
+
 test('inputs write checked and value after the other attributes, as React does', () => {
   same(h('tr', null, h('td', null,
     h('input', { value: 'v"<', type: 'text', readOnly: true, placeholder: 'p' }),

@@ -22,15 +22,26 @@ const GENERIC = new Set([
   'caption', 'b', 'i', 'em', 'strong', 'small', 'mark', 'code', 'kbd', 'label', 'section', 'header', 'footer',
   'nav', 'aside', 'main', 'article', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'time', 'abbr', 's', 'u', 'sub', 'sup',
   'button', 'input', 'a',
+  // svg shapes (React writes them through the same generic path; titles are special, see below)
+  'svg', 'g', 'path', 'circle', 'ellipse', 'rect', 'line', 'polyline', 'polygon', 'text', 'tspan',
 ]);
 /** Attributes written as given (escaped), skipped when boolean. */
-const PLAIN = new Set(['id', 'title', 'type', 'scope', 'colSpan', 'lang', 'placeholder', 'autoComplete', 'headers', 'inputMode', 'target', 'rel']);
+const PLAIN = new Set([
+  'id', 'title', 'type', 'scope', 'colSpan', 'lang', 'placeholder', 'autoComplete', 'headers', 'inputMode', 'target', 'rel',
+  'width', 'height', 'viewBox', 'd', 'fill', 'stroke', 'transform', 'r', 'cx', 'cy', 'rx', 'ry', 'x', 'y', 'x1', 'y1', 'x2', 'y2',
+  'dx', 'dy', 'points', 'opacity',
+]);
 /** React replaces such links with one that throws; left to React. */
 const JAVASCRIPT_URL = /^[\u0000-\u001F ]*j[\r\n\t]*a[\r\n\t]*v[\r\n\t]*a[\r\n\t]*s[\r\n\t]*c[\r\n\t]*r[\r\n\t]*i[\r\n\t]*p[\r\n\t]*t[\r\n\t]*:/i;
 /** Written as name="" when truthy. */
 const BOOLEAN = new Set(['disabled', 'hidden', 'readOnly', 'required']);
 /** Attributes whose names change. */
-const RENAMED: Record<string, string> = { className: 'class', tabIndex: 'tabindex' };
+const RENAMED: Record<string, string> = {
+  className: 'class', tabIndex: 'tabindex',
+  // React's svg aliases (the ones the screens use)
+  strokeWidth: 'stroke-width', strokeOpacity: 'stroke-opacity', strokeLinecap: 'stroke-linecap', strokeLinejoin: 'stroke-linejoin',
+  fillOpacity: 'fill-opacity', fillRule: 'fill-rule', fontSize: 'font-size', textAnchor: 'text-anchor', dominantBaseline: 'dominant-baseline',
+};
 /** Props React treats as form fields or actions (name goes after the other attributes): not supported here. */
 const FORM = new Set(['name', 'formAction', 'formEncType', 'formMethod', 'formTarget']);
 
@@ -136,6 +147,8 @@ class Writer {
   out: string[] = [];
   /** Whether the last thing written was text (React separates adjacent texts with <!-- -->). */
   text = false;
+  /** Inside an <svg>: where React writes <title> in place (elsewhere it hoists titles to the head). */
+  svg = false;
 
   node(n: unknown) {
     if (n == null || typeof n === 'boolean') return;
@@ -154,6 +167,7 @@ class Writer {
     if ((n as { $$typeof?: unknown }).$$typeof !== ELEMENT) throw UNSUPPORTED;
     const props = n.props as Record<string, unknown>;
     if (n.type === Fragment) return this.node(props.children);
+    if (n.type === 'title' && this.svg) return this.title(props);
     if (typeof n.type !== 'string' || !GENERIC.has(n.type)) throw UNSUPPORTED;
     this.element(n.type, props);
   }
@@ -207,8 +221,31 @@ class Writer {
     }
     out.push('>');
     this.text = false;
+    const outer = this.svg;
+    if (tag === 'svg') this.svg = true;
     this.node(children);
+    this.svg = outer;
     out.push('</', tag, '>');
+    this.text = false;
+  }
+
+  /** An svg <title>: its one text child written whole, no separators (React's pushTitleImpl). */
+  title(props: Record<string, unknown>) {
+    let text: unknown = props.children;
+    if (Array.isArray(text)) text = text.length < 2 ? text[0] : null;
+    if (text != null && typeof text !== 'string' && typeof text !== 'number') throw UNSUPPORTED;
+    const out = this.out;
+    out.push('<title');
+    for (const key of Object.keys(props)) {
+      const v = props[key];
+      if (key === 'children' || v == null) continue;
+      const kd = kind(key);
+      if (kd.k === 1 /* Text */) { if (!invisible(v) && typeof v !== 'boolean') out.push(kd.open, escapeHtml(v), '"'); }
+      else if (kd.k !== 0 /* Skip */) throw UNSUPPORTED;
+    }
+    out.push('>');
+    if (text != null) out.push(escapeHtml('' + text));
+    out.push('</title>');
     this.text = false;
   }
 }
@@ -217,8 +254,9 @@ class Writer {
  * The HTML React's renderToString writes for `children` placed inside a host element, or null
  * when the subtree holds anything but plain host elements and text of the supported subset.
  */
-export function hostMarkup(children: ReactNode): string | null {
+export function hostMarkup(children: ReactNode, inSvg = false): string | null {
   const w = new Writer();
+  w.svg = inSvg;
   try {
     w.node(children);
   } catch (e) {

@@ -1,4 +1,4 @@
-// A host element whose children are plain host elements and text (table bodies, menu lists).
+// A host element whose children are plain host elements and text (table bodies, menu lists, map shapes).
 // On the server the children are written by lib/markup (the same HTML as React's renderer,
 // about a quarter of the cost in QuickJS); in the browser React renders and hydrates them as usual, so
 // handlers and state work unchanged. Children outside markup's subset render through React.
@@ -13,7 +13,7 @@ export const hostOptions = { markup: typeof document === 'undefined', fallbacks:
 
 export function Host({ tag, children, ...rest }: { tag: string; children?: ReactNode } & Record<string, unknown>) {
   if (hostOptions.markup) {
-    const html = hostMarkup(children);
+    const html = hostMarkup(children, tag === 'svg');
     if (html !== null) return createElement(tag, { ...rest, dangerouslySetInnerHTML: { __html: html } });
     hostOptions.fallbacks++;
   }

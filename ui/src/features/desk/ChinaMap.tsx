@@ -5,7 +5,7 @@
 // country; each level doubles the scale around the centre (level z -> scale 2^(z-5)), 3..8.
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Group } from '@visx/group';
+import { Host } from '../../components/ui/host';
 import { PROVINCES, VIEW } from './geo/paths';
 import { BUS, PERIODS, projectCounts, top5Of6, type Bu, type Period } from './sample';
 
@@ -62,8 +62,8 @@ export function ChinaMap({ today }: { today: string }) {
           <button type="button" className="btn" aria-label={t('desk.zoomIn')} disabled={zoom >= MAX_ZOOM} onClick={() => setZoom(zoom + 1)}>+</button>
         </span>
       </div>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={t('desk.mapLabel', { date })} className="desk-map-svg">
-        <Group transform={transform}>
+      <Host tag="svg" viewBox={`0 0 ${W} ${H}`} role="img" aria-label={t('desk.mapLabel', { date })} className="desk-map-svg">
+        <g className="visx-group" transform={transform}>
           {PROVINCES.map(([code, name, , , d]) => (
             <path key={code} d={d} fill={fill(byCode.get(code) ?? 0)} stroke="#fff" strokeWidth={0.8 / k}>
               <title>{`${name} ${byCode.get(code) ?? 0}`}</title>
@@ -75,8 +75,8 @@ export function ChinaMap({ today }: { today: string }) {
               <text y={-radius(r.value) / k - 3 / k} fontSize={15 / k} textAnchor="middle" fill="#303133">{`${i + 1}. ${r.name}`}</text>
             </g>
           ))}
-        </Group>
-      </svg>
+        </g>
+      </Host>
       <ol className="desk-top5" aria-label={t('desk.top5')}>
         {top.map((r) => <li key={r.code}>{r.name}<span>{t('desk.projects', { n: r.value })}</span></li>)}
       </ol>
