@@ -1,7 +1,6 @@
 //! Dictionaries: `dict` (platform-wide) and `dictbiz` (per tenant) share these handlers. A dictionary is a
 //! parent row (`parentId = 0`, `dictKey = -1`) plus child rows that inherit its `code`. Sealed entries
 //! (`isSealed = 1`) cannot be changed or removed; removing a parent removes its children.
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
@@ -12,6 +11,7 @@ use serde_json::{Map, Value, json};
 use store::ResourceDef;
 
 use crate::api::crud;
+use crate::api::tree::{self, id as idv};
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind, Lang};
 use crate::http::{AnyParams, JsonObject, QueryPairs, json_bytes, ok};
@@ -62,44 +62,23 @@ async fn tree(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs,
     Ok(ok(forest(&rows, "dictValue")))
 }
 
-fn idv(m: &Map<String, Value>, k: &str) -> u64 {
-    m.get(k).and_then(store::parse_id_value).unwrap_or(0)
-}
-
 /// Rows with `id`/`parentId` as a forest of `{id, parentId, title, key, value, hasChildren, children}`, by sort.
 pub fn forest(rows: &[Map<String, Value>], title: &str) -> Vec<Value> {
-    let ids: std::collections::HashSet<u64> = rows.iter().map(|r| idv(r, "id")).collect();
-    let mut kids: HashMap<u64, Vec<&Map<String, Value>>> = HashMap::new();
-    for r in rows {
-        let p = idv(r, "parentId");
-        kids.entry(if ids.contains(&p) { p } else { 0 }).or_default().push(r);
-    }
-    for list in kids.values_mut() {
-        list.sort_by_key(|r| (r.get("sort").and_then(Value::as_i64).unwrap_or(0), idv(r, "id")));
-    }
-    fn build(p: u64, kids: &HashMap<u64, Vec<&Map<String, Value>>>, title: &str, depth: usize) -> Vec<Value> {
-        let Some(list) = kids.get(&p) else { return Vec::new() };
-        list.iter()
-            .map(|r| {
-                let id = idv(r, "id");
-                let children = if depth < 32 { build(id, kids, title, depth + 1) } else { Vec::new() };
-                let mut n = json!({
-                    "id": id.to_string(), "parentId": idv(r, "parentId").to_string(), "title": r.get(title),
-                    "key": id.to_string(), "value": id.to_string(), "hasChildren": !children.is_empty(),
-                });
-                for k in ["code", "dictKey", "sort"] {
-                    if let Some(v) = r.get(k) {
-                        n[k] = v.clone();
-                    }
-                }
-                if !children.is_empty() {
-                    n["children"] = Value::Array(children);
-                }
-                n
-            })
-            .collect()
-    }
-    build(0, &kids, title, 0)
+    tree::build(rows, &|r| {
+        let id = idv(r, "id").to_string();
+        let mut n = Map::new();
+        n.insert("id".into(), json!(id));
+        n.insert("parentId".into(), json!(idv(r, "parentId").to_string()));
+        n.insert("title".into(), r.get(title).cloned().unwrap_or(Value::Null));
+        n.insert("key".into(), json!(id));
+        n.insert("value".into(), json!(id));
+        for k in ["code", "dictKey", "sort"] {
+            if let Some(v) = r.get(k) {
+                n.insert(k.into(), v.clone());
+            }
+        }
+        n
+    })
 }
 
 /// GET `dict/dictionary?code=`: the entries of one dictionary, sorted, labels in the client's language. Any

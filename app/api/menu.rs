@@ -5,6 +5,7 @@ use axum::extract::State;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
+use crate::api::tree::id;
 use crate::auth::session::Session;
 use crate::error::{ApiResult, Lang};
 use crate::http::ok;
@@ -13,10 +14,6 @@ use crate::state::AppState;
 async fn menus(st: &AppState) -> ApiResult<Vec<Map<String, Value>>> {
     let st2 = st.clone();
     st.read(move |r| r.all(&st2.res.get("menu"), store::PLATFORM_TENANT)).await
-}
-
-fn id(m: &Map<String, Value>, k: &str) -> u64 {
-    m.get(k).and_then(store::parse_id_value).unwrap_or(0)
 }
 
 /// The granted nodes of `category` plus all their ancestors, as a forest sorted by `sort`.

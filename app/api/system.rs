@@ -9,15 +9,12 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use store::ResourceDef;
 
+use crate::api::tree::id as idv;
 use crate::api::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
 use crate::state::AppState;
-
-fn idv(m: &Map<String, Value>, k: &str) -> u64 {
-    m.get(k).and_then(store::parse_id_value).unwrap_or(0)
-}
 
 fn param<'a>(q: &'a [(String, String)], k: &str) -> Option<&'a str> {
     q.iter().rev().find(|(key, _)| key == k).map(|(_, v)| v.trim()).filter(|v| !v.is_empty())
