@@ -150,7 +150,7 @@ class Writer {
   /** Inside an <svg>: where React writes <title> in place (elsewhere it hoists titles to the head). */
   svg = false;
 
-  node(n: unknown) {
+  node(n: unknown): void {
     if (n == null || typeof n === 'boolean') return;
     if (typeof n === 'string' || typeof n === 'number' || typeof n === 'bigint') {
       const s = '' + n;
@@ -164,12 +164,13 @@ class Writer {
       for (let i = 0; i < n.length; i++) this.node(n[i]);
       return;
     }
-    if ((n as { $$typeof?: unknown }).$$typeof !== ELEMENT) throw UNSUPPORTED;
-    const props = n.props as Record<string, unknown>;
-    if (n.type === Fragment) return this.node(props.children);
-    if (n.type === 'title' && this.svg) return this.title(props);
-    if (typeof n.type !== 'string' || !GENERIC.has(n.type)) throw UNSUPPORTED;
-    this.element(n.type, props);
+    const el = n as { $$typeof?: unknown; type?: unknown; props?: Record<string, unknown> };
+    if (el.$$typeof !== ELEMENT) throw UNSUPPORTED;
+    const props = el.props ?? {};
+    if (el.type === Fragment) return this.node(props.children);
+    if (el.type === 'title' && this.svg) return this.title(props);
+    if (typeof el.type !== 'string' || !GENERIC.has(el.type)) throw UNSUPPORTED;
+    this.element(el.type, props);
   }
 
   element(tag: string, props: Record<string, unknown>) {

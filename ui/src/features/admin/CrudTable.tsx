@@ -6,7 +6,7 @@
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useProps } from '../../app';
-import { Confirm } from '../../components/ui/dialog';
+import { useRemove } from '../crud/useRemove';
 import { useToast } from '../../components/ui/toast';
 import { Host } from '../../components/ui/host';
 import { get, post, ApiError } from '../../lib/api';
@@ -93,7 +93,6 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
   // The server's rows stand for the first list call; every later change fetches.
   const seeded = useRef(firstPage !== undefined);
   const [dialog, setDialog] = useState<{ mode: Mode; row?: any; parent?: any } | null>(null);
-  const [confirmIds, setConfirmIds] = useState<string[] | null>(null);
   const [tick, setTick] = useState(0);
   const reload = () => setTick((x) => x + 1);
   const treeFields = cfg.fields.filter((f) => f.type === 'tree' && f.tree);
@@ -134,21 +133,8 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
   }, [data]);
   const ctx: Ctx = { selected, rows: flatAll, reload, can, query: { ...(cfg.params ?? {}), ...applied } };
 
-  const askDelete = (ids: string[]) => {
-    if (!ids.length) return toast(t('crud.selectOne'), 'warning');
-    if (cfg.sealed && flatAll.some((r) => ids.includes(String(r.id)) && isSealed(r))) return toast(t('adm.sealed'), 'warning');
-    setConfirmIds(ids);
-  };
-  const remove = async () => {
-    try {
-      await post(cfg.api + '/remove', undefined, { ids: confirmIds!.join(',') });
-      toast(t('crud.deleted'));
-      setSelected([]);
-      reload();
-    } catch (e) {
-      toast(e instanceof ApiError ? t(e.message) : t('err.unknown'), 'error');
-    }
-  };
+  const { ask: askDelete, confirm } = useRemove(cfg.api, () => { setSelected([]); reload(); },
+    (ids) => (cfg.sealed && flatAll.some((r) => ids.includes(String(r.id)) && isSealed(r)) ? 'adm.sealed' : null));
   const openDialog = async (mode: Mode, row?: any, parent?: any) => {
     setDialog({ mode, row, parent });
     if (row?.id != null) {
@@ -277,7 +263,7 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
           fields={cfg.fields} mode={dialog.mode} initial={initial} width={cfg.dialogWidth ?? 880} dicts={dicts} trees={trees}
           onClose={() => setDialog(null)} onSave={save} />
       )}
-      <Confirm open={confirmIds !== null} onOpenChange={(o) => { if (!o) setConfirmIds(null); }} text={t('crud.deleteConfirm')} onConfirm={remove} />
+      {confirm}
     </section>
   );
 }

@@ -4,8 +4,8 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
 import type { Field, ResourceSchema } from '../../types';
-import { post, qs, ApiError, headers, errorMessage } from '../../lib/api';
-import { Confirm } from '../../components/ui/dialog';
+import { qs, headers, errorMessage } from '../../lib/api';
+import { useRemove } from './useRemove';
 import { useToast } from '../../components/ui/toast';
 import { FormDialog } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
@@ -35,7 +35,6 @@ export function ListPage() {
   const [filters, setFilters] = useState<Record<string, string>>(() => ({ ...query }));
   const [selected, setSelected] = useState<string[]>([]);
   const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
-  const [confirmIds, setConfirmIds] = useState<string[] | null>(null);
   const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
   const cols = res.fields.filter((f) => f.list);
   const searchFields = res.fields.filter((f) => f.search);
@@ -47,20 +46,7 @@ export function ListPage() {
     navigate(path + qs(q));
   };
   const reload = () => navigate(props.url, { replace: true });
-  const askDelete = (ids: string[]) => {
-    if (!ids.length) return toast(t('crud.selectOne'), 'warning');
-    setConfirmIds(ids);
-  };
-  const remove = async () => {
-    try {
-      await post(res.api + '/remove', undefined, { ids: confirmIds!.join(',') });
-      toast(t('crud.deleted'));
-      setSelected([]);
-      reload();
-    } catch (e) {
-      toast(e instanceof ApiError ? t(e.message) : t('err.unknown'), 'error');
-    }
-  };
+  const { ask: askDelete, confirm } = useRemove(res.api, () => { setSelected([]); reload(); });
   /** Excel of the current filter: fetched with the Blade-Auth header (tokens never go in URLs), saved as a file. */
   const exportExcel = async () => {
     try {
@@ -149,7 +135,7 @@ export function ListPage() {
       </div>
       <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={go} />
       {dialog && <FormDialog resource={res} mode={dialog.mode} row={dialog.row} onClose={() => setDialog(null)} onSaved={(added) => { toast(t(added ? 'crud.added' : 'crud.updated')); setDialog(null); reload(); }} />}
-      <Confirm open={confirmIds !== null} onOpenChange={(o) => { if (!o) setConfirmIds(null); }} text={t('crud.deleteConfirm')} onConfirm={remove} />
+      {confirm}
     </section>
   );
 }
