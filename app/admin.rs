@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use store::{Store, StoreError};
 
 use crate::auth::password;
-use crate::resources::Resources;
+use crate::engine::resources::Resources;
 
 pub const SOCKET: &str = "admin.sock";
 

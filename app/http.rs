@@ -56,6 +56,8 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         .unwrap_or_else(|| req.uri().path().chars().take(200).collect());
     let ctx = ReqCtx::default();
     req.extensions_mut().insert(ctx.clone());
+    // The route guards (`engine::routes`) read the state from here.
+    req.extensions_mut().insert(st.clone());
     req.extensions_mut().insert(lang);
     let mut resp = next.run(req).await;
     let rendered = resp.extensions().get::<Rendered>().cloned();

@@ -5,13 +5,12 @@ pub mod assets;
 pub mod auth;
 pub mod cache;
 pub mod cli;
+pub mod engine;
 pub mod error;
 pub mod http;
-pub mod listq;
 pub mod logsink;
 pub mod openapi;
 pub mod pages;
-pub mod resources;
 pub mod seed;
 pub mod serve;
 pub mod state;
@@ -33,7 +32,7 @@ pub fn router(st: AppState) -> Router {
     api::routes(&st)
         .route("/static/{*path}", get(static_file))
         .route("/assets/{name}", get(pages::asset))
-        .route("/files/{tenant}/{key}", get(api::files::download))
+        .route("/files/{tenant}/{key}", get(api::resource::files::download))
         .fallback(pages::fallback)
         .method_not_allowed_fallback(http::method_not_allowed)
         .with_state(st)

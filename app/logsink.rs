@@ -9,7 +9,7 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
 use serde_json::{Map, Value};
 
-use crate::resources::Resources;
+use crate::engine::resources::Resources;
 
 /// Entries waiting at most; beyond that new ones are dropped (and counted).
 const CAPACITY: usize = 10_000;

@@ -1,5 +1,5 @@
 //! `zhizhuang openapi`: the HTTP contract as an OpenAPI 3.1 document, generated from the route table
-//! (`api::ALL`, `api::PUBLIC`) and the built-in resource declarations (`assets/resources/*.json`).
+//! (`api::table`: paths, methods, guards) and the built-in resource declarations (`assets/resources/*.json`).
 //! `openapi.json` at the repository root is this output, committed; `tests/api/openapi.rs` fails when the two
 //! differ, so a route or field change shows up in review (architecture principle 10).
 //!
@@ -9,49 +9,16 @@
 use serde_json::{Map, Value, json};
 use store::{FieldDef, FieldKind, ResourceDef};
 
-use crate::api::{ALL, PUBLIC};
-use crate::resources::Resources;
-
-/// Route prefixes served by one declared resource (longest first where one prefixes another).
-const BASES: &[(&str, &str)] = &[
-    ("/api/blade-system/dict-biz", "dictbiz"),
-    ("/api/blade-system/dict", "dict"),
-    ("/api/blade-system/param", "param"),
-    ("/api/blade-system/topmenu", "topmenu"),
-    ("/api/blade-system/menu", "menu"),
-    ("/api/blade-system/role", "role"),
-    ("/api/blade-system/tenant", "tenant"),
-    ("/api/blade-system/dept", "dept"),
-    ("/api/blade-system/post", "post"),
-    ("/api/blade-system/client", "client"),
-    ("/api/blade-system/region", "region"),
-    ("/api/blade-system/data-scope", "datascope"),
-    ("/api/blade-system/api-scope", "apiscope"),
-    ("/api/blade-resource/oss", "oss"),
-    ("/api/blade-resource/sms", "sms"),
-    ("/api/blade-resource/attach", "attach"),
-    ("/api/blade-desk/notice", "notice"),
-    ("/api/blade-log/error", "log_error"),
-    ("/api/blade-log/usual", "log_usual"),
-    ("/api/blade-log/api", "log_api"),
-    ("/api/blade-log/login", "log_login"),
-    ("/api/blade-develop/code", "code"),
-    ("/api/blade-develop/datasource", "datasource"),
-    ("/api/blade-report/report/rest", "report"),
-    ("/api/blade-user", "user"),
-];
-
-/// The resource a route belongs to and the action after its base (`list`, `detail`, ...).
-fn resource_of(path: &str) -> Option<(&'static str, &str)> {
-    BASES.iter().find_map(|(base, name)| path.strip_prefix(base).and_then(|rest| rest.strip_prefix('/')).map(|a| (*name, a)))
-}
+use crate::engine::RouteInfo;
+use crate::engine::resources::Resources;
 
 pub fn document(res: &Resources) -> Value {
+    let routes = crate::api::table(res);
     let mut paths = Map::new();
-    for (method, path) in ALL {
-        let op = operation(res, method, path);
-        let entry = paths.entry(path.to_string()).or_insert_with(|| json!({}));
-        entry[method.to_ascii_lowercase()] = op;
+    for r in &routes {
+        let op = operation(res, r);
+        let entry = paths.entry(r.path.clone()).or_insert_with(|| json!({}));
+        entry[r.method.to_ascii_lowercase()] = op;
     }
     let mut schemas = Map::new();
     schemas.insert("Envelope".into(), json!({
@@ -74,7 +41,7 @@ pub fn document(res: &Resources) -> Value {
             "current": {"type": "integer"}, "pages": {"type": "integer"}
         }
     }));
-    let mut names: Vec<&str> = BASES.iter().map(|(_, n)| *n).collect();
+    let mut names: Vec<&str> = routes.iter().filter_map(|r| r.resource.as_deref()).collect();
     names.sort_unstable();
     names.dedup();
     for name in names {
@@ -171,8 +138,9 @@ fn query(name: &str, ty: &str, description: &str) -> Value {
     json!({"name": name, "in": "query", "schema": {"type": ty}, "description": description})
 }
 
-fn operation(res: &Resources, method: &str, path: &str) -> Value {
-    let public = PUBLIC.contains(&path);
+fn operation(res: &Resources, r: &RouteInfo) -> Value {
+    let (method, path) = (r.method, r.path.as_str());
+    let public = r.guard.is_public();
     let tag = path.split('/').nth(2).unwrap_or("api");
     let op_id: String = format!("{}{}", method.to_ascii_lowercase(), path.replace(['/', '-', '{', '}'], "_"));
     let mut params: Vec<Value> = Vec::new();
@@ -183,7 +151,7 @@ fn operation(res: &Resources, method: &str, path: &str) -> Value {
     let mut data = json!({});
     let mut body = Value::Null;
     let mut summary = String::new();
-    if let Some((name, action)) = resource_of(path) {
+    if let Some((name, action)) = r.resource.as_deref().map(|n| (n, r.action.as_str())) {
         if let Some(def) = res.find(name) {
             let item = json!({"$ref": format!("#/components/schemas/{}", schema_name(name))});
             summary = format!("{} · {action}", def.label);
@@ -250,6 +218,7 @@ fn operation(res: &Resources, method: &str, path: &str) -> Value {
         op["security"] = json!([]);
     } else {
         op["security"] = json!([{"BladeAuth": []}]);
+        op["description"] = json!(format!("Allowed: {}; checked before the body is read.", r.guard.describe()));
         responses["401"] = json!({"$ref": "#/components/responses/Unauthorized"});
         responses["403"] = json!({"$ref": "#/components/responses/Forbidden"});
     }

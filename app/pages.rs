@@ -183,7 +183,7 @@ fn document(lang: Lang, body: &str, props: &str) -> String {
 async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&Session>) -> Result<Value, ApiError> {
     let host = crate::http::host_of(h);
     let st2 = st.clone();
-    let tenant = st.read_now(|r| crate::api::tenant::by_domain(r, &st2, &host))?;
+    let tenant = st.read_now(|r| crate::api::system::tenant::by_domain(r, &st2, &host))?;
     let tenant_json = match &tenant {
         Some(t) => json!({"id": t.get("tenantId"), "name": t.get("tenantName"), "knownFromHost": true}),
         None => json!({"id": st.settings.default_tenant, "name": "", "knownFromHost": false}),
@@ -205,7 +205,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         "avatar": Some(u("avatar")).filter(|a| !a.is_empty()).unwrap_or_else(|| crate::auth::token::DEFAULT_AVATAR.into()),
         "tenantId": s.tenant, "roleName": s.role_aliases.join(","), "deptId": u("deptId"),
     });
-    out["menus"] = Value::Array(crate::api::menu::user_routes(st, s, lang).await?);
+    out["menus"] = Value::Array(crate::api::system::menu::user_routes(st, s, lang).await?);
     let mut codes: Vec<&String> = s.perms.codes.iter().collect();
     codes.sort();
     out["permissions"] = json!(codes);
@@ -270,36 +270,36 @@ async fn admin_page(st: &AppState, s: &Session, path: &str, lang: Lang) -> Resul
     let mut page = match code {
         "dict" | "dictbiz" => {
             let def = st.res.get(code);
-            let body = crate::api::dict::scoped_list_body(st, &sa, "current=1&size=10", first(), &def, None).await?;
+            let body = crate::api::system::dict::scoped_list_body(st, &sa, "current=1&size=10", first(), &def, None).await?;
             json!({"kind": "dict", "parents": data_of(&body)?})
         }
         "user" => {
-            let body = crate::api::users::page_body(st, &sa, "current=1&size=10", &first()).await?;
+            let body = crate::api::user::admin::page_body(st, &sa, "current=1&size=10", &first()).await?;
             // The department tree needs `dept`; without it the screen shows no tree, as its own call would.
-            let depts = match crate::api::system::dept_tree_data(st, &at(s, &format!("{SYS}/dept/tree"))).await {
+            let depts = match crate::api::system::org::dept_tree_data(st, &at(s, &format!("{SYS}/dept/tree"))).await {
                 Ok(d) => Value::Array(d),
                 Err(e) if matches!(e.kind, Kind::Forbidden | Kind::ApiScopeDenied) => json!([]),
                 Err(e) => return Err(e),
             };
             json!({"kind": "user", "depts": depts, "users": data_of(&body)?})
         }
-        "role" => json!({"kind": "tree", "rows": crate::api::role::list_data(st, &sa, &[]).await?}),
-        "menu" => json!({"kind": "tree", "rows": crate::api::menus::list_data(st, &sa, &[]).await?}),
+        "role" => json!({"kind": "tree", "rows": crate::api::system::role::list_data(st, &sa, &[]).await?}),
+        "menu" => json!({"kind": "tree", "rows": crate::api::system::menus::list_data(st, &sa, &[]).await?}),
         "dept" => {
             // The same request the screen makes: all departments (the largest page, `UNPAGED_SIZE` in the UI).
-            let size = [("size".to_string(), crate::listq::MAX_SIZE.to_string())];
-            let body = crate::api::crud::list_body(st, &sa, "size=1000", &size, &st.res.get("dept")).await?;
+            let size = [("size".to_string(), crate::engine::listq::MAX_SIZE.to_string())];
+            let body = crate::engine::crud::list_body(st, &sa, "size=1000", &size, &st.res.get("dept")).await?;
             json!({"kind": "tree", "rows": data_of(&body)?})
         }
         _ => {
-            let body = crate::api::crud::list_body(st, &sa, "current=1&size=10", &first(), &st.res.get("tenant")).await?;
+            let body = crate::engine::crud::list_body(st, &sa, "current=1&size=10", &first(), &st.res.get("tenant")).await?;
             json!({"kind": "paged", "data": data_of(&body)?})
         }
     };
     let mut dicts = serde_json::Map::new();
     let def = st.res.get("dict");
     for c in dict_codes {
-        let entries = crate::api::dict::dictionary_data(st, s, &def, c, lang).await?;
+        let entries = crate::api::system::dict::dictionary_data(st, s, &def, c, lang).await?;
         let list: Vec<Value> = entries.into_iter().map(|e| json!({"dictKey": e.get("dictKey"), "dictValue": e.get("dictValue")})).collect();
         dicts.insert(c.to_string(), Value::Array(list));
     }
@@ -330,12 +330,12 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     let raw = url.split_once('?').map(|(_, q)| q).unwrap_or("");
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
     let mut query = if name == "user" {
-        match crate::api::users::user_query(st, s, &pairs).await {
+        match crate::api::user::admin::user_query(st, s, &pairs).await {
             Ok(q) => q,
-            Err(_) => crate::api::users::user_query(st, s, &[]).await?,
+            Err(_) => crate::api::user::admin::user_query(st, s, &[]).await?,
         }
     } else {
-        crate::listq::parse(&def, st.settings.zone, &pairs).or_else(|_| crate::listq::parse(&def, st.settings.zone, &[]))?
+        crate::engine::listq::parse(&def, st.settings.zone, &pairs).or_else(|_| crate::engine::listq::parse(&def, st.settings.zone, &[]))?
     };
     // The user's data scope applies to the first screen exactly as to the list API.
     query.any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
@@ -345,7 +345,7 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     let q: serde_json::Map<String, Value> = pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
     Ok(json!({
         "kind": "list",
-        "resource": crate::api::crud::schema(st, &def, api, lang).await?,
+        "resource": crate::engine::crud::schema(st, &def, api, lang).await?,
         "data": {"records": records, "total": page.total, "size": lim, "current": off / lim + 1, "pages": page.total.div_ceil(lim)},
         "query": q,
     }))

@@ -9,7 +9,7 @@ use store::{Actor, Store, WriteCtx};
 
 use crate::assets::json as asset;
 use crate::auth::password;
-use crate::resources::Resources;
+use crate::engine::resources::Resources;
 
 pub const TENANTS: &[(&str, &str, &str, &str)] = &[
     ("000000", "管理平台", "Platform", "platform.localhost"),

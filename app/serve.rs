@@ -7,7 +7,7 @@ use anyhow::Context;
 use store::{Store, StoreError};
 
 use crate::cli::{LogFormat, ServeArgs};
-use crate::resources::Resources;
+use crate::engine::resources::Resources;
 use crate::state::{AppState, Settings};
 use crate::wire::Zone;
 

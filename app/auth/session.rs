@@ -87,6 +87,10 @@ pub fn bearer(parts: &Parts) -> Option<&str> {
 impl FromRequestParts<AppState> for Session {
     type Rejection = ApiError;
     async fn from_request_parts(parts: &mut Parts, st: &AppState) -> Result<Self, ApiError> {
+        // Admitted by the route's guard already (`engine::routes`): the same session, taken over.
+        if let Some(s) = parts.extensions.remove::<Session>() {
+            return Ok(s);
+        }
         let token = bearer(parts).ok_or_else(|| ApiError::new(Kind::Unauthorized))?;
         let mut s = load(st, token).await?;
         s.path = parts.uri.path().to_string();
@@ -151,8 +155,8 @@ async fn validate(st: &AppState, token: &str, now: i64) -> ApiResult<(Session, i
             {
                 return Ok(None);
             }
-            let Some(tenant) = crate::api::tenant::active(r, &st2, &claims.tid)? else { return Ok(None) };
-            let until = [token_until, head.expires, crate::api::tenant::expiry_millis(&st2, &tenant).unwrap_or(i64::MAX)]
+            let Some(tenant) = crate::api::system::tenant::active(r, &st2, &claims.tid)? else { return Ok(None) };
+            let until = [token_until, head.expires, crate::api::system::tenant::expiry_millis(&st2, &tenant).unwrap_or(i64::MAX)]
                 .into_iter()
                 .min()
                 .unwrap_or(0);

@@ -8,8 +8,13 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
-use zhizhuang::resources::Resources;
+use zhizhuang::engine::resources::Resources;
 use zhizhuang::state::{AppState, Settings};
+
+/// Every served route as the route table registers it (method, path, guard).
+pub fn routes() -> Vec<zhizhuang::engine::RouteInfo> {
+    zhizhuang::api::table(&Resources::load().unwrap())
+}
 
 pub const ADMIN_PW: &str = "Admin#2026";
 pub const BASIC: &str = "Basic c2FiZXI6c2FiZXJfc2VjcmV0";

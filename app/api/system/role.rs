@@ -11,9 +11,10 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 use store::ResourceDef;
 
-use crate::api::crud::{self, parse_id, parse_ids};
-use crate::api::tree;
-use crate::api::users::existing;
+use crate::engine::{Api, Guard};
+use crate::engine::crud::{self, parse_id, parse_ids};
+use crate::api::system::tree;
+use crate::api::user::admin::existing;
 use crate::auth::session::{Session, id_list};
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
@@ -83,6 +84,8 @@ pub async fn tree_by_id(State(st): State<AppState>, s: Session, QueryPairs(q): Q
 
 /// POST submit: alias `administrator` only in tenant 000000; the parent must be a role of this tenant.
 pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject) -> ApiResult<Response> {
+    // The exact code first: nothing of the body is judged for a caller who may not do this.
+    s.require(if crud::body_id(&body)?.is_some() { "role_edit" } else { "role_add" })?;
     tree::strip_root_parent(&mut body);
     let alias = body.get("roleAlias").and_then(Value::as_str).unwrap_or("").trim();
     if alias == "administrator" && s.tenant != store::PLATFORM_TENANT {
@@ -148,7 +151,7 @@ pub async fn grant(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiR
     let scopes = platform_ids(&st, "datascope", p.get("dataScopeIds")).await?;
     let apis = platform_ids(&st, "apiscope", p.get("apiScopeIds")).await?;
     if !s.is_platform_admin() {
-        let all = crate::api::menus::all_menus(&st).await?;
+        let all = crate::api::system::menus::all_menus(&st).await?;
         if all.iter().any(|m| menus.contains(&tree::id(m, "id")) && m.get("platformOnly").and_then(Value::as_i64) == Some(1)) {
             return Err(ApiError::new(Kind::PlatformOnly));
         }
@@ -199,7 +202,7 @@ pub async fn role_tree_keys(State(st): State<AppState>, s: Session, QueryPairs(q
 /// menus the caller holds), and the data and API scopes of those menus under them.
 pub async fn grant_tree(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
     s.require_any(&["role_grant", "role"])?;
-    let menus = crate::api::menus::all_menus(&st).await?;
+    let menus = crate::api::system::menus::all_menus(&st).await?;
     let allowed: Vec<Map<String, Value>> = menus
         .into_iter()
         .filter(|m| s.is_platform_admin() || (m.get("platformOnly").and_then(Value::as_i64) != Some(1) && s.perms.menu_ids.contains(&tree::id(m, "id"))))
@@ -222,4 +225,22 @@ pub async fn grant_tree(State(st): State<AppState>, s: Session) -> ApiResult<Res
         out.insert(k.into(), json!(tree::build(&rows, &tree::select_node("name"))));
     }
     Ok(ok(out))
+}
+
+pub fn routes(api: Api) -> Api {
+    const R: &str = "/api/blade-system/role";
+    let d = api.def("role");
+    let read = Guard::code("role");
+    let picker = Guard::any(&["role", "user"]);
+    api.base(R, "role")
+        .get(format!("{R}/list"), read.clone(), list)
+        .get(format!("{R}/tree"), picker.clone(), select_tree)
+        .get(format!("{R}/roleTree"), picker.clone(), select_tree)
+        .get(format!("{R}/tree-by-id"), picker, tree_by_id)
+        .get(format!("{R}/detail"), read, move |st, s, q| crud::detail(st, s, q, d))
+        .post(format!("{R}/submit"), Guard::any(&["role_add", "role_edit"]), submit)
+        .post(format!("{R}/remove"), Guard::code("role_delete"), remove)
+        .post(format!("{R}/grant"), Guard::code("role_grant"), grant)
+        .get("/api/blade-system/menu/grant-tree", Guard::any(&["role_grant", "role"]), grant_tree)
+        .get("/api/blade-system/menu/role-tree-keys", Guard::any(&["role_grant", "role"]), role_tree_keys)
 }

@@ -2,15 +2,14 @@
 //! `ancestors`, client secrets (stored hashed, never returned) and region lazy trees by code.
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use store::ResourceDef;
 
-use crate::api::tree::id as idv;
-use crate::api::crud;
+use crate::engine::{Api, Guard};
+use crate::api::system::tree::id as idv;
+use crate::engine::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
@@ -30,8 +29,9 @@ fn parent_param(q: &[(String, String)], k: &str) -> ApiResult<u64> {
 
 // ---- posts ----
 
-pub fn post_routes(st: &AppState, base: &str) -> Router<AppState> {
-    crud::routes(st, base, "post").route(&format!("{base}/select"), get(post_select))
+pub fn post_routes(api: Api, base: &str) -> Api {
+    let g = Guard::read(&api.def("post"));
+    api.crud(base, "post").get(format!("{base}/select"), g, post_select)
 }
 
 /// GET post/select: the posts of the caller's tenant as options. A `tenantId` parameter is accepted for
@@ -50,15 +50,16 @@ async fn post_select(State(st): State<AppState>, s: Session) -> ApiResult<Respon
 
 // ---- departments ----
 
-pub fn dept_routes(st: &AppState, base: &str) -> Router<AppState> {
-    let def = st.res.get("dept");
-    let (d1, d2) = (def.clone(), def);
-    crud::read_routes(st, base, "dept")
-        .route(&format!("{base}/lazy-list"), get(|st, s, q| dept_level(st, s, q, false)))
-        .route(&format!("{base}/lazy-tree"), get(|st, s, q| dept_level(st, s, q, true)))
-        .route(&format!("{base}/tree"), get(dept_tree))
-        .route(&format!("{base}/submit"), post(move |st, s, b| dept_submit(st, s, b, d1)))
-        .route(&format!("{base}/remove"), post(move |st, s, p| dept_remove(st, s, p, d2)))
+pub fn dept_routes(api: Api, base: &str) -> Api {
+    let def = api.def("dept");
+    let (d1, d2) = (def.clone(), def.clone());
+    let read = Guard::read(&def);
+    api.read(base, "dept")
+        .get(format!("{base}/lazy-list"), read.clone(), |st, s, q| dept_level(st, s, q, false))
+        .get(format!("{base}/lazy-tree"), read.clone(), |st, s, q| dept_level(st, s, q, true))
+        .get(format!("{base}/tree"), read, dept_tree)
+        .post(format!("{base}/submit"), Guard::write(&def, &["add", "edit"]), move |st, s, b| dept_submit(st, s, b, d1))
+        .post(format!("{base}/remove"), Guard::write(&def, &["delete"]), move |st, s, p| dept_remove(st, s, p, d2))
 }
 
 async fn all_depts(st: &AppState, tenant: &str) -> ApiResult<Vec<Map<String, Value>>> {
@@ -75,7 +76,7 @@ async fn dept_tree(State(st): State<AppState>, s: Session) -> ApiResult<Response
 pub async fn dept_tree_data(st: &AppState, s: &Session) -> ApiResult<Vec<Value>> {
     s.require("dept")?;
     let rows = all_depts(st, &s.tenant).await?;
-    Ok(crate::api::dict::forest(&rows, "deptName"))
+    Ok(crate::api::system::dict::forest(&rows, "deptName"))
 }
 
 /// GET dept/lazy-list?parentId= (records) and dept/lazy-tree?parentId= (tree nodes): one level, with `hasChildren`.
@@ -198,11 +199,10 @@ async fn dept_remove(State(st): State<AppState>, s: Session, p: AnyParams, def: 
 
 // ---- clients ----
 
-pub fn client_routes(st: &AppState, base: &str) -> Router<AppState> {
-    let def = st.res.get("client");
-    crud::read_routes(st, base, "client")
-        .merge(crud::remove_route(st, base, "client"))
-        .route(&format!("{base}/submit"), post(move |st, s, b| secret_submit(st, s, b, def.clone(), hash_client_secret)))
+pub fn client_routes(api: Api, base: &str) -> Api {
+    let def = api.def("client");
+    let g = Guard::write(&def, &["add", "edit"]);
+    api.read(base, "client").remove(base, "client").post(format!("{base}/submit"), g, move |st, s, b| secret_submit(st, s, b, def.clone(), hash_client_secret))
 }
 
 fn hash_client_secret(doc: &mut Map<String, Value>) {
@@ -242,12 +242,13 @@ pub fn no_prepare(_: &mut Map<String, Value>) {}
 
 // ---- regions ----
 
-pub fn region_routes(st: &AppState, base: &str) -> Router<AppState> {
-    let def = st.res.get("region");
-    crud::read_routes(st, base, "region")
-        .merge(crud::remove_route(st, base, "region"))
-        .route(&format!("{base}/lazy-tree"), get(region_lazy_tree))
-        .route(&format!("{base}/submit"), post(move |st, s, b| region_submit(st, s, b, def.clone())))
+pub fn region_routes(api: Api, base: &str) -> Api {
+    let def = api.def("region");
+    let (read, write) = (Guard::read(&def), Guard::write(&def, &["add", "edit"]));
+    api.read(base, "region")
+        .remove(base, "region")
+        .get(format!("{base}/lazy-tree"), read, region_lazy_tree)
+        .post(format!("{base}/submit"), write, move |st, s, b| region_submit(st, s, b, def.clone()))
 }
 
 /// GET region/lazy-tree?parentCode= (default `00`, the provinces): one level as tree nodes keyed by code.

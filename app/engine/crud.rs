@@ -3,43 +3,45 @@
 //! `<name>_edit`, `<name>_delete` to write. Platform resources are writable only by the platform role.
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use serde_json::{Map, Value};
 use store::ResourceDef;
 
 use crate::auth::session::Session;
+use crate::engine::{Api, Guard};
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, QueryPairs, json_bytes, ok, ok_bytes};
 use crate::state::AppState;
 
-/// Routes `<base>/list|detail|submit|remove|schema|export` for the resource `name`.
-pub fn routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
-    let def = st.res.get(name);
-    let (d3, d4) = (def.clone(), def);
-    read_routes(st, base, name)
-        .route(&format!("{base}/submit"), post(move |st, s, b| submit(st, s, b, d3)))
-        .route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, d4)))
-}
+impl Api {
+    /// `<base>/list|detail|schema|export|submit|remove` of the resource `name`, all generic.
+    pub fn crud(self, base: &str, name: &str) -> Api {
+        let def = self.def(name);
+        let d3 = def.clone();
+        self.read(base, name)
+            .post(format!("{base}/submit"), Guard::write(&def, &["add", "edit"]), move |st, s, b| submit(st, s, b, d3))
+            .remove(base, name)
+    }
 
-/// `<base>/remove` alone (for resources whose submit is hand-written).
-pub fn remove_route(st: &AppState, base: &str, name: &str) -> Router<AppState> {
-    let def = st.res.get(name);
-    Router::new().route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, def)))
-}
+    /// `<base>/remove` alone (for resources whose submit is hand-written).
+    pub fn remove(self, base: &str, name: &str) -> Api {
+        let def = self.def(name);
+        self.post(format!("{base}/remove"), Guard::write(&def, &["delete"]), move |st, s, p| remove(st, s, p, def))
+    }
 
-/// The read side only (`list|detail|schema|export`): for records the server writes itself (logs).
-pub fn read_routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
-    let def = st.res.get(name);
-    let (d1, d2, d5, d6) = (def.clone(), def.clone(), def.clone(), def);
-    let api = base.to_string();
-    Router::new()
-        .route(&format!("{base}/schema"), get(move |st, s, l| schema_route(st, s, l, d5, api)))
-        .route(&format!("{base}/export"), get(move |st, s, q, l| export(st, s, q, l, d6)))
-        .route(&format!("{base}/list"), get(move |st, s, raw, q| list(st, s, raw, q, d1)))
-        .route(&format!("{base}/detail"), get(move |st, s, q| detail(st, s, q, d2)))
+    /// The read side only (`list|detail|schema|export`): for records the server writes itself (logs).
+    pub fn read(self, base: &str, name: &str) -> Api {
+        let def = self.def(name);
+        let (d1, d2, d5, d6) = (def.clone(), def.clone(), def.clone(), def.clone());
+        let api = base.to_string();
+        let g = Guard::read(&def);
+        self.base(base, name)
+            .get(format!("{base}/schema"), g.clone(), move |st, s, l| schema_route(st, s, l, d5, api))
+            .get(format!("{base}/export"), g.clone(), move |st, s, q, l| export(st, s, q, l, d6))
+            .get(format!("{base}/list"), g.clone(), move |st, s, raw, q| list(st, s, raw, q, d1))
+            .get(format!("{base}/detail"), g, move |st, s, q| detail(st, s, q, d2))
+    }
 }
 
 /// Most rows in one export.
@@ -56,7 +58,7 @@ pub async fn export(
 ) -> ApiResult<Response> {
     s.require(&def.name)?;
     let pairs: Vec<(String, String)> = q.into_iter().filter(|(k, _)| k != "current" && k != "size").collect();
-    let mut query = crate::listq::parse(&def, st.settings.zone, &pairs)?;
+    let mut query = crate::engine::listq::parse(&def, st.settings.zone, &pairs)?;
     query.offset = 0;
     query.limit = EXPORT_MAX;
     query.any = crate::auth::scope::guard(&st, &s, &def).await?.unwrap_or_default();
@@ -124,7 +126,7 @@ pub async fn list(
 /// first screens, so both see the same permission check, data scope and rows.
 pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, String)], def: &Arc<ResourceDef>) -> ApiResult<bytes::Bytes> {
     s.require(&def.name)?;
-    let mut query = crate::listq::parse(def, st.settings.zone, q)?;
+    let mut query = crate::engine::listq::parse(def, st.settings.zone, q)?;
     query.any = crate::auth::scope::guard(st, s, def).await?.unwrap_or_default();
     let (d, t, lim) = (def.clone(), s.tenant.clone(), query.limit);
     // A first page without filters walks at most offset + limit entries from an index end: read it here, and
@@ -165,7 +167,7 @@ pub async fn schema_route(
 pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::error::Lang) -> ApiResult<Value> {
     let mut dicts = serde_json::Map::new();
     for code in def.fields.iter().filter_map(|f| f.dict.as_deref()) {
-        let entries = crate::api::dict::entries(st, code).await?;
+        let entries = crate::api::system::dict::entries(st, code).await?;
         let list: Vec<Value> = entries
             .iter()
             .map(|e| {

@@ -4,14 +4,13 @@
 //! pattern. Every change drops the permission cache (grants read them).
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::post;
 use serde_json::{Map, Value};
 use store::ResourceDef;
 
-use crate::api::crud;
+use crate::engine::{Api, Guard};
+use crate::engine::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, ok};
@@ -20,16 +19,17 @@ use crate::state::AppState;
 pub const DATA_BASE: &str = "/api/blade-system/data-scope";
 pub const API_BASE: &str = "/api/blade-system/api-scope";
 
-pub fn routes(st: &AppState) -> Router<AppState> {
-    let mut r = Router::new();
+pub fn routes(mut api: Api) -> Api {
     for (base, name) in [(DATA_BASE, "datascope"), (API_BASE, "apiscope")] {
-        let (d1, d2) = (st.res.get(name), st.res.get(name));
-        r = r
-            .merge(crud::read_routes(st, base, name))
-            .route(&format!("{base}/submit"), post(move |st, s, b| submit(st, s, b, d1)))
-            .route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, d2)));
+        let def = api.def(name);
+        let (d1, d2) = (def.clone(), def.clone());
+        let (add, del) = (Guard::write(&def, &["add", "edit"]), Guard::write(&def, &["delete"]));
+        api = api
+            .read(base, name)
+            .post(format!("{base}/submit"), add, move |st, s, b| submit(st, s, b, d1))
+            .post(format!("{base}/remove"), del, move |st, s, p| remove(st, s, p, d2));
     }
-    r
+    api
 }
 
 fn text<'a>(b: &'a Map<String, Value>, k: &str) -> &'a str {
@@ -44,7 +44,7 @@ async fn check(st: &AppState, s: &Session, def: &ResourceDef, body: &Map<String,
     };
     merged.extend(body.iter().map(|(k, v)| (k.clone(), v.clone())));
     if let Some(m) = merged.get("menuId").and_then(store::parse_id_value) {
-        crate::api::users::existing(st, store::PLATFORM_TENANT, "menu", &m.to_string()).await.map_err(|_| ApiError::with(Kind::BadId, "menuId"))?;
+        crate::api::user::admin::existing(st, store::PLATFORM_TENANT, "menu", &m.to_string()).await.map_err(|_| ApiError::with(Kind::BadId, "menuId"))?;
     }
     let code = text(&merged, "resourceCode");
     if def.name == "datascope" {

@@ -3,31 +3,32 @@
 //! (`isSealed = 1`) cannot be changed or removed; removing a parent removes its children.
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use store::ResourceDef;
 
-use crate::api::crud;
-use crate::api::tree::{self, id as idv};
+use crate::engine::{Api, Guard};
+use crate::engine::crud;
+use crate::api::system::tree::{self, id as idv};
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind, Lang};
 use crate::http::{AnyParams, JsonObject, QueryPairs, json_bytes, ok};
 use crate::state::AppState;
 
 /// `<base>/list|parent-list|child-list|tree|dictionary|detail|submit|remove|schema|export` for `dict` or `dictbiz`.
-pub fn routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
-    let def = st.res.get(name);
-    let (d1, d2, d3, d4, d5, d6) = (def.clone(), def.clone(), def.clone(), def.clone(), def.clone(), def);
-    crud::read_routes(st, base, name)
-        .route(&format!("{base}/parent-list"), get(move |st, s, raw: RawQuery, QueryPairs(q)| scoped_list(st, s, raw, q, d1, None)))
-        .route(&format!("{base}/child-list"), get(move |st, s, raw: RawQuery, QueryPairs(q)| child_list(st, s, raw, q, d2)))
-        .route(&format!("{base}/tree"), get(move |st, s, q| tree(st, s, q, d3)))
-        .route(&format!("{base}/dictionary"), get(move |st, s, q, l| dictionary_of(st, s, q, l, d4)))
-        .route(&format!("{base}/submit"), post(move |st, s, b| submit(st, s, b, d5)))
-        .route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, d6)))
+pub fn routes(api: Api, base: &str, name: &str) -> Api {
+    let def = api.def(name);
+    let (d1, d2, d3, d4, d5, d6) = (def.clone(), def.clone(), def.clone(), def.clone(), def.clone(), def.clone());
+    let read = Guard::read(&def);
+    api.read(base, name)
+        .get(format!("{base}/parent-list"), read.clone(), move |st, s, raw: RawQuery, QueryPairs(q)| scoped_list(st, s, raw, q, d1, None))
+        .get(format!("{base}/child-list"), read.clone(), move |st, s, raw: RawQuery, QueryPairs(q)| child_list(st, s, raw, q, d2))
+        .get(format!("{base}/tree"), read, move |st, s, q| tree(st, s, q, d3))
+        // Dictionaries bind every form's options: any signed-in user reads them.
+        .get(format!("{base}/dictionary"), Guard::Signed, move |st, s, q, l| dictionary_of(st, s, q, l, d4))
+        .post(format!("{base}/submit"), Guard::write(&def, &["add", "edit"]), move |st, s, b| submit(st, s, b, d5))
+        .post(format!("{base}/remove"), Guard::write(&def, &["delete"]), move |st, s, p| remove(st, s, p, d6))
 }
 
 /// A list with one extra `parentId_equal` filter (the cache key carries it too).

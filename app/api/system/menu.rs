@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use crate::api::tree::id;
+use crate::api::system::tree::id;
 use crate::auth::session::Session;
 use crate::error::{ApiResult, Lang};
 use crate::http::ok;

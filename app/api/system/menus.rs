@@ -7,9 +7,10 @@ use axum::extract::State;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
 
-use crate::api::crud::{self, parse_id, parse_ids};
-use crate::api::tree;
-use crate::api::users::existing;
+use crate::engine::{Api, Guard};
+use crate::engine::crud::{self, parse_id, parse_ids};
+use crate::api::system::tree;
+use crate::api::user::admin::existing;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
@@ -240,4 +241,22 @@ pub async fn top_tree_keys(State(st): State<AppState>, s: Session, QueryPairs(q)
         }
     }
     Ok(ok(json!({"menu": keys})))
+}
+
+pub fn routes(api: Api) -> Api {
+    const M: &str = "/api/blade-system/menu";
+    let read = Guard::code("menu");
+    api.base(M, "menu")
+        .get(format!("{M}/list"), read.clone(), list)
+        .get(format!("{M}/lazy-list"), read.clone(), lazy_list)
+        .get(format!("{M}/lazy-menu-list"), read.clone(), lazy_menu_list)
+        .get(format!("{M}/menu-list"), read.clone(), menu_list)
+        .get(format!("{M}/menuTree"), read.clone(), menu_tree)
+        .get(format!("{M}/tree"), read.clone(), menu_tree)
+        .get(format!("{M}/detail"), read, detail)
+        .get(format!("{M}/top-menu"), Guard::Signed, top_menu)
+        .get(format!("{M}/grant-top-tree"), Guard::code("topmenu"), grant_top_tree)
+        .get(format!("{M}/top-tree-keys"), Guard::code("topmenu"), top_tree_keys)
+        .post(format!("{M}/submit"), Guard::platform(&["menu_add", "menu_edit"]), submit)
+        .post(format!("{M}/remove"), Guard::platform(&["menu_delete"]), remove)
 }

@@ -1,29 +1,28 @@
-//! blade-resource and blade-desk: OSS and SMS provider configs (per tenant; keys write-only; one enabled per
-//! tenant), SMS sending through a provider interface, attachments (removal frees their chunks and quota) and
-//! notices (content sanitised on the server with an allow-list).
+//! blade-resource: OSS and SMS provider configs (per tenant; keys write-only; one enabled per tenant), SMS sending
+//! through a provider interface, and attachments (removal frees their chunks and quota).
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::post;
 use serde_json::{Map, Value, json};
 use store::ResourceDef;
 
-use crate::api::{crud, system};
+use crate::api::system::org as system;
+use crate::engine::{Api, Guard, crud};
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
-use crate::http::{AnyParams, JsonObject, ok};
+use crate::http::{AnyParams, ok};
 use crate::state::AppState;
 
 /// `<base>/list|detail|schema|export|submit|remove|enable` of `oss` or `sms`.
-pub fn provider_routes(st: &AppState, base: &str, name: &str) -> Router<AppState> {
-    let def = st.res.get(name);
+pub fn provider_routes(api: Api, base: &str, name: &str) -> Api {
+    let def = api.def(name);
     let d2 = def.clone();
-    crud::read_routes(st, base, name)
-        .merge(crud::remove_route(st, base, name))
-        .route(&format!("{base}/submit"), post(move |st, s, b| system::secret_submit(st, s, b, def.clone(), system::no_prepare)))
-        .route(&format!("{base}/enable"), post(move |st, s, p| enable(st, s, p, d2.clone())))
+    let (gs, ge) = (Guard::write(&def, &["add", "edit"]), Guard::write(&def, &["enable"]));
+    api.read(base, name)
+        .remove(base, name)
+        .post(format!("{base}/submit"), gs, move |st, s, b| system::secret_submit(st, s, b, def.clone(), system::no_prepare))
+        .post(format!("{base}/enable"), ge, move |st, s, p| enable(st, s, p, d2.clone()))
 }
 
 /// POST enable?id=: this config becomes the tenant's one enabled config of its kind.
@@ -110,8 +109,9 @@ pub async fn send_message(State(st): State<AppState>, s: Session, p: AnyParams) 
 
 // ---- attachments ----
 
-pub fn attach_routes(st: &AppState, base: &str) -> Router<AppState> {
-    crud::read_routes(st, base, "attach").route(&format!("{base}/remove"), post(attach_remove))
+pub fn attach_routes(api: Api, base: &str) -> Api {
+    let g = Guard::write(&api.def("attach"), &["delete"]);
+    api.read(base, "attach").post(format!("{base}/remove"), g, attach_remove)
 }
 
 /// Removes attachments: the record, its chunks, and its bytes from the tenant's quota, in one transaction.
@@ -130,7 +130,7 @@ async fn attach_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> 
             }
             for id in &live {
                 let bytes = w.delete_file(&t, *id)?;
-                w.add_counter(&t, crate::api::files::QUOTA_COUNTER, -(bytes as i64))?;
+                w.add_counter(&t, crate::api::resource::files::QUOTA_COUNTER, -(bytes as i64))?;
             }
             w.remove(&def, &t, &live, &actor)
         })
@@ -139,46 +139,4 @@ async fn attach_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> 
         return Err(ApiError::new(Kind::NotFound));
     }
     Ok(ok(Value::Null))
-}
-
-// ---- notices ----
-
-pub fn notice_routes(st: &AppState, base: &str) -> Router<AppState> {
-    let def = st.res.get("notice");
-    crud::read_routes(st, base, "notice")
-        .merge(crud::remove_route(st, base, "notice"))
-        .route(&format!("{base}/submit"), post(move |st, s, b| notice_submit(st, s, b, def.clone())))
-}
-
-/// Rich text through an allow-list: formatting tags, links (http, https, mailto; `rel=noopener noreferrer`) and
-/// images survive; scripts, styles, event handlers, `javascript:` URLs and unknown tags do not.
-pub fn sanitize_html(html: &str) -> String {
-    ammonia::Builder::default()
-        .url_schemes(std::collections::HashSet::from(["http", "https", "mailto"]))
-        .link_rel(Some("noopener noreferrer"))
-        .clean(html)
-        .to_string()
-}
-
-async fn notice_submit(st: State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    if let Some(Value::String(c)) = body.get("content") {
-        let clean = sanitize_html(c);
-        body.insert("content".into(), json!(clean));
-    }
-    crud::submit(st, s, JsonObject(body), def).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn notice_html_is_inert() {
-        let dirty = r#"<p onclick="alert(1)">hi<script>alert(2)</script><img src=x onerror=alert(3)><a href="javascript:alert(4)">x</a><iframe src="//evil"></iframe><b>ok</b></p>"#;
-        let clean = sanitize_html(dirty);
-        for bad in ["<script", "onclick", "onerror", "javascript:", "<iframe", "alert(2)"] {
-            assert!(!clean.contains(bad), "{bad} survived: {clean}");
-        }
-        assert!(clean.contains("<b>ok</b>") && clean.contains("<p>"));
-    }
 }

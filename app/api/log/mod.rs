@@ -5,6 +5,7 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use crate::auth::session::Session;
+use crate::engine::{Api, Guard};
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::ok;
 use crate::state::AppState;
@@ -60,4 +61,12 @@ pub async fn upload(State(st): State<AppState>, s: Session, body: axum::body::By
     })
     .await?;
     Ok(ok(json!({"saved": n})))
+}
+
+pub fn routes(api: Api) -> Api {
+    api.post("/api/blade-log/error/upload", Guard::Signed, upload)
+        .read("/api/blade-log/error", "log_error")
+        .read("/api/blade-log/usual", "log_usual")
+        .read("/api/blade-log/api", "log_api")
+        .read("/api/blade-log/login", "log_login")
 }

@@ -96,7 +96,7 @@ pub async fn template(State(_st): State<AppState>, s: Session) -> ApiResult<Resp
 pub async fn export(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
     s.require("user_export")?;
     let pairs: Vec<(String, String)> = q.into_iter().filter(|(k, _)| k != "current" && k != "size").collect();
-    let mut query = crate::api::users::user_query(&st, &s, &pairs).await?;
+    let mut query = crate::api::user::admin::user_query(&st, &s, &pairs).await?;
     query.offset = 0;
     query.limit = EXPORT_MAX;
     let (d, t) = (st.res.get("user"), s.tenant.clone());
@@ -175,7 +175,7 @@ pub async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     s.require("user_import")?;
     let covered = q.iter().any(|(k, v)| k == "isCovered" && (v == "1" || v == "true"));
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::api::files::read_upload(mp, crate::api::files::MAX_FILE).await?;
+    let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_FILE).await?;
     let rows = read_rows(up.bytes)?;
     if rows.iter().any(|r| r.contains_key("roleName")) {
         s.require("user_role")?;
@@ -190,7 +190,7 @@ pub async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         match existing {
             Some(_) if !covered => continue,
             Some(id) => {
-                crate::api::crud::get_scoped(&st, &s, &d, id).await.map_err(at)?;
+                crate::engine::crud::get_scoped(&st, &s, &d, id).await.map_err(at)?;
                 plan.push((Some(id), row_doc(&st, row, &names, false).map_err(at)?));
             }
             None => plan.push((None, row_doc(&st, row, &names, true).map_err(at)?)),

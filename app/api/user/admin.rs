@@ -11,7 +11,7 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 use store::{Filter, Op, Query, ResourceDef};
 
-use crate::api::crud::{self, PageOut, parse_id, parse_ids};
+use crate::engine::crud::{self, PageOut, parse_id, parse_ids};
 use crate::auth::session::{Session, id_list};
 use crate::auth::{password, scope};
 use crate::error::{ApiError, ApiResult, Kind};
@@ -35,7 +35,7 @@ pub async fn user_query(st: &AppState, s: &Session, q: &[(String, String)]) -> A
     let d = def(st);
     let dept = q.iter().rev().find(|(k, _)| k == "deptId").map(|(_, v)| v.trim().to_string()).filter(|v| !v.is_empty());
     let rest: Vec<(String, String)> = q.iter().filter(|(k, _)| k != "deptId").cloned().collect();
-    let mut query = crate::listq::parse(&d, st.settings.zone, &rest)?;
+    let mut query = crate::engine::listq::parse(&d, st.settings.zone, &rest)?;
     if let Some(dept) = dept {
         let root = parse_id(Some(&dept))?;
         let ids = scope::descendants(st, &s.tenant, &[root]).await?;
@@ -361,7 +361,7 @@ pub async fn reset_password(State(st): State<AppState>, s: Session, p: AnyParams
     for id in ids {
         let pw = password::random_password();
         let hash = hash_pw(&st, password::md5_hex(&pw)).await?;
-        crate::api::user::set_password(&st, &s.tenant, id, hash, true).await?;
+        crate::api::user::profile::set_password(&st, &s.tenant, id, hash, true).await?;
         let (d, t) = (def(&st), s.tenant.clone());
         let account = st.read_now(|r| r.get(&d, &t, id))?.and_then(|u| u.get("account").cloned());
         out.push(json!({"userId": id.to_string(), "account": account, "password": pw}));

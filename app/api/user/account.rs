@@ -120,7 +120,7 @@ pub async fn register_guest(State(st): State<AppState>, caller: Caller, p: AnyPa
     let def = st.res.get("user");
     let mut doc = def.parse_input(&input, true)?;
     st.throttle.failed(&k, &caller.ip);
-    let hash = crate::api::users::hash_pw(&st, password::normalize(pw)).await?;
+    let hash = crate::api::user::admin::hash_pw(&st, password::normalize(pw)).await?;
     doc.insert("passwordHash".into(), json!(hash));
     doc.insert("tokenVersion".into(), json!(0));
     doc.insert("status".into(), json!(0));
@@ -141,12 +141,14 @@ pub async fn send_sms(State(st): State<AppState>, s: Session, caller: Caller, p:
 }
 
 /// POST common/bindUserPhone/{userId} (phone, code): one's own account, or another's with `user_edit`.
-pub async fn bind_phone(State(st): State<AppState>, s: Session, Path(user): Path<String>, p: AnyParams) -> ApiResult<Response> {
-    let uid = crate::api::crud::parse_id(Some(&user))?;
+pub async fn bind_phone(State(st): State<AppState>, s: Session, Path(user): Path<String>, req: axum::extract::Request) -> ApiResult<Response> {
+    let uid = crate::engine::crud::parse_id(Some(&user))?;
     if uid != s.user_id {
         s.require("user_edit")?;
-        crate::api::crud::get_scoped(&st, &s, &st.res.get("user"), uid).await?;
+        crate::engine::crud::get_scoped(&st, &s, &st.res.get("user"), uid).await?;
     }
+    // The body is read only once the caller may act on this account.
+    let p = <AnyParams as axum::extract::FromRequest<()>>::from_request(req, &()).await?;
     let (phone, code) = (need(&p, "phone")?, need(&p, "code")?);
     if !store::pattern_ok(store::Pattern::Phone, phone) {
         return Err(ApiError::new(Kind::BadPhone));
@@ -202,7 +204,7 @@ pub async fn retrieve_update(State(st): State<AppState>, caller: Caller, p: AnyP
         st.throttle.failed(&k, &caller.ip);
         return Err(ApiError::new(Kind::SmsCodeWrong));
     };
-    let hash = crate::api::users::hash_pw(&st, password::normalize(pw)).await?;
-    crate::api::user::set_password(&st, &tenant, uid, hash, false).await?;
+    let hash = crate::api::user::admin::hash_pw(&st, password::normalize(pw)).await?;
+    crate::api::user::profile::set_password(&st, &tenant, uid, hash, false).await?;
     Ok(ok(Value::Null))
 }

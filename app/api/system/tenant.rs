@@ -5,6 +5,7 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 use store::ReadCtx;
 
+use crate::engine::{Api, Guard};
 use crate::error::ApiResult;
 use crate::http::{QueryPairs, ok};
 use crate::state::AppState;
@@ -64,25 +65,23 @@ pub async fn info(State(st): State<AppState>, QueryPairs(q): QueryPairs) -> ApiR
 
 use std::sync::Arc;
 
-use axum::Router;
-use axum::routing::post;
 use store::ResourceDef;
 
-use crate::api::crud;
+use crate::engine::crud;
 use crate::auth::password;
 use crate::auth::session::Session;
 use crate::error::{ApiError as Err_, Kind};
 use crate::http::{AnyParams, JsonObject};
 
 /// `tenant/list|detail|schema|export|submit|remove|setting|datasource` (platform administrator only for writes).
-pub fn routes(st: &AppState, base: &str) -> Router<AppState> {
-    let def = st.res.get("tenant");
-    let (d1, d2) = (def.clone(), def);
-    crud::read_routes(st, base, "tenant")
-        .route(&format!("{base}/submit"), post(move |st, s, b| submit(st, s, b, d1)))
-        .route(&format!("{base}/remove"), post(move |st, s, p| remove(st, s, p, d2)))
-        .route(&format!("{base}/setting"), post(setting))
-        .route(&format!("{base}/datasource"), post(datasource))
+pub fn routes(api: Api, base: &str) -> Api {
+    let def = api.def("tenant");
+    let (d1, d2) = (def.clone(), def.clone());
+    api.read(base, "tenant")
+        .post(format!("{base}/submit"), Guard::write(&def, &["add", "edit"]), move |st, s, b| submit(st, s, b, d1))
+        .post(format!("{base}/remove"), Guard::write(&def, &["delete"]), move |st, s, p| remove(st, s, p, d2))
+        .post(format!("{base}/setting"), Guard::platform(&["tenant_setting"]), setting)
+        .post(format!("{base}/datasource"), Guard::platform(&["tenant_datasource"]), datasource)
 }
 
 fn random_tenant_id() -> String {

@@ -4,38 +4,39 @@
 //! to them) and the predefined reports.
 use std::sync::Arc;
 
-use axum::Router;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
-use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use store::{FieldDef, ResourceDef};
 
-use crate::api::{crud, system};
+use crate::engine::{Api, Guard};
+use crate::api::system::org as system;
+use crate::engine::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind, Lang};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
-use crate::resources::GENERATED_META;
+use crate::engine::resources::GENERATED_META;
 use crate::state::AppState;
 
 pub const GEN_BASE: &str = "/api/blade-gen";
 
-pub fn routes(st: &AppState) -> Router<AppState> {
-    let ds = st.res.get("datasource");
-    crud::routes(st, "/api/blade-develop/code", "code")
-        .route("/api/blade-develop/code/gen-code", post(gen_code))
-        .route("/api/blade-develop/code/copy", post(copy))
-        .merge(crud::read_routes(st, "/api/blade-develop/datasource", "datasource"))
-        .merge(crud::remove_route(st, "/api/blade-develop/datasource", "datasource"))
-        .route("/api/blade-develop/datasource/submit", post(move |st, s, b| system::secret_submit(st, s, b, ds.clone(), system::no_prepare)))
-        .merge(crud::read_routes(st, "/api/blade-report/report/rest", "report"))
-        .merge(crud::remove_route(st, "/api/blade-report/report/rest", "report"))
-        .route(&format!("{GEN_BASE}/{{res}}/list"), get(gen_list))
-        .route(&format!("{GEN_BASE}/{{res}}/detail"), get(gen_detail))
-        .route(&format!("{GEN_BASE}/{{res}}/schema"), get(gen_schema))
-        .route(&format!("{GEN_BASE}/{{res}}/export"), get(gen_export))
-        .route(&format!("{GEN_BASE}/{{res}}/submit"), post(gen_submit))
-        .route(&format!("{GEN_BASE}/{{res}}/remove"), post(gen_remove))
+pub fn routes(api: Api) -> Api {
+    let (code, ds) = (api.def("code"), api.def("datasource"));
+    let dsg = Guard::write(&ds, &["add", "edit"]);
+    api.crud("/api/blade-develop/code", "code")
+        .post("/api/blade-develop/code/gen-code", Guard::write(&code, &["gen"]), gen_code)
+        .post("/api/blade-develop/code/copy", Guard::write(&code, &["copy"]), copy)
+        .read("/api/blade-develop/datasource", "datasource")
+        .remove("/api/blade-develop/datasource", "datasource")
+        .post("/api/blade-develop/datasource/submit", dsg, move |st, s, b| system::secret_submit(st, s, b, ds.clone(), system::no_prepare))
+        .read("/api/blade-report/report/rest", "report")
+        .remove("/api/blade-report/report/rest", "report")
+        .get(format!("{GEN_BASE}/{{res}}/list"), Guard::Generated(&[""]), gen_list)
+        .get(format!("{GEN_BASE}/{{res}}/detail"), Guard::Generated(&[""]), gen_detail)
+        .get(format!("{GEN_BASE}/{{res}}/schema"), Guard::Generated(&[""]), gen_schema)
+        .get(format!("{GEN_BASE}/{{res}}/export"), Guard::Generated(&[""]), gen_export)
+        .post(format!("{GEN_BASE}/{{res}}/submit"), Guard::Generated(&["_add", "_edit"]), gen_submit)
+        .post(format!("{GEN_BASE}/{{res}}/remove"), Guard::Generated(&["_delete"]), gen_remove)
 }
 
 fn generated(st: &AppState, name: &str) -> ApiResult<Arc<ResourceDef>> {

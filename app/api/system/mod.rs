@@ -1,0 +1,34 @@
+//! blade-system: parameters, menus and top menus, roles and grants, data and API scopes, both dictionaries,
+//! tenants, posts, departments, clients and regions. Each file owns one resource's hand-written behaviour; the
+//! generic ones (parameters, top menus) are served by the engine from their declarations.
+pub mod dict;
+pub mod menu;
+pub mod menus;
+pub mod org;
+pub mod role;
+pub mod scopes;
+pub mod tenant;
+pub mod tree;
+
+use crate::engine::{Api, Guard};
+
+const S: &str = "/api/blade-system";
+
+pub fn routes(api: Api) -> Api {
+    let api = api
+        .get(format!("{S}/menu/routes"), Guard::Signed, menu::routes)
+        .get(format!("{S}/menu/buttons"), Guard::Signed, menu::buttons)
+        .crud(&format!("{S}/param"), "param")
+        .crud(&format!("{S}/topmenu"), "topmenu")
+        .post(format!("{S}/topmenu/grant"), Guard::platform(&["topmenu_setting"]), menus::top_grant);
+    let api = role::routes(api);
+    let api = menus::routes(api);
+    let api = scopes::routes(api);
+    let api = dict::routes(api, &format!("{S}/dict"), "dict");
+    let api = dict::routes(api, &format!("{S}/dict-biz"), "dictbiz");
+    let api = tenant::routes(api, &format!("{S}/tenant"));
+    let api = org::post_routes(api, &format!("{S}/post"));
+    let api = org::dept_routes(api, &format!("{S}/dept"));
+    let api = org::client_routes(api, &format!("{S}/client"));
+    org::region_routes(api, &format!("{S}/region"))
+}

@@ -1,0 +1,9 @@
+//! The generic engine every area builds on: the route table with its guards (`routes`), the declared resources
+//! (`resources`), the generic list/detail/submit/remove handlers (`crud`) and Blade list parameters turned into
+//! store queries (`listq`). Areas under `api/` register their routes here and hand-write only real behaviour.
+pub mod crud;
+pub mod listq;
+pub mod resources;
+pub mod routes;
+
+pub use routes::{Api, Guard, RouteInfo};

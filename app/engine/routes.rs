@@ -1,0 +1,196 @@
+//! The route table. Every HTTP route is registered through `Api` with its method, path and `Guard`; the same
+//! registration builds the axum router, the contract (`openapi.json`) and the route list the security tests walk.
+//!
+//! The guard runs as a layer in front of the handler, before any extractor reads the body: no session is a 401
+//! and a session without one of the route's codes is a 403 whatever the body holds (a malformed or forbidden body
+//! must never answer 400 to someone who may not call the route at all). Handlers still check the exact code once
+//! they know the action (a `submit` is `_add` without an id and `_edit` with one): the guard admits a caller who
+//! holds either, never one who holds neither.
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{FromRequestParts, Request};
+use axum::handler::Handler;
+use axum::middleware::{Next, from_fn};
+use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
+use store::ResourceDef;
+
+use crate::auth::session::Session;
+use crate::engine::resources::Resources;
+use crate::error::{ApiError, Kind};
+use crate::state::AppState;
+
+/// Who may call a route, decided before the request body is read.
+#[derive(Clone, Debug)]
+pub enum Guard {
+    /// Answered without a session (security rule 3: keep these few).
+    Public,
+    /// Any signed-in user: self-service on one's own account and session.
+    Signed,
+    /// A session holding at least one of these permission codes.
+    Codes(Arc<[String]>),
+    /// As `Codes`, and only the platform administrator (writes of platform-wide data).
+    Platform(Arc<[String]>),
+    /// A generated resource named by the path segment after `/api/blade-gen/`: one of the codes made of its name
+    /// and these suffixes (`""` is the read code).
+    Generated(&'static [&'static str]),
+}
+
+impl Guard {
+    pub fn code(c: &str) -> Guard {
+        Guard::Codes(Arc::from(vec![c.to_string()]))
+    }
+    pub fn any(codes: &[&str]) -> Guard {
+        Guard::Codes(codes.iter().map(|c| c.to_string()).collect())
+    }
+    pub fn platform(codes: &[&str]) -> Guard {
+        Guard::Platform(codes.iter().map(|c| c.to_string()).collect())
+    }
+    /// Reading a declared resource: its menu code (the resource name).
+    pub fn read(def: &ResourceDef) -> Guard {
+        Guard::code(&def.name)
+    }
+    /// Writing a declared resource: one of `<name>_<action>`; platform data only for the platform administrator.
+    pub fn write(def: &ResourceDef, actions: &[&str]) -> Guard {
+        let codes: Arc<[String]> = actions.iter().map(|a| format!("{}_{a}", def.name)).collect();
+        if def.platform { Guard::Platform(codes) } else { Guard::Codes(codes) }
+    }
+    pub fn is_public(&self) -> bool {
+        matches!(self, Guard::Public)
+    }
+    /// The codes named (for the contract); generated resources name a pattern.
+    pub fn describe(&self) -> String {
+        match self {
+            Guard::Public => "public".into(),
+            Guard::Signed => "any signed-in user".into(),
+            Guard::Codes(c) => format!("one of the permission codes: {}", c.join(", ")),
+            Guard::Platform(c) => format!("the platform administrator, with one of: {}", c.join(", ")),
+            Guard::Generated(s) => {
+                let codes: Vec<String> = s.iter().map(|x| format!("{{res}}{x}")).collect();
+                format!("one of the permission codes: {}", codes.join(", "))
+            }
+        }
+    }
+
+    /// Checks a session against the guard.
+    pub fn admits(&self, st: &AppState, s: &Session) -> Result<(), ApiError> {
+        match self {
+            Guard::Public | Guard::Signed => Ok(()),
+            Guard::Codes(c) => s.require_any(&c.iter().map(String::as_str).collect::<Vec<_>>()),
+            Guard::Platform(c) => {
+                s.require_any(&c.iter().map(String::as_str).collect::<Vec<_>>())?;
+                if s.is_platform_admin() { Ok(()) } else { Err(ApiError::new(Kind::PlatformOnly)) }
+            }
+            Guard::Generated(suffixes) => {
+                let name = s.path.strip_prefix(crate::api::develop::GEN_BASE).and_then(|r| r.split('/').nth(1)).unwrap_or("");
+                // An unknown name is answered by the handler (404); a known one needs its codes.
+                if st.res.generated(name).is_none() {
+                    return Ok(());
+                }
+                let codes: Vec<String> = suffixes.iter().map(|x| format!("{name}{x}")).collect();
+                s.require_any(&codes.iter().map(String::as_str).collect::<Vec<_>>())
+            }
+        }
+    }
+}
+
+/// One registered route, as the contract and the tests see it.
+#[derive(Clone, Debug)]
+pub struct RouteInfo {
+    pub method: &'static str,
+    pub path: String,
+    pub guard: Guard,
+    /// The declared resource whose base prefixes the path, if any (for the contract's schemas).
+    pub resource: Option<String>,
+    /// The path after that base (`list`, `detail`, `retrieve-password/update`, ...); the last segment otherwise.
+    pub action: String,
+}
+
+/// The route table under construction.
+pub struct Api {
+    router: Router<AppState>,
+    routes: Vec<RouteInfo>,
+    /// Path prefixes that belong to a declared resource: (base, resource name).
+    bases: Vec<(String, String)>,
+    pub res: Resources,
+}
+
+impl Api {
+    pub fn new(res: &Resources) -> Api {
+        Api { router: Router::new(), routes: Vec::new(), bases: Vec::new(), res: res.clone() }
+    }
+
+    /// A built-in declaration (its name is fixed in code).
+    pub fn def(&self, name: &str) -> Arc<ResourceDef> {
+        self.res.get(name)
+    }
+
+    /// Marks `base` as the prefix of resource `name`'s routes (their contract carries its schema).
+    pub fn base(mut self, base: &str, name: &str) -> Api {
+        self.bases.push((base.to_string(), name.to_string()));
+        self
+    }
+
+    pub fn get<H, T>(self, path: impl AsRef<str>, guard: Guard, h: H) -> Api
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        self.add("GET", path.as_ref(), guard, axum::routing::get(h))
+    }
+
+    pub fn post<H, T>(self, path: impl AsRef<str>, guard: Guard, h: H) -> Api
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        self.add("POST", path.as_ref(), guard, axum::routing::post(h))
+    }
+
+    fn add(mut self, method: &'static str, path: &str, guard: Guard, mr: MethodRouter<AppState>) -> Api {
+        let mr = match &guard {
+            Guard::Public => mr,
+            g => {
+                let g = g.clone();
+                mr.route_layer(from_fn(move |req: Request, next: Next| check(g.clone(), req, next)))
+            }
+        };
+        self.router = self.router.route(path, mr);
+        let action = path.rsplit('/').next().unwrap_or("").to_string();
+        self.routes.push(RouteInfo { method, path: path.to_string(), guard, resource: None, action });
+        self
+    }
+
+    /// The router and the table. Each route learns the resource of the longest base that prefixes it.
+    pub fn finish(self) -> (Router<AppState>, Vec<RouteInfo>) {
+        let mut bases = self.bases;
+        bases.sort_by_key(|(b, _)| std::cmp::Reverse(b.len()));
+        let mut routes = self.routes;
+        for r in &mut routes {
+            let found = bases.iter().find_map(|(b, n)| r.path.strip_prefix(b.as_str()).and_then(|rest| rest.strip_prefix('/')).map(|a| (n, a)));
+            if let Some((name, action)) = found {
+                r.action = action.to_string();
+                r.resource = Some(name.clone());
+            }
+        }
+        (self.router, routes)
+    }
+}
+
+/// The guard layer: session, then codes; the admitted session is handed to the handler's extractor.
+async fn check(g: Guard, req: Request, next: Next) -> Response {
+    let Some(st) = req.extensions().get::<AppState>().cloned() else {
+        return ApiError::internal("guard without application state").into_response();
+    };
+    let (mut parts, body) = req.into_parts();
+    let s = match Session::from_request_parts(&mut parts, &st).await {
+        Ok(s) => s,
+        Err(e) => return e.into_response(),
+    };
+    if let Err(e) = g.admits(&st, &s) {
+        return e.into_response();
+    }
+    parts.extensions.insert(s);
+    next.run(Request::from_parts(parts, body)).await
+}
