@@ -69,6 +69,8 @@ pub enum Kind {
     TenantExpired,
     CaptchaWrong,
     WorkerRefused,
+    NoRole,
+    RoleRequired,
     AccountDisabled,
     BadClient,
     UnsupportedGrant,
@@ -147,6 +149,8 @@ fn spec(k: Kind) -> Spec {
         TenantExpired => s("tenant_expired", 400, "租户授权已过期,请联系管理员", "The tenant's licence has expired, contact the administrator"),
         CaptchaWrong => s("captcha_wrong", 400, "验证码不正确", "Wrong captcha"),
         WorkerRefused => s("worker_refused", 400, "技术工人无法登录系统", "Technical workers cannot sign in"),
+        NoRole => s("no_role", 400, "未获得用户的角色信息", "The user has no role; ask an administrator to grant one"),
+        RoleRequired => s("role_required", 400, "请选择所属角色", "Choose the user's role"),
         AccountDisabled => s("account_disabled", 400, "该账号已停用或待审核", "This account is disabled or awaiting approval"),
         BadClient => s("bad_client", 401, "客户端认证失败", "Client authentication failed"),
         UnsupportedGrant => s("unsupported_grant", 400, "不支持的授权类型: {}", "Unsupported grant type: {}"),
@@ -241,6 +245,7 @@ fn oauth_code(k: Kind) -> u32 {
         Kind::WorkerRefused => 10005,
         Kind::AccountDisabled => 10006,
         Kind::TooManyRequests => 10007,
+        Kind::NoRole => 10008,
         _ => 10000,
     }
 }
@@ -292,7 +297,7 @@ mod tests {
             Forbidden, PlatformOnly, ApiScopeDenied, LastAdmin, OwnAccount, RoleInUse, SmsCodeWrong, BadRule, TooManyRequests, UnknownRoute, MethodNotAllowed, UnsupportedMediaType,
             PayloadTooLarge, Sealed, FileType, QuotaExceeded, PasswordWrong, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
             TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
-            UnsupportedGrant, SocialNotConfigured, BadRefreshToken, Internal, Unavailable,
+            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, Internal, Unavailable,
             DictCodeRequired, DictNameRequired, DictSortRequired, DictSealedRequired, DictKeyRequired, DictCodeTaken, DictKeyTaken, BadParent, HasChildren, HasUsers, TenantProtected, TenantIdTaken, NameTaken,
         ];
         let mut codes = std::collections::HashSet::new();

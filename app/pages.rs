@@ -198,7 +198,10 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         "tenant": tenant_json,
         "user": null, "menus": [], "permissions": [], "page": {"kind": "none"},
     });
-    let Some(s) = s else { return Ok(out) };
+    let Some(s) = s else {
+        out["knownPath"] = json!(known_path(st, url.split('?').next().unwrap_or("/")).await?);
+        return Ok(out);
+    };
     let u = |k: &str| s.user.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     out["user"] = json!({
         "userId": s.user_id.to_string(), "account": u("account"), "realName": u("realName"),
@@ -224,6 +227,20 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         }
     }
     Ok(out)
+}
+
+/// Whether a path names a screen for someone: a menu path, a generic list screen, or a generated resource's
+/// screen. A signed-out visitor is sent to sign in for these and to /404 for anything else.
+async fn known_path(st: &AppState, path: &str) -> Result<bool, ApiError> {
+    let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
+    if SCREENS.iter().any(|(_, _, p)| *p == path) {
+        return Ok(true);
+    }
+    if path.strip_prefix("/gen/").is_some_and(|n| st.res.generated(n).is_some()) {
+        return Ok(true);
+    }
+    let menus = crate::api::system::menus::all_menus(st).await?;
+    Ok(menus.iter().any(|m| m.get("path").and_then(Value::as_str) == Some(path)))
 }
 
 /// The session as the API sees it at `api`: API scopes are checked against the request path, so the first

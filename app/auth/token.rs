@@ -144,6 +144,10 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
     if roles.iter().any(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)) {
         return Err(ApiError::new(Kind::WorkerRefused));
     }
+    // As BladeX: a user whose roles are none (or all removed) gets no token.
+    if roles.is_empty() {
+        return Err(ApiError::new(Kind::NoRole));
+    }
     let uid = user.get("id").and_then(Value::as_u64).unwrap_or(0);
     let (sid, secret) = (random_hex(16), random_hex(32));
     let now = store::now_millis();
@@ -212,6 +216,9 @@ async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) ->
         return Err(bad());
     }
     let roles = roles_of(st, &tenant_id, &user).await?;
+    if roles.is_empty() {
+        return Err(ApiError::new(Kind::NoRole));
+    }
     Ok(token_body(st, &tenant_id, &user, &roles, sid, &new_secret, client))
 }
 

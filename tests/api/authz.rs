@@ -103,20 +103,25 @@ async fn users_scenarios() {
     let d2 = put(&app, A, "dept", json!({"parentId": d1, "deptName": "一部", "fullName": "一部", "deptCategory": 1}), 0);
     let foreign_dept = put(&app, B, "dept", json!({"parentId": 0, "deptName": "外", "fullName": "外", "deptCategory": 1}), 0);
     let admin_role = role_id(&app, A, "admin");
+    app.make_role(A, "staff", &[]).await;
+    app.make_role(B, "staff", &[]).await;
+    let (staff, staff_b) = (role_id(&app, A, "staff").to_string(), role_id(&app, B, "staff").to_string());
     let pw = md5("Zz#12345");
     let admin_role_s = admin_role.to_string();
     let u = "/api/blade-user";
     let cases = vec![
-        c("insert", "A", "POST", format!("{u}/submit"), Some(json!({"account": "zhang", "name": "张", "realName": "张三", "password": pw, "password2": pw, "deptId": d2.to_string()})), 200, &["zhang"]),
-        c("insert without password", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四"})), 400, &["请输入 password"]),
-        c("insert without password2", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四", "password": pw})), 400, &["password2"]),
-        c("passwords differ", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四", "password": pw, "password2": md5("x")})), 400, &["两次密码输入不一致"]),
-        c("duplicate account", "A", "POST", format!("{u}/submit"), Some(json!({"account": "zhang", "name": "张", "realName": "张三", "password": pw, "password2": pw})), 400, &["account 已存在"]),
-        c("same account other tenant", "B", "POST", format!("{u}/submit"), Some(json!({"account": "zhang", "name": "张", "realName": "张三", "password": pw, "password2": pw})), 200, &["zhang"]),
-        c("foreign dept", "A", "POST", format!("{u}/submit"), Some(json!({"account": "wang", "name": "王", "realName": "王五", "password": pw, "password2": pw, "deptId": foreign_dept.to_string()})), 400, &["deptId"]),
+        c("insert", "A", "POST", format!("{u}/submit"), Some(json!({"account": "zhang", "name": "张", "realName": "张三", "password": pw, "password2": pw, "deptId": d2.to_string(), "roleId": staff})), 200, &["zhang"]),
+        c("insert without role", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四", "password": pw, "password2": pw})), 400, &["请选择所属角色"]),
+        c("insert with an empty role list", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四", "password": pw, "password2": pw, "roleId": []})), 400, &["请选择所属角色"]),
+        c("insert without password", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四", "roleId": staff})), 400, &["请输入 password"]),
+        c("insert without password2", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四", "password": pw, "roleId": staff})), 400, &["password2"]),
+        c("passwords differ", "A", "POST", format!("{u}/submit"), Some(json!({"account": "li", "name": "李", "realName": "李四", "password": pw, "password2": md5("x"), "roleId": staff})), 400, &["两次密码输入不一致"]),
+        c("duplicate account", "A", "POST", format!("{u}/submit"), Some(json!({"account": "zhang", "name": "张", "realName": "张三", "password": pw, "password2": pw, "roleId": staff})), 400, &["account 已存在"]),
+        c("same account other tenant", "B", "POST", format!("{u}/submit"), Some(json!({"account": "zhang", "name": "张", "realName": "张三", "password": pw, "password2": pw, "roleId": staff_b})), 200, &["zhang"]),
+        c("foreign dept", "A", "POST", format!("{u}/submit"), Some(json!({"account": "wang", "name": "王", "realName": "王五", "password": pw, "password2": pw, "deptId": foreign_dept.to_string(), "roleId": staff})), 400, &["deptId"]),
         c("foreign role", "A", "POST", format!("{u}/submit"), Some(json!({"account": "wang", "name": "王", "realName": "王五", "password": pw, "password2": pw, "roleId": role_id(&app, B, "admin").to_string()})), 404, &[]),
-        c("bad phone", "A", "POST", format!("{u}/submit"), Some(json!({"account": "wang", "name": "王", "realName": "王五", "password": pw, "password2": pw, "phone": "123"})), 400, &["手机号码格式不正确"]),
-        c("unknown field", "A", "POST", format!("{u}/submit"), Some(json!({"account": "wang", "name": "王", "realName": "王五", "password": pw, "password2": pw, "passwordHash": "x"})), 200, &["wang"]),
+        c("bad phone", "A", "POST", format!("{u}/submit"), Some(json!({"account": "wang", "name": "王", "realName": "王五", "password": pw, "password2": pw, "phone": "123", "roleId": staff})), 400, &["手机号码格式不正确"]),
+        c("unknown field", "A", "POST", format!("{u}/submit"), Some(json!({"account": "wang", "name": "王", "realName": "王五", "password": pw, "password2": pw, "passwordHash": "x", "roleId": [staff]})), 200, &["wang"]),
         c("page", "A", "GET", format!("{u}/page?current=1&size=10"), None, 200, &["\"total\":3", "zhang", "wang", "\"roleName\""]),
         c("page by dept and below", "A", "GET", format!("{u}/page?deptId={d1}"), None, 200, &["\"total\":1", "zhang", "一部"]),
         c("page by other dept", "A", "GET", format!("{u}/page?deptId={d2}&account=zh"), None, 200, &["\"total\":1"]),
@@ -190,6 +195,12 @@ async fn guest_registration_sms_and_password_retrieval() {
     assert_eq!(v["data"]["records"][0]["status"], 0);
     let (s, _) = app.req("POST", &format!("{u}/audit-pass?ids={gid}"), Some(&a), None, &[]).await;
     assert_eq!(s, 200);
+    // Approved but without a role: still no token (as BladeX), until a role is granted.
+    let (s, v) = app.sign_in_body(A, "guest1", "Guest#123").await;
+    assert_eq!((s.as_u16(), v["error_description"].as_str()), (400, Some("未获得用户的角色信息")), "{v}");
+    app.make_role(A, "guest", &[]).await;
+    let (s, v) = app.req("POST", &format!("{u}/grant?userIds={gid}&roleIds={}", role_id(&app, A, "guest")), Some(&a), None, &[]).await;
+    assert_eq!(s, 200, "{v}");
     let g = app.sign_in(A, "guest1", "Guest#123").await;
 
     // Bind a phone with an SMS code: wrong code refused, right one once.

@@ -161,7 +161,8 @@ async fn permission_codes_are_enforced() {
     let app = App::new();
     app.make_role("157270", "viewer", &["system", "param"]).await;
     app.make_user("157270", "viewer1", "Viewer#1", &["viewer"]).await;
-    app.make_user("157270", "nobody", "Nobody#1", &[]).await;
+    app.make_role("157270", "nocodes", &[]).await;
+    app.make_user("157270", "nobody", "Nobody#1", &["nocodes"]).await;
     let viewer = app.sign_in("157270", "viewer1", "Viewer#1").await;
     let nobody = app.sign_in("157270", "nobody", "Nobody#1").await;
     let (s, _) = app.get(&format!("{P}/list"), &viewer).await;

@@ -59,6 +59,23 @@ async fn guard_redirects_and_signed_in_pages_render() {
 }
 
 #[tokio::test]
+async fn unknown_paths_are_404_also_when_signed_out() {
+    let app = ssr_app();
+    // Spec §2: any unknown path goes to /404, without asking for sign-in first.
+    for path in ["/no/such/page", "/system/param/nope", "/gen/not_generated"] {
+        let (s, h, html) = page(&app, path, None, &[]).await;
+        assert_eq!(s, 404, "{path}: {:?}", h.get("location"));
+        assert!(html.contains("404"), "{path}");
+    }
+    // Screens that exist for someone (menu paths, list screens, routes of the UI) still ask for sign-in first.
+    for path in ["/system/param", "/wms/goods", "/authority/role", "/wel/dashboard", "/project/detail/XM1"] {
+        let (s, h, _) = page(&app, path, None, &[]).await;
+        assert_eq!(s, 302, "{path}");
+        assert!(h["location"].to_str().unwrap().starts_with("/login?redirect="), "{path}");
+    }
+}
+
+#[tokio::test]
 async fn parameter_screen_renders_its_rows() {
     let app = ssr_app();
     let token = app.admin("157270").await;

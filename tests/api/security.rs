@@ -170,7 +170,8 @@ async fn brute_force_costs_at_most_ten_hash_checks_per_account() {
     // The right password is refused too while throttled (no oracle), and other accounts are unaffected.
     let (s, _) = app.sign_in_body("157270", "admin", ADMIN_PW).await;
     assert_eq!(s, 429);
-    app.make_user("157270", "other", "Other#123", &[]).await;
+    app.make_role("157270", "staff", &["wel"]).await;
+    app.make_user("157270", "other", "Other#123", &["staff"]).await;
     let (s, _) = app.sign_in_body("157270", "other", "Other#123").await;
     assert_eq!(s, 200);
 }

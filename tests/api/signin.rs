@@ -147,6 +147,29 @@ async fn technical_workers_are_refused() {
 }
 
 #[tokio::test]
+async fn a_user_without_a_role_gets_no_token() {
+    let app = App::new();
+    // No role at all, and a role id that names no role (removed since): both refused as BladeX does.
+    app.make_user("157270", "norole", "NoRole#1", &[]).await;
+    let (s, v) = app.sign_in_body("157270", "norole", "NoRole#1").await;
+    assert_eq!((s.as_u16(), v["error_description"].as_str()), (400, Some("未获得用户的角色信息")), "{v}");
+    assert!(v.get("access_token").is_none());
+    let (s, v) = app.req("POST", &format!("/api/blade-auth/oauth/token?tenantId=157270&username=norole&password={}&grant_type=password&scope=all", md5("NoRole#1")), None, None, &[("tenant-id", "157270"), ("accept-language", "en")]).await;
+    assert_eq!(s, 400);
+    assert!(v["error_description"].as_str().unwrap().contains("no role"), "{v}");
+    // A user signed in while they had a role cannot refresh once every role is gone.
+    app.make_role("157270", "temp", &["wel"]).await;
+    let uid = app.make_user("157270", "temp1", "Temp#1234", &["temp"]).await;
+    let (s, body) = app.sign_in_body("157270", "temp1", "Temp#1234").await;
+    assert_eq!(s, 200, "{body}");
+    let (res, st) = (app.st.res.clone(), app.st.store.clone());
+    st.write(move |w| w.update(&res.get("user"), "157270", uid, serde_json::json!({"roleId": ""}).as_object().unwrap().clone(), &store::Actor::default()).map(|_| ())).unwrap();
+    let rt = body["refresh_token"].as_str().unwrap();
+    let (s, v) = app.req("POST", &format!("/api/blade-auth/oauth/token?grant_type=refresh_token&refresh_token={rt}&tenantId=157270"), None, None, &[("tenant-id", "157270")]).await;
+    assert_eq!((s.as_u16(), v["error_description"].as_str()), (400, Some("未获得用户的角色信息")), "{v}");
+}
+
+#[tokio::test]
 async fn expired_or_disabled_tenants_are_refused() {
     let app = App::new();
     let token = app.admin("157270").await;

@@ -90,6 +90,7 @@ export function matchRoute(path: string, props: Props): Match {
     return { route: { path: clean, title, render: () => main(title, <ListPage />) }, params: {} };
   }
   if (menu) return { route: { path: clean, title: menu.name, render: () => main(menu.name, <Placeholder title={menu.name} params={{}} />) }, params: {} };
-  // Signed out, the menus are unknown: the path may exist, so sign-in comes first.
-  return { route: props.user ? notFound : { ...notFound, public: false }, params: {} };
+  // Signed out, the user's menus are unknown: a path that is some screen asks for sign-in first; any other
+  // path is /404 at once (SPEC §2: any unknown path goes to /404).
+  return { route: props.user || !props.knownPath ? notFound : { ...notFound, public: false }, params: {} };
 }

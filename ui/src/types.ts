@@ -39,4 +39,9 @@ export type Props = {
   menus: MenuNode[];
   permissions: string[];
   page: Page;
+  /**
+   * Signed out only: whether the path names a screen that exists for someone (a menu path, a list screen,
+   * a generated resource's screen). Such a path asks for sign-in first; any other path is /404 (SPEC §2).
+   */
+  knownPath?: boolean;
 };

@@ -146,6 +146,11 @@ fn take(body: &mut Map<String, Value>, k: &str) -> Option<String> {
     match body.remove(k) {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
         Some(Value::Number(n)) => Some(n.to_string()),
+        // Id lists may come as arrays (`["1","2"]`): the comma form.
+        Some(Value::Array(items)) => {
+            let parts: Vec<String> = items.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).filter(|p| !p.trim().is_empty()).collect();
+            (!parts.is_empty()).then(|| parts.join(","))
+        }
         _ => None,
     }
 }
@@ -226,6 +231,10 @@ async fn save_user(st: &AppState, s: &Session, mut body: Map<String, Value>) -> 
     }
     let (pw, pw2, roles) = (take(&mut body, "password"), take(&mut body, "password2"), take(&mut body, "roleId"));
     let mut doc = d.parse_input(&body, id.is_none())?;
+    // A user without a role cannot sign in (`Kind::NoRole`): one is required when the account is made.
+    if id.is_none() && roles.as_deref().is_none_or(|r| r.split(',').all(|p| p.trim().is_empty())) {
+        return Err(ApiError::new(Kind::RoleRequired));
+    }
     check_refs(st, &s.tenant, &doc).await?;
     let role_ids = match roles {
         Some(r) => {

@@ -703,6 +703,10 @@ test('users: add with password and confirmation, grant a role, reset shows the o
   await dlg.getByText('两次密码输入不一致').waitFor();
   await shot(page, 'user-add-mismatch');
   await dlg.getByLabel('确认密码').fill('Tmp#2026a');
+  // The role is required on add: saving without one shows the message and sends nothing.
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await dlg.getByText('请选择所属角色').first().waitFor();
+  await dlg.getByLabel('所属角色').selectOption({ index: 1 });
   await api(page, '/api/blade-user/submit', () => dlg.getByRole('button', { name: '保存' }).click());
   await toast(page, '新增成功').waitFor();
   const row = page.getByRole('row').filter({ hasText: account });

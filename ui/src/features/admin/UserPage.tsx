@@ -24,6 +24,9 @@ export const userFields: FormField[] = [
   { name: 'email', label: ['电子邮箱', 'Email'], validate: (v) => (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(String(v ?? '')) ? null : ['邮箱格式不正确', 'The email is not valid']) },
   { name: 'sex', label: ['用户性别', 'Sex'], type: 'select', dict: 'sex' },
   { name: 'birthday', label: ['用户生日', 'Birthday'], type: 'date' },
+  // A user without a role cannot sign in (未获得用户的角色信息): one is chosen when the account is made; more
+  // are granted with 角色配置.
+  { name: 'roleId', label: ['所属角色', 'Role'], type: 'tree', tree: '/api/blade-system/role/tree', required: true, message: ['请选择所属角色', 'Please choose the role'], hint: ['请选择所属角色', 'Choose the role'], only: ['add'] },
   { name: 'deptId', label: ['所属部门', 'Department'], type: 'tree', tree: '/api/blade-system/dept/tree', hint: ['请选择所属部门', 'Choose the department'] },
   { name: 'code', label: ['用户编号', 'Number'] },
 ];
