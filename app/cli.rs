@@ -109,6 +109,9 @@ pub struct ServeArgs {
     /// Page cache of the data file, in MiB.
     #[arg(long, env = "ZZ_CACHE_MB", default_value_t = 64)]
     pub cache_mb: usize,
+    /// Environment name recorded in the api log (BladeX `env`: dev, test, prod).
+    #[arg(long, env = "ZZ_ENV", default_value = "prod")]
+    pub env: String,
     /// Days the api, error, sign-in and general logs are kept; older entries are deleted hourly.
     #[arg(long, env = "ZZ_LOG_RETENTION_DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub log_retention_days: u32,

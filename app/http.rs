@@ -54,6 +54,7 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         .get::<MatchedPath>()
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| req.uri().path().chars().take(200).collect());
+    let agent: String = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("").chars().take(300).collect();
     let ctx = ReqCtx::default();
     req.extensions_mut().insert(ctx.clone());
     // The route guards (`engine::routes`) read the state from here.
@@ -85,6 +86,13 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         doc.insert("httpStatus".into(), status.into());
         doc.insert("time".into(), Value::from((ms * 1000.0).round() / 1000.0));
         doc.insert("remoteIp".into(), ip.clone().into());
+        let title = st.route_titles.get().and_then(|t| t.get(&format!("{method} {route}"))).cloned().unwrap_or_default();
+        doc.insert("title".into(), title.into());
+        doc.insert("serviceId".into(), "zhizhuang".into());
+        doc.insert("serverHost".into(), st.host_name.clone().into());
+        doc.insert("serverIp".into(), st.settings.listen.clone().into());
+        doc.insert("env".into(), st.settings.env.clone().into());
+        doc.insert("userAgent".into(), agent.into());
         st.logs.push(crate::logsink::Entry { resource: "log_api", tenant: tenant.clone(), user: uid, doc });
     }
     if status >= 500 {
@@ -103,8 +111,18 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     resp
 }
 
+/// An `/api` path no route serves. A request that carries a valid token is still logged with its tenant and
+/// user (the answer is the same 404 either way).
 pub async fn unknown_route(req: Request) -> ApiError {
-    ApiError::with(Kind::UnknownRoute, req.uri().path().chars().take(200).collect::<String>())
+    let (mut parts, _) = req.into_parts();
+    if let (Some(st), Some(ctx)) = (parts.extensions.get::<crate::state::AppState>().cloned(), parts.extensions.get::<ReqCtx>().cloned()) {
+        if crate::auth::session::bearer(&parts).is_some() {
+            if let Ok(s) = <crate::auth::session::Session as FromRequestParts<crate::state::AppState>>::from_request_parts(&mut parts, &st).await {
+                ctx.set(&s.tenant, &s.user_id.to_string());
+            }
+        }
+    }
+    ApiError::with(Kind::UnknownRoute, parts.uri.path().chars().take(200).collect::<String>())
 }
 
 pub async fn method_not_allowed() -> ApiError {

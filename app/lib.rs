@@ -29,7 +29,9 @@ use crate::state::AppState;
 
 pub fn router(st: AppState) -> Router {
     let st2 = st.clone();
-    api::routes(&st)
+    let (routes, table) = api::build(&st.res);
+    let _ = st.route_titles.set(engine::routes::titles(&table, &st.res));
+    routes
         .route("/static/{*path}", get(static_file))
         .route("/assets/{name}", get(pages::asset))
         .route("/files/{tenant}/{key}", get(api::resource::files::download))

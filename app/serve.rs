@@ -55,6 +55,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         feedback_url: args.feedback_url.clone(),
         appraise_url: args.appraise_url.clone(),
         log_retention_days: args.log_retention_days,
+        listen: args.http.to_string(),
+        env: args.env.chars().take(32).collect(),
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;

@@ -35,6 +35,10 @@ pub struct Settings {
     pub ssr: bool,
     /// Days the api, error, login and usual logs are kept (pruned hourly).
     pub log_retention_days: u32,
+    /// The address served (the api log's server IP).
+    pub listen: String,
+    /// The environment name the api log records (BladeX `env`).
+    pub env: String,
 }
 
 impl Default for Settings {
@@ -51,6 +55,8 @@ impl Default for Settings {
             appraise_url: "https://appraise.example.com".into(),
             ssr: true,
             log_retention_days: 90,
+            listen: "127.0.0.1:8090".into(),
+            env: "prod".into(),
         }
     }
 }
@@ -84,8 +90,14 @@ pub struct Inner {
     pub session_cache: crate::cache::Stamped<String, crate::auth::session::Stamp, crate::auth::session::Cached>,
     /// Serialized first pages of lists, by tenant, resource and query, valid while the resource is unchanged.
     pub list_cache: crate::cache::Stamped<String, u64, bytes::Bytes>,
+    /// dictKey → dictValue of platform dictionaries by code, valid while dictionaries are unchanged.
+    pub dict_labels: crate::cache::Stamped<String, u64, Arc<std::collections::HashMap<String, String>>>,
     /// Department trees by tenant, valid while departments are unchanged (data scope 4, department filters).
     pub dept_trees: crate::cache::Stamped<String, u64, Arc<crate::auth::scope::DeptTree>>,
+    /// A title per route (`METHOD path-pattern` → 参数管理 列表), for the api log; set when the router is built.
+    pub route_titles: std::sync::OnceLock<std::collections::HashMap<String, String>>,
+    /// This machine's host name (the api log's server host).
+    pub host_name: String,
     /// The render pool, set once its runtimes have loaded the bundle (pages use the shell until then).
     pub ssr: std::sync::OnceLock<ssr::Pool>,
 }
@@ -116,6 +128,9 @@ impl AppState {
             session_cache: crate::cache::Stamped::new(20_000),
             list_cache: crate::cache::Stamped::new(2_000),
             dept_trees: crate::cache::Stamped::new(1_000),
+            dict_labels: crate::cache::Stamped::new(500),
+            route_titles: std::sync::OnceLock::new(),
+            host_name: std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default(),
             ssr: std::sync::OnceLock::new(),
         })))
     }

@@ -264,6 +264,8 @@ fn token_body(
         "role_name": aliases.join(","),
         "account": s("account"),
         "user_name": s("name"),
+        // The Saber client's header shows `userName` (camel case) from this answer.
+        "userName": s("name"),
         "nick_name": s("name"),
         "real_name": s("realName"),
         "avatar": avatar,

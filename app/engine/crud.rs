@@ -142,8 +142,16 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     }
     let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { st.read(move |r| r.list(&d, &t, &query)).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
-    let records: Vec<Map<String, Value>> =
-        page.records.into_iter().map(|r| crate::wire::record(def, st.settings.zone, r)).collect();
+    let labels = Labels::load(st, def).await?;
+    let records: Vec<Map<String, Value>> = page
+        .records
+        .into_iter()
+        .map(|r| {
+            let mut w = crate::wire::record(def, st.settings.zone, r);
+            labels.decorate(&mut w);
+            w
+        })
+        .collect();
     let body = ok_bytes(PageOut { records, total: page.total, size: lim, current, pages: page.total.div_ceil(lim) })?;
     if bounded {
         st.list_cache.put(key, version, body.clone());
@@ -200,6 +208,66 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
     }))
 }
 
+/// Display names BladeX returns beside coded values: for every field bound to a dictionary, `<field>Name` holds
+/// the entry's label (`deptCategoryName`, `categoryName`, `userTypeName`), so a Blade client's columns show
+/// words, not codes. Dictionaries are read once per change (`dict_labels`, stamped with the `dict` version).
+pub struct Labels {
+    by_field: Vec<(String, Arc<std::collections::HashMap<String, String>>)>,
+}
+
+impl Labels {
+    pub async fn load(st: &AppState, def: &ResourceDef) -> ApiResult<Labels> {
+        let mut by_field = Vec::new();
+        for f in def.fields.iter().filter(|f| !f.secret) {
+            let Some(code) = f.dict.as_deref() else { continue };
+            by_field.push((format!("{}Name", f.name), dict_labels(st, code).await?));
+        }
+        Ok(Labels { by_field })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_field.is_empty()
+    }
+
+    /// Adds the `<field>Name` keys to a record in wire form (never over a declared field of that name).
+    pub fn decorate(&self, rec: &mut Map<String, Value>) {
+        for (key, labels) in &self.by_field {
+            let field = &key[..key.len() - 4];
+            if rec.contains_key(key) {
+                continue;
+            }
+            let label = match rec.get(field) {
+                Some(Value::String(s)) => s.split(',').filter_map(|k| labels.get(k.trim())).cloned().collect::<Vec<_>>().join(","),
+                Some(Value::Number(n)) => labels.get(&n.to_string()).cloned().unwrap_or_default(),
+                _ => String::new(),
+            };
+            rec.insert(key.clone(), Value::String(label));
+        }
+    }
+}
+
+/// dictKey → dictValue of one platform dictionary, cached until the dictionaries change.
+pub async fn dict_labels(st: &AppState, code: &str) -> ApiResult<Arc<std::collections::HashMap<String, String>>> {
+    let version = st.store.version("dict");
+    if let Some(m) = st.dict_labels.get(&code.to_string(), &version) {
+        return Ok(m);
+    }
+    let entries = crate::api::system::dict::entries(st, code).await?;
+    let map: std::collections::HashMap<String, String> = entries
+        .iter()
+        .filter_map(|e| {
+            let k = match e.get("dictKey")? {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            Some((k, e.get("dictValue").and_then(Value::as_str).unwrap_or("").to_string()))
+        })
+        .collect();
+    let map = Arc::new(map);
+    st.dict_labels.put(code.to_string(), version, map.clone());
+    Ok(map)
+}
+
 /// The Blade page object.
 #[derive(serde::Serialize)]
 pub struct PageOut<T> {
@@ -222,7 +290,9 @@ pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     s.require(&def.name)?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
     let rec = get_scoped(&st, &s, &def, id).await?;
-    Ok(ok(crate::wire::record(&def, st.settings.zone, rec)))
+    let mut w = crate::wire::record(&def, st.settings.zone, rec);
+    Labels::load(&st, &def).await?.decorate(&mut w);
+    Ok(ok(w))
 }
 
 /// A record of the session's tenant that its data scopes admit, else 404 (never 403: no oracle).

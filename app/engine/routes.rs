@@ -178,6 +178,37 @@ impl Api {
     }
 }
 
+/// A short title per route for the api log (BladeX's `@ApiLog` value): the resource's label and the action,
+/// keyed `METHOD path-pattern` as the access log sees the matched route.
+pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMap<String, String> {
+    fn verb(a: &str) -> &str {
+        match a {
+        "list" | "parent-list" | "child-list" | "page" | "user-list" => "列表",
+        "detail" | "platform-detail" => "详情",
+        "submit" => "新增或修改",
+        "save" | "add" => "新增",
+        "update" => "修改",
+        "remove" | "delete" => "删除",
+        "export" | "export-user" => "导出",
+        "schema" => "表单结构",
+        "tree" | "lazy-tree" | "lazy-list" => "树",
+        "select" => "选项",
+        "grant" => "授权",
+        other => other,
+        }
+    }
+    routes
+        .iter()
+        .map(|r| {
+            let title = match r.resource.as_deref().and_then(|n| res.find(n)) {
+                Some(def) => format!("{} {}", def.label, verb(r.action.rsplit('/').next().unwrap_or(""))),
+                None => r.action.clone(),
+            };
+            (format!("{} {}", r.method, r.path), title.chars().take(100).collect())
+        })
+        .collect()
+}
+
 /// The guard layer: session, then codes; the admitted session is handed to the handler's extractor.
 async fn check(g: Guard, req: Request, next: Next) -> Response {
     let Some(st) = req.extensions().get::<AppState>().cloned() else {

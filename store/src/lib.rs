@@ -388,4 +388,8 @@ impl WriteCtx<'_> {
         self.meta.insert(key, v)?;
         Ok(())
     }
+    pub fn delete_meta(&mut self, key: &str) -> Result<()> {
+        self.meta.remove(key)?;
+        Ok(())
+    }
 }

@@ -493,6 +493,7 @@ const SELF_SERVICE: &[&str] = &[
     "GET /api/blade-system/menu/routes",
     "GET /api/blade-system/menu/buttons",
     "GET /api/blade-system/menu/top-menu",
+    "GET /api/blade-system/tenant/select",
     "GET /api/blade-system/dict/dictionary",
     "GET /api/blade-system/dict-biz/dictionary",
     "GET /api/blade-user/info",

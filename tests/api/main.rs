@@ -8,6 +8,7 @@ mod files;
 mod net;
 mod openapi;
 mod pages;
+mod saber;
 mod security;
 mod signin;
 mod support;

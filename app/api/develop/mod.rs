@@ -29,6 +29,8 @@ pub fn routes(api: Api) -> Api {
         .read("/api/blade-develop/datasource", "datasource")
         .remove("/api/blade-develop/datasource", "datasource")
         .post("/api/blade-develop/datasource/submit", dsg, move |st, s, b| system::secret_submit(st, s, b, ds.clone(), system::no_prepare))
+        // The code generator's data-source picker (BladeX DatasourceController.select).
+        .get("/api/blade-develop/datasource/select", Guard::any(&["datasource", "code"]), datasource_select)
         .read("/api/blade-report/report/rest", "report")
         .remove("/api/blade-report/report/rest", "report")
         .get(format!("{GEN_BASE}/{{res}}/list"), Guard::Generated(&[""]), gen_list)
@@ -37,6 +39,15 @@ pub fn routes(api: Api) -> Api {
         .get(format!("{GEN_BASE}/{{res}}/export"), Guard::Generated(&[""]), gen_export)
         .post(format!("{GEN_BASE}/{{res}}/submit"), Guard::Generated(&["_add", "_edit"]), gen_submit)
         .post(format!("{GEN_BASE}/{{res}}/remove"), Guard::Generated(&["_delete"]), gen_remove)
+}
+
+/// GET datasource/select: `[{id, name}]` of the data sources, for the code generator's picker (no connection
+/// details: the URL and account are for the data-source screen only).
+async fn datasource_select(State(st): State<AppState>, _s: Session) -> ApiResult<Response> {
+    let def = st.res.get("datasource");
+    let rows = st.read(move |r| r.all(&def, store::PLATFORM_TENANT)).await?;
+    let out: Vec<Value> = rows.iter().map(|d| json!({"id": crate::wire::id_str(&d["id"]), "name": d.get("name"), "remark": d.get("remark")})).collect();
+    Ok(ok(out))
 }
 
 fn generated(st: &AppState, name: &str) -> ApiResult<Arc<ResourceDef>> {

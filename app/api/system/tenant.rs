@@ -82,6 +82,21 @@ pub fn routes(api: Api, base: &str) -> Api {
         .post(format!("{base}/remove"), Guard::write(&def, &["delete"]), move |st, s, p| remove(st, s, p, d2))
         .post(format!("{base}/setting"), Guard::platform(&["tenant_setting"]), setting)
         .post(format!("{base}/datasource"), Guard::platform(&["tenant_datasource"]), datasource)
+        // The 所属租户 selects of the role, department, post, user and flow screens: every tenant for the platform
+        // administrator, the caller's own otherwise (as BladeX's TenantController.select).
+        .get(format!("{base}/select"), Guard::Signed, select)
+}
+
+/// GET tenant/select: `[{id, tenantId, tenantName}]`, the platform administrator's all, anyone else's own.
+async fn select(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    let def = st.res.get("tenant");
+    let rows = st.read(move |r| r.all(&def, store::PLATFORM_TENANT)).await?;
+    let out: Vec<Value> = rows
+        .iter()
+        .filter(|t| s.is_platform_admin() || t.get("tenantId").and_then(Value::as_str) == Some(s.tenant.as_str()))
+        .map(|t| json!({"id": crate::wire::id_str(&t["id"]), "tenantId": t.get("tenantId"), "tenantName": t.get("tenantName"), "domain": t.get("domain"), "status": t.get("status")}))
+        .collect();
+    Ok(ok(out))
 }
 
 fn random_tenant_id() -> String {

@@ -45,33 +45,59 @@ pub async fn user_query(st: &AppState, s: &Session, q: &[(String, String)]) -> A
     Ok(query)
 }
 
-/// Display names of the roles and departments these rows refer to (point reads: a page names a few dozen).
-async fn names(st: &AppState, tenant: &str, rows: &[Map<String, Value>]) -> ApiResult<(HashMap<u64, String>, HashMap<u64, String>)> {
-    let mut role_ids: Vec<u64> = rows.iter().flat_map(|r| id_list(r.get("roleId"))).collect();
-    let mut dept_ids: Vec<u64> = rows.iter().flat_map(|r| id_list(r.get("deptId"))).collect();
-    for v in [&mut role_ids, &mut dept_ids] {
-        v.sort_unstable();
-        v.dedup();
-    }
-    let (st2, t) = (st.clone(), tenant.to_string());
-    st.read(move |r| {
-        let pick = |res: &str, ids: &[u64], k: &str| -> store::Result<HashMap<u64, String>> {
-            let def = st2.res.get(res);
-            let mut out = HashMap::new();
-            for id in ids {
-                if let Some(m) = r.get(&def, &t, *id)? {
-                    out.insert(*id, m.get(k).and_then(Value::as_str).unwrap_or("").to_string());
-                }
-            }
-            Ok(out)
-        };
-        Ok((pick("role", &role_ids, "roleName")?, pick("dept", &dept_ids, "deptName")?))
-    })
-    .await
+/// Display names BladeX returns beside a user's ids: roles, departments and posts (point reads: a page names a
+/// few dozen), the tenant's name and the dictionary labels (`userTypeName`, `sexName`).
+struct Names {
+    roles: HashMap<u64, String>,
+    depts: HashMap<u64, String>,
+    posts: HashMap<u64, String>,
+    tenant: String,
+    labels: crud::Labels,
 }
 
-fn joined(ids: &[u64], names: &HashMap<u64, String>) -> String {
-    ids.iter().filter_map(|i| names.get(i)).cloned().collect::<Vec<_>>().join(",")
+async fn names(st: &AppState, tenant: &str, rows: &[Map<String, Value>]) -> ApiResult<Names> {
+    let ids = |k: &str| {
+        let mut v: Vec<u64> = rows.iter().flat_map(|r| id_list(r.get(k))).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (role_ids, dept_ids, post_ids) = (ids("roleId"), ids("deptId"), ids("postId"));
+    let (st2, t) = (st.clone(), tenant.to_string());
+    let (roles, depts, posts, tenant_name) = st
+        .read(move |r| {
+            let pick = |res: &str, ids: &[u64], k: &str| -> store::Result<HashMap<u64, String>> {
+                let def = st2.res.get(res);
+                let mut out = HashMap::new();
+                for id in ids {
+                    if let Some(m) = r.get(&def, &t, *id)? {
+                        out.insert(*id, m.get(k).and_then(Value::as_str).unwrap_or("").to_string());
+                    }
+                }
+                Ok(out)
+            };
+            let tenant = crate::api::system::tenant::by_id(r, &st2, &t)?
+                .and_then(|m| m.get("tenantName").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_default();
+            Ok((pick("role", &role_ids, "roleName")?, pick("dept", &dept_ids, "deptName")?, pick("post", &post_ids, "postName")?, tenant))
+        })
+        .await?;
+    Ok(Names { roles, depts, posts, tenant: tenant_name, labels: crud::Labels::load(st, &def(st)).await? })
+}
+
+impl Names {
+    /// The wire form of a user with its display names.
+    fn wire(&self, st: &AppState, rec: Map<String, Value>) -> Map<String, Value> {
+        let joined = |k: &str, names: &HashMap<u64, String>| id_list(rec.get(k)).iter().filter_map(|i| names.get(i)).cloned().collect::<Vec<_>>().join(",");
+        let (roles, depts, posts) = (joined("roleId", &self.roles), joined("deptId", &self.depts), joined("postId", &self.posts));
+        let mut out = crate::wire::record(&def(st), st.settings.zone, rec);
+        out.insert("roleName".into(), json!(roles));
+        out.insert("deptName".into(), json!(depts));
+        out.insert("postName".into(), json!(posts));
+        out.insert("tenantName".into(), json!(self.tenant));
+        self.labels.decorate(&mut out);
+        out
+    }
 }
 
 /// GET page (current, size, deptId and the declared filters).
@@ -84,7 +110,7 @@ pub async fn page_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     s.require("user")?;
     // Versions first, then every read: the answer may be cached under them (see `cache.rs`). Each version
     // only grows, so their sum changes whenever any of them does.
-    let stamp: u64 = ["user", "dept", "role", "datascope"].iter().map(|n| st.store.version(n)).sum();
+    let stamp: u64 = ["user", "dept", "role", "post", "tenant", "dict", "datascope"].iter().map(|n| st.store.version(n)).sum();
     // Everything the answer depends on besides those versions: tenant, the viewer (their roles, departments and
     // own id decide the data scope) and the query string. Checked before the department tree and scope rules
     // are worked out, which cost more than the answer.
@@ -95,18 +121,8 @@ pub async fn page_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let query = user_query(st, s, q).await?;
     let (d, t, lim, offset) = (def(st), s.tenant.clone(), query.limit, query.offset);
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
-    let (roles, depts) = names(st, &s.tenant, &page.records).await?;
-    let records: Vec<Map<String, Value>> = page
-        .records
-        .into_iter()
-        .map(|rec| {
-            let (ri, di) = (id_list(rec.get("roleId")), id_list(rec.get("deptId")));
-            let mut out = crate::wire::record(&def(st), st.settings.zone, rec);
-            out.insert("roleName".into(), json!(joined(&ri, &roles)));
-            out.insert("deptName".into(), json!(joined(&di, &depts)));
-            out
-        })
-        .collect();
+    let names = names(st, &s.tenant, &page.records).await?;
+    let records: Vec<Map<String, Value>> = page.records.into_iter().map(|rec| names.wire(st, rec)).collect();
     let body = crate::http::ok_bytes(PageOut { records, total: page.total, size: lim, current: offset / lim + 1, pages: page.total.div_ceil(lim) })?;
     st.list_cache.put(key, stamp, body.clone());
     Ok(body)
@@ -117,7 +133,8 @@ pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     s.require("user")?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
     let rec = crud::get_scoped(&st, &s, &def(&st), id).await?;
-    Ok(ok(crate::wire::record(&def(&st), st.settings.zone, rec)))
+    let names = names(&st, &s.tenant, std::slice::from_ref(&rec)).await?;
+    Ok(ok(names.wire(&st, rec)))
 }
 
 /// GET user-list: every visible user of the tenant with minimal fields.
