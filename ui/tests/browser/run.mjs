@@ -705,7 +705,7 @@ test('users: add with password and confirmation, grant a role, reset shows the o
   await dlg.getByLabel('确认密码').fill('Tmp#2026a');
   // The role is required on add: saving without one shows the message and sends nothing.
   await dlg.getByRole('button', { name: '保存' }).click();
-  await dlg.getByText('请选择所属角色').first().waitFor();
+  await dlg.getByRole('alert').filter({ hasText: '请选择所属角色' }).waitFor();
   await dlg.getByLabel('所属角色').selectOption({ index: 1 });
   await api(page, '/api/blade-user/submit', () => dlg.getByRole('button', { name: '保存' }).click());
   await toast(page, '新增成功').waitFor();
