@@ -42,7 +42,9 @@ pub fn backup(dir: &Path, out: &Path) -> anyhow::Result<()> {
     let out = absolute(out)?;
     let report = match Store::open(&data_file(dir), &store::Options::default()) {
         Ok(st) => {
-            let r = st.backup_to(&out);
+            let res = crate::engine::resources::Resources::load()?;
+            res.load_generated(&st)?;
+            let r = st.backup_to(&out, &|name| res.try_get(name));
             st.close();
             serde_json::to_value(r?)?
         }
@@ -65,8 +67,37 @@ pub fn verify(file: &Path) -> anyhow::Result<bool> {
     Ok(report.ok)
 }
 
+/// Compacts DIR's data file (no server may hold it) and prints its size before and after.
+pub fn compact(dir: &Path) -> anyhow::Result<()> {
+    let file = data_file(dir);
+    // Opening the store first tells a running server (locked) apart from a missing file.
+    match Store::open(&file, &store::Options::default()) {
+        Ok(st) => st.close(),
+        Err(StoreError::Locked) => anyhow::bail!("a running server holds {}: stop it first, then compact", file.display()),
+        Err(e) => return Err(e.into()),
+    }
+    let (before, after) = store::compact_file(&file)?;
+    println!("{}: {} -> {} bytes ({} bytes returned to the disk)", file.display(), before.file_bytes, after.file_bytes, before.file_bytes.saturating_sub(after.file_bytes));
+    print_space(&serde_json::to_value(after)?);
+    Ok(())
+}
+
+fn print_space(space: &Value) {
+    let mib = |k: &str| space[k].as_u64().unwrap_or(0) as f64 / 1048576.0;
+    println!(
+        "file {:.1} MiB, in use {:.1} MiB (data {:.1} MiB), free {:.1} MiB",
+        mib("file_bytes"),
+        mib("allocated_bytes"),
+        mib("stored_bytes"),
+        mib("free_bytes")
+    );
+}
+
 fn print_counts(report: &Value) {
     println!("schema version {}", report["schema_version"]);
+    if report["space"].is_object() {
+        print_space(&report["space"]);
+    }
     for t in report["tables"].as_array().into_iter().flatten() {
         println!("  table {:<16} {:>10} rows", t["name"].as_str().unwrap_or(""), t["rows"]);
     }
@@ -182,7 +213,8 @@ async fn handle(st: &crate::state::AppState, req: Value) -> Value {
             Some("backup") => {
                 let out = PathBuf::from(req["out"].as_str().unwrap_or(""));
                 tracing::info!(target: "zz::admin", out = %out.display(), "online backup started");
-                let report = st.store.backup_to(&out)?;
+                let res = st.res.clone();
+                let report = st.store.backup_to(&out, &|name| res.try_get(name))?;
                 tracing::info!(target: "zz::admin", out = %out.display(), "online backup done");
                 Ok(json!({"ok": true, "report": report}))
             }

@@ -1,4 +1,4 @@
-//! Command line: `serve`, `backup`, `verify`, `restore`, `admin passwd`. Every flag has a `ZZ_*` variable; the
+//! Command line: `serve`, `backup`, `verify`, `compact`, `restore`, `admin passwd`. Every flag has a `ZZ_*` variable; the
 //! doc comments are the help text.
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,6 +25,11 @@ pub enum Cmd {
     },
     /// Check a data file or backup and print per-table counts. Exit code 1 when damaged.
     Verify { file: PathBuf },
+    /// Give the free space inside DIR's data file back to the disk (refused while a server holds DIR).
+    Compact {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+    },
     /// Replace DIR's data file with a verified backup (refused while a server holds DIR).
     Restore {
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
@@ -115,4 +120,12 @@ pub struct ServeArgs {
     /// Days the api, error, sign-in and general logs are kept; older entries are deleted hourly.
     #[arg(long, env = "ZZ_LOG_RETENTION_DAYS", default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=3650))]
     pub log_retention_days: u32,
+    /// Longest a list that walks records (a text filter, a deep page) may take, waiting included, in ms;
+    /// beyond it the request is answered 503 naming the filter.
+    #[arg(long, env = "ZZ_WALK_DEADLINE_MS", default_value_t = 5000, value_parser = clap::value_parser!(u64).range(100..=600_000))]
+    pub walk_deadline_ms: u64,
+    /// Lists that walk records run at most this many at once (0: one fewer than the cores, at least one), so
+    /// they cannot starve the other requests.
+    #[arg(long, env = "ZZ_WALK_SLOTS", default_value_t = 0)]
+    pub walk_slots: usize,
 }

@@ -89,6 +89,7 @@ pub enum Kind {
     TenantProtected,
     TenantIdTaken,
     NameTaken,
+    WalkTimeout,
     Internal,
     Unavailable,
 }
@@ -169,6 +170,12 @@ fn spec(k: Kind) -> Spec {
         TenantProtected => s("tenant_protected", 400, "平台租户不可删除", "The platform tenant cannot be removed"),
         TenantIdTaken => s("tenant_id_taken", 400, "租户ID已存在", "The tenant id already exists"),
         NameTaken => s("name_taken", 400, "名称 {} 已被占用", "The name {} is already in use"),
+        WalkTimeout => s(
+            "walk_timeout",
+            503,
+            "按条件 {} 查询需要逐条比对记录，未能在限定时间内完成，请补充更精确的条件（如编号、状态、日期）后重试",
+            "The filter {} has to examine every record and did not finish in time; add a more specific condition (a code, status or date) and retry",
+        ),
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
     }
@@ -279,6 +286,7 @@ impl From<StoreError> for ApiError {
             StoreError::Duplicate { field } => ApiError::with(Kind::Duplicate, field),
             StoreError::Rule(r) => ApiError::internal(format!("unexpected rule failure: {r}")),
             StoreError::Closed => ApiError::new(Kind::Unavailable),
+            StoreError::Interrupted(_) => ApiError::with(Kind::WalkTimeout, "-"),
             other => ApiError::internal(other),
         }
     }
@@ -297,7 +305,7 @@ mod tests {
             Forbidden, PlatformOnly, ApiScopeDenied, LastAdmin, OwnAccount, RoleInUse, SmsCodeWrong, BadRule, TooManyRequests, UnknownRoute, MethodNotAllowed, UnsupportedMediaType,
             PayloadTooLarge, Sealed, FileType, QuotaExceeded, PasswordWrong, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
             TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
-            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, Internal, Unavailable,
+            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, Internal, Unavailable,
             DictCodeRequired, DictNameRequired, DictSortRequired, DictSealedRequired, DictKeyRequired, DictCodeTaken, DictKeyTaken, BadParent, HasChildren, HasUsers, TenantProtected, TenantIdTaken, NameTaken,
         ];
         let mut codes = std::collections::HashSet::new();

@@ -1,7 +1,9 @@
 //! The server's own logs: every API call (`log_api`), every server error (`log_error`), every sign-in attempt
 //! (`log_login`) and notable administrative events (`log_usual`). Requests hand entries to a bounded channel and
-//! never wait: a thread group-writes them in batches; under overload entries are dropped and counted. Secrets
-//! never reach an entry: query parameters are redacted by name before they are queued.
+//! never wait: a thread group-writes them in large lazy commits (no fsync of their own: they reach the disk with
+//! the next data write, or within half a second), so the log keeps up with any request rate the writer can serve.
+//! Should the queue ever fill, the entries shed are counted and an error-log entry records how many and when.
+//! Secrets never reach an entry: query parameters are redacted by name before they are queued.
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,10 +13,10 @@ use serde_json::{Map, Value};
 
 use crate::engine::resources::Resources;
 
-/// Entries waiting at most; beyond that new ones are dropped (and counted).
-const CAPACITY: usize = 10_000;
+/// Entries waiting at most; beyond that new ones are dropped (counted, and the count logged).
+const CAPACITY: usize = 50_000;
 /// Entries written in one transaction at most.
-const BATCH: usize = 512;
+const BATCH: usize = 4096;
 /// The log resources retention applies to.
 pub const LOG_RESOURCES: &[&str] = &["log_api", "log_error", "log_login", "log_usual"];
 
@@ -39,12 +41,23 @@ pub struct LogSink {
 }
 
 impl LogSink {
-    pub fn start(store: store::Store, res: Resources) -> LogSink {
-        let (tx, rx) = sync_channel(CAPACITY);
-        let written = Arc::new(AtomicU64::new(0));
-        let w2 = written.clone();
-        let _ = std::thread::Builder::new().name("zz-logs".into()).spawn(move || run(store, res, rx, w2));
-        LogSink { tx, dropped: Arc::default(), written }
+    pub fn start(store: store::Store, res: Resources, zone: crate::wire::Zone) -> LogSink {
+        let (sink, rx) = LogSink::queue(CAPACITY);
+        sink.spawn(store, res, zone, rx);
+        sink
+    }
+
+    /// The queue alone; `spawn` starts its writer (separate so a test can fill the queue first).
+    fn queue(capacity: usize) -> (LogSink, Receiver<Msg>) {
+        let (tx, rx) = sync_channel(capacity);
+        (LogSink { tx, dropped: Arc::default(), written: Arc::default() }, rx)
+    }
+
+    fn spawn(&self, store: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receiver<Msg>) {
+        let (written, dropped) = (self.written.clone(), self.dropped.clone());
+        let _ = std::thread::Builder::new()
+            .name("zz-logs".into())
+            .spawn(move || run(store, res, zone, rx, written, dropped));
     }
 
     /// Queues an entry; never blocks. A full queue drops it and counts the drop.
@@ -77,8 +90,11 @@ impl LogSink {
     }
 }
 
-fn run(store: store::Store, res: Resources, rx: Receiver<Msg>, written: Arc<AtomicU64>) {
+fn run(store: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receiver<Msg>, written: Arc<AtomicU64>, dropped: Arc<AtomicU64>) {
     let mut known: HashSet<String> = HashSet::new();
+    // Drops already recorded in the error log, and when the current run of drops was first seen.
+    let mut recorded = 0u64;
+    let mut drops_since: Option<i64> = None;
     while let Ok(first) = rx.recv() {
         let mut batch = Vec::new();
         let mut flushes = Vec::new();
@@ -92,6 +108,16 @@ fn run(store: store::Store, res: Resources, rx: Receiver<Msg>, written: Arc<Atom
                 break;
             }
             next = rx.try_recv().ok();
+        }
+        let shed = dropped.load(Ordering::Relaxed);
+        if shed > recorded {
+            let now = store::now_millis();
+            let since = *drops_since.get_or_insert(now);
+            // One entry per batch at most, so the record of shedding cannot itself flood the queue.
+            batch.push(shed_entry(&zone, shed - recorded, since, now));
+            recorded = shed;
+        } else {
+            drops_since = None;
         }
         if !batch.is_empty() {
             // Entries of a tenant that does not exist (a failed sign-in naming one) go to the platform's log.
@@ -112,7 +138,8 @@ fn run(store: store::Store, res: Resources, rx: Receiver<Msg>, written: Arc<Atom
             let items: Vec<(Arc<store::ResourceDef>, String, u64, Map<String, Value>)> =
                 batch.into_iter().map(|e| (res.get(e.resource), e.tenant, e.user, e.doc)).collect();
             let n = items.len() as u64;
-            let r = store.write(move |w| {
+            // Lazy: no fsync of its own; durable with the next data write or within half a second.
+            let r = store.write_lazy(move |w| {
                 for (def, t, user, doc) in &items {
                     w.insert(def, t, doc.clone(), &store::Actor { user_id: *user, dept_id: 0 })?;
                 }
@@ -130,6 +157,26 @@ fn run(store: store::Store, res: Resources, rx: Receiver<Msg>, written: Arc<Atom
             let _ = f.send(());
         }
     }
+}
+
+/// The error-log entry that records shed log entries: how many, between which times.
+fn shed_entry(zone: &crate::wire::Zone, n: u64, since_ms: i64, now_ms: i64) -> Entry {
+    let mut doc = Map::new();
+    doc.insert("source".into(), "server".into());
+    doc.insert("type".into(), "log queue full".into());
+    doc.insert(
+        "message".into(),
+        format!(
+            "日志队列已满：{} 至 {} 之间有 {n} 条日志未能记录 (log queue full: {n} entries dropped)",
+            zone.format(since_ms),
+            zone.format(now_ms)
+        )
+        .into(),
+    );
+    doc.insert("info".into(), format!("dropped={n}").into());
+    doc.insert("url".into(), "-".into());
+    doc.insert("time".into(), zone.format(now_ms).into());
+    Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.to_string(), user: 0, doc }
 }
 
 /// Query parameter names whose values never reach a log.
@@ -199,5 +246,28 @@ mod tests {
             assert!(!r.contains(bad), "{r}");
         }
         assert!(r.contains("username=admin") && r.contains("current=1"));
+    }
+
+    #[test]
+    fn shed_entries_are_counted_in_the_error_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store::Store::open(&dir.path().join("data.redb"), &store::Options::default()).unwrap();
+        let res = Resources::load().unwrap();
+        let zone = crate::wire::Zone::parse("+08:00").unwrap();
+        // A queue of two with its writer not yet running: five pushes shed three.
+        let (sink, rx) = LogSink::queue(2);
+        for i in 0..5 {
+            sink.usual(store::PLATFORM_TENANT, 1, "test", &format!("event {i}"));
+        }
+        assert_eq!(sink.dropped.load(Ordering::Relaxed), 3);
+        sink.spawn(store.clone(), res.clone(), zone, rx);
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(sink.flush());
+        let errors = store.read(|r| r.all(&res.get("log_error"), store::PLATFORM_TENANT)).unwrap();
+        assert_eq!(errors.len(), 1, "one entry records the shedding");
+        let msg = errors[0].get("message").and_then(Value::as_str).unwrap();
+        assert!(msg.contains("3 条日志未能记录"), "{msg}");
+        assert_eq!(store.read(|r| r.all(&res.get("log_usual"), store::PLATFORM_TENANT)).unwrap().len(), 2);
+        assert_eq!(sink.written.load(Ordering::Relaxed), 3);
     }
 }

@@ -357,7 +357,7 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     // The user's data scope applies to the first screen exactly as to the list API.
     query.any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
     let (d, t, lim, off) = (def.clone(), s.tenant.clone(), query.limit, query.offset);
-    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
+    let page = crate::engine::listq::run(st, &d, &t, query).await?;
     let records: Vec<Value> = page.records.into_iter().map(|r| Value::Object(crate::wire::record(&def, st.settings.zone, r))).collect();
     let q: serde_json::Map<String, Value> = pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
     Ok(json!({

@@ -29,11 +29,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(args.log_format);
     std::fs::create_dir_all(&args.dir).with_context(|| format!("create {}", args.dir.display()))?;
     let file = crate::admin::data_file(&args.dir);
-    let opts = store::Options { cache_bytes: args.cache_mb << 20 };
+    let opts = store::Options { cache_bytes: args.cache_mb << 20, ..Default::default() };
     let store = match Store::open(&file, &opts) {
         Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
         other => other?,
     };
+    if let Some(ms) = store.repaired_ms() {
+        tracing::warn!(target: "zz::store", ms, "the data file was not closed cleanly (crash or kill); repaired on open");
+    }
     let res = Resources::load()?;
     let issued = {
         let (s, r, pw, demo) = (store.clone(), res.clone(), args.admin_password.clone(), args.demo);
@@ -57,6 +60,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         log_retention_days: args.log_retention_days,
         listen: args.http.to_string(),
         env: args.env.chars().take(32).collect(),
+        walk_deadline: Duration::from_millis(args.walk_deadline_ms),
+        walk_slots: args.walk_slots,
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;

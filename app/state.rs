@@ -39,6 +39,10 @@ pub struct Settings {
     pub listen: String,
     /// The environment name the api log records (BladeX `env`).
     pub env: String,
+    /// Longest a list that walks records may take, waiting for a slot included.
+    pub walk_deadline: Duration,
+    /// Lists that walk records at once (0: one fewer than the cores, at least one).
+    pub walk_slots: usize,
 }
 
 impl Default for Settings {
@@ -57,7 +61,23 @@ impl Default for Settings {
             log_retention_days: 90,
             listen: "127.0.0.1:8090".into(),
             env: "prod".into(),
+            walk_deadline: Duration::from_secs(5),
+            walk_slots: 0,
         }
+    }
+}
+
+#[derive(Default, Debug)]
+pub struct WalkStats {
+    pub started: std::sync::atomic::AtomicU64,
+    pub timed_out: std::sync::atomic::AtomicU64,
+    pub cancelled: std::sync::atomic::AtomicU64,
+}
+
+fn walk_slots(configured: usize) -> usize {
+    match configured {
+        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).saturating_sub(1).max(1),
+        n => n,
     }
 }
 
@@ -84,6 +104,10 @@ pub struct Inner {
     pub perms: PermCache,
     /// At most two password hashes computed at once: sign-in cannot starve the machine.
     pub hashing: Semaphore,
+    /// Slots for lists that walk records (`Settings::walk_slots`).
+    pub walks: Arc<Semaphore>,
+    /// Walks started, stopped at their deadline, and stopped because the client went away (since start).
+    pub walk_stats: WalkStats,
     /// Password hashes verified at sign-in since start (observability, and the throttling test's yardstick).
     pub hash_checks: std::sync::atomic::AtomicU64,
     /// Validated sessions by token, valid while sessions, users, roles, tenants, menus and grants are unchanged.
@@ -96,6 +120,8 @@ pub struct Inner {
     pub dept_trees: crate::cache::Stamped<String, u64, Arc<crate::auth::scope::DeptTree>>,
     /// A title per route (`METHOD path-pattern` → 参数管理 列表), for the api log; set when the router is built.
     pub route_titles: std::sync::OnceLock<std::collections::HashMap<String, String>>,
+    /// When the server started (uptime on the status screen).
+    pub started_at: std::time::Instant,
     /// This machine's host name (the api log's server host).
     pub host_name: String,
     /// The render pool, set once its runtimes have loaded the bundle (pages use the shell until then).
@@ -113,7 +139,8 @@ impl AppState {
     pub fn new(store: Store, res: Resources, settings: Settings) -> anyhow::Result<AppState> {
         let keys = Keys::load(&store)?;
         res.load_generated(&store)?;
-        let logs = crate::logsink::LogSink::start(store.clone(), res.clone());
+        let slots = walk_slots(settings.walk_slots);
+        let logs = crate::logsink::LogSink::start(store.clone(), res.clone(), settings.zone.clone());
         Ok(AppState(Arc::new(Inner {
             store,
             res,
@@ -124,12 +151,15 @@ impl AppState {
             throttle: Throttle::default(),
             perms: PermCache::default(),
             hashing: Semaphore::new(2),
+            walks: Arc::new(Semaphore::new(slots)),
+            walk_stats: WalkStats::default(),
             hash_checks: Default::default(),
             session_cache: crate::cache::Stamped::new(20_000),
             list_cache: crate::cache::Stamped::new(2_000),
             dept_trees: crate::cache::Stamped::new(1_000),
             dict_labels: crate::cache::Stamped::new(500),
             route_titles: std::sync::OnceLock::new(),
+            started_at: std::time::Instant::now(),
             host_name: std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default(),
             ssr: std::sync::OnceLock::new(),
         })))

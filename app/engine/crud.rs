@@ -140,7 +140,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
             return Ok(body);
         }
     }
-    let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { st.read(move |r| r.list(&d, &t, &query)).await? };
+    let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let labels = Labels::load(st, def).await?;
     let records: Vec<Map<String, Value>> = page

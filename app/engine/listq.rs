@@ -196,3 +196,95 @@ mod tests {
         assert_eq!(q.sorts[0].field, "createTime");
     }
 }
+
+/// Runs a list query that may walk records, under the walk rules: a deadline (`Settings::walk_deadline`, waiting
+/// included), at most `Settings::walk_slots` walks at once (lists answered from indexes do not take a slot),
+/// and a walk stops when its caller goes away (the request's future is dropped when the client disconnects).
+/// A walk that does not finish in time is answered 503 naming the filters it was asked for.
+pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, mut query: Query) -> ApiResult<store::Page> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let deadline = std::time::Instant::now() + st.settings.walk_deadline;
+    let walks = store::walks(def, &query);
+    let too_slow = {
+        let named = describe(&query);
+        let secs = st.settings.walk_deadline.as_secs().max(1);
+        move || ApiError { retry_after: Some(secs), ..ApiError::with(Kind::WalkTimeout, named) }
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    query.budget = store::Budget { deadline: Some(deadline), cancel: Some(cancel.clone()) };
+    let mut gone = CancelOnDrop(Some(cancel));
+    let slot = if walks {
+        match tokio::time::timeout_at(deadline.into(), st.walks.clone().acquire_owned()).await {
+            Ok(Ok(p)) => Some(p),
+            Ok(Err(_)) => return Err(ApiError::new(Kind::Unavailable)),
+            Err(_) => {
+                st.walk_stats.timed_out.fetch_add(1, Ordering::Relaxed);
+                return Err(too_slow());
+            }
+        }
+    } else {
+        None
+    };
+    let (d, t, st2) = (def.clone(), tenant.to_string(), st.clone());
+    let r = st
+        .read(move |r| {
+            // The slot is held by the walk itself: a dropped request frees it only when the walk has stopped.
+            let _slot = slot;
+            if walks {
+                st2.walk_stats.started.fetch_add(1, Ordering::Relaxed);
+            }
+            let r = r.list(&d, &t, &query);
+            match &r {
+                Err(store::StoreError::Interrupted(store::Interrupt::Cancelled)) => {
+                    st2.walk_stats.cancelled.fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(target: "zz::list", resource = %d.name, "walk stopped: the client went away");
+                }
+                Err(store::StoreError::Interrupted(store::Interrupt::Deadline)) => {
+                    st2.walk_stats.timed_out.fetch_add(1, Ordering::Relaxed);
+                }
+                _ => {}
+            }
+            r
+        })
+        .await;
+    gone.0 = None;
+    r.map_err(|e| if e.kind == Kind::WalkTimeout { too_slow() } else { e })
+}
+
+/// Sets its flag when dropped while armed: the request future was dropped, nobody waits for the walk.
+struct CancelOnDrop(Option<std::sync::Arc<std::sync::atomic::AtomicBool>>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(f) = &self.0 {
+            f.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// The filters of a query as the client named them (`paramName=订单超时时间`), for messages.
+fn describe(q: &Query) -> String {
+    let mut parts: Vec<String> = q
+        .filters
+        .iter()
+        .map(|f| {
+            let v = match &f.value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            format!("{}={}", f.field, v.chars().take(40).collect::<String>())
+        })
+        .collect();
+    if parts.is_empty() {
+        parts.push(match q.sorts.first() {
+            Some(s) => format!("{}={}", if s.desc { "descs" } else { "ascs" }, s.field),
+            None => format!("current={}", q.offset / q.limit.max(1) + 1),
+        });
+    }
+    let mut s = parts.join(", ");
+    if s.chars().count() > 160 {
+        s = s.chars().take(160).collect::<String>() + "…";
+    }
+    s
+}

@@ -201,6 +201,8 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
     };
     let hello = load::run(spec(&hello_addr, "GET", "/", None, None)).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
+    let hello1 = load::run(load::Spec { conns: 1, ..spec(&hello_addr, "GET", "/", None, None) }).await?;
+    lines.push(hello1.line("hello-world baseline, 1 conn"));
     drop(_hello);
 
     // The data file: seeded by the real binary, then filled by the generator.
@@ -253,6 +255,24 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
     );
     lines.push(r?.line("mixed: list (48 conns) while creates run (16 conns) — list side"));
     lines.push(w?.line("mixed: creates side"));
+    // Text filters walk every record until the search index answers them: they are bounded (a deadline, one
+    // walk slot per spare core) so the other requests keep their latency. paramName=参数123 matches 0.22%.
+    let (_, first) = get_json(&addr, "/api/blade-system/param/list?current=1&size=1", &token).await?;
+    let first: serde_json::Value = serde_json::from_str(&first)?;
+    let id = first["data"]["records"][0]["id"].as_str().unwrap_or("0").to_string();
+    let base_list = load::run(load::Spec { conns: 8, ..spec(&addr, "GET", "/api/blade-system/param/list?current=1&size=20", None, Some(&token)) }).await?;
+    lines.push(base_list.line("quiet: list (8 conns)"));
+    let base_detail = load::run(load::Spec { conns: 8, ..spec(&addr, "GET", &format!("/api/blade-system/param/detail?id={id}"), None, Some(&token)) }).await?;
+    lines.push(base_detail.line("quiet: detail (8 conns)"));
+    let scan_path = "/api/blade-system/param/list?paramName=%E5%8F%82%E6%95%B0123&current=1&size=10";
+    let (s, l, d) = tokio::join!(
+        load::run(load::Spec { conns: 16, duration: dur + Duration::from_secs(6), ..spec(&addr, "GET", scan_path, None, Some(&token)) }),
+        load::run(load::Spec { conns: 8, ..spec(&addr, "GET", "/api/blade-system/param/list?current=1&size=20", None, Some(&token)) }),
+        load::run(load::Spec { conns: 8, ..spec(&addr, "GET", &format!("/api/blade-system/param/detail?id={id}"), None, Some(&token)) }),
+    );
+    lines.push(s?.line("contains filter paramName=参数123 (16 conns; errors = 503 past the walk deadline)"));
+    lines.push(l?.line("… list (8 conns) meanwhile"));
+    lines.push(d?.line("… detail (8 conns) meanwhile"));
     let deep = load::run(spec(&addr, "GET", "/api/blade-system/param/list?current=50&size=20&descs=paramKey", None, Some(&token))).await?;
     lines.push(deep.line("param list page 50 sorted by paramKey desc, 64 conns"));
     lines.push(format!("idle-to-loaded RSS: {:.1} MiB", rss_mb(server.0.id())));
@@ -260,6 +280,9 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
     let body = r#"{"paramName":"压测{n}","paramKey":"load.{n}","paramValue":"value {n}"}"#;
     let creates = load::run(spec(&addr, "POST", "/api/blade-system/param/submit", Some(body), Some(&token))).await?;
     lines.push(creates.line("durable creates (fsync before answer), 64 conns"));
+    let body1 = r#"{"paramName":"单连接{n}","paramKey":"one.{n}","paramValue":"value {n}"}"#;
+    let one = load::run(load::Spec { conns: 1, ..spec(&addr, "POST", "/api/blade-system/param/submit", Some(body1), Some(&token)) }).await?;
+    lines.push(one.line("durable creates one after another, 1 conn"));
 
     // Online backup while creates keep running.
     let body2 = r#"{"paramName":"备份中{n}","paramKey":"during.{n}","paramValue":"v"}"#;
@@ -269,17 +292,21 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
     let out = work.join("backup.redb");
     let _ = std::fs::remove_file(&out);
     let (bin2, dir2, out2) = (bin.to_path_buf(), dir.clone(), out.clone());
-    let writer = tokio::spawn(load::run(load::Spec { duration: Duration::from_secs(60), ..during }));
+    let writer = tokio::spawn(load::run(load::Spec { duration: Duration::from_secs(120), ..during }));
     tokio::time::sleep(Duration::from_millis(500)).await;
     let t = Instant::now();
+    let live_before = std::fs::metadata(&file)?.len() as f64 / 1048576.0;
     let res = tokio::task::spawn_blocking(move || Command::new(bin2).args(["backup", "--dir"]).arg(dir2).arg("--out").arg(out2).output()).await??;
     let backup_secs = t.elapsed().as_secs_f64();
     anyhow::ensure!(res.status.success(), "backup failed: {}", String::from_utf8_lossy(&res.stderr));
+    let live_after = std::fs::metadata(&file)?.len() as f64 / 1048576.0;
+    writer.abort();
+    let during = writer.await.ok().and_then(Result::ok);
     lines.push(format!(
-        "online backup of {size_mb:.0} MiB while creates run: {backup_secs:.1} s (backup file {:.0} MiB)",
+        "online backup while creates run (16 conns{}): {backup_secs:.1} s, backup file {:.0} MiB; live file {live_before:.0} → {live_after:.0} MiB",
+        during.map(|d| format!(", {:.0} creates/s", d.rps())).unwrap_or_default(),
         std::fs::metadata(&out)?.len() as f64 / 1048576.0
     ));
-    writer.abort();
     stop(&mut server);
 
     lines.push(format!(
@@ -293,6 +320,20 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
         println!("{l}");
     }
     Ok(())
+}
+
+async fn get_json(addr: &str, path: &str, token: &str) -> anyhow::Result<(u16, String)> {
+    use http_body_util::{BodyExt, Empty};
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut sender, c) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream)).await?;
+    tokio::spawn(c);
+    let req = hyper::Request::get(path)
+        .header("host", addr)
+        .header("blade-auth", format!("bearer {token}"))
+        .body(Empty::<hyper::body::Bytes>::new())?;
+    let resp = sender.send_request(req).await?;
+    let status = resp.status().as_u16();
+    Ok((status, String::from_utf8_lossy(&resp.into_body().collect().await?.to_bytes()).into_owned()))
 }
 
 async fn post_json(addr: &str, path: &str, token: &str, body: &str) -> anyhow::Result<(u16, String)> {

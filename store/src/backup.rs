@@ -1,14 +1,21 @@
-//! Online backup and verification. A backup copies every registered table inside one read transaction into a
-//! new file, verifies that file, syncs it and renames it into place: the live file is never copied byte-wise.
-use std::collections::BTreeMap;
+//! Online backup, verification and compaction. A backup copies the live file's tables into a new file in
+//! short read transactions (see `backup`), verifies that file, syncs it and renames it into place: the live
+//! file is never copied byte-wise and never pinned for the length of the copy.
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs::File;
+use std::ops::Bound;
 use std::path::Path;
+use std::sync::Arc;
 
-use redb::{Database, ReadableDatabase, ReadableTable};
+use redb::{Database, Durability, ReadTransaction, ReadableDatabase, ReadableTable, Table, TableDefinition, WriteTransaction};
 use serde::Serialize;
 
+use crate::codec::decode_record;
+use crate::engine::keys_of;
 use crate::error::{Result, StoreError};
-use crate::{meta, tables};
+use crate::resource::ResourceDef;
+use crate::writer::WriterHandle;
+use crate::{Inner, meta, tables};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TableCount {
@@ -16,9 +23,46 @@ pub struct TableCount {
     pub rows: u64,
 }
 
+/// Space in a data file: its length, the bytes its pages hold, and what is free for reuse (or returned by
+/// `zhizhuang compact`).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct FileSpace {
+    pub file_bytes: u64,
+    /// Pages in use (data, indexes and the engine's own metadata).
+    pub allocated_bytes: u64,
+    /// Bytes of keys and values stored.
+    pub stored_bytes: u64,
+    /// Free inside the file: reused by later writes; `compact` gives it back to the disk.
+    pub free_bytes: u64,
+}
+
+pub(crate) fn space(w: &WriteTransaction, path: &Path) -> Result<FileSpace> {
+    let st = w.stats()?;
+    let file_bytes = std::fs::metadata(path)?.len();
+    let allocated_bytes = st.allocated_pages() * st.page_size() as u64;
+    Ok(FileSpace { file_bytes, allocated_bytes, stored_bytes: st.stored_bytes(), free_bytes: file_bytes.saturating_sub(allocated_bytes) })
+}
+
+/// Compacts a data file no process holds, giving free space back to the disk. Returns the space before and after.
+pub fn compact_file(path: &Path) -> Result<(FileSpace, FileSpace)> {
+    let mut db = Database::open(path)?;
+    let before = {
+        let w = db.begin_write()?;
+        let s = space(&w, path)?;
+        w.abort()?;
+        s
+    };
+    while db.compact().map_err(|e| StoreError::Storage(e.to_string()))? {}
+    let w = db.begin_write()?;
+    let after = space(&w, path)?;
+    w.abort()?;
+    Ok((before, after))
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct VerifyReport {
     pub ok: bool,
+    pub space: FileSpace,
     pub schema_version: u32,
     pub tables: Vec<TableCount>,
     /// Live records per resource, summed over tenants.
@@ -26,17 +70,153 @@ pub struct VerifyReport {
     pub problems: Vec<String>,
 }
 
-pub(crate) fn backup(db: &Database, out: &Path) -> Result<VerifyReport> {
+/// Keys changed while an online backup copies: the writer adds every committed change here while a backup runs.
+#[derive(Default)]
+pub(crate) struct Changes {
+    records: HashSet<(String, String, u64)>,
+    files: HashSet<(String, u64)>,
+}
+
+impl Changes {
+    fn len(&self) -> usize {
+        self.records.len() + self.files.len()
+    }
+}
+
+/// Called by the writer after each commit with the keys it changed.
+pub(crate) fn note_changes(inner: &Inner, records: Vec<(String, String, u64)>, files: Vec<(String, u64)>) {
+    if records.is_empty() && files.is_empty() {
+        return;
+    }
+    if let Ok(mut g) = inner.changes.lock() {
+        if let Some(c) = g.as_mut() {
+            c.records.extend(records);
+            c.files.extend(files);
+        }
+    }
+}
+
+/// Stops change tracking when the backup ends, however it ends.
+struct Tracking<'a>(&'a Inner);
+
+impl Drop for Tracking<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut g) = self.0.changes.lock() {
+            *g = None;
+        }
+    }
+}
+
+/// Resolves a resource name to its declaration (the index entries of a copied record come from it).
+pub type Defs<'a> = &'a dyn Fn(&str) -> Option<Arc<ResourceDef>>;
+
+/// Records (or entries) copied per read transaction: a transaction lives milliseconds, so the live file can
+/// reuse the pages its commits free while the backup runs.
+const CHUNK: usize = 5_000;
+/// Changed keys left over after which the final, consistent pass runs.
+const FINAL_AT: usize = 5_000;
+
+/// Online backup. The live file is never pinned for long: records, deleted records and stored files are copied
+/// in chunks of short read transactions while the writer notes every key it changes; those keys are copied
+/// again (rounds until few are left), and a last pass run on the writer thread between two commits copies the
+/// remaining changed keys and the small tables (settings, sessions, counters) from one snapshot, so the backup
+/// is exactly the state at that moment. Index entries and unique keys are rebuilt from the records and their
+/// declarations (copied as they are for records with no declaration). The new file is compacted, verified,
+/// synced and renamed into place.
+pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Defs) -> Result<VerifyReport> {
     let tmp = out.with_extension("partial");
     let _ = std::fs::remove_file(&tmp);
-    {
-        let snapshot = db.begin_read()?;
-        let dst = Database::builder().create(&tmp)?;
+    let r = (|| -> Result<()> {
+        if let Ok(mut g) = inner.changes.lock() {
+            *g = Some(Changes::default());
+        }
+        let _tracking = Tracking(inner);
+        let mut dst = Database::builder().create(&tmp)?;
+        {
+            let w = dst.begin_write()?;
+            tables::create_all(&w)?;
+            w.commit()?;
+        }
+        let mut undeclared: BTreeSet<(String, String)> = BTreeSet::new();
+        copy_records(inner, &dst, tables::RECORDS, Some(defs), &mut undeclared)?;
+        copy_records(inner, &dst, tables::DELETED, None, &mut undeclared)?;
+        copy_chunks(inner, &dst)?;
+        // Catch up with what changed meanwhile, until little is left.
+        for _ in 0..50 {
+            let pending = inner.changes.lock().ok().and_then(|mut g| g.as_mut().map(std::mem::take)).unwrap_or_default();
+            if pending.len() < FINAL_AT {
+                if let Ok(mut g) = inner.changes.lock() {
+                    if let Some(c) = g.as_mut() {
+                        c.records.extend(pending.records);
+                        c.files.extend(pending.files);
+                    }
+                }
+                break;
+            }
+            // A fresh snapshot per chunk of keys: none is held for long (what changes after it is noted again).
+            let mut records: Vec<_> = pending.records.into_iter().collect();
+            records.sort();
+            let mut files: Vec<_> = pending.files.into_iter().collect();
+            files.sort();
+            while !records.is_empty() || !files.is_empty() {
+                let part = Changes {
+                    records: records.drain(..records.len().min(CHUNK)).collect(),
+                    files: files.drain(..files.len().min(64)).collect(),
+                };
+                let got = fetch(&inner.db.begin_read()?, part)?;
+                apply(&dst, got, defs, &mut undeclared)?;
+            }
+        }
+        // The consistent cut: a snapshot and the changes up to it, taken between two commits.
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let ok = writer.run(Box::new(move |inner: &Inner| {
+            let snap = inner.db.begin_read().map_err(StoreError::from);
+            let changes = inner.changes.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
+            let _ = tx.send(snap.map(|s| (s, changes)));
+        }));
+        let (snap, changes) = if ok {
+            rx.recv().map_err(|_| StoreError::Closed)??
+        } else {
+            // No writer (the store is closing): nothing changes any more.
+            let changes = inner.changes.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
+            (inner.db.begin_read()?, changes)
+        };
+        apply(&dst, fetch(&snap, changes)?, defs, &mut undeclared)?;
         let w = dst.begin_write()?;
-        for t in tables::ALL {
-            (t.copy)(&snapshot, &w)?;
+        copy_whole(&snap, &w, tables::META)?;
+        copy_whole(&snap, &w, tables::SESSIONS)?;
+        copy_whole(&snap, &w, tables::COUNTERS)?;
+        {
+            let (src_index, src_unique) = (snap.open_table(tables::INDEX)?, snap.open_table(tables::UNIQUE)?);
+            let (mut index, mut unique) = (w.open_table(tables::INDEX)?, w.open_table(tables::UNIQUE)?);
+            for (t, res) in &undeclared {
+                let lo: (&str, &str, &str, &[u8], u64) = (t, res, "", &[], 0);
+                for e in src_index.range(lo..)? {
+                    let (k, _) = e?;
+                    let k = k.value();
+                    if k.0 != t || k.1 != res {
+                        break;
+                    }
+                    index.insert(k, ())?;
+                }
+                for e in src_unique.range((t.as_str(), res.as_str(), "", "")..)? {
+                    let (k, v) = e?;
+                    let k = k.value();
+                    if k.0 != t || k.1 != res {
+                        break;
+                    }
+                    unique.insert(k, v.value())?;
+                }
+            }
         }
         w.commit()?;
+        drop(snap);
+        while dst.compact().map_err(|e| StoreError::Storage(e.to_string()))? {}
+        Ok(())
+    })();
+    if let Err(e) = r {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
     let report = verify_file(&tmp)?;
     if !report.ok {
@@ -51,6 +231,250 @@ pub(crate) fn backup(db: &Database, out: &Path) -> Result<VerifyReport> {
     Ok(report)
 }
 
+/// A whole copy of a file nobody writes to yet (before a migration, at open): every table from one snapshot.
+pub(crate) fn copy_aside(db: &Database, out: &Path) -> Result<()> {
+    let tmp = out.with_extension("partial");
+    let _ = std::fs::remove_file(&tmp);
+    {
+        let snap = db.begin_read()?;
+        let dst = Database::builder().create(&tmp)?;
+        let w = dst.begin_write()?;
+        for t in tables::ALL {
+            (t.copy)(&snap, &w)?;
+        }
+        w.commit()?;
+    }
+    File::open(&tmp)?.sync_all()?;
+    std::fs::rename(&tmp, out)?;
+    Ok(())
+}
+
+type RecTable = TableDefinition<'static, (&'static str, &'static str, u64), &'static [u8]>;
+
+/// Copies a record table in chunks, one short read transaction each; with `defs`, also the index entries and
+/// unique keys of each record (resources without a declaration are noted in `undeclared`).
+fn copy_records(
+    inner: &Inner,
+    dst: &Database,
+    table: RecTable,
+    defs: Option<Defs>,
+    undeclared: &mut BTreeSet<(String, String)>,
+) -> Result<()> {
+    let mut after: Option<(String, String, u64)> = None;
+    loop {
+        let mut rows: Vec<((String, String, u64), Vec<u8>)> = Vec::with_capacity(CHUNK);
+        {
+            let snap = inner.db.begin_read()?;
+            let src = snap.open_table(table)?;
+            let range = match &after {
+                Some((t, r, id)) => src.range::<(&str, &str, u64)>((Bound::Excluded((t.as_str(), r.as_str(), *id)), Bound::Unbounded))?,
+                None => src.range::<(&str, &str, u64)>(..)?,
+            };
+            for e in range.take(CHUNK) {
+                let (k, v) = e?;
+                let (t, r, id) = k.value();
+                rows.push(((t.to_string(), r.to_string(), id), v.value().to_vec()));
+            }
+        }
+        let Some(last) = rows.last().map(|(k, _)| k.clone()) else { return Ok(()) };
+        let mut w = dst.begin_write()?;
+        w.set_durability(Durability::None)?;
+        {
+            let mut out = w.open_table(table)?;
+            let mut index = w.open_table(tables::INDEX)?;
+            let mut unique = w.open_table(tables::UNIQUE)?;
+            let mut cache: Option<(String, Option<Arc<ResourceDef>>)> = None;
+            for ((t, r, id), v) in &rows {
+                out.insert((t.as_str(), r.as_str(), *id), v.as_slice())?;
+                let Some(defs) = defs else { continue };
+                if cache.as_ref().is_none_or(|(name, _)| name != r) {
+                    cache = Some((r.clone(), defs(r)));
+                }
+                match cache.as_ref().and_then(|(_, d)| d.as_ref()) {
+                    Some(def) => add_keys(&mut index, &mut unique, def, t, *id, &decode_record(v)?)?,
+                    None => {
+                        undeclared.insert((t.clone(), r.clone()));
+                    }
+                }
+            }
+        }
+        w.commit()?;
+        after = Some(last);
+    }
+}
+
+fn add_keys(
+    index: &mut Table<(&str, &str, &str, &[u8], u64), ()>,
+    unique: &mut Table<(&str, &str, &str, &str), u64>,
+    def: &ResourceDef,
+    t: &str,
+    id: u64,
+    doc: &serde_json::Map<String, serde_json::Value>,
+) -> Result<()> {
+    let (ix, un) = keys_of(def, doc);
+    for (field, bytes) in ix {
+        index.insert((t, def.name.as_str(), field, bytes.as_slice(), id), ())?;
+    }
+    for (field, v) in un {
+        unique.insert((t, def.name.as_str(), field, v.as_str()), id)?;
+    }
+    Ok(())
+}
+
+fn remove_keys(
+    index: &mut Table<(&str, &str, &str, &[u8], u64), ()>,
+    unique: &mut Table<(&str, &str, &str, &str), u64>,
+    def: &ResourceDef,
+    t: &str,
+    id: u64,
+    doc: &serde_json::Map<String, serde_json::Value>,
+) -> Result<()> {
+    let (ix, un) = keys_of(def, doc);
+    for (field, bytes) in ix {
+        index.remove((t, def.name.as_str(), field, bytes.as_slice(), id))?;
+    }
+    for (field, v) in un {
+        // Only when it still names this record (another record may hold the value by now).
+        let mine = unique.get((t, def.name.as_str(), field, v.as_str()))?.is_some_and(|h| h.value() == id);
+        if mine {
+            unique.remove((t, def.name.as_str(), field, v.as_str()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Stored files' chunks, in short read transactions.
+fn copy_chunks(inner: &Inner, dst: &Database) -> Result<()> {
+    let mut after: Option<(String, u64, u32)> = None;
+    loop {
+        let mut rows: Vec<((String, u64, u32), Vec<u8>)> = Vec::new();
+        let mut bytes = 0usize;
+        {
+            let snap = inner.db.begin_read()?;
+            let src = snap.open_table(tables::FILE_CHUNKS)?;
+            let range = match &after {
+                Some((t, f, i)) => src.range::<(&str, u64, u32)>((Bound::Excluded((t.as_str(), *f, *i)), Bound::Unbounded))?,
+                None => src.range::<(&str, u64, u32)>(..)?,
+            };
+            for e in range {
+                let (k, v) = e?;
+                let (t, f, i) = k.value();
+                bytes += v.value().len();
+                rows.push(((t.to_string(), f, i), v.value().to_vec()));
+                if bytes >= 32 << 20 || rows.len() >= CHUNK {
+                    break;
+                }
+            }
+        }
+        let Some(last) = rows.last().map(|(k, _)| k.clone()) else { return Ok(()) };
+        let mut w = dst.begin_write()?;
+        w.set_durability(Durability::None)?;
+        {
+            let mut out = w.open_table(tables::FILE_CHUNKS)?;
+            for ((t, f, i), v) in &rows {
+                out.insert((t.as_str(), *f, *i), v.as_slice())?;
+            }
+        }
+        w.commit()?;
+        after = Some(last);
+    }
+}
+
+/// The state of changed keys read from one snapshot: each record key with its live and deleted versions,
+/// each changed file with its chunks.
+struct Fetched {
+    records: Vec<((String, String, u64), Option<Vec<u8>>, Option<Vec<u8>>)>,
+    files: Vec<((String, u64), Vec<(u32, Vec<u8>)>)>,
+}
+
+/// Reads the changed keys' current state from `snap` (then the snapshot can go: none is held while writing).
+fn fetch(snap: &ReadTransaction, changes: Changes) -> Result<Fetched> {
+    let (src_live, src_deleted, src_chunks) =
+        (snap.open_table(tables::RECORDS)?, snap.open_table(tables::DELETED)?, snap.open_table(tables::FILE_CHUNKS)?);
+    let mut keys: Vec<_> = changes.records.into_iter().collect();
+    keys.sort();
+    let mut records = Vec::with_capacity(keys.len());
+    for k in keys {
+        let key = (k.0.as_str(), k.1.as_str(), k.2);
+        let live = src_live.get(key)?.map(|v| v.value().to_vec());
+        let deleted = src_deleted.get(key)?.map(|v| v.value().to_vec());
+        records.push((k, live, deleted));
+    }
+    let mut files = Vec::new();
+    for (t, f) in changes.files {
+        let mut parts = Vec::new();
+        for e in src_chunks.range((t.as_str(), f, 0)..=(t.as_str(), f, u32::MAX))? {
+            let (k, v) = e?;
+            parts.push((k.value().2, v.value().to_vec()));
+        }
+        files.push(((t, f), parts));
+    }
+    Ok(Fetched { records, files })
+}
+
+/// Writes the fetched state of changed keys into the copy: each record as it is now (or gone) in both record
+/// tables, with its index entries and unique keys moved along; each changed file's chunks replaced.
+fn apply(dst: &Database, got: Fetched, defs: Defs, undeclared: &mut BTreeSet<(String, String)>) -> Result<()> {
+    let mut w = dst.begin_write()?;
+    w.set_durability(Durability::None)?;
+    {
+        let mut live = w.open_table(tables::RECORDS)?;
+        let mut deleted = w.open_table(tables::DELETED)?;
+        let mut index = w.open_table(tables::INDEX)?;
+        let mut unique = w.open_table(tables::UNIQUE)?;
+        let mut chunks = w.open_table(tables::FILE_CHUNKS)?;
+        for ((t, r, id), now_live, now_deleted) in &got.records {
+            let key = (t.as_str(), r.as_str(), *id);
+            let def = defs(r);
+            if def.is_none() {
+                undeclared.insert((t.clone(), r.clone()));
+            }
+            let old = live.remove(key)?.map(|v| v.value().to_vec());
+            if let (Some(old), Some(def)) = (old, def.as_deref()) {
+                remove_keys(&mut index, &mut unique, def, t, *id, &decode_record(&old)?)?;
+            }
+            if let Some(v) = now_live {
+                live.insert(key, v.as_slice())?;
+                if let Some(def) = def.as_deref() {
+                    add_keys(&mut index, &mut unique, def, t, *id, &decode_record(v)?)?;
+                }
+            }
+            deleted.remove(key)?;
+            if let Some(v) = now_deleted {
+                deleted.insert(key, v.as_slice())?;
+            }
+        }
+        for ((t, f), parts) in &got.files {
+            let old: Vec<u32> = chunks
+                .range((t.as_str(), *f, 0)..=(t.as_str(), *f, u32::MAX))?
+                .map(|e| e.map(|(k, _)| k.value().2))
+                .collect::<std::result::Result<_, _>>()?;
+            for i in old {
+                chunks.remove((t.as_str(), *f, i))?;
+            }
+            for (i, v) in parts {
+                chunks.insert((t.as_str(), *f, *i), v.as_slice())?;
+            }
+        }
+    }
+    w.commit()?;
+    Ok(())
+}
+
+fn copy_whole<K: redb::Key + 'static, V: redb::Value + 'static>(
+    snap: &ReadTransaction,
+    w: &WriteTransaction,
+    def: TableDefinition<K, V>,
+) -> Result<()> {
+    let src = snap.open_table(def)?;
+    let mut dst = w.open_table(def)?;
+    for e in src.iter()? {
+        let (k, v) = e?;
+        dst.insert(k.value(), v.value())?;
+    }
+    Ok(())
+}
+
 /// Checks a data file that no process holds: redb's integrity check, the schema version, every table's row
 /// count, and that each maintained counter equals the records it counts.
 pub fn verify_file(path: &Path) -> Result<VerifyReport> {
@@ -62,6 +486,12 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
     if !db.check_integrity()? {
         problems.push("integrity check repaired damage".to_string());
     }
+    let space = {
+        let w = db.begin_write()?;
+        let s = space(&w, path)?;
+        w.abort()?;
+        s
+    };
     let r = db.begin_read()?;
     let schema_version = meta::schema_version(&r)?;
     if schema_version == 0 || schema_version > meta::SCHEMA_VERSION {
@@ -93,5 +523,5 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
     for ((_, res), n) in &actual {
         *resources.entry(res.clone()).or_default() += n;
     }
-    Ok(VerifyReport { ok: problems.is_empty(), schema_version, tables: counts, resources, problems })
+    Ok(VerifyReport { ok: problems.is_empty(), space, schema_version, tables: counts, resources, problems })
 }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::{decode_record, encode_record, index_bytes};
 use crate::error::{Result, StoreError};
-use crate::query::{Filter, Op, Page, Query, order};
+use crate::query::{Filter, Op, Page, Query, Ticker, order};
 use crate::resource::{FieldKind, ResourceDef};
 use crate::{Actor, PLATFORM_TENANT, now_millis};
 
@@ -82,9 +82,21 @@ where
         let unfiltered = q.unfiltered();
 
         // More than one sort key: collect every match and sort in memory.
+        let mut ticker = Ticker::new(&q.budget);
+        // Records that cannot hold the text a `contains` filter asks for are skipped without being decoded.
+        let needle = raw_needle(q);
+        let finder = needle.as_deref().map(memchr::memmem::Finder::new);
+        let mut decode = |raw: &[u8]| -> Result<Option<Map<String, Value>>> {
+            ticker.tick()?;
+            if finder.as_ref().is_some_and(|f| f.find(raw).is_none()) {
+                return Ok(None);
+            }
+            decode_record(raw).map(Some)
+        };
         if q.sorts.len() > 1 {
             let mut all = Vec::new();
-            self.scan_ids(t, res, None, true, &mut |doc| {
+            self.scan_ids(t, res, None, true, &mut |raw| {
+                let Some(doc) = decode(raw)? else { return Ok(true) };
                 if q.accepts(&doc) {
                     all.push(doc);
                 }
@@ -102,7 +114,8 @@ where
 
         let mut records = Vec::with_capacity(limit.min(1000));
         let mut matched = 0usize;
-        let mut visit = |doc: Map<String, Value>| -> Result<bool> {
+        let mut visit = |raw: &[u8]| -> Result<bool> {
+            let Some(doc) = decode(raw)? else { return Ok(true) };
             if !q.accepts(&doc) {
                 return Ok(true);
             }
@@ -233,7 +246,7 @@ where
         res: &str,
         field: &str,
         keys: &[Vec<u8>],
-        visit: &mut dyn FnMut(Map<String, Value>) -> Result<bool>,
+        visit: &mut dyn FnMut(&[u8]) -> Result<bool>,
     ) -> Result<()> {
         let mut ids = Vec::new();
         for k in keys {
@@ -245,7 +258,7 @@ where
         ids.dedup();
         for id in ids {
             if let Some(v) = self.records.get((t, res, id))? {
-                if !visit(decode_record(v.value())?)? {
+                if !visit(v.value())? {
                     break;
                 }
             }
@@ -259,12 +272,12 @@ where
         res: &str,
         _from: Option<u64>,
         desc: bool,
-        visit: &mut dyn FnMut(Map<String, Value>) -> Result<bool>,
+        visit: &mut dyn FnMut(&[u8]) -> Result<bool>,
     ) -> Result<()> {
         let range = self.records.range((t, res, 0)..=(t, res, u64::MAX))?;
         let iter: Box<dyn Iterator<Item = _>> = if desc { Box::new(range.rev()) } else { Box::new(range) };
         for e in iter {
-            if !visit(decode_record(e?.1.value())?)? {
+            if !visit(e?.1.value())? {
                 break;
             }
         }
@@ -279,7 +292,7 @@ where
         field: &str,
         exact: Option<&[u8]>,
         desc: bool,
-        visit: &mut dyn FnMut(Map<String, Value>) -> Result<bool>,
+        visit: &mut dyn FnMut(&[u8]) -> Result<bool>,
     ) -> Result<()> {
         let (lo, hi): (Bound<IdxKey>, Bound<IdxKey>) = match exact {
             Some(v) => (Bound::Included((t, res, field, v, 0)), Bound::Included((t, res, field, v, u64::MAX))),
@@ -291,12 +304,56 @@ where
             let (k, _) = e?;
             let id = k.value().4;
             if let Some(v) = self.records.get((t, res, id))? {
-                if !visit(decode_record(v.value())?)? {
+                if !visit(v.value())? {
                     break;
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Bytes every record matching the query's `contains` filters must hold in its stored form: the longest needle
+/// that serde_json writes verbatim (no quote, backslash or control character) and that lower-casing cannot
+/// change (Chinese text, digits, punctuation), so a record without it cannot match and need not be decoded.
+/// Needles with letters are matched case-insensitively and get no prefilter.
+fn raw_needle(q: &Query) -> Option<Vec<u8>> {
+    let caseless = |c: char| {
+        !c.is_control()
+            && c != '"'
+            && c != '\\'
+            && c != '\u{307}'
+            && c.to_lowercase().eq(std::iter::once(c))
+            && c.to_uppercase().eq(std::iter::once(c))
+    };
+    q.filters
+        .iter()
+        .filter(|f| f.op == Op::Contains)
+        .filter_map(|f| f.value.as_str())
+        .filter(|v| !v.is_empty() && v.chars().all(caseless))
+        .max_by_key(|v| v.len())
+        .map(|v| v.as_bytes().to_vec())
+}
+
+/// Whether a list walks records (and so costs time in proportion to the table): false when it is answered from
+/// an index end (an unfiltered first pages) or from index ranges alone (exact filters over indexed fields,
+/// ordered by id). Walks are the lists a server bounds in time and concurrency.
+pub fn walks(def: &ResourceDef, q: &Query) -> bool {
+    if q.sorts.len() > 1 {
+        return true;
+    }
+    if q.unfiltered() {
+        return q.offset + q.limit > 2_000;
+    }
+    if !q.sorts.first().is_none_or(|s| s.field == "id" || s.field == "createTime") {
+        return true;
+    }
+    if !q.filters.iter().all(|f| exact_keys(def, f).is_some()) {
+        return true;
+    }
+    match q.any.first() {
+        Some(first) => !q.any.iter().all(|f| f.field == first.field && exact_keys(def, f).is_some()),
+        None => false,
     }
 }
 
@@ -391,6 +448,9 @@ pub type WriteTables<'t> = Tables<
 pub struct RecordWriter<'t> {
     pub tables: WriteTables<'t>,
     pub deleted: Table<'t, RecKey<'static>, &'static [u8]>,
+    /// Keys (tenant, resource, id) of the records this transaction changed, live or deleted (an online backup
+    /// copies them again).
+    pub changed: Vec<(String, String, u64)>,
 }
 
 impl RecordWriter<'_> {
@@ -422,6 +482,7 @@ impl RecordWriter<'_> {
         self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
         self.add_keys(def, t, id, &doc)?;
         self.bump(t, &def.name, 1)?;
+        self.changed.push((t.to_string(), def.name.clone(), id));
         Ok(doc)
     }
 
@@ -445,6 +506,7 @@ impl RecordWriter<'_> {
         self.remove_keys(def, t, id, &old)?;
         self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
         self.add_keys(def, t, id, &doc)?;
+        self.changed.push((t.to_string(), def.name.clone(), id));
         Ok(doc)
     }
 
@@ -460,6 +522,7 @@ impl RecordWriter<'_> {
             doc.insert("updateUser".into(), actor.user_id.into());
             doc.insert("updateTime".into(), now_millis().into());
             self.deleted.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+            self.changed.push((t.to_string(), def.name.clone(), id));
             n += 1;
         }
         self.bump(t, &def.name, -(n as i64))?;
@@ -481,6 +544,7 @@ impl RecordWriter<'_> {
         for (id, doc) in &doomed {
             self.remove_keys(def, t, *id, doc)?;
             self.tables.records.remove((t, def.name.as_str(), *id))?;
+            self.changed.push((t.to_string(), def.name.clone(), *id));
         }
         let n = doomed.len() as u64;
         self.bump(t, &def.name, -(n as i64))?;
@@ -546,4 +610,17 @@ fn unique_text(v: Option<&Value>) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         other => Some(other.to_string()),
     }
+}
+
+/// The index entries (field, encoded value) and unique keys (field, text) a stored record holds: what a copy of
+/// the record in another file must hold too.
+pub(crate) fn keys_of<'d>(def: &'d ResourceDef, doc: &Map<String, Value>) -> (Vec<(&'d str, Vec<u8>)>, Vec<(&'d str, String)>) {
+    let mut index = Vec::new();
+    for name in def.indexed_fields() {
+        for bytes in index_values(def, name, doc) {
+            index.push((name, bytes));
+        }
+    }
+    let unique = def.fields.iter().filter(|f| f.unique).filter_map(|f| unique_text(doc.get(&f.name)).map(|v| (f.name.as_str(), v))).collect();
+    (index, unique)
 }

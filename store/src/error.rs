@@ -31,6 +31,9 @@ pub enum StoreError {
     Storage(String),
     #[error("store is closed")]
     Closed,
+    /// A walk over records stopped at its deadline, or because its caller went away.
+    #[error("walk interrupted: {0:?}")]
+    Interrupted(crate::query::Interrupt),
 }
 
 impl StoreError {

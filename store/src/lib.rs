@@ -18,11 +18,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use redb::{Database, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 
-pub use backup::{TableCount, VerifyReport, verify_file};
-pub use engine::storage_tenant;
+pub use backup::{Defs, FileSpace, TableCount, VerifyReport, compact_file, verify_file};
+pub use engine::{storage_tenant, walks};
 pub use error::{FieldProblem, Result, StoreError};
 pub use meta::SCHEMA_VERSION;
-pub use query::{Filter, Op, Page, Query, Sort};
+pub use query::{Budget, Filter, Interrupt, Op, Page, Query, Sort};
 pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, parse_id_value, pattern_ok};
 
 /// Tenant of platform-wide data.
@@ -46,11 +46,13 @@ pub fn now_millis() -> i64 {
 pub struct Options {
     /// redb page cache in bytes.
     pub cache_bytes: usize,
+    /// Save redb's allocator state in every commit (fast reopen after a crash, slower commits).
+    pub quick_repair: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { cache_bytes: 64 << 20 }
+        Options { cache_bytes: 64 << 20, quick_repair: std::env::var("ZZ_QUICK_REPAIR").map(|v| v == "1").unwrap_or(false) }
     }
 }
 
@@ -59,6 +61,11 @@ pub(crate) struct Inner {
     path: PathBuf,
     ids: IdGen,
     versions: Versions,
+    quick_repair: bool,
+    /// How long opening took when the file needed repair after an unclean shutdown.
+    repair_ms: Option<u64>,
+    /// Keys changed since an online backup began (None: no backup running).
+    pub(crate) changes: std::sync::Mutex<Option<backup::Changes>>,
 }
 
 /// Change counters per resource (and `"sessions"`), bumped by the writer after each durable commit that
@@ -92,10 +99,25 @@ impl Store {
     /// old file is kept beside it). Fails with `Locked` when another process holds it.
     pub fn open(path: &Path, opts: &Options) -> Result<Store> {
         let existed = path.exists() && std::fs::metadata(path)?.len() > 0;
-        let db = Database::builder().set_cache_size(opts.cache_bytes).create(path)?;
+        let repaired = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = repaired.clone();
+        let started = std::time::Instant::now();
+        let db = Database::builder()
+            .set_cache_size(opts.cache_bytes)
+            .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
+            .create(path)?;
+        let repair_ms = repaired.load(std::sync::atomic::Ordering::Relaxed).then(|| started.elapsed().as_millis() as u64);
         meta::prepare(&db, path, existed)?;
         let last = meta::last_id(&db)?;
-        let inner = Arc::new(Inner { db, path: path.to_path_buf(), ids: IdGen::new(last), versions: Versions::default() });
+        let inner = Arc::new(Inner {
+            db,
+            path: path.to_path_buf(),
+            ids: IdGen::new(last),
+            versions: Versions::default(),
+            quick_repair: opts.quick_repair,
+            repair_ms,
+            changes: std::sync::Mutex::new(None),
+        });
         let writer = writer::start(inner.clone());
         Ok(Store { inner, writer })
     }
@@ -124,7 +146,18 @@ impl Store {
         op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
         done: impl FnOnce(Result<R>) + Send + 'static,
     ) {
-        self.writer.submit(op, done)
+        self.writer.submit(true, op, done)
+    }
+
+    /// A lazy write: committed (visible to readers) without waiting for the disk, and durable with the next
+    /// durable commit, which comes within half a second. For records whose loss in a crash is acceptable
+    /// (the server's own logs); never for a write a client is told succeeded.
+    pub fn write_lazy<R: Send + 'static>(&self, op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static) -> Result<R> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.writer.submit(false, op, move |r| {
+            let _ = tx.send(r);
+        });
+        rx.recv().unwrap_or(Err(StoreError::Closed))
     }
 
     /// A durable write, blocking until it is committed.
@@ -138,8 +171,31 @@ impl Store {
 
     /// Consistent online copy into `out`: one read transaction, a new file, verified, then renamed into place.
     /// Writes keep flowing while it runs.
-    pub fn backup_to(&self, out: &Path) -> Result<VerifyReport> {
-        backup::backup(&self.inner.db, out)
+    pub fn backup_to(&self, out: &Path, defs: backup::Defs) -> Result<VerifyReport> {
+        backup::backup(&self.inner, &self.writer, out, defs)
+    }
+
+    /// Space in the live file (length, allocated, free), measured on the writer thread between two commits.
+    pub fn space(&self) -> Result<FileSpace> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let sent = self.writer.run(Box::new(move |inner: &Inner| {
+            let r = (|| {
+                let w = inner.db.begin_write()?;
+                let s = backup::space(&w, &inner.path);
+                w.abort()?;
+                s
+            })();
+            let _ = tx.send(r);
+        }));
+        if !sent {
+            return Err(StoreError::Closed);
+        }
+        rx.recv().unwrap_or(Err(StoreError::Closed))
+    }
+
+    /// Milliseconds spent repairing the file at open, when it was not shut down cleanly (a crash, kill -9).
+    pub fn repaired_ms(&self) -> Option<u64> {
+        self.inner.repair_ms
     }
 
     /// Stops the writer after the queued writes are committed. Further writes answer `Closed`.
@@ -255,6 +311,8 @@ pub struct WriteCtx<'t> {
     sessions: redb::Table<'t, (&'static str, &'static str), &'static [u8]>,
     meta: redb::Table<'t, &'static str, &'static [u8]>,
     ids: &'t IdGen,
+    /// Stored files (tenant, file id) this transaction wrote or deleted.
+    files: Vec<(String, u64)>,
 }
 
 impl WriteCtx<'_> {
@@ -302,6 +360,7 @@ impl WriteCtx<'_> {
     }
     /// Stores a file's bytes in chunks of at most 256 KiB under `file` (normally the id of its attach record).
     pub fn put_file(&mut self, tenant: &str, file: u64, bytes: &[u8]) -> Result<()> {
+        self.files.push((tenant.to_string(), file));
         for (i, chunk) in bytes.chunks(256 << 10).enumerate() {
             self.chunks.insert((tenant, file, i as u32), chunk)?;
         }
@@ -309,6 +368,7 @@ impl WriteCtx<'_> {
     }
     /// Deletes a stored file's chunks; returns how many bytes they held.
     pub fn delete_file(&mut self, tenant: &str, file: u64) -> Result<u64> {
+        self.files.push((tenant.to_string(), file));
         let mut keys = Vec::new();
         let mut bytes = 0u64;
         for e in self.chunks.range((tenant, file, 0)..=(tenant, file, u32::MAX))? {

@@ -29,7 +29,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<()> {
         }
         if v < SCHEMA_VERSION && existed {
             let aside = path.with_extension(format!("pre-v{v}.redb"));
-            crate::backup::backup(db, &aside)?;
+            crate::backup::copy_aside(db, &aside)?;
         }
     }
     let mut w = db.begin_write()?;

@@ -45,6 +45,52 @@ pub struct Query {
     pub sorts: Vec<Sort>,
     pub offset: u64,
     pub limit: u64,
+    /// When a walk over records must stop early (none: walk to the end).
+    pub budget: Budget,
+}
+
+/// Limits on a walk over records: a deadline, and a flag its caller sets when nobody waits for the answer any
+/// more (the client went away). Checked every few hundred records, so a stopped walk ends within milliseconds.
+#[derive(Debug, Clone, Default)]
+pub struct Budget {
+    pub deadline: Option<std::time::Instant>,
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+/// Why a walk stopped before its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    Deadline,
+    Cancelled,
+}
+
+impl Budget {
+    pub fn check(&self) -> crate::Result<()> {
+        if self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+            return Err(crate::StoreError::Interrupted(Interrupt::Cancelled));
+        }
+        if self.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            return Err(crate::StoreError::Interrupted(Interrupt::Deadline));
+        }
+        Ok(())
+    }
+}
+
+/// Counts records visited by a walk and checks its budget every `EVERY` of them.
+pub(crate) struct Ticker<'b> {
+    n: u32,
+    budget: &'b Budget,
+}
+
+impl<'b> Ticker<'b> {
+    const EVERY: u32 = 256;
+    pub(crate) fn new(budget: &'b Budget) -> Self {
+        Ticker { n: 0, budget }
+    }
+    pub(crate) fn tick(&mut self) -> crate::Result<()> {
+        self.n = self.n.wrapping_add(1);
+        if self.n % Self::EVERY == 0 { self.budget.check() } else { Ok(()) }
+    }
 }
 
 #[derive(Debug, Clone, Default)]

@@ -1,6 +1,11 @@
 //! The single writer thread. Concurrent writes queue here and are group-committed: one transaction and one
 //! fsync for every batch, so throughput does not collapse to one fsync per request. An operation that fails is
 //! answered alone and the batch is re-run without it, so no refused operation leaves a partial write.
+//!
+//! Lazy operations (the server's own logs) commit without an fsync: they are visible at once and become durable
+//! with the next durable commit, which the writer makes itself when none comes within `LAZY_FLUSH`. So a
+//! request's audit-log entry never costs a second fsync on the request path, and at most `LAZY_FLUSH` of log
+//! entries can be lost in a crash; every acknowledged data write is still durable before its answer.
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -17,15 +22,23 @@ type Done = Box<dyn FnOnce(Result<AnyBox>) + Send>;
 struct Item {
     op: Op,
     done: Done,
+    /// Must be on disk before `done` is called.
+    durable: bool,
 }
 
+/// Work run on the writer thread between two commits (so it sees no commit half-done).
+pub(crate) type Task = Box<dyn FnOnce(&Inner) + Send>;
+
 enum Msg {
+    Run(Task),
     Item(Item),
     Close,
 }
 
 /// Largest number of operations committed together.
 const MAX_BATCH: usize = 512;
+/// Longest time a lazy commit waits for a durable one to carry it to disk.
+pub(crate) const LAZY_FLUSH: std::time::Duration = std::time::Duration::from_millis(500);
 
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
@@ -45,6 +58,7 @@ pub(crate) fn start(inner: Arc<Inner>) -> WriterHandle {
 impl WriterHandle {
     pub(crate) fn submit<R: Send + 'static>(
         &self,
+        durable: bool,
         mut op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
         done: impl FnOnce(Result<R>) + Send + 'static,
     ) {
@@ -53,6 +67,7 @@ impl WriterHandle {
             done: Box::new(move |r| {
                 done(r.map(|b| *b.downcast::<R>().expect("writer result type")));
             }),
+            durable,
         };
         if let Err(e) = self.tx.send(Msg::Item(item)) {
             if let Msg::Item(item) = e.0 {
@@ -62,6 +77,11 @@ impl WriterHandle {
     }
 
     /// Commits what is queued, then stops the thread and waits for it.
+    /// Runs `task` on the writer thread between commits. False when the writer has stopped.
+    pub(crate) fn run(&self, task: Task) -> bool {
+        self.tx.send(Msg::Run(task)).is_ok()
+    }
+
     pub(crate) fn close(&self) {
         let _ = self.tx.send(Msg::Close);
         if let Some(j) = self.join.lock().ok().and_then(|mut g| g.take()) {
@@ -72,14 +92,37 @@ impl WriterHandle {
 
 fn run(inner: &Inner, rx: Receiver<Msg>) {
     let mut closing = false;
+    // A lazy commit is waiting for a durable one.
+    let mut pending = false;
     while !closing {
-        let mut batch = match rx.recv() {
-            Ok(Msg::Item(i)) => vec![i],
-            Ok(Msg::Close) | Err(_) => break,
+        let first = if pending {
+            match rx.recv_timeout(LAZY_FLUSH) {
+                Ok(m) => Ok(m),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    pending = !flush(inner);
+                    continue;
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(()),
+            }
+        } else {
+            rx.recv().map_err(|_| ())
         };
+        let mut batch = match first {
+            Ok(Msg::Item(i)) => vec![i],
+            Ok(Msg::Run(task)) => {
+                task(inner);
+                continue;
+            }
+            Ok(Msg::Close) | Err(()) => break,
+        };
+        let mut after = None;
         while batch.len() < MAX_BATCH {
             match rx.try_recv() {
                 Ok(Msg::Item(i)) => batch.push(i),
+                Ok(Msg::Run(task)) => {
+                    after = Some(task);
+                    break;
+                }
                 Ok(Msg::Close) => {
                     closing = true;
                     break;
@@ -87,7 +130,15 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                 Err(_) => break,
             }
         }
-        commit_batch(inner, batch);
+        let durable = batch.iter().any(|i| i.durable);
+        commit_batch(inner, batch, durable);
+        pending = !durable;
+        if let Some(task) = after {
+            task(inner);
+        }
+    }
+    if pending {
+        flush(inner);
     }
     // Anything queued after Close is refused, not silently dropped.
     while let Ok(m) = rx.try_recv() {
@@ -102,9 +153,20 @@ enum Failed {
     Storage(String),
 }
 
-fn commit_batch(inner: &Inner, mut batch: Vec<Item>) {
+/// An empty durable commit: makes every earlier lazy commit durable. True when it succeeded.
+fn flush(inner: &Inner) -> bool {
+    let r = (|| -> Result<()> {
+        let mut txn = inner.db.begin_write()?;
+        txn.set_quick_repair(inner.quick_repair);
+        txn.commit()?;
+        Ok(())
+    })();
+    r.is_ok()
+}
+
+fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
     while !batch.is_empty() {
-        match try_batch(inner, &mut batch) {
+        match try_batch(inner, &mut batch, durable) {
             Ok(results) => {
                 for (item, r) in batch.into_iter().zip(results) {
                     (item.done)(Ok(r));
@@ -125,11 +187,17 @@ fn commit_batch(inner: &Inner, mut batch: Vec<Item>) {
     }
 }
 
-fn try_batch(inner: &Inner, batch: &mut [Item]) -> std::result::Result<Vec<AnyBox>, Failed> {
+fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::Result<Vec<AnyBox>, Failed> {
     let mut touched = std::collections::HashSet::new();
+    let mut changed = Vec::new();
+    let mut files = Vec::new();
     let storage = |e: StoreError| Failed::Storage(e.to_string());
     let mut txn = inner.db.begin_write().map_err(|e| storage(e.into()))?;
-    txn.set_quick_repair(true);
+    if durable {
+        txn.set_quick_repair(inner.quick_repair);
+    } else {
+        txn.set_durability(redb::Durability::None).map_err(|e| storage(e.into()))?;
+    }
     let mut results = Vec::with_capacity(batch.len());
     let outcome = (|| -> std::result::Result<(), Failed> {
         let mut ctx = WriteCtx {
@@ -143,7 +211,9 @@ fn try_batch(inner: &Inner, batch: &mut [Item]) -> std::result::Result<Vec<AnyBo
                     counters: txn.open_table(tables::COUNTERS)?,
                 },
                 deleted: txn.open_table(tables::DELETED)?,
+                changed: Vec::new(),
             },
+            files: Vec::new(),
             sessions: txn.open_table(tables::SESSIONS)?,
             meta: txn.open_table(tables::META)?,
             ids: &inner.ids,
@@ -158,6 +228,8 @@ fn try_batch(inner: &Inner, batch: &mut [Item]) -> std::result::Result<Vec<AnyBo
         }
         meta::put_last_id(&mut ctx.meta, inner.ids.last()).map_err(|e| Failed::Storage(e.to_string()))?;
         touched = std::mem::take(&mut ctx.touched);
+        changed = std::mem::take(&mut ctx.rec.changed);
+        files = std::mem::take(&mut ctx.files);
         Ok(())
     })();
     match outcome {
@@ -165,6 +237,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item]) -> std::result::Result<Vec<AnyBo
             txn.commit().map_err(|e| storage(e.into()))?;
             // Only now, with the batch durable and visible, may cached readers see a new version.
             inner.versions.bump(&touched);
+            crate::backup::note_changes(inner, changed, files);
             Ok(results)
         }
         Err(f) => {

@@ -94,7 +94,7 @@ fn unique_update_and_soft_delete_keep_indexes_and_counters_in_step() {
     let d2 = d.clone();
     s.write(move |w| w.insert(&d2, "A", doc(json!({"paramName": "again", "paramKey": "renamed"})), &Actor::default())).unwrap();
     let out = dir.path().join("copy.redb");
-    let report = s.backup_to(&out).unwrap();
+    let report = s.backup_to(&out, &|n: &str| (n == "param").then(def)).unwrap();
     assert!(report.ok, "{:?}", report.problems);
     assert_eq!(report.resources["param"], 3);
     assert!(report.tables.iter().any(|t| t.name == "DELETED" && t.rows == 1), "soft-deleted rows are kept");
@@ -152,7 +152,7 @@ fn verify_reports_counts_and_refuses_junk() {
     let (dir, s) = open();
     seed(&s, "A", 10);
     let out = dir.path().join("b.redb");
-    s.backup_to(&out).unwrap();
+    s.backup_to(&out, &|n: &str| (n == "param").then(def)).unwrap();
     let r = store::verify_file(&out).unwrap();
     assert!(r.ok);
     assert_eq!(r.schema_version, store::SCHEMA_VERSION);
@@ -204,7 +204,7 @@ fn multi_valued_index_serves_list_in_filters() {
     let page = s.read(|r| r.list(&d, "A", &q(json!([1, 2])))).unwrap();
     assert_eq!((accounts(page.clone()), page.total), (vec!["u2".to_string(), "u1".to_string()], 2));
     let out = _d.path().join("v.redb");
-    assert!(s.backup_to(&out).unwrap().ok);
+    assert!(s.backup_to(&out, &|n: &str| (n == "param").then(def)).unwrap().ok);
 }
 
 /// Lists answered from the indexes alone (exact filters, a guard, id order) give the same page and total as
@@ -276,5 +276,180 @@ fn index_only_lists_agree_with_filtering_every_record() {
             assert_eq!(page.total, want.len() as u64, "query {i}: total");
             assert_eq!(got, exp, "query {i} offset {offset}: page");
         }
+    }
+}
+
+#[test]
+fn lazy_writes_are_visible_at_once_and_reach_the_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let d = def();
+    {
+        let s = Store::open(&path, &Options::default()).unwrap();
+        let d2 = d.clone();
+        s.write_lazy(move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy1"})), &Actor { user_id: 1, dept_id: 0 }))
+            .unwrap();
+        assert_eq!(s.read(|r| r.list(&d, "A", &Query { limit: 10, ..Default::default() })).unwrap().total, 1);
+        // A durable write after it carries it to disk; so does the idle flush and closing.
+        let d2 = d.clone();
+        s.write_lazy(move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy2"})), &Actor { user_id: 1, dept_id: 0 }))
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(800));
+        let d2 = d.clone();
+        s.write_lazy(move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy3"})), &Actor { user_id: 1, dept_id: 0 }))
+            .unwrap();
+        s.close();
+    }
+    assert!(store::verify_file(&path).unwrap().ok);
+    let s = Store::open(&path, &Options::default()).unwrap();
+    assert_eq!(s.read(|r| r.list(&d, "A", &Query { limit: 10, ..Default::default() })).unwrap().total, 3);
+}
+
+#[test]
+fn walks_stop_at_their_deadline_or_when_cancelled() {
+    let (_d, s) = open();
+    seed(&s, "A", 2_000);
+    let d = def();
+    let contains = Query { limit: 20, filters: vec![Filter::new("paramName", Op::Contains, json!("名称"))], ..Default::default() };
+    assert!(store::walks(&d, &contains), "a contains filter walks");
+    assert!(!store::walks(&d, &Query { limit: 20, ..Default::default() }), "an unfiltered first page does not");
+    let exact = Query { limit: 20, filters: vec![Filter::new("paramKey", Op::Equal, json!("k0001"))], ..Default::default() };
+    assert!(!store::walks(&d, &exact), "an exact filter on an indexed field is answered from the index");
+    assert_eq!(s.read(|r| r.list(&d, "A", &contains)).unwrap().total, 2_000, "no budget: walks to the end");
+
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let q = Query { budget: store::Budget { cancel: Some(flag), deadline: None }, ..contains.clone() };
+    assert!(matches!(s.read(|r| r.list(&d, "A", &q)), Err(StoreError::Interrupted(store::Interrupt::Cancelled))));
+    let q = Query { budget: store::Budget { cancel: None, deadline: Some(std::time::Instant::now()) }, ..contains.clone() };
+    assert!(matches!(s.read(|r| r.list(&d, "A", &q)), Err(StoreError::Interrupted(store::Interrupt::Deadline))));
+    let later = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let q = Query { budget: store::Budget { cancel: None, deadline: Some(later) }, ..contains };
+    assert_eq!(s.read(|r| r.list(&d, "A", &q)).unwrap().total, 2_000, "a walk within its budget answers");
+}
+
+#[test]
+fn contains_matches_like_sql_like_with_or_without_the_raw_prefilter() {
+    let (_d, s) = open();
+    let d = def();
+    let d2 = d.clone();
+    s.write(move |w| {
+        for (name, key) in [("订单超时时间", "a1"), ("超时", "a2"), ("Order TIMEOUT 30", "a3"), ("引号\"超时\"", "a4"), ("其他", "超时key")] {
+            w.insert(&d2, "A", doc(json!({"paramName": name, "paramKey": key})), &Actor { user_id: 1, dept_id: 0 })?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let count = |v: &str| {
+        let q = Query { limit: 100, filters: vec![Filter::new("paramName", Op::Contains, json!(v))], ..Default::default() };
+        s.read(|r| r.list(&d, "A", &q)).unwrap().total
+    };
+    assert_eq!(count("超时"), 3, "the key holding 超时 is in the raw bytes but is not the filtered field");
+    assert_eq!(count("timeout"), 1, "letters match case-insensitively");
+    assert_eq!(count("\"超时\""), 1, "a needle with quotes is checked on the decoded value");
+    assert_eq!(count(" 30"), 1);
+    assert_eq!(count("不存在"), 0);
+}
+
+/// An online backup taken while writers change, add and remove records is exactly one moment of the store:
+/// records changed together are together in the copy, and every copied record has its index entries and unique
+/// keys (the copy is made in many short read transactions plus a final consistent pass).
+#[test]
+fn online_backup_is_one_consistent_moment_while_writers_run() {
+    let (dir, s) = open();
+    let d = def();
+    const HALF: usize = 6_000;
+    let d2 = d.clone();
+    s.write(move |w| {
+        for i in 0..2 * HALF {
+            w.insert(&d2, "A", doc(json!({"paramName": format!("名称{}", i % 97), "paramKey": format!("k{i}"), "n": 0})), &Actor::default())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let ids: Vec<u64> = {
+        let q = Query { limit: 100_000, sorts: vec![Sort { field: "paramKey".into(), desc: false }], ..Default::default() };
+        let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+        let mut by_key: Vec<(usize, u64)> = page
+            .records
+            .iter()
+            .map(|r| (r["paramKey"].as_str().unwrap()[1..].parse().unwrap(), r["id"].as_u64().unwrap()))
+            .collect();
+        by_key.sort();
+        by_key.into_iter().map(|(_, id)| id).collect()
+    };
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for w in 0..2u64 {
+        let (s, d, ids, stop) = (s.clone(), d.clone(), ids.clone(), stop.clone());
+        writers.push(std::thread::spawn(move || {
+            let mut i = w as usize * 997;
+            let mut pairs = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                i = (i * 31 + 7) % HALF;
+                let (a, b, d2) = (ids[i], ids[i + HALF], d.clone());
+                // Two records changed together: their n must be equal in any consistent copy.
+                s.write(move |w| {
+                    let n = w.get(&d2, "A", a)?.unwrap()["n"].as_i64().unwrap() + 1;
+                    w.update(&d2, "A", a, doc(json!({"n": n, "paramName": format!("改{n}")})), &Actor::default())?;
+                    w.update(&d2, "A", b, doc(json!({"n": n, "paramName": format!("改{n}")})), &Actor::default())?;
+                    Ok(())
+                })
+                .unwrap();
+                // Pairs inserted together, and every third pair removed together.
+                let d2 = d.clone();
+                pairs += 1;
+                let tag = format!("p{w}.{pairs}");
+                let made = s
+                    .write(move |w| {
+                        let x = w.insert(&d2, "A", doc(json!({"paramName": "对", "paramKey": format!("{tag}a"), "n": -1})), &Actor::default())?;
+                        let y = w.insert(&d2, "A", doc(json!({"paramName": "对", "paramKey": format!("{tag}b"), "n": -1})), &Actor::default())?;
+                        Ok((x["id"].as_u64().unwrap(), y["id"].as_u64().unwrap()))
+                    })
+                    .unwrap();
+                if pairs % 3 == 0 {
+                    let d2 = d.clone();
+                    s.write(move |w| w.remove(&d2, "A", &[made.0, made.1], &Actor::default())).unwrap();
+                }
+            }
+        }));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let out = dir.path().join("online.redb");
+    let d3 = d.clone();
+    let report = s.backup_to(&out, &move |n: &str| (n == "param").then(|| d3.clone())).unwrap();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    assert!(report.ok, "{:?}", report.problems);
+
+    let copy = Store::open(&out, &Options::default()).unwrap();
+    let all = copy.read(|r| r.all(&d, "A")).unwrap();
+    let by_key: std::collections::HashMap<String, i64> =
+        all.iter().map(|r| (r["paramKey"].as_str().unwrap().to_string(), r["n"].as_i64().unwrap())).collect();
+    let mut changed = 0;
+    for i in 0..HALF {
+        let (a, b) = (by_key[&format!("k{i}")], by_key[&format!("k{}", i + HALF)]);
+        assert_eq!(a, b, "k{i} and its partner were changed together");
+        changed += (a > 0) as usize;
+    }
+    assert!(changed > 0, "writers ran during the backup");
+    for (k, _) in by_key.iter().filter(|(k, _)| k.starts_with('p')) {
+        let partner = if k.ends_with('a') { k.replace('a', "b") } else { k.replace('b', "a") };
+        assert!(by_key.contains_key(&partner), "{k} without its partner");
+    }
+    // Every record has its unique key and its index entries, and nothing else is indexed.
+    for r in &all {
+        let id = r["id"].as_u64().unwrap();
+        assert_eq!(copy.read(|x| x.find_unique(&d, "A", "paramKey", r["paramKey"].as_str().unwrap())).unwrap(), Some(id));
+    }
+    let rows = |name: &str| report.tables.iter().find(|t| t.name == name).unwrap().rows;
+    assert_eq!(rows("UNIQUE") as usize, all.len());
+    let per_record = d.indexed_fields().count();
+    assert_eq!(rows("INDEX") as usize, all.len() * per_record);
+    for name in ["名称5", "改3", "对"] {
+        let q = Query { limit: 100_000, filters: vec![Filter::new("paramName", Op::Equal, json!(name))], ..Default::default() };
+        let indexed = copy.read(|r| r.list(&d, "A", &q)).unwrap().total;
+        assert_eq!(indexed as usize, all.iter().filter(|r| r["paramName"] == name).count(), "index answers for {name}");
     }
 }

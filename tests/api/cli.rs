@@ -32,10 +32,14 @@ async fn backup_verify_restore_and_password_reset() {
     let (code, out) = run(&["verify", online.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("OK") && out.contains("param"), "{out}");
+    assert!(out.contains("free") && out.contains("MiB"), "verify shows the file's size and free space: {out}");
 
     // Restore is refused while the server holds the directory.
     let (code, out) = run(&["restore", "--dir", d, online.to_str().unwrap()]);
     assert_ne!(code, 0, "restore must refuse while serving: {out}");
+    let (code, out) = run(&["compact", "--dir", d]);
+    assert_ne!(code, 0, "compact must refuse while serving: {out}");
+    assert!(out.contains("stop it first"), "{out}");
 
     // Password reset through the running server; old sessions end.
     let (code, out) = run(&["admin", "passwd", "--dir", d, "--tenant", "157270", "--account", "admin", "--password", "Reset#Pw1"]);
@@ -54,6 +58,9 @@ async fn backup_verify_restore_and_password_reset() {
     let status = server.stop();
     assert!(status.success(), "graceful stop exits 0: {status:?}");
     assert!(!dir.join("admin.sock").exists(), "socket removed on stop");
+    let (code, out) = run(&["compact", "--dir", d]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("returned to the disk"), "{out}");
 
     // Offline backup, then restore the online one: the later write is gone, the earlier ones are back.
     let offline = tmp.path().join("offline.redb");

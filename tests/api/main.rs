@@ -11,4 +11,5 @@ mod pages;
 mod saber;
 mod security;
 mod signin;
+mod walks;
 mod support;

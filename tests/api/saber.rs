@@ -204,3 +204,20 @@ async fn unknown_routes_are_logged_with_the_caller() {
     assert_eq!(e["httpStatus"], 404, "{v}");
     assert!(e["createUser"].as_str().is_some_and(|u| u != "0"), "logged with the user: {e}");
 }
+
+/// The system status screen's figures: platform administrator only.
+#[tokio::test]
+async fn status_shows_the_data_file_space_to_the_platform_administrator_only() {
+    let app = crate::support::App::new();
+    let platform = app.admin("000000").await;
+    let (s, v) = app.get("/api/blade-system/status", &platform).await;
+    assert_eq!(s, axum::http::StatusCode::OK, "{v}");
+    let d = &v["data"];
+    assert!(d["fileBytes"].as_u64().unwrap() > 0);
+    assert!(d["allocatedBytes"].as_u64().unwrap() > 0 && d["allocatedBytes"].as_u64() <= d["fileBytes"].as_u64());
+    assert_eq!(d["fileBytes"].as_u64().unwrap(), d["allocatedBytes"].as_u64().unwrap() + d["freeBytes"].as_u64().unwrap());
+    assert!(d["logsDropped"].is_u64() && d["walksTimedOut"].is_u64());
+    let tenant_admin = app.admin("157270").await;
+    let (s, _) = app.get("/api/blade-system/status", &tenant_admin).await;
+    assert_eq!(s, axum::http::StatusCode::FORBIDDEN);
+}

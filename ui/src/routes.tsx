@@ -17,6 +17,7 @@ import { leaves } from './lib/menu';
 import { DictPage } from './features/admin/DictPage';
 import { UserPage } from './features/admin/UserPage';
 import { RolePage, MenuPage, DeptPage, TenantPage } from './features/admin/pages';
+import { StatusPage } from './features/monitor/StatusPage';
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
 export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
@@ -27,6 +28,7 @@ export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
   '/system/menu': () => <MenuPage />,
   '/system/dept': () => <DeptPage />,
   '/system/tenant': () => <TenantPage />,
+  '/monitor/status': () => <StatusPage />,
 };
 
 export type RouteDef = {

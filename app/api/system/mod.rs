@@ -7,6 +7,7 @@ pub mod menus;
 pub mod org;
 pub mod role;
 pub mod scopes;
+pub mod status;
 pub mod tenant;
 pub mod tree;
 
@@ -18,6 +19,7 @@ pub fn routes(api: Api) -> Api {
     let api = api
         .get(format!("{S}/menu/routes"), Guard::Signed, menu::routes)
         .get(format!("{S}/menu/buttons"), Guard::Signed, menu::buttons)
+        .get(format!("{S}/status"), Guard::platform(&["status"]), status::status)
         .crud(&format!("{S}/param"), "param")
         .crud(&format!("{S}/topmenu"), "topmenu")
         .post(format!("{S}/topmenu/grant"), Guard::platform(&["topmenu_setting"]), menus::top_grant);

@@ -120,7 +120,7 @@ pub async fn page_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     }
     let query = user_query(st, s, q).await?;
     let (d, t, lim, offset) = (def(st), s.tenant.clone(), query.limit, query.offset);
-    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
+    let page = crate::engine::listq::run(st, &d, &t, query).await?;
     let names = names(st, &s.tenant, &page.records).await?;
     let records: Vec<Map<String, Value>> = page.records.into_iter().map(|rec| names.wire(st, rec)).collect();
     let body = crate::http::ok_bytes(PageOut { records, total: page.total, size: lim, current: offset / lim + 1, pages: page.total.div_ceil(lim) })?;
@@ -143,7 +143,7 @@ pub async fn user_list(State(st): State<AppState>, s: Session) -> ApiResult<Resp
     let mut query = user_query(&st, &s, &[]).await?;
     query.limit = USER_LIST_MAX;
     let (d, t) = (def(&st), s.tenant.clone());
-    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
+    let page = crate::engine::listq::run(&st, &d, &t, query).await?;
     let rows: Vec<Value> = page
         .records
         .iter()

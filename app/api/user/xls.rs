@@ -100,7 +100,7 @@ pub async fn export(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     query.offset = 0;
     query.limit = EXPORT_MAX;
     let (d, t) = (st.res.get("user"), s.tenant.clone());
-    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
+    let page = crate::engine::listq::run(&st, &d, &t, query).await?;
     let names = names(&st, &s.tenant).await?;
     Ok(xlsx(workbook(&page.records, &names)?, "users.xlsx"))
 }

@@ -1,0 +1,71 @@
+// System status (platform administrator): the data file's size and free space, the server's own counters.
+// Figures come from GET /api/blade-system/status; `zhizhuang compact --dir DIR` (server stopped) returns the
+// free space to the disk.
+import { useCallback, useEffect, useState } from 'react';
+import { useProps } from '../../app';
+import { get, ApiError } from '../../lib/api';
+
+type Status = {
+  version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number;
+  uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
+  walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
+};
+
+/** 1536 → "1.5 KiB"; exact bytes stay in the title attribute. */
+export function bytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return i === 0 ? `${n} B` : `${v.toFixed(v >= 100 ? 0 : 1)} ${units[i]}`;
+}
+
+export function duration(s: number, en: boolean): string {
+  const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+  return en ? `${d}d ${h}h ${m}m` : `${d}天 ${h}小时 ${m}分`;
+}
+
+export function StatusPage() {
+  const props = useProps();
+  const en = props.locale === 'en';
+  const L = (zh: string, e: string) => (en ? e : zh);
+  const [st, setSt] = useState<Status | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try { setSt(await get<Status>('/api/blade-system/status')); setErr(null); } catch (e) { setErr(e instanceof ApiError ? e.message : String(e)); }
+  }, []);
+  useEffect(() => { void load(); }, [load]);
+  const freePct = st && st.fileBytes > 0 ? Math.round((st.freeBytes / st.fileBytes) * 100) : 0;
+  const rows: [string, string, string?][] = st ? [
+    [L('数据文件', 'Data file'), st.dataFile],
+    [L('文件大小', 'File size'), bytes(st.fileBytes), `${st.fileBytes}`],
+    [L('已用空间', 'In use'), bytes(st.allocatedBytes), `${st.allocatedBytes}`],
+    [L('其中数据', 'Of which data'), bytes(st.storedBytes), `${st.storedBytes}`],
+    [L('可用空间', 'Free inside the file'), `${bytes(st.freeBytes)}（${freePct}%）`, `${st.freeBytes}`],
+    [L('运行时长', 'Uptime'), duration(st.uptimeSeconds, en)],
+    [L('版本', 'Version'), st.version],
+    [L('上次启动修复', 'Repair at last start'), st.repairedMs == null ? L('无（正常关闭）', 'none (clean shutdown)') : `${st.repairedMs} ms`],
+    [L('已写日志', 'Log entries written'), `${st.logsWritten}`],
+    [L('丢弃日志', 'Log entries shed'), `${st.logsDropped}`],
+    [L('逐条查询', 'Record walks'), `${st.walksStarted}`],
+    [L('超时 / 客户端取消', 'Timed out / client gone'), `${st.walksTimedOut} / ${st.walksCancelled}`],
+    [L('空闲查询槽 / 时限', 'Free walk slots / deadline'), `${st.walkSlots} / ${st.walkDeadlineMs} ms`],
+  ] : [];
+  return (
+    <section className="status-page" aria-label={L('系统状态', 'System status')}>
+      <div className="toolbar"><button type="button" className="btn" onClick={() => void load()}>{L('刷新', 'Refresh')}</button></div>
+      {err && <div className="form-err" role="alert">{err}</div>}
+      {!st && !err && <p>{L('加载中…', 'Loading…')}</p>}
+      {st && (
+        <table className="kv">
+          <tbody>
+            {rows.map(([k, v, title]) => (<tr key={k}><th scope="row">{k}</th><td title={title}>{v}</td></tr>))}
+          </tbody>
+        </table>
+      )}
+      {st && freePct >= 25 && (
+        <p className="hint">{L('可用空间较多：停止服务后运行 zhizhuang compact --dir 数据目录 可归还磁盘空间。', 'Much free space: stop the server and run zhizhuang compact --dir DIR to return it to the disk.')}</p>
+      )}
+    </section>
+  );
+}
