@@ -128,4 +128,9 @@ pub struct ServeArgs {
     /// they cannot starve the other requests.
     #[arg(long, env = "ZZ_WALK_SLOTS", default_value_t = 0)]
     pub walk_slots: usize,
+    /// Which requests the api log records: `all`, or `writes` (every request but a successful read: each
+    /// change and each refused or failed request). Every entry is a record write, so at thousands of reads a
+    /// second `writes` spares the disk and the writer.
+    #[arg(long, env = "ZZ_API_LOG", default_value = "all", value_parser = ["all", "writes"])]
+    pub api_log: String,
 }

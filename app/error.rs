@@ -233,11 +233,10 @@ impl ApiError {
             json!({"code": status.as_u16(), "success": false, "data": null, "msg": msg})
         };
         let mut resp = (status, axum::Json(body)).into_response();
-        if let Some(secs) = self.retry_after {
-            if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+        if let Some(secs) = self.retry_after
+            && let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
                 resp.headers_mut().insert(header::RETRY_AFTER, v);
             }
-        }
         resp
     }
 }

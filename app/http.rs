@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, MatchedPath, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, Method, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
@@ -62,11 +62,10 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     req.extensions_mut().insert(lang);
     let mut resp = next.run(req).await;
     let rendered = resp.extensions().get::<Rendered>().cloned();
-    if lang == Lang::En {
-        if let Some(Rendered(err)) = &rendered {
+    if lang == Lang::En
+        && let Some(Rendered(err)) = &rendered {
             resp = err.render(Lang::En);
         }
-    }
     if let Ok(v) = HeaderValue::from_str(&rid) {
         resp.headers_mut().insert("x-request-id", v);
     }
@@ -75,7 +74,9 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     tracing::info!(target: "zz::access", rid = %rid, tenant = %who.tenant, user = %who.user, method = %method,
         route = %route, status, latency_ms = format_args!("{ms:.2}"), "request");
-    if route.starts_with("/api/") {
+    // A read is a GET or HEAD; with `--api-log writes` only the successful ones are left out.
+    let quiet_read = st.settings.api_log_writes_only && (method == Method::GET || method == Method::HEAD) && status < 400;
+    if route.starts_with("/api/") && !quiet_read {
         let uid: u64 = who.user.parse().unwrap_or(0);
         let tenant = if who.tenant.is_empty() { store::PLATFORM_TENANT.to_string() } else { who.tenant.clone() };
         let mut doc = Map::new();
@@ -115,13 +116,11 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
 /// user (the answer is the same 404 either way).
 pub async fn unknown_route(req: Request) -> ApiError {
     let (mut parts, _) = req.into_parts();
-    if let (Some(st), Some(ctx)) = (parts.extensions.get::<crate::state::AppState>().cloned(), parts.extensions.get::<ReqCtx>().cloned()) {
-        if crate::auth::session::bearer(&parts).is_some() {
-            if let Ok(s) = <crate::auth::session::Session as FromRequestParts<crate::state::AppState>>::from_request_parts(&mut parts, &st).await {
+    if let (Some(st), Some(ctx)) = (parts.extensions.get::<crate::state::AppState>().cloned(), parts.extensions.get::<ReqCtx>().cloned())
+        && crate::auth::session::bearer(&parts).is_some()
+            && let Ok(s) = <crate::auth::session::Session as FromRequestParts<crate::state::AppState>>::from_request_parts(&mut parts, &st).await {
                 ctx.set(&s.tenant, &s.user_id.to_string());
             }
-        }
-    }
     ApiError::with(Kind::UnknownRoute, parts.uri.path().chars().take(200).collect::<String>())
 }
 
@@ -172,11 +171,10 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
     type Rejection = ApiError;
     async fn from_request(req: Request, _: &S) -> Result<Self, ApiError> {
         let (ctype, bytes) = read_body(req).await?;
-        if let Some(ct) = &ctype {
-            if !ct.starts_with("application/json") && !ct.contains("+json") {
+        if let Some(ct) = &ctype
+            && !ct.starts_with("application/json") && !ct.contains("+json") {
                 return Err(ApiError::new(Kind::UnsupportedMediaType));
             }
-        }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(ApiError::new(Kind::NotAnObject));
         }

@@ -16,7 +16,7 @@ use crate::engine::resources::Resources;
 /// Entries waiting at most; beyond that new ones are dropped (counted, and the count logged).
 const CAPACITY: usize = 50_000;
 /// Entries written in one transaction at most.
-const BATCH: usize = 4096;
+const BATCH: usize = 256;
 /// The log resources retention applies to.
 pub const LOG_RESOURCES: &[&str] = &["log_api", "log_error", "log_login", "log_usual"];
 
@@ -65,7 +65,7 @@ impl LogSink {
         match self.tx.try_send(Msg::Log(e)) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
-                if self.dropped.fetch_add(1, Ordering::Relaxed) % 1000 == 0 {
+                if self.dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(1000) {
                     tracing::warn!(target: "zz::logs", "log queue full: entries dropped");
                 }
             }
@@ -139,7 +139,7 @@ fn run(store: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receive
                 batch.into_iter().map(|e| (res.get(e.resource), e.tenant, e.user, e.doc)).collect();
             let n = items.len() as u64;
             // Lazy: no fsync of its own; durable with the next data write or within half a second.
-            let r = store.write_lazy(move |w| {
+            let r = store.write_lazy(n as usize, move |w| {
                 for (def, t, user, doc) in &items {
                     w.insert(def, t, doc.clone(), &store::Actor { user_id: *user, dept_id: 0 })?;
                 }

@@ -151,8 +151,8 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
     let mut data = json!({});
     let mut body = Value::Null;
     let mut summary = String::new();
-    if let Some((name, action)) = r.resource.as_deref().map(|n| (n, r.action.as_str())) {
-        if let Some(def) = res.find(name) {
+    if let Some((name, action)) = r.resource.as_deref().map(|n| (n, r.action.as_str()))
+        && let Some(def) = res.find(name) {
             let item = json!({"$ref": format!("#/components/schemas/{}", schema_name(name))});
             summary = format!("{} · {action}", def.label);
             match action {
@@ -188,7 +188,6 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
                 _ => {}
             }
         }
-    }
     if summary.is_empty() {
         summary = path.rsplit('/').next().unwrap_or(path).to_string();
     }

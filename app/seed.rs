@@ -58,6 +58,7 @@ pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>,
     }
     let res2 = res.clone();
     store.write(move |w| upgrade(w, &res2))?;
+    sync_indexes(store, res)?;
     let demo_done = store.read(|r| r.meta("demo_seeded"))?.is_some();
     if demo && !demo_done {
         let pw = admin_password.map(str::to_string).unwrap_or_else(password::random_password);
@@ -112,6 +113,39 @@ fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store
         tenant_roles_and_admin(w, res, tenant, hash, &menus)?;
     }
     w.put_meta("seeded", b"1")?;
+    Ok(())
+}
+
+/// Meta key: the indexed fields of every declaration, as last brought in line.
+const INDEX_LAYOUT_META: &str = "index_layout";
+
+/// Secondary indexes follow the declarations: when a version indexes other fields than the one that wrote the
+/// file (a field gained or lost `filter`/`sort`/`index`), the entries are added or removed once, at start.
+pub fn sync_indexes(store: &Store, res: &Resources) -> anyhow::Result<()> {
+    let layout: String = res
+        .all()
+        .iter()
+        .map(|d| format!("{}:{};", d.name, d.indexed_fields().collect::<Vec<_>>().join(",")))
+        .collect();
+    if store.read(|r| r.meta(INDEX_LAYOUT_META))?.as_deref() == Some(layout.as_bytes()) {
+        return Ok(());
+    }
+    let defs = res.all();
+    let started = std::time::Instant::now();
+    let changes = store.write(move |w| {
+        let mut changes = Vec::new();
+        for d in &defs {
+            let (removed, added) = w.reconcile_index(d)?;
+            if removed + added > 0 {
+                changes.push(format!("{} -{removed} +{added}", d.name));
+            }
+        }
+        w.put_meta(INDEX_LAYOUT_META, layout.as_bytes())?;
+        Ok(changes)
+    })?;
+    if !changes.is_empty() {
+        tracing::info!(target: "zz::store", ms = started.elapsed().as_millis() as u64, changes = %changes.join(", "), "indexes brought in line with the declarations");
+    }
     Ok(())
 }
 
@@ -251,11 +285,10 @@ fn saber_icons(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
     let def = res.get("menu");
     for m in w.all(&def, store::PLATFORM_TENANT)? {
         let src = m.get("source").and_then(Value::as_str).unwrap_or("");
-        if let Some((_, class)) = SABER_ICONS.iter().find(|(name, _)| *name == src) {
-            if m["category"].as_i64().unwrap_or(1) == 1 {
+        if let Some((_, class)) = SABER_ICONS.iter().find(|(name, _)| *name == src)
+            && m["category"].as_i64().unwrap_or(1) == 1 {
                 w.update(&def, store::PLATFORM_TENANT, m["id"].as_u64().unwrap_or(0), obj(json!({"source": class})), &Actor::default())?;
             }
-        }
     }
     Ok(())
 }

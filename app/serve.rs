@@ -62,6 +62,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         env: args.env.chars().take(32).collect(),
         walk_deadline: Duration::from_millis(args.walk_deadline_ms),
         walk_slots: args.walk_slots,
+        api_log_writes_only: args.api_log == "writes",
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;

@@ -43,6 +43,8 @@ pub struct Settings {
     pub walk_deadline: Duration,
     /// Lists that walk records at once (0: one fewer than the cores, at least one).
     pub walk_slots: usize,
+    /// The api log leaves out successful reads (`--api-log writes`).
+    pub api_log_writes_only: bool,
 }
 
 impl Default for Settings {
@@ -63,6 +65,7 @@ impl Default for Settings {
             env: "prod".into(),
             walk_deadline: Duration::from_secs(5),
             walk_slots: 0,
+            api_log_writes_only: false,
         }
     }
 }
@@ -140,7 +143,7 @@ impl AppState {
         let keys = Keys::load(&store)?;
         res.load_generated(&store)?;
         let slots = walk_slots(settings.walk_slots);
-        let logs = crate::logsink::LogSink::start(store.clone(), res.clone(), settings.zone.clone());
+        let logs = crate::logsink::LogSink::start(store.clone(), res.clone(), settings.zone);
         Ok(AppState(Arc::new(Inner {
             store,
             res,

@@ -74,11 +74,10 @@ pub fn record(def: &ResourceDef, zone: Zone, mut doc: Map<String, Value>) -> Map
     for f in &def.fields {
         if f.secret {
             doc.remove(&f.name);
-        } else if f.kind == FieldKind::Long {
-            if let Some(v) = doc.get_mut(&f.name) {
+        } else if f.kind == FieldKind::Long
+            && let Some(v) = doc.get_mut(&f.name) {
                 *v = id_str(v);
             }
-        }
     }
     for k in ID_FIELDS {
         if let Some(v) = doc.get_mut(*k) {

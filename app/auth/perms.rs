@@ -61,11 +61,10 @@ impl PermCache {
     ) -> store::Result<Arc<Perms>> {
         let key = format!("{tenant}:{role_ids:?}");
         let epoch = self.epoch.load(Ordering::SeqCst);
-        if let Some((e, p)) = self.map.read().ok().and_then(|m| m.get(&key).cloned()) {
-            if e == epoch {
+        if let Some((e, p)) = self.map.read().ok().and_then(|m| m.get(&key).cloned())
+            && e == epoch {
                 return Ok(p);
             }
-        }
         let p = Arc::new(compute(r, res, tenant, role_ids)?);
         if let Ok(mut m) = self.map.write() {
             if m.len() > 10_000 {

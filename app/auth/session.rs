@@ -126,11 +126,10 @@ pub async fn load(st: &AppState, token: &str) -> ApiResult<Session> {
     let stamp = Stamp::now(st);
     let now = store::now_millis();
     let key = token.to_string();
-    if let Some(c) = st.session_cache.get(&key, &stamp) {
-        if now < c.until_ms {
+    if let Some(c) = st.session_cache.get(&key, &stamp)
+        && now < c.until_ms {
             return Ok(c.session);
         }
-    }
     let (session, until_ms) = validate(st, token, now).await?;
     st.session_cache.put(key, stamp, Cached { session: session.clone(), until_ms });
     Ok(session)

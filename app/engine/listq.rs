@@ -142,61 +142,6 @@ fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Opti
     Ok(Some(vec![Filter::new(field, op, value)]))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn def() -> ResourceDef {
-        serde_json::from_str(
-            r#"{"name":"param","label":"p","fields":[
-            {"name":"paramName","label":"n","filter":true,"sort":true},
-            {"name":"paramValue","label":"v"},
-            {"name":"sort","kind":"int","label":"s","filter":true}]}"#,
-        )
-        .unwrap()
-    }
-    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
-    }
-    fn z() -> Zone {
-        Zone::parse("+08:00").unwrap()
-    }
-
-    #[test]
-    fn paging_defaults_and_bounds() {
-        let q = parse(&def(), z(), &pairs(&[])).unwrap();
-        assert_eq!((q.offset, q.limit), (0, 10));
-        let q = parse(&def(), z(), &pairs(&[("current", "3"), ("size", "30")])).unwrap();
-        assert_eq!((q.offset, q.limit), (60, 30));
-        for bad in [("size", "0"), ("size", "100000"), ("current", "0"), ("current", "x"), ("current", "99999999999")] {
-            let e = parse(&def(), z(), &pairs(&[bad])).unwrap_err();
-            assert_eq!(e.kind, Kind::BadPaging, "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn filters_and_sorts_only_over_declared_fields() {
-        let e = parse(&def(), z(), &pairs(&[("paramValue", "x")])).unwrap_err();
-        assert_eq!((e.kind, e.arg.as_str()), (Kind::UnknownFilter, "paramValue"));
-        let e = parse(&def(), z(), &pairs(&[("paramName_bogus", "x")])).unwrap_err();
-        assert_eq!(e.kind, Kind::UnknownFilter);
-        let e = parse(&def(), z(), &pairs(&[("descs", "paramValue")])).unwrap_err();
-        assert_eq!((e.kind, e.arg.as_str()), (Kind::UnknownSort, "paramValue"));
-        let e = parse(&def(), z(), &pairs(&[("sort", "abc")])).unwrap_err();
-        assert_eq!(e.kind, Kind::WrongType);
-        let q = parse(
-            &def(),
-            z(),
-            &pairs(&[("paramName", "a"), ("createTime_dategt", "2024-01-01 00:00:00"), ("descs", "create_time"), ("paramName_like", "")]),
-        )
-        .unwrap();
-        assert_eq!(q.filters.len(), 2);
-        assert_eq!(q.filters[0].op, Op::Contains);
-        assert!(q.filters[1].value.is_number());
-        assert_eq!(q.sorts[0].field, "createTime");
-    }
-}
-
 /// Runs a list query that may walk records, under the walk rules: a deadline (`Settings::walk_deadline`, waiting
 /// included), at most `Settings::walk_slots` walks at once (lists answered from indexes do not take a slot),
 /// and a walk stops when its caller goes away (the request's future is dropped when the client disconnects).
@@ -287,4 +232,59 @@ fn describe(q: &Query) -> String {
         s = s.chars().take(160).collect::<String>() + "…";
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def() -> ResourceDef {
+        serde_json::from_str(
+            r#"{"name":"param","label":"p","fields":[
+            {"name":"paramName","label":"n","filter":true,"sort":true},
+            {"name":"paramValue","label":"v"},
+            {"name":"sort","kind":"int","label":"s","filter":true}]}"#,
+        )
+        .unwrap()
+    }
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    }
+    fn z() -> Zone {
+        Zone::parse("+08:00").unwrap()
+    }
+
+    #[test]
+    fn paging_defaults_and_bounds() {
+        let q = parse(&def(), z(), &pairs(&[])).unwrap();
+        assert_eq!((q.offset, q.limit), (0, 10));
+        let q = parse(&def(), z(), &pairs(&[("current", "3"), ("size", "30")])).unwrap();
+        assert_eq!((q.offset, q.limit), (60, 30));
+        for bad in [("size", "0"), ("size", "100000"), ("current", "0"), ("current", "x"), ("current", "99999999999")] {
+            let e = parse(&def(), z(), &pairs(&[bad])).unwrap_err();
+            assert_eq!(e.kind, Kind::BadPaging, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn filters_and_sorts_only_over_declared_fields() {
+        let e = parse(&def(), z(), &pairs(&[("paramValue", "x")])).unwrap_err();
+        assert_eq!((e.kind, e.arg.as_str()), (Kind::UnknownFilter, "paramValue"));
+        let e = parse(&def(), z(), &pairs(&[("paramName_bogus", "x")])).unwrap_err();
+        assert_eq!(e.kind, Kind::UnknownFilter);
+        let e = parse(&def(), z(), &pairs(&[("descs", "paramValue")])).unwrap_err();
+        assert_eq!((e.kind, e.arg.as_str()), (Kind::UnknownSort, "paramValue"));
+        let e = parse(&def(), z(), &pairs(&[("sort", "abc")])).unwrap_err();
+        assert_eq!(e.kind, Kind::WrongType);
+        let q = parse(
+            &def(),
+            z(),
+            &pairs(&[("paramName", "a"), ("createTime_dategt", "2024-01-01 00:00:00"), ("descs", "create_time"), ("paramName_like", "")]),
+        )
+        .unwrap();
+        assert_eq!(q.filters.len(), 2);
+        assert_eq!(q.filters[0].op, Op::Contains);
+        assert!(q.filters[1].value.is_number());
+        assert_eq!(q.sorts[0].field, "createTime");
+    }
 }

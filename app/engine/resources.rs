@@ -46,6 +46,13 @@ impl Resources {
         self.by_name.read().ok().and_then(|m| m.get(name).cloned())
     }
 
+    /// Every declaration, by name.
+    pub fn all(&self) -> Vec<Arc<ResourceDef>> {
+        let mut v: Vec<Arc<ResourceDef>> = self.by_name.read().map(|m| m.values().cloned().collect()).unwrap_or_default();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
     /// A generated resource by name (built-in ones are not served through the generated routes).
     pub fn generated(&self, name: &str) -> Option<Arc<ResourceDef>> {
         let is_gen = self.generated.read().map(|g| g.iter().any(|n| n == name)).unwrap_or(false);

@@ -88,12 +88,11 @@ pub(crate) fn note_changes(inner: &Inner, records: Vec<(String, String, u64)>, f
     if records.is_empty() && files.is_empty() {
         return;
     }
-    if let Ok(mut g) = inner.changes.lock() {
-        if let Some(c) = g.as_mut() {
+    if let Ok(mut g) = inner.changes.lock()
+        && let Some(c) = g.as_mut() {
             c.records.extend(records);
             c.files.extend(files);
         }
-    }
 }
 
 /// Stops change tracking when the backup ends, however it ends.
@@ -145,12 +144,11 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         for _ in 0..50 {
             let pending = inner.changes.lock().ok().and_then(|mut g| g.as_mut().map(std::mem::take)).unwrap_or_default();
             if pending.len() < FINAL_AT {
-                if let Ok(mut g) = inner.changes.lock() {
-                    if let Some(c) = g.as_mut() {
+                if let Ok(mut g) = inner.changes.lock()
+                    && let Some(c) = g.as_mut() {
                         c.records.extend(pending.records);
                         c.files.extend(pending.files);
                     }
-                }
                 break;
             }
             // A fresh snapshot per chunk of keys: none is held for long (what changes after it is noted again).

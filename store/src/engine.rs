@@ -81,7 +81,6 @@ where
         let offset = q.offset as usize;
         let unfiltered = q.unfiltered();
 
-        // More than one sort key: collect every match and sort in memory.
         let mut ticker = Ticker::new(&q.budget);
         // Records that cannot hold the text a `contains` filter asks for are skipped without being decoded.
         let needle = raw_needle(q);
@@ -93,7 +92,12 @@ where
             }
             decode_record(raw).map(Some)
         };
-        if q.sorts.len() > 1 {
+        // A sort over a field without an index entry (declared `index: false`) sorts in memory too.
+        let unindexed_sort = q.sorts.first().is_some_and(|s| {
+            s.field != "id" && s.field != "createTime" && !def.indexed_fields().any(|n| n == s.field)
+        });
+        // More than one sort key: collect every match and sort in memory.
+        if q.sorts.len() > 1 || unindexed_sort {
             let mut all = Vec::new();
             self.scan_ids(t, res, None, true, &mut |raw| {
                 let Some(doc) = decode(raw)? else { return Ok(true) };
@@ -198,11 +202,10 @@ where
             check.dedup();
             let mut extra = Vec::new();
             for id in check.into_iter().filter(|id| ids.binary_search(id).is_err()) {
-                if let Some(v) = self.records.get((t, res, id))? {
-                    if q.accepts(&decode_record(v.value())?) {
+                if let Some(v) = self.records.get((t, res, id))?
+                    && q.accepts(&decode_record(v.value())?) {
                         extra.push(id);
                     }
-                }
             }
             ids.extend(extra);
             ids.sort_unstable();
@@ -257,11 +260,10 @@ where
         ids.sort_unstable_by(|a, b| b.cmp(a));
         ids.dedup();
         for id in ids {
-            if let Some(v) = self.records.get((t, res, id))? {
-                if !visit(v.value())? {
+            if let Some(v) = self.records.get((t, res, id))?
+                && !visit(v.value())? {
                     break;
                 }
-            }
         }
         Ok(())
     }
@@ -303,11 +305,10 @@ where
         for e in iter {
             let (k, _) = e?;
             let id = k.value().4;
-            if let Some(v) = self.records.get((t, res, id))? {
-                if !visit(v.value())? {
+            if let Some(v) = self.records.get((t, res, id))?
+                && !visit(v.value())? {
                     break;
                 }
-            }
         }
         Ok(())
     }
@@ -551,15 +552,76 @@ impl RecordWriter<'_> {
         Ok(n)
     }
 
-    fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<u64>) -> Result<()> {
-        for f in def.fields.iter().filter(|f| f.unique) {
-            if let Some(v) = unique_text(doc.get(&f.name)) {
-                if let Some(holder) = self.tables.unique.get((t, def.name.as_str(), f.name.as_str(), v.as_str()))? {
-                    if Some(holder.value()) != me {
-                        return Err(StoreError::Duplicate { field: f.name.clone() });
+    /// Brings a resource's secondary index in line with its declaration, for a file written by a version whose
+    /// declaration indexed other fields: entries of fields no longer indexed are removed, a newly indexed field
+    /// gets an entry for every live record. Every record has an entry for every indexed field (null included), so
+    /// the fields a tenant's index holds are read from the index itself. Returns (entries removed, added).
+    pub fn reconcile_index(&mut self, def: &ResourceDef) -> Result<(u64, u64)> {
+        let res = def.name.as_str();
+        let mut tenants = Vec::new();
+        for e in self.tables.counters.iter()? {
+            let (k, v) = e?;
+            let (t, r) = k.value();
+            if r == res && v.value() > 0 {
+                tenants.push(t.to_string());
+            }
+        }
+        let want: Vec<&str> = def.indexed_fields().collect();
+        let (mut removed, mut added) = (0u64, 0u64);
+        for t in &tenants {
+            let t = t.as_str();
+            // The fields present, one seek each.
+            let mut stored: Vec<String> = Vec::new();
+            let mut from = String::new();
+            loop {
+                let next = match self.tables.index.range((t, res, from.as_str(), &[][..], 0u64)..)?.next() {
+                    Some(e) => {
+                        let (k, _) = e?;
+                        let k = k.value();
+                        (k.0 == t && k.1 == res).then(|| k.2.to_string())
+                    }
+                    None => None,
+                };
+                let Some(f) = next else { break };
+                from = format!("{f}\0");
+                stored.push(f);
+            }
+            for f in stored.iter().filter(|f| !want.contains(&f.as_str())) {
+                let end = format!("{f}\0");
+                self.tables.index.retain_in((t, res, f.as_str(), &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| {
+                    removed += 1;
+                    false
+                })?;
+            }
+            let missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == f)).collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let mut entries: Vec<(&str, Vec<u8>, u64)> = Vec::new();
+            for e in self.tables.records.range((t, res, 0)..=(t, res, u64::MAX))? {
+                let (k, v) = e?;
+                let doc = decode_record(v.value())?;
+                for f in &missing {
+                    for bytes in index_values(def, f, &doc) {
+                        entries.push((f, bytes, k.value().2));
                     }
                 }
             }
+            for (f, bytes, id) in entries {
+                self.tables.index.insert((t, res, f, bytes.as_slice(), id), ())?;
+                added += 1;
+            }
+        }
+        Ok((removed, added))
+    }
+
+    fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<u64>) -> Result<()> {
+        for f in def.fields.iter().filter(|f| f.unique) {
+            if let Some(v) = unique_text(doc.get(&f.name))
+                && let Some(holder) = self.tables.unique.get((t, def.name.as_str(), f.name.as_str(), v.as_str()))?
+                    && Some(holder.value()) != me {
+                        return Err(StoreError::Duplicate { field: f.name.clone() });
+                    }
         }
         Ok(())
     }

@@ -146,15 +146,20 @@ impl Store {
         op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
         done: impl FnOnce(Result<R>) + Send + 'static,
     ) {
-        self.writer.submit(true, op, done)
+        self.writer.submit(true, 1, op, done)
     }
 
     /// A lazy write: committed (visible to readers) without waiting for the disk, and durable with the next
     /// durable commit, which comes within half a second. For records whose loss in a crash is acceptable
-    /// (the server's own logs); never for a write a client is told succeeded.
-    pub fn write_lazy<R: Send + 'static>(&self, op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static) -> Result<R> {
+    /// (the server's own logs); never for a write a client is told succeeded. `records` is how many records `op`
+    /// writes: a light lazy write shares the next durable commit, a heavy one commits alone when the writer is idle.
+    pub fn write_lazy<R: Send + 'static>(
+        &self,
+        records: usize,
+        op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
+    ) -> Result<R> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.writer.submit(false, op, move |r| {
+        self.writer.submit(false, records, op, move |r| {
             let _ = tx.send(r);
         });
         rx.recv().unwrap_or(Err(StoreError::Closed))
@@ -443,6 +448,14 @@ impl WriteCtx<'_> {
     }
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.meta.get(key)?.map(|v| v.value().to_vec()))
+    }
+    /// See [`engine::RecordWriter::reconcile_index`]: the index of a resource made to match its declaration.
+    pub fn reconcile_index(&mut self, def: &ResourceDef) -> Result<(u64, u64)> {
+        let r = self.rec.reconcile_index(def)?;
+        if r != (0, 0) {
+            self.touched.insert(def.name.clone());
+        }
+        Ok(r)
     }
     pub fn put_meta(&mut self, key: &str, v: &[u8]) -> Result<()> {
         self.meta.insert(key, v)?;

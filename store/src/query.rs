@@ -89,7 +89,7 @@ impl<'b> Ticker<'b> {
     }
     pub(crate) fn tick(&mut self) -> crate::Result<()> {
         self.n = self.n.wrapping_add(1);
-        if self.n % Self::EVERY == 0 { self.budget.check() } else { Ok(()) }
+        if self.n.is_multiple_of(Self::EVERY) { self.budget.check() } else { Ok(()) }
     }
 }
 

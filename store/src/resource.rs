@@ -67,6 +67,11 @@ pub struct FieldDef {
     /// Shown in the UI's search bar.
     #[serde(default)]
     pub search: bool,
+    /// `false`: filterable and sortable, but by walking the records rather than from an index entry — for a
+    /// field of an append-heavy resource whose values are scattered (a request id, a latency), where an entry per
+    /// record would cost a page write per record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<bool>,
     /// Unique within the tenant among live records.
     #[serde(default)]
     pub unique: bool,
@@ -99,7 +104,7 @@ pub struct FieldDef {
 impl FieldDef {
     /// Indexed fields get a secondary index entry per record, used for sorts and `_equal` filters.
     pub fn indexed(&self) -> bool {
-        (self.filter || self.sort) && !matches!(self.kind, FieldKind::Json | FieldKind::Textarea)
+        self.index.unwrap_or(self.filter || self.sort) && !matches!(self.kind, FieldKind::Json | FieldKind::Textarea)
     }
 }
 
@@ -115,6 +120,10 @@ pub struct ResourceDef {
     #[serde(default)]
     pub platform: bool,
     pub fields: Vec<FieldDef>,
+    /// Records are written once and never edited (the server's logs, written at request rates): the audit
+    /// columns get no index entries (filters on them walk), so each record costs fewer page writes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub append_only: bool,
     /// Extra input keys a Blade client echoes back (display helpers); accepted and dropped.
     #[serde(default)]
     pub ignore: Vec<String>,
@@ -158,7 +167,7 @@ impl ResourceDef {
             .iter()
             .filter(|f| f.indexed() && f.name != "status")
             .map(|f| f.name.as_str())
-            .chain(SYSTEM_INDEXED.iter().copied())
+            .chain(SYSTEM_INDEXED.iter().copied().filter(|_| !self.append_only))
     }
 
     pub fn is_filterable(&self, name: &str) -> bool {
@@ -222,19 +231,17 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
                 Value::Number(n) if f.kind != FieldKind::Date => n.to_string(),
                 _ => return bad("text"),
             };
-            if let Some(max) = f.max_len {
-                if s.chars().count() > max {
+            if let Some(max) = f.max_len
+                && s.chars().count() > max {
                     return Err(StoreError::invalid(&f.name, FieldProblem::TooLong(max)));
                 }
-            }
             if f.kind == FieldKind::Date && !is_date(&s) {
                 return bad("date");
             }
-            if let Some(p) = f.pattern {
-                if !pattern_ok(p, &s) {
+            if let Some(p) = f.pattern
+                && !pattern_ok(p, &s) {
                     return Err(StoreError::invalid(&f.name, FieldProblem::Pattern(pattern_name(p))));
                 }
-            }
             Value::String(s)
         }
         FieldKind::Int | FieldKind::Flag => {

@@ -11,6 +11,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::error::{Result, StoreError};
 use crate::{Inner, WriteCtx, engine, meta, tables};
@@ -24,6 +25,8 @@ struct Item {
     done: Done,
     /// Must be on disk before `done` is called.
     durable: bool,
+    /// Records a lazy operation writes (as its caller counts them): a light one rides along with a durable batch.
+    weight: usize,
 }
 
 /// Work run on the writer thread between two commits (so it sees no commit half-done).
@@ -38,7 +41,13 @@ enum Msg {
 /// Largest number of operations committed together.
 const MAX_BATCH: usize = 512;
 /// Longest time a lazy commit waits for a durable one to carry it to disk.
-pub(crate) const LAZY_FLUSH: std::time::Duration = std::time::Duration::from_millis(500);
+pub(crate) const LAZY_FLUSH: Duration = Duration::from_millis(500);
+/// Durable batches at most between two large lazy operations while one waits.
+const LAZY_EVERY: u32 = 8;
+/// A lazy operation of at most this weight rides along with the next durable batch rather than committing alone.
+const RIDE_ALONG: usize = 32;
+/// How long a light lazy operation waits for a durable batch to ride along with.
+const LAZY_HOLD: Duration = Duration::from_millis(20);
 
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
@@ -59,6 +68,7 @@ impl WriterHandle {
     pub(crate) fn submit<R: Send + 'static>(
         &self,
         durable: bool,
+        weight: usize,
         mut op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
         done: impl FnOnce(Result<R>) + Send + 'static,
     ) {
@@ -68,12 +78,12 @@ impl WriterHandle {
                 done(r.map(|b| *b.downcast::<R>().expect("writer result type")));
             }),
             durable,
+            weight,
         };
-        if let Err(e) = self.tx.send(Msg::Item(item)) {
-            if let Msg::Item(item) = e.0 {
+        if let Err(e) = self.tx.send(Msg::Item(item))
+            && let Msg::Item(item) = e.0 {
                 (item.done)(Err(StoreError::Closed));
             }
-        }
     }
 
     /// Commits what is queued, then stops the thread and waits for it.
@@ -91,51 +101,101 @@ impl WriterHandle {
 }
 
 fn run(inner: &Inner, rx: Receiver<Msg>) {
+    use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
     let mut closing = false;
     // A lazy commit is waiting for a durable one.
     let mut pending = false;
+    // Lazy operations wait here, so a request's write never waits behind a log batch: a small one rides along
+    // with the next durable batch (one commit for a request's write and the log entry of the one before), a
+    // large one is committed on its own when no durable operation is waiting.
+    let mut deferred: std::collections::VecDeque<(Item, Instant)> = std::collections::VecDeque::new();
+    // Durable batches committed while a large lazy operation waited: past LAZY_EVERY it goes next, so a steady
+    // stream of requests cannot hold the logs back until their queue sheds.
+    let mut skipped = 0u32;
     while !closing {
-        let first = if pending {
+        let first = if let Some((front, since)) = deferred.front() {
+            if front.weight > RIDE_ALONG {
+                match rx.try_recv() {
+                    Ok(m) => Some(m),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => break,
+                }
+            } else {
+                match rx.recv_timeout(LAZY_HOLD.saturating_sub(since.elapsed())) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            }
+        } else if pending {
             match rx.recv_timeout(LAZY_FLUSH) {
-                Ok(m) => Ok(m),
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => {
                     pending = !flush(inner);
                     continue;
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(()),
+                Err(RecvTimeoutError::Disconnected) => break,
             }
         } else {
-            rx.recv().map_err(|_| ())
-        };
-        let mut batch = match first {
-            Ok(Msg::Item(i)) => vec![i],
-            Ok(Msg::Run(task)) => {
-                task(inner);
-                continue;
+            match rx.recv() {
+                Ok(m) => Some(m),
+                Err(_) => break,
             }
-            Ok(Msg::Close) | Err(()) => break,
         };
+        let mut batch = Vec::new();
         let mut after = None;
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(Msg::Item(i)) => batch.push(i),
-                Ok(Msg::Run(task)) => {
+        let mut next = first;
+        while let Some(m) = next.take() {
+            match m {
+                Msg::Item(i) if i.durable => batch.push(i),
+                Msg::Item(i) => deferred.push_back((i, Instant::now())),
+                Msg::Run(task) => {
                     after = Some(task);
                     break;
                 }
-                Ok(Msg::Close) => {
+                Msg::Close => {
                     closing = true;
                     break;
                 }
-                Err(_) => break,
+            }
+            if batch.len() >= MAX_BATCH {
+                break;
+            }
+            next = rx.try_recv().ok();
+        }
+        if !batch.is_empty() {
+            while batch.len() < MAX_BATCH && deferred.front().is_some_and(|(i, _)| i.weight <= RIDE_ALONG) {
+                batch.push(deferred.pop_front().expect("front").0);
+            }
+            if skipped >= LAZY_EVERY {
+                if let Some((item, _)) = deferred.pop_front() {
+                    commit_batch(inner, vec![item], false);
+                }
+                skipped = 0;
+            }
+            commit_batch(inner, batch, true);
+            pending = false;
+            if !deferred.is_empty() {
+                skipped += 1;
+            }
+        } else if let Some((front, since)) = deferred.front() {
+            // Nothing durable is waiting: a large lazy operation goes now, a small one once it has waited
+            // LAZY_HOLD for company.
+            if front.weight > RIDE_ALONG || since.elapsed() >= LAZY_HOLD || closing {
+                let (item, _) = deferred.pop_front().expect("front");
+                commit_batch(inner, vec![item], false);
+                pending = true;
+                skipped = 0;
             }
         }
-        let durable = batch.iter().any(|i| i.durable);
-        commit_batch(inner, batch, durable);
-        pending = !durable;
         if let Some(task) = after {
             task(inner);
         }
+    }
+    // Closing: the deferred lazy operations are still written, then made durable.
+    while let Some((item, _)) = deferred.pop_front() {
+        commit_batch(inner, vec![item], false);
+        pending = true;
     }
     if pending {
         flush(inner);

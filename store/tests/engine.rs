@@ -287,22 +287,31 @@ fn lazy_writes_are_visible_at_once_and_reach_the_disk() {
     {
         let s = Store::open(&path, &Options::default()).unwrap();
         let d2 = d.clone();
-        s.write_lazy(move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy1"})), &Actor { user_id: 1, dept_id: 0 }))
+        s.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy1"})), &Actor { user_id: 1, dept_id: 0 }))
             .unwrap();
         assert_eq!(s.read(|r| r.list(&d, "A", &Query { limit: 10, ..Default::default() })).unwrap().total, 1);
         // A durable write after it carries it to disk; so does the idle flush and closing.
         let d2 = d.clone();
-        s.write_lazy(move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy2"})), &Actor { user_id: 1, dept_id: 0 }))
+        s.write_lazy(1000, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy2"})), &Actor { user_id: 1, dept_id: 0 }))
             .unwrap();
+        // A light lazy write rides along with a durable one that comes while it waits; both are answered.
+        let (d2, d3) = (d.clone(), d.clone());
+        let s2 = s.clone();
+        let t = std::thread::spawn(move || {
+            s2.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "ride"})), &Actor { user_id: 1, dept_id: 0 }))
+        });
+        s.write(move |w| w.insert(&d3, "A", doc(json!({"paramName": "数据", "paramKey": "durable"})), &Actor { user_id: 1, dept_id: 0 }))
+            .unwrap();
+        t.join().unwrap().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(800));
         let d2 = d.clone();
-        s.write_lazy(move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy3"})), &Actor { user_id: 1, dept_id: 0 }))
+        s.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy3"})), &Actor { user_id: 1, dept_id: 0 }))
             .unwrap();
         s.close();
     }
     assert!(store::verify_file(&path).unwrap().ok);
     let s = Store::open(&path, &Options::default()).unwrap();
-    assert_eq!(s.read(|r| r.list(&d, "A", &Query { limit: 10, ..Default::default() })).unwrap().total, 3);
+    assert_eq!(s.read(|r| r.list(&d, "A", &Query { limit: 10, ..Default::default() })).unwrap().total, 5);
 }
 
 #[test]
@@ -406,7 +415,7 @@ fn online_backup_is_one_consistent_moment_while_writers_run() {
                         Ok((x["id"].as_u64().unwrap(), y["id"].as_u64().unwrap()))
                     })
                     .unwrap();
-                if pairs % 3 == 0 {
+                if pairs.is_multiple_of(3) {
                     let d2 = d.clone();
                     s.write(move |w| w.remove(&d2, "A", &[made.0, made.1], &Actor::default())).unwrap();
                 }
@@ -452,4 +461,34 @@ fn online_backup_is_one_consistent_moment_while_writers_run() {
         let indexed = copy.read(|r| r.list(&d, "A", &q)).unwrap().total;
         assert_eq!(indexed as usize, all.iter().filter(|r| r["paramName"] == name).count(), "index answers for {name}");
     }
+}
+
+#[test]
+fn reconcile_index_follows_a_changed_declaration() {
+    let (_d, s) = open();
+    seed(&s, "A", 300);
+    seed(&s, "B", 5);
+    // The next version no longer indexes `n` (scattered values) and indexes a field it did not before.
+    let mut next: ResourceDef = (*def()).clone();
+    next.fields.iter_mut().find(|f| f.name == "n").unwrap().index = Some(false);
+    next.fields.push(serde_json::from_value(json!({"name": "remark", "label": "r", "filter": true})).unwrap());
+    let next = Arc::new(next);
+    let n2 = next.clone();
+    let (removed, added) = s.write(move |w| w.reconcile_index(&n2)).unwrap();
+    assert_eq!((removed, added), (305, 305), "one entry per record out for `n`, one in for `remark`");
+    let n2 = next.clone();
+    assert_eq!(s.write(move |w| w.reconcile_index(&n2)).unwrap(), (0, 0), "a second run finds nothing to do");
+    // Lists still answer exactly: a sort over the unindexed field sorts in memory, an equal filter on the new
+    // index finds the records (all null remarks), and writes keep the new layout.
+    let q = Query { limit: 3, sorts: vec![store::Sort { field: "n".into(), desc: true }], ..Default::default() };
+    let page = s.read(|r| r.list(&next, "A", &q)).unwrap();
+    assert_eq!(page.total, 300);
+    assert_eq!(page.records.iter().map(|r| r["n"].as_i64().unwrap()).collect::<Vec<_>>(), vec![299, 298, 297]);
+    let n2 = next.clone();
+    s.write(move |w| w.insert(&n2, "A", doc(json!({"paramName": "新", "paramKey": "new1", "n": 1000, "remark": "备注"})), &Actor { user_id: 7, dept_id: 3 }))
+        .unwrap();
+    let q = Query { limit: 10, filters: vec![Filter::new("remark", Op::Equal, json!("备注"))], ..Default::default() };
+    assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().total, 1);
+    let q = Query { limit: 1, sorts: vec![store::Sort { field: "n".into(), desc: true }], ..Default::default() };
+    assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().records[0]["n"], 1000);
 }

@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use crate::support::{ADMIN_PW, App, Case, admin_tokens, case, run_cases};
+use zhizhuang::state::Settings;
 
 fn c(name: &'static str, method: &'static str, url: impl Into<String>, who: &'static str, body: Option<&str>, status: u16, has: &'static [&'static str]) -> Case {
     case(name, method, url, Some(who), body, status, has)
@@ -441,4 +442,22 @@ async fn code_generation_end_to_end() {
     };
     assert_eq!(s, 200);
     assert!(html.to_string().contains("supplierName"), "the generic screen is there: {}", &html.to_string()[..html.to_string().len().min(300)]);
+}
+
+#[tokio::test]
+async fn api_log_writes_only_leaves_out_successful_reads() {
+    let app = App::with(Settings { api_log_writes_only: true, ..Settings::default() });
+    let tok = admin_tokens(&app).await;
+    let (s, _) = app.get("/api/blade-system/param/list", &tok[A]).await;
+    assert_eq!(s, 200);
+    let (s, _) = app.get("/api/blade-system/param/list?nosuchfield=1", &tok[A]).await;
+    assert_eq!(s, 400);
+    let (s, v) = app.post("/api/blade-system/param/submit", &tok[A], r#"{"paramName":"只记写入","paramKey":"log.writes","paramValue":"1"}"#).await;
+    assert_eq!(s, 200, "{v}");
+    app.st.logs.flush().await;
+    let (_, v) = app.get("/api/blade-log/api/list?requestUri_equal=/api/blade-system/param/list", &tok[A]).await;
+    assert_eq!(v["data"]["total"], 1, "only the refused read: {v}");
+    assert_eq!(v["data"]["records"][0]["httpStatus"], 400);
+    let (_, v) = app.get("/api/blade-log/api/list?requestUri_equal=/api/blade-system/param/submit", &tok[A]).await;
+    assert_eq!(v["data"]["total"], 1, "the write: {v}");
 }

@@ -159,7 +159,7 @@ async fn brute_force_costs_at_most_ten_hash_checks_per_account() {
     // Retry-After is set on the 429.
     let (s, h, _) = app
         .call(
-            axum::http::Request::post(format!("/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=x&grant_type=password"))
+            axum::http::Request::post("/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=x&grant_type=password".to_string())
                 .header("authorization", crate::support::BASIC)
                 .body(axum::body::Body::empty())
                 .unwrap(),

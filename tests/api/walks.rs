@@ -15,7 +15,8 @@ use crate::support::App;
 /// `n` parameters of tenant 157270 written straight into the store (one transaction).
 fn fill(app: &App, n: usize) -> u64 {
     let def = app.st.res.get("param");
-    let first = app
+    
+    app
         .st
         .store
         .write(move |w| {
@@ -29,8 +30,7 @@ fn fill(app: &App, n: usize) -> u64 {
             }
             Ok(first)
         })
-        .unwrap();
-    first
+        .unwrap()
 }
 
 #[tokio::test]

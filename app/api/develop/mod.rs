@@ -115,6 +115,7 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
         label_en: code.get("labelEn").and_then(Value::as_str).unwrap_or("").to_string(),
         platform: false,
         fields,
+        append_only: false,
         ignore: Vec::new(),
         ui: None,
     };
@@ -189,6 +190,8 @@ async fn gen_code(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
             }
             kept.retain(|k| k.name != def.name);
             kept.push(def.clone());
+            // Generated again with other filters or sorts: its records' index entries follow in the same commit.
+            w.reconcile_index(def)?;
             let mut patch = Map::new();
             patch.insert("generated".into(), json!(1));
             w.update(&code_def2, store::PLATFORM_TENANT, *code_id, patch, &actor)?;

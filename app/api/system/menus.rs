@@ -233,11 +233,10 @@ pub async fn top_tree_keys(State(st): State<AppState>, s: Session, QueryPairs(q)
     let mut keys: Vec<String> = Vec::new();
     for t in rows.iter().filter(|t| tops.contains(&tree::id(t, "id"))) {
         for v in t.get("menuIds").and_then(Value::as_array).into_iter().flatten() {
-            if let Some(i) = store::parse_id_value(v).map(|i| i.to_string()) {
-                if !keys.contains(&i) {
+            if let Some(i) = store::parse_id_value(v).map(|i| i.to_string())
+                && !keys.contains(&i) {
                     keys.push(i);
                 }
-            }
         }
     }
     Ok(ok(json!({"menu": keys})))

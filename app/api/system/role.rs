@@ -92,11 +92,10 @@ pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body)
         return Err(ApiError::with(Kind::BadFormat, "roleAlias"));
     }
     let parent = body.get("parentId").and_then(store::parse_id_value);
-    if let (Some(p), Some(me)) = (parent, crud::body_id(&body)?) {
-        if p == me {
+    if let (Some(p), Some(me)) = (parent, crud::body_id(&body)?)
+        && p == me {
             return Err(ApiError::with(Kind::BadId, "parentId"));
         }
-    }
     let d = def(&st);
     if let Some(p) = parent {
         s.require_any(&["role_add", "role_edit"])?;
@@ -186,11 +185,10 @@ pub async fn role_tree_keys(State(st): State<AppState>, s: Session, QueryPairs(q
         let mut set: Vec<String> = Vec::new();
         for r in rows.iter().filter(|r| ids.contains(&tree::id(r, "id"))) {
             for v in r.get(field).and_then(Value::as_array).into_iter().flatten() {
-                if let Some(i) = store::parse_id_value(v) {
-                    if !set.contains(&i.to_string()) {
+                if let Some(i) = store::parse_id_value(v)
+                    && !set.contains(&i.to_string()) {
                         set.push(i.to_string());
                     }
-                }
             }
         }
         out.insert(k.into(), json!(set));

@@ -175,11 +175,10 @@ async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<R
     let n = st
         .write(move |w| -> store::Result<Result<u64, Kind>> {
             for id in &ids {
-                if let Some(t) = w.get(&d, store::PLATFORM_TENANT, *id)? {
-                    if t.get("tenantId").and_then(Value::as_str) == Some(store::PLATFORM_TENANT) {
+                if let Some(t) = w.get(&d, store::PLATFORM_TENANT, *id)?
+                    && t.get("tenantId").and_then(Value::as_str) == Some(store::PLATFORM_TENANT) {
                         return Ok(Err(Kind::TenantProtected));
                     }
-                }
             }
             Ok(Ok(w.remove(&d, store::PLATFORM_TENANT, &ids, &actor)?))
         })

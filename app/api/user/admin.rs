@@ -230,11 +230,10 @@ fn leaves_no_admin(w: &store::WriteCtx, st: &AppState, tenant: &str, changes: &H
 /// Checks that `deptId` and `postId` name departments and posts of the tenant.
 async fn check_refs(st: &AppState, tenant: &str, doc: &Map<String, Value>) -> ApiResult<()> {
     for (field, res) in [("deptId", "dept"), ("postId", "post")] {
-        if let Some(Value::String(v)) = doc.get(field) {
-            if !v.trim().is_empty() {
+        if let Some(Value::String(v)) = doc.get(field)
+            && !v.trim().is_empty() {
                 existing(st, tenant, res, v).await.map_err(|_| ApiError::with(Kind::BadId, field))?;
             }
-        }
     }
     Ok(())
 }
@@ -278,11 +277,10 @@ async fn save_user(st: &AppState, s: &Session, mut body: Map<String, Value>) -> 
                     Ok(Ok(w.insert(&d, &t, doc, &actor)?))
                 }
                 Some(id) => {
-                    if let Some(r) = &role_ids {
-                        if leaves_no_admin(w, &st2, &t, &HashMap::from([(id, Some(r.clone()))]))? {
+                    if let Some(r) = &role_ids
+                        && leaves_no_admin(w, &st2, &t, &HashMap::from([(id, Some(r.clone()))]))? {
                             return Ok(Err(Kind::LastAdmin));
                         }
-                    }
                     if let Some(h) = &hash {
                         let old = w.get(&d, &t, id)?.ok_or(store::StoreError::NotFound)?;
                         doc.insert("passwordHash".into(), json!(h));
