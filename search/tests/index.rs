@@ -1,0 +1,148 @@
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use search::{Doc, Index, Key, Opened};
+
+const HANZI: &str = "订单超时时间装修公司工程项目合同施工队材料仓库入库出库审批财务张三李四王五北京上海广州深圳有限责任";
+const LATIN: &str = "abcXYZ0123456789 -_";
+
+fn random_text(rng: &mut StdRng) -> String {
+    let hanzi: Vec<char> = HANZI.chars().collect();
+    let latin: Vec<char> = LATIN.chars().collect();
+    let len = rng.random_range(0..14);
+    (0..len).map(|_| if rng.random_bool(0.7) { hanzi[rng.random_range(0..hanzi.len())] } else { latin[rng.random_range(0..latin.len())] }).collect()
+}
+
+fn doc(tenant: &str, id: u64, name: &str) -> Doc {
+    Doc {
+        tenant: tenant.into(),
+        resource: "param".into(),
+        id,
+        title: name.into(),
+        fields: vec![("paramName".into(), name.into())],
+        names: Vec::new(),
+    }
+}
+
+#[test]
+fn contains_gives_exactly_what_like_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ix, opened) = Index::open(dir.path()).unwrap();
+    assert_eq!(opened, Opened::Fresh);
+    let mut rng = StdRng::seed_from_u64(7);
+    let texts: Vec<String> = (0..3000).map(|_| random_text(&mut rng)).collect();
+    let docs: Vec<Doc> = texts.iter().enumerate().map(|(i, t)| doc("A", i as u64 + 1, t)).collect();
+    ix.apply(&docs, &[], 3000).unwrap();
+    // The other tenant holds the same texts: none of its ids may come back.
+    let other: Vec<Doc> = texts.iter().enumerate().map(|(i, t)| doc("B", 100_000 + i as u64, t)).collect();
+    ix.apply(&other, &[], 6000).unwrap();
+    let mut checked = 0;
+    for _ in 0..400 {
+        // A fragment of a stored text (1–6 characters), sometimes upper-cased, sometimes random.
+        let needle: String = if rng.random_bool(0.8) {
+            let t: Vec<char> = texts[rng.random_range(0..texts.len())].chars().collect();
+            if t.is_empty() {
+                continue;
+            }
+            let a = rng.random_range(0..t.len());
+            let b = (a + rng.random_range(1..=6)).min(t.len());
+            t[a..b].iter().collect()
+        } else {
+            random_text(&mut rng).chars().take(rng.random_range(1..=6)).collect()
+        };
+        if needle.is_empty() {
+            continue;
+        }
+        let needle = if rng.random_bool(0.3) { needle.to_uppercase() } else { needle };
+        let like: Vec<u64> = texts
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.to_lowercase().contains(&needle.to_lowercase()))
+            .map(|(i, _)| i as u64 + 1)
+            .collect();
+        let candidates = ix.contains("A", "param", "paramName", &needle).unwrap().expect("a non-empty needle is answered");
+        assert!(candidates.iter().all(|id| *id < 100_000), "another tenant's record for {needle:?}");
+        // Exact from the index alone (the app still confirms against the store, which may be newer).
+        assert_eq!(candidates, like, "needle {needle:?}: ids and total");
+        checked += 1;
+    }
+    assert!(checked > 300);
+    assert_eq!(ix.contains("A", "param", "paramName", "").unwrap(), None);
+    assert_eq!(ix.contains("A", "param", "otherField", "订单").unwrap(), Some(vec![]), "grams are per field");
+}
+
+#[test]
+fn free_text_search_by_fragment_word_and_pinyin_within_the_tenant() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ix, _) = Index::open(dir.path()).unwrap();
+    let person = |tenant: &str, id: u64, name: &str, phone: &str| Doc {
+        tenant: tenant.into(),
+        resource: "user".into(),
+        id,
+        title: name.into(),
+        fields: vec![("realName".into(), name.into()), ("phone".into(), phone.into())],
+        names: vec![name.into()],
+    };
+    ix.apply(
+        &[
+            person("A", 1, "张三", "13800138000"),
+            person("A", 2, "李四", "13900001111"),
+            person("B", 3, "张三", "13800138000"),
+            Doc { tenant: "A".into(), resource: "project".into(), id: 4, title: "北京装修工程".into(), fields: vec![("projectName".into(), "北京朝阳区住宅装修工程".into())], names: vec![] },
+        ],
+        &[],
+        4,
+    )
+    .unwrap();
+    let ids = |q: &str, res: &[&str]| -> Vec<u64> {
+        let (hits, total) = ix.search("A", res, q, 0, 10).unwrap();
+        assert_eq!(total, hits.len());
+        let mut v: Vec<u64> = hits.iter().map(|h| h.id).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids("zhangsan", &[]), vec![1], "full spelling, and never tenant B's 张三");
+    assert_eq!(ids("zs", &[]), vec![1], "initials");
+    assert_eq!(ids("ZhangSan", &[]), vec![1], "any case");
+    assert_eq!(ids("0013", &[]), vec![1], "a fragment of a phone number");
+    assert_eq!(ids("装修", &[]), vec![4]);
+    assert_eq!(ids("朝阳 住宅", &[]), vec![4], "every part must match");
+    assert_eq!(ids("朝阳 广州", &[]), Vec::<u64>::new());
+    assert_eq!(ids("张", &["project"]), Vec::<u64>::new(), "limited to the resources asked");
+    assert_eq!(ids("张", &["user", "project"]), vec![1]);
+    let (hits, _) = ix.search("A", &[], "装修", 0, 10).unwrap();
+    assert_eq!(hits[0].title, "北京装修工程");
+    assert_eq!(hits[0].fields, vec![("projectName".to_string(), "北京朝阳区住宅装修工程".to_string())]);
+    assert_eq!(ix.search("B", &[], "lisi", 0, 10).unwrap().1, 0);
+}
+
+#[test]
+fn commits_carry_their_sequence_and_survive_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (ix, opened) = Index::open(dir.path()).unwrap();
+        assert_eq!(opened, Opened::Fresh);
+        ix.apply(&[doc("A", 1, "订单超时"), doc("A", 2, "订单取消")], &[], 41).unwrap();
+        ix.apply(&[doc("A", 2, "订单完成")], &[Key { tenant: "A".into(), resource: "param".into(), id: 1 }], 42).unwrap();
+        assert_eq!(ix.committed_seq().unwrap(), 42);
+    }
+    let (ix, opened) = Index::open(dir.path()).unwrap();
+    assert_eq!(opened, Opened::Current(42));
+    assert_eq!(ix.contains("A", "param", "paramName", "订单").unwrap(), Some(vec![2]), "deleted and replaced documents are gone");
+    assert_eq!(ix.contains("A", "param", "paramName", "取消").unwrap(), Some(vec![]));
+    assert_eq!(ix.len(), 1);
+    drop(ix);
+
+    // Another schema version: emptied, and said so.
+    std::fs::write(dir.path().join("zz-schema-version"), "0").unwrap();
+    let (ix, opened) = Index::open(dir.path()).unwrap();
+    assert_eq!(opened, Opened::Fresh);
+    assert!(ix.is_empty());
+    ix.apply(&[doc("A", 1, "x")], &[], 5).unwrap();
+    drop(ix);
+
+    // Damaged: the meta file is garbage.
+    std::fs::write(dir.path().join("meta.json"), "{not json").unwrap();
+    let (ix, opened) = Index::open(dir.path()).unwrap();
+    assert_eq!(opened, Opened::Fresh);
+    assert!(ix.is_empty());
+}
