@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use tantivy::collector::{Count, DocSetCollector, TopDocs};
+use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
@@ -219,6 +219,7 @@ impl Index {
         for k in deletes {
             w.delete_term(Term::from_field_text(self.f.key, &key_text(&k.tenant, &k.resource, k.id)));
         }
+        // Terms are made here while tantivy's indexing thread consumes the previous documents.
         for d in upserts {
             w.delete_term(Term::from_field_text(self.f.key, &key_text(&d.tenant, &d.resource, d.id)));
             w.add_document(self.document(d))?;
@@ -276,15 +277,7 @@ impl Index {
         let Some(q) = self.needle_query(field, needle) else { return Ok(None) };
         let mut clauses = self.scope(tenant, &[resource]);
         clauses.push((Occur::Must, q));
-        let searcher = self.reader.searcher();
-        let found = searcher.search(&BooleanQuery::new(clauses), &DocSetCollector)?;
-        let mut ids = Vec::with_capacity(found.len());
-        for addr in found {
-            let col = searcher.segment_reader(addr.segment_ord).fast_fields().u64("id")?;
-            if let Some(id) = col.first(addr.doc_id) {
-                ids.push(id);
-            }
-        }
+        let mut ids = self.reader.searcher().search(&BooleanQuery::new(clauses), &Ids)?;
         ids.sort_unstable();
         Ok(Some(ids))
     }
@@ -362,5 +355,44 @@ impl Index {
                 .unwrap_or(0)
         }
         walk(&self.dir)
+    }
+}
+
+/// Collects the record ids of the matching documents, read from the `id` column segment by segment.
+struct Ids;
+
+struct SegmentIds {
+    col: tantivy::columnar::Column<u64>,
+    ids: Vec<u64>,
+}
+
+impl Collector for Ids {
+    type Fruit = Vec<u64>;
+    type Child = SegmentIds;
+
+    fn for_segment(&self, _ord: tantivy::SegmentOrdinal, segment: &tantivy::SegmentReader) -> tantivy::Result<SegmentIds> {
+        Ok(SegmentIds { col: segment.fast_fields().u64("id")?, ids: Vec::new() })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<u64>>) -> tantivy::Result<Vec<u64>> {
+        Ok(fruits.into_iter().flatten().collect())
+    }
+}
+
+impl SegmentCollector for SegmentIds {
+    type Fruit = Vec<u64>;
+
+    fn collect(&mut self, doc: tantivy::DocId, _score: tantivy::Score) {
+        if let Some(id) = self.col.first(doc) {
+            self.ids.push(id);
+        }
+    }
+
+    fn harvest(self) -> Vec<u64> {
+        self.ids
     }
 }
