@@ -235,8 +235,8 @@ impl ApiError {
         let mut resp = (status, axum::Json(body)).into_response();
         if let Some(secs) = self.retry_after
             && let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-                resp.headers_mut().insert(header::RETRY_AFTER, v);
-            }
+            resp.headers_mut().insert(header::RETRY_AFTER, v);
+        }
         resp
     }
 }

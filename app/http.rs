@@ -64,8 +64,8 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     let rendered = resp.extensions().get::<Rendered>().cloned();
     if lang == Lang::En
         && let Some(Rendered(err)) = &rendered {
-            resp = err.render(Lang::En);
-        }
+        resp = err.render(Lang::En);
+    }
     if let Ok(v) = HeaderValue::from_str(&rid) {
         resp.headers_mut().insert("x-request-id", v);
     }
@@ -118,9 +118,9 @@ pub async fn unknown_route(req: Request) -> ApiError {
     let (mut parts, _) = req.into_parts();
     if let (Some(st), Some(ctx)) = (parts.extensions.get::<crate::state::AppState>().cloned(), parts.extensions.get::<ReqCtx>().cloned())
         && crate::auth::session::bearer(&parts).is_some()
-            && let Ok(s) = <crate::auth::session::Session as FromRequestParts<crate::state::AppState>>::from_request_parts(&mut parts, &st).await {
-                ctx.set(&s.tenant, &s.user_id.to_string());
-            }
+        && let Ok(s) = <crate::auth::session::Session as FromRequestParts<crate::state::AppState>>::from_request_parts(&mut parts, &st).await {
+        ctx.set(&s.tenant, &s.user_id.to_string());
+    }
     ApiError::with(Kind::UnknownRoute, parts.uri.path().chars().take(200).collect::<String>())
 }
 
@@ -173,8 +173,8 @@ impl<S: Send + Sync> FromRequest<S> for JsonObject {
         let (ctype, bytes) = read_body(req).await?;
         if let Some(ct) = &ctype
             && !ct.starts_with("application/json") && !ct.contains("+json") {
-                return Err(ApiError::new(Kind::UnsupportedMediaType));
-            }
+            return Err(ApiError::new(Kind::UnsupportedMediaType));
+        }
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(ApiError::new(Kind::NotAnObject));
         }

@@ -153,41 +153,41 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
     let mut summary = String::new();
     if let Some((name, action)) = r.resource.as_deref().map(|n| (n, r.action.as_str()))
         && let Some(def) = res.find(name) {
-            let item = json!({"$ref": format!("#/components/schemas/{}", schema_name(name))});
-            summary = format!("{} · {action}", def.label);
-            match action {
-                "list" | "page" | "export" => {
-                    if action != "export" {
-                        params.push(query("current", "integer", "page number, from 1 (default 1)"));
-                        params.push(query("size", "integer", "rows per page (default 10; 1–1000)"));
-                    }
-                    let mut sorts: Vec<&str> = store::AUDIT_FIELDS.iter().copied().chain(def.fields.iter().map(|f| f.name.as_str())).filter(|n| def.is_sortable(n)).collect();
-                    sorts.dedup();
-                    let sort_doc = format!("comma-separated fields of: {}", sorts.join(", "));
-                    params.push(query("ascs", "string", &sort_doc));
-                    params.push(query("descs", "string", &sort_doc));
-                    for f in def.fields.iter().filter(|f| f.filter) {
-                        params.push(query(&f.name, "string", &format!("{} (contains; other operators: {}_<suffix>, see the description)", f.label, f.name)));
-                    }
-                    if action == "export" {
-                        summary = format!("{} · export (Excel of the current filter, at most 10,000 rows)", def.label);
-                    } else {
-                        data = json!({"allOf": [{"$ref": "#/components/schemas/Page"}, {"properties": {"records": {"items": item}}}]});
-                    }
+        let item = json!({"$ref": format!("#/components/schemas/{}", schema_name(name))});
+        summary = format!("{} · {action}", def.label);
+        match action {
+            "list" | "page" | "export" => {
+                if action != "export" {
+                    params.push(query("current", "integer", "page number, from 1 (default 1)"));
+                    params.push(query("size", "integer", "rows per page (default 10; 1–1000)"));
                 }
-                "detail" | "platform-detail" => {
-                    params.push(json!({"name": "id", "in": "query", "required": true, "schema": {"type": "string"}}));
-                    data = item;
+                let mut sorts: Vec<&str> = store::AUDIT_FIELDS.iter().copied().chain(def.fields.iter().map(|f| f.name.as_str())).filter(|n| def.is_sortable(n)).collect();
+                sorts.dedup();
+                let sort_doc = format!("comma-separated fields of: {}", sorts.join(", "));
+                params.push(query("ascs", "string", &sort_doc));
+                params.push(query("descs", "string", &sort_doc));
+                for f in def.fields.iter().filter(|f| f.filter) {
+                    params.push(query(&f.name, "string", &format!("{} (contains; other operators: {}_<suffix>, see the description)", f.label, f.name)));
                 }
-                "remove" => {
-                    params.push(json!({"name": "ids", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated ids (soft delete)"}));
+                if action == "export" {
+                    summary = format!("{} · export (Excel of the current filter, at most 10,000 rows)", def.label);
+                } else {
+                    data = json!({"allOf": [{"$ref": "#/components/schemas/Page"}, {"properties": {"records": {"items": item}}}]});
                 }
-                "submit" | "update" | "save" => {
-                    body = item;
-                }
-                _ => {}
             }
+            "detail" | "platform-detail" => {
+                params.push(json!({"name": "id", "in": "query", "required": true, "schema": {"type": "string"}}));
+                data = item;
+            }
+            "remove" => {
+                params.push(json!({"name": "ids", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated ids (soft delete)"}));
+            }
+            "submit" | "update" | "save" => {
+                body = item;
+            }
+            _ => {}
         }
+    }
     if summary.is_empty() {
         summary = path.rsplit('/').next().unwrap_or(path).to_string();
     }

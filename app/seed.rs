@@ -287,8 +287,8 @@ fn saber_icons(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         let src = m.get("source").and_then(Value::as_str).unwrap_or("");
         if let Some((_, class)) = SABER_ICONS.iter().find(|(name, _)| *name == src)
             && m["category"].as_i64().unwrap_or(1) == 1 {
-                w.update(&def, store::PLATFORM_TENANT, m["id"].as_u64().unwrap_or(0), obj(json!({"source": class})), &Actor::default())?;
-            }
+            w.update(&def, store::PLATFORM_TENANT, m["id"].as_u64().unwrap_or(0), obj(json!({"source": class})), &Actor::default())?;
+        }
     }
     Ok(())
 }

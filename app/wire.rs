@@ -76,8 +76,8 @@ pub fn record(def: &ResourceDef, zone: Zone, mut doc: Map<String, Value>) -> Map
             doc.remove(&f.name);
         } else if f.kind == FieldKind::Long
             && let Some(v) = doc.get_mut(&f.name) {
-                *v = id_str(v);
-            }
+            *v = id_str(v);
+        }
     }
     for k in ID_FIELDS {
         if let Some(v) = doc.get_mut(*k) {

@@ -63,8 +63,8 @@ impl PermCache {
         let epoch = self.epoch.load(Ordering::SeqCst);
         if let Some((e, p)) = self.map.read().ok().and_then(|m| m.get(&key).cloned())
             && e == epoch {
-                return Ok(p);
-            }
+            return Ok(p);
+        }
         let p = Arc::new(compute(r, res, tenant, role_ids)?);
         if let Ok(mut m) = self.map.write() {
             if m.len() > 10_000 {

@@ -128,8 +128,8 @@ pub async fn load(st: &AppState, token: &str) -> ApiResult<Session> {
     let key = token.to_string();
     if let Some(c) = st.session_cache.get(&key, &stamp)
         && now < c.until_ms {
-            return Ok(c.session);
-        }
+        return Ok(c.session);
+    }
     let (session, until_ms) = validate(st, token, now).await?;
     st.session_cache.put(key, stamp, Cached { session: session.clone(), until_ms });
     Ok(session)

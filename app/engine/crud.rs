@@ -137,8 +137,8 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let key = format!("{}\u{1f}{}\u{1f}{}", s.tenant, def.name, raw);
     if bounded
         && let Some(body) = st.list_cache.get(&key, &version) {
-            return Ok(body);
-        }
+        return Ok(body);
+    }
     let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let labels = Labels::load(st, def).await?;

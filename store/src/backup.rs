@@ -7,11 +7,11 @@ use std::ops::Bound;
 use std::path::Path;
 use std::sync::Arc;
 
-use redb::{Database, Durability, ReadTransaction, ReadableDatabase, ReadableTable, Table, TableDefinition, WriteTransaction};
+use redb::{Database, Durability, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::Serialize;
 
 use crate::codec::decode_record;
-use crate::engine::keys_of;
+use crate::engine::{drop_keys as remove_keys, put_keys as add_keys};
 use crate::error::{Result, StoreError};
 use crate::resource::ResourceDef;
 use crate::writer::WriterHandle;
@@ -36,8 +36,12 @@ pub struct FileSpace {
     pub free_bytes: u64,
 }
 
-pub(crate) fn space(w: &WriteTransaction, path: &Path) -> Result<FileSpace> {
+/// The space of `db`'s file at `path`, read from a write transaction that is then aborted (redb's statistics
+/// live there); call it where no other write is under way.
+pub(crate) fn space(db: &Database, path: &Path) -> Result<FileSpace> {
+    let w = db.begin_write()?;
     let st = w.stats()?;
+    w.abort()?;
     let file_bytes = std::fs::metadata(path)?.len();
     let allocated_bytes = st.allocated_pages() * st.page_size() as u64;
     Ok(FileSpace { file_bytes, allocated_bytes, stored_bytes: st.stored_bytes(), free_bytes: file_bytes.saturating_sub(allocated_bytes) })
@@ -46,17 +50,9 @@ pub(crate) fn space(w: &WriteTransaction, path: &Path) -> Result<FileSpace> {
 /// Compacts a data file no process holds, giving free space back to the disk. Returns the space before and after.
 pub fn compact_file(path: &Path) -> Result<(FileSpace, FileSpace)> {
     let mut db = Database::open(path)?;
-    let before = {
-        let w = db.begin_write()?;
-        let s = space(&w, path)?;
-        w.abort()?;
-        s
-    };
+    let before = space(&db, path)?;
     while db.compact().map_err(|e| StoreError::Storage(e.to_string()))? {}
-    let w = db.begin_write()?;
-    let after = space(&w, path)?;
-    w.abort()?;
-    Ok((before, after))
+    Ok((before, space(&db, path)?))
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -90,9 +86,9 @@ pub(crate) fn note_changes(inner: &Inner, records: Vec<(String, String, u64)>, f
     }
     if let Ok(mut g) = inner.changes.lock()
         && let Some(c) = g.as_mut() {
-            c.records.extend(records);
-            c.files.extend(files);
-        }
+        c.records.extend(records);
+        c.files.extend(files);
+    }
 }
 
 /// Stops change tracking when the backup ends, however it ends.
@@ -146,9 +142,9 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
             if pending.len() < FINAL_AT {
                 if let Ok(mut g) = inner.changes.lock()
                     && let Some(c) = g.as_mut() {
-                        c.records.extend(pending.records);
-                        c.files.extend(pending.files);
-                    }
+                    c.records.extend(pending.records);
+                    c.files.extend(pending.files);
+                }
                 break;
             }
             // A fresh snapshot per chunk of keys: none is held for long (what changes after it is noted again).
@@ -181,9 +177,9 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         };
         apply(&dst, fetch(&snap, changes)?, defs, &mut undeclared)?;
         let w = dst.begin_write()?;
-        copy_whole(&snap, &w, tables::META)?;
-        copy_whole(&snap, &w, tables::SESSIONS)?;
-        copy_whole(&snap, &w, tables::COUNTERS)?;
+        tables::copy_table(&snap, &w, tables::META)?;
+        tables::copy_table(&snap, &w, tables::SESSIONS)?;
+        tables::copy_table(&snap, &w, tables::COUNTERS)?;
         {
             let (src_index, src_unique) = (snap.open_table(tables::INDEX)?, snap.open_table(tables::UNIQUE)?);
             let (mut index, mut unique) = (w.open_table(tables::INDEX)?, w.open_table(tables::UNIQUE)?);
@@ -299,46 +295,6 @@ fn copy_records(
         w.commit()?;
         after = Some(last);
     }
-}
-
-fn add_keys(
-    index: &mut Table<(&str, &str, &str, &[u8], u64), ()>,
-    unique: &mut Table<(&str, &str, &str, &str), u64>,
-    def: &ResourceDef,
-    t: &str,
-    id: u64,
-    doc: &serde_json::Map<String, serde_json::Value>,
-) -> Result<()> {
-    let (ix, un) = keys_of(def, doc);
-    for (field, bytes) in ix {
-        index.insert((t, def.name.as_str(), field, bytes.as_slice(), id), ())?;
-    }
-    for (field, v) in un {
-        unique.insert((t, def.name.as_str(), field, v.as_str()), id)?;
-    }
-    Ok(())
-}
-
-fn remove_keys(
-    index: &mut Table<(&str, &str, &str, &[u8], u64), ()>,
-    unique: &mut Table<(&str, &str, &str, &str), u64>,
-    def: &ResourceDef,
-    t: &str,
-    id: u64,
-    doc: &serde_json::Map<String, serde_json::Value>,
-) -> Result<()> {
-    let (ix, un) = keys_of(def, doc);
-    for (field, bytes) in ix {
-        index.remove((t, def.name.as_str(), field, bytes.as_slice(), id))?;
-    }
-    for (field, v) in un {
-        // Only when it still names this record (another record may hold the value by now).
-        let mine = unique.get((t, def.name.as_str(), field, v.as_str()))?.is_some_and(|h| h.value() == id);
-        if mine {
-            unique.remove((t, def.name.as_str(), field, v.as_str()))?;
-        }
-    }
-    Ok(())
 }
 
 /// Stored files' chunks, in short read transactions.
@@ -459,20 +415,6 @@ fn apply(dst: &Database, got: Fetched, defs: Defs, undeclared: &mut BTreeSet<(St
     Ok(())
 }
 
-fn copy_whole<K: redb::Key + 'static, V: redb::Value + 'static>(
-    snap: &ReadTransaction,
-    w: &WriteTransaction,
-    def: TableDefinition<K, V>,
-) -> Result<()> {
-    let src = snap.open_table(def)?;
-    let mut dst = w.open_table(def)?;
-    for e in src.iter()? {
-        let (k, v) = e?;
-        dst.insert(k.value(), v.value())?;
-    }
-    Ok(())
-}
-
 /// Checks a data file that no process holds: redb's integrity check, the schema version, every table's row
 /// count, and that each maintained counter equals the records it counts.
 pub fn verify_file(path: &Path) -> Result<VerifyReport> {
@@ -484,12 +426,7 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
     if !db.check_integrity()? {
         problems.push("integrity check repaired damage".to_string());
     }
-    let space = {
-        let w = db.begin_write()?;
-        let s = space(&w, path)?;
-        w.abort()?;
-        s
-    };
+    let space = space(&db, path)?;
     let r = db.begin_read()?;
     let schema_version = meta::schema_version(&r)?;
     if schema_version == 0 || schema_version > meta::SCHEMA_VERSION {

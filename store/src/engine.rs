@@ -204,8 +204,8 @@ where
             for id in check.into_iter().filter(|id| ids.binary_search(id).is_err()) {
                 if let Some(v) = self.records.get((t, res, id))?
                     && q.accepts(&decode_record(v.value())?) {
-                        extra.push(id);
-                    }
+                    extra.push(id);
+                }
             }
             ids.extend(extra);
             ids.sort_unstable();
@@ -262,8 +262,8 @@ where
         for id in ids {
             if let Some(v) = self.records.get((t, res, id))?
                 && !visit(v.value())? {
-                    break;
-                }
+                break;
+            }
         }
         Ok(())
     }
@@ -307,8 +307,8 @@ where
             let id = k.value().4;
             if let Some(v) = self.records.get((t, res, id))?
                 && !visit(v.value())? {
-                    break;
-                }
+                break;
+            }
         }
         Ok(())
     }
@@ -619,39 +619,19 @@ impl RecordWriter<'_> {
         for f in def.fields.iter().filter(|f| f.unique) {
             if let Some(v) = unique_text(doc.get(&f.name))
                 && let Some(holder) = self.tables.unique.get((t, def.name.as_str(), f.name.as_str(), v.as_str()))?
-                    && Some(holder.value()) != me {
-                        return Err(StoreError::Duplicate { field: f.name.clone() });
-                    }
+                && Some(holder.value()) != me {
+                return Err(StoreError::Duplicate { field: f.name.clone() });
+            }
         }
         Ok(())
     }
 
     fn add_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
-        for name in def.indexed_fields() {
-            for bytes in index_values(def, name, doc) {
-                self.tables.index.insert((t, def.name.as_str(), name, bytes.as_slice(), id), ())?;
-            }
-        }
-        for f in def.fields.iter().filter(|f| f.unique) {
-            if let Some(v) = unique_text(doc.get(&f.name)) {
-                self.tables.unique.insert((t, def.name.as_str(), f.name.as_str(), v.as_str()), id)?;
-            }
-        }
-        Ok(())
+        put_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, doc)
     }
 
     fn remove_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
-        for name in def.indexed_fields() {
-            for bytes in index_values(def, name, doc) {
-                self.tables.index.remove((t, def.name.as_str(), name, bytes.as_slice(), id))?;
-            }
-        }
-        for f in def.fields.iter().filter(|f| f.unique) {
-            if let Some(v) = unique_text(doc.get(&f.name)) {
-                self.tables.unique.remove((t, def.name.as_str(), f.name.as_str(), v.as_str()))?;
-            }
-        }
-        Ok(())
+        drop_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, doc)
     }
 
     fn bump(&mut self, t: &str, res: &str, delta: i64) -> Result<()> {
@@ -674,15 +654,41 @@ fn unique_text(v: Option<&Value>) -> Option<String> {
     }
 }
 
-/// The index entries (field, encoded value) and unique keys (field, text) a stored record holds: what a copy of
-/// the record in another file must hold too.
-pub(crate) fn keys_of<'d>(def: &'d ResourceDef, doc: &Map<String, Value>) -> (Vec<(&'d str, Vec<u8>)>, Vec<(&'d str, String)>) {
-    let mut index = Vec::new();
+type IndexTable<'t> = Table<'t, IdxKey<'static>, ()>;
+type UniqueTable<'t> = Table<'t, (&'static str, &'static str, &'static str, &'static str), u64>;
+
+/// Writes the index entries and unique keys of a stored record (in its file, or in a backup's copy).
+pub(crate) fn put_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+    let res = def.name.as_str();
     for name in def.indexed_fields() {
         for bytes in index_values(def, name, doc) {
-            index.push((name, bytes));
+            index.insert((t, res, name, bytes.as_slice(), id), ())?;
         }
     }
-    let unique = def.fields.iter().filter(|f| f.unique).filter_map(|f| unique_text(doc.get(&f.name)).map(|v| (f.name.as_str(), v))).collect();
-    (index, unique)
+    for f in def.fields.iter().filter(|f| f.unique) {
+        if let Some(v) = unique_text(doc.get(&f.name)) {
+            unique.insert((t, res, f.name.as_str(), v.as_str()), id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes what `put_keys` wrote for a record; a unique key only while it still names this record (in a
+/// backup's copy another record may hold the value by then).
+pub(crate) fn drop_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+    let res = def.name.as_str();
+    for name in def.indexed_fields() {
+        for bytes in index_values(def, name, doc) {
+            index.remove((t, res, name, bytes.as_slice(), id))?;
+        }
+    }
+    for f in def.fields.iter().filter(|f| f.unique) {
+        if let Some(v) = unique_text(doc.get(&f.name)) {
+            let key = (t, res, f.name.as_str(), v.as_str());
+            if unique.get(key)?.is_some_and(|h| h.value() == id) {
+                unique.remove(key)?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -184,13 +184,7 @@ impl Store {
     pub fn space(&self) -> Result<FileSpace> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let sent = self.writer.run(Box::new(move |inner: &Inner| {
-            let r = (|| {
-                let w = inner.db.begin_write()?;
-                let s = backup::space(&w, &inner.path);
-                w.abort()?;
-                s
-            })();
-            let _ = tx.send(r);
+            let _ = tx.send(backup::space(&inner.db, &inner.path));
         }));
         if !sent {
             return Err(StoreError::Closed);

@@ -233,15 +233,15 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             };
             if let Some(max) = f.max_len
                 && s.chars().count() > max {
-                    return Err(StoreError::invalid(&f.name, FieldProblem::TooLong(max)));
-                }
+                return Err(StoreError::invalid(&f.name, FieldProblem::TooLong(max)));
+            }
             if f.kind == FieldKind::Date && !is_date(&s) {
                 return bad("date");
             }
             if let Some(p) = f.pattern
                 && !pattern_ok(p, &s) {
-                    return Err(StoreError::invalid(&f.name, FieldProblem::Pattern(pattern_name(p))));
-                }
+                return Err(StoreError::invalid(&f.name, FieldProblem::Pattern(pattern_name(p))));
+            }
             Value::String(s)
         }
         FieldKind::Int | FieldKind::Flag => {

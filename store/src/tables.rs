@@ -53,7 +53,7 @@ fn count_table<K: redb::Key + 'static, V: redb::Value + 'static>(
     Ok(r.open_table(def)?.len()?)
 }
 
-fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
+pub(crate) fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
     r: &ReadTransaction,
     w: &WriteTransaction,
     def: TableDefinition<K, V>,

@@ -82,8 +82,8 @@ impl WriterHandle {
         };
         if let Err(e) = self.tx.send(Msg::Item(item))
             && let Msg::Item(item) = e.0 {
-                (item.done)(Err(StoreError::Closed));
-            }
+            (item.done)(Err(StoreError::Closed));
+        }
     }
 
     /// Commits what is queued, then stops the thread and waits for it.

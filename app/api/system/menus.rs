@@ -235,8 +235,8 @@ pub async fn top_tree_keys(State(st): State<AppState>, s: Session, QueryPairs(q)
         for v in t.get("menuIds").and_then(Value::as_array).into_iter().flatten() {
             if let Some(i) = store::parse_id_value(v).map(|i| i.to_string())
                 && !keys.contains(&i) {
-                    keys.push(i);
-                }
+                keys.push(i);
+            }
         }
     }
     Ok(ok(json!({"menu": keys})))

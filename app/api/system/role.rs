@@ -94,8 +94,8 @@ pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body)
     let parent = body.get("parentId").and_then(store::parse_id_value);
     if let (Some(p), Some(me)) = (parent, crud::body_id(&body)?)
         && p == me {
-            return Err(ApiError::with(Kind::BadId, "parentId"));
-        }
+        return Err(ApiError::with(Kind::BadId, "parentId"));
+    }
     let d = def(&st);
     if let Some(p) = parent {
         s.require_any(&["role_add", "role_edit"])?;
@@ -187,8 +187,8 @@ pub async fn role_tree_keys(State(st): State<AppState>, s: Session, QueryPairs(q
             for v in r.get(field).and_then(Value::as_array).into_iter().flatten() {
                 if let Some(i) = store::parse_id_value(v)
                     && !set.contains(&i.to_string()) {
-                        set.push(i.to_string());
-                    }
+                    set.push(i.to_string());
+                }
             }
         }
         out.insert(k.into(), json!(set));

@@ -177,8 +177,8 @@ async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<R
             for id in &ids {
                 if let Some(t) = w.get(&d, store::PLATFORM_TENANT, *id)?
                     && t.get("tenantId").and_then(Value::as_str) == Some(store::PLATFORM_TENANT) {
-                        return Ok(Err(Kind::TenantProtected));
-                    }
+                    return Ok(Err(Kind::TenantProtected));
+                }
             }
             Ok(Ok(w.remove(&d, store::PLATFORM_TENANT, &ids, &actor)?))
         })

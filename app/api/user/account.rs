@@ -193,8 +193,8 @@ pub async fn retrieve_update(State(st): State<AppState>, caller: Caller, p: AnyP
     let (code, pw) = (need(&p, "code")?, need(&p, "password")?);
     if let Some(pw2) = p.get("password2").map(str::trim).filter(|v| !v.is_empty())
         && pw2 != pw {
-            return Err(ApiError::new(Kind::PasswordsDiffer));
-        }
+        return Err(ApiError::new(Kind::PasswordsDiffer));
+    }
     let k = key(&tenant, "retrieve-check", account);
     throttled(&st, &k, &caller.ip)?;
     let found = phone_of(&st, &tenant, account).await?;

@@ -232,8 +232,8 @@ async fn check_refs(st: &AppState, tenant: &str, doc: &Map<String, Value>) -> Ap
     for (field, res) in [("deptId", "dept"), ("postId", "post")] {
         if let Some(Value::String(v)) = doc.get(field)
             && !v.trim().is_empty() {
-                existing(st, tenant, res, v).await.map_err(|_| ApiError::with(Kind::BadId, field))?;
-            }
+            existing(st, tenant, res, v).await.map_err(|_| ApiError::with(Kind::BadId, field))?;
+        }
     }
     Ok(())
 }
@@ -279,8 +279,8 @@ async fn save_user(st: &AppState, s: &Session, mut body: Map<String, Value>) -> 
                 Some(id) => {
                     if let Some(r) = &role_ids
                         && leaves_no_admin(w, &st2, &t, &HashMap::from([(id, Some(r.clone()))]))? {
-                            return Ok(Err(Kind::LastAdmin));
-                        }
+                        return Ok(Err(Kind::LastAdmin));
+                    }
                     if let Some(h) = &hash {
                         let old = w.get(&d, &t, id)?.ok_or(store::StoreError::NotFound)?;
                         doc.insert("passwordHash".into(), json!(h));

@@ -103,8 +103,8 @@ pub async fn update_info(State(st): State<AppState>, s: Session, crate::http::Js
     let own: serde_json::Map<String, Value> = body.into_iter().filter(|(k, _)| OWN_FIELDS.contains(&k.as_str())).collect();
     if let Some(Value::String(a)) = own.get("avatar")
         && !a.is_empty() && !(a.starts_with("/files/") || a.starts_with("/static/")) {
-            return Err(ApiError::with(Kind::BadFormat, "avatar"));
-        }
+        return Err(ApiError::with(Kind::BadFormat, "avatar"));
+    }
     let patch = def.parse_input(&own, false)?;
     let (d, t, uid, actor) = (def.clone(), s.tenant.clone(), s.user_id, s.actor());
     let saved = st.write(move |w| w.update(&d, &t, uid, patch.clone(), &actor)).await?;
