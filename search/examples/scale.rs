@@ -9,7 +9,7 @@ fn main() {
     let dir = std::path::PathBuf::from(args.get(1).cloned().unwrap_or_else(|| "/tmp/zz-search-scale".into()));
     let n: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(200_000);
     let _ = std::fs::remove_dir_all(&dir);
-    let (ix, _) = Index::open(&dir).unwrap();
+    let (ix, _) = Index::open(&dir, "").unwrap();
     let words = ["订单", "超时", "时间", "装修", "公司", "工程", "项目", "合同", "材料", "仓库", "审批", "财务"];
     let t = Instant::now();
     let mut batch = Vec::with_capacity(10_000);

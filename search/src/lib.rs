@@ -10,6 +10,7 @@ pub mod text;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
@@ -22,6 +23,10 @@ use tantivy::{Index as TIndex, IndexReader, IndexWriter, ReloadPolicy, TantivyDo
 /// Bumped whenever the schema or the way text becomes terms changes: an index of another version is rebuilt.
 pub const SCHEMA_VERSION: u32 = 1;
 const VERSION_FILE: &str = "zz-schema-version";
+/// What the caller declared the index to hold (its searchable resources and fields): another layout is rebuilt.
+const LAYOUT_FILE: &str = "zz-layout";
+/// The payload of the commits of a rebuild before its last: an index found so was interrupted and starts over.
+const REBUILDING: &str = "rebuilding";
 /// Memory of the one index writer (tantivy's minimum is 15 MB per thread).
 const WRITER_HEAP: usize = 32 << 20;
 
@@ -57,6 +62,13 @@ pub struct Key {
     pub tenant: String,
     pub resource: String,
     pub id: u64,
+}
+
+/// Where a search looks: one tenant's documents of some resources (all of them when empty).
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    pub tenant: &'a str,
+    pub resources: &'a [&'a str],
 }
 
 /// One hit of a free-text search.
@@ -97,6 +109,8 @@ pub struct Index {
     reader: IndexReader,
     writer: Mutex<IndexWriter>,
     f: Fields,
+    /// The sequence number of the commit readers see (set after they reload).
+    visible: AtomicU64,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -142,17 +156,21 @@ fn term_q(field: Field, text: &str) -> Box<dyn Query> {
 }
 
 impl Index {
-    /// Opens the index in `dir` (created when missing). An index that cannot be opened or has another schema
-    /// version is removed and created empty: it is a cache.
-    pub fn open(dir: &Path) -> Result<(Index, Opened)> {
+    /// Opens the index in `dir` (created when missing). `layout` describes what the caller puts in it (its
+    /// searchable resources and fields). An index that cannot be opened, has another schema version or layout,
+    /// or whose rebuild was interrupted is removed and created empty: it is a cache.
+    pub fn open(dir: &Path, layout: &str) -> Result<(Index, Opened)> {
         std::fs::create_dir_all(dir)?;
         let version_ok = std::fs::read_to_string(dir.join(VERSION_FILE)).ok().and_then(|v| v.trim().parse::<u32>().ok())
-            == Some(SCHEMA_VERSION);
+            == Some(SCHEMA_VERSION)
+            && std::fs::read_to_string(dir.join(LAYOUT_FILE)).ok().as_deref() == Some(layout);
         let (schema, f) = schema();
         let existing = if version_ok { TIndex::open_in_dir(dir).ok().filter(|i| i.schema() == schema) } else { None };
+        let payload = existing.as_ref().and_then(|i| i.load_metas().ok()).map(|m| m.payload);
+        let existing = existing.filter(|_| payload.as_ref().is_some_and(|p| p.as_deref() != Some(REBUILDING)));
         let (index, opened) = match existing {
             Some(index) => {
-                let seq = index.load_metas()?.payload.and_then(|p| p.parse::<u64>().ok()).unwrap_or(0);
+                let seq = payload.flatten().and_then(|p| p.parse::<u64>().ok()).unwrap_or(0);
                 (index, Opened::Current(seq))
             }
             None => {
@@ -163,21 +181,43 @@ impl Index {
                 }
                 let index = TIndex::create_in_dir(dir, schema)?;
                 std::fs::write(dir.join(VERSION_FILE), SCHEMA_VERSION.to_string())?;
+                std::fs::write(dir.join(LAYOUT_FILE), layout)?;
                 (index, Opened::Fresh)
             }
         };
         let writer = index.writer_with_num_threads(1, WRITER_HEAP)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
-        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(writer), f }, opened))
+        let visible = AtomicU64::new(match opened {
+            Opened::Current(s) => s,
+            Opened::Fresh => 0,
+        });
+        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(writer), f, visible }, opened))
+    }
+
+    /// The sequence number of the commit searches see now. Read it before a search: the search then sees at
+    /// least the changes up to it.
+    pub fn seq(&self) -> u64 {
+        self.visible.load(Ordering::Acquire)
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// The sequence number the last commit brought the index up to.
+    /// The sequence number the last commit brought the index up to (0 while a rebuild runs).
     pub fn committed_seq(&self) -> Result<u64> {
         Ok(self.index.load_metas()?.payload.and_then(|p| p.parse::<u64>().ok()).unwrap_or(0))
+    }
+
+    /// The sequence number an index directory holds, read without opening it for writing (`verify`): None when
+    /// there is none, it is of another schema version or layout, or a rebuild was interrupted.
+    pub fn peek(dir: &Path, layout: &str) -> Option<u64> {
+        let version = std::fs::read_to_string(dir.join(VERSION_FILE)).ok()?.trim().parse::<u32>().ok()?;
+        if version != SCHEMA_VERSION || std::fs::read_to_string(dir.join(LAYOUT_FILE)).ok()? != layout {
+            return None;
+        }
+        let dir = tantivy::directory::MmapDirectory::open(dir).ok()?;
+        TIndex::open(dir).ok()?.load_metas().ok()?.payload?.parse().ok()
     }
 
     fn document(&self, d: &Doc) -> TantivyDocument {
@@ -215,6 +255,16 @@ impl Index {
     /// Applies changes and commits them as containing every store change up to `seq`. `upserts` replace any
     /// document of the same key; `deletes` remove them. Readers see the commit when this returns.
     pub fn apply(&self, upserts: &[Doc], deletes: &[Key], seq: u64) -> Result<()> {
+        self.commit(upserts, deletes, Some(seq))
+    }
+
+    /// Adds documents of a rebuild and commits them without a sequence number: until the rebuild's last
+    /// `apply`, the index opens as interrupted (and is rebuilt).
+    pub fn apply_partial(&self, upserts: &[Doc]) -> Result<()> {
+        self.commit(upserts, &[], None)
+    }
+
+    fn commit(&self, upserts: &[Doc], deletes: &[Key], seq: Option<u64>) -> Result<()> {
         let mut w = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
         for k in deletes {
             w.delete_term(Term::from_field_text(self.f.key, &key_text(&k.tenant, &k.resource, k.id)));
@@ -225,22 +275,24 @@ impl Index {
             w.add_document(self.document(d))?;
         }
         let mut prepared = w.prepare_commit()?;
-        prepared.set_payload(&seq.to_string());
+        prepared.set_payload(&seq.map(|s| s.to_string()).unwrap_or_else(|| REBUILDING.to_string()));
         prepared.commit()?;
         drop(w);
         self.reader.reload()?;
+        self.visible.store(seq.unwrap_or(0), Ordering::Release);
         Ok(())
     }
 
-    /// Removes every document (before a rebuild).
+    /// Removes every document (before a rebuild); the index opens as interrupted until the rebuild ends.
     pub fn clear(&self) -> Result<()> {
         let mut w = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
         w.delete_all_documents()?;
         let mut prepared = w.prepare_commit()?;
-        prepared.set_payload("0");
+        prepared.set_payload(REBUILDING);
         prepared.commit()?;
         drop(w);
         self.reader.reload()?;
+        self.visible.store(0, Ordering::Release);
         Ok(())
     }
 
@@ -282,18 +334,20 @@ impl Index {
         Ok(Some(ids))
     }
 
-    /// Free-text search over the searchable fields of `resources` (all when empty) in `tenant`. Every
-    /// whitespace-separated part of `q` must match, either as a fragment of some field (exact substring, through
-    /// the grams) or as a word (jieba word, pinyin spelling or initials of a name); words rank higher. Returns
-    /// the hits of the page and the total.
-    pub fn search(&self, tenant: &str, resources: &[&str], q: &str, offset: usize, limit: usize) -> Result<(Vec<Hit>, usize)> {
+    /// The query of a free-text search within `scopes`: every whitespace-separated part of `q` must match,
+    /// either as a fragment of some field (exact substring, through the grams) or as a word (jieba word, pinyin
+    /// spelling or initials of a name); words rank higher. None for an empty `q` or no scope.
+    fn text_query(&self, scopes: &[Scope], q: &str) -> Option<BooleanQuery> {
         let parts: Vec<&str> = q.split_whitespace().collect();
-        if parts.is_empty() {
-            return Ok((Vec::new(), 0));
+        if parts.is_empty() || scopes.is_empty() {
+            return None;
         }
-        let mut clauses = self.scope(tenant, resources);
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        // Each scope requires its tenant: no document of another tenant can match.
+        let scoped: Vec<(Occur, Box<dyn Query>)> =
+            scopes.iter().map(|s| (Occur::Should, Box::new(BooleanQuery::new(self.scope(s.tenant, s.resources))) as Box<dyn Query>)).collect();
+        clauses.push((Occur::Must, Box::new(BooleanQuery::new(scoped))));
         for part in &parts {
-            // Each part matches as a fragment of some field, or as a whole word (a pinyin spelling, initials).
             let lower = part.to_lowercase();
             let mut either: Vec<(Occur, Box<dyn Query>)> = vec![(
                 Occur::Should,
@@ -303,12 +357,24 @@ impl Index {
                 either.push((Occur::Should, q));
             }
             clauses.push((Occur::Must, Box::new(BooleanQuery::new(either))));
-            // Its words rank: records where they stand as words come first.
             for w in text::words(part) {
                 clauses.push((Occur::Should, Box::new(TermQuery::new(Term::from_field_text(self.f.words, &w), IndexRecordOption::WithFreqs))));
             }
         }
-        let query = BooleanQuery::new(clauses);
+        Some(BooleanQuery::new(clauses))
+    }
+
+    /// Free-text search over the searchable fields of `resources` (all when empty) in `tenant`; see
+    /// `search_scopes`.
+    pub fn search(&self, tenant: &str, resources: &[&str], q: &str, offset: usize, limit: usize) -> Result<(Vec<Hit>, usize)> {
+        self.search_scopes(&[Scope { tenant, resources }], q, offset, limit)
+    }
+
+    /// Free-text search within several (tenant, resources) scopes (a tenant's records and the platform's):
+    /// every part of `q` must match as a fragment or a word (see `text::matches`). Returns the hits of the page,
+    /// best first, and the total.
+    pub fn search_scopes(&self, scopes: &[Scope], q: &str, offset: usize, limit: usize) -> Result<(Vec<Hit>, usize)> {
+        let Some(query) = self.text_query(scopes, q) else { return Ok((Vec::new(), 0)) };
         let searcher = self.reader.searcher();
         let (top, total) = searcher.search(&query, &(TopDocs::with_limit(limit.max(1)).and_offset(offset).order_by_score(), Count))?;
         let mut hits = Vec::with_capacity(top.len());
@@ -325,6 +391,29 @@ impl Index {
             });
         }
         Ok((hits, total))
+    }
+
+    /// Ids of the records of one resource matching a free-text `q` (as `search`), for a list: best first when
+    /// there are at most `rank_max`, else ascending (too many to rank usefully; the list keeps its own order).
+    /// None for an empty `q`. Returns the ids and whether they are ranked.
+    pub fn keyword_ids(&self, tenant: &str, resource: &str, q: &str, rank_max: usize) -> Result<Option<(Vec<u64>, bool)>> {
+        let Some(query) = self.text_query(&[Scope { tenant, resources: &[resource] }], q) else { return Ok(None) };
+        let searcher = self.reader.searcher();
+        let n = searcher.search(&query, &Count)?;
+        if n > rank_max {
+            let mut ids = searcher.search(&query, &Ids)?;
+            ids.sort_unstable();
+            return Ok(Some((ids, false)));
+        }
+        let top = searcher.search(&query, &TopDocs::with_limit(n.max(1)).order_by_score())?;
+        let mut ids = Vec::with_capacity(top.len());
+        for (_, addr) in top {
+            let col = searcher.segment_reader(addr.segment_ord).fast_fields().u64("id")?;
+            if let Some(id) = col.first(addr.doc_id) {
+                ids.push(id);
+            }
+        }
+        Ok(Some((ids, true)))
     }
 
     /// Documents in the index (all tenants).

@@ -124,6 +124,27 @@ pub fn pinyin_words(name: &str) -> Vec<String> {
     out
 }
 
+/// Whether a record's searchable text answers a free-text query as `Index::search` does: every
+/// whitespace-separated part of `q` is a fragment of one of the `fields` (under `fold`), or one of the record's
+/// words (jieba words of the fields, pinyin words of the `names`). The record test behind a list's keyword.
+pub fn matches(fields: &[&str], names: &[&str], q: &str) -> bool {
+    let folded: Vec<Vec<char>> = fields.iter().map(|f| fold(f)).collect();
+    let mut words_of: Option<Vec<String>> = None;
+    q.split_whitespace().all(|part| {
+        let needle = fold(part);
+        if folded.iter().any(|f| needle.len() <= f.len() && f.windows(needle.len().max(1)).any(|w| w == &needle[..])) {
+            return true;
+        }
+        let words = words_of.get_or_insert_with(|| {
+            let mut w: Vec<String> = fields.iter().flat_map(|f| words(f)).collect();
+            w.extend(names.iter().flat_map(|n| pinyin_words(n)));
+            w
+        });
+        let lower = part.to_lowercase();
+        words.contains(&lower)
+    })
+}
+
 /// `text` with each occurrence of any of `parts` (matched on the folded text) wrapped in `<em>`…`</em>`, HTML
 /// escaped, cut to about `max` characters around the first match.
 pub fn highlight(text: &str, parts: &[String], max: usize) -> String {

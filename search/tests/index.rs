@@ -26,7 +26,7 @@ fn doc(tenant: &str, id: u64, name: &str) -> Doc {
 #[test]
 fn contains_gives_exactly_what_like_gives() {
     let dir = tempfile::tempdir().unwrap();
-    let (ix, opened) = Index::open(dir.path()).unwrap();
+    let (ix, opened) = Index::open(dir.path(), "").unwrap();
     assert_eq!(opened, Opened::Fresh);
     let mut rng = StdRng::seed_from_u64(7);
     let texts: Vec<String> = (0..3000).map(|_| random_text(&mut rng)).collect();
@@ -73,7 +73,7 @@ fn contains_gives_exactly_what_like_gives() {
 #[test]
 fn free_text_search_by_fragment_word_and_pinyin_within_the_tenant() {
     let dir = tempfile::tempdir().unwrap();
-    let (ix, _) = Index::open(dir.path()).unwrap();
+    let (ix, _) = Index::open(dir.path(), "").unwrap();
     let person = |tenant: &str, id: u64, name: &str, phone: &str| Doc {
         tenant: tenant.into(),
         resource: "user".into(),
@@ -119,13 +119,13 @@ fn free_text_search_by_fragment_word_and_pinyin_within_the_tenant() {
 fn commits_carry_their_sequence_and_survive_reopening() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let (ix, opened) = Index::open(dir.path()).unwrap();
+        let (ix, opened) = Index::open(dir.path(), "").unwrap();
         assert_eq!(opened, Opened::Fresh);
         ix.apply(&[doc("A", 1, "订单超时"), doc("A", 2, "订单取消")], &[], 41).unwrap();
         ix.apply(&[doc("A", 2, "订单完成")], &[Key { tenant: "A".into(), resource: "param".into(), id: 1 }], 42).unwrap();
         assert_eq!(ix.committed_seq().unwrap(), 42);
     }
-    let (ix, opened) = Index::open(dir.path()).unwrap();
+    let (ix, opened) = Index::open(dir.path(), "").unwrap();
     assert_eq!(opened, Opened::Current(42));
     assert_eq!(ix.contains("A", "param", "paramName", "订单").unwrap(), Some(vec![2]), "deleted and replaced documents are gone");
     assert_eq!(ix.contains("A", "param", "paramName", "取消").unwrap(), Some(vec![]));
@@ -134,7 +134,7 @@ fn commits_carry_their_sequence_and_survive_reopening() {
 
     // Another schema version: emptied, and said so.
     std::fs::write(dir.path().join("zz-schema-version"), "0").unwrap();
-    let (ix, opened) = Index::open(dir.path()).unwrap();
+    let (ix, opened) = Index::open(dir.path(), "").unwrap();
     assert_eq!(opened, Opened::Fresh);
     assert!(ix.is_empty());
     ix.apply(&[doc("A", 1, "x")], &[], 5).unwrap();
@@ -142,7 +142,75 @@ fn commits_carry_their_sequence_and_survive_reopening() {
 
     // Damaged: the meta file is garbage.
     std::fs::write(dir.path().join("meta.json"), "{not json").unwrap();
-    let (ix, opened) = Index::open(dir.path()).unwrap();
+    let (ix, opened) = Index::open(dir.path(), "").unwrap();
     assert_eq!(opened, Opened::Fresh);
     assert!(ix.is_empty());
+}
+
+#[test]
+fn another_layout_or_an_interrupted_rebuild_starts_over() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let (ix, _) = Index::open(dir.path(), "param:paramName").unwrap();
+        ix.apply(&[doc("A", 1, "订单超时")], &[], 7).unwrap();
+    }
+    assert_eq!(Index::peek(dir.path(), "param:paramName"), Some(7));
+    assert_eq!(Index::peek(dir.path(), "param:paramName,paramKey"), None, "peek sees a layout change");
+    let (ix, opened) = Index::open(dir.path(), "param:paramName,paramKey").unwrap();
+    assert_eq!(opened, Opened::Fresh, "the declared fields changed");
+    // A rebuild: partial commits, then the last one with its sequence number.
+    ix.apply_partial(&[doc("A", 1, "订单超时")]).unwrap();
+    assert_eq!(ix.committed_seq().unwrap(), 0);
+    drop(ix);
+    let (ix, opened) = Index::open(dir.path(), "param:paramName,paramKey").unwrap();
+    assert_eq!(opened, Opened::Fresh, "an interrupted rebuild is not taken for current");
+    assert!(ix.is_empty());
+    ix.apply_partial(&[doc("A", 1, "订单超时")]).unwrap();
+    ix.apply(&[doc("A", 2, "订单取消")], &[], 9).unwrap();
+    assert_eq!(ix.seq(), 9);
+    drop(ix);
+    let (ix, opened) = Index::open(dir.path(), "param:paramName,paramKey").unwrap();
+    assert_eq!(opened, Opened::Current(9));
+    assert_eq!(ix.contains("A", "param", "paramName", "订单").unwrap(), Some(vec![1, 2]));
+}
+
+#[test]
+fn keyword_ids_rank_and_the_record_test_agrees_with_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ix, _) = Index::open(dir.path(), "").unwrap();
+    let person = |id: u64, name: &str, note: &str| Doc {
+        tenant: "A".into(),
+        resource: "user".into(),
+        id,
+        title: name.into(),
+        fields: vec![("realName".into(), name.into()), ("remark".into(), note.into())],
+        names: vec![name.into()],
+    };
+    let docs = vec![
+        person(1, "张三", "北京装修公司项目经理"),
+        person(2, "李四", "张家口仓库"),
+        person(3, "王五", "装修 工长"),
+        person(4, "Zhang Wei", "ACME-2026"),
+    ];
+    ix.apply(&docs, &[], 1).unwrap();
+    for q in ["zs", "zhangsan", "装修", "张", "acme-20", "装修 经理", "wang", "zhang", "北京 zs", "仓", "nothing"] {
+        let (ids, ranked) = ix.keyword_ids("A", "user", q, 100).unwrap().unwrap();
+        assert!(ranked);
+        let mut ids = ids;
+        ids.sort();
+        let by_test: Vec<u64> = docs
+            .iter()
+            .filter(|d| {
+                let fields: Vec<&str> = d.fields.iter().map(|(_, v)| v.as_str()).collect();
+                let names: Vec<&str> = d.names.iter().map(String::as_str).collect();
+                search::text::matches(&fields, &names, q)
+            })
+            .map(|d| d.id)
+            .collect();
+        assert_eq!(ids, by_test, "{q}");
+    }
+    let (ids, ranked) = ix.keyword_ids("A", "user", "装修", 1).unwrap().unwrap();
+    assert!(!ranked, "beyond rank_max the ids come unranked");
+    assert_eq!(ids, vec![1, 3]);
+    assert!(ix.keyword_ids("B", "user", "zs", 10).unwrap().unwrap().0.is_empty(), "another tenant sees nothing");
 }

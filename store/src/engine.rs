@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::{decode_record, encode_record, index_bytes};
 use crate::error::{Result, StoreError};
-use crate::query::{Filter, Op, Page, Query, Ticker, order};
+use crate::query::{Filter, Hint, Op, Page, Query, Ticker, order};
 use crate::resource::{FieldKind, ResourceDef};
 use crate::{Actor, PLATFORM_TENANT, now_millis};
 
@@ -146,6 +146,114 @@ where
         Ok(Page { records, total })
     }
 
+    /// One page of a list given the search index's candidates (`q.hint`) and the ids of this resource's records
+    /// changed since the hint's sequence number (`pending`, from the change log of the same snapshot). Only those
+    /// records are visited; filters the hint does not answer narrow them through the indexes where they can,
+    /// else by decoding. Every returned record is tested against the whole query; if one fails (the hint was
+    /// wrong), every candidate is decoded and tested instead.
+    pub fn list_hinted(&self, def: &ResourceDef, tenant: &str, q: &Query, h: &Hint, pending: &[u64]) -> Result<Page> {
+        let first = self.hinted(def, tenant, q, h, pending, false)?;
+        match first {
+            Some(page) => Ok(page),
+            None => Ok(self.hinted(def, tenant, q, h, pending, true)?.unwrap_or_default()),
+        }
+    }
+
+    fn hinted(&self, def: &ResourceDef, tenant: &str, q: &Query, h: &Hint, pending: &[u64], strict: bool) -> Result<Option<Page>> {
+        let t = storage_tenant(def, tenant);
+        let res = def.name.as_str();
+        let mut ticker = Ticker::new(&q.budget);
+        let changed: std::collections::HashSet<u64> = pending.iter().copied().collect();
+        // (id, trusted): trusted ids match what the hint answers; changed records are tested in full.
+        let mut cands: Vec<(u64, bool)> = h.ids.iter().filter(|id| !changed.contains(id)).map(|&id| (id, !strict)).collect();
+        let mut fresh: Vec<u64> = changed.iter().copied().collect();
+        fresh.sort_unstable_by(|a, b| b.cmp(a));
+        let ranked = h.ranked && q.sorts.is_empty();
+        if ranked {
+            // Changed records first (they are the newest), then the index's order.
+            let mut all: Vec<(u64, bool)> = fresh.into_iter().map(|id| (id, false)).collect();
+            all.append(&mut cands);
+            cands = all;
+        } else {
+            cands.extend(fresh.into_iter().map(|id| (id, false)));
+            let asc = q.sorts.first().is_some_and(|s| (s.field == "id" || s.field == "createTime") && !s.desc);
+            if asc { cands.sort_unstable_by_key(|c| c.0) } else { cands.sort_unstable_by(|a, b| b.0.cmp(&a.0)) }
+        }
+        // Filters the hint does not answer: narrowed by index ranges when exact, else tested on the record.
+        let mut allowed: Option<Vec<u64>> = None;
+        let mut decode_all = strict || (q.check.is_some() && !h.check);
+        let narrow = |allowed: &mut Option<Vec<u64>>, ids: Vec<u64>| {
+            *allowed = Some(match allowed.take() {
+                None => ids,
+                Some(prev) => prev.into_iter().filter(|id| ids.binary_search(id).is_ok()).collect(),
+            });
+        };
+        for (i, f) in q.filters.iter().enumerate() {
+            if h.answers.contains(&i) {
+                continue;
+            }
+            match exact_keys(def, f) {
+                // A record passes each filter alone, so each narrows alone (a multi-valued field included).
+                Some(keys) => narrow(&mut allowed, self.ids_for(t, res, &f.field, keys.iter())?),
+                _ => decode_all = true,
+            }
+        }
+        if let Some(first) = q.any.first() {
+            let mut union = BTreeSet::new();
+            let mut exact = true;
+            for f in &q.any {
+                match exact_keys(def, f) {
+                    Some(keys) if f.field == first.field => union.extend(keys),
+                    _ => exact = false,
+                }
+            }
+            if exact { narrow(&mut allowed, self.ids_for(t, res, &first.field, union.iter())?) } else { decode_all = true }
+        }
+        let by_other = q.sorts.len() > 1 || q.sorts.first().is_some_and(|s| s.field != "id" && s.field != "createTime");
+        let (offset, limit) = (q.offset as usize, q.limit as usize);
+        let mut sorted: Vec<Map<String, Value>> = Vec::new();
+        let mut records = Vec::with_capacity(limit.min(1000));
+        let mut matched = 0usize;
+        for (id, trusted) in cands {
+            if allowed.as_ref().is_some_and(|a| a.binary_search(&id).is_err()) {
+                continue;
+            }
+            let in_page = matched >= offset && records.len() < limit;
+            if trusted && !decode_all && !by_other && !in_page {
+                matched += 1;
+                continue;
+            }
+            ticker.tick()?;
+            let Some(v) = self.records.get((t, res, id))? else {
+                if trusted && !decode_all {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let doc = decode_record(v.value())?;
+            if !q.accepts(&doc) {
+                if trusted && !decode_all {
+                    return Ok(None);
+                }
+                continue;
+            }
+            if by_other {
+                sorted.push(doc);
+                continue;
+            }
+            if in_page {
+                records.push(doc);
+            }
+            matched += 1;
+        }
+        if by_other {
+            sorted.sort_by(|a, b| order(&q.sorts, a, b));
+            let total = sorted.len() as u64;
+            return Ok(Some(Page { records: sorted.into_iter().skip(offset).take(limit).collect(), total }));
+        }
+        Ok(Some(Page { records, total: matched as u64 }))
+    }
+
     /// A page answered from the indexes alone, when every filter and the guard select exactly by index keys
     /// (`Equal`/`In` over single-valued indexed fields, `ListIn` over multi-valued ones) and the order is by id:
     /// the ids come from intersecting index ranges, the total is their number, and only the page's records are
@@ -157,7 +265,7 @@ where
             [s] if s.field == "id" || s.field == "createTime" => s.desc,
             _ => return Ok(None),
         };
-        if q.unfiltered() {
+        if q.unfiltered() || q.check.is_some() {
             return Ok(None);
         }
         let mut by_field: BTreeMap<&str, Vec<BTreeSet<Vec<u8>>>> = BTreeMap::new();
@@ -340,7 +448,11 @@ fn raw_needle(q: &Query) -> Option<Vec<u8>> {
 /// an index end (an unfiltered first pages) or from index ranges alone (exact filters over indexed fields,
 /// ordered by id). Walks are the lists a server bounds in time and concurrency.
 pub fn walks(def: &ResourceDef, q: &Query) -> bool {
-    if q.sorts.len() > 1 {
+    if let Some(h) = &q.hint {
+        // Only the candidates are visited: a walk when many must be decoded.
+        return h.ids.len() > HINT_DECODE_FREE && hint_decodes(def, q, h);
+    }
+    if q.sorts.len() > 1 || q.check.is_some() {
         return true;
     }
     if q.unfiltered() {
@@ -356,6 +468,18 @@ pub fn walks(def: &ResourceDef, q: &Query) -> bool {
         Some(first) => !q.any.iter().all(|f| f.field == first.field && exact_keys(def, f).is_some()),
         None => false,
     }
+}
+
+/// Candidates a hinted list may decode without counting as a walk.
+const HINT_DECODE_FREE: usize = 2_000;
+
+/// Whether a hinted list must decode every candidate: a filter or guard the hint does not answer and the indexes
+/// cannot, a check the hint does not answer, or a sort other than by id.
+fn hint_decodes(def: &ResourceDef, q: &Query, h: &Hint) -> bool {
+    let rest_inexact = q.filters.iter().enumerate().any(|(i, f)| !h.answers.contains(&i) && exact_keys(def, f).is_none());
+    let guard_inexact = q.any.first().is_some_and(|first| !q.any.iter().all(|f| f.field == first.field && exact_keys(def, f).is_some()));
+    let by_other = q.sorts.len() > 1 || q.sorts.first().is_some_and(|s| s.field != "id" && s.field != "createTime");
+    rest_inexact || guard_inexact || (q.check.is_some() && !h.check) || by_other
 }
 
 /// Among the filters that all must hold, an `Equal`, `In` or `ListIn` over an indexed field whose values can be
@@ -452,6 +576,8 @@ pub struct RecordWriter<'t> {
     /// Keys (tenant, resource, id) of the records this transaction changed, live or deleted (an online backup
     /// copies them again).
     pub changed: Vec<(String, String, u64)>,
+    /// The changed records of searchable resources: the writer numbers them into the change log.
+    pub logged: Vec<(String, String, u64)>,
 }
 
 impl RecordWriter<'_> {
@@ -483,7 +609,7 @@ impl RecordWriter<'_> {
         self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
         self.add_keys(def, t, id, &doc)?;
         self.bump(t, &def.name, 1)?;
-        self.changed.push((t.to_string(), def.name.clone(), id));
+        self.note(def, t, id);
         Ok(doc)
     }
 
@@ -507,7 +633,7 @@ impl RecordWriter<'_> {
         self.remove_keys(def, t, id, &old)?;
         self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
         self.add_keys(def, t, id, &doc)?;
-        self.changed.push((t.to_string(), def.name.clone(), id));
+        self.note(def, t, id);
         Ok(doc)
     }
 
@@ -523,7 +649,7 @@ impl RecordWriter<'_> {
             doc.insert("updateUser".into(), actor.user_id.into());
             doc.insert("updateTime".into(), now_millis().into());
             self.deleted.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
-            self.changed.push((t.to_string(), def.name.clone(), id));
+            self.note(def, t, id);
             n += 1;
         }
         self.bump(t, &def.name, -(n as i64))?;
@@ -545,7 +671,7 @@ impl RecordWriter<'_> {
         for (id, doc) in &doomed {
             self.remove_keys(def, t, *id, doc)?;
             self.tables.records.remove((t, def.name.as_str(), *id))?;
-            self.changed.push((t.to_string(), def.name.clone(), *id));
+            self.note(def, t, *id);
         }
         let n = doomed.len() as u64;
         self.bump(t, &def.name, -(n as i64))?;
@@ -632,6 +758,14 @@ impl RecordWriter<'_> {
 
     fn remove_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
         drop_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, doc)
+    }
+
+    /// Notes a changed record (for backup) and, for a searchable resource, for the change log.
+    fn note(&mut self, def: &ResourceDef, t: &str, id: u64) {
+        self.changed.push((t.to_string(), def.name.clone(), id));
+        if def.searchable() {
+            self.logged.push((t.to_string(), def.name.clone(), id));
+        }
     }
 
     fn bump(&mut self, t: &str, res: &str, delta: i64) -> Result<()> {

@@ -22,7 +22,7 @@ pub use backup::{Defs, FileSpace, TableCount, VerifyReport, compact_file, verify
 pub use engine::{storage_tenant, walks};
 pub use error::{FieldProblem, Result, StoreError};
 pub use meta::SCHEMA_VERSION;
-pub use query::{Budget, Filter, Interrupt, Op, Page, Query, Sort};
+pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
 pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, parse_id_value, pattern_ok};
 
 /// Tenant of platform-wide data.
@@ -66,6 +66,48 @@ pub(crate) struct Inner {
     repair_ms: Option<u64>,
     /// Keys changed since an online backup began (None: no backup running).
     pub(crate) changes: std::sync::Mutex<Option<backup::Changes>>,
+    /// The change log's last committed sequence number, and a wake-up for the index that follows it.
+    pub(crate) seq: ChangeSeq,
+    /// The follower holds every change up to here: the writer prunes the log below it.
+    pub(crate) indexed: AtomicU64,
+    /// Entries of the log up to here are gone.
+    pub(crate) pruned: AtomicU64,
+}
+
+/// The last committed change-log sequence number, with a condition variable for followers.
+#[derive(Default)]
+pub(crate) struct ChangeSeq {
+    seq: std::sync::Mutex<u64>,
+    moved: std::sync::Condvar,
+}
+
+impl ChangeSeq {
+    pub(crate) fn get(&self) -> u64 {
+        self.seq.lock().map(|g| *g).unwrap_or(0)
+    }
+    pub(crate) fn publish(&self, seq: u64) {
+        if let Ok(mut g) = self.seq.lock()
+            && seq > *g {
+            *g = seq;
+            self.moved.notify_all();
+        }
+    }
+    fn wait_past(&self, seq: u64, timeout: std::time::Duration) -> u64 {
+        let Ok(g) = self.seq.lock() else { return seq };
+        match self.moved.wait_timeout_while(g, timeout, |cur| *cur <= seq) {
+            Ok((g, _)) => *g,
+            Err(_) => seq,
+        }
+    }
+}
+
+/// One entry of the change log: a searchable record written in the commit that took `seq`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub seq: u64,
+    pub tenant: String,
+    pub resource: String,
+    pub id: u64,
 }
 
 /// Change counters per resource (and `"sessions"`), bumped by the writer after each durable commit that
@@ -109,6 +151,11 @@ impl Store {
         let repair_ms = repaired.load(std::sync::atomic::Ordering::Relaxed).then(|| started.elapsed().as_millis() as u64);
         meta::prepare(&db, path, existed)?;
         let last = meta::last_id(&db)?;
+        let (seq, first) = {
+            let r = db.begin_read()?;
+            let first = r.open_table(tables::CHANGES)?.first()?.map(|(k, _)| k.value());
+            (meta::change_seq(&r)?, first)
+        };
         let inner = Arc::new(Inner {
             db,
             path: path.to_path_buf(),
@@ -117,7 +164,11 @@ impl Store {
             quick_repair: opts.quick_repair,
             repair_ms,
             changes: std::sync::Mutex::new(None),
+            seq: ChangeSeq::default(),
+            indexed: AtomicU64::new(0),
+            pruned: AtomicU64::new(first.map(|f| f.saturating_sub(1)).unwrap_or(seq)),
         });
+        inner.seq.publish(seq);
         let writer = writer::start(inner.clone());
         Ok(Store { inner, writer })
     }
@@ -129,6 +180,22 @@ impl Store {
     /// The change counter of a resource (or `"sessions"`); see `Versions`. Read it before the snapshot.
     pub fn version(&self, name: &str) -> u64 {
         self.inner.versions.get(name)
+    }
+
+    /// The change log's last committed sequence number.
+    pub fn change_seq(&self) -> u64 {
+        self.inner.seq.get()
+    }
+
+    /// Waits until the change log moves past `seq` or `timeout` passes; returns the sequence number then.
+    pub fn wait_changes(&self, seq: u64, timeout: std::time::Duration) -> u64 {
+        self.inner.seq.wait_past(seq, timeout)
+    }
+
+    /// Tells the writer that the follower (the search index) holds every change up to `seq`: entries up to it
+    /// are pruned from the log by the next commits, a few thousand at a time.
+    pub fn set_indexed(&self, seq: u64) {
+        self.inner.indexed.fetch_max(seq, Ordering::Relaxed);
     }
 
     /// Runs `f` against a consistent snapshot.
@@ -240,7 +307,11 @@ pub struct ReadCtx {
     t: engine::ReadTables,
     sessions: redb::ReadOnlyTable<(&'static str, &'static str), &'static [u8]>,
     meta: redb::ReadOnlyTable<&'static str, &'static [u8]>,
+    changes: redb::ReadOnlyTable<u64, (&'static str, &'static str, u64)>,
 }
+
+/// Change-log entries a hinted list reads at most; beyond, the hint is too old to help and is ignored.
+const MAX_PENDING_SCAN: usize = 50_000;
 
 impl ReadCtx {
     fn new(txn: &redb::ReadTransaction) -> Result<Self> {
@@ -254,6 +325,7 @@ impl ReadCtx {
             },
             sessions: txn.open_table(tables::SESSIONS)?,
             meta: txn.open_table(tables::META)?,
+            changes: txn.open_table(tables::CHANGES)?,
         })
     }
     pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
@@ -262,8 +334,83 @@ impl ReadCtx {
     pub fn find_unique(&self, def: &ResourceDef, tenant: &str, field: &str, value: &str) -> Result<Option<u64>> {
         self.t.find_unique(def, tenant, field, value)
     }
+    /// One page of a list. With a hint, only its candidates and the records changed since it are visited
+    /// (see `Hint`); a hint too far behind the log is ignored.
     pub fn list(&self, def: &ResourceDef, tenant: &str, q: &Query) -> Result<Page> {
+        if let Some(h) = &q.hint {
+            let t = engine::storage_tenant(def, tenant);
+            let mut pending = Vec::new();
+            let mut scanned = 0usize;
+            let mut complete = true;
+            for e in self.changes.range(h.seq.saturating_add(1)..)? {
+                let (_, v) = e?;
+                let (ct, cr, id) = v.value();
+                if ct == t && cr == def.name {
+                    pending.push(id);
+                }
+                scanned += 1;
+                if scanned > MAX_PENDING_SCAN {
+                    complete = false;
+                    break;
+                }
+            }
+            // The log must reach back to the hint: else changes in between are gone and the hint cannot be used.
+            let reaches = h.seq >= meta::change_seq_in(&self.meta)? || self.changes.first()?.is_some_and(|(k, _)| k.value() <= h.seq + 1);
+            if complete && reaches {
+                return self.t.list_hinted(def, tenant, q, h, &pending);
+            }
+            let mut plain = q.clone();
+            plain.hint = None;
+            return self.t.list(def, tenant, &plain);
+        }
         self.t.list(def, tenant, q)
+    }
+
+    /// The change log's last sequence number in this snapshot.
+    pub fn change_seq(&self) -> Result<u64> {
+        meta::change_seq_in(&self.meta)
+    }
+
+    /// Up to `max` change-log entries after `seq`, oldest first.
+    pub fn changes_after(&self, seq: u64, max: usize) -> Result<Vec<Change>> {
+        let mut out = Vec::new();
+        for e in self.changes.range(seq.saturating_add(1)..)?.take(max) {
+            let (k, v) = e?;
+            let (tenant, resource, id) = v.value();
+            out.push(Change { seq: k.value(), tenant: tenant.to_string(), resource: resource.to_string(), id });
+        }
+        Ok(out)
+    }
+
+    /// Whether the log still holds every change after `seq` (false: some were pruned, a follower that stopped
+    /// at `seq` must start over).
+    pub fn changes_reach(&self, seq: u64) -> Result<bool> {
+        let last = self.change_seq()?;
+        if seq >= last {
+            return Ok(seq == last);
+        }
+        Ok(self.changes.first()?.is_some_and(|(k, _)| k.value() <= seq + 1))
+    }
+
+    /// Tenants (storage tenants) holding live records of a resource.
+    pub fn tenants_of(&self, def: &ResourceDef) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for e in self.t.counters.iter()? {
+            let (k, v) = e?;
+            let (t, r) = k.value();
+            if r == def.name && v.value() > 0 {
+                out.push(t.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Calls `f` with every live record of a resource in a (storage) tenant, in id order.
+    pub fn for_each(&self, def: &ResourceDef, tenant: &str, mut f: impl FnMut(Map<String, Value>) -> Result<()>) -> Result<()> {
+        for e in self.t.records.range((tenant, def.name.as_str(), 0)..=(tenant, def.name.as_str(), u64::MAX))? {
+            f(codec::decode_record(e?.1.value())?)?;
+        }
+        Ok(())
     }
     pub fn all(&self, def: &ResourceDef, tenant: &str) -> Result<Vec<Map<String, Value>>> {
         self.t.all(def, tenant)

@@ -65,3 +65,17 @@ pub(crate) fn put_last_id(meta: &mut Table<&'static str, &'static [u8]>, id: u64
     meta.insert("last_id", id.to_be_bytes().as_slice())?;
     Ok(())
 }
+
+/// The change log's last sequence number (0: nothing logged yet).
+pub(crate) fn change_seq(r: &redb::ReadTransaction) -> Result<u64> {
+    change_seq_in(&r.open_table(tables::META)?)
+}
+
+pub(crate) fn change_seq_in(meta: &impl redb::ReadableTable<&'static str, &'static [u8]>) -> Result<u64> {
+    Ok(meta.get("change_seq")?.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes)).unwrap_or(0))
+}
+
+pub(crate) fn put_change_seq(meta: &mut Table<&'static str, &'static [u8]>, seq: u64) -> Result<()> {
+    meta.insert("change_seq", seq.to_be_bytes().as_slice())?;
+    Ok(())
+}

@@ -47,6 +47,38 @@ pub struct Query {
     pub limit: u64,
     /// When a walk over records must stop early (none: walk to the end).
     pub budget: Budget,
+    /// A test beyond the filters that every record must pass (a list's free-text keyword).
+    pub check: Option<Predicate>,
+    /// Candidates from the search index for some of the filters (and the check): the list then visits only
+    /// them and the records changed since the index's sequence number.
+    pub hint: Option<Hint>,
+}
+
+/// A record test given by the caller, applied wherever the filters are.
+#[derive(Clone)]
+pub struct Predicate(pub std::sync::Arc<dyn Fn(&Map<String, Value>) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for Predicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Predicate")
+    }
+}
+
+/// What an outside index (the search index, as of change `seq`) says about a query. For every record not
+/// changed since `seq`, it matches the filters named in `answers` (and the check, when `check` is set) exactly
+/// when its id is in `ids`; records changed since are tested in full. Every record returned is still tested
+/// against the whole query, so a stale or wrong hint costs time, never a wrong row.
+#[derive(Debug, Clone, Default)]
+pub struct Hint {
+    pub seq: u64,
+    /// Matching ids: ascending, or best first when `ranked`.
+    pub ids: Vec<u64>,
+    /// `ids` are in relevance order, which a list without sorts keeps.
+    pub ranked: bool,
+    /// Positions in `Query::filters` that `ids` answer.
+    pub answers: Vec<usize>,
+    /// `ids` also answer `Query::check`.
+    pub check: bool,
 }
 
 /// Limits on a walk over records: a deadline, and a flag its caller sets when nobody waits for the answer any
@@ -139,11 +171,13 @@ impl Filter {
 impl Query {
     /// True when the record passes every filter and, if a guard is set, at least one guard filter.
     pub fn accepts(&self, doc: &Map<String, Value>) -> bool {
-        self.filters.iter().all(|f| f.matches(doc)) && (self.any.is_empty() || self.any.iter().any(|f| f.matches(doc)))
+        self.filters.iter().all(|f| f.matches(doc))
+            && (self.any.is_empty() || self.any.iter().any(|f| f.matches(doc)))
+            && self.check.as_ref().is_none_or(|c| (c.0)(doc))
     }
     /// Nothing narrows the records (the maintained counter is the total).
     pub fn unfiltered(&self) -> bool {
-        self.filters.is_empty() && self.any.is_empty()
+        self.filters.is_empty() && self.any.is_empty() && self.check.is_none()
     }
 }
 

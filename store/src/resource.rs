@@ -64,9 +64,13 @@ pub struct FieldDef {
     /// May be used in `ascs`/`descs`.
     #[serde(default)]
     pub sort: bool,
-    /// Shown in the UI's search bar.
+    /// Shown in the UI's search bar; for text fields also held by the search index, which answers `contains`
+    /// filters on the field and the list's free-text keyword.
     #[serde(default)]
     pub search: bool,
+    /// A person's or company's name: the search index also finds it by pinyin spelling and initials.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinyin: bool,
     /// `false`: filterable and sortable, but by walking the records rather than from an index entry — for a
     /// field of an append-heavy resource whose values are scattered (a request id, a latency), where an entry per
     /// record would cost a page write per record.
@@ -102,6 +106,11 @@ pub struct FieldDef {
 }
 
 impl FieldDef {
+    /// Held by the search index: a `search` field of a text kind.
+    pub fn searched(&self) -> bool {
+        self.search && matches!(self.kind, FieldKind::Text | FieldKind::Textarea)
+    }
+
     /// Indexed fields get a secondary index entry per record, used for sorts and `_equal` filters.
     pub fn indexed(&self) -> bool {
         self.index.unwrap_or(self.filter || self.sort) && !matches!(self.kind, FieldKind::Json | FieldKind::Textarea)
@@ -162,6 +171,17 @@ impl ResourceDef {
     }
 
     /// Names of fields with a secondary index, declared ones first.
+    /// Fields the search index holds (see `FieldDef::searched`). None for log resources (`appendOnly`): they are
+    /// written at request rates and searched rarely, so their text filters walk.
+    pub fn search_fields(&self) -> impl Iterator<Item = &FieldDef> {
+        self.fields.iter().filter(move |f| !self.append_only && f.searched())
+    }
+
+    /// Whether the search index holds this resource's records (every change is then logged for it).
+    pub fn searchable(&self) -> bool {
+        self.search_fields().next().is_some()
+    }
+
     pub fn indexed_fields(&self) -> impl Iterator<Item = &str> {
         self.fields
             .iter()

@@ -22,6 +22,9 @@ pub const COUNTERS: TableDefinition<(&str, &str), u64> = TableDefinition::new("c
 pub const FILE_CHUNKS: TableDefinition<(&str, u64, u32), &[u8]> = TableDefinition::new("file_chunks");
 /// Sign-in sessions (refresh-token families): (tenant, session id) -> encoded session.
 pub const SESSIONS: TableDefinition<(&str, &str), &[u8]> = TableDefinition::new("sessions");
+/// The change log the search index follows: sequence number -> (tenant, resource, id) of a searchable record
+/// written in the commit that took the number. Pruned once the index holds the change; never backed up.
+pub const CHANGES: TableDefinition<u64, (&str, &str, u64)> = TableDefinition::new("changes");
 
 /// One registered table: how to count and copy it without knowing its types.
 pub struct TableInfo {
@@ -44,7 +47,7 @@ macro_rules! registry {
         }
     };
 }
-registry!(META, RECORDS, DELETED, INDEX, UNIQUE, COUNTERS, SESSIONS, FILE_CHUNKS);
+registry!(META, RECORDS, DELETED, INDEX, UNIQUE, COUNTERS, SESSIONS, FILE_CHUNKS, CHANGES);
 
 fn count_table<K: redb::Key + 'static, V: redb::Value + 'static>(
     r: &ReadTransaction,

@@ -9,8 +9,11 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+
+use redb::ReadableTable;
 use std::time::{Duration, Instant};
 
 use crate::error::{Result, StoreError};
@@ -38,6 +41,8 @@ enum Msg {
     Close,
 }
 
+/// Change-log entries pruned at most per commit.
+const PRUNE_MAX: usize = 4_096;
 /// Largest number of operations committed together.
 const MAX_BATCH: usize = 512;
 /// Longest time a lazy commit waits for a durable one to carry it to disk.
@@ -251,6 +256,8 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
     let mut touched = std::collections::HashSet::new();
     let mut changed = Vec::new();
     let mut files = Vec::new();
+    let mut seq = inner.seq.get();
+    let mut pruned = None;
     let storage = |e: StoreError| Failed::Storage(e.to_string());
     let mut txn = inner.db.begin_write().map_err(|e| storage(e.into()))?;
     if durable {
@@ -272,6 +279,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
                 },
                 deleted: txn.open_table(tables::DELETED)?,
                 changed: Vec::new(),
+                logged: Vec::new(),
             },
             files: Vec::new(),
             sessions: txn.open_table(tables::SESSIONS)?,
@@ -287,6 +295,33 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
             }
         }
         meta::put_last_id(&mut ctx.meta, inner.ids.last()).map_err(|e| Failed::Storage(e.to_string()))?;
+        let logged = std::mem::take(&mut ctx.rec.logged);
+        let st = |e: redb::StorageError| Failed::Storage(e.to_string());
+        let mut log = txn.open_table(tables::CHANGES)?;
+        if !logged.is_empty() {
+            for (t, r, id) in &logged {
+                seq += 1;
+                log.insert(seq, (t.as_str(), r.as_str(), *id)).map_err(st)?;
+            }
+            meta::put_change_seq(&mut ctx.meta, seq).map_err(|e| Failed::Storage(e.to_string()))?;
+        }
+        // The log below what the search index holds goes, a bounded number of entries per commit.
+        let upto = inner.indexed.load(Ordering::Relaxed);
+        if upto > inner.pruned.load(Ordering::Relaxed) {
+            let mut last = None;
+            let keys: Vec<u64> = log
+                .range(..=upto)
+                .map_err(st)?
+                .take(PRUNE_MAX)
+                .map(|e| e.map(|(k, _)| k.value()))
+                .collect::<std::result::Result<_, _>>()
+                .map_err(st)?;
+            for k in &keys {
+                log.remove(*k).map_err(st)?;
+                last = Some(*k);
+            }
+            pruned = Some(if keys.len() < PRUNE_MAX { upto } else { last.unwrap_or(upto) });
+        }
         touched = std::mem::take(&mut ctx.touched);
         changed = std::mem::take(&mut ctx.rec.changed);
         files = std::mem::take(&mut ctx.files);
@@ -297,6 +332,10 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
             txn.commit().map_err(|e| storage(e.into()))?;
             // Only now, with the batch durable and visible, may cached readers see a new version.
             inner.versions.bump(&touched);
+            inner.seq.publish(seq);
+            if let Some(p) = pruned {
+                inner.pruned.fetch_max(p, Ordering::Relaxed);
+            }
             crate::backup::note_changes(inner, changed, files);
             Ok(results)
         }
