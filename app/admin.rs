@@ -64,7 +64,51 @@ pub fn verify(file: &Path) -> anyhow::Result<bool> {
     for p in &report.problems {
         println!("problem: {p}");
     }
+    // The search index beside a data file: how far it is behind the change log (a cache: never a problem).
+    let dir = crate::indexer::index_dir(file);
+    if dir.is_dir() {
+        match search::Index::peek(&dir, None) {
+            Ok(seq) => println!("search index: holds changes up to {seq} of {} (lag {})", report.change_seq, report.change_seq.saturating_sub(seq)),
+            Err(why) => println!("search index: not usable as it is ({why}); rebuilt at the next start"),
+        }
+    }
     Ok(report.ok)
+}
+
+/// Rebuilds DIR's search index offline and prints the figures.
+pub fn reindex(dir: &Path) -> anyhow::Result<()> {
+    if server_running(dir) {
+        bail!("a server is running on {}; it keeps its index itself (stop it to rebuild offline)", dir.display());
+    }
+    let file = data_file(dir);
+    if !file.exists() {
+        bail!("{} does not exist", file.display());
+    }
+    let st = match Store::open(&file, &store::Options::default()) {
+        Err(StoreError::Locked) => bail!("another process holds {}", file.display()),
+        other => other?,
+    };
+    let res = crate::engine::resources::Resources::load()?;
+    res.load_generated(&st)?;
+    let index_dir = crate::indexer::index_dir(&file);
+    if index_dir.exists() {
+        std::fs::remove_dir_all(&index_dir)?;
+    }
+    let started = std::time::Instant::now();
+    let ix = crate::indexer::Indexer::open(&st, &res)?;
+    let docs = ix.rebuild_now()?;
+    let secs = started.elapsed().as_secs_f64();
+    let bytes = ix.index().disk_bytes();
+    drop(ix);
+    st.close();
+    let data = std::fs::metadata(&file)?.len();
+    println!(
+        "search index rebuilt: {docs} documents in {secs:.1} s ({:.0}/s), {:.1} MiB on disk ({:.2}x the data file)",
+        docs as f64 / secs.max(0.001),
+        bytes as f64 / 1048576.0,
+        bytes as f64 / data.max(1) as f64
+    );
+    Ok(())
 }
 
 /// Compacts DIR's data file (no server may hold it) and prints its size before and after.
@@ -133,6 +177,12 @@ pub fn restore(dir: &Path, file: &Path) -> anyhow::Result<()> {
     }
     std::fs::rename(&tmp, &target)?;
     let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    // The search index described the replaced file: it is rebuilt from the restored one at the next start.
+    let index_dir = crate::indexer::index_dir(&target);
+    if index_dir.exists() {
+        std::fs::remove_dir_all(&index_dir)?;
+        println!("search index removed; the server rebuilds it at start");
+    }
     println!("restored {} into {}", file.display(), dir.display());
     Ok(())
 }

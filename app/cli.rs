@@ -1,4 +1,4 @@
-//! Command line: `serve`, `backup`, `verify`, `compact`, `restore`, `admin passwd`. Every flag has a `ZZ_*` variable; the
+//! Command line: `serve`, `backup`, `verify`, `compact`, `restore`, `reindex`, `admin passwd`. Every flag has a `ZZ_*` variable; the
 //! doc comments are the help text.
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -35,6 +35,12 @@ pub enum Cmd {
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
         file: PathBuf,
+    },
+    /// Rebuild the search index of DIR (`DIR/index/`) from the data file (refused while a server holds DIR). A
+    /// server rebuilds it by itself when it is missing or damaged; this does it offline, and prints how long.
+    Reindex {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
     },
     /// Operator tools.
     Admin {

@@ -90,6 +90,7 @@ pub enum Kind {
     TenantIdTaken,
     NameTaken,
     WalkTimeout,
+    IndexBuilding,
     Internal,
     Unavailable,
 }
@@ -176,6 +177,7 @@ fn spec(k: Kind) -> Spec {
             "按条件 {} 查询需要逐条比对记录，未能在限定时间内完成，请补充更精确的条件（如编号、状态、日期）后重试",
             "The filter {} has to examine every record and did not finish in time; add a more specific condition (a code, status or date) and retry",
         ),
+        IndexBuilding => s("index_building", 503, "搜索索引正在建立,请稍后重试", "The search index is being built; retry shortly"),
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
     }
@@ -304,7 +306,7 @@ mod tests {
             Forbidden, PlatformOnly, ApiScopeDenied, LastAdmin, OwnAccount, RoleInUse, SmsCodeWrong, BadRule, TooManyRequests, UnknownRoute, MethodNotAllowed, UnsupportedMediaType,
             PayloadTooLarge, Sealed, FileType, QuotaExceeded, PasswordWrong, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
             TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
-            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, Internal, Unavailable,
+            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, IndexBuilding, Internal, Unavailable,
             DictCodeRequired, DictNameRequired, DictSortRequired, DictSealedRequired, DictKeyRequired, DictCodeTaken, DictKeyTaken, BadParent, HasChildren, HasUsers, TenantProtected, TenantIdTaken, NameTaken,
         ];
         let mut codes = std::collections::HashSet::new();

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod http;
+pub mod indexer;
 pub mod logsink;
 pub mod openapi;
 pub mod pages;

@@ -19,6 +19,7 @@ fn main() -> anyhow::Result<()> {
         }
         Cmd::Restore { dir, file } => zhizhuang::admin::restore(&dir, &file),
         Cmd::Compact { dir } => zhizhuang::admin::compact(&dir),
+        Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),
         Cmd::Admin { cmd: AdminCmd::Passwd { dir, tenant, account, password } } => zhizhuang::admin::passwd(&dir, &tenant, &account, password),
         Cmd::Openapi { out } => {
             let doc = zhizhuang::openapi::render(&zhizhuang::engine::resources::Resources::load()?);

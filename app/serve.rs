@@ -69,6 +69,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     st.start_ssr();
     let app = crate::router(st.clone());
     let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
+    let index = st.index.clone();
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
     let log_pruner = tokio::spawn(prune_logs(st));
@@ -80,6 +81,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     pruner.abort();
     log_pruner.abort();
     let _ = std::fs::remove_file(args.dir.join(crate::admin::SOCKET));
+    if let Some(i) = index {
+        i.stop();
+    }
     tokio::task::spawn_blocking(move || store.close()).await?;
     tracing::info!(target: "zz::serve", "stopped; data file closed");
     Ok(())

@@ -129,6 +129,16 @@ pub struct Inner {
     pub host_name: String,
     /// The render pool, set once its runtimes have loaded the bundle (pages use the shell until then).
     pub ssr: std::sync::OnceLock<ssr::Pool>,
+    /// The search index and its follower (None when `DIR/index/` could not be opened: lists walk).
+    pub index: Option<Arc<crate::indexer::Indexer>>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Some(i) = &self.index {
+            i.stop();
+        }
+    }
 }
 
 impl std::ops::Deref for AppState {
@@ -144,6 +154,16 @@ impl AppState {
         res.load_generated(&store)?;
         let slots = walk_slots(settings.walk_slots);
         let logs = crate::logsink::LogSink::start(store.clone(), res.clone(), settings.zone);
+        let index = match crate::indexer::Indexer::open(&store, &res) {
+            Ok(i) => {
+                i.start();
+                Some(i)
+            }
+            Err(e) => {
+                tracing::error!(target: "zz::search", error = %e, "search index unavailable: text filters walk the records");
+                None
+            }
+        };
         Ok(AppState(Arc::new(Inner {
             store,
             res,
@@ -165,6 +185,7 @@ impl AppState {
             started_at: std::time::Instant::now(),
             host_name: std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default(),
             ssr: std::sync::OnceLock::new(),
+            index,
         })))
     }
 

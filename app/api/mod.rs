@@ -6,6 +6,7 @@ pub mod desk;
 pub mod develop;
 pub mod log;
 pub mod resource;
+pub mod search;
 pub mod system;
 pub mod user;
 
@@ -58,6 +59,7 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     let api = resource::routes(api);
     let api = desk::routes(api);
     let api = log::routes(api);
+    let api = search::routes(api);
     develop::routes(api).finish()
 }
 

@@ -59,7 +59,15 @@ pub fn parse(def: &ResourceDef, zone: Zone, pairs: &[(String, String)]) -> ApiRe
                     q.sorts.push(Sort { field, desc: k == "descs" });
                 }
             }
-            _ if NOT_FILTERS.contains(&k.as_str()) || v.is_empty() && !k.ends_with("_null") && !k.ends_with("_notnull") => {}
+            "keyword" if !v.is_empty() => {
+                // Free text over the searched fields (fragments, words, pinyin of names): from the search index.
+                if !def.fields.iter().any(|f| f.searched()) {
+                    return Err(ApiError::with(Kind::UnknownFilter, "keyword"));
+                }
+                let kw: String = v.chars().take(100).collect();
+                q.check = Some(crate::indexer::keyword_check(def, &kw));
+            }
+            _ if NOT_FILTERS.contains(&k.as_str()) || k == "keyword" || v.is_empty() && !k.ends_with("_null") && !k.ends_with("_notnull") => {}
             _ => {
                 if let Some(f) = filter(def, zone, k, v)? {
                     q.filters.extend(f);
@@ -150,6 +158,21 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let deadline = std::time::Instant::now() + st.settings.walk_deadline;
+    // Text filters and the keyword: candidates from the search index, found off the async workers.
+    let asks_index = query.check.is_some() || query.filters.iter().any(|f| f.op == store::Op::Contains && def.field(&f.field).is_some_and(|fd| fd.searched()));
+    if asks_index
+        && def.searchable()
+        && let Some(ix) = st.index.clone().filter(|i| i.is_ready()) {
+        let (d, t) = (def.clone(), tenant.to_string());
+        query = tokio::task::spawn_blocking(move || {
+            if let Err(e) = ix.hint(&d, &t, &mut query) {
+                tracing::warn!(target: "zz::search", error = %e, resource = %d.name, "index not used for a list");
+            }
+            query
+        })
+        .await
+        .map_err(ApiError::internal)?;
+    }
     let walks = store::walks(def, &query);
     let too_slow = {
         let named = describe(&query);
@@ -221,6 +244,9 @@ fn describe(q: &Query) -> String {
             format!("{}={}", f.field, v.chars().take(40).collect::<String>())
         })
         .collect();
+    if let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.as_deref()) {
+        parts.push(format!("keyword={}", kw.chars().take(40).collect::<String>()));
+    }
     if parts.is_empty() {
         parts.push(match q.sorts.first() {
             Some(s) => format!("{}={}", if s.desc { "descs" } else { "ascs" }, s.field),
@@ -286,5 +312,9 @@ mod tests {
         assert_eq!(q.filters[0].op, Op::Contains);
         assert!(q.filters[1].value.is_number());
         assert_eq!(q.sorts[0].field, "createTime");
+        // A keyword needs searched fields; none here, so it is refused by name.
+        let e = parse(&def(), z(), &pairs(&[("keyword", "x")])).unwrap_err();
+        assert_eq!((e.kind, e.arg.as_str()), (Kind::UnknownFilter, "keyword"));
+        assert!(parse(&def(), z(), &pairs(&[("keyword", "")])).unwrap().check.is_none());
     }
 }

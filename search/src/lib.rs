@@ -209,15 +209,25 @@ impl Index {
         Ok(self.index.load_metas()?.payload.and_then(|p| p.parse::<u64>().ok()).unwrap_or(0))
     }
 
-    /// The sequence number an index directory holds, read without opening it for writing (`verify`): None when
-    /// there is none, it is of another schema version or layout, or a rebuild was interrupted.
-    pub fn peek(dir: &Path, layout: &str) -> Option<u64> {
-        let version = std::fs::read_to_string(dir.join(VERSION_FILE)).ok()?.trim().parse::<u32>().ok()?;
-        if version != SCHEMA_VERSION || std::fs::read_to_string(dir.join(LAYOUT_FILE)).ok()? != layout {
-            return None;
+    /// The sequence number an index directory holds, read without opening it for writing (`verify`), or why it
+    /// cannot be used as it is: none there, another schema version or another layout than `layout` (any, when
+    /// None), a rebuild was interrupted.
+    pub fn peek(dir: &Path, layout: Option<&str>) -> std::result::Result<u64, String> {
+        let version = std::fs::read_to_string(dir.join(VERSION_FILE)).map_err(|_| "no index".to_string())?;
+        if version.trim().parse::<u32>().ok() != Some(SCHEMA_VERSION) {
+            return Err(format!("schema version {} (this binary writes {SCHEMA_VERSION})", version.trim()));
         }
-        let dir = tantivy::directory::MmapDirectory::open(dir).ok()?;
-        TIndex::open(dir).ok()?.load_metas().ok()?.payload?.parse().ok()
+        let stored = std::fs::read_to_string(dir.join(LAYOUT_FILE)).map_err(|_| "no layout file".to_string())?;
+        if layout.is_some_and(|l| l != stored) {
+            return Err("declared for other resources or fields".into());
+        }
+        let d = tantivy::directory::MmapDirectory::open(dir).map_err(|e| e.to_string())?;
+        let metas = TIndex::open(d).and_then(|i| i.load_metas()).map_err(|e| format!("damaged: {e}"))?;
+        match metas.payload.as_deref() {
+            Some(REBUILDING) => Err("a rebuild was interrupted".into()),
+            Some(p) => p.parse().map_err(|_| format!("unknown commit payload {p:?}")),
+            None => Ok(0),
+        }
     }
 
     fn document(&self, d: &Doc) -> TantivyDocument {

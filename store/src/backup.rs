@@ -64,6 +64,8 @@ pub struct VerifyReport {
     /// Live records per resource, summed over tenants.
     pub resources: BTreeMap<String, u64>,
     pub problems: Vec<String>,
+    /// The change log's last sequence number (what a search index beside the file should hold).
+    pub change_seq: u64,
 }
 
 /// Keys changed while an online backup copies: the writer adds every committed change here while a backup runs.
@@ -458,5 +460,6 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
     for ((_, res), n) in &actual {
         *resources.entry(res.clone()).or_default() += n;
     }
-    Ok(VerifyReport { ok: problems.is_empty(), space, schema_version, tables: counts, resources, problems })
+    let change_seq = meta::change_seq(&r)?;
+    Ok(VerifyReport { ok: problems.is_empty(), space, schema_version, tables: counts, resources, problems, change_seq })
 }

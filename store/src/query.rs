@@ -56,11 +56,15 @@ pub struct Query {
 
 /// A record test given by the caller, applied wherever the filters are.
 #[derive(Clone)]
-pub struct Predicate(pub std::sync::Arc<dyn Fn(&Map<String, Value>) -> bool + Send + Sync>);
+pub struct Predicate {
+    pub test: std::sync::Arc<dyn Fn(&Map<String, Value>) -> bool + Send + Sync>,
+    /// The free-text keyword the test answers, if it is one (for messages, and for an index that can answer it).
+    pub keyword: Option<String>,
+}
 
 impl std::fmt::Debug for Predicate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Predicate")
+        write!(f, "Predicate({:?})", self.keyword)
     }
 }
 
@@ -173,7 +177,7 @@ impl Query {
     pub fn accepts(&self, doc: &Map<String, Value>) -> bool {
         self.filters.iter().all(|f| f.matches(doc))
             && (self.any.is_empty() || self.any.iter().any(|f| f.matches(doc)))
-            && self.check.as_ref().is_none_or(|c| (c.0)(doc))
+            && self.check.as_ref().is_none_or(|c| (c.test)(doc))
     }
     /// Nothing narrows the records (the maintained counter is the total).
     pub fn unfiltered(&self) -> bool {

@@ -163,7 +163,7 @@ fn a_check_and_a_ranked_hint() {
     let (_d, s) = open();
     let ids = insert(&s, 40, 0);
     let d = def();
-    let check = Predicate(Arc::new(|r: &Map<String, Value>| r["n"].as_i64().unwrap() % 2 == 0));
+    let check = Predicate { test: Arc::new(|r: &Map<String, Value>| r["n"].as_i64().unwrap() % 2 == 0), keyword: None };
     let q = Query { limit: 5, check: Some(check.clone()), ..Default::default() };
     let walked = s.read(|r| r.list(&d, "A", &q)).unwrap();
     assert_eq!(walked.total, 20);

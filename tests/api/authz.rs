@@ -652,6 +652,22 @@ async fn data_scopes_filter_user_list_and_detail() {
         assert_eq!(visible_accounts(&app, &t, "").await, want, "{scope} again");
         let filtered: Vec<String> = want.iter().filter(|a| a.contains("u_d")).map(|s| s.to_string()).collect();
         assert_eq!(visible_accounts(&app, &t, "&account=u_d").await, filtered, "{scope} filtered");
+        // The list keyword and the search box see exactly what the data scope lets the list show.
+        let keyed: Vec<String> = want.iter().filter(|a| a.starts_with("u_")).map(|s| s.to_string()).collect();
+        assert_eq!(visible_accounts(&app, &t, "&keyword=u_").await, keyed, "{scope} keyword");
+        app.indexed();
+        let (s, v) = app.get("/api/blade-search/search?q=u_&size=50", &t).await;
+        assert_eq!(s, 200, "{v}");
+        let mut found: Vec<String> = v["data"]["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["resource"] == "user")
+            .map(|h| get_rec(&app, A, "user", h["id"].as_str().unwrap().parse().unwrap()).unwrap()["account"].as_str().unwrap().to_string())
+            .collect();
+        found.sort();
+        assert_eq!(found, keyed, "{scope}: search box");
+        assert_eq!(v["data"]["total"], keyed.len(), "{scope}: the total counts only what the user may open");
         for (name, id) in &ids {
             let (s, _) = app.get(&format!("/api/blade-user/detail?id={id}"), &t).await;
             let account = if *name == "mine" { "u_mine" } else { name };

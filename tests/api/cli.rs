@@ -55,6 +55,7 @@ async fn backup_verify_restore_and_password_reset() {
     let token = serde_json::from_str::<serde_json::Value>(&b).unwrap()["access_token"].as_str().unwrap().to_string();
     add_param(&server, &token, "after-backup").await;
     assert_eq!(count(&server, &token).await, 6);
+    server.wait_indexed().await;
     let status = server.stop();
     assert!(status.success(), "graceful stop exits 0: {status:?}");
     assert!(!dir.join("admin.sock").exists(), "socket removed on stop");
@@ -66,12 +67,26 @@ async fn backup_verify_restore_and_password_reset() {
     let offline = tmp.path().join("offline.redb");
     let (code, out) = run(&["backup", "--dir", d, "--out", offline.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
+    // Verify reports the search index beside the file and its lag; reindex rebuilds it offline.
+    let data = dir.join(store::DATA_FILE);
+    let (code, out) = run(&["verify", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("search index: holds changes up to") && out.contains("(lag 0)"), "{out}");
+    let (code, out) = run(&["reindex", "--dir", d]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("search index rebuilt") && out.contains("documents"), "{out}");
     let (code, out) = run(&["restore", "--dir", d, online.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
+    assert!(out.contains("search index removed"), "restore drops the index of the replaced file: {out}");
     assert!(std::fs::read_dir(&dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains("before-restore")), "previous file kept aside");
     let server = Server::start(&dir).await;
     let token = server.sign_in("157270").await; // the backup predates the reset
     assert_eq!(count(&server, &token).await, 5);
+    // The rebuilt index answers from the restored file: the later write is not found.
+    server.wait_indexed().await;
+    let (s, b) = request(&server.addr, "GET", "/api/blade-system/param/list?paramKey=after-backup", &[("blade-auth", &format!("bearer {token}"))], "").await.unwrap();
+    assert_eq!(s, 200, "{b}");
+    assert!(b.contains("\"total\":0"), "{b}");
     drop(server);
 
     // Offline password reset, and verify refusing a damaged file.

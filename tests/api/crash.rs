@@ -65,5 +65,16 @@ async fn sigkill_during_concurrent_writes_loses_nothing_acknowledged() {
     assert!(missing.is_empty(), "{} acknowledged writes lost, e.g. {missing:?}", acked.difference(&present).count());
     assert_eq!(total as usize, present.len(), "the total counter equals the records");
     assert!(acked.len() > rounds * 10, "too few writes to mean anything: {}", acked.len());
+    // The search index caught up with every acknowledged write across the kills (issue 8).
+    let auth = format!("bearer {token}");
+    server.wait_indexed().await;
+    let (_, body) = request(&server.addr, "GET", "/api/blade-system/param/list?paramName=%E5%B4%A9%E6%BA%83%E6%B5%8B%E8%AF%95&size=1", &[("blade-auth", &auth)], "").await.unwrap();
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["data"]["total"].as_u64().unwrap() as usize, present.len(), "the index-answered text filter counts every record");
+    for key in acked.iter().step_by((acked.len() / 20).max(1)).take(20) {
+        let (_, body) = request(&server.addr, "GET", &format!("/api/blade-search/search?resources=param&q={key}"), &[("blade-auth", &auth)], "").await.unwrap();
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(v["data"]["total"].as_u64().unwrap_or(0) >= 1, "acknowledged {key} not found by the search box: {body}");
+    }
     eprintln!("kill -9 rounds: {rounds}, acknowledged writes: {}, present after restart: {}", acked.len(), present.len());
 }

@@ -10,6 +10,7 @@ mod openapi;
 mod pages;
 mod saber;
 mod security;
+mod search;
 mod signin;
 mod walks;
 mod support;

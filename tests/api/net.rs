@@ -60,6 +60,21 @@ impl Server {
         assert_eq!(s, 200, "{body}");
         serde_json::from_str::<serde_json::Value>(&body).unwrap()["access_token"].as_str().unwrap().to_string()
     }
+
+    /// Waits until the search index is built and holds every write so far (the status screen's figures).
+    pub async fn wait_indexed(&self) {
+        let p = self.sign_in("000000").await;
+        for _ in 0..600 {
+            let (_, body) = request(&self.addr, "GET", "/api/blade-system/status", &[("blade-auth", &format!("bearer {p}"))], "").await.unwrap();
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let ix = &v["data"]["index"];
+            if ix["ready"] == true && ix["seq"].as_u64() >= ix["storeSeq"].as_u64() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the search index did not catch up");
+    }
 }
 
 impl Drop for Server {

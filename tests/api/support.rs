@@ -54,6 +54,12 @@ impl App {
         App { router: zhizhuang::router(st.clone()), st, _dir: dir }
     }
 
+    /// Waits until the search index holds every write made so far.
+    pub fn indexed(&self) {
+        let ix = self.st.index.as_ref().expect("search index open");
+        assert!(ix.wait_caught_up(std::time::Duration::from_secs(30)), "search index did not catch up: {:?}", ix.status());
+    }
+
     pub async fn call(&self, req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, Value) {
         let resp = self.router.clone().oneshot(req).await.unwrap();
         let (status, headers) = (resp.status(), resp.headers().clone());

@@ -31,5 +31,6 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "walksCancelled": w.cancelled.load(Ordering::Relaxed),
         "walkSlots": st.walks.available_permits(),
         "walkDeadlineMs": st.settings.walk_deadline.as_millis() as u64,
+        "index": st.index.as_ref().map(|i| serde_json::to_value(i.status()).unwrap_or_default()),
     })))
 }

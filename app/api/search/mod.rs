@@ -1,0 +1,197 @@
+//! The one search box: `GET /api/blade-search/search?q=&resources=&current=&size=`. Records of every resource
+//! with a screen that the user may read (permission code, API scope of its list, data scope), found in the search
+//! index and confirmed against the store, plus the user's menus whose names match. Nothing about a record the
+//! user could not open is returned: not a hit, a snippet or a count.
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+use store::ResourceDef;
+
+use crate::auth::session::Session;
+use crate::engine::routes::{Api, Guard};
+use crate::error::{ApiError, ApiResult, Kind, Lang};
+use crate::http::{QueryPairs, ok};
+use crate::state::AppState;
+
+/// Resources the search box finds, with their list API base and screen: the generic screens and the
+/// administration screens of their own.
+pub fn searched() -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut v: Vec<(&str, &str, &str)> = crate::api::SCREENS.to_vec();
+    v.extend_from_slice(&[
+        ("user", "/api/blade-user", "/system/user"),
+        ("dept", "/api/blade-system/dept", "/system/dept"),
+        ("role", "/api/blade-system/role", "/authority/role"),
+        ("menu", "/api/blade-system/menu", "/system/menu"),
+        ("tenant", "/api/blade-system/tenant", "/system/tenant"),
+        ("dict", "/api/blade-system/dict", "/system/dict"),
+        ("dictbiz", "/api/blade-system/dict-biz", "/system/dictbiz"),
+    ]);
+    v
+}
+
+/// Hits examined at most per search (each is confirmed against the store and the user's rights).
+const EXAMINE: usize = 500;
+/// Longest query accepted (characters).
+const MAX_Q: usize = 100;
+
+pub fn routes(api: Api) -> Api {
+    api.get("/api/blade-search/search", Guard::Signed, search)
+}
+
+struct Target {
+    def: Arc<ResourceDef>,
+    screen: &'static str,
+    guard: Option<Vec<store::Filter>>,
+}
+
+/// GET /api/blade-search/search
+pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extension<Lang>, QueryPairs(pairs): QueryPairs) -> ApiResult<Response> {
+    let lang = lang.0;
+    let get = |k: &str| pairs.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string());
+    let q: String = get("q").unwrap_or_default().chars().take(MAX_Q).collect();
+    let current: usize = match get("current").filter(|v| !v.is_empty()) {
+        Some(v) => v.parse().ok().filter(|c| *c >= 1 && *c <= 1000).ok_or_else(|| ApiError::with(Kind::BadPaging, "current"))?,
+        None => 1,
+    };
+    let size: usize = match get("size").filter(|v| !v.is_empty()) {
+        Some(v) => v.parse().ok().filter(|c| (1..=50).contains(c)).ok_or_else(|| ApiError::with(Kind::BadPaging, "size"))?,
+        None => 10,
+    };
+    let only: Option<Vec<String>> = get("resources").filter(|v| !v.is_empty()).map(|v| v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect());
+    let table = searched();
+    if let Some(only) = &only {
+        for name in only {
+            if !table.iter().any(|(n, _, _)| n == name) {
+                return Err(ApiError::with(Kind::UnknownFilter, format!("resources={}", name.chars().take(40).collect::<String>())));
+            }
+        }
+    }
+    let empty = || ok(json!({"records": [], "menus": [], "total": 0, "size": size, "current": current, "pages": 0}));
+    if q.is_empty() {
+        return Ok(empty());
+    }
+    // Menus first: the user's own menu leaves whose name matches (as typed, or by pinyin).
+    let menus = if current == 1 && only.as_ref().is_none_or(|o| o.iter().any(|n| n == "menu")) { menu_hits(&st, &s, lang, &q).await? } else { Vec::new() };
+
+    // The resources this user may read here, each with its data scope.
+    let mut targets: Vec<Target> = Vec::new();
+    for (name, api, screen) in table {
+        if only.as_ref().is_some_and(|o| !o.iter().any(|n| n == name)) {
+            continue;
+        }
+        let Some(def) = st.res.find(name).filter(|d| d.searchable()) else { continue };
+        let mut at = s.clone();
+        at.path = format!("{api}/list");
+        if at.require(name).is_err() {
+            continue;
+        }
+        let guard = crate::auth::scope::guard(&st, &s, &def).await?;
+        targets.push(Target { def, screen, guard });
+    }
+    if targets.is_empty() {
+        return Ok(ok(json!({"records": [], "menus": menus, "total": 0, "size": size, "current": current, "pages": 0})));
+    }
+    let Some(ix) = st.index.clone().filter(|i| i.is_ready()) else {
+        return Err(ApiError { retry_after: Some(2), ..ApiError::new(Kind::IndexBuilding) });
+    };
+    let tenant = s.tenant.clone();
+    let (store, q2) = (st.store.clone(), q.clone());
+    let (records, total) = tokio::task::spawn_blocking(move || -> ApiResult<(Vec<Value>, usize)> {
+        let own: Vec<&str> = targets.iter().filter(|t| !t.def.platform).map(|t| t.def.name.as_str()).collect();
+        let platform: Vec<&str> = targets.iter().filter(|t| t.def.platform).map(|t| t.def.name.as_str()).collect();
+        let mut scopes = Vec::new();
+        if !own.is_empty() {
+            scopes.push(search::Scope { tenant: &tenant, resources: &own });
+        }
+        if !platform.is_empty() {
+            scopes.push(search::Scope { tenant: store::PLATFORM_TENANT, resources: &platform });
+        }
+        let (hits, _) = ix.index().search_scopes(&scopes, &q2, 0, EXAMINE).map_err(ApiError::internal)?;
+        let parts: Vec<String> = q2.split_whitespace().map(str::to_string).collect();
+        // Confirmed against the store and the user's data scope: a hit that fails either is not counted.
+        let confirmed = store.read(|r| {
+            let mut out = Vec::new();
+            for h in &hits {
+                let Some(t) = targets.iter().find(|t| t.def.name == h.resource) else { continue };
+                let Some(rec) = r.get(&t.def, &tenant, h.id)? else { continue };
+                if let Some(g) = &t.guard
+                    && !g.iter().any(|f| f.matches(&rec)) {
+                    continue;
+                }
+                if !(crate::indexer::keyword_check(&t.def, &q2).test)(&rec) {
+                    continue;
+                }
+                out.push((t, rec, h.score));
+            }
+            Ok(out)
+        })?;
+        let total = confirmed.len();
+        let page: Vec<Value> = confirmed
+            .into_iter()
+            .skip((current - 1) * size)
+            .take(size)
+            .map(|(t, rec, score)| hit_json(&t.def, t.screen, &rec, &parts, score, lang))
+            .collect();
+        Ok((page, total))
+    })
+    .await
+    .map_err(ApiError::internal)??;
+    Ok(ok(json!({
+        "records": records, "menus": menus, "total": total, "size": size, "current": current,
+        "pages": total.div_ceil(size), "examined": EXAMINE,
+    })))
+}
+
+fn hit_json(def: &ResourceDef, screen: &str, rec: &Map<String, Value>, parts: &[String], score: f32, lang: Lang) -> Value {
+    let doc = crate::indexer::doc_of(def, "", rec);
+    // The snippet: the first searched field holding a part as typed, else the first field.
+    let folded_parts: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
+    let best = doc
+        .fields
+        .iter()
+        .find(|(_, v)| folded_parts.iter().any(|p| v.to_lowercase().contains(p.as_str())))
+        .or(doc.fields.first());
+    let (field, text) = best.map(|(f, v)| (f.as_str(), v.as_str())).unwrap_or(("", ""));
+    let label_of = |f: &str| {
+        def.field(f)
+            .map(|fd| if lang == Lang::En && !fd.label_en.is_empty() { fd.label_en.clone() } else { fd.label.clone() })
+            .unwrap_or_default()
+    };
+    let id = rec.get("id").and_then(Value::as_u64).unwrap_or(0);
+    json!({
+        "resource": def.name,
+        "resourceLabel": if lang == Lang::En && !def.label_en.is_empty() { &def.label_en } else { &def.label },
+        "id": id.to_string(),
+        "title": search::text::highlight(&doc.title, parts, 60),
+        "field": field,
+        "fieldLabel": label_of(field),
+        "snippet": search::text::highlight(text, parts, 80),
+        "link": format!("{screen}?id={id}"),
+        "score": score,
+    })
+}
+
+/// The user's menu leaves whose name contains the query or is spelled by it in pinyin.
+async fn menu_hits(st: &AppState, s: &Session, lang: Lang, q: &str) -> ApiResult<Vec<Value>> {
+    let tree = crate::api::system::menu::user_routes(st, s, lang).await?;
+    let mut out = Vec::new();
+    fn walk(nodes: &[Value], q: &str, out: &mut Vec<Value>) {
+        for n in nodes {
+            let kids = n.get("children").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+            if kids.is_empty() {
+                let name = n.get("name").and_then(Value::as_str).unwrap_or("");
+                let path = n.get("path").and_then(Value::as_str).unwrap_or("");
+                if !path.is_empty() && search::text::matches(&[name], &[name], q) {
+                    out.push(json!({"name": name, "path": path, "title": search::text::highlight(name, &[q.to_string()], 40)}));
+                }
+            } else {
+                walk(kids, q, out);
+            }
+        }
+    }
+    walk(&tree, q, &mut out);
+    out.truncate(10);
+    Ok(out)
+}

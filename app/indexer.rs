@@ -1,0 +1,375 @@
+//! The search index follower: keeps `DIR/index/` (the `search` crate) in step with the store's change log, and
+//! turns a list's text filters and keyword into index candidates (`store::Hint`).
+//!
+//! The index is a cache. On open it is rebuilt from one store snapshot when it is missing, damaged, of another
+//! schema or declaration layout, interrupted mid-rebuild, ahead of the store (a restored file) or behind what the
+//! log still holds; then one thread follows the log: each batch of changes becomes one index commit tagged with
+//! the last sequence number it holds. Lists use the index only while it is current (not rebuilding); a hint is
+//! exact for the records unchanged since its sequence number and the store tests the rest, so a lagging index
+//! costs time, never a wrong row.
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use store::{Hint, Op, Predicate, Query, ResourceDef, Store};
+
+use crate::engine::resources::Resources;
+
+/// The index directory inside the data directory.
+pub const INDEX_DIR: &str = "index";
+/// Changes read and committed to the index at most at once while following.
+const BATCH: usize = 5_000;
+/// Documents per commit during a rebuild.
+const REBUILD_BATCH: usize = 50_000;
+/// How long the log keeps changes the index already holds: a list that read the index's sequence number
+/// before a commit still finds the changes after it in the log for this long.
+const PRUNE_AFTER: Duration = Duration::from_secs(30);
+/// A list keyword ranks its matches when there are at most this many (else they keep the list's order).
+const RANK_MAX: usize = 10_000;
+
+/// The data directory's index directory for a data file.
+pub fn index_dir(data_file: &Path) -> PathBuf {
+    data_file.parent().unwrap_or(Path::new(".")).join(INDEX_DIR)
+}
+
+/// What the index holds, as a string: each searchable resource with its searched and pinyin fields. An index
+/// written under another layout is rebuilt.
+pub fn layout(res: &Resources) -> String {
+    let mut parts = Vec::new();
+    for def in res.all() {
+        if !def.searchable() {
+            continue;
+        }
+        let fields: Vec<String> = def.search_fields().map(|f| if f.pinyin { format!("{}+py", f.name) } else { f.name.clone() }).collect();
+        parts.push(format!("{}{}:{}", def.name, if def.platform { "@platform" } else { "" }, fields.join(",")));
+    }
+    parts.join(";")
+}
+
+/// A field's value as text, the way a `contains` filter reads it.
+fn text_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// The index document of a record (stored under `tenant`, the storage tenant).
+pub fn doc_of(def: &ResourceDef, tenant: &str, rec: &Map<String, Value>) -> search::Doc {
+    let mut fields = Vec::new();
+    let mut names = Vec::new();
+    for f in def.search_fields() {
+        if let Some(t) = rec.get(&f.name).and_then(text_of) {
+            if f.pinyin {
+                names.push(t.clone());
+            }
+            fields.push((f.name.clone(), t));
+        }
+    }
+    // The title: a name (a pinyin field, else a field called *name or *title), else the first searched field.
+    let named = fields.iter().find(|(f, _)| {
+        let f = f.to_ascii_lowercase();
+        f.ends_with("name") || f.ends_with("title")
+    });
+    let title = names.first().or(named.map(|(_, v)| v)).or(fields.first().map(|(_, v)| v)).cloned().unwrap_or_default();
+    search::Doc { tenant: tenant.to_string(), resource: def.name.clone(), id: rec.get("id").and_then(Value::as_u64).unwrap_or(0), title, fields, names }
+}
+
+/// The record test of a list keyword: every part of it is a fragment of a searched field or one of the
+/// record's words (pinyin of names included), exactly what the index answers (`search::text::matches`).
+pub fn keyword_check(def: &ResourceDef, keyword: &str) -> Predicate {
+    let fields: Vec<(String, bool)> = def.fields.iter().filter(|f| f.searched()).map(|f| (f.name.clone(), f.pinyin)).collect();
+    let q = keyword.to_string();
+    let test = Arc::new(move |rec: &Map<String, Value>| {
+        let texts: Vec<String> = fields.iter().filter_map(|(n, _)| rec.get(n).and_then(text_of)).collect();
+        let names: Vec<String> = fields.iter().filter(|(_, py)| *py).filter_map(|(n, _)| rec.get(n).and_then(text_of)).collect();
+        let t: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let n: Vec<&str> = names.iter().map(String::as_str).collect();
+        search::text::matches(&t, &n, &q)
+    });
+    Predicate { test, keyword: Some(keyword.to_string()) }
+}
+
+/// Figures of the follower for the status screen and `verify`.
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStatus {
+    pub ready: bool,
+    pub seq: u64,
+    pub store_seq: u64,
+    pub docs: u64,
+    pub disk_bytes: u64,
+    pub rebuilds: u64,
+    pub last_rebuild_ms: u64,
+}
+
+pub struct Indexer {
+    index: search::Index,
+    store: Store,
+    res: Resources,
+    layout: std::sync::Mutex<String>,
+    /// The index holds a complete picture (no rebuild running): lists may use it.
+    ready: AtomicBool,
+    /// Needs a rebuild before it can follow (set on open, on a gap, on a layout change).
+    stale: AtomicBool,
+    stop: AtomicBool,
+    rebuilds: AtomicU64,
+    last_rebuild_ms: AtomicU64,
+}
+
+impl Indexer {
+    /// Opens the index beside the data file. Fails when the directory cannot be used (another process holds
+    /// it, a disk error): the server then serves lists by walking, as before.
+    pub fn open(store: &Store, res: &Resources) -> anyhow::Result<Arc<Indexer>> {
+        let dir = index_dir(store.path());
+        let lay = layout(res);
+        let (index, opened) = search::Index::open(&dir, &lay)?;
+        let current = match opened {
+            search::Opened::Current(seq) => {
+                // Ahead of the store (a restored file) or behind what the log still holds: rebuilt.
+                let reach = store.read(|r| r.changes_reach(seq))?;
+                seq <= store.change_seq() && reach
+            }
+            search::Opened::Fresh => false,
+        };
+        Ok(Arc::new(Indexer {
+            index,
+            store: store.clone(),
+            res: res.clone(),
+            layout: std::sync::Mutex::new(lay),
+            ready: AtomicBool::new(false),
+            stale: AtomicBool::new(!current),
+            stop: AtomicBool::new(false),
+            rebuilds: AtomicU64::new(0),
+            last_rebuild_ms: AtomicU64::new(0),
+        }))
+    }
+
+    /// Starts the follower thread: rebuild when needed, then follow the log until `stop`.
+    pub fn start(self: &Arc<Self>) {
+        let me = self.clone();
+        let spawned = std::thread::Builder::new().name("zz-indexer".into()).spawn(move || me.run());
+        if let Err(e) = spawned {
+            tracing::error!(target: "zz::search", error = %e, "indexer thread not started: lists walk");
+        }
+    }
+
+    /// Asks the follower to stop (at the end of its current batch).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Acquire)
+    }
+
+    pub fn index(&self) -> &search::Index {
+        &self.index
+    }
+
+    pub fn status(&self) -> IndexStatus {
+        IndexStatus {
+            ready: self.is_ready(),
+            seq: self.index.seq(),
+            store_seq: self.store.change_seq(),
+            docs: self.index.len(),
+            disk_bytes: self.index.disk_bytes(),
+            rebuilds: self.rebuilds.load(Ordering::Relaxed),
+            last_rebuild_ms: self.last_rebuild_ms.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Waits until the index holds every change committed before the call (tests, `reindex`). False on timeout.
+    pub fn wait_caught_up(&self, timeout: Duration) -> bool {
+        let target = self.store.change_seq();
+        let until = Instant::now() + timeout;
+        while Instant::now() < until {
+            if self.is_ready() && self.index.seq() >= target {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    fn run(self: Arc<Self>) {
+        let mut at = self.index.seq();
+        // Sequence numbers committed, with when: the log is pruned up to those older than PRUNE_AFTER.
+        let mut done: VecDeque<(Instant, u64)> = VecDeque::new();
+        let mut failures = 0u32;
+        while !self.stop.load(Ordering::Relaxed) {
+            let lay = layout(&self.res);
+            let changed_layout = self.layout.lock().map(|l| *l != lay).unwrap_or(false);
+            if changed_layout || self.stale.load(Ordering::Relaxed) {
+                self.ready.store(false, Ordering::Release);
+                match self.rebuild(&lay) {
+                    Ok(seq) => {
+                        at = seq;
+                        if let Ok(mut l) = self.layout.lock() {
+                            *l = lay;
+                        }
+                        self.stale.store(false, Ordering::Relaxed);
+                        self.ready.store(true, Ordering::Release);
+                        done.push_back((Instant::now(), seq));
+                        failures = 0;
+                    }
+                    Err(e) => {
+                        failures += 1;
+                        tracing::error!(target: "zz::search", error = %e, "search index rebuild failed; lists walk meanwhile");
+                        std::thread::sleep(Duration::from_secs(failures.min(30) as u64));
+                    }
+                }
+                continue;
+            }
+            self.ready.store(true, Ordering::Release);
+            match self.follow(at) {
+                Ok(Some(seq)) => {
+                    if seq > at {
+                        at = seq;
+                        done.push_back((Instant::now(), seq));
+                    }
+                    failures = 0;
+                }
+                Ok(None) => {
+                    tracing::warn!(target: "zz::search", at, "the change log no longer holds what the index needs: rebuilding");
+                    self.stale.store(true, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    failures += 1;
+                    tracing::error!(target: "zz::search", error = %e, "search index update failed; retrying");
+                    std::thread::sleep(Duration::from_millis(100 * failures.min(50) as u64));
+                }
+            }
+            while done.front().is_some_and(|(t, _)| t.elapsed() >= PRUNE_AFTER) {
+                if let Some((_, seq)) = done.pop_front() {
+                    self.store.set_indexed(seq);
+                }
+            }
+        }
+    }
+
+    /// Waits for changes after `at` and applies one batch of them. `Ok(None)`: the log no longer reaches back
+    /// to `at` (pruned, or the store went back: a restore) and the index must be rebuilt.
+    fn follow(&self, at: u64) -> anyhow::Result<Option<u64>> {
+        let now = self.store.wait_changes(at, Duration::from_millis(500));
+        if now <= at {
+            return Ok(Some(at));
+        }
+        let res = self.res.clone();
+        let batch = self.store.read(|r| {
+            if !r.changes_reach(at)? {
+                return Ok(None);
+            }
+            let changes = r.changes_after(at, BATCH)?;
+            let Some(last) = changes.last().map(|c| c.seq) else { return Ok(Some((Vec::new(), Vec::new(), at))) };
+            let mut seen = std::collections::HashSet::new();
+            let (mut upserts, mut deletes) = (Vec::new(), Vec::new());
+            // Newest first, so each record is read once and as it is now.
+            for c in changes.iter().rev() {
+                if !seen.insert((c.tenant.as_str(), c.resource.as_str(), c.id)) {
+                    continue;
+                }
+                let live = match res.find(&c.resource) {
+                    Some(def) if def.searchable() => r.get(&def, &c.tenant, c.id)?.map(|rec| doc_of(&def, &c.tenant, &rec)),
+                    _ => None,
+                };
+                match live {
+                    Some(doc) => upserts.push(doc),
+                    None => deletes.push(search::Key { tenant: c.tenant.clone(), resource: c.resource.clone(), id: c.id }),
+                }
+            }
+            Ok(Some((upserts, deletes, last)))
+        })?;
+        let Some((upserts, deletes, last)) = batch else { return Ok(None) };
+        if last > at {
+            self.index.apply(&upserts, &deletes, last)?;
+        }
+        Ok(Some(last))
+    }
+
+    /// Rebuilds the index now on the calling thread (`zhizhuang reindex`); returns the documents indexed.
+    pub fn rebuild_now(&self) -> anyhow::Result<u64> {
+        let lay = layout(&self.res);
+        self.rebuild(&lay)?;
+        self.stale.store(false, Ordering::Relaxed);
+        self.ready.store(true, Ordering::Release);
+        Ok(self.index.len())
+    }
+
+    /// Empties the index and fills it from one store snapshot; returns the sequence number it then holds.
+    fn rebuild(&self, lay: &str) -> anyhow::Result<u64> {
+        let started = Instant::now();
+        self.index.clear()?;
+        let defs: Vec<Arc<ResourceDef>> = self.res.all().into_iter().filter(|d| d.searchable()).collect();
+        let mut docs: Vec<search::Doc> = Vec::with_capacity(REBUILD_BATCH);
+        let mut total = 0u64;
+        let seq = self.store.read(|r| {
+            let seq = r.change_seq()?;
+            for def in &defs {
+                for t in r.tenants_of(def)? {
+                    r.for_each(def, &t, |rec| {
+                        docs.push(doc_of(def, &t, &rec));
+                        if docs.len() >= REBUILD_BATCH {
+                            total += docs.len() as u64;
+                            self.index.apply_partial(&docs).map_err(|e| store::StoreError::Storage(e.to_string()))?;
+                            docs.clear();
+                        }
+                        Ok(())
+                    })?;
+                }
+            }
+            Ok(seq)
+        })?;
+        total += docs.len() as u64;
+        self.index.apply(&docs, &[], seq)?;
+        let ms = started.elapsed().as_millis() as u64;
+        self.rebuilds.fetch_add(1, Ordering::Relaxed);
+        self.last_rebuild_ms.store(ms, Ordering::Relaxed);
+        tracing::info!(target: "zz::search", docs = total, ms, seq, layout_bytes = lay.len(), "search index rebuilt");
+        Ok(seq)
+    }
+
+    /// Candidates for a list: the `contains` filters on searched fields and the keyword check become a hint
+    /// (see `store::Hint`), when the index is current. Leaves the query as it is otherwise.
+    pub fn hint(&self, def: &ResourceDef, tenant: &str, q: &mut Query) -> anyhow::Result<()> {
+        if !self.is_ready() || !def.searchable() || q.hint.is_some() {
+            return Ok(());
+        }
+        let t = store::storage_tenant(def, tenant);
+        // Read before searching: the search then sees at least the changes up to it.
+        let seq = self.index.seq();
+        let mut ids: Option<Vec<u64>> = None;
+        let mut answers = Vec::new();
+        for (i, f) in q.filters.iter().enumerate() {
+            if f.op != Op::Contains || !def.field(&f.field).is_some_and(|fd| fd.searched()) {
+                continue;
+            }
+            let Some(needle) = f.value.as_str() else { continue };
+            let Some(found) = self.index.contains(t, &def.name, &f.field, needle)? else { continue };
+            answers.push(i);
+            ids = Some(match ids {
+                None => found,
+                Some(prev) => prev.into_iter().filter(|id| found.binary_search(id).is_ok()).collect(),
+            });
+        }
+        let mut ranked = false;
+        let mut check = false;
+        if let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.clone())
+            && let Some((found, is_ranked)) = self.index.keyword_ids(t, &def.name, &kw, RANK_MAX)? {
+            check = true;
+            ranked = is_ranked;
+            ids = Some(match ids {
+                None => found,
+                Some(prev) => found.into_iter().filter(|id| prev.binary_search(id).is_ok()).collect(),
+            });
+        }
+        if let Some(ids) = ids {
+            q.hint = Some(Hint { seq, ids, ranked, answers, check });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,188 @@
+//! Search (issue 8): list text filters answered from the index give exactly what walking the records gives;
+//! the list keyword (fragments, words, pinyin); the search box across resources with permissions, data scopes
+//! and tenants applied; removed records leave; a deleted index directory is rebuilt.
+use serde_json::{Value, json};
+use store::{Filter, Op, Query};
+
+use crate::support::App;
+
+const A: &str = "157270";
+const B: &str = "741487";
+
+const HANZI: &str = "订单超时时间装修公司工程项目合同施工队材料仓库入库出库审批张三李四北京上海";
+
+fn put(app: &App, tenant: &str, res: &str, doc: Value) -> u64 {
+    let (r, t, res) = (app.st.res.clone(), tenant.to_string(), res.to_string());
+    app.st.store.write(move |w| Ok(w.insert(&r.get(&res), &t, doc.as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())).unwrap()
+}
+
+fn ids_of(v: &Value) -> Vec<String> {
+    v["data"]["records"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+}
+
+/// The list as a walk over every record gives it (no index involved).
+fn walked(app: &App, tenant: &str, field: &str, needle: &str) -> (Vec<String>, u64) {
+    let def = app.st.res.get("param");
+    let q = Query { limit: 1000, filters: vec![Filter::new(field, Op::Contains, json!(needle))], ..Default::default() };
+    assert!(q.hint.is_none());
+    let page = app.st.store.read(|r| r.list(&def, tenant, &q)).unwrap();
+    (page.records.iter().map(|r| r["id"].as_u64().unwrap().to_string()).collect(), page.total)
+}
+
+#[tokio::test]
+async fn contains_filters_from_the_index_equal_the_walk() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let chars: Vec<char> = HANZI.chars().collect();
+    let mut seed = 7u64;
+    let mut rnd = move |n: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let mut names = Vec::new();
+    for i in 0..400 {
+        let len = 2 + rnd(9) as usize;
+        let mut s: String = (0..len).map(|_| if rnd(10) < 8 { chars[rnd(chars.len() as u64) as usize] } else { "aB0-9 x".chars().nth(rnd(7) as usize).unwrap() }).collect();
+        s = s.trim().to_string();
+        if s.is_empty() {
+            s = "空".into();
+        }
+        names.push(s.clone());
+        put(&app, A, "param", json!({"paramName": s, "paramKey": format!("key.{i}"), "paramValue": "v"}));
+        // The same names in tenant B: never in A's answers.
+        if i % 3 == 0 {
+            put(&app, B, "param", json!({"paramName": s, "paramKey": format!("key.{i}"), "paramValue": "v"}));
+        }
+    }
+    app.indexed();
+    let mut tried = 0;
+    for (i, name) in names.iter().enumerate().take(120) {
+        let cs: Vec<char> = name.chars().collect();
+        let len = 1 + i % 6.min(cs.len());
+        let start = (i * 7) % (cs.len() + 1 - len.min(cs.len()));
+        let needle: String = cs[start..(start + len).min(cs.len())].iter().collect();
+        // The API trims filter values.
+        let needle = needle.trim().to_string();
+        if needle.is_empty() {
+            continue;
+        }
+        let (want, total) = walked(&app, A, "paramName", &needle);
+        let url = format!("/api/blade-system/param/list?size=1000&paramName={}", urlencode(&needle));
+        let (s, v) = app.get(&url, &t).await;
+        assert_eq!(s, 200, "{v}");
+        assert_eq!((ids_of(&v), v["data"]["total"].as_u64().unwrap()), (want, total), "needle {needle:?}");
+        tried += 1;
+    }
+    assert!(tried > 100);
+    // Paging and an exact filter on top.
+    let (want, total) = walked(&app, A, "paramName", "订");
+    let (_, v) = app.get(&format!("/api/blade-system/param/list?size=5&current=3&paramName={}", urlencode("订")), &t).await;
+    assert_eq!(v["data"]["total"].as_u64().unwrap(), total);
+    assert_eq!(ids_of(&v), want[10..15.min(want.len())].to_vec());
+
+    // Written after the index caught up, and removed: lists are exact at once, whatever the index holds yet.
+    let fresh = put(&app, A, "param", json!({"paramName": "刚刚写入的超时参数", "paramKey": "fresh", "paramValue": "v"}));
+    let (_, v) = app.get(&format!("/api/blade-system/param/list?paramName={}", urlencode("刚刚写入")), &t).await;
+    assert_eq!(ids_of(&v), vec![fresh.to_string()]);
+    let (s, _) = app.req("POST", &format!("/api/blade-system/param/remove?ids={fresh}"), Some(&t), None, &[]).await;
+    assert_eq!(s, 200);
+    let (_, v) = app.get(&format!("/api/blade-system/param/list?paramName={}", urlencode("刚刚写入")), &t).await;
+    assert_eq!(v["data"]["total"], 0);
+    app.indexed();
+    let (_, v) = app.get(&format!("/api/blade-search/search?q={}", urlencode("刚刚写入")), &t).await;
+    assert_eq!(v["data"]["total"], 0, "a removed record leaves the index: {v}");
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}
+
+#[tokio::test]
+async fn keyword_finds_fragments_words_and_pinyin_of_names() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    for (account, real) in [("zhang3", "张三丰"), ("lisi", "李四"), ("wangwu", "王五"), ("zsf2", "赵书放")] {
+        put(&app, A, "user", json!({"account": account, "name": real, "realName": real, "deptId": "1", "passwordHash": "x", "tokenVersion": 0}));
+    }
+    app.indexed();
+    let accounts = |v: &Value| {
+        let mut a: Vec<String> = v["data"]["records"].as_array().unwrap().iter().map(|r| r["account"].as_str().unwrap().to_string()).collect();
+        a.sort();
+        a
+    };
+    for (kw, want) in [("zsf", vec!["zhang3", "zsf2"]), ("zhangsanfeng", vec!["zhang3"]), ("李", vec!["lisi"]), ("wang", vec!["wangwu"]), ("zsf 三", vec!["zhang3"]), ("没有", vec![])] {
+        let (s, v) = app.get(&format!("/api/blade-user/page?size=50&keyword={}", urlencode(kw)), &t).await;
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(accounts(&v), want, "keyword {kw}");
+        assert_eq!(v["data"]["total"], want.len());
+    }
+}
+
+#[tokio::test]
+async fn the_search_box_applies_permissions_tenants_and_links() {
+    let app = App::new();
+    let a = app.admin(A).await;
+    let b = app.admin(B).await;
+    put(&app, A, "param", json!({"paramName": "仓库预警阈值", "paramKey": "wms.alert", "paramValue": "5"}));
+    put(&app, A, "post", json!({"category": 1, "postCode": "depot", "postName": "仓库管理员", "sort": 1}));
+    let b_param = put(&app, B, "param", json!({"paramName": "仓库预警阈值", "paramKey": "wms.alert", "paramValue": "5"}));
+    app.indexed();
+    let (s, v) = app.get(&format!("/api/blade-search/search?q={}", urlencode("仓库")), &a).await;
+    assert_eq!(s, 200, "{v}");
+    let hits = v["data"]["records"].as_array().unwrap();
+    let resources: Vec<&str> = hits.iter().map(|h| h["resource"].as_str().unwrap()).collect();
+    assert!(resources.contains(&"param") && resources.contains(&"post"), "{v}");
+    assert!(hits.iter().all(|h| h["id"].as_str().unwrap() != b_param.to_string()), "tenant B's record in A's search");
+    let p = hits.iter().find(|h| h["resource"] == "param").unwrap();
+    assert!(p["snippet"].as_str().unwrap().contains("<em>仓库</em>"), "{p}");
+    assert!(p["link"].as_str().unwrap().starts_with("/system/param?id="), "{p}");
+    assert_eq!(p["resourceLabel"], "参数管理");
+    // Tenant B sees its own only.
+    let (_, v) = app.get(&format!("/api/blade-search/search?q={}", urlencode("仓库")), &b).await;
+    let ids: Vec<String> = v["data"]["records"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(ids, vec![b_param.to_string()]);
+    // A user with no codes: no records, no counts.
+    app.make_role(A, "nobody", &[]).await;
+    app.make_user(A, "nobody", "Nobody#123", &["nobody"]).await;
+    let n = app.sign_in(A, "nobody", "Nobody#123").await;
+    let (s, v) = app.get(&format!("/api/blade-search/search?q={}", urlencode("仓库")), &n).await;
+    assert_eq!((s.as_u16(), &v["data"]["total"], v["data"]["records"].as_array().unwrap().len()), (200, &json!(0), 0), "{v}");
+    // Only the post code: only posts.
+    app.make_role(A, "posts", &["post"]).await;
+    app.make_user(A, "poster", "Poster#123", &["posts"]).await;
+    let pt = app.sign_in(A, "poster", "Poster#123").await;
+    let (_, v) = app.get(&format!("/api/blade-search/search?q={}", urlencode("仓库")), &pt).await;
+    let resources: Vec<&str> = v["data"]["records"].as_array().unwrap().iter().map(|h| h["resource"].as_str().unwrap()).collect();
+    assert_eq!(resources, vec!["post"], "{v}");
+    // Bad parameters are 400s that name them; signed out is 401.
+    let (s, v) = app.get("/api/blade-search/search?q=x&resources=nope", &a).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("nope"));
+    let (s, _) = app.get("/api/blade-search/search?q=x&size=500", &a).await;
+    assert_eq!(s, 400);
+    let (s, _) = app.req("GET", "/api/blade-search/search?q=x", None, None, &[]).await;
+    assert_eq!(s, 401);
+    // Menus: the user's own leaves whose name matches.
+    let (_, v) = app.get(&format!("/api/blade-search/search?q={}", urlencode("参数")), &a).await;
+    assert!(v["data"]["menus"].as_array().unwrap().iter().any(|m| m["path"] == "/system/param"), "{v}");
+}
+
+#[tokio::test]
+async fn a_data_file_without_an_index_directory_gets_one_rebuilt_on_start() {
+    let app = App::new();
+    put(&app, A, "param", json!({"paramName": "重建之前的参数", "paramKey": "before", "paramValue": "v"}));
+    // A consistent copy of the data file alone, in a directory of its own (as after a restore).
+    let keep = tempfile::tempdir().unwrap();
+    let file = keep.path().join(store::DATA_FILE);
+    let res = app.st.res.clone();
+    app.st.store.backup_to(&file, &move |n: &str| res.find(n)).unwrap();
+    assert!(!keep.path().join("index").exists());
+    let store = store::Store::open(&file, &store::Options::default()).unwrap();
+    let st = zhizhuang::state::AppState::new(store, zhizhuang::engine::resources::Resources::load().unwrap(), Default::default()).unwrap();
+    let ix = st.index.clone().unwrap();
+    assert!(ix.wait_caught_up(std::time::Duration::from_secs(30)), "{:?}", ix.status());
+    assert_eq!(ix.status().rebuilds, 1);
+    assert!(keep.path().join("index").is_dir());
+    assert_eq!(ix.index().contains(A, "param", "paramName", "重建之前").unwrap().unwrap().len(), 1);
+    ix.stop();
+}
