@@ -139,4 +139,7 @@ pub struct ServeArgs {
     /// second `writes` spares the disk and the writer.
     #[arg(long, env = "ZZ_API_LOG", default_value = "all", value_parser = ["all", "writes"])]
     pub api_log: String,
+    /// Run without the search index (for comparison): text filters walk the records, the search box answers 503.
+    #[arg(long, env = "ZZ_NO_SEARCH_INDEX")]
+    pub no_search_index: bool,
 }

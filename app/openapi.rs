@@ -167,7 +167,16 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
                 params.push(query("ascs", "string", &sort_doc));
                 params.push(query("descs", "string", &sort_doc));
                 for f in def.fields.iter().filter(|f| f.filter) {
-                    params.push(query(&f.name, "string", &format!("{} (contains; other operators: {}_<suffix>, see the description)", f.label, f.name)));
+                    let how = if def.searchable() && f.searched() { "contains, answered from the search index" } else { "contains" };
+                    params.push(query(&f.name, "string", &format!("{} ({how}; other operators: {}_<suffix>, see the description)", f.label, f.name)));
+                }
+                let searched: Vec<&str> = def.fields.iter().filter(|f| f.searched()).map(|f| f.name.as_str()).collect();
+                if !searched.is_empty() {
+                    params.push(query(
+                        "keyword",
+                        "string",
+                        &format!("free text over {}: every space-separated part is a fragment of one of them or a word (pinyin spelling and initials of names); ranked unless a sort is given", searched.join(", ")),
+                    ));
                 }
                 if action == "export" {
                     summary = format!("{} · export (Excel of the current filter, at most 10,000 rows)", def.label);
@@ -187,6 +196,22 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
             }
             _ => {}
         }
+    }
+    if path == "/api/blade-search/search" {
+        summary = "search box: records of every resource the user may open, and their menus".into();
+        params.push(query("q", "string", "the text: every space-separated part is a fragment or a word (pinyin of names too); at most 100 characters"));
+        params.push(query("resources", "string", "comma-separated resource names to search (default: all the user may read)"));
+        params.push(query("current", "integer", "page number, from 1 (default 1)"));
+        params.push(query("size", "integer", "hits per page (default 10; 1–50)"));
+        data = json!({"type": "object", "properties": {
+            "records": {"type": "array", "items": {"type": "object", "properties": {
+                "resource": {"type": "string"}, "resourceLabel": {"type": "string"}, "id": {"type": "string"},
+                "title": {"type": "string", "description": "HTML-escaped, matches in <em>"}, "field": {"type": "string"},
+                "fieldLabel": {"type": "string"}, "snippet": {"type": "string", "description": "HTML-escaped, matches in <em>"},
+                "link": {"type": "string", "description": "the screen, on this record"}, "score": {"type": "number"}}}},
+            "menus": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "path": {"type": "string"}, "title": {"type": "string"}}}},
+            "total": {"type": "integer", "description": "hits the user may open among the first 500 found"},
+            "size": {"type": "integer"}, "current": {"type": "integer"}, "pages": {"type": "integer"}}});
     }
     if summary.is_empty() {
         summary = path.rsplit('/').next().unwrap_or(path).to_string();

@@ -209,6 +209,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         "tenantId": s.tenant, "roleName": s.role_aliases.join(","), "deptId": u("deptId"),
     });
     out["menus"] = Value::Array(crate::api::system::menu::user_routes(st, s, lang).await?);
+    out["site"]["searchBox"] = json!(search_box(st, &s.tenant).await?);
     let mut codes: Vec<&String> = s.perms.codes.iter().collect();
     codes.sort();
     out["permissions"] = json!(codes);
@@ -227,6 +228,21 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         }
     }
     Ok(out)
+}
+
+/// The tenant setting that shows the header's search box (SPEC §2 shows it for tenant 157270 only): a parameter
+/// `zz.search.box` of the tenant with the value `true` (or `1`, `on`).
+pub const SEARCH_BOX_PARAM: &str = "zz.search.box";
+
+async fn search_box(st: &AppState, tenant: &str) -> Result<bool, ApiError> {
+    let (def, t) = (st.res.get("param"), tenant.to_string());
+    let v = st
+        .read(move |r| {
+            let Some(id) = r.find_unique(&def, &t, "paramKey", SEARCH_BOX_PARAM)? else { return Ok(None) };
+            Ok(r.get(&def, &t, id)?.and_then(|p| p.get("paramValue").and_then(Value::as_str).map(str::to_string)))
+        })
+        .await?;
+    Ok(v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "on" | "yes")))
 }
 
 /// Whether a path names a screen for someone: a menu path, a generic list screen, or a generated resource's

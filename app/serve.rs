@@ -63,6 +63,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         walk_deadline: Duration::from_millis(args.walk_deadline_ms),
         walk_slots: args.walk_slots,
         api_log_writes_only: args.api_log == "writes",
+        search_index: !args.no_search_index,
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;

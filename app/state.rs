@@ -45,6 +45,8 @@ pub struct Settings {
     pub walk_slots: usize,
     /// The api log leaves out successful reads (`--api-log writes`).
     pub api_log_writes_only: bool,
+    /// Keep the search index (`DIR/index/`); off, text filters walk the records and the search box answers 503.
+    pub search_index: bool,
 }
 
 impl Default for Settings {
@@ -66,6 +68,7 @@ impl Default for Settings {
             walk_deadline: Duration::from_secs(5),
             walk_slots: 0,
             api_log_writes_only: false,
+            search_index: true,
         }
     }
 }
@@ -154,7 +157,10 @@ impl AppState {
         res.load_generated(&store)?;
         let slots = walk_slots(settings.walk_slots);
         let logs = crate::logsink::LogSink::start(store.clone(), res.clone(), settings.zone);
-        let index = match crate::indexer::Indexer::open(&store, &res) {
+        let index = if !settings.search_index {
+            None
+        } else {
+            match crate::indexer::Indexer::open(&store, &res) {
             Ok(i) => {
                 i.start();
                 Some(i)
@@ -162,6 +168,7 @@ impl AppState {
             Err(e) => {
                 tracing::error!(target: "zz::search", error = %e, "search index unavailable: text filters walk the records");
                 None
+            }
             }
         };
         Ok(AppState(Arc::new(Inner {

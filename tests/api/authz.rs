@@ -486,6 +486,8 @@ async fn cross_tenant_matrix_from_the_route_table() {
 
 /// Routes a signed-in person may call on their own account and session without any code.
 const SELF_SERVICE: &[&str] = &[
+    // Any signed-in user may search; the answer holds only records of resources their codes and scopes open.
+    "GET /api/blade-search/search",
     "GET /api/blade-auth/oauth/user-info",
     "GET /api/blade-auth/oauth/logout",
     "POST /api/blade-auth/oauth/logout",

@@ -35,7 +35,7 @@ fn fill(app: &App, n: usize) -> u64 {
 
 #[tokio::test]
 async fn a_walk_past_its_deadline_is_answered_503_naming_the_filter() {
-    let app = App::with(Settings { walk_deadline: Duration::from_millis(1), ..Settings::default() });
+    let app = App::with(Settings { walk_deadline: Duration::from_millis(1), search_index: false, ..Settings::default() });
     fill(&app, 3_000);
     let token = app.admin("157270").await;
     let url = "/api/blade-system/param/list?paramName=%E8%B6%85%E6%97%B6&current=1&size=10";
@@ -58,7 +58,7 @@ async fn a_walk_past_its_deadline_is_answered_503_naming_the_filter() {
 
 #[tokio::test]
 async fn walks_take_a_slot_and_other_requests_keep_serving() {
-    let app = App::with(Settings { walk_deadline: Duration::from_millis(300), walk_slots: 1, ..Settings::default() });
+    let app = App::with(Settings { walk_deadline: Duration::from_millis(300), walk_slots: 1, search_index: false, ..Settings::default() });
     let first = fill(&app, 50);
     let token = app.admin("157270").await;
     // Another walk holds the only slot.
@@ -86,7 +86,7 @@ async fn walks_take_a_slot_and_other_requests_keep_serving() {
 
 #[tokio::test]
 async fn a_walk_stops_when_its_client_goes_away() {
-    let app = App::with(Settings { walk_deadline: Duration::from_secs(120), walk_slots: 1, ..Settings::default() });
+    let app = App::with(Settings { walk_deadline: Duration::from_secs(120), walk_slots: 1, search_index: false, ..Settings::default() });
     fill(&app, 40_000);
     let token = app.admin("157270").await;
     // A filter nothing matches walks every record.

@@ -31,7 +31,7 @@ export type Props = {
   url: string;
   now: number;
   locale: 'zh' | 'en';
-  site: { title: string; storagePrefix: string; apps: { name: string; url: string }[]; socialAuthUrl: string | null; feedbackUrl?: string; appraiseUrl?: string };
+  site: { title: string; storagePrefix: string; apps: { name: string; url: string }[]; socialAuthUrl: string | null; feedbackUrl?: string; appraiseUrl?: string; searchBox?: boolean };
   /** The theme from cookie zz-theme (validated by the server), so the first paint already has it. */
   theme?: { name: string; color: string | null } | null;
   tenant: { id: string; name: string; knownFromHost: boolean };

@@ -53,6 +53,10 @@ pub async fn list_data(st: &AppState, s: &Session, q: &[(String, String)]) -> Ap
             rows.retain(|r| r.get(k).and_then(Value::as_str).is_some_and(|v| v.contains(want)));
         }
     }
+    if let Some(kw) = param(q, "keyword").filter(|k| !k.trim().is_empty()) {
+        let check = crate::indexer::keyword_check(&st.res.get("menu"), kw.trim());
+        rows.retain(|r| (check.test)(r));
+    }
     Ok(tree::build(&rows, &wire(st)))
 }
 

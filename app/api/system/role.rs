@@ -47,6 +47,10 @@ pub async fn list_data(st: &AppState, s: &Session, q: &[(String, String)]) -> Ap
             rows.retain(|r| r.get(k).and_then(Value::as_str).is_some_and(|v| v.contains(want)));
         }
     }
+    if let Some(kw) = param(q, "keyword").filter(|k| !k.trim().is_empty()) {
+        let check = crate::indexer::keyword_check(&def(st), kw.trim());
+        rows.retain(|r| (check.test)(r));
+    }
     let (d, zone) = (def(st), st.settings.zone);
     Ok(tree::build(&rows, &|m| crate::wire::record(&d, zone, m.clone())))
 }

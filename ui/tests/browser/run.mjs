@@ -588,6 +588,49 @@ test('menu search (157270): prefix, Esc closes, choosing navigates', async (t) =
   await waitPath(page, '/system/param');
 });
 
+test('search box (157270): menus first, then records grouped by resource; a click opens the screen on the record', async (t) => {
+  const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/wel/index');
+  await page.getByRole('banner').getByRole('button', { name: '菜单搜索' }).click();
+  const box = page.getByRole('searchbox', { name: '搜索菜单' });
+  // Pinyin initials of a person's name find the user record.
+  await box.fill('zw');
+  const users = page.getByRole('listbox', { name: '用户管理' });
+  await users.getByRole('option', { name: /张伟/ }).waitFor();
+  // A fragment: records of several resources, each group labelled, matches marked.
+  await box.fill('施工');
+  await page.getByRole('listbox', { name: '机构管理' }).getByRole('option', { name: /施工一队/ }).waitFor();
+  await page.getByRole('listbox', { name: '角色管理' }).waitFor();
+  check((await page.locator('.search-records mark', { hasText: '施工' }).count()) > 0, 'matches are marked');
+  await shot(page, 'search-box');
+  await page.getByRole('listbox', { name: '机构管理' }).getByRole('option', { name: /施工一队/ }).getByRole('link').click();
+  await page.waitForURL((u) => u.pathname === '/system/dept' && u.searchParams.has('id'));
+  await box.waitFor({ state: 'detached' });
+  // Enter opens the first match (a menu when one matches).
+  await page.getByRole('banner').getByRole('button', { name: '菜单搜索' }).click();
+  await box.fill('参数');
+  await page.getByRole('option', { name: /参数管理/ }).waitFor();
+  await box.press('Enter');
+  await waitPath(page, '/system/param');
+});
+
+test('list keyword: the user list finds by pinyin and by fragment', async (t) => {
+  const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/system/user');
+  const bar = page.locator('.crud-search');
+  const list = page.waitForResponse((r) => r.url().includes('/api/blade-user/page') && r.url().includes('keyword=zw'));
+  await bar.getByRole('searchbox', { name: '关键字' }).fill('zw');
+  await bar.getByRole('button', { name: '搜索' }).click();
+  check((await list).status() === 200, 'keyword list answered');
+  await page.getByRole('row').filter({ hasText: '张伟' }).waitFor();
+  await page.getByRole('row').filter({ hasText: '李娜' }).waitFor({ state: 'detached' });
+  await shot(page, 'user-keyword');
+  await bar.getByRole('searchbox', { name: '关键字' }).fill('李');
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.getByRole('row').filter({ hasText: '李娜' }).waitFor();
+  await page.getByRole('row').filter({ hasText: '张伟' }).waitFor({ state: 'detached' });
+});
+
 
 // ---------------------------------------------------------------- administration screens (issue 4 item 9)
 

@@ -182,6 +182,10 @@ export function CrudTable({ cfg, reloadKey = 0, firstPage, dicts: seedDicts }: {
     <section className={'crud adm ' + (cfg.className ?? '')} aria-label={title}>
       {cfg.search.length > 0 && (
         <form className="crud-search" role="search" aria-label={title} onSubmit={(e) => { e.preventDefault(); setPage((p) => ({ ...p, current: 1 })); setApplied({ ...filters }); }}>
+          <label>
+            <span>{t('common.keyword')}</span>
+            <input type="search" name="keyword" placeholder={t('common.keywordHint')} value={filters.keyword ?? ''} onChange={(e) => setFilters({ ...filters, keyword: e.target.value })} />
+          </label>
           {cfg.search.map((f) => {
             const opts = f.options ? f.options.map((o) => ({ value: String(o.value), label: T(o.label) })) : f.dict ? dicts[f.dict] ?? [] : null;
             return (

@@ -73,7 +73,13 @@ export function ListPage() {
 
   return (
     <section className="crud" aria-label={L(res)}>
-      <form className="crud-search" onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
+      <form className="crud-search" role="search" aria-label={L(res)} onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
+        {searchFields.length > 0 && (
+          <label>
+            <span>{t('common.keyword')}</span>
+            <input type="search" name="keyword" placeholder={t('common.keywordHint')} value={filters.keyword ?? ''} onChange={(e) => setFilters({ ...filters, keyword: e.target.value })} />
+          </label>
+        )}
         {searchFields.map((f) => (
           <label key={f.name}>
             <span>{L(f)}</span>

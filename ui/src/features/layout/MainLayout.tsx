@@ -36,6 +36,8 @@ export function MainLayout({ title, children }: { title: string; children: React
   // Rendered with the theme the server read from the cookie, so nothing flashes on load.
   const [theme, setTheme] = useState(() => initialTheme(props.theme));
   const edu = props.tenant.id === EDU_TENANT;
+  // SPEC §2 shows the search for tenant 157270; a tenant setting (parameter zz.search.box) shows it elsewhere.
+  const searchBox = edu || props.site.searchBox === true;
   // Closed dialogs are not rendered (nor their contents built) until first opened: see useOpenedOnce.
   const searchSeen = useOpenedOnce(search);
   const lockSeen = useOpenedOnce(lock);
@@ -78,7 +80,7 @@ export function MainLayout({ title, children }: { title: string; children: React
         <div className="logo">{collapsed ? props.site.title.slice(0, 1) : props.site.title}</div>
         <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}><IconMenu /></button>
         <div className="top-spacer" />
-        {edu && <button type="button" className="icon-btn" aria-label={t('top.search')} title={t('top.search')} onClick={() => setSearch(true)}><IconSearch /></button>}
+        {searchBox && <button type="button" className="icon-btn" aria-label={t('top.search')} title={t('top.search')} onClick={() => setSearch(true)}><IconSearch /></button>}
         {edu && <ErrorLog prefix={prefix} />}
         {edu && <button type="button" className="icon-btn" aria-label={t('top.lock')} title={t('top.lock')} onClick={() => setLock(true)}><IconLock /></button>}
         {edu && <LangSwitch />}
@@ -102,7 +104,7 @@ export function MainLayout({ title, children }: { title: string; children: React
         <TagBar title={title} onSearch={() => setSearch(true)} />
         <main className="view">{children}</main>
       </div>
-      {searchSeen && <MenuSearch open={search} onOpenChange={setSearch} menus={menus} go={go} />}
+      {searchSeen && <MenuSearch open={search} onOpenChange={setSearch} menus={menus} go={go} navigate={navigate} />}
       {lockSeen && <LockDialog open={lock} onOpenChange={setLock} prefix={prefix} />}
       {themeSeen && <ThemeDialog open={themeOpen} onOpenChange={setThemeOpen} theme={theme.name} color={theme.color} onChange={changeTheme} />}
     </div>
