@@ -23,7 +23,7 @@ pub const INDEX_DIR: &str = "index";
 /// Changes read and committed to the index at most at once while following.
 const BATCH: usize = 5_000;
 /// Documents per commit during a rebuild.
-const REBUILD_BATCH: usize = 50_000;
+const REBUILD_BATCH: usize = 10_000;
 /// How long the log keeps changes the index already holds: a list that read the index's sequence number
 /// before a commit still finds the changes after it in the log for this long.
 const PRUNE_AFTER: Duration = Duration::from_secs(30);

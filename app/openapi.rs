@@ -210,7 +210,7 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
                 "fieldLabel": {"type": "string"}, "snippet": {"type": "string", "description": "HTML-escaped, matches in <em>"},
                 "link": {"type": "string", "description": "the screen, on this record"}, "score": {"type": "number"}}}},
             "menus": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "path": {"type": "string"}, "title": {"type": "string"}}}},
-            "total": {"type": "integer", "description": "hits the user may open among the first 500 found"},
+            "total": {"type": "integer", "description": "hits the user may open (among the first 500 found when data scopes apply)"},
             "size": {"type": "integer"}, "current": {"type": "integer"}, "pages": {"type": "integer"}}});
     }
     if summary.is_empty() {

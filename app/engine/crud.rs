@@ -129,14 +129,15 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let mut query = crate::engine::listq::parse(def, st.settings.zone, q)?;
     query.any = crate::auth::scope::guard(st, s, def).await?.unwrap_or_default();
     let (d, t, lim) = (def.clone(), s.tenant.clone(), query.limit);
-    // A first page without filters walks at most offset + limit entries from an index end: read it here, and
-    // keep its answer until the resource changes. A data-scoped query (`any`) is never cached: the key holds
-    // no user.
+    // Every answer is kept until the resource (or a dictionary its labels come from) changes: versions only
+    // grow, so their sum changes whenever one does, and it is read before the snapshot. A data-scoped query
+    // (`any`) depends on the viewer's scope rules, as worked out now: they are part of the key. A first page
+    // without filters walks at most offset + limit entries from an index end and is read on this thread.
     let bounded = query.unfiltered() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
-    let version = st.store.version(&def.name);
-    let key = format!("{}\u{1f}{}\u{1f}{}", s.tenant, def.name, raw);
-    if bounded
-        && let Some(body) = st.list_cache.get(&key, &version) {
+    let version = st.store.version(&def.name) + st.store.version("dict") + st.store.version("dictbiz");
+    let viewer = if query.any.is_empty() { String::new() } else { format!("{:?}", query.any) };
+    let key = format!("{}\u{1f}{}\u{1f}{}\u{1f}{}", s.tenant, def.name, viewer, raw);
+    if let Some(body) = st.list_cache.get(&key, &version) {
         return Ok(body);
     }
     let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
@@ -152,9 +153,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
         })
         .collect();
     let body = ok_bytes(PageOut { records, total: page.total, size: lim, current, pages: page.total.div_ceil(lim) })?;
-    if bounded {
-        st.list_cache.put(key, version, body.clone());
-    }
+    st.list_cache.put(key, version, body.clone());
     Ok(body)
 }
 

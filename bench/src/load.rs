@@ -12,7 +12,7 @@ pub struct Spec {
     pub addr: String,
     pub method: String,
     pub path: String,
-    /// `{n}` is replaced by a counter unique across connections.
+    /// `{n}` is replaced by a counter unique across connections (in the path too, with `{nn}` and `{n6}`).
     pub body: Option<String>,
     pub headers: Vec<(String, String)>,
     pub conns: usize,
@@ -86,7 +86,13 @@ async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadl
         while Instant::now() < deadline {
             let n = counter.fetch_add(1, Ordering::Relaxed);
             let body = spec.body.as_ref().map(|b| b.replace("{n}", &n.to_string())).unwrap_or_default();
-            let path = if spec.path.contains("{n}") { spec.path.replace("{n}", &n.to_string()) } else { spec.path.clone() };
+            // `{n}` the counter; `{nn}` two digits 10–99 and `{n6}` six digits 100000–999999 cycling with it (needles
+            // of one selectivity that differ from request to request, so no answer is served from a cache).
+            let path = if spec.path.contains('{') {
+                spec.path.replace("{nn}", &(10 + n % 90).to_string()).replace("{n6}", &(100_000 + n % 900_000).to_string()).replace("{n}", &n.to_string())
+            } else {
+                spec.path.clone()
+            };
             let mut b = Request::builder().method(spec.method.as_str()).uri(path.as_str()).header("host", &spec.addr);
             if spec.body.is_some() {
                 b = b.header("content-type", "application/json");
@@ -128,6 +134,21 @@ pub async fn once(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]
         b = b.header(*k, *v);
     }
     let resp = sender.send_request(b.body(Full::new(hyper::body::Bytes::new()))?).await?;
+    let status = resp.status().as_u16();
+    let body = resp.into_body().collect().await?.to_bytes();
+    Ok((status, String::from_utf8_lossy(&body).into_owned()))
+}
+
+/// One request with a body on a fresh connection; returns status and body.
+pub async fn once_body(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> anyhow::Result<(u16, String)> {
+    let stream = tokio::net::TcpStream::connect(addr).await?;
+    let (mut sender, c) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(c);
+    let mut b = Request::builder().method(method).uri(path).header("host", addr).header("content-type", "application/json");
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let resp = sender.send_request(b.body(Full::new(hyper::body::Bytes::from(body.to_string())))?).await?;
     let status = resp.status().as_u16();
     let body = resp.into_body().collect().await?.to_bytes();
     Ok((status, String::from_utf8_lossy(&body).into_owned()))

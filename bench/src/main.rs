@@ -61,6 +61,18 @@ enum Cmd {
         #[arg(long)]
         reuse: bool,
     },
+    /// Search (issue 8): while CONNS connections create parameters, a probe creates one record at a time and
+    /// polls the search box until it finds it; prints the time from the create's answer to the first hit.
+    Findable {
+        #[arg(long)]
+        addr: String,
+        #[arg(long)]
+        token: String,
+        #[arg(long, default_value_t = 64)]
+        conns: usize,
+        #[arg(long, default_value_t = 20)]
+        secs: u64,
+    },
     /// A plain hello-world server (the baseline).
     Hello { addr: String },
     /// The whole suite of the backbone issue.
@@ -94,6 +106,7 @@ fn main() -> anyhow::Result<()> {
             println!("{}", rt.block_on(load::run(spec))?.line("load"));
             Ok(())
         }
+        Cmd::Findable { addr, token, conns, secs } => rt.block_on(findable(&addr, &token, conns, secs)),
         Cmd::Hello { addr } => rt.block_on(async {
             let app = axum::Router::new().route("/", axum::routing::get(|| async { "hello" }));
             let l = tokio::net::TcpListener::bind(&addr).await?;
@@ -416,5 +429,54 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
     for l in &lines {
         println!("{l}");
     }
+    Ok(())
+}
+
+async fn findable(addr: &str, token: &str, conns: usize, secs: u64) -> anyhow::Result<()> {
+    let auth = format!("bearer {token}");
+    let headers = vec![("blade-auth".to_string(), auth.clone())];
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis();
+    let body = format!(r#"{{"paramName":"负载参数{{n}}","paramKey":"load{stamp}.{{n}}","paramValue":"v"}}"#);
+    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), headers, conns, duration: Duration::from_secs(secs) };
+    let load = tokio::spawn(load::run(spec));
+    let h = [("blade-auth", auth.as_str())];
+    let until = Instant::now() + Duration::from_secs(secs.saturating_sub(2).max(1));
+    let mut lat = Vec::new();
+    let mut missed = 0;
+    let mut i = 0u64;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    while Instant::now() < until {
+        i += 1;
+        let key = format!("probe{stamp}x{i}");
+        let body = format!(r#"{{"paramName":"探针{key}","paramKey":"{key}","paramValue":"v"}}"#);
+        let (s, b) = load::once_body(addr, "POST", "/api/blade-system/param/submit", &h, &body).await?;
+        anyhow::ensure!(s == 200, "probe create answered {s}: {b}");
+        let acked = Instant::now();
+        let path = format!("/api/blade-search/search?resources=param&size=1&q={key}");
+        let mut found = false;
+        while acked.elapsed() < Duration::from_secs(10) {
+            let (s, b) = load::once(addr, "GET", &path, &h).await?;
+            if s == 200 && !b.contains("\"total\":0") {
+                found = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        if found { lat.push(acked.elapsed().as_secs_f64() * 1000.0) } else { missed += 1 }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let report = load.await??;
+    lat.sort_by(|a, b| a.total_cmp(b));
+    let pct = |p: f64| lat.get(((lat.len() as f64 * p).ceil() as usize).saturating_sub(1).min(lat.len().saturating_sub(1))).copied().unwrap_or(f64::NAN);
+    println!("{}", report.line("creates under probe"));
+    println!(
+        "findable after create: probes={} not found in 10 s={} p50={:.0}ms p90={:.0}ms p99={:.0}ms max={:.0}ms",
+        lat.len(),
+        missed,
+        pct(0.5),
+        pct(0.9),
+        pct(0.99),
+        lat.last().copied().unwrap_or(f64::NAN)
+    );
     Ok(())
 }

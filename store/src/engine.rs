@@ -165,7 +165,11 @@ where
         let mut ticker = Ticker::new(&q.budget);
         let changed: std::collections::HashSet<u64> = pending.iter().copied().collect();
         // (id, trusted): trusted ids match what the hint answers; changed records are tested in full.
-        let mut cands: Vec<(u64, bool)> = h.ids.iter().filter(|id| !changed.contains(id)).map(|&id| (id, !strict)).collect();
+        let mut cands: Vec<(u64, bool)> = if changed.is_empty() {
+            h.ids.iter().map(|&id| (id, !strict)).collect()
+        } else {
+            h.ids.iter().filter(|id| !changed.contains(id)).map(|&id| (id, !strict)).collect()
+        };
         let mut fresh: Vec<u64> = changed.iter().copied().collect();
         fresh.sort_unstable_by(|a, b| b.cmp(a));
         let ranked = h.ranked && q.sorts.is_empty();
@@ -175,9 +179,17 @@ where
             all.append(&mut cands);
             cands = all;
         } else {
-            cands.extend(fresh.into_iter().map(|id| (id, false)));
+            // The hint's ids come ascending: reversed for the usual newest-first order, sorted only when records
+            // changed since are added.
             let asc = q.sorts.first().is_some_and(|s| (s.field == "id" || s.field == "createTime") && !s.desc);
-            if asc { cands.sort_unstable_by_key(|c| c.0) } else { cands.sort_unstable_by(|a, b| b.0.cmp(&a.0)) }
+            let added = !fresh.is_empty();
+            cands.extend(fresh.into_iter().map(|id| (id, false)));
+            if added || !cands.is_sorted_by_key(|c| c.0) {
+                cands.sort_unstable_by_key(|c| c.0);
+            }
+            if !asc {
+                cands.reverse();
+            }
         }
         // Filters the hint does not answer: narrowed by index ranges when exact, else tested on the record.
         let mut allowed: Option<Vec<u64>> = None;

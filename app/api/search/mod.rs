@@ -108,9 +108,17 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
         if !platform.is_empty() {
             scopes.push(search::Scope { tenant: store::PLATFORM_TENANT, resources: &platform });
         }
-        let (hits, _) = ix.index().search_scopes(&scopes, &q2, 0, EXAMINE).map_err(ApiError::internal)?;
         let parts: Vec<String> = q2.split_whitespace().map(str::to_string).collect();
-        // Confirmed against the store and the user's data scope: a hit that fails either is not counted.
+        let guarded = targets.iter().any(|t| t.guard.is_some());
+        // Without data scopes every hit of a readable resource may be opened: the index's count is the total and
+        // only the page is read. With data scopes, up to EXAMINE hits are tested and counted.
+        let (hits, found) = if guarded {
+            ix.index().search_scopes(&scopes, &q2, 0, EXAMINE).map_err(ApiError::internal)?
+        } else {
+            ix.index().search_scopes(&scopes, &q2, (current - 1) * size, size).map_err(ApiError::internal)?
+        };
+        // Confirmed against the store (a record removed since it was indexed is left out) and the user's data
+        // scope; the page's hits also against the query itself, as they are now.
         let confirmed = store.read(|r| {
             let mut out = Vec::new();
             for h in &hits {
@@ -120,20 +128,23 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
                     && !g.iter().any(|f| f.matches(&rec)) {
                     continue;
                 }
-                if !(crate::indexer::keyword_check(&t.def, &q2).test)(&rec) {
-                    continue;
-                }
                 out.push((t, rec, h.score));
             }
             Ok(out)
         })?;
-        let total = confirmed.len();
-        let page: Vec<Value> = confirmed
+        let in_page = |v: Vec<_>| -> Vec<_> { if guarded { v.into_iter().skip((current - 1) * size).take(size).collect() } else { v } };
+        let total = if guarded { confirmed.len() } else { found.saturating_sub(hits.len() - confirmed.len()) };
+        let mut dropped = 0;
+        let page: Vec<Value> = in_page(confirmed)
             .into_iter()
-            .skip((current - 1) * size)
-            .take(size)
+            .filter(|(t, rec, _)| {
+                let ok = (crate::indexer::keyword_check(&t.def, &q2).test)(rec);
+                dropped += usize::from(!ok);
+                ok
+            })
             .map(|(t, rec, score)| hit_json(&t.def, t.screen, &rec, &parts, score, lang))
             .collect();
+        let total = total - dropped.min(total);
         Ok((page, total))
     })
     .await
