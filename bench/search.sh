@@ -28,7 +28,7 @@ token() {
     "http://$ADDR/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=$MD5&grant_type=password&scope=all" |
     python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])"
 }
-rss() { grep VmRSS /proc/"$(pgrep -f "zhizhuang serve --http $ADDR")"/status | awk '{print $2}'; }
+rss() { grep -E 'VmRSS|RssAnon|RssFile' /proc/"$(pgrep -f "zhizhuang serve --http $ADDR")"/status | awk '{printf "%s %s KiB  ", $1, $2}'; }
 total() { curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$1" | python3 -c "import sys,json;print(json.load(sys.stdin)['data']['total'])"; }
 
 "$T/bench" hello 127.0.0.1:18099 & HELLO=$!
@@ -44,7 +44,9 @@ echo "== without the index (--no-search-index): totals by walking, RSS =="
 start --no-search-index --api-log writes --walk-deadline-ms 600000
 TOK=$(token)
 echo "walk totals: 1% filter $(total "$ONEPCT"), one-row filter $(total "$ONEROW")"
-echo "RSS without index: $(rss) KiB"
+"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey_equal=bench.key.{n6}&_t={n}" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/(no index) exact-key list, c=64/'
+"$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"无索引{n}","paramKey":"noix.{n}","paramValue":"v"}' --token "$TOK" --conns 64 --secs 20 | sed 's/^load/(no index) creates, c=64/'
+echo "RSS without index after the same lists and creates: $(rss)"
 stop
 
 echo "== with the index =="
@@ -55,16 +57,16 @@ echo "index totals: 1% filter $(total "$ONEPCT"), one-row filter $(total "$ONERO
 # The same query again and again (answers kept until the resource changes), then a different needle of the
 # same selectivity on every request (each one searched in the index and read from the store).
 "$T/bench" load --addr $ADDR --path "$ONEPCT" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/contains ~1%, 20 rows + total, same query, c=64/'
-"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=y.{nn}&size=20" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/contains ~1.1%, a different needle each time, c=64/'
-"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=y.{nn}&size=20" --token "$TOK" --conns 1 --secs 5 | sed 's/^load/contains ~1.1%, a different needle each time, c=1/'
+"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=y.{nn}&size=20&_t={n}" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/contains ~1.1%, a different needle each time (uncached), c=64/'
+"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=y.{nn}&size=20&_t={n}" --token "$TOK" --conns 1 --secs 5 | sed 's/^load/contains ~1.1%, a different needle each time (uncached), c=1/'
 "$T/bench" load --addr $ADDR --path "$ONEROW" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/contains one row, same query, c=64/'
-"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=key.{n6}&size=20" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/contains one row, a different key each time, c=64/'
-"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=key.{n6}&size=20" --token "$TOK" --conns 1 --secs 5 | sed 's/^load/contains one row, a different key each time, c=1/'
+"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=key.{n6}&size=20&_t={n}" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/contains one row, a different key each time (uncached), c=64/'
+"$T/bench" load --addr $ADDR --path "/api/blade-system/param/list?paramKey=key.{n6}&size=20&_t={n}" --token "$TOK" --conns 1 --secs 5 | sed 's/^load/contains one row, a different key each time (uncached), c=1/'
 "$T/bench" load --addr $ADDR --path "$SEARCH" --token "$TOK" --conns 16 --secs 10 | sed 's/^load/search box top 20 (1.1% of records match), c=16/'
-"$T/bench" load --addr $ADDR --path "/api/blade-search/search?q=key.{n6}&size=20" --token "$TOK" --conns 16 --secs 10 | sed 's/^load/search box top 20, a different key each time, c=16/'
-echo "RSS with index after the loads: $(rss) KiB"
+"$T/bench" load --addr $ADDR --path "/api/blade-search/search?q=key.{n6}&size=20" --token "$TOK" --conns 16 --secs 10 | sed 's/^load/search box top 20, a different key each time (uncached), c=16/'
+echo "RSS with index after the loads: $(rss)"
 "$T/bench" findable --addr $ADDR --token "$TOK" --conns 64 --secs 20
-echo "RSS with index after the creates: $(rss) KiB"
+echo "RSS with index after the creates: $(rss)"
 stop
 kill $HELLO
 du -b "$WORK/data/zhizhuang.redb" "$WORK/data/index" | awk '{printf "%s %.1f MiB\n", $2, $1/1048576}'

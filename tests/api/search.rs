@@ -186,3 +186,41 @@ async fn a_data_file_without_an_index_directory_gets_one_rebuilt_on_start() {
     assert_eq!(ix.index().contains(A, "param", "paramName", "重建之前").unwrap().unwrap().len(), 1);
     ix.stop();
 }
+
+#[tokio::test]
+async fn every_searched_resource_stays_in_its_tenant() {
+    let app = App::new();
+    let mut planted = Vec::new();
+    // A record of every searched, tenant-scoped resource in tenant B, its searched text fields holding a token.
+    for (name, _, _) in zhizhuang::api::search::searched() {
+        let def = app.st.res.get(name);
+        if def.platform || !def.searchable() {
+            continue;
+        }
+        let mut doc = serde_json::Map::new();
+        for f in def.search_fields() {
+            doc.insert(f.name.clone(), json!(format!("隔离{name}令牌")));
+        }
+        let id = put(&app, B, name, Value::Object(doc));
+        planted.push((name, id));
+    }
+    assert!(planted.len() >= 8, "{planted:?}");
+    app.indexed();
+    let a = app.admin(A).await;
+    let b = app.admin(B).await;
+    for (name, id) in &planted {
+        let q = urlencode(&format!("隔离{name}令牌"));
+        let (s, v) = app.get(&format!("/api/blade-search/search?q={q}&size=50"), &a).await;
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(v["data"]["total"], 0, "{name}: tenant A sees tenant B's record: {v}");
+        // The index itself answers nothing across tenants either.
+        let ix = app.st.index.as_ref().unwrap();
+        let field = app.st.res.get(name).search_fields().next().unwrap().name.clone();
+        assert_eq!(ix.index().contains(A, name, &field, &format!("隔离{name}")).unwrap(), Some(vec![]), "{name}");
+        assert_eq!(ix.index().contains(B, name, &field, &format!("隔离{name}")).unwrap(), Some(vec![*id]), "{name}");
+        // Tenant B finds it where its admin may read the resource.
+        let (_, v) = app.get(&format!("/api/blade-search/search?q={q}&size=50"), &b).await;
+        let ids: Vec<&str> = v["data"]["records"].as_array().unwrap().iter().map(|h| h["id"].as_str().unwrap()).collect();
+        assert!(ids.is_empty() || ids == vec![id.to_string().as_str()], "{name}: {v}");
+    }
+}

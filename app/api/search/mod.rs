@@ -184,25 +184,30 @@ fn hit_json(def: &ResourceDef, screen: &str, rec: &Map<String, Value>, parts: &[
     })
 }
 
-/// The user's menu leaves whose name contains the query or is spelled by it in pinyin.
+/// The user's menu leaves whose name contains the query (case folded), or whose pinyin spelling or initials
+/// start with it (`csgl`, `canshu` find 参数管理).
 async fn menu_hits(st: &AppState, s: &Session, lang: Lang, q: &str) -> ApiResult<Vec<Value>> {
     let tree = crate::api::system::menu::user_routes(st, s, lang).await?;
     let mut out = Vec::new();
-    fn walk(nodes: &[Value], q: &str, out: &mut Vec<Value>) {
+    let needle = q.to_lowercase();
+    let spelled = needle.chars().all(|c| c.is_ascii_alphanumeric());
+    fn walk(nodes: &[Value], needle: &str, spelled: bool, out: &mut Vec<Value>) {
         for n in nodes {
             let kids = n.get("children").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
             if kids.is_empty() {
                 let name = n.get("name").and_then(Value::as_str).unwrap_or("");
                 let path = n.get("path").and_then(Value::as_str).unwrap_or("");
-                if !path.is_empty() && search::text::matches(&[name], &[name], q) {
-                    out.push(json!({"name": name, "path": path, "title": search::text::highlight(name, &[q.to_string()], 40)}));
+                let hit = name.to_lowercase().contains(needle)
+                    || (spelled && search::text::pinyin_words(name).iter().any(|w| w.starts_with(needle) && w.len() > 1));
+                if !path.is_empty() && hit {
+                    out.push(json!({"name": name, "path": path, "title": search::text::highlight(name, &[needle.to_string()], 40)}));
                 }
             } else {
-                walk(kids, q, out);
+                walk(kids, needle, spelled, out);
             }
         }
     }
-    walk(&tree, q, &mut out);
+    walk(&tree, &needle, spelled, &mut out);
     out.truncate(10);
     Ok(out)
 }
