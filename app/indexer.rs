@@ -198,6 +198,9 @@ impl Indexer {
 
     fn run(self: Arc<Self>) {
         let mut at = self.index.seq();
+        // Lists use the index once it holds what the store held at start (changes written while no server
+        // followed, e.g. by an older binary, are caught up first; meanwhile lists walk).
+        let mut start_target = self.store.change_seq();
         // Sequence numbers committed, with when: the log is pruned up to those older than PRUNE_AFTER.
         let mut done: VecDeque<(Instant, u64)> = VecDeque::new();
         let mut failures = 0u32;
@@ -209,6 +212,7 @@ impl Indexer {
                 match self.rebuild(&lay) {
                     Ok(seq) => {
                         at = seq;
+                        start_target = 0;
                         if let Ok(mut l) = self.layout.lock() {
                             *l = lay;
                         }
@@ -225,7 +229,9 @@ impl Indexer {
                 }
                 continue;
             }
-            self.ready.store(true, Ordering::Release);
+            if at >= start_target {
+                self.ready.store(true, Ordering::Release);
+            }
             match self.follow(at) {
                 Ok(Some(seq)) => {
                     if seq > at {

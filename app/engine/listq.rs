@@ -164,7 +164,9 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
         && def.searchable()
         && let Some(ix) = st.index.clone().filter(|i| i.is_ready()) {
         let (d, t) = (def.clone(), tenant.to_string());
+        let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
         query = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
             if let Err(e) = ix.hint(&d, &t, &mut query) {
                 tracing::warn!(target: "zz::search", error = %e, resource = %d.name, "index not used for a list");
             }

@@ -98,7 +98,9 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
     };
     let tenant = s.tenant.clone();
     let (store, q2) = (st.store.clone(), q.clone());
+    let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
     let (records, total) = tokio::task::spawn_blocking(move || -> ApiResult<(Vec<Value>, usize)> {
+        let _permit = permit;
         let own: Vec<&str> = targets.iter().filter(|t| !t.def.platform).map(|t| t.def.name.as_str()).collect();
         let platform: Vec<&str> = targets.iter().filter(|t| t.def.platform).map(|t| t.def.name.as_str()).collect();
         let mut scopes = Vec::new();
