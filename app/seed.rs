@@ -374,6 +374,10 @@ fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<S
             let doc = obj(json!({"postCode": p["postCode"], "postName": p["postName"], "category": p["category"], "sort": p["sort"]}));
             posts.insert(s(p, "postCode").to_string(), w.insert(&res.get("post"), tenant, doc, &sys)?["id"].as_u64().unwrap_or(0));
         }
+        for p in d["params"].as_array().into_iter().flatten() {
+            let doc = obj(json!({"paramName": p["paramName"], "paramKey": p["paramKey"], "paramValue": p["paramValue"], "remark": p["remark"]}));
+            w.insert(&res.get("param"), tenant, doc, &sys)?;
+        }
         let role_def = res.get("role");
         let mut roles: HashMap<String, u64> = HashMap::new();
         for r in w.all(&role_def, tenant)? {

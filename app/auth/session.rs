@@ -35,6 +35,11 @@ impl Session {
     /// its menu, the request path matches one of their patterns. The platform administrator is never limited
     /// by API scopes (nobody can lock the platform out).
     pub fn require(&self, code: &str) -> ApiResult<()> {
+        self.require_at(code, &self.path)
+    }
+
+    /// `require` as if the request were for `path` (the search box checks each resource's list route).
+    pub fn require_at(&self, code: &str, path: &str) -> ApiResult<()> {
         if !self.perms.codes.contains(code) {
             return Err(ApiError::with(Kind::Forbidden, code));
         }
@@ -42,8 +47,8 @@ impl Session {
             return Ok(());
         }
         match self.perms.api.get(code) {
-            Some(patterns) if !patterns.iter().any(|p| crate::auth::perms::path_matches(p, &self.path)) => {
-                Err(ApiError::with(Kind::ApiScopeDenied, self.path.chars().take(200).collect::<String>()))
+            Some(patterns) if !patterns.iter().any(|p| crate::auth::perms::path_matches(p, path)) => {
+                Err(ApiError::with(Kind::ApiScopeDenied, path.chars().take(200).collect::<String>()))
             }
             _ => Ok(()),
         }

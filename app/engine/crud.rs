@@ -122,6 +122,9 @@ pub async fn list(
     Ok(json_bytes(list_body(&st, &s, raw.0.as_deref().unwrap_or(""), &q, &def).await?))
 }
 
+/// Largest filtered list answer kept in the list cache (bytes).
+const MAX_CACHED_FILTERED: usize = 32 << 10;
+
 /// The answer of `<base>/list` (the whole envelope, as cached): shared by the API and the server-rendered
 /// first screens, so both see the same permission check, data scope and rows.
 pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, String)], def: &Arc<ResourceDef>) -> ApiResult<bytes::Bytes> {
@@ -153,7 +156,10 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
         })
         .collect();
     let body = ok_bytes(PageOut { records, total: page.total, size: lim, current, pages: page.total.div_ceil(lim) })?;
-    st.list_cache.put(key, version, body.clone());
+    // Filtered answers are kept when small (a page of a few dozen rows): the cache holds at most 2,000 answers.
+    if bounded || body.len() <= MAX_CACHED_FILTERED {
+        st.list_cache.put(key, version, body.clone());
+    }
     Ok(body)
 }
 

@@ -82,9 +82,7 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
             continue;
         }
         let Some(def) = st.res.find(name).filter(|d| d.searchable()) else { continue };
-        let mut at = s.clone();
-        at.path = format!("{api}/list");
-        if at.require(name).is_err() {
+        if s.require_at(name, &format!("{api}/list")).is_err() {
             continue;
         }
         let guard = crate::auth::scope::guard(&st, &s, &def).await?;
