@@ -309,6 +309,15 @@ impl Indexer {
     /// Empties the index and fills it from one store snapshot; returns the sequence number it then holds.
     fn rebuild(&self, lay: &str) -> anyhow::Result<u64> {
         let started = Instant::now();
+        // Both cores index during a rebuild (documents are made on this thread meanwhile); one afterwards.
+        let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 4);
+        self.index.set_threads(threads)?;
+        let r = self.rebuild_with(lay, started);
+        self.index.set_threads(1)?;
+        r
+    }
+
+    fn rebuild_with(&self, lay: &str, started: Instant) -> anyhow::Result<u64> {
         self.index.clear()?;
         let defs: Vec<Arc<ResourceDef>> = self.res.all().into_iter().filter(|d| d.searchable()).collect();
         let mut docs: Vec<search::Doc> = Vec::with_capacity(REBUILD_BATCH);

@@ -107,7 +107,8 @@ pub struct Index {
     dir: PathBuf,
     index: TIndex,
     reader: IndexReader,
-    writer: Mutex<IndexWriter>,
+    /// The one writer (None only while it is being replaced by one with another number of threads).
+    writer: Mutex<Option<IndexWriter>>,
     f: Fields,
     /// The sequence number of the commit readers see (set after they reload).
     visible: AtomicU64,
@@ -191,7 +192,17 @@ impl Index {
             Opened::Current(s) => s,
             Opened::Fresh => 0,
         });
-        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(writer), f, visible }, opened))
+        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(Some(writer)), f, visible }, opened))
+    }
+
+    /// Replaces the writer by one with `threads` indexing threads (each with its own memory arena): a rebuild
+    /// uses more, following the log needs one. Uncommitted changes are discarded.
+    pub fn set_threads(&self, threads: usize) -> Result<()> {
+        let mut guard = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
+        // The old writer releases the directory lock when dropped.
+        drop(guard.take());
+        *guard = Some(self.index.writer_with_num_threads(threads.max(1), WRITER_HEAP * threads.max(1))?);
+        Ok(())
     }
 
     /// The sequence number of the commit searches see now. Read it before a search: the search then sees at
@@ -275,7 +286,8 @@ impl Index {
     }
 
     fn commit(&self, upserts: &[Doc], deletes: &[Key], seq: Option<u64>) -> Result<()> {
-        let mut w = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
+        let mut guard = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
+        let w = guard.as_mut().ok_or_else(|| SearchError::Other("no writer".into()))?;
         for k in deletes {
             w.delete_term(Term::from_field_text(self.f.key, &key_text(&k.tenant, &k.resource, k.id)));
         }
@@ -287,7 +299,7 @@ impl Index {
         let mut prepared = w.prepare_commit()?;
         prepared.set_payload(&seq.map(|s| s.to_string()).unwrap_or_else(|| REBUILDING.to_string()));
         prepared.commit()?;
-        drop(w);
+        drop(guard);
         self.reader.reload()?;
         self.visible.store(seq.unwrap_or(0), Ordering::Release);
         Ok(())
@@ -295,12 +307,13 @@ impl Index {
 
     /// Removes every document (before a rebuild); the index opens as interrupted until the rebuild ends.
     pub fn clear(&self) -> Result<()> {
-        let mut w = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
+        let mut guard = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
+        let w = guard.as_mut().ok_or_else(|| SearchError::Other("no writer".into()))?;
         w.delete_all_documents()?;
         let mut prepared = w.prepare_commit()?;
         prepared.set_payload(REBUILDING);
         prepared.commit()?;
-        drop(w);
+        drop(guard);
         self.reader.reload()?;
         self.visible.store(0, Ordering::Release);
         Ok(())
