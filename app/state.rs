@@ -123,6 +123,9 @@ pub struct Inner {
     pub session_cache: crate::cache::Stamped<String, crate::auth::session::Stamp, crate::auth::session::Cached>,
     /// Serialized first pages of lists, by tenant, resource and query, valid while the resource is unchanged.
     pub list_cache: crate::cache::Stamped<String, u64, bytes::Bytes>,
+    /// Answers of the search box by tenant, user and question, valid while the searched resources, the user's
+    /// rights and the index are unchanged.
+    pub search_cache: crate::cache::Stamped<String, u64, bytes::Bytes>,
     /// dictKey → dictValue of platform dictionaries by code, valid while dictionaries are unchanged.
     pub dict_labels: crate::cache::Stamped<String, u64, Arc<std::collections::HashMap<String, String>>>,
     /// Department trees by tenant, valid while departments are unchanged (data scope 4, department filters).
@@ -190,6 +193,7 @@ impl AppState {
             hash_checks: Default::default(),
             session_cache: crate::cache::Stamped::new(20_000),
             list_cache: crate::cache::Stamped::new(2_000),
+            search_cache: crate::cache::Stamped::new(1_000),
             dept_trees: crate::cache::Stamped::new(1_000),
             dict_labels: crate::cache::Stamped::new(500),
             route_titles: std::sync::OnceLock::new(),

@@ -408,5 +408,6 @@ pub async fn clear_cache(State(st): State<AppState>, _s: Session) -> Response {
     st.perms.invalidate();
     st.session_cache.clear();
     st.list_cache.clear();
+    st.search_cache.clear();
     ok(Value::Null)
 }

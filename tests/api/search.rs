@@ -84,6 +84,10 @@ async fn contains_filters_from_the_index_equal_the_walk() {
     let fresh = put(&app, A, "param", json!({"paramName": "刚刚写入的超时参数", "paramKey": "fresh", "paramValue": "v"}));
     let (_, v) = app.get(&format!("/api/blade-system/param/list?paramName={}", urlencode("刚刚写入")), &t).await;
     assert_eq!(ids_of(&v), vec![fresh.to_string()]);
+    // The search box finds it once indexed (its answer is then cached), and not after it is removed.
+    app.indexed();
+    let (_, v) = app.get(&format!("/api/blade-search/search?q={}", urlencode("刚刚写入")), &t).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
     let (s, _) = app.req("POST", &format!("/api/blade-system/param/remove?ids={fresh}"), Some(&t), None, &[]).await;
     assert_eq!(s, 200);
     let (_, v) = app.get(&format!("/api/blade-system/param/list?paramName={}", urlencode("刚刚写入")), &t).await;

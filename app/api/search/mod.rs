@@ -72,6 +72,15 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
     if q.is_empty() {
         return Ok(empty());
     }
+    // The same question from the same user is answered again from the cache while nothing it depends on has
+    // changed: the searched resources, the user's rights and menus (versions only grow, so their sum moves with
+    // any of them) and what the index holds (a record is found once the index has it, not when it is written).
+    let stamp: u64 = table.iter().map(|(n, _, _)| *n).chain(["role", "user", "dept", "datascope", "apiscope", "tenant", "sessions"]).map(|n| st.store.version(n)).sum::<u64>()
+        + st.index.as_ref().map(|i| i.index().seq()).unwrap_or(0);
+    let key = format!("{}\u{1f}{}\u{1f}{:?}\u{1f}{}\u{1f}{current}\u{1f}{size}\u{1f}{:?}", s.tenant, s.user_id, lang, q, only);
+    if let Some(body) = st.search_cache.get(&key, &stamp) {
+        return Ok(crate::http::json_bytes(body));
+    }
     // Menus first: the user's own menu leaves whose name matches (as typed, or by pinyin).
     let menus = if current == 1 && only.as_ref().is_none_or(|o| o.iter().any(|n| n == "menu")) { menu_hits(&st, &s, lang, &q).await? } else { Vec::new() };
 
@@ -149,10 +158,12 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
     })
     .await
     .map_err(ApiError::internal)??;
-    Ok(ok(json!({
+    let body = crate::http::ok_bytes(json!({
         "records": records, "menus": menus, "total": total, "size": size, "current": current,
         "pages": total.div_ceil(size), "examined": EXAMINE,
-    })))
+    }))?;
+    st.search_cache.put(key, stamp, body.clone());
+    Ok(crate::http::json_bytes(body))
 }
 
 fn hit_json(def: &ResourceDef, screen: &str, rec: &Map<String, Value>, parts: &[String], score: f32, lang: Lang) -> Value {
