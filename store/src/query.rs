@@ -54,10 +54,13 @@ pub struct Query {
     pub hint: Option<Hint>,
 }
 
+/// A test of one record.
+pub type RecordTest = dyn Fn(&Map<String, Value>) -> bool + Send + Sync;
+
 /// A record test given by the caller, applied wherever the filters are.
 #[derive(Clone)]
 pub struct Predicate {
-    pub test: std::sync::Arc<dyn Fn(&Map<String, Value>) -> bool + Send + Sync>,
+    pub test: std::sync::Arc<RecordTest>,
     /// The free-text keyword the test answers, if it is one (for messages, and for an index that can answer it).
     pub keyword: Option<String>,
 }
