@@ -614,6 +614,15 @@ test('search box (157270): menus first, then records grouped by resource; a clic
   await waitPath(page, '/system/param');
 });
 
+test('system status (platform): the search index is shown with its documents and lag', async (t) => {
+  const { page } = await session(t, { host: TENANTS[0].host });
+  await visit(page, '/monitor/status');
+  await page.getByRole('rowheader', { name: '搜索索引' }).waitFor();
+  await page.getByRole('cell', { name: /\d+ 条，/ }).waitFor({ timeout: 15000 });
+  await page.getByRole('rowheader', { name: '索引落后' }).waitFor();
+  await shot(page, 'status-index');
+});
+
 test('list keyword: the user list finds by pinyin and by fragment', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/system/user');

@@ -9,6 +9,7 @@ type Status = {
   version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number;
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
+  index: { ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number } | null;
 };
 
 /** 1536 → "1.5 KiB"; exact bytes stay in the title attribute. */
@@ -23,6 +24,17 @@ export function bytes(n: number): string {
 export function duration(s: number, en: boolean): string {
   const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
   return en ? `${d}d ${h}h ${m}m` : `${d}天 ${h}小时 ${m}分`;
+}
+
+/** The search index's rows: documents and size, how far it is behind the store, rebuilds. */
+export function indexRows(ix: Status['index'], L: (zh: string, en: string) => string): [string, string, string?][] {
+  if (!ix) return [[L('搜索索引', 'Search index'), L('未启用（文本条件逐条比对）', 'off (text filters walk the records)')]];
+  const lag = Math.max(0, ix.storeSeq - ix.seq);
+  return [
+    [L('搜索索引', 'Search index'), ix.ready ? `${ix.docs} ${L('条', 'documents')}，${bytes(ix.diskBytes)}` : L('正在建立…', 'being built…'), `${ix.diskBytes}`],
+    [L('索引落后', 'Index behind the store'), lag === 0 ? L('无', 'none') : `${lag} ${L('项变更', 'changes')}`],
+    [L('重建次数', 'Rebuilds'), ix.rebuilds === 0 ? '0' : `${ix.rebuilds}（${L('上次', 'last')} ${ix.lastRebuildMs} ms）`],
+  ];
 }
 
 export function StatusPage() {
@@ -50,6 +62,7 @@ export function StatusPage() {
     [L('逐条查询', 'Record walks'), `${st.walksStarted}`],
     [L('超时 / 客户端取消', 'Timed out / client gone'), `${st.walksTimedOut} / ${st.walksCancelled}`],
     [L('空闲查询槽 / 时限', 'Free walk slots / deadline'), `${st.walkSlots} / ${st.walkDeadlineMs} ms`],
+    ...indexRows(st.index, L),
   ] : [];
   return (
     <section className="status-page" aria-label={L('系统状态', 'System status')}>
