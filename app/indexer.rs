@@ -94,6 +94,14 @@ pub fn keyword_check(def: &ResourceDef, keyword: &str) -> Predicate {
     Predicate { test, keyword: Some(keyword.to_string()) }
 }
 
+/// Whether the index can answer part of a list query: a `contains` filter on a searched field or the keyword,
+/// on a resource the index holds.
+pub fn asks(def: &ResourceDef, q: &Query) -> bool {
+    def.searchable()
+        && (q.check.as_ref().is_some_and(|c| c.keyword.is_some())
+            || q.filters.iter().any(|f| f.op == Op::Contains && def.field(&f.field).is_some_and(|fd| fd.searched())))
+}
+
 /// Figures of the follower for the status screen and `verify`.
 #[derive(Debug, Clone, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -351,7 +359,7 @@ impl Indexer {
     /// Candidates for a list: the `contains` filters on searched fields and the keyword check become a hint
     /// (see `store::Hint`), when the index is current. Leaves the query as it is otherwise.
     pub fn hint(&self, def: &ResourceDef, tenant: &str, q: &mut Query) -> anyhow::Result<()> {
-        if !self.is_ready() || !def.searchable() || q.hint.is_some() {
+        if !self.is_ready() || !asks(def, q) || q.hint.is_some() {
             return Ok(());
         }
         let t = store::storage_tenant(def, tenant);

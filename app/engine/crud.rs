@@ -62,6 +62,7 @@ pub async fn export(
     query.offset = 0;
     query.limit = EXPORT_MAX;
     query.any = crate::auth::scope::guard(&st, &s, &def).await?.unwrap_or_default();
+    let query = crate::engine::listq::with_hint(&st, &def, &s.tenant, query).await?;
     let (d, t) = (def.clone(), s.tenant.clone());
     let page = st.read(move |r| r.list(&d, &t, &query)).await?;
     let en = lang.0 == crate::error::Lang::En;

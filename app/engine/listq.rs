@@ -154,27 +154,28 @@ fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Opti
 /// included), at most `Settings::walk_slots` walks at once (lists answered from indexes do not take a slot),
 /// and a walk stops when its caller goes away (the request's future is dropped when the client disconnects).
 /// A walk that does not finish in time is answered 503 naming the filters it was asked for.
-pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, mut query: Query) -> ApiResult<store::Page> {
+/// The query with candidates from the search index for its text filters and keyword (`store::Hint`), found off
+/// the async workers, when the index is current and can answer them; else the query as it was.
+pub async fn with_hint(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, mut query: Query) -> ApiResult<Query> {
+    let Some(ix) = st.index.clone().filter(|i| i.is_ready() && crate::indexer::asks(def, &query)) else { return Ok(query) };
+    let (d, t) = (def.clone(), tenant.to_string());
+    let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        if let Err(e) = ix.hint(&d, &t, &mut query) {
+            tracing::warn!(target: "zz::search", error = %e, resource = %d.name, "index not used for a list");
+        }
+        query
+    })
+    .await
+    .map_err(ApiError::internal)
+}
+
+pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, query: Query) -> ApiResult<store::Page> {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let deadline = std::time::Instant::now() + st.settings.walk_deadline;
-    // Text filters and the keyword: candidates from the search index, found off the async workers.
-    let asks_index = query.check.is_some() || query.filters.iter().any(|f| f.op == store::Op::Contains && def.field(&f.field).is_some_and(|fd| fd.searched()));
-    if asks_index
-        && def.searchable()
-        && let Some(ix) = st.index.clone().filter(|i| i.is_ready()) {
-        let (d, t) = (def.clone(), tenant.to_string());
-        let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
-        query = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            if let Err(e) = ix.hint(&d, &t, &mut query) {
-                tracing::warn!(target: "zz::search", error = %e, resource = %d.name, "index not used for a list");
-            }
-            query
-        })
-        .await
-        .map_err(ApiError::internal)?;
-    }
+    let mut query = with_hint(st, def, tenant, query).await?;
     let walks = store::walks(def, &query);
     let too_slow = {
         let named = describe(&query);

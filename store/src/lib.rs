@@ -355,8 +355,7 @@ impl ReadCtx {
                 }
             }
             // The log must reach back to the hint: else changes in between are gone and the hint cannot be used.
-            let reaches = h.seq >= meta::change_seq_in(&self.meta)? || self.changes.first()?.is_some_and(|(k, _)| k.value() <= h.seq + 1);
-            if complete && reaches {
+            if complete && self.changes_reach(h.seq)? {
                 return self.t.list_hinted(def, tenant, q, h, &pending);
             }
             let mut plain = q.clone();

@@ -44,6 +44,8 @@ struct Target {
     def: Arc<ResourceDef>,
     screen: &'static str,
     guard: Option<Vec<store::Filter>>,
+    /// The question as a test of this resource's records (`indexer::keyword_check`).
+    check: store::Predicate,
 }
 
 /// GET /api/blade-search/search
@@ -95,7 +97,8 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
             continue;
         }
         let guard = crate::auth::scope::guard(&st, &s, &def).await?;
-        targets.push(Target { def, screen, guard });
+        let check = crate::indexer::keyword_check(&def, &q);
+        targets.push(Target { def, screen, guard, check });
     }
     if targets.is_empty() {
         return Ok(ok(json!({"records": [], "menus": menus, "total": 0, "size": size, "current": current, "pages": 0})));
@@ -147,7 +150,7 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
         let page: Vec<Value> = in_page(confirmed)
             .into_iter()
             .filter(|(t, rec, _)| {
-                let ok = (crate::indexer::keyword_check(&t.def, &q2).test)(rec);
+                let ok = (t.check.test)(rec);
                 dropped += usize::from(!ok);
                 ok
             })

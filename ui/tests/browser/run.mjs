@@ -572,11 +572,16 @@ test('error log (157270): badge caps at 99, upload and clear are confirmed', asy
   await button.locator('.badge').waitFor({ state: 'detached' });
 });
 
-test('menu search (157270): prefix, Esc closes, choosing navigates', async (t) => {
+/** Opens the header's search on the desk of 157270; returns the page and the search box. */
+async function openSearch(t) {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');
   await page.getByRole('banner').getByRole('button', { name: '菜单搜索' }).click();
-  const box = page.getByRole('searchbox', { name: '搜索菜单' });
+  return { page, box: page.getByRole('searchbox', { name: '搜索菜单' }) };
+}
+
+test('menu search (157270): prefix, Esc closes, choosing navigates', async (t) => {
+  const { page, box } = await openSearch(t);
   await box.fill('参数');
   await page.getByRole('option', { name: /参数管理/ }).waitFor();
   await shot(page, 'menu-search');
@@ -589,10 +594,7 @@ test('menu search (157270): prefix, Esc closes, choosing navigates', async (t) =
 });
 
 test('search box (157270): menus first, then records grouped by resource; a click opens the screen on the record', async (t) => {
-  const { page } = await session(t, { host: EDU.host });
-  await visit(page, '/wel/index');
-  await page.getByRole('banner').getByRole('button', { name: '菜单搜索' }).click();
-  const box = page.getByRole('searchbox', { name: '搜索菜单' });
+  const { page, box } = await openSearch(t);
   // Pinyin initials of a person's name find the user record.
   await box.fill('zw');
   const users = page.getByRole('listbox', { name: '用户管理' });
