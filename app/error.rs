@@ -91,6 +91,8 @@ pub enum Kind {
     NameTaken,
     WalkTimeout,
     IndexBuilding,
+    /// A business rule refused the write; the argument is the message in both languages (`error::rule`).
+    Rule,
     Internal,
     Unavailable,
 }
@@ -177,6 +179,7 @@ fn spec(k: Kind) -> Spec {
             "按条件 {} 查询需要逐条比对记录，未能在限定时间内完成，请补充更精确的条件（如编号、状态、日期）后重试",
             "The filter {} has to examine every record and did not finish in time; add a more specific condition (a code, status or date) and retry",
         ),
+        Rule => s("business_rule", 400, "{}", "{}"),
         IndexBuilding => s("index_building", 503, "搜索索引正在建立,请稍后重试", "The search index is being built; retry shortly"),
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
@@ -195,6 +198,22 @@ pub struct ApiError {
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// Separates the Chinese and English text of a business rule's message.
+const RULE_SEP: char = '\u{1e}';
+
+/// A business rule's refusal, raised inside a write transaction (nothing of the write commits) and answered 400
+/// with the message in the client's language.
+pub fn rule(zh: impl std::fmt::Display, en: impl std::fmt::Display) -> StoreError {
+    StoreError::Rule(format!("{zh}{RULE_SEP}{en}"))
+}
+
+impl ApiError {
+    /// A business rule's refusal outside a transaction (checks made before writing).
+    pub fn rule(zh: impl std::fmt::Display, en: impl std::fmt::Display) -> ApiError {
+        ApiError::with(Kind::Rule, format!("{zh}{RULE_SEP}{en}"))
+    }
+}
 
 impl ApiError {
     pub fn new(kind: Kind) -> Self {
@@ -222,7 +241,12 @@ impl ApiError {
     pub fn message(&self, lang: Lang) -> String {
         let sp = spec(self.kind);
         let t = if lang == Lang::En { sp.en } else { sp.zh };
-        t.replace("{}", &self.arg)
+        // An argument in two languages (`zh\u{1e}en`, business rules) gives each language its own text.
+        let arg = match self.arg.split_once(RULE_SEP) {
+            Some((zh, en)) => if lang == Lang::En { en } else { zh },
+            None => self.arg.as_str(),
+        };
+        t.replace("{}", arg)
     }
 
     /// The response body in `lang`.
@@ -285,6 +309,7 @@ impl From<StoreError> for ApiError {
             },
             StoreError::NotFound => ApiError::new(Kind::NotFound),
             StoreError::Duplicate { field } => ApiError::with(Kind::Duplicate, field),
+            StoreError::Rule(r) if r.contains(RULE_SEP) => ApiError::with(Kind::Rule, r),
             StoreError::Rule(r) => ApiError::internal(format!("unexpected rule failure: {r}")),
             StoreError::Closed => ApiError::new(Kind::Unavailable),
             StoreError::Interrupted(_) => ApiError::with(Kind::WalkTimeout, "-"),

@@ -71,7 +71,7 @@ pub fn document(res: &Resources) -> Value {
     })
 }
 
-fn schema_name(resource: &str) -> String {
+pub fn schema_name(resource: &str) -> String {
     resource.split('_').map(|w| {
         let mut c = w.chars();
         c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
@@ -87,6 +87,7 @@ fn field_schema(f: &FieldDef) -> Value {
         FieldKind::Decimal => json!({"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$"}),
         FieldKind::Date => json!({"type": "string", "description": "yyyy-MM-dd HH:mm:ss or yyyy-MM-dd"}),
         FieldKind::Json => json!({}),
+        FieldKind::Money => json!({"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]{1,2})?$", "description": "a decimal with at most two places (yuan for amounts), kept as an integer of hundredths (fen): never a float"}),
     };
     let title = if f.label_en.is_empty() { f.label.clone() } else { format!("{} / {}", f.label, f.label_en) };
     s["title"] = json!(title);
@@ -195,6 +196,20 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
                 body = item;
             }
             _ => {}
+        }
+    }
+    if let Some(def) = r.resource.as_deref().and_then(|n| res.find(n))
+        && let Ok(Some(decl)) = crate::engine::dialect::ApiDecl::of(&def)
+        && let Some((p, b, d, sum)) = crate::engine::dialect::openapi(&def, &decl, path) {
+        (params, body, data, summary) = (p, b, d, sum);
+    }
+    if let Some((sum, docs)) = &r.doc {
+        summary = sum.clone();
+        for (name, what) in docs {
+            match params.iter_mut().find(|p| p["name"] == json!(name)) {
+                Some(p) => p["description"] = json!(what),
+                None => params.push(query(name, "string", what)),
+            }
         }
     }
     if path == "/api/blade-search/search" {

@@ -17,7 +17,6 @@ mod ui {
     include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
 }
 
-use crate::api::SCREENS;
 
 /// Content-Security-Policy of every page: scripts only from this server, no inline script (the props are a
 /// JSON data block, not script), frames allowed for the external-page view.
@@ -214,7 +213,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
     codes.sort();
     out["permissions"] = json!(codes);
     let path = url.split('?').next().unwrap_or("/");
-    if let Some((name, api, _)) = SCREENS.iter().find(|(_, _, p)| *p == path) {
+    if let Some((name, api, _)) = crate::api::screens(&st.res).iter().find(|(_, _, p)| p == path) {
         if s.require(name).is_ok() {
             out["page"] = list_page(st, s, name, api, url, lang).await?;
         }
@@ -249,7 +248,7 @@ async fn search_box(st: &AppState, tenant: &str) -> Result<bool, ApiError> {
 /// screen. A signed-out visitor is sent to sign in for these and to /404 for anything else.
 async fn known_path(st: &AppState, path: &str) -> Result<bool, ApiError> {
     let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
-    if SCREENS.iter().any(|(_, _, p)| *p == path) {
+    if crate::api::screens(&st.res).iter().any(|(_, _, p)| p == path) {
         return Ok(true);
     }
     if path.strip_prefix("/gen/").is_some_and(|n| st.res.generated(n).is_some()) {

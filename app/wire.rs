@@ -70,13 +70,28 @@ pub fn id_str(v: &Value) -> Value {
 }
 
 /// The wire form of a stored record.
+/// Personal data with its middle hidden: the first 4 and last 4 characters of an ID number stay (fewer for
+/// short values), the rest becomes `*`.
+pub fn mask(v: &str) -> String {
+    let c: Vec<char> = v.chars().collect();
+    let keep = if c.len() >= 12 { 4 } else { c.len() / 4 };
+    c.iter().enumerate().map(|(i, ch)| if i < keep || i + keep >= c.len() { *ch } else { '*' }).collect()
+}
+
 pub fn record(def: &ResourceDef, zone: Zone, mut doc: Map<String, Value>) -> Map<String, Value> {
     for f in &def.fields {
         if f.secret {
             doc.remove(&f.name);
+        } else if f.mask
+            && let Some(Value::String(v)) = doc.get_mut(&f.name) {
+            *v = mask(v);
         } else if f.kind == FieldKind::Long
             && let Some(v) = doc.get_mut(&f.name) {
             *v = id_str(v);
+        } else if f.kind == FieldKind::Money
+            && let Some(v) = doc.get_mut(&f.name)
+            && let Some(fen) = v.as_i64() {
+            *v = Value::String(store::format_money(fen));
         }
     }
     for k in ID_FIELDS {

@@ -6,6 +6,7 @@ pub mod desk;
 pub mod develop;
 pub mod log;
 pub mod resource;
+pub mod scm;
 pub mod search;
 pub mod system;
 pub mod user;
@@ -43,6 +44,23 @@ pub const SCREENS: &[(&str, &str, &str)] = &[
     ("apiscope", "/api/blade-system/api-scope", "/authority/apiscope"),
 ];
 
+/// Every generic list screen: `SCREENS` and the screens of the resources declared with a dialect
+/// (`engine::dialect`: their declaration names base and screen).
+pub fn screens(res: &Resources) -> Vec<(String, String, String)> {
+    let mut v: Vec<(String, String, String)> = SCREENS.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect();
+    for (def, decl) in crate::engine::dialect::declared(res) {
+        if let Some(screen) = decl.screen {
+            v.push((def.name.clone(), decl.base, screen));
+        }
+    }
+    v
+}
+
+/// The hand-written rules of a resource served by a dialect, from its area.
+fn rules(name: &str) -> crate::engine::dialect::Rules {
+    scm::rules(name)
+}
+
 /// Every route: the router and the table the contract and the tests walk.
 pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     let api = Api::new(res)
@@ -60,7 +78,13 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     let api = desk::routes(api);
     let api = log::routes(api);
     let api = search::routes(api);
-    develop::routes(api).finish()
+    let mut api = develop::routes(api);
+    // Resources whose declaration names a route dialect: served from it, with their area's rules.
+    for (def, _) in crate::engine::dialect::declared(res) {
+        api = api.declared(&def.name, rules(&def.name));
+    }
+    let api = scm::routes(api);
+    api.finish()
 }
 
 /// The route table alone (contract, tests).

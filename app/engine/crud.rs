@@ -138,7 +138,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     // (`any`) depends on the viewer's scope rules, as worked out now: they are part of the key. A first page
     // without filters walks at most offset + limit entries from an index end and is read on this thread.
     let bounded = query.unfiltered() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
-    let version = st.store.version(&def.name) + st.store.version("dict") + st.store.version("dictbiz");
+    let version = st.store.version(&def.name) + st.store.version("dict") + st.store.version("dictbiz") + refs_version(st, def);
     let viewer = if query.any.is_empty() { String::new() } else { format!("{:?}", query.any) };
     let key = format!("{}\u{1f}{}\u{1f}{}\u{1f}{}", s.tenant, def.name, viewer, raw);
     if let Some(body) = st.list_cache.get(&key, &version) {
@@ -147,12 +147,14 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let labels = Labels::load(st, def).await?;
+    let refs = Refs::load(st, def, &s.tenant, &page.records).await?;
     let records: Vec<Map<String, Value>> = page
         .records
         .into_iter()
         .map(|r| {
             let mut w = crate::wire::record(def, st.settings.zone, r);
             labels.decorate(&mut w);
+            refs.decorate(&mut w);
             w
         })
         .collect();
@@ -295,9 +297,84 @@ pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     s.require(&def.name)?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
     let rec = get_scoped(&st, &s, &def, id).await?;
-    let mut w = crate::wire::record(&def, st.settings.zone, rec);
-    Labels::load(&st, &def).await?.decorate(&mut w);
-    Ok(ok(w))
+    Ok(ok(decorated(&st, &s.tenant, &def, rec).await?))
+}
+
+/// A record in wire form with its dictionary labels and the titles of the records it names.
+pub async fn decorated(st: &AppState, tenant: &str, def: &ResourceDef, rec: Map<String, Value>) -> ApiResult<Map<String, Value>> {
+    let refs = Refs::load(st, def, tenant, std::slice::from_ref(&rec)).await?;
+    let mut w = crate::wire::record(def, st.settings.zone, rec);
+    Labels::load(st, def).await?.decorate(&mut w);
+    refs.decorate(&mut w);
+    Ok(w)
+}
+
+/// The sum of the change versions of the resources a declaration refers to (their titles are in its answers).
+pub fn refs_version(st: &AppState, def: &ResourceDef) -> u64 {
+    def.fields.iter().filter_map(|f| f.refers.as_deref()).map(|r| st.store.version(r)).sum()
+}
+
+/// The field that names a record for people: `realName`, else the first text field called `…Name`/`name`/
+/// `…Title`/`title`, else the first `…Code` field.
+pub fn title_field(def: &ResourceDef) -> Option<&str> {
+    let text = |f: &&store::FieldDef| matches!(f.kind, store::FieldKind::Text) && !f.secret;
+    def.field("realName")
+        .or_else(|| def.fields.iter().filter(text).find(|f| f.name.ends_with("Name") || f.name == "name" || f.name.ends_with("Title") || f.name == "title"))
+        .or_else(|| def.fields.iter().filter(text).find(|f| f.name.ends_with("Code")))
+        .map(|f| f.name.as_str())
+}
+
+/// For every `refers` field (`projectCompanyId`), the named record's title beside the id (`projectCompanyName`),
+/// as BladeX's VOs carry them: read once for a whole page.
+pub struct Refs {
+    /// (field, key added, titles by id)
+    by_field: Vec<(String, String, std::collections::HashMap<u64, String>)>,
+}
+
+impl Refs {
+    pub async fn load(st: &AppState, def: &ResourceDef, tenant: &str, records: &[Map<String, Value>]) -> ApiResult<Refs> {
+        let mut wanted = Vec::new();
+        for f in def.fields.iter().filter(|f| f.refers.is_some() && !f.secret) {
+            let Some(target) = f.refers.as_deref().and_then(|r| st.res.find(r)) else { continue };
+            let Some(title) = title_field(&target).map(str::to_string) else { continue };
+            let ids: std::collections::BTreeSet<u64> = records.iter().filter_map(|r| r.get(&f.name).and_then(Value::as_u64)).collect();
+            let key = format!("{}Name", f.name.strip_suffix("Id").unwrap_or(&f.name));
+            if def.field(&key).is_none() {
+                wanted.push((f.name.clone(), key, target, title, ids));
+            }
+        }
+        if wanted.iter().all(|w| w.4.is_empty()) {
+            return Ok(Refs { by_field: Vec::new() });
+        }
+        let t = tenant.to_string();
+        let by_field = st
+            .read(move |r| {
+                let mut out = Vec::new();
+                for (field, key, target, title, ids) in wanted {
+                    let mut titles = std::collections::HashMap::new();
+                    for id in ids {
+                        if let Some(rec) = r.get(&target, &t, id)? {
+                            titles.insert(id, rec.get(&title).and_then(Value::as_str).unwrap_or("").to_string());
+                        }
+                    }
+                    out.push((field, key, titles));
+                }
+                Ok(out)
+            })
+            .await?;
+        Ok(Refs { by_field })
+    }
+
+    pub fn decorate(&self, rec: &mut Map<String, Value>) {
+        for (field, key, titles) in &self.by_field {
+            if rec.contains_key(key) {
+                continue;
+            }
+            let id = rec.get(field).and_then(|v| v.as_str().and_then(|s| s.parse::<u64>().ok()).or_else(|| v.as_u64()));
+            let title = id.and_then(|i| titles.get(&i)).cloned().unwrap_or_default();
+            rec.insert(key.clone(), Value::String(title));
+        }
+    }
 }
 
 /// A record of the session's tenant that its data scopes admit, else 404 (never 403: no oracle).

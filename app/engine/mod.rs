@@ -2,6 +2,7 @@
 //! (`resources`), the generic list/detail/submit/remove handlers (`crud`) and Blade list parameters turned into
 //! store queries (`listq`). Areas under `api/` register their routes here and hand-write only real behaviour.
 pub mod crud;
+pub mod dialect;
 pub mod listq;
 pub mod resources;
 pub mod routes;

@@ -27,7 +27,15 @@ impl Resources {
             let def: ResourceDef =
                 serde_json::from_slice(&file.data).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             def.check().map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            crate::engine::dialect::ApiDecl::of(&def).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             by_name.insert(def.name.clone(), Arc::new(def));
+        }
+        for def in by_name.values() {
+            for f in def.fields.iter().filter_map(|f| f.refers.as_ref().map(|r| (f, r))) {
+                if !by_name.contains_key(f.1) {
+                    anyhow::bail!("{}: field {} refers to undeclared resource {}", def.name, f.0.name, f.1);
+                }
+            }
         }
         Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default() })
     }

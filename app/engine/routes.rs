@@ -105,6 +105,8 @@ pub struct RouteInfo {
     pub resource: Option<String>,
     /// The path after that base (`list`, `detail`, `retrieve-password/update`, ...); the last segment otherwise.
     pub action: String,
+    /// A hand-written route's contract: its summary and what each parameter means (path segments first).
+    pub doc: Option<(String, Vec<(String, String)>)>,
 }
 
 /// The route table under construction.
@@ -158,7 +160,15 @@ impl Api {
         };
         self.router = self.router.route(path, mr);
         let action = path.rsplit('/').next().unwrap_or("").to_string();
-        self.routes.push(RouteInfo { method, path: path.to_string(), guard, resource: None, action });
+        self.routes.push(RouteInfo { method, path: path.to_string(), guard, resource: None, action, doc: None });
+        self
+    }
+
+    /// Documents the route added last (`openapi.json`): a summary and the meaning of its parameters.
+    pub fn doc(mut self, summary: &str, params: &[(&str, &str)]) -> Api {
+        if let Some(r) = self.routes.last_mut() {
+            r.doc = Some((summary.to_string(), params.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()));
+        }
         self
     }
 

@@ -566,7 +566,7 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
     match &f.value {
         Value::String(s) => {
             s.len() < crate::codec::MAX_INDEXED_BYTES
-                && !def.field(&f.field).is_some_and(|fd| matches!(fd.kind, FieldKind::Int | FieldKind::Long | FieldKind::Flag))
+                && !def.field(&f.field).is_some_and(|fd| matches!(fd.kind, FieldKind::Int | FieldKind::Long | FieldKind::Flag | FieldKind::Money))
         }
         Value::Number(_) => true,
         _ => false,

@@ -23,7 +23,7 @@ pub use engine::{storage_tenant, walks};
 pub use error::{FieldProblem, Result, StoreError};
 pub use meta::SCHEMA_VERSION;
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
-pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, parse_id_value, pattern_ok};
+pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, format_money, parse_id_value, parse_money, pattern_ok};
 
 /// Tenant of platform-wide data.
 pub const PLATFORM_TENANT: &str = "000000";
@@ -475,6 +475,11 @@ impl WriteCtx<'_> {
     }
     pub fn count(&self, def: &ResourceDef, tenant: &str) -> Result<u64> {
         self.rec.tables.count(def, tenant)
+    }
+    /// One page of a list inside the write transaction (what this batch wrote included): rules that look at
+    /// other records (a record still named by another, the lines of a document) see exactly what commits.
+    pub fn list(&self, def: &ResourceDef, tenant: &str, q: &Query) -> Result<Page> {
+        self.rec.tables.list(def, tenant, q)
     }
     /// Inserts a parsed record with a new id; returns the stored record.
     pub fn insert(&mut self, def: &ResourceDef, tenant: &str, doc: Map<String, Value>, actor: &Actor) -> Result<Map<String, Value>> {

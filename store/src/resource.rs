@@ -22,6 +22,9 @@ pub enum FieldKind {
     Date,
     /// Any JSON (lists of ids and the like); never filtered or sorted.
     Json,
+    /// Money: stored as integer fen (never a float); clients send and receive yuan with at most two decimals
+    /// (`"1234.50"`), parsed exactly from the text.
+    Money,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,6 +106,13 @@ pub struct FieldDef {
     /// Screen hints passed through to the UI untouched (on-blur message, span, control type, when disabled).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui: Option<Value>,
+    /// A `long` field naming a record of this resource in the same tenant: the app checks it exists when
+    /// written, refuses to remove a record still named by one, and shows the record's title beside the id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refers: Option<String>,
+    /// Personal data (an ID-card number): stored whole, answered with its middle hidden (`3201**********1234`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mask: bool,
 }
 
 impl FieldDef {
@@ -139,6 +149,10 @@ pub struct ResourceDef {
     /// Screen hints for the whole resource (dialog width, action column width...), passed through to the UI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui: Option<Value>,
+    /// How the app serves the resource over HTTP when it is not the generic Blade shape (a route dialect such
+    /// as `blade-scm`'s); read by the app, opaque to the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<Value>,
 }
 
 /// Columns every record has, stamped by the server; a client can never set them.
@@ -165,6 +179,9 @@ impl ResourceDef {
             }
             if (f.filter || f.sort) && matches!(f.kind, FieldKind::Json) {
                 return Err(format!("{}: json field {} cannot filter or sort", self.name, f.name));
+            }
+            if f.refers.is_some() && (f.kind != FieldKind::Long || !f.indexed() || f.multi) {
+                return Err(format!("{}: field {} refers to records: it must be a single indexed long", self.name, f.name));
             }
         }
         Ok(())
@@ -198,6 +215,14 @@ impl ResourceDef {
         matches!(name, "id" | "createTime") || SYSTEM_INDEXED.contains(&name) || self.field(name).is_some_and(|f| f.sort)
     }
 
+    /// A label the app adds beside a coded value and a client echoes back: `<field>Name` of a dictionary field,
+    /// `<stem>Name` of a field `<stem>Id` that refers to records (unless declared as a field itself).
+    pub fn is_display_key(&self, k: &str) -> bool {
+        let Some(stem) = k.strip_suffix("Name") else { return false };
+        self.field(k).is_none()
+            && self.fields.iter().any(|f| (f.dict.is_some() && f.name == stem) || (f.refers.is_some() && f.name.strip_suffix("Id").unwrap_or(&f.name) == stem))
+    }
+
     /// Parses client input into typed values. `insert` demands required fields; an update changes only the
     /// fields present. Audit columns, read-only fields and `$`-prefixed display keys are dropped; any other
     /// unknown key is refused by name.
@@ -205,7 +230,7 @@ impl ResourceDef {
         let mut out = Map::new();
         for (k, v) in input {
             let audit = AUDIT_FIELDS.contains(&k.as_str()) && k != "status" && self.field(k).is_none();
-            if k.starts_with('$') || audit || self.ignore.contains(k) {
+            if k.starts_with('$') || audit || self.ignore.contains(k) || self.is_display_key(k) {
                 continue;
             }
             let Some(f) = self.field(k) else {
@@ -304,8 +329,46 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             }
         }
         FieldKind::Json => v.clone(),
+        FieldKind::Money => {
+            let text = match v {
+                Value::Number(n) => n.to_string(),
+                Value::String(s) => s.trim().to_string(),
+                _ => return bad("money"),
+            };
+            let Some(fen) = parse_money(&text) else { return bad("money") };
+            if f.min.is_some_and(|m| fen < m) || f.max.is_some_and(|m| fen > m) {
+                return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min: f.min, max: f.max }));
+            }
+            Value::from(fen)
+        }
     };
     Ok(value)
+}
+
+/// Largest amount accepted (fen): 100 billion yuan.
+pub const MAX_MONEY_FEN: i64 = 10_000_000_000_000;
+
+/// `"1234.5"` → 123450 fen, exactly from the text: an optional sign, digits, at most two decimals.
+pub fn parse_money(s: &str) -> Option<i64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    if int.is_empty() && frac.is_empty() || frac.len() > 2 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) || int.len() > 15 {
+        return None;
+    }
+    let yuan: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let cents: i64 = format!("{frac:0<2}").parse().ok()?;
+    let fen = yuan.checked_mul(100)?.checked_add(cents)?;
+    (fen <= MAX_MONEY_FEN).then_some(if neg { -fen } else { fen })
+}
+
+/// 123450 fen → `"1234.50"`.
+pub fn format_money(fen: i64) -> String {
+    let sign = if fen < 0 { "-" } else { "" };
+    let a = fen.unsigned_abs();
+    format!("{sign}{}.{:02}", a / 100, a % 100)
 }
 
 /// Ids arrive as JSON strings (64-bit) or small numbers; 0 and negatives are not ids.
@@ -403,6 +466,23 @@ mod tests {
             .unwrap();
         assert_eq!(ok.get("sort"), Some(&json!(3)));
         assert!(!ok.contains_key("id") && !ok.contains_key("createUser"));
+    }
+
+    #[test]
+    fn money_is_exact_fen() {
+        assert_eq!(parse_money("1234.5"), Some(123450));
+        assert_eq!(parse_money("0.07"), Some(7));
+        assert_eq!(parse_money("-12"), Some(-1200));
+        assert_eq!(parse_money(".5"), Some(50));
+        for bad in ["", ".", "1.234", "1e3", "12a", "1,000", "99999999999999999"] {
+            assert_eq!(parse_money(bad), None, "{bad}");
+        }
+        assert_eq!(format_money(123450), "1234.50");
+        assert_eq!(format_money(-7), "-0.07");
+        let f: FieldDef = serde_json::from_value(json!({"name": "amount", "kind": "money", "label": "金额", "min": 0})).unwrap();
+        assert_eq!(parse_value(&f, &json!(0.1)).unwrap(), json!(10));
+        assert_eq!(parse_value(&f, &json!("19.99")).unwrap(), json!(1999));
+        assert!(parse_value(&f, &json!("-1")).is_err());
     }
 
     #[test]

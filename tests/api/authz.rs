@@ -375,6 +375,7 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("POST", "/api/blade-system/role/remove") => q(format!("{path}?ids={role}")),
         ("POST", "/api/blade-system/role/grant") => q(format!("{path}?roleIds={role}&menuIds=")),
         ("GET", "/api/blade-system/menu/role-tree-keys") => q(format!("{path}?roleIds={role}")),
+        (m, p) if p.starts_with("/api/blade-scm/") => return scm_request(m, p, ids),
         _ => {
             // The tenant-scoped resources served by the generic handlers (and their specialised variants).
             let (base, action) = path.rsplit_once('/')?;
@@ -392,6 +393,71 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
             }
         }
     })
+}
+
+/// The `blade-scm` routes with tenant B's ids in every place an id goes: path segments, `?id=`/`?ids=` and the
+/// body (a valid body otherwise, so only the tenant can make it fail). Pure lists are checked for leaks instead.
+fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec<(String, Option<String>)>> {
+    let base = path.strip_prefix("/api/blade-scm/")?;
+    let (res, rest) = base.split_once('/')?;
+    let own = match res {
+        "workerJob" => ids["worker_job"],
+        "workerJobLevel" => ids["worker_job_level"],
+        r => *ids.get(r)?,
+    };
+    let is_list = matches!(rest, "add" | "list" | "page" | "page/down/list" | "schema" | "export" | "type" | "contract/bind" | "worker/list" | "day/worker/list" | "day/worker/detail/list" | "assign/manager" | "day/worker/bind");
+    let parent = match res {
+        "contract" | "construct" | "doc" => ids["project"],
+        "worker" | "workerJobLevel" => ids["worker_job"],
+        _ => 0,
+    };
+    let url = path
+        .replace("{id}", &own.to_string())
+        .replace("{ids}", &own.to_string())
+        .replace("{parentId}", &parent.to_string())
+        .replace("{projectId}", &ids["project"].to_string())
+        .replace("{contractId}", &ids["contract"].to_string())
+        .replace("{constructId}", &ids["construct"].to_string())
+        .replace("{workerId}", &ids["worker"].to_string())
+        .replace("{mode}", "0");
+    let body = json!({
+        "id": own.to_string(), "projectId": ids["project"].to_string(), "contractIds": ids["contract"].to_string(),
+        "constructId": ids["construct"].to_string(), "workerId": ids["worker"].to_string(), "managerId": ids["user"].to_string(),
+        "workDate": "2026-11-20", "workDays": "1", "dayRate": "100",
+    });
+    let hand = matches!(rest, "contract/bind" | "worker/list" | "day/worker/list" | "day/worker/detail/list" | "assign/manager" | "day/worker/bind");
+    if is_list && !hand {
+        return None;
+    }
+    let _ = method;
+    if path.contains('{') || hand {
+        return Some(vec![(url, Some(body.to_string()))]);
+    }
+    // update / save / remove / GET detail: the id in the query and the body.
+    let mut b = body;
+    if rest == "update" || rest == "save" {
+        if let Some(o) = b.as_object_mut() {
+            o.retain(|k, _| k == "id");
+            o.insert("remark".into(), json!("x"));
+        }
+    }
+    Some(vec![(format!("{url}?id={own}&ids={own}"), Some(b.to_string()))])
+}
+
+/// Tenant B's `blade-scm` records (written straight into the store), named `b_secret_…`.
+fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
+    let company = put(app, B, "company", json!({"companyName": "b_secret_company", "companyType": 1}), 0);
+    let customer = put(app, B, "customer", json!({"customerName": "b_secret_customer", "customerType": 1}), 0);
+    let job = put(app, B, "worker_job", json!({"jobName": "b_secret_job", "sort": 1}), 0);
+    let level = put(app, B, "worker_job_level", json!({"workerJobId": job, "levelName": "b_secret_level", "dayRate": 10000, "sort": 1}), 0);
+    let worker = put(app, B, "worker", json!({"workerName": "b_secret_worker", "phone": "13900000009", "workerJobId": job, "workerJobLevelId": level}), 0);
+    let project = put(app, B, "project", json!({"projectCode": "XMB-1", "projectName": "b_secret_project", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-01-01", "projectStatus": 1}), 0);
+    let contract = put(app, B, "contract", json!({"contractCode": "HTB-1", "contractName": "b_secret_contract", "projectId": project, "partyName": "b_secret", "contractAmount": 100, "contractStatus": 0}), 0);
+    let construct = put(app, B, "construct", json!({"constructCode": "SGB-1", "constructName": "b_secret_construct", "projectId": project, "contractId": contract, "constructMode": 1, "modelStatus": 1}), 0);
+    let doc = put(app, B, "doc", json!({"projectId": project, "docName": "b_secret_doc", "category": 1}), 0);
+    for (k, v) in [("company", company), ("customer", customer), ("worker_job", job), ("worker_job_level", level), ("worker", worker), ("project", project), ("contract", contract), ("construct", construct), ("doc", doc)] {
+        ids.insert(k, v);
+    }
 }
 
 /// Tenant-scoped resources with generic detail/submit/remove routes: (API base, resource, a valid body).
@@ -419,6 +485,10 @@ fn takes_tenant_ids(path: &str) -> bool {
         "/api/blade-develop/", "/api/blade-report/", "/api/blade-gen/",
     ];
     let last = path.rsplit('/').next().unwrap_or("");
+    if path.starts_with("/api/blade-scm/") {
+        // Every scm route but the plain lists names records.
+        return !["/add", "/list", "/page", "/schema", "/export", "/type"].iter().any(|e| path.ends_with(e));
+    }
     let id_like = ["detail", "platform-detail", "submit", "update", "remove", "grant", "reset-password", "update-platform", "audit-pass", "tree-by-id", "role-tree-keys"];
     (id_like.contains(&last) || path.contains("bindUserPhone")) && !platform.iter().any(|p| path.starts_with(p) && !path.ends_with("role-tree-keys"))
 }
@@ -443,6 +513,7 @@ async fn cross_tenant_matrix_from_the_route_table() {
         let doc: serde_json::Map<String, Value> = doc.as_object().unwrap().iter().filter(|(k, _)| d.field(k).is_some()).map(|(k, v)| (k.clone(), v.clone())).collect();
         ids.insert(res, put(&app, B, res, Value::Object(doc), 0));
     }
+    scm_fixtures(&app, &mut ids);
     let mut mine = HashMap::new();
     mine.insert("role", role_id(&app, A, "carpenter"));
     mine.insert("user", app.make_user(A, "a_plain", "Plain#123", &["carpenter"]).await);
@@ -476,8 +547,8 @@ async fn cross_tenant_matrix_from_the_route_table() {
         .map(|(r, i)| get_rec(&app, B, r, *i))
         .collect();
     assert_eq!(before, after, "tenant B's records changed");
-    // Nothing of B shows in any of A's reads either.
-    for r in crate::support::routes().into_iter().filter(|r| r.method == "GET") {
+    // Nothing of B shows in any of A's reads either (the scm lists are POST).
+    for r in crate::support::routes().into_iter().filter(|r| r.method == "GET" || r.path.starts_with("/api/blade-scm/") && r.path.ends_with("list") && !r.path.contains('{')) {
         let (method, path) = (r.method, r.path.as_str());
         let (_, v) = app.req(method, path, Some(&a), None, &[]).await;
         assert!(!v.to_string().contains("b_secret"), "{path} leaked B's data");
@@ -539,9 +610,11 @@ async fn permission_matrix_every_route_checks_its_code_before_its_body() {
     for r in &routes {
         let (method, path) = (r.method, r.path.as_str());
         // `{res}` stands for a generated resource; the code-generation tests cover those routes.
-        if r.guard.is_public() || SELF_SERVICE.contains(&format!("{method} {path}").as_str()) || path.contains('{') {
+        if r.guard.is_public() || SELF_SERVICE.contains(&format!("{method} {path}").as_str()) || path.contains("{res}") {
             continue;
         }
+        // Path segments get ids that exist nowhere: the answer must still be 403, not 404 or 400.
+        let path: String = path.split('/').map(|seg| if seg.starts_with('{') { "1" } else { seg }).collect::<Vec<_>>().join("/");
         let url = format!("{path}?ids=1&id=1&userIds=1&roleIds=1&userId=1&topMenuIds=1&parentId=x&code=x&current=0&size=x");
         for (ctype, body) in invalid_bodies() {
             let mut b = axum::http::Request::builder().method(method).uri(&url).header("blade-auth", format!("bearer {t}"));

@@ -9,6 +9,7 @@ mod net;
 mod openapi;
 mod pages;
 mod saber;
+mod scm;
 mod security;
 mod search;
 mod signin;

@@ -196,8 +196,8 @@ async fn every_searched_resource_stays_in_its_tenant() {
     let app = App::new();
     let mut planted = Vec::new();
     // A record of every searched, tenant-scoped resource in tenant B, its searched text fields holding a token.
-    for (name, _, _) in zhizhuang::api::search::searched() {
-        let def = app.st.res.get(name);
+    for (name, _, _) in zhizhuang::api::search::searched(&zhizhuang::engine::resources::Resources::load().unwrap()) {
+        let def = app.st.res.get(&name);
         if def.platform || !def.searchable() {
             continue;
         }
@@ -205,7 +205,7 @@ async fn every_searched_resource_stays_in_its_tenant() {
         for f in def.search_fields() {
             doc.insert(f.name.clone(), json!(format!("隔离{name}令牌")));
         }
-        let id = put(&app, B, name, Value::Object(doc));
+        let id = put(&app, B, &name, Value::Object(doc));
         planted.push((name, id));
     }
     assert!(planted.len() >= 8, "{planted:?}");

@@ -104,6 +104,8 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
         // Generated fields are plain data: no write-only or server-maintained columns.
         f.secret = false;
         f.readonly = false;
+        f.refers = None;
+        f.mask = false;
         if f.max_len.is_none() && matches!(f.kind, store::FieldKind::Text) {
             f.max_len = Some(255);
         }
@@ -118,6 +120,7 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
         append_only: false,
         ignore: Vec::new(),
         ui: None,
+        api: None,
     };
     def.check().map_err(|e| ApiError::with(Kind::BadFormat, e.chars().take(120).collect::<String>()))?;
     Ok(def)

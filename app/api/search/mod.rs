@@ -17,9 +17,9 @@ use crate::state::AppState;
 
 /// Resources the search box finds, with their list API base and screen: the generic screens and the
 /// administration screens of their own.
-pub fn searched() -> Vec<(&'static str, &'static str, &'static str)> {
-    let mut v: Vec<(&str, &str, &str)> = crate::api::SCREENS.to_vec();
-    v.extend_from_slice(&[
+pub fn searched(res: &crate::engine::resources::Resources) -> Vec<(String, String, String)> {
+    let mut v = crate::api::screens(res);
+    v.extend([
         ("user", "/api/blade-user", "/system/user"),
         ("dept", "/api/blade-system/dept", "/system/dept"),
         ("role", "/api/blade-system/role", "/authority/role"),
@@ -27,7 +27,7 @@ pub fn searched() -> Vec<(&'static str, &'static str, &'static str)> {
         ("tenant", "/api/blade-system/tenant", "/system/tenant"),
         ("dict", "/api/blade-system/dict", "/system/dict"),
         ("dictbiz", "/api/blade-system/dict-biz", "/system/dictbiz"),
-    ]);
+    ].map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())));
     v
 }
 
@@ -42,7 +42,7 @@ pub fn routes(api: Api) -> Api {
 
 struct Target {
     def: Arc<ResourceDef>,
-    screen: &'static str,
+    screen: String,
     guard: Option<Vec<store::Filter>>,
     /// The question as a test of this resource's records (`indexer::keyword_check`).
     check: store::Predicate,
@@ -62,7 +62,7 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
         None => 10,
     };
     let only: Option<Vec<String>> = get("resources").filter(|v| !v.is_empty()).map(|v| v.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect());
-    let table = searched();
+    let table = searched(&st.res);
     if let Some(only) = &only {
         for name in only {
             if !table.iter().any(|(n, _, _)| n == name) {
@@ -77,7 +77,7 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
     // The same question from the same user is answered again from the cache while nothing it depends on has
     // changed: the searched resources, the user's rights and menus (versions only grow, so their sum moves with
     // any of them) and what the index holds (a record is found once the index has it, not when it is written).
-    let stamp: u64 = table.iter().map(|(n, _, _)| *n).chain(["role", "user", "dept", "datascope", "apiscope", "tenant", "sessions"]).map(|n| st.store.version(n)).sum::<u64>()
+    let stamp: u64 = table.iter().map(|(n, _, _)| n.as_str()).chain(["role", "user", "dept", "datascope", "apiscope", "tenant", "sessions"]).map(|n| st.store.version(n)).sum::<u64>()
         + st.index.as_ref().map(|i| i.index().seq()).unwrap_or(0);
     let key = format!("{}\u{1f}{}\u{1f}{:?}\u{1f}{}\u{1f}{current}\u{1f}{size}\u{1f}{:?}", s.tenant, s.user_id, lang, q, only);
     if let Some(body) = st.search_cache.get(&key, &stamp) {
@@ -89,11 +89,11 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
     // The resources this user may read here, each with its data scope.
     let mut targets: Vec<Target> = Vec::new();
     for (name, api, screen) in table {
-        if only.as_ref().is_some_and(|o| !o.iter().any(|n| n == name)) {
+        if only.as_ref().is_some_and(|o| !o.contains(&name)) {
             continue;
         }
-        let Some(def) = st.res.find(name).filter(|d| d.searchable()) else { continue };
-        if s.require_at(name, &format!("{api}/list")).is_err() {
+        let Some(def) = st.res.find(&name).filter(|d| d.searchable()) else { continue };
+        if s.require_at(&name, &format!("{api}/list")).is_err() {
             continue;
         }
         let guard = crate::auth::scope::guard(&st, &s, &def).await?;
@@ -154,7 +154,7 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
                 dropped += usize::from(!ok);
                 ok
             })
-            .map(|(t, rec, score)| hit_json(&t.def, t.screen, &rec, &parts, score, lang))
+            .map(|(t, rec, score)| hit_json(&t.def, &t.screen, &rec, &parts, score, lang))
             .collect();
         let total = total - dropped.min(total);
         Ok((page, total))

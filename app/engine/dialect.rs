@@ -1,0 +1,605 @@
+//! Route dialects of declared resources. A declaration's `api` states how its clients call it when that is not
+//! the generic Blade shape (`list`/`detail`/`submit`/`remove` with query ids): the `blade-scm` services take list
+//! filters in a JSON body with `page`/`size`, `add`/`update`, `detail/{id}` and `delete/...` with path
+//! segments. From the declaration the engine serves every route, checks every path segment (a record that does
+//! not belong to the named parent is a 404, like one of another tenant), generates codes, checks that the
+//! records a field names exist, refuses to remove a record others still name, records changes, and documents it
+//! all in `openapi.json`. Areas hand-write only real behaviour, as `Rules` run inside the same write.
+//!
+//! ```json
+//! "api": {
+//!   "base": "/api/blade-scm/contract", "screen": "/contract/index", "pageSize": 10,
+//!   "routes": {"list": "POST list", "add": "POST add", "update": "POST update",
+//!              "detail": "POST detail/{id}", "delete": "POST delete/{id}/{parentId}"},
+//!   "filters": {"signedFrom": "signDate_ge"}, "parent": "projectId",
+//!   "code": {"field": "contractCode", "prefix": "HT"}, "history": true
+//! }
+//! ```
+//! Path placeholders: `{id}` the record, `{ids}` comma-separated records, `{parentId}` the record named by the
+//! `parent` field that each record must belong to; other segments are literal (`delete/{id}/{parentId}/1`).
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use store::{Actor, Filter, Op, Query, ResourceDef, StoreError, WriteCtx};
+
+use crate::auth::session::Session;
+use crate::engine::crud;
+use crate::engine::resources::Resources;
+use crate::engine::{Api, Guard};
+use crate::error::{ApiError, ApiResult, Kind, rule};
+use crate::http::{AnyParams, JsonObject, json_bytes, ok};
+use crate::state::AppState;
+
+/// What a route of a dialect does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Action {
+    /// A page of records; filters from the query and a JSON or form body (`page`/`current`, `size`).
+    List,
+    /// Same as `list` (the `GET page` of some services).
+    Page,
+    /// Insert (an `id` in the body is ignored).
+    Add,
+    /// Update of the record named by the body's `id`.
+    Update,
+    /// Insert without an `id`, update with one.
+    Save,
+    /// One record, by `{id}` in the path or `?id=`.
+    Detail,
+    /// Soft delete of `?ids=` (Blade style).
+    Remove,
+    /// Soft delete of the records of the path segments.
+    Delete,
+    /// Soft delete of `{ids}` in the path.
+    BatchDelete,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApiDecl {
+    /// `/api/blade-scm/project`
+    pub base: String,
+    /// The generic list screen of the resource (a menu path), if it has one.
+    #[serde(default)]
+    pub screen: Option<String>,
+    /// Rows of a list without `size`.
+    #[serde(default = "ten")]
+    pub page_size: u64,
+    /// Action → `"METHOD path"` below the base.
+    pub routes: BTreeMap<Action, String>,
+    /// List body keys that are not field names → the Blade filter they mean (`startTime` → `startTime_ge`).
+    #[serde(default)]
+    pub filters: BTreeMap<String, String>,
+    /// The `refers` field naming the record this one belongs to (checked by `{parentId}` segments).
+    #[serde(default)]
+    pub parent: Option<String>,
+    /// A code generated per tenant on insert when the client leaves it empty: `XM20261122-0001`.
+    #[serde(default)]
+    pub code: Option<CodeRule>,
+    /// Every insert, update and removal is recorded with who, when and the values before and after
+    /// (resource `op_record`).
+    #[serde(default)]
+    pub history: bool,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CodeRule {
+    pub field: String,
+    pub prefix: String,
+}
+
+fn ten() -> u64 {
+    10
+}
+
+/// A route of a declaration: method and path below the base.
+pub fn split_route(spec: &str) -> Result<(&'static str, &str), String> {
+    let (m, p) = spec.trim().split_once(' ').ok_or_else(|| format!("route {spec:?}: \"METHOD path\""))?;
+    let method = match m {
+        "GET" => "GET",
+        "POST" => "POST",
+        other => return Err(format!("route {spec:?}: method {other}")),
+    };
+    Ok((method, p.trim()))
+}
+
+impl ApiDecl {
+    /// The dialect of a declaration, if it has one; a bad one is an error naming it (checked at start-up).
+    pub fn of(def: &ResourceDef) -> Result<Option<ApiDecl>, String> {
+        let Some(v) = &def.api else { return Ok(None) };
+        let d: ApiDecl = serde_json::from_value(v.clone()).map_err(|e| format!("{}: api: {e}", def.name))?;
+        d.check(def).map_err(|e| format!("{}: api: {e}", def.name))?;
+        Ok(Some(d))
+    }
+
+    fn check(&self, def: &ResourceDef) -> Result<(), String> {
+        if !self.base.starts_with("/api/") || self.base.ends_with('/') {
+            return Err(format!("base {}", self.base));
+        }
+        if !(1..=crate::engine::listq::MAX_SIZE).contains(&self.page_size) {
+            return Err("pageSize".into());
+        }
+        if let Some(p) = &self.parent
+            && def.field(p).and_then(|f| f.refers.as_ref()).is_none() {
+            return Err(format!("parent {p} is not a field that refers to records"));
+        }
+        if let Some(c) = &self.code
+            && !def.field(&c.field).is_some_and(|f| f.unique && f.kind == store::FieldKind::Text) {
+            return Err(format!("code field {} must be a unique text field", c.field));
+        }
+        for (k, v) in &self.filters {
+            let field = v.split('_').next().unwrap_or("");
+            if !def.is_filterable(field) {
+                return Err(format!("filter {k} → {v}"));
+            }
+        }
+        for (action, spec) in &self.routes {
+            let (_, path) = split_route(spec)?;
+            let holes: Vec<&str> = path.split('/').filter(|s| s.starts_with('{')).collect();
+            for h in &holes {
+                if !matches!(*h, "{id}" | "{ids}" | "{parentId}") {
+                    return Err(format!("route {spec}: placeholder {h}"));
+                }
+                if *h == "{parentId}" && self.parent.is_none() {
+                    return Err(format!("route {spec}: {{parentId}} without a parent field"));
+                }
+            }
+            let needs = match action {
+                Action::Delete => holes.contains(&"{id}") || holes.contains(&"{ids}"),
+                Action::BatchDelete => holes.contains(&"{ids}"),
+                Action::Detail => holes.len() <= 1 && holes.iter().all(|h| *h == "{id}"),
+                _ => holes.is_empty(),
+            };
+            if !needs {
+                return Err(format!("route {spec}: placeholders do not fit {action:?}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The full path of an action's route.
+    pub fn path(&self, a: Action) -> Option<(&'static str, String)> {
+        let (m, p) = split_route(self.routes.get(&a)?).ok()?;
+        Some((m, format!("{}/{p}", self.base)))
+    }
+
+    /// What the UI needs to call the routes: action → `"METHOD /full/path"`, and the parent field.
+    pub fn describe(&self) -> Value {
+        let routes: Map<String, Value> = self
+            .routes
+            .keys()
+            .filter_map(|a| {
+                let (m, p) = self.path(*a)?;
+                Some((serde_json::to_value(a).ok()?.as_str()?.to_string(), json!(format!("{m} {p}"))))
+            })
+            .collect();
+        json!({"routes": routes, "parent": self.parent, "pageSize": self.page_size})
+    }
+}
+
+/// What a business rule sees of the write it runs in.
+pub struct Ctx<'a> {
+    pub tenant: &'a str,
+    pub actor: &'a Actor,
+    pub res: &'a Resources,
+    /// Local time of the write, `yyyy-MM-dd HH:mm:ss`.
+    pub now: &'a str,
+}
+
+impl Ctx<'_> {
+    pub fn def(&self, name: &str) -> Arc<ResourceDef> {
+        self.res.get(name)
+    }
+}
+
+/// A rule run before a record is written, inside the write's transaction: `old` is the stored record (None on
+/// insert), `doc` the fields being written (it may change them). An error refuses the whole write.
+pub type SaveRule = fn(&mut WriteCtx, &Ctx, Option<&Map<String, Value>>, &mut Map<String, Value>) -> store::Result<()>;
+/// A rule run before a record is removed, inside the removal's transaction.
+pub type RemoveRule = fn(&mut WriteCtx, &Ctx, &Map<String, Value>) -> store::Result<()>;
+
+/// The hand-written behaviour of a resource served by a dialect.
+#[derive(Clone, Copy, Default)]
+pub struct Rules {
+    pub save: Option<SaveRule>,
+    pub remove: Option<RemoveRule>,
+}
+
+/// A field's value after a write: the new value if written, else the stored one.
+pub fn after<'a>(old: Option<&'a Map<String, Value>>, doc: &'a Map<String, Value>, field: &str) -> Option<&'a Value> {
+    match doc.get(field) {
+        Some(v) => Some(v),
+        None => old.and_then(|o| o.get(field)),
+    }
+}
+
+/// `after` as an integer (absent or null → None).
+pub fn after_i64(old: Option<&Map<String, Value>>, doc: &Map<String, Value>, field: &str) -> Option<i64> {
+    after(old, doc, field).and_then(Value::as_i64)
+}
+
+/// `after` as an id.
+pub fn after_id(old: Option<&Map<String, Value>>, doc: &Map<String, Value>, field: &str) -> Option<u64> {
+    after(old, doc, field).and_then(Value::as_u64).filter(|i| *i > 0)
+}
+
+/// Everything one served resource needs in its handlers.
+#[derive(Clone)]
+struct Served {
+    def: Arc<ResourceDef>,
+    decl: Arc<ApiDecl>,
+    rules: Rules,
+}
+
+impl Api {
+    /// Every route of a declared resource's dialect, plus `schema` and `export` for the UI.
+    pub fn declared(self, name: &str, rules: Rules) -> Api {
+        let def = self.def(name);
+        let decl = match ApiDecl::of(&def) {
+            Ok(Some(d)) => Arc::new(d),
+            Ok(None) => panic!("resource {name} declares no api"),
+            Err(e) => panic!("{e}"),
+        };
+        let sv = Served { def: def.clone(), decl: decl.clone(), rules };
+        let mut api = self.base(&decl.base, name);
+        let (api_base, d5, d6) = (decl.base.clone(), def.clone(), def.clone());
+        api = api
+            .get(format!("{}/schema", decl.base), Guard::read(&def), move |st, s, l| crud::schema_route(st, s, l, d5, api_base))
+            .get(format!("{}/export", decl.base), Guard::read(&def), move |st, s, q, l| crud::export(st, s, q, l, d6));
+        for action in decl.routes.keys().copied() {
+            let Some((method, path)) = decl.path(action) else { continue };
+            let guard = match action {
+                Action::List | Action::Page | Action::Detail => Guard::read(&def),
+                Action::Add => Guard::write(&def, &["add"]),
+                Action::Update => Guard::write(&def, &["edit"]),
+                Action::Save => Guard::write(&def, &["add", "edit"]),
+                Action::Remove | Action::Delete | Action::BatchDelete => Guard::write(&def, &["delete"]),
+            };
+            let sv = sv.clone();
+            api = match action {
+                Action::List | Action::Page => {
+                    let h = move |st, s, p| list(st, s, p, sv);
+                    if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h) }
+                }
+                Action::Detail => {
+                    if path.contains('{') {
+                        let h = move |st, s, seg, p| detail(st, s, seg, p, sv);
+                        if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h) }
+                    } else {
+                        let h = move |st, s, p| detail(st, s, Path(Vec::new()), p, sv);
+                        if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h) }
+                    }
+                }
+                Action::Add | Action::Update | Action::Save => api.post(path, guard, move |st, s, b| save(st, s, b, action, sv)),
+                Action::Remove => api.post(path, guard, move |st, s, p: AnyParams| async move {
+                    let ids = crud::parse_ids(p.get("ids"))?;
+                    delete_ids(st, s, ids, None, sv).await
+                }),
+                Action::Delete | Action::BatchDelete => api.post(path, guard, move |st, s, seg| delete(st, s, seg, sv)),
+            };
+        }
+        api
+    }
+}
+
+/// `list` / `page`: filters from the query and the body; `page` (or `current`) and `size` page it.
+async fn list(State(st): State<AppState>, s: Session, p: AnyParams, sv: Served) -> ApiResult<Response> {
+    let mut pairs = Vec::new();
+    let mut sized = false;
+    for (k, v) in p.0 {
+        match k.as_str() {
+            "page" | "current" => pairs.push(("current".to_string(), v)),
+            "size" => {
+                sized = !v.trim().is_empty();
+                pairs.push((k, v));
+            }
+            _ => match sv.decl.filters.get(&k) {
+                Some(to) => pairs.push((to.clone(), v)),
+                None => pairs.push((k, v)),
+            },
+        }
+    }
+    if !sized {
+        pairs.push(("size".into(), sv.decl.page_size.to_string()));
+    }
+    let mut key = pairs.clone();
+    key.sort();
+    let raw = serde_urlencoded::to_string(&key).unwrap_or_default();
+    Ok(json_bytes(crud::list_body(&st, &s, &raw, &pairs, &sv.def).await?))
+}
+
+/// The id of a route's `{id}` segment, or of `?id=` / the body's `id`.
+fn seg<'a>(segs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    segs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+}
+
+async fn detail(State(st): State<AppState>, s: Session, Path(segs): Path<Vec<(String, String)>>, p: AnyParams, sv: Served) -> ApiResult<Response> {
+    s.require(&sv.def.name)?;
+    let id = crud::parse_id(seg(&segs, "id").or_else(|| p.get("id")))?;
+    let rec = crud::get_scoped(&st, &s, &sv.def, id).await?;
+    Ok(ok(crud::decorated(&st, &s.tenant, &sv.def, rec).await?))
+}
+
+async fn save(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, action: Action, sv: Served) -> ApiResult<Response> {
+    if action == Action::Add {
+        body.remove("id");
+    }
+    let id = crud::body_id(&body)?;
+    if action == Action::Update && id.is_none() {
+        return Err(ApiError::with(Kind::Missing, "id"));
+    }
+    crud::check_write(&s, &sv.def, if id.is_some() { "edit" } else { "add" })?;
+    if let Some(id) = id {
+        crud::get_scoped(&st, &s, &sv.def, id).await?;
+    }
+    // A masked value (`3201**********1234`) sent back unchanged keeps what is stored.
+    for f in sv.def.fields.iter().filter(|f| f.mask) {
+        if id.is_some() && body.get(&f.name).and_then(Value::as_str).is_some_and(|v| v.contains('*')) {
+            body.remove(&f.name);
+        }
+    }
+    let doc = sv.def.parse_input(&body, id.is_none())?;
+    let saved = write(&st, &s, &sv.def, Some(sv.decl.clone()), sv.rules, id, doc).await?;
+    Ok(ok(crud::decorated(&st, &s.tenant, &sv.def, saved).await?))
+}
+
+/// Inserts (`id` None) or updates a record through the declaration's rules in one write transaction: the code,
+/// the records its fields name, the resource's own rules, the change record. Hand-written routes write through
+/// it too, so a rule holds whichever route changes the record.
+pub async fn write(
+    st: &AppState,
+    s: &Session,
+    def: &Arc<ResourceDef>,
+    decl: Option<Arc<ApiDecl>>,
+    rules: Rules,
+    id: Option<u64>,
+    doc: Map<String, Value>,
+) -> ApiResult<Map<String, Value>> {
+    let (d, t, actor, res) = (def.clone(), s.tenant.clone(), s.actor(), st.res.clone());
+    let now = st.settings.zone.format(store::now_millis());
+    let saved = st
+        .write(move |w| {
+            let cx = Ctx { tenant: &t, actor: &actor, res: &res, now: &now };
+            write_in(w, &cx, &d, decl.as_deref(), rules, id, doc.clone())
+        })
+        .await?;
+    Ok(saved)
+}
+
+/// `write` inside a transaction that is already open (hand-written behaviour that writes several records).
+pub fn write_in(
+    w: &mut WriteCtx,
+    cx: &Ctx,
+    def: &ResourceDef,
+    decl: Option<&ApiDecl>,
+    rules: Rules,
+    id: Option<u64>,
+    mut doc: Map<String, Value>,
+) -> store::Result<Map<String, Value>> {
+    let old = match id {
+        Some(id) => Some(w.get(def, cx.tenant, id)?.ok_or(StoreError::NotFound)?),
+        None => None,
+    };
+    if old.is_none()
+        && let Some(c) = decl.and_then(|d| d.code.as_ref())
+        && doc.get(&c.field).is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
+        doc.insert(c.field.clone(), Value::String(next_code(w, cx, def, c)?));
+    }
+    check_refs(w, cx, def, &doc)?;
+    if let Some(f) = rules.save {
+        f(w, cx, old.as_ref(), &mut doc)?;
+    }
+    let saved = match id {
+        Some(id) => w.update(def, cx.tenant, id, doc, cx.actor)?,
+        None => w.insert(def, cx.tenant, doc, cx.actor)?,
+    };
+    if decl.is_some_and(|d| d.history) {
+        record_change(w, cx, def, old.as_ref(), Some(&saved))?;
+    }
+    Ok(saved)
+}
+
+/// `PREFIX` + local date + `-` + a four-digit number per tenant and day (more digits past 9999), skipping a
+/// number someone typed in by hand.
+fn next_code(w: &mut WriteCtx, cx: &Ctx, def: &ResourceDef, c: &CodeRule) -> store::Result<String> {
+    let day: String = cx.now.chars().take(10).filter(char::is_ascii_digit).collect();
+    let counter = format!("code:{}:{}{day}", def.name, c.prefix);
+    loop {
+        let n = w.add_counter(cx.tenant, &counter, 1)?;
+        let code = format!("{}{day}-{n:04}", c.prefix);
+        if w.find_unique(def, cx.tenant, &c.field, &code)?.is_none() {
+            return Ok(code);
+        }
+    }
+}
+
+/// Every `refers` field being written names a live record of the tenant.
+pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, Value>) -> store::Result<()> {
+    for f in def.fields.iter().filter(|f| f.refers.is_some()) {
+        let Some(id) = doc.get(&f.name).and_then(Value::as_u64) else { continue };
+        let Some(target) = f.refers.as_deref().and_then(|r| cx.res.find(r)) else { continue };
+        if w.get(&target, cx.tenant, id)?.is_none() {
+            let en = if f.label_en.is_empty() { &f.name } else { &f.label_en };
+            return Err(rule(format!("{}不存在或已删除", f.label), format!("The {en} does not exist or was removed")));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses to remove a record that a live record of any declared resource still names.
+pub fn check_unused(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, id: u64) -> store::Result<()> {
+    for other in cx.res.all() {
+        for f in other.fields.iter().filter(|f| f.refers.as_deref() == Some(def.name.as_str())) {
+            let q = Query { filters: vec![Filter::new(&f.name, Op::Equal, Value::from(id))], limit: 1, ..Query::default() };
+            if !w.list(&other, cx.tenant, &q)?.records.is_empty() {
+                let en = if other.label_en.is_empty() { &other.name } else { &other.label_en };
+                return Err(rule(format!("仍有{}引用该{},不能删除", other.label, def.label), format!("{en} still refer to it; it cannot be removed")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The change record of a write: who and when (audit columns), the action and every field that changed.
+pub fn record_change(w: &mut WriteCtx, cx: &Ctx, def: &ResourceDef, old: Option<&Map<String, Value>>, new: Option<&Map<String, Value>>) -> store::Result<()> {
+    let show = |v: Option<&Value>, f: &store::FieldDef| -> Value {
+        match (v, f.kind) {
+            (Some(Value::Number(n)), store::FieldKind::Money) => json!(store::format_money(n.as_i64().unwrap_or(0))),
+            (Some(Value::Number(n)), store::FieldKind::Long) => json!(n.to_string()),
+            (Some(v), _) => v.clone(),
+            (None, _) => Value::Null,
+        }
+    };
+    let mut changes = Vec::new();
+    for f in def.fields.iter().filter(|f| !f.secret) {
+        let (a, b) = (old.and_then(|o| o.get(&f.name)), new.and_then(|n| n.get(&f.name)));
+        let (a, b) = (a.filter(|v| !v.is_null()), b.filter(|v| !v.is_null()));
+        if a != b && (new.is_some() || a.is_some()) {
+            changes.push(json!({"field": f.name, "label": f.label, "labelEn": f.label_en, "before": show(a, f), "after": show(b, f)}));
+        }
+    }
+    let action = match (old, new) {
+        (None, Some(_)) => "add",
+        (Some(_), Some(_)) => "update",
+        _ => "remove",
+    };
+    if action == "update" && changes.is_empty() {
+        return Ok(());
+    }
+    let id = new.or(old).and_then(|r| r.get("id")).and_then(Value::as_u64).unwrap_or(0);
+    let rec = cx.def("op_record");
+    let mut doc = Map::new();
+    doc.insert("resource".into(), json!(def.name));
+    doc.insert("recordId".into(), json!(id));
+    doc.insert("action".into(), json!(action));
+    doc.insert("changes".into(), Value::Array(changes));
+    w.insert(&rec, cx.tenant, doc, cx.actor)?;
+    Ok(())
+}
+
+async fn delete(State(st): State<AppState>, s: Session, Path(segs): Path<Vec<(String, String)>>, sv: Served) -> ApiResult<Response> {
+    crud::check_write(&s, &sv.def, "delete")?;
+    let ids = match (seg(&segs, "id"), seg(&segs, "ids")) {
+        (Some(id), _) => vec![crud::parse_id(Some(id))?],
+        (None, ids) => crud::parse_ids(ids)?,
+    };
+    // `{parentId}` 0: the record belongs to no parent.
+    let parent = match seg(&segs, "parentId") {
+        Some("0") => Some(0),
+        Some(p) => Some(crud::parse_id(Some(p))?),
+        None => None,
+    };
+    delete_ids(State(st), s, ids, parent, sv).await
+}
+
+/// Removes records of the tenant (data scope, parent segment and rules checked in the write): all or none.
+async fn delete_ids(State(st): State<AppState>, s: Session, ids: Vec<u64>, parent: Option<u64>, sv: Served) -> ApiResult<Response> {
+    crud::check_write(&s, &sv.def, "delete")?;
+    let guard = crate::auth::scope::guard(&st, &s, &sv.def).await?;
+    remove_in_write(&st, &s, &sv.def, Some(sv.decl.clone()), sv.rules, ids, parent, guard).await?;
+    Ok(ok(Value::Null))
+}
+
+/// The removal of `ids` as one write: each must exist in the tenant, pass the data scope and belong to `parent`
+/// (else 404, naming nothing), pass the resource's rule and be named by no live record.
+#[allow(clippy::too_many_arguments)]
+pub async fn remove_in_write(
+    st: &AppState,
+    s: &Session,
+    def: &Arc<ResourceDef>,
+    decl: Option<Arc<ApiDecl>>,
+    rules: Rules,
+    ids: Vec<u64>,
+    parent: Option<u64>,
+    guard: Option<Vec<Filter>>,
+) -> ApiResult<u64> {
+    let (d, t, actor, res) = (def.clone(), s.tenant.clone(), s.actor(), st.res.clone());
+    let now = st.settings.zone.format(store::now_millis());
+    let parent_field = decl.as_ref().and_then(|d| d.parent.clone());
+    st.write(move |w| {
+        let cx = Ctx { tenant: &t, actor: &actor, res: &res, now: &now };
+        for id in &ids {
+            let rec = w.get(&d, &t, *id)?.ok_or(StoreError::NotFound)?;
+            if !crate::auth::scope::admits(&guard, &rec) {
+                return Err(StoreError::NotFound);
+            }
+            if let (Some(p), Some(field)) = (parent, parent_field.as_deref())
+                && rec.get(field).and_then(Value::as_u64).unwrap_or(0) != p {
+                return Err(StoreError::NotFound);
+            }
+            if let Some(f) = rules.remove {
+                f(w, &cx, &rec)?;
+            }
+            check_unused(w, &cx, &d, *id)?;
+            if decl.as_ref().is_some_and(|d| d.history) {
+                record_change(w, &cx, &d, Some(&rec), None)?;
+            }
+        }
+        w.remove(&d, &t, &ids, &actor)
+    })
+    .await
+}
+
+/// The contract of a dialect route (`openapi.json`): parameters, body and answer.
+pub fn openapi(def: &ResourceDef, decl: &ApiDecl, path: &str) -> Option<(Vec<Value>, Value, Value, String)> {
+    let action = decl.routes.keys().copied().find(|a| decl.path(*a).is_some_and(|(_, p)| p == path))?;
+    let item = json!({"$ref": format!("#/components/schemas/{}", crate::openapi::schema_name(&def.name))});
+    let parent = decl.parent.as_deref().and_then(|p| def.field(p));
+    let mut params = Vec::new();
+    for h in path.split('/').filter(|s| s.starts_with('{')) {
+        let name = h.trim_matches(|c| c == '{' || c == '}');
+        let what = match name {
+            "id" => format!("id of the {} (another tenant's, or one outside the caller's data scope: 404)", def.label),
+            "ids" => format!("comma-separated ids of {} records (all removed or none)", def.label),
+            _ => format!(
+                "id of the {} the record must belong to (its `{}`); a record of another is a 404",
+                parent.map(|f| f.label.as_str()).unwrap_or(""),
+                decl.parent.as_deref().unwrap_or("")
+            ),
+        };
+        params.push(json!({"name": name, "in": "path", "required": true, "schema": {"type": "string", "pattern": "^[0-9,]+$"}, "description": what}));
+    }
+    let (body, data, summary) = match action {
+        Action::List | Action::Page => {
+            let mut props = Map::new();
+            props.insert("page".into(), json!({"type": "integer", "description": "page number from 1 (default 1; `current` too)"}));
+            props.insert("size".into(), json!({"type": "integer", "description": format!("rows per page (default {}; 1–1000)", decl.page_size)}));
+            for f in def.fields.iter().filter(|f| f.filter) {
+                props.insert(f.name.clone(), json!({"type": "string", "description": format!("{} ({})", f.label, if matches!(f.kind, store::FieldKind::Text | store::FieldKind::Textarea) { "contains" } else { "equals" })}));
+            }
+            for (k, v) in &decl.filters {
+                props.insert(k.clone(), json!({"type": "string", "description": format!("the Blade filter {v}")}));
+            }
+            let body = json!({"type": "object", "description": "filters (also accepted as query parameters); field_suffix operators as in Blade lists", "properties": props});
+            let data = json!({"allOf": [{"$ref": "#/components/schemas/Page"}, {"properties": {"records": {"items": item}}}]});
+            (body, data, format!("{} · list", def.label))
+        }
+        Action::Detail => (Value::Null, item, format!("{} · detail", def.label)),
+        Action::Add => (item.clone(), item, format!("{} · add{}", def.label, code_note(decl))),
+        Action::Update => (item.clone(), item, format!("{} · update (id required)", def.label)),
+        Action::Save => (item.clone(), item, format!("{} · insert without id, update with one{}", def.label, code_note(decl))),
+        Action::Remove => {
+            params.push(json!({"name": "ids", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated ids (soft delete)"}));
+            (Value::Null, Value::Null, format!("{} · remove (a record others still refer to is refused, 400)", def.label))
+        }
+        Action::Delete | Action::BatchDelete => (Value::Null, Value::Null, format!("{} · delete (soft; all or none; a record others still refer to is refused, 400)", def.label)),
+    };
+    Some((params, body, data, summary))
+}
+
+fn code_note(decl: &ApiDecl) -> String {
+    match &decl.code {
+        Some(c) => format!(" ({} generated when empty: {}yyyyMMdd-0001 per tenant and day)", c.field, c.prefix),
+        None => String::new(),
+    }
+}
+
+/// The declarations served by a dialect, in name order (for `api::build` and the screens).
+pub fn declared(res: &Resources) -> Vec<(Arc<ResourceDef>, ApiDecl)> {
+    res.all().into_iter().filter_map(|d| ApiDecl::of(&d).ok().flatten().map(|a| (d, a))).collect()
+}
