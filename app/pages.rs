@@ -360,7 +360,12 @@ fn theme(h: &HeaderMap) -> Value {
 async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str, lang: Lang) -> Result<Value, ApiError> {
     let def: Arc<store::ResourceDef> = st.res.get(name);
     let raw = url.split_once('?').map(|(_, q)| q).unwrap_or("");
-    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
+    let mut pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
+    // A resource served in a dialect pages by its own default (the project list by 6, spec §9).
+    if let Ok(Some(decl)) = crate::engine::dialect::ApiDecl::of(&def)
+        && !pairs.iter().any(|(k, _)| k == "size") {
+        pairs.push(("size".into(), decl.page_size.to_string()));
+    }
     let mut query = if name == "user" {
         match crate::api::user::admin::user_query(st, s, &pairs).await {
             Ok(q) => q,
@@ -373,7 +378,18 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     query.any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
     let (d, t, lim, off) = (def.clone(), s.tenant.clone(), query.limit, query.offset);
     let page = crate::engine::listq::run(st, &d, &t, query).await?;
-    let records: Vec<Value> = page.records.into_iter().map(|r| Value::Object(crate::wire::record(&def, st.settings.zone, r))).collect();
+    let labels = crate::engine::crud::Labels::load(st, &def).await?;
+    let refs = crate::engine::crud::Refs::load(st, &def, &s.tenant, &page.records).await?;
+    let records: Vec<Value> = page
+        .records
+        .into_iter()
+        .map(|r| {
+            let mut w = crate::wire::record(&def, st.settings.zone, r);
+            labels.decorate(&mut w);
+            refs.decorate(&mut w);
+            Value::Object(w)
+        })
+        .collect();
     let q: serde_json::Map<String, Value> = pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
     Ok(json!({
         "kind": "list",

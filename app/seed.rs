@@ -406,6 +406,9 @@ fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<S
             let actor = Actor { user_id: 0, dept_id: dept.parse().unwrap_or(0) };
             w.insert(&res.get("user"), tenant, doc, &actor)?;
         }
+        if tenant != store::PLATFORM_TENANT {
+            demo_business(w, res, tenant)?;
+        }
     }
     w.put_meta("demo_seeded", b"1")?;
     Ok(())
@@ -456,5 +459,117 @@ fn reference_data(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         w.insert(&report, store::PLATFORM_TENANT, obj(json!({"name": name, "category": category, "source": source, "remark": remark})), &sys)?;
     }
     w.put_meta("regions_seeded", b"1")?;
+    Ok(())
+}
+
+/// 业务管理 demo data of a tenant: companies, customers, trades with day rates, workers, a dozen projects across
+/// regions and business units, their contracts (every status), constructs in every status with managers, crews
+/// and day work, documents. Written consistently with the rules the API enforces.
+fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
+    let sys = Actor::default();
+    let ins = |w: &mut WriteCtx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &sys)?["id"].as_u64().unwrap_or(0)) };
+    let (city, other) = if tenant == "157270" { ("南京", "苏州") } else { ("杭州", "宁波") };
+    let mut companies = Vec::new();
+    for (name, kind, contact, phone) in [
+        (format!("{city}分公司"), 1, "周建国", "13905150001"),
+        (format!("{other}分公司"), 1, "钱海波", "13905150002"),
+        (format!("{city}恒安建设劳务有限公司"), 2, "孙永福", "13905150003"),
+    ] {
+        companies.push(ins(w, "company", json!({"companyName": name, "companyType": kind, "contactName": contact, "contactPhone": phone, "address": format!("{city}市建邺区江东中路")}))?);
+    }
+    let mut customers = Vec::new();
+    for (name, kind, contact, phone) in [
+        ("陈志远", 1, "陈志远", "13770001101"), ("刘雅婷", 1, "刘雅婷", "13770001102"), ("万科地产华东区域", 3, "黄经理", "13770001103"),
+        ("华润置地", 3, "吴经理", "13770001104"), ("江宁区教育局", 4, "赵科长", "13770001105"), ("星巴克企业管理(中国)有限公司", 2, "林女士", "13770001106"),
+    ] {
+        customers.push(ins(w, "customer", json!({"customerName": name, "customerType": kind, "contactName": contact, "phone": phone, "address": format!("{city}市")}))?);
+    }
+    let mut levels: Vec<(u64, Vec<u64>)> = Vec::new();
+    for (i, (job, rates)) in [("水电工", [32000, 38000, 45000]), ("泥瓦工", [30000, 36000, 42000]), ("木工", [30000, 36000, 43000]), ("油漆工", [28000, 33000, 38000]), ("安装工", [26000, 30000, 35000])].iter().enumerate() {
+        let j = ins(w, "worker_job", json!({"jobName": job, "sort": i + 1}))?;
+        let mut ls = Vec::new();
+        for (k, (lv, rate)) in ["初级", "中级", "高级"].iter().zip(rates).enumerate() {
+            ls.push(ins(w, "worker_job_level", json!({"workerJobId": j, "levelName": lv, "dayRate": rate, "sort": k + 1}))?);
+        }
+        levels.push((j, ls));
+    }
+    let names = ["马志强", "朱刚", "冯建军", "邓志勇", "何建华", "蒋文斌", "沈国庆", "韩立新", "杨永军", "曹明亮", "彭学东", "吕志华"];
+    let mut workers = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let (job, ls) = &levels[i % levels.len()];
+        let phone = format!("1{}{:09}", if tenant == "157270" { 5 } else { 8 }, 801_000_100 + i);
+        let id_card = format!("3201{:02}19{:02}0{}1{:02}{:03}X", 10 + i, 75 + i, 1 + i % 9, 10 + i, 100 + i);
+        workers.push(ins(w, "worker", json!({"workerName": name, "phone": phone, "idCard": id_card, "workerJobId": job, "workerJobLevelId": ls[i % 3], "teamName": format!("施工{}队", ["一", "二", "三"][i % 3])}))?);
+    }
+    let users = w.all(&res.get("user"), tenant)?;
+    let managers: Vec<u64> = users.iter().filter(|u| u["roleId"].as_str().is_some()).filter_map(|u| u["id"].as_u64()).take(4).collect();
+    let projects = [
+        ("万科翡翠公园12#楼公区精装修", "TOB", 2, 0, "2026-01-08", "江宁区万科翡翠公园"),
+        ("陈志远 翠屏城3-1201全包家装", "TOC", 0, 0, "2026-02-16", "江宁区翠屏城3栋1201"),
+        ("华润悦府样板间软装", "BBC", 3, 1, "2026-03-02", "鼓楼区华润悦府"),
+        ("江宁区实验小学教学楼改造", "TOB", 4, 0, "2026-04-11", "江宁区天元东路"),
+        ("星巴克新街口店装修", "TOB", 5, 1, "2026-05-20", "秦淮区新街口"),
+        ("刘雅婷 月安花园二手房翻新", "TOC", 1, 0, "2026-06-03", "鼓楼区月安花园5栋602"),
+        ("万科金域蓝湾集采橱柜安装", "SC", 2, 2, "2026-06-28", "栖霞区万科金域蓝湾"),
+        ("华润置地万象天地商铺改造", "TOB", 3, 1, "2026-07-15", "秦淮区万象天地"),
+        ("陈志远 父母家卫生间改造", "TOC", 0, 0, "2026-08-09", "玄武区锁金村"),
+        ("星巴克河西万达店翻新", "BBC", 5, 2, "2026-09-01", "建邺区河西万达"),
+        ("江宁区教育局幼儿园地坪工程", "SC", 4, 1, "2026-10-12", "江宁区东山街道"),
+        ("万科城市之光外立面清洗", "TOB", 2, 2, "2026-11-05", "雨花台区万科城市之光"),
+    ];
+    let pdef = res.get("project");
+    for (i, (name, bu, cust, comp, start, addr)) in projects.iter().enumerate() {
+        let day: String = start.chars().filter(char::is_ascii_digit).collect();
+        let status = match i { 0..=3 => 2, 4 => 3, _ => if i % 3 == 0 { 1 } else { 2 } };
+        let manager = managers.get(i % managers.len().max(1)).copied();
+        let p = w.insert(&pdef, tenant, obj(json!({
+            "projectCode": format!("XM{day}-{:04}", i + 1), "projectName": name, "projectCompanyId": companies[*comp],
+            "customerId": customers[*cust], "businessUnit": bu, "regionCode": if tenant == "157270" { "320100" } else { "330100" },
+            "address": format!("{city}市{addr}"), "startTime": start, "managerId": manager, "projectStatus": status,
+            "endTime": if status == 3 { Some(format!("{}-28", &start[..7])) } else { None },
+        })), &sys)?["id"].as_u64().unwrap_or(0);
+        // Contracts: a main one, a second (supplementary) for every third project; statuses follow the project.
+        let n_contracts = if i % 3 == 0 { 2 } else { 1 };
+        for c in 0..n_contracts {
+            let cstatus = match (status, c) { (3, _) => 3, (1, _) => 0, (_, 1) => 1, _ if i % 5 == 4 => 1, _ => 2 };
+            let amount = 86_000_00i64 + (i as i64 * 37_513_47) % 900_000_00 + c as i64 * 12_800_00;
+            let cname = if c == 0 { format!("{name}施工合同") } else { format!("{name}增项补充协议") };
+            let party = w.get(&res.get("customer"), tenant, customers[*cust])?.and_then(|x| x["customerName"].as_str().map(str::to_string)).unwrap_or_default();
+            let contract = ins(w, "contract", json!({
+                "contractCode": format!("HT{day}-{:04}", i * 2 + c + 1), "contractName": cname, "projectId": p, "partyName": party,
+                "contractAmount": amount, "signDate": if cstatus >= 1 { Some(start.to_string()) } else { None }, "contractStatus": cstatus,
+            }))?;
+            if cstatus == 0 {
+                continue;
+            }
+            // A construct per signed contract: to inspect, to dispatch, under construction, completed.
+            let kstatus = match cstatus { 3 => 4, 2 => 3, _ => 1 + (i as i64 % 2) };
+            let construct = ins(w, "construct", json!({
+                "constructCode": format!("SG{day}-{:04}", i * 2 + c + 1), "constructName": if c == 0 { "主体装修施工" } else { "增项施工" },
+                "projectId": p, "contractId": contract, "constructMode": 1 + (i % 3), "modelStatus": kstatus,
+                "managerId": if kstatus >= 2 { manager } else { None }, "buildings": if *bu == "TOC" { "1栋" } else { "1#,2#" },
+                "planStart": start, "planEnd": format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12)),
+            }))?;
+            if kstatus >= 3 {
+                for k in 0..3 {
+                    let wk = workers[(i + k * 4) % workers.len()];
+                    ins(w, "construct_worker", json!({"constructId": construct, "workerId": wk, "bindKey": format!("{construct}:{wk}"), "leader": (k == 0) as i64}))?;
+                }
+                for d in 0..2 {
+                    let wk = workers[(i + 7 + d) % workers.len()];
+                    let days = 100 + 50 * d as i64;
+                    let rate = 30000 + 2500 * d as i64;
+                    ins(w, "day_worker", json!({"constructId": construct, "workerId": wk, "workDate": format!("{}-{:02}", &start[..7], 10 + d + i % 10),
+                        "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }}))?;
+                }
+            }
+        }
+        for (k, (doc, cat)) in [("施工图纸", 2), ("合同扫描件", 1), ("隐蔽工程验收记录", 4)].iter().enumerate() {
+            if k == 2 && status < 2 {
+                continue;
+            }
+            ins(w, "doc", json!({"projectId": p, "docName": format!("{name}{doc}"), "category": cat}))?;
+        }
+    }
     Ok(())
 }

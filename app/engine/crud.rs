@@ -205,14 +205,29 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
                 "name": f.name, "kind": f.kind, "label": f.label, "labelEn": f.label_en, "required": f.required,
                 "maxLen": f.max_len, "min": f.min, "max": f.max, "pattern": f.pattern, "filter": f.filter, "sort": f.sort,
                 "search": f.search, "dict": f.dict, "list": f.list, "form": f.form && !f.readonly, "readonly": f.readonly,
-                "default": f.default, "ui": f.ui,
+                "default": f.default, "ui": f.ui, "mask": f.mask,
+                "refers": f.refers.as_deref().and_then(|r| ref_picker(st, r)),
             })
         })
         .collect();
+    let dialect = crate::engine::dialect::ApiDecl::of(def).ok().flatten().map(|d| d.describe());
     Ok(serde_json::json!({
         "name": def.name, "label": def.label, "labelEn": def.label_en, "api": api, "platform": def.platform,
-        "fields": fields, "dicts": dicts, "ui": def.ui,
+        "fields": fields, "dicts": dicts, "ui": def.ui, "dialect": dialect,
     }))
+}
+
+/// How a form picks a record of `resource`: its list route (`"METHOD path"`), the field shown and the key the
+/// list answers it under (`<stem>Name` beside the id in the referring record).
+fn ref_picker(st: &AppState, resource: &str) -> Option<Value> {
+    let target = st.res.find(resource)?;
+    let title = title_field(&target)?.to_string();
+    let list = match crate::engine::dialect::ApiDecl::of(&target).ok().flatten() {
+        Some(d) => d.path(crate::engine::dialect::Action::List).or_else(|| d.path(crate::engine::dialect::Action::Page)).map(|(m, p)| format!("{m} {p}"))?,
+        None if resource == "user" => "GET /api/blade-user/page".to_string(),
+        None => format!("GET {}/list", crate::api::screens(&st.res).into_iter().find(|(n, ..)| n == resource)?.1),
+    };
+    Some(serde_json::json!({"resource": resource, "list": list, "title": title}))
 }
 
 /// Display names BladeX returns beside coded values: for every field bound to a dictionary, `<field>Name` holds

@@ -18,6 +18,7 @@ import { DictPage } from './features/admin/DictPage';
 import { UserPage } from './features/admin/UserPage';
 import { RolePage, MenuPage, DeptPage, TenantPage } from './features/admin/pages';
 import { StatusPage } from './features/monitor/StatusPage';
+import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
 export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
@@ -61,8 +62,8 @@ export const routes: RouteDef[] = [
   { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: placeholder('menu.processDetail') },
   { path: '/finance/contractLedger/index', title: 'menu.ledger', render: placeholder('menu.ledger') },
   { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: placeholder('menu.ledgerDetail') },
-  { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: placeholder('menu.contractDetail') },
-  { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: placeholder('menu.projectDetail') },
+  { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: (p) => main('menu.contractDetail', <ContractDetail code={p.contractCode} />) },
+  { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: (p) => main('menu.projectDetail', <ProjectDetail code={p.projectCode} />) },
   { path: '/construct/info/:constructCode?/:edit?/:tagname?', title: 'menu.constructInfo', render: placeholder('menu.constructInfo') },
 ];
 

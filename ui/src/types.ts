@@ -4,15 +4,23 @@ export type MenuNode = {
   id: string; parentId: string; name: string; path: string; source?: string; sort?: number;
   isOpen?: number; children?: MenuNode[]; hasChildren?: boolean; code?: string; roles?: string[];
 };
-export type FieldKind = 'text' | 'textarea' | 'int' | 'long' | 'flag' | 'decimal' | 'date' | 'json';
+export type FieldKind = 'text' | 'textarea' | 'int' | 'long' | 'flag' | 'decimal' | 'date' | 'json' | 'money';
 export type Field = {
   name: string; kind: FieldKind; label: string; labelEn: string; required: boolean;
   maxLen?: number; min?: number; max?: number; pattern?: 'phone' | 'email' | 'digits' | 'nospace' | 'code';
   filter: boolean; sort: boolean; search: boolean; dict?: string; list: boolean; form: boolean;
+  /** A record of another resource: how to pick one (its list route, the field shown). */
+  refers?: { resource: string; list: string; title: string } | null;
+  /** Personal data answered with its middle hidden. */
+  mask?: boolean;
 };
 export type DictItem = { dictKey: string; dictValue: string };
 export type ResourceSchema = {
   name: string; label: string; labelEn: string; api: string; fields: Field[]; dicts: Record<string, DictItem[]>;
+  /** Resources served in a route dialect (blade-scm): action → "METHOD /path", the parent field. */
+  dialect?: { routes: Record<string, string>; parent?: string | null; pageSize: number } | null;
+  /** Screen hints of the declaration (e.g. `detail`: the record's own page, `/project/detail/:projectCode`). */
+  ui?: { detail?: string } | null;
 };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
 /** Dictionary entries by code, for the administration screens' first render. */

@@ -55,6 +55,12 @@ export function fieldError(f: FieldRule, v: unknown): { key: string; values?: Re
     if (!/^-?\d+$/.test(s)) return { key: 'valid.digits' };
   }
   if (f.kind === 'decimal' && !/^-?\d+(\.\d+)?$/.test(s)) return { key: 'valid.number' };
+  if (f.kind === 'money') {
+    if (!/^-?\d+(\.\d{1,2})?$/.test(s.trim())) return { key: 'valid.money' };
+    const fen = Math.round(Number(s) * 100);
+    if (f.min != null && fen < f.min) return { key: 'valid.min', values: { n: f.min / 100 } };
+    if (f.max != null && fen > f.max) return { key: 'valid.max', values: { n: f.max / 100 } };
+  }
   if (f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal') {
     const n = Number(s);
     if (f.min != null && n < f.min) return { key: 'valid.min', values: { n: f.min } };

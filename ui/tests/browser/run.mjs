@@ -864,6 +864,80 @@ test('menus: add a child menu, it appears in the tree', async (t) => {
 
 // ---------------------------------------------------------------- runner
 
+test('projects: add with company picker, a contract, bind it on the project page, contract record', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/project/index');
+  await page.getByRole('columnheader', { name: '项目名称' }).waitFor();
+  const rows = await page.locator('tbody tr').count();
+  check(rows === 6, `project list pages by 6 (spec §9), got ${rows}`);
+  await shot(page, 'project-list');
+
+  // Add: the company is picked by typing part of its name.
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  let dlg = page.getByRole('dialog', { name: /新增/ });
+  await dlg.waitFor();
+  await dlg.getByLabel('项目名称').fill('浏览器测试 河西CBD办公楼精装');
+  await dlg.getByLabel('所属公司').click();
+  await dlg.getByLabel('所属公司').fill('南京');
+  await dlg.getByRole('option', { name: '南京分公司' }).click();
+  await dlg.getByLabel('业务单元').selectOption('TOB');
+  await dlg.getByLabel('开始时间').fill('2026-11-23');
+  await shot(page, 'project-add');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '新增成功').waitFor();
+  const row = page.getByRole('row').filter({ hasText: '河西CBD办公楼精装' });
+  await row.waitFor();
+  check((await row.innerText()).includes('南京分公司'), 'the list shows the company by name');
+
+  // A contract, amount in yuan with cents.
+  await visit(page, '/contract/index');
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  dlg = page.getByRole('dialog', { name: /新增/ });
+  await dlg.getByLabel('合同名称').fill('河西CBD精装施工合同');
+  await dlg.getByLabel('签约方').fill('河西CBD置业');
+  await dlg.getByLabel('合同金额(元)').fill('1.234');
+  await dlg.getByLabel('合同金额(元)').blur();
+  await dlg.getByText('请输入金额,最多两位小数').waitFor();
+  await dlg.getByLabel('合同金额(元)').fill('568000.5');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '新增成功').waitFor();
+  await page.getByRole('row').filter({ hasText: '河西CBD精装施工合同' }).getByText('568000.50').waitFor();
+
+  // The project page: bind the contract, it shows with its amount.
+  await visit(page, '/project/index');
+  await page.getByRole('row').filter({ hasText: '河西CBD办公楼精装' }).getByRole('link', { name: '详情' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/project/detail/XM'));
+  await page.getByRole('heading', { name: /河西CBD办公楼精装/ }).waitFor();
+  await page.getByRole('button', { name: '绑定合同' }).click();
+  await page.getByRole('group', { name: '可绑定的合同' }).getByRole('button', { name: /河西CBD精装施工合同/ }).click();
+  await toast(page, '绑定成功').waitFor();
+  const contracts = page.getByRole('table', { name: '合同' });
+  await contracts.getByRole('cell', { name: '¥568,000.50' }).waitFor();
+  await shot(page, 'project-detail');
+
+  // The contract's page: its record shows the binding with who did it.
+  await contracts.getByRole('link', { name: /^HT/ }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/contract/detail/HT'));
+  const ops = page.getByRole('table', { name: '操作记录' });
+  await ops.getByText('所属项目').waitFor();
+  check((await ops.locator('tbody tr').count()) === 2, 'created and bound');
+  await shot(page, 'contract-detail');
+});
+
+test('constructs and workers: demo constructs in every status; worker ID numbers masked', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/construct/index?size=30');
+  await page.getByRole('columnheader', { name: '施工状态' }).waitFor();
+  const text = await page.locator('tbody').innerText();
+  for (const s of ['待勘察', '待派单', '施工中', '已完工']) check(text.includes(s), `a construct ${s}`);
+  await shot(page, 'construct-list');
+  await visit(page, '/worker/index');
+  await page.getByRole('columnheader', { name: '身份证号' }).waitFor();
+  const ids = await page.locator('tbody').innerText();
+  check(/3201\*{10}/.test(ids) && !/320110/.test(ids), 'ID numbers are masked');
+  await shot(page, 'worker-list');
+});
+
 async function main() {
   const bin = process.argv[2];
   if (!bin) { console.error('usage: node tests/browser/run.mjs <path-to-zhizhuang-binary>'); process.exit(2); }

@@ -12,7 +12,7 @@ export function Pager({ total, current, pages, size, go }: { total: number; curr
     <nav className="pager" aria-label="pagination">
       <span>{t('common.total', { total })}</span>
       <select aria-label={t('common.perPage', { n: size })} value={size} onChange={(e) => go({ size: Number(e.target.value), current: 1 })}>
-        {PAGE_SIZES.map((n) => <option key={n} value={n}>{t('common.perPage', { n })}</option>)}
+        {(PAGE_SIZES.includes(size) ? PAGE_SIZES : [size, ...PAGE_SIZES]).map((n) => <option key={n} value={n}>{t('common.perPage', { n })}</option>)}
       </select>
       <button type="button" className="btn" disabled={current <= 1} onClick={() => go({ current: current - 1 })}>{t('common.prev')}</button>
       {nums.map((n) => <button key={n} type="button" className={'btn' + (n === current ? ' btn-primary' : '')} aria-current={n === current ? 'page' : undefined} onClick={() => go({ current: n })}>{n}</button>)}

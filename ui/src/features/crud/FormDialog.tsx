@@ -5,7 +5,8 @@ import { useApp } from '../../app';
 import type { Field, ResourceSchema } from '../../types';
 import { Dialog, FormRow } from '../../components/ui/dialog';
 import { fieldError } from '../../lib/validators';
-import { get, post, ApiError } from '../../lib/api';
+import { ApiError } from '../../lib/api';
+import { detail, save as saveRecord, listVia, refKey } from '../../lib/resource';
 import { fieldLabel } from './ListPage';
 
 export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { resource: ResourceSchema; mode: 'add' | 'edit' | 'view'; row?: any; onClose: () => void; onSaved: (added: boolean) => void }) {
@@ -18,7 +19,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
   const ro = mode === 'view';
 
   useEffect(() => {
-    if (row?.id != null) get(res.api + '/detail', { id: row.id }).then((d) => d && setForm(d)).catch(() => {});
+    if (row?.id != null) detail(res, String(row.id)).then((d) => d && setForm(d)).catch(() => {});
   }, [res.api, row?.id]);
 
   const L = (f: Field) => fieldLabel(f, props.locale);
@@ -37,7 +38,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
     fields.forEach((f) => { body[f.name] = form[f.name] ?? ''; });
     if (mode === 'edit') body.id = row.id;
     try {
-      await post(res.api + '/submit', body);
+      await saveRecord(res, body);
       onSaved(mode === 'add');
     } catch (e) {
       setMsg(e instanceof ApiError ? e.message : 'err.unknown');
@@ -54,7 +55,8 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
           const v = form[f.name] ?? '';
           const set = (x: unknown) => setForm({ ...form, [f.name]: x });
           let ctl;
-          if (f.dict) ctl = (
+          if (f.refers) ctl = <RefPicker id={id} field={f} value={String(v)} label={form[refKey(f.name)] ?? ''} disabled={ro} onChange={(val, text) => setForm({ ...form, [f.name]: val, [refKey(f.name)]: text })} />;
+          else if (f.dict) ctl = (
             <select id={id} value={String(v)} disabled={ro} onChange={(e) => set(e.target.value)} onBlur={blur(f)}>
               <option value="">{t('common.choose')}</option>
               {(res.dicts[f.dict] ?? []).map((d) => <option key={d.dictKey} value={d.dictKey}>{d.dictValue}</option>)}
@@ -62,11 +64,49 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
           );
           else if (f.kind === 'flag') ctl = <input id={id} type="checkbox" checked={v === 1 || v === '1' || v === true} disabled={ro} onChange={(e) => set(e.target.checked ? 1 : 0)} />;
           else if (f.kind === 'textarea' || f.kind === 'json') ctl = <textarea id={id} value={typeof v === 'object' ? JSON.stringify(v) : String(v)} readOnly={ro} rows={3} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
-          else ctl = <input id={id} type={f.kind === 'date' ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
+          else ctl = <input id={id} type={f.kind === 'date' ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
           return <FormRow key={f.name} label={L(f)} htmlFor={id} required={f.required && !ro} error={errors[f.name]}>{ctl}</FormRow>;
         })}
         {msg && <div className="form-err" role="alert">{t(msg)}</div>}
       </form>
     </Dialog>
+  );
+}
+
+/**
+ * Picks a record of another resource: type to search its list (by the field it is known by), choose one.
+ * The chosen record's title shows; the form keeps its id.
+ */
+export function RefPicker({ id, field, value, label, disabled, onChange }: { id: string; field: Field; value: string; label: string; disabled?: boolean; onChange: (id: string, title: string) => void }) {
+  const { t } = useTranslation();
+  const ref = field.refers!;
+  const [text, setText] = useState('');
+  const [open, setOpen] = useState(false);
+  const [rows, setRows] = useState<{ id: string; title: string }[]>([]);
+  useEffect(() => {
+    if (!open) return;
+    const timer = setTimeout(() => {
+      listVia(ref.list, { [ref.title]: text.trim(), current: 1, page: 1, size: 20 })
+        .then((d) => setRows((d?.records ?? []).map((r: any) => ({ id: String(r.id), title: String(r[ref.title] ?? r.id) }))))
+        .catch(() => setRows([]));
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [open, text, ref.list, ref.title]);
+  if (disabled) return <input id={id} value={label || value} readOnly />;
+  return (
+    <div className="ref-picker">
+      <input id={id} role="combobox" aria-expanded={open} autoComplete="off" placeholder={label || t('ref.search')}
+        value={open ? text : label || (value ? value : '')}
+        onFocus={() => { setOpen(true); setText(''); }} onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onChange={(e) => setText(e.target.value)} />
+      {open && (
+        <ul className="ref-options" role="listbox">
+          {rows.length === 0 && <li className="muted">{t('ref.none')}</li>}
+          {rows.map((r) => (
+            <li key={r.id} role="option" aria-selected={r.id === value} onMouseDown={(e) => { e.preventDefault(); onChange(r.id, r.title); setOpen(false); }}>{r.title}</li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }

@@ -10,13 +10,15 @@ import { useToast } from '../../components/ui/toast';
 import { FormDialog } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
 import { Host } from '../../components/ui/host';
+import { refKey, remove } from '../../lib/resource';
 
 export { PAGE_SIZES } from '../../components/ui/pager';
 
 export function fieldLabel(f: { label: string; labelEn: string }, locale: string) {
   return locale === 'en' ? f.labelEn || f.label : f.label;
 }
-export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts']) {
+export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts'], row?: any) {
+  if (f.refers && row && row[refKey(f.name)]) return String(row[refKey(f.name)]);
   if (v == null) return '';
   if (f.dict) return dicts[f.dict]?.find((d) => String(d.dictKey) === String(v))?.dictValue ?? String(v);
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
@@ -46,7 +48,9 @@ export function ListPage() {
     navigate(path + qs(q));
   };
   const reload = () => navigate(props.url, { replace: true });
-  const { ask: askDelete, confirm } = useRemove(res.api, () => { setSelected([]); reload(); });
+  const { ask: askDelete, confirm } = useRemove(res.dialect ? (ids) => remove(res, ids, data.records) : res.api, () => { setSelected([]); reload(); });
+  /** The record's own page, when the declaration names one (`/project/detail/:projectCode`). */
+  const detailPath = (row: any) => res.ui?.detail?.replace(/:(\w+)/g, (_, k) => encodeURIComponent(String(row[k] ?? '')));
   /** Excel of the current filter: fetched with the Blade-Auth header (tokens never go in URLs), saved as a file. */
   const exportExcel = async () => {
     try {
@@ -127,8 +131,9 @@ export function ListPage() {
                 <tr key={id} className={on ? 'selected' : ''}>
                   <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
-                  {cols.map((f) => <td key={f.name}>{display(f, row[f.name], res.dicts)}</td>)}
+                  {cols.map((f) => <td key={f.name}>{display(f, row[f.name], res.dicts, row)}</td>)}
                   <td className="col-action">
+                    {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}
                     {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{t('common.edit')}</button>}
                     {can('delete') && <button type="button" className="link danger" onClick={() => askDelete([id])}>{t('common.delete')}</button>}

@@ -10,7 +10,7 @@ import { useToast } from '../../components/ui/toast';
  * `ask(ids)` starts a removal; `confirm` is the dialog to render. `refuse(ids)` may name a message key that
  * stops the removal before asking (sealed dictionary entries); `done` runs after the server removed them.
  */
-export function useRemove(api: string, done: () => void, refuse?: (ids: string[]) => string | null): { ask: (ids: string[]) => void; confirm: ReactNode } {
+export function useRemove(api: string | ((ids: string[]) => Promise<void>), done: () => void, refuse?: (ids: string[]) => string | null): { ask: (ids: string[]) => void; confirm: ReactNode } {
   const { t } = useTranslation();
   const toast = useToast();
   const [ids, setIds] = useState<string[] | null>(null);
@@ -22,7 +22,8 @@ export function useRemove(api: string, done: () => void, refuse?: (ids: string[]
   };
   const remove = async () => {
     try {
-      await post(api + '/remove', undefined, { ids: ids!.join(',') });
+      if (typeof api === 'string') await post(api + '/remove', undefined, { ids: ids!.join(',') });
+      else await api(ids!);
       toast(t('crud.deleted'));
       done();
     } catch (e) {

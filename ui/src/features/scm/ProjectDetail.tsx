@@ -1,0 +1,212 @@
+// 项目详情 /project/detail/{projectCode} and 合同详情 /contract/detail/{contractCode} (SPEC §2): the record's
+// summary and what hangs off it — contracts (bind and unbind), constructs, documents; a contract's constructs
+// and its operation record (who changed what, when, before and after). Data from the blade-scm routes.
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useApp } from '../../app';
+import { post, ApiError } from '../../lib/api';
+import { useToast } from '../../components/ui/toast';
+
+type Row = Record<string, any>;
+const S = '/api/blade-scm';
+
+const CONTRACT_STATUS: Record<string, [string, string]> = { 0: ['草稿', 'Draft'], 1: ['已签订', 'Signed'], 2: ['执行中', 'Executing'], 3: ['已完成', 'Completed'], 9: ['已终止', 'Terminated'] };
+const MODEL_STATUS: Record<string, [string, string]> = { 1: ['待勘察', 'To inspect'], 2: ['待派单', 'To dispatch'], 3: ['施工中', 'Under construction'], 4: ['已完工', 'Completed'] };
+const PROJECT_STATUS: Record<string, [string, string]> = { 1: ['筹备中', 'Preparing'], 2: ['进行中', 'In progress'], 3: ['已竣工', 'Completed'], 4: ['已关闭', 'Closed'] };
+const MODE: Record<string, [string, string]> = { 0: ['无', 'None'], 1: ['自有团队', 'Own team'], 2: ['自有+劳务', 'Own + labour'], 3: ['劳务团队', 'Labour team'] };
+
+/** ¥1,280,000.10 from the wire's exact "1280000.10". */
+export function yuan(v: unknown): string {
+  const s = String(v ?? '');
+  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(s);
+  if (!m) return s;
+  return `${m[1]}¥${m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(m[3] ?? '').padEnd(2, '0')}`;
+}
+
+function useL() {
+  const { props } = useApp();
+  const en = props.locale === 'en';
+  return { en, L: (zh: string, e: string) => (en ? e : zh), st: (m: Record<string, [string, string]>, k: unknown) => (m[String(k)] ?? [String(k ?? ''), String(k ?? '')])[en ? 1 : 0] };
+}
+
+function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) => ReactNode][]; rows: Row[]; empty: string; label: string }) {
+  return (
+    <div className="table-wrap">
+      <table className="table" aria-label={label}>
+        <thead><tr>{cols.map(([h]) => <th key={h} scope="col">{h}</th>)}</tr></thead>
+        <tbody>
+          {rows.length === 0 && <tr><td colSpan={cols.length} className="empty">{empty}</td></tr>}
+          {rows.map((r) => <tr key={String(r.id)}>{cols.map(([h, f]) => <td key={h}>{f(r)}</td>)}</tr>)}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Facts({ rows }: { rows: [string, ReactNode][] }) {
+  return <dl className="facts">{rows.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v || '—'}</dd></div>)}</dl>;
+}
+
+/** The one record whose code is `code` (exact), or null. */
+async function byCode(resource: string, field: string, code: string): Promise<Row | null> {
+  const d = await post(`${S}/${resource}/list`, { [`${field}_equal`]: code, size: 1 });
+  return d?.records?.[0] ?? null;
+}
+
+export function ProjectDetail({ code }: { code: string }) {
+  const { navigate, props } = useApp();
+  const { L, st } = useL();
+  const toast = useToast();
+  const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
+  const [p, setP] = useState<Row | null | undefined>(undefined);
+  const [contracts, setContracts] = useState<Row[]>([]);
+  const [constructs, setConstructs] = useState<Row[]>([]);
+  const [docs, setDocs] = useState<Row[]>([]);
+  const [candidates, setCandidates] = useState<Row[] | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      const rec = await byCode('project', 'projectCode', code);
+      setP(rec);
+      if (!rec) return;
+      const [c, k, d] = await Promise.all([
+        post(`${S}/contract/list`, { projectId: rec.id, size: 100 }),
+        post(`${S}/construct/list`, { projectId: rec.id, size: 100 }),
+        perms.has('doc') ? post(`${S}/doc/list`, { projectId: rec.id, size: 100 }) : Promise.resolve({ records: [] }),
+      ]);
+      setContracts(c?.records ?? []);
+      setConstructs(k?.records ?? []);
+      setDocs(d?.records ?? []);
+    } catch (e) {
+      setErr(e instanceof ApiError ? e.message : String(e));
+    }
+  }, [code, perms]);
+  useEffect(() => { void load(); }, [load]);
+  const act = async (f: () => Promise<unknown>, done: string) => {
+    try { await f(); toast(done); await load(); } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
+  };
+  const openBind = async () => {
+    try { setCandidates((await post(`${S}/contract/unsigned/list/${p!.id}`, { size: 50 }))?.records ?? []); } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
+  };
+  if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
+  if (p === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
+  if (p === null) return <section className="detail-page"><p className="empty">{L(`项目 ${code} 不存在或无权查看`, `Project ${code} does not exist or is not yours to see`)}</p></section>;
+  const amount = contracts.filter((c) => c.contractStatus !== 9).reduce((s, c) => s + Math.round(Number(c.contractAmount) * 100), 0);
+  const canEdit = perms.has('project_edit');
+  return (
+    <section className="detail-page" aria-label={L('项目详情', 'Project')}>
+      <div className="card">
+        <h2>{p.projectName} <span className="tag">{st(PROJECT_STATUS, p.projectStatus)}</span></h2>
+        <Facts rows={[
+          [L('项目编号', 'Code'), p.projectCode], [L('所属公司', 'Company'), p.projectCompanyName], [L('客户', 'Customer'), p.customerName],
+          [L('业务单元', 'Business unit'), p.businessUnitName || p.businessUnit], [L('项目经理', 'Manager'), p.managerName],
+          [L('开始时间', 'Start'), p.startTime], [L('结束时间', 'End'), p.endTime], [L('项目地址', 'Address'), p.address],
+          [L('合同总额', 'Contracts total'), yuan((amount / 100).toFixed(2))], [L('施工单', 'Constructs'), String(constructs.length)],
+        ]} />
+      </div>
+      <div className="card">
+        <div className="card-head">
+          <h3>{L('合同', 'Contracts')}</h3>
+          {canEdit && <button type="button" className="btn btn-primary" onClick={openBind}>{L('绑定合同', 'Bind a contract')}</button>}
+        </div>
+        {candidates && (
+          <div className="bind-box" role="group" aria-label={L('可绑定的合同', 'Contracts to bind')}>
+            {candidates.length === 0 && <span className="muted">{L('没有未绑定项目的合同', 'No unbound contracts')}</span>}
+            {candidates.map((c) => (
+              <button key={c.id} type="button" className="btn" onClick={() => act(() => post(`${S}/project/contract/bind`, { projectId: p.id, contractIds: c.id }), L('绑定成功', 'Bound')).then(() => setCandidates(null))}>
+                {c.contractCode} · {c.contractName} · {yuan(c.contractAmount)}
+              </button>
+            ))}
+            <button type="button" className="link" onClick={() => setCandidates(null)}>{L('取消', 'Cancel')}</button>
+          </div>
+        )}
+        <Table label={L('合同', 'Contracts')} empty={L('暂无合同', 'No contracts')} rows={contracts} cols={[
+          [L('合同编号', 'Code'), (r) => <a className="link" href={`/contract/detail/${r.contractCode}`} onClick={(e) => { e.preventDefault(); navigate(`/contract/detail/${r.contractCode}`); }}>{r.contractCode}</a>],
+          [L('合同名称', 'Contract'), (r) => r.contractName], [L('签约方', 'Party'), (r) => r.partyName],
+          [L('合同金额', 'Amount'), (r) => yuan(r.contractAmount)], [L('签订日期', 'Signed'), (r) => r.signDate],
+          [L('状态', 'Status'), (r) => st(CONTRACT_STATUS, r.contractStatus)],
+          [L('操作', 'Action'), (r) => canEdit ? <button type="button" className="link danger" onClick={() => act(() => post(`${S}/project/contract/delete/${p.id}/${r.id}/0`), L('已解绑', 'Unbound'))}>{L('解绑', 'Unbind')}</button> : null],
+        ]} />
+      </div>
+      <div className="card">
+        <h3>{L('施工单', 'Constructs')}</h3>
+        <Table label={L('施工单', 'Constructs')} empty={L('暂无施工单', 'No constructs')} rows={constructs} cols={[
+          [L('施工单号', 'Code'), (r) => r.constructCode], [L('施工内容', 'Work'), (r) => r.constructName],
+          [L('所属合同', 'Contract'), (r) => r.contractName], [L('施工模式', 'Mode'), (r) => st(MODE, r.constructMode)],
+          [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)], [L('项目经理', 'Manager'), (r) => r.managerName],
+          [L('计划开工', 'Planned start'), (r) => r.planStart], [L('计划完工', 'Planned end'), (r) => r.planEnd],
+        ]} />
+      </div>
+      {perms.has('doc') && (
+        <div className="card">
+          <h3>{L('项目文档', 'Documents')}</h3>
+          <Table label={L('项目文档', 'Documents')} empty={L('暂无文档', 'No documents')} rows={docs} cols={[
+            [L('文档名称', 'Document'), (r) => r.attachLink ? <a className="link" href={r.attachLink} target="_blank" rel="noreferrer">{r.docName}</a> : r.docName],
+            [L('类别', 'Category'), (r) => r.categoryName], [L('上传时间', 'Uploaded'), (r) => r.createTime],
+          ]} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function ContractDetail({ code }: { code: string }) {
+  const { navigate } = useApp();
+  const { L, st, en } = useL();
+  const [c, setC] = useState<Row | null | undefined>(undefined);
+  const [constructs, setConstructs] = useState<Row[]>([]);
+  const [ops, setOps] = useState<Row[]>([]);
+  const [err, setErr] = useState<string | null>(null);
+  useEffect(() => {
+    (async () => {
+      try {
+        const rec = await byCode('contract', 'contractCode', code);
+        setC(rec);
+        if (!rec) return;
+        const [k, o] = await Promise.all([post(`${S}/construct/list`, { contractId: rec.id, size: 100 }), post(`${S}/contract/ope/record/${rec.id}`)]);
+        setConstructs(k?.records ?? []);
+        setOps(o ?? []);
+      } catch (e) {
+        setErr(e instanceof ApiError ? e.message : String(e));
+      }
+    })();
+  }, [code]);
+  if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
+  if (c === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
+  if (c === null) return <section className="detail-page"><p className="empty">{L(`合同 ${code} 不存在或无权查看`, `Contract ${code} does not exist or is not yours to see`)}</p></section>;
+  const action = (a: string) => ({ add: L('新增', 'Created'), update: L('修改', 'Changed'), remove: L('删除', 'Removed') })[a] ?? a;
+  const show = (ch: Row, v: unknown) => {
+    if (v == null || v === '') return '—';
+    if (ch.field === 'contractStatus') return st(CONTRACT_STATUS, v);
+    if (ch.field === 'contractAmount') return yuan(v);
+    return String(v);
+  };
+  return (
+    <section className="detail-page" aria-label={L('合同详情', 'Contract')}>
+      <div className="card">
+        <h2>{c.contractName} <span className="tag">{st(CONTRACT_STATUS, c.contractStatus)}</span></h2>
+        <Facts rows={[
+          [L('合同编号', 'Code'), c.contractCode],
+          [L('所属项目', 'Project'), c.projectName ? <a className="link" href="#" onClick={(e) => { e.preventDefault(); void post(`${S}/project/detail/${c.projectId}`).then((p) => p && navigate(`/project/detail/${p.projectCode}`)).catch(() => {}); }}>{c.projectName}</a> : L('未绑定', 'Not bound')],
+          [L('签约方', 'Party'), c.partyName], [L('合同金额', 'Amount'), yuan(c.contractAmount)], [L('签订日期', 'Signed'), c.signDate],
+        ]} />
+      </div>
+      <div className="card">
+        <h3>{L('施工单', 'Constructs')}</h3>
+        <Table label={L('施工单', 'Constructs')} empty={L('暂无施工单', 'No constructs')} rows={constructs} cols={[
+          [L('施工单号', 'Code'), (r) => r.constructCode], [L('施工内容', 'Work'), (r) => r.constructName], [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)],
+        ]} />
+      </div>
+      <div className="card">
+        <h3>{L('操作记录', 'Operation record')}</h3>
+        <Table label={L('操作记录', 'Operation record')} empty={L('暂无记录', 'No records')} rows={ops} cols={[
+          [L('时间', 'When'), (r) => r.createTime], [L('操作人', 'Who'), (r) => r.operatorName], [L('操作', 'Action'), (r) => action(r.action)],
+          [L('变更内容', 'Changes'), (r) => (
+            <ul className="changes">{(r.changes ?? []).map((ch: Row) => (
+              <li key={ch.field}><b>{en ? ch.labelEn || ch.label : ch.label}</b>：{show(ch, ch.before)} → {show(ch, ch.after)}</li>
+            ))}</ul>
+          )],
+        ]} />
+      </div>
+    </section>
+  );
+}
