@@ -117,3 +117,76 @@ pub fn users(file: &Path, tenant: &str, count: u64) -> anyhow::Result<Org> {
     st.close();
     Ok(org)
 }
+
+const COMPANY: &str = include_str!("../../assets/resources/company.json");
+const PROJECT: &str = include_str!("../../assets/resources/project.json");
+const CONTRACT: &str = include_str!("../../assets/resources/contract.json");
+const CONSTRUCT: &str = include_str!("../../assets/resources/construct.json");
+
+/// Issue 9's data: 20 companies, `projects` projects spread over them and over three years of start dates, one
+/// signed contract per project and `constructs` constructs spread over the projects (every status), through
+/// the store's own write path. Answers the id of the company the benchmark filters by.
+pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> anyhow::Result<u64> {
+    let parse = |s: &str| -> anyhow::Result<ResourceDef> { Ok(serde_json::from_str(s)?) };
+    let (company, project, contract, construct) = (parse(COMPANY)?, parse(PROJECT)?, parse(CONTRACT)?, parse(CONSTRUCT)?);
+    let st = Store::open(file, &Options::default())?;
+    let start = Instant::now();
+    let (t, c2) = (tenant.to_string(), company.clone());
+    let companies: Vec<u64> = st.write(move |w| {
+        (0..20)
+            .map(|i| {
+                let doc = json!({"companyName": format!("基准分公司{i:02}"), "companyType": 1});
+                Ok(w.insert(&c2, &t, doc.as_object().cloned().unwrap_or_default(), &Actor::default())?["id"].as_u64().unwrap_or(0))
+            })
+            .collect::<store::Result<Vec<u64>>>()
+    })?;
+    let day = |i: u64| {
+        let d = i % 1095;
+        format!("{}-{:02}-{:02}", 2024 + d / 365, 1 + (d % 365) / 31 % 12, 1 + d % 28)
+    };
+    let mut ids: Vec<(u64, u64)> = Vec::with_capacity(projects as usize);
+    let mut done = 0;
+    while done < projects {
+        let n = (projects - done).min(10_000);
+        let (p, c, t, cs) = (project.clone(), contract.clone(), tenant.to_string(), companies.clone());
+        let batch: Vec<(u64, u64)> = st.write(move |w| {
+            let sys = Actor { user_id: 1, dept_id: 1 };
+            let mut out = Vec::new();
+            for i in done..done + n {
+                let doc = json!({"projectCode": format!("XMB{i:08}"), "projectName": format!("基准项目{i}号楼精装修"), "projectCompanyId": cs[(i % 20) as usize],
+                    "businessUnit": ["TOB", "BBC", "TOC", "SC"][(i % 4) as usize], "startTime": day(i * 7919), "address": format!("南京市建邺区{i}号"), "projectStatus": 2});
+                let pid = w.insert(&p, &t, doc.as_object().cloned().unwrap_or_default(), &sys)?["id"].as_u64().unwrap_or(0);
+                let doc = json!({"contractCode": format!("HTB{i:08}"), "contractName": format!("基准合同{i}"), "projectId": pid, "partyName": "基准业主",
+                    "contractAmount": 10_000_000 + i as i64, "signDate": day(i * 7919), "contractStatus": 2});
+                let cid = w.insert(&c, &t, doc.as_object().cloned().unwrap_or_default(), &sys)?["id"].as_u64().unwrap_or(0);
+                out.push((pid, cid));
+            }
+            Ok(out)
+        })?;
+        ids.extend(batch);
+        done += n;
+        eprintln!("  projects {done}/{projects} in {:.1}s", start.elapsed().as_secs_f64());
+    }
+    let ids = std::sync::Arc::new(ids);
+    let mut done = 0;
+    while done < constructs {
+        let n = (constructs - done).min(20_000);
+        let (k, t, ids) = (construct.clone(), tenant.to_string(), ids.clone());
+        st.write(move |w| {
+            let sys = Actor { user_id: 1, dept_id: 1 };
+            for i in done..done + n {
+                let (pid, cid) = ids[(i % ids.len() as u64) as usize];
+                let doc = json!({"constructCode": format!("SGB{i:09}"), "constructName": "基准施工", "projectId": pid, "contractId": cid,
+                    "constructMode": 1 + i % 3, "modelStatus": 1 + i % 4, "planStart": day(i), "buildings": format!("{}#", i % 30)});
+                w.insert(&k, &t, doc.as_object().cloned().unwrap_or_default(), &sys)?;
+            }
+            Ok(())
+        })?;
+        done += n;
+        if done % 200_000 == 0 || done == constructs {
+            eprintln!("  constructs {done}/{constructs} in {:.1}s", start.elapsed().as_secs_f64());
+        }
+    }
+    st.close();
+    Ok(companies[3])
+}

@@ -30,6 +30,18 @@ enum Cmd {
         #[arg(long, default_value_t = 300)]
         value_bytes: usize,
     },
+    /// Issue 9's data into a (seeded, not served) data file: 20 companies, PROJECTS projects with a contract each,
+    /// CONSTRUCTS constructs; prints the id of the company to filter by.
+    GenProjects {
+        #[arg(long)]
+        file: PathBuf,
+        #[arg(long, default_value = "157270")]
+        tenant: String,
+        #[arg(long, default_value_t = 100_000)]
+        projects: u64,
+        #[arg(long, default_value_t = 1_000_000)]
+        constructs: u64,
+    },
     /// Load one URL with N keep-alive connections.
     Load {
         #[arg(long)]
@@ -100,6 +112,10 @@ fn main() -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     match cli.cmd {
         Cmd::Gen { file, tenant, count, value_bytes } => datagen::params(&file, &tenant, count, value_bytes),
+        Cmd::GenProjects { file, tenant, projects, constructs } => {
+            println!("{}", datagen::projects(&file, &tenant, projects, constructs)?);
+            Ok(())
+        }
         Cmd::Load { addr, method, path, body, token, conns, secs } => {
             let headers = token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default();
             let spec = load::Spec { addr, method, path, body, headers, conns, duration: Duration::from_secs(secs) };

@@ -600,9 +600,9 @@ test('search box (157270): menus first, then records grouped by resource; a clic
   const users = page.getByRole('listbox', { name: '用户管理' });
   await users.getByRole('option', { name: /张伟/ }).waitFor();
   // A fragment: records of several resources, each group labelled, matches marked.
-  await box.fill('施工');
+  await box.fill('施工一队');
   await page.getByRole('listbox', { name: '机构管理' }).getByRole('option', { name: /施工一队/ }).waitFor();
-  await page.getByRole('listbox', { name: '角色管理' }).waitFor();
+  await page.getByRole('listbox', { name: '工人管理' }).waitFor();
   check((await page.locator('.search-records mark', { hasText: '施工' }).count()) > 0, 'matches are marked');
   await shot(page, 'search-box');
   await page.getByRole('listbox', { name: '机构管理' }).getByRole('option', { name: /施工一队/ }).getByRole('link').click();

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Projects benchmark (issue 9) against the real release binary, beside a hello-world baseline from the same run:
+# 100,000 projects (a contract each) and 1,000,000 constructs in tenant 157270; the project list filtered by
+# company and start-date range, 6 rows with the total, 64 connections.
+# Usage: bench/scm.sh [WORK_DIR] [PROJECTS] [CONSTRUCTS]
+set -euo pipefail
+WORK=${1:-/tmp/zzscm}
+NP=${2:-100000}
+NC=${3:-1000000}
+T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
+ADDR=127.0.0.1:18091
+start() {
+  env ZZ_LOG=warn ZZ_ADMIN_PASSWORD='Bench#2026' "$T/zhizhuang" serve --http $ADDR --dir "$WORK/data" "$@" > "$WORK/serve.log" 2>&1 &
+  for _ in $(seq 1 600); do curl -s -o /dev/null http://$ADDR/api/blade-system/tenant/info && return; sleep 0.2; done
+  echo "server did not start"; exit 1
+}
+stop() { pkill -f "zhizhuang serve --http $ADDR" || true; sleep 1; }
+token() {
+  MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1)
+  curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 157270' \
+    "http://$ADDR/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=$MD5&grant_type=password&scope=all" |
+    python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])"
+}
+if [ ! -f "$WORK/company" ]; then
+  rm -rf "$WORK" && mkdir -p "$WORK/data"
+  start; stop
+  /usr/bin/time -f "generated in %e s" "$T/bench" gen-projects --file "$WORK/data/zhizhuang.redb" --projects "$NP" --constructs "$NC" > "$WORK/company"
+fi
+COMPANY=$(cat "$WORK/company")
+"$T/bench" hello 127.0.0.1:18099 & HELLO=$!
+sleep 0.5
+echo "== hello-world baseline =="
+"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10
+start
+TOK=$(token)
+for _ in $(seq 1 900); do curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR/api/blade-search/search?q=x" | grep -q '"code":200' && break; sleep 0.2; done
+BODY="{\"projectCompanyId\":\"$COMPANY\",\"startTime\":\"2025-03-01\",\"endTime\":\"2025-06-30\"}"
+curl -s -X POST -H "Blade-Auth: bearer $TOK" -H 'Content-Type: application/json' -d "$BODY" "http://$ADDR/api/blade-scm/project/list" |
+  python3 -c "import sys,json;d=json.load(sys.stdin)['data'];print('rows',len(d['records']),'total',d['total'],'size',d['size'])"
+"$T/bench" load --addr $ADDR --method POST --path /api/blade-scm/project/list --body "$BODY" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/project list, company + start range, 6 rows + total, same query, c=64/'
+# `_t` (a cache buster clients send) makes every request a new question: answered from the store each time.
+"$T/bench" load --addr $ADDR --method POST --path "/api/blade-scm/project/list?_t={n}" --body "$BODY" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/project list, same filter, uncached (_t={n}), c=64/'
+stop
+kill $HELLO
