@@ -118,6 +118,7 @@ pub fn users(file: &Path, tenant: &str, count: u64) -> anyhow::Result<Org> {
     Ok(org)
 }
 
+const UNITS: [&str; 4] = ["TOB", "BBC", "TOC", "SC"];
 const COMPANY: &str = include_str!("../../assets/resources/company.json");
 const PROJECT: &str = include_str!("../../assets/resources/project.json");
 const CONTRACT: &str = include_str!("../../assets/resources/contract.json");
@@ -154,7 +155,7 @@ pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> an
             let mut out = Vec::new();
             for i in done..done + n {
                 let doc = json!({"projectCode": format!("XMB{i:08}"), "projectName": format!("基准项目{i}号楼精装修"), "projectCompanyId": cs[(i % 20) as usize],
-                    "businessUnit": ["TOB", "BBC", "TOC", "SC"][(i % 4) as usize], "startTime": day(i * 7919), "address": format!("南京市建邺区{i}号"), "projectStatus": 2});
+                    "businessUnit": UNITS[(i % 4) as usize], "startTime": day(i * 7919), "address": format!("南京市建邺区{i}号"), "projectStatus": 2});
                 let pid = w.insert(&p, &t, doc.as_object().cloned().unwrap_or_default(), &sys)?["id"].as_u64().unwrap_or(0);
                 let doc = json!({"contractCode": format!("HTB{i:08}"), "contractName": format!("基准合同{i}"), "projectId": pid, "partyName": "基准业主",
                     "contractAmount": 10_000_000 + i as i64, "signDate": day(i * 7919), "contractStatus": 2});
