@@ -199,7 +199,7 @@ fn operation(res: &Resources, r: &RouteInfo) -> Value {
         }
     }
     if let Some(def) = r.resource.as_deref().and_then(|n| res.find(n))
-        && let Ok(Some(decl)) = crate::engine::dialect::ApiDecl::of(&def)
+        && let Some(decl) = res.decl(&def.name)
         && let Some((p, b, d, sum)) = crate::engine::dialect::openapi(&def, &decl, path) {
         (params, body, data, summary) = (p, b, d, sum);
     }

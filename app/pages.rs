@@ -362,7 +362,7 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     let raw = url.split_once('?').map(|(_, q)| q).unwrap_or("");
     let mut pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
     // A resource served in a dialect pages by its own default (the project list by 6, spec §9).
-    if let Ok(Some(decl)) = crate::engine::dialect::ApiDecl::of(&def)
+    if let Some(decl) = st.res.decl(name)
         && !pairs.iter().any(|(k, _)| k == "size") {
         pairs.push(("size".into(), decl.page_size.to_string()));
     }
@@ -378,18 +378,7 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     query.any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
     let (d, t, lim, off) = (def.clone(), s.tenant.clone(), query.limit, query.offset);
     let page = crate::engine::listq::run(st, &d, &t, query).await?;
-    let labels = crate::engine::crud::Labels::load(st, &def).await?;
-    let refs = crate::engine::crud::Refs::load(st, &def, &s.tenant, &page.records).await?;
-    let records: Vec<Value> = page
-        .records
-        .into_iter()
-        .map(|r| {
-            let mut w = crate::wire::record(&def, st.settings.zone, r);
-            labels.decorate(&mut w);
-            refs.decorate(&mut w);
-            Value::Object(w)
-        })
-        .collect();
+    let records: Vec<Value> = crate::engine::crud::wire_records(st, &def, &s.tenant, page.records).await?.into_iter().map(Value::Object).collect();
     let q: serde_json::Map<String, Value> = pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
     Ok(json!({
         "kind": "list",

@@ -532,7 +532,8 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
         let n_contracts = if i % 3 == 0 { 2 } else { 1 };
         for c in 0..n_contracts {
             let cstatus = match (status, c) { (3, _) => 3, (1, _) => 0, (_, 1) => 1, _ if i % 5 == 4 => 1, _ => 2 };
-            let amount = 86_000_00i64 + (i as i64 * 37_513_47) % 900_000_00 + c as i64 * 12_800_00;
+            // fen: ¥86,000 plus a spread up to ¥900,000; a supplement adds ¥12,800.
+            let amount = 8_600_000_i64 + (i as i64 * 3_751_347) % 90_000_000 + c as i64 * 1_280_000;
             let cname = if c == 0 { format!("{name}施工合同") } else { format!("{name}增项补充协议") };
             let party = w.get(&res.get("customer"), tenant, customers[*cust])?.and_then(|x| x["customerName"].as_str().map(str::to_string)).unwrap_or_default();
             let contract = ins(w, "contract", json!({

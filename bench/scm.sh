@@ -9,18 +9,7 @@ NP=${2:-100000}
 NC=${3:-1000000}
 T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
 ADDR=127.0.0.1:18091
-start() {
-  env ZZ_LOG=warn ZZ_ADMIN_PASSWORD='Bench#2026' "$T/zhizhuang" serve --http $ADDR --dir "$WORK/data" "$@" > "$WORK/serve.log" 2>&1 &
-  for _ in $(seq 1 600); do curl -s -o /dev/null http://$ADDR/api/blade-system/tenant/info && return; sleep 0.2; done
-  echo "server did not start"; exit 1
-}
-stop() { pkill -f "zhizhuang serve --http $ADDR" || true; sleep 1; }
-token() {
-  MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1)
-  curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 157270' \
-    "http://$ADDR/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=$MD5&grant_type=password&scope=all" |
-    python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])"
-}
+source "$(dirname "$0")/common.sh"
 if [ ! -f "$WORK/company" ]; then
   rm -rf "$WORK" && mkdir -p "$WORK/data"
   start; stop

@@ -16,18 +16,7 @@ echo "== reindex (offline, 1 thread) =="
 /usr/bin/time -f "reindex: %e s wall, max RSS %M KiB" "$T/zhizhuang" reindex --dir "$WORK/data"
 du -b "$WORK/data/zhizhuang.redb" "$WORK/data/index" | awk '{printf "%s %.1f MiB\n", $2, $1/1048576}'
 
-start() { # start the server with extra args; waits until it answers
-  env ZZ_LOG=warn "$T/zhizhuang" serve --http $ADDR --dir "$WORK/data" "$@" > "$WORK/serve.log" 2>&1 &
-  for _ in $(seq 1 300); do curl -s -o /dev/null http://$ADDR/api/blade-system/tenant/info && return; sleep 0.2; done
-  echo "server did not start"; exit 1
-}
-stop() { pkill -f "zhizhuang serve --http $ADDR" || true; sleep 1; }
-token() {
-  MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1)
-  curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 157270' \
-    "http://$ADDR/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=$MD5&grant_type=password&scope=all" |
-    python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])"
-}
+source "$(dirname "$0")/common.sh"
 rss() { grep -E 'VmRSS|RssAnon|RssFile' /proc/"$(pgrep -f "zhizhuang serve --http $ADDR")"/status | awk '{printf "%s %s KiB  ", $1, $2}'; }
 total() { curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$1" | python3 -c "import sys,json;print(json.load(sys.stdin)['data']['total'])"; }
 

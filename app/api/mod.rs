@@ -48,9 +48,9 @@ pub const SCREENS: &[(&str, &str, &str)] = &[
 /// (`engine::dialect`: their declaration names base and screen).
 pub fn screens(res: &Resources) -> Vec<(String, String, String)> {
     let mut v: Vec<(String, String, String)> = SCREENS.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect();
-    for (def, decl) in crate::engine::dialect::declared(res) {
-        if let Some(screen) = decl.screen {
-            v.push((def.name.clone(), decl.base, screen));
+    for (def, decl) in res.declared() {
+        if let Some(screen) = &decl.screen {
+            v.push((def.name.clone(), decl.base.clone(), screen.clone()));
         }
     }
     v
@@ -80,7 +80,7 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     let api = search::routes(api);
     let mut api = develop::routes(api);
     // Resources whose declaration names a route dialect: served from it, with their area's rules.
-    for (def, _) in crate::engine::dialect::declared(res) {
+    for (def, _) in res.declared() {
         api = api.declared(&def.name, rules(&def.name));
     }
     let api = scm::routes(api);

@@ -146,18 +146,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     }
     let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
-    let labels = Labels::load(st, def).await?;
-    let refs = Refs::load(st, def, &s.tenant, &page.records).await?;
-    let records: Vec<Map<String, Value>> = page
-        .records
-        .into_iter()
-        .map(|r| {
-            let mut w = crate::wire::record(def, st.settings.zone, r);
-            labels.decorate(&mut w);
-            refs.decorate(&mut w);
-            w
-        })
-        .collect();
+    let records = wire_records(st, def, &s.tenant, page.records).await?;
     let body = ok_bytes(PageOut { records, total: page.total, size: lim, current, pages: page.total.div_ceil(lim) })?;
     // Filtered answers are kept when small (a page of a few dozen rows): the cache holds at most 2,000 answers.
     if bounded || body.len() <= MAX_CACHED_FILTERED {
@@ -210,7 +199,7 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
             })
         })
         .collect();
-    let dialect = crate::engine::dialect::ApiDecl::of(def).ok().flatten().map(|d| d.describe());
+    let dialect = st.res.decl(&def.name).map(|d| d.describe());
     Ok(serde_json::json!({
         "name": def.name, "label": def.label, "labelEn": def.label_en, "api": api, "platform": def.platform,
         "fields": fields, "dicts": dicts, "ui": def.ui, "dialect": dialect,
@@ -222,7 +211,7 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
 fn ref_picker(st: &AppState, resource: &str) -> Option<Value> {
     let target = st.res.find(resource)?;
     let title = title_field(&target)?.to_string();
-    let list = match crate::engine::dialect::ApiDecl::of(&target).ok().flatten() {
+    let list = match st.res.decl(resource) {
         Some(d) => d.path(crate::engine::dialect::Action::List).or_else(|| d.path(crate::engine::dialect::Action::Page)).map(|(m, p)| format!("{m} {p}"))?,
         None if resource == "user" => "GET /api/blade-user/page".to_string(),
         None => format!("GET {}/list", crate::api::screens(&st.res).into_iter().find(|(n, ..)| n == resource)?.1),
@@ -317,11 +306,23 @@ pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): Query
 
 /// A record in wire form with its dictionary labels and the titles of the records it names.
 pub async fn decorated(st: &AppState, tenant: &str, def: &ResourceDef, rec: Map<String, Value>) -> ApiResult<Map<String, Value>> {
-    let refs = Refs::load(st, def, tenant, std::slice::from_ref(&rec)).await?;
-    let mut w = crate::wire::record(def, st.settings.zone, rec);
-    Labels::load(st, def).await?.decorate(&mut w);
-    refs.decorate(&mut w);
-    Ok(w)
+    Ok(wire_records(st, def, tenant, vec![rec]).await?.pop().unwrap_or_default())
+}
+
+/// Records as every answer shows them: wire form (ids as strings, times, money, masks), the labels of their
+/// dictionary fields and the titles of the records they name (read once for all of them).
+pub async fn wire_records(st: &AppState, def: &ResourceDef, tenant: &str, records: Vec<Map<String, Value>>) -> ApiResult<Vec<Map<String, Value>>> {
+    let labels = Labels::load(st, def).await?;
+    let refs = Refs::load(st, def, tenant, &records).await?;
+    Ok(records
+        .into_iter()
+        .map(|r| {
+            let mut w = crate::wire::record(def, st.settings.zone, r);
+            labels.decorate(&mut w);
+            refs.decorate(&mut w);
+            w
+        })
+        .collect())
 }
 
 /// The sum of the change versions of the resources a declaration refers to (their titles are in its answers).

@@ -182,6 +182,24 @@ impl ApiDecl {
     }
 }
 
+/// Who writes, in which tenant and when: owned, so it moves into a write transaction, where `cx()` lends it to
+/// the rules.
+pub struct Env {
+    pub tenant: String,
+    pub actor: Actor,
+    pub res: Resources,
+    pub now: String,
+}
+
+impl Env {
+    pub fn new(st: &AppState, s: &Session) -> Env {
+        Env { tenant: s.tenant.clone(), actor: s.actor(), res: st.res.clone(), now: st.settings.zone.format(store::now_millis()) }
+    }
+    pub fn cx(&self) -> Ctx<'_> {
+        Ctx { tenant: &self.tenant, actor: &self.actor, res: &self.res, now: &self.now }
+    }
+}
+
 /// What a business rule sees of the write it runs in.
 pub struct Ctx<'a> {
     pub tenant: &'a str,
@@ -240,11 +258,7 @@ impl Api {
     /// Every route of a declared resource's dialect, plus `schema` and `export` for the UI.
     pub fn declared(self, name: &str, rules: Rules) -> Api {
         let def = self.def(name);
-        let decl = match ApiDecl::of(&def) {
-            Ok(Some(d)) => Arc::new(d),
-            Ok(None) => panic!("resource {name} declares no api"),
-            Err(e) => panic!("{e}"),
-        };
+        let decl = self.res.decl(name).unwrap_or_else(|| panic!("resource {name} declares no api"));
         let sv = Served { def: def.clone(), decl: decl.clone(), rules };
         let mut api = self.base(&decl.base, name);
         let (api_base, d5, d6) = (decl.base.clone(), def.clone(), def.clone());
@@ -344,31 +358,16 @@ async fn save(State(st): State<AppState>, s: Session, JsonObject(mut body): Json
         }
     }
     let doc = sv.def.parse_input(&body, id.is_none())?;
-    let saved = write(&st, &s, &sv.def, Some(sv.decl.clone()), sv.rules, id, doc).await?;
+    let saved = write(&st, &s, &sv.def, sv.rules, id, doc).await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &sv.def, saved).await?))
 }
 
-/// Inserts (`id` None) or updates a record through the declaration's rules in one write transaction: the code,
+/// Inserts (`id` None) or updates a record through its declaration's rules in one write transaction: the code,
 /// the records its fields name, the resource's own rules, the change record. Hand-written routes write through
 /// it too, so a rule holds whichever route changes the record.
-pub async fn write(
-    st: &AppState,
-    s: &Session,
-    def: &Arc<ResourceDef>,
-    decl: Option<Arc<ApiDecl>>,
-    rules: Rules,
-    id: Option<u64>,
-    doc: Map<String, Value>,
-) -> ApiResult<Map<String, Value>> {
-    let (d, t, actor, res) = (def.clone(), s.tenant.clone(), s.actor(), st.res.clone());
-    let now = st.settings.zone.format(store::now_millis());
-    let saved = st
-        .write(move |w| {
-            let cx = Ctx { tenant: &t, actor: &actor, res: &res, now: &now };
-            write_in(w, &cx, &d, decl.as_deref(), rules, id, doc.clone())
-        })
-        .await?;
-    Ok(saved)
+pub async fn write(st: &AppState, s: &Session, def: &Arc<ResourceDef>, rules: Rules, id: Option<u64>, doc: Map<String, Value>) -> ApiResult<Map<String, Value>> {
+    let (d, env) = (def.clone(), Env::new(st, s));
+    st.write(move |w| write_in(w, &env.cx(), &d, rules, id, doc.clone())).await
 }
 
 /// `write` inside a transaction that is already open (hand-written behaviour that writes several records).
@@ -376,11 +375,12 @@ pub fn write_in(
     w: &mut WriteCtx,
     cx: &Ctx,
     def: &ResourceDef,
-    decl: Option<&ApiDecl>,
     rules: Rules,
     id: Option<u64>,
     mut doc: Map<String, Value>,
 ) -> store::Result<Map<String, Value>> {
+    let decl = cx.res.decl(&def.name);
+    let decl = decl.as_deref();
     let old = match id {
         Some(id) => Some(w.get(def, cx.tenant, id)?.ok_or(StoreError::NotFound)?),
         None => None,
@@ -433,13 +433,11 @@ pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, V
 
 /// Refuses to remove a record that a live record of any declared resource still names.
 pub fn check_unused(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, id: u64) -> store::Result<()> {
-    for other in cx.res.all() {
-        for f in other.fields.iter().filter(|f| f.refers.as_deref() == Some(def.name.as_str())) {
-            let q = Query { filters: vec![Filter::new(&f.name, Op::Equal, Value::from(id))], limit: 1, ..Query::default() };
-            if !w.list(&other, cx.tenant, &q)?.records.is_empty() {
-                let en = if other.label_en.is_empty() { &other.name } else { &other.label_en };
-                return Err(rule(format!("仍有{}引用该{},不能删除", other.label, def.label), format!("{en} still refer to it; it cannot be removed")));
-            }
+    for (other, field) in cx.res.referrers(&def.name) {
+        let q = Query { filters: vec![Filter::new(field, Op::Equal, Value::from(id))], limit: 1, ..Query::default() };
+        if !w.list(other, cx.tenant, &q)?.records.is_empty() {
+            let en = if other.label_en.is_empty() { &other.name } else { &other.label_en };
+            return Err(rule(format!("仍有{}引用该{},不能删除", other.label, def.label), format!("{en} still refer to it; it cannot be removed")));
         }
     }
     Ok(())
@@ -483,7 +481,6 @@ pub fn record_change(w: &mut WriteCtx, cx: &Ctx, def: &ResourceDef, old: Option<
 }
 
 async fn delete(State(st): State<AppState>, s: Session, Path(segs): Path<Vec<(String, String)>>, sv: Served) -> ApiResult<Response> {
-    crud::check_write(&s, &sv.def, "delete")?;
     let ids = match (seg(&segs, "id"), seg(&segs, "ids")) {
         (Some(id), _) => vec![crud::parse_id(Some(id))?],
         (None, ids) => crud::parse_ids(ids)?,
@@ -501,30 +498,28 @@ async fn delete(State(st): State<AppState>, s: Session, Path(segs): Path<Vec<(St
 async fn delete_ids(State(st): State<AppState>, s: Session, ids: Vec<u64>, parent: Option<u64>, sv: Served) -> ApiResult<Response> {
     crud::check_write(&s, &sv.def, "delete")?;
     let guard = crate::auth::scope::guard(&st, &s, &sv.def).await?;
-    remove_in_write(&st, &s, &sv.def, Some(sv.decl.clone()), sv.rules, ids, parent, guard).await?;
+    remove_in_write(&st, &s, &sv.def, sv.rules, ids, parent, guard).await?;
     Ok(ok(Value::Null))
 }
 
 /// The removal of `ids` as one write: each must exist in the tenant, pass the data scope and belong to `parent`
 /// (else 404, naming nothing), pass the resource's rule and be named by no live record.
-#[allow(clippy::too_many_arguments)]
 pub async fn remove_in_write(
     st: &AppState,
     s: &Session,
     def: &Arc<ResourceDef>,
-    decl: Option<Arc<ApiDecl>>,
     rules: Rules,
     ids: Vec<u64>,
     parent: Option<u64>,
     guard: Option<Vec<Filter>>,
 ) -> ApiResult<u64> {
-    let (d, t, actor, res) = (def.clone(), s.tenant.clone(), s.actor(), st.res.clone());
-    let now = st.settings.zone.format(store::now_millis());
+    let (d, env) = (def.clone(), Env::new(st, s));
+    let decl = st.res.decl(&def.name);
     let parent_field = decl.as_ref().and_then(|d| d.parent.clone());
     st.write(move |w| {
-        let cx = Ctx { tenant: &t, actor: &actor, res: &res, now: &now };
+        let cx = env.cx();
         for id in &ids {
-            let rec = w.get(&d, &t, *id)?.ok_or(StoreError::NotFound)?;
+            let rec = w.get(&d, cx.tenant, *id)?.ok_or(StoreError::NotFound)?;
             if !crate::auth::scope::admits(&guard, &rec) {
                 return Err(StoreError::NotFound);
             }
@@ -540,7 +535,7 @@ pub async fn remove_in_write(
                 record_change(w, &cx, &d, Some(&rec), None)?;
             }
         }
-        w.remove(&d, &t, &ids, &actor)
+        w.remove(&d, cx.tenant, &ids, cx.actor)
     })
     .await
 }
@@ -599,7 +594,3 @@ fn code_note(decl: &ApiDecl) -> String {
     }
 }
 
-/// The declarations served by a dialect, in name order (for `api::build` and the screens).
-pub fn declared(res: &Resources) -> Vec<(Arc<ResourceDef>, ApiDecl)> {
-    res.all().into_iter().filter_map(|d| ApiDecl::of(&d).ok().flatten().map(|a| (d, a))).collect()
-}

@@ -8,6 +8,7 @@ use std::sync::{Arc, RwLock};
 use store::ResourceDef;
 
 use crate::assets::Assets;
+use crate::engine::dialect::ApiDecl;
 
 /// Meta key holding the generated declarations (a JSON array).
 pub const GENERATED_META: &str = "generated_resources";
@@ -16,28 +17,41 @@ pub const GENERATED_META: &str = "generated_resources";
 pub struct Resources {
     by_name: Arc<RwLock<HashMap<String, Arc<ResourceDef>>>>,
     generated: Arc<RwLock<Vec<String>>>,
+    /// The route dialects of built-in declarations (`api`), parsed and checked once at load.
+    decls: Arc<HashMap<String, Arc<ApiDecl>>>,
+    /// For each resource, the (resource, field) pairs of built-in declarations that refer to its records.
+    referrers: Arc<HashMap<String, Vec<Referrer>>>,
 }
+
+/// A declaration and its field that refers to another resource's records.
+pub type Referrer = (Arc<ResourceDef>, String);
 
 impl Resources {
     /// Loads every embedded declaration; a bad one stops start-up with its name.
     pub fn load() -> anyhow::Result<Resources> {
         let mut by_name = HashMap::new();
+        let mut decls = HashMap::new();
         for path in Assets::iter().filter(|p| p.starts_with("resources/") && p.ends_with(".json")) {
             let file = Assets::get(&path).ok_or_else(|| anyhow::anyhow!("missing {path}"))?;
             let def: ResourceDef =
                 serde_json::from_slice(&file.data).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             def.check().map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-            crate::engine::dialect::ApiDecl::of(&def).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            if let Some(d) = ApiDecl::of(&def).map_err(|e| anyhow::anyhow!("{path}: {e}"))? {
+                decls.insert(def.name.clone(), Arc::new(d));
+            }
             by_name.insert(def.name.clone(), Arc::new(def));
         }
+        let mut referrers: HashMap<String, Vec<Referrer>> = HashMap::new();
         for def in by_name.values() {
             for f in def.fields.iter().filter_map(|f| f.refers.as_ref().map(|r| (f, r))) {
                 if !by_name.contains_key(f.1) {
                     anyhow::bail!("{}: field {} refers to undeclared resource {}", def.name, f.0.name, f.1);
                 }
+                referrers.entry(f.1.clone()).or_default().push((def.clone(), f.0.name.clone()));
             }
         }
-        Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default() })
+        let (decls, referrers) = (Arc::new(decls), Arc::new(referrers));
+        Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default(), decls, referrers })
     }
 
     /// A declaration by name, if there is one (names that come from clients).
@@ -58,6 +72,23 @@ impl Resources {
     pub fn all(&self) -> Vec<Arc<ResourceDef>> {
         let mut v: Vec<Arc<ResourceDef>> = self.by_name.read().map(|m| m.values().cloned().collect()).unwrap_or_default();
         v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
+    }
+
+    /// The route dialect a built-in declaration states, if any (generated resources have none).
+    pub fn decl(&self, name: &str) -> Option<Arc<ApiDecl>> {
+        self.decls.get(name).cloned()
+    }
+
+    /// The declarations (and their fields) that refer to records of `name`.
+    pub fn referrers(&self, name: &str) -> &[Referrer] {
+        self.referrers.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Every declaration served in a dialect, with its dialect, in name order.
+    pub fn declared(&self) -> Vec<(Arc<ResourceDef>, Arc<ApiDecl>)> {
+        let mut v: Vec<_> = self.decls.iter().filter_map(|(n, d)| Some((self.try_get(n)?, d.clone()))).collect();
+        v.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         v
     }
 

@@ -22,7 +22,7 @@ use store::{Filter, Op, Query, StoreError, WriteCtx};
 
 use crate::auth::session::Session;
 use crate::engine::crud;
-use crate::engine::dialect::{self, Ctx, Rules, after, after_i64};
+use crate::engine::dialect::{self, Ctx, Env, Rules, after, after_i64};
 use crate::engine::{Api, Guard};
 use crate::error::{ApiError, ApiResult, Kind, rule};
 use crate::http::{AnyParams, ok};
@@ -244,8 +244,7 @@ fn construct_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
             if cst == 1 {
                 let mut patch = Map::new();
                 patch.insert("contractStatus".into(), json!(2));
-                let decl = dialect::ApiDecl::of(&cdef).ok().flatten();
-                dialect::write_in(w, cx, &cdef, decl.as_ref(), rules("contract"), Some(contract_id), patch)?;
+                dialect::write_in(w, cx, &cdef, rules("contract"), Some(contract_id), patch)?;
             }
         }
         4 => {
@@ -316,18 +315,7 @@ async fn scoped_page(st: &AppState, s: &Session, name: &str, filters: Vec<Filter
     let any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
     let q = Query { filters, any, offset: (current - 1) * size, limit: size, ..Query::default() };
     let page = crate::engine::listq::run(st, &def, &s.tenant, q).await?;
-    let labels = crud::Labels::load(st, &def).await?;
-    let refs = crud::Refs::load(st, &def, &s.tenant, &page.records).await?;
-    let records = page
-        .records
-        .into_iter()
-        .map(|r| {
-            let mut w = crate::wire::record(&def, st.settings.zone, r);
-            labels.decorate(&mut w);
-            refs.decorate(&mut w);
-            w
-        })
-        .collect();
+    let records = crud::wire_records(st, &def, &s.tenant, page.records).await?;
     Ok(page_json(records, page.total, current, size))
 }
 
@@ -341,13 +329,11 @@ async fn contract_bind(State(st): State<AppState>, s: Session, p: AnyParams) -> 
     if visible.len() != ids.len() {
         return Err(ApiError::new(Kind::NotFound));
     }
-    let (t, actor, res) = (s.tenant.clone(), s.actor(), st.res.clone());
-    let now = st.settings.zone.format(store::now_millis());
+    let env = Env::new(&st, &s);
     st.write(move |w| {
-        let cx = Ctx { tenant: &t, actor: &actor, res: &res, now: &now };
-        let decl = dialect::ApiDecl::of(&cdef).ok().flatten();
+        let cx = env.cx();
         for id in &ids {
-            let c = w.get(&cdef, &t, *id)?.ok_or(StoreError::NotFound)?;
+            let c = w.get(&cdef, cx.tenant, *id)?.ok_or(StoreError::NotFound)?;
             match c.get("projectId").and_then(Value::as_u64) {
                 Some(p) if p == project => continue,
                 Some(_) => {
@@ -358,7 +344,7 @@ async fn contract_bind(State(st): State<AppState>, s: Session, p: AnyParams) -> 
             }
             let mut patch = Map::new();
             patch.insert("projectId".into(), json!(project));
-            dialect::write_in(w, &cx, &cdef, decl.as_ref(), rules("contract"), Some(*id), patch)?;
+            dialect::write_in(w, &cx, &cdef, rules("contract"), Some(*id), patch)?;
         }
         Ok(())
     })
@@ -384,25 +370,23 @@ async fn contract_unbind(State(st): State<AppState>, s: Session, Path((project, 
     if rec.get("projectId").and_then(Value::as_u64) != Some(project) {
         return Err(ApiError::new(Kind::NotFound));
     }
-    let (t, actor, res) = (s.tenant.clone(), s.actor(), st.res.clone());
-    let now = st.settings.zone.format(store::now_millis());
+    let env = Env::new(&st, &s);
     st.write(move |w| {
-        let cx = Ctx { tenant: &t, actor: &actor, res: &res, now: &now };
-        let c = w.get(&cdef, &t, contract)?.ok_or(StoreError::NotFound)?;
+        let cx = env.cx();
+        let c = w.get(&cdef, cx.tenant, contract)?.ok_or(StoreError::NotFound)?;
         if c.get("projectId").and_then(Value::as_u64) != Some(project) {
             return Err(StoreError::NotFound);
         }
         if used_by_construct(w, &cx, &c)? {
             return Err(rule("合同已拆分施工单,不能解绑", "Constructs use this contract; it cannot be unbound"));
         }
-        let decl = dialect::ApiDecl::of(&cdef).ok().flatten();
         let mut patch = Map::new();
         patch.insert("projectId".into(), Value::Null);
-        let saved = dialect::write_in(w, &cx, &cdef, decl.as_ref(), rules("contract"), Some(contract), patch)?;
+        let saved = dialect::write_in(w, &cx, &cdef, rules("contract"), Some(contract), patch)?;
         if remove {
             contract_remove(w, &cx, &saved)?;
             dialect::record_change(w, &cx, &cdef, Some(&saved), None)?;
-            w.remove(&cdef, &t, &[contract], &actor)?;
+            w.remove(&cdef, cx.tenant, &[contract], cx.actor)?;
         }
         Ok(())
     })
@@ -440,17 +424,7 @@ async fn unassigned_contracts(State(st): State<AppState>, s: Session, Path((proj
             Ok(out)
         })
         .await?;
-    let def = st.res.get("contract");
-    let labels = crud::Labels::load(&st, &def).await?;
-    let out: Vec<Map<String, Value>> = rows
-        .into_iter()
-        .map(|r| {
-            let mut w = crate::wire::record(&def, st.settings.zone, r);
-            labels.decorate(&mut w);
-            w
-        })
-        .collect();
-    Ok(ok(out))
+    Ok(ok(crud::wire_records(&st, &st.res.get("contract"), &s.tenant, rows).await?))
 }
 
 /// POST contract/unsigned/list/{projectId}
@@ -478,10 +452,14 @@ async fn ope_record(State(st): State<AppState>, s: Session, Path(id): Path<Strin
                 ..Query::default()
             };
             let mut out = Vec::new();
+            let mut names: std::collections::HashMap<u64, String> = Default::default();
             for rec in r.list(&def, &t, &q)?.records {
                 let uid = rec.get("createUser").and_then(Value::as_u64).unwrap_or(0);
-                let name = r.get(&udef, &t, uid)?.and_then(|u| u.get("realName").and_then(Value::as_str).map(str::to_string)).unwrap_or_default();
-                out.push((rec, name));
+                if let std::collections::hash_map::Entry::Vacant(e) = names.entry(uid) {
+                    let name = r.get(&udef, &t, uid)?.and_then(|u| u.get("realName").and_then(Value::as_str).map(str::to_string));
+                    e.insert(name.unwrap_or_default());
+                }
+                out.push((rec, names[&uid].clone()));
             }
             Ok(out)
         })
@@ -507,8 +485,7 @@ async fn assign_manager(State(st): State<AppState>, s: Session, p: AnyParams) ->
     crud::get_scoped(&st, &s, &def, id).await?;
     let mut patch = Map::new();
     patch.insert("managerId".into(), json!(manager));
-    let decl = dialect::ApiDecl::of(&def).ok().flatten().map(std::sync::Arc::new);
-    let saved = dialect::write(&st, &s, &def, decl, rules("construct"), Some(id), patch).await?;
+    let saved = dialect::write(&st, &s, &def, rules("construct"), Some(id), patch).await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
 }
 
@@ -574,14 +551,10 @@ async fn worker_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Ap
     let t = s.tenant.clone();
     let d = wdef.clone();
     let workers = st.read(move |r| ids.iter().map(|id| r.get(&d, &t, *id)).collect::<store::Result<Vec<_>>>()).await?;
-    let workers: Vec<Map<String, Value>> = workers.into_iter().flatten().collect();
-    let refs = crud::Refs::load(&st, &wdef, &s.tenant, &workers).await?;
+    let workers = crud::wire_records(&st, &wdef, &s.tenant, workers.into_iter().flatten().collect()).await?;
     if let Some(rows) = page["records"].as_array_mut() {
         for row in rows {
-            let wid = row["workerId"].as_str().and_then(|v| v.parse::<u64>().ok());
-            if let Some(wk) = workers.iter().find(|w| w.get("id").and_then(Value::as_u64) == wid) {
-                let mut wire = crate::wire::record(&wdef, st.settings.zone, wk.clone());
-                refs.decorate(&mut wire);
+            if let Some(wire) = workers.iter().find(|w| w.get("id") == Some(&row["workerId"])) {
                 for k in ["workerName", "phone", "teamName", "workerJobName", "workerJobLevelName"] {
                     row[k] = wire.get(k).cloned().unwrap_or(Value::Null);
                 }
@@ -606,25 +579,25 @@ async fn day_worker_bind(State(st): State<AppState>, s: Session, p: AnyParams) -
     }
     body.insert("constructId".into(), json!(construct.to_string()));
     body.insert("workerId".into(), json!(worker.to_string()));
-    if body.get("dayRate").is_none_or(|v| v.as_str() == Some("")) {
+    // Without a rate the worker's level gives it (filled in inside the write, from what is stored then).
+    let from_level = body.get("dayRate").is_none_or(|v| v.as_str() == Some(""));
+    if from_level {
         body.insert("dayRate".into(), json!("0"));
-        body.insert("$rateFromLevel".into(), json!(true));
     }
-    let from_level = body.contains_key("$rateFromLevel");
     let mut doc = ddef.parse_input(&body, true)?;
-    let (t, actor, res) = (s.tenant.clone(), s.actor(), st.res.clone());
-    let now = st.settings.zone.format(store::now_millis());
+    let env = Env::new(&st, &s);
     let saved = st
         .write(move |w| {
-            let cx = Ctx { tenant: &t, actor: &actor, res: &res, now: &now };
-            let k = w.get(&kdef, &t, construct)?.ok_or(StoreError::NotFound)?;
+            let cx = env.cx();
+            let t = cx.tenant;
+            let k = w.get(&kdef, t, construct)?.ok_or(StoreError::NotFound)?;
             if k.get("modelStatus").and_then(Value::as_i64) == Some(4) {
                 return Err(rule("已完工的施工单不能再登记点工", "A completed construct takes no more day work"));
             }
-            let wk = w.get(&wdef, &t, worker)?.ok_or(StoreError::NotFound)?;
+            let wk = w.get(&wdef, t, worker)?.ok_or(StoreError::NotFound)?;
             if from_level {
                 let level = wk.get("workerJobLevelId").and_then(Value::as_u64).unwrap_or(0);
-                let rate = w.get(&ldef, &t, level)?.and_then(|l| l.get("dayRate").and_then(Value::as_i64));
+                let rate = w.get(&ldef, t, level)?.and_then(|l| l.get("dayRate").and_then(Value::as_i64));
                 let Some(rate) = rate else {
                     return Err(rule("该工人未设置等级工价,请填写日工价", "The worker's level has no day rate; enter one"));
                 };
@@ -636,7 +609,7 @@ async fn day_worker_bind(State(st): State<AppState>, s: Session, p: AnyParams) -
                 limit: 10,
                 ..Query::default()
             };
-            if w.list(&ddef, &t, &q)?.records.iter().any(|r| r.get("constructId").and_then(Value::as_u64) != Some(construct)) {
+            if w.list(&ddef, t, &q)?.records.iter().any(|r| r.get("constructId").and_then(Value::as_u64) != Some(construct)) {
                 let name = wk.get("workerName").and_then(Value::as_str).unwrap_or("");
                 return Err(rule(format!("{name} 在 {date} 已在其他施工单登记点工"), format!("{name} already has day work on another construct on {date}")));
             }
@@ -645,8 +618,7 @@ async fn day_worker_bind(State(st): State<AppState>, s: Session, p: AnyParams) -
             // days are hundredths of a day, the rate fen per day: amount in fen, rounded half up.
             let amount = (days as i128 * rate as i128 + 50) / 100;
             doc.insert("amount".into(), json!(amount as i64));
-            dialect::check_refs(w, &cx, &ddef, &doc)?;
-            w.insert(&ddef, &t, doc.clone(), &actor)
+            dialect::write_in(w, &cx, &ddef, Rules::default(), None, doc.clone())
         })
         .await?;
     let def = st.res.get("day_worker");
