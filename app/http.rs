@@ -74,8 +74,11 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     tracing::info!(target: "zz::access", rid = %rid, tenant = %who.tenant, user = %who.user, method = %method,
         route = %route, status, latency_ms = format_args!("{ms:.2}"), "request");
-    // A read is a GET or HEAD; with `--api-log writes` only the successful ones are left out.
-    let quiet_read = st.settings.api_log_writes_only && (method == Method::GET || method == Method::HEAD) && status < 400;
+    // A read is a GET or HEAD, or a route that lists with its filter in a POST body; with `--api-log writes` only
+    // the successful ones are left out.
+    let titled = st.route_titles.get().and_then(|t| t.get(&format!("{method} {route}")));
+    let read = method == Method::GET || method == Method::HEAD || titled.is_some_and(|(_, r)| *r);
+    let quiet_read = st.settings.api_log_writes_only && read && status < 400;
     if route.starts_with("/api/") && !quiet_read {
         let uid: u64 = who.user.parse().unwrap_or(0);
         let tenant = if who.tenant.is_empty() { store::PLATFORM_TENANT.to_string() } else { who.tenant.clone() };
@@ -87,7 +90,7 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         doc.insert("httpStatus".into(), status.into());
         doc.insert("time".into(), Value::from((ms * 1000.0).round() / 1000.0));
         doc.insert("remoteIp".into(), ip.clone().into());
-        let title = st.route_titles.get().and_then(|t| t.get(&format!("{method} {route}"))).cloned().unwrap_or_default();
+        let title = titled.map(|(t, _)| t.clone()).unwrap_or_default();
         doc.insert("title".into(), title.into());
         doc.insert("serviceId".into(), "zhizhuang".into());
         doc.insert("serverHost".into(), st.host_name.clone().into());

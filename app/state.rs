@@ -130,8 +130,9 @@ pub struct Inner {
     pub dict_labels: crate::cache::Stamped<String, u64, Arc<std::collections::HashMap<String, String>>>,
     /// Department trees by tenant, valid while departments are unchanged (data scope 4, department filters).
     pub dept_trees: crate::cache::Stamped<String, u64, Arc<crate::auth::scope::DeptTree>>,
-    /// A title per route (`METHOD path-pattern` → 参数管理 列表), for the api log; set when the router is built.
-    pub route_titles: std::sync::OnceLock<std::collections::HashMap<String, String>>,
+    /// A title per route (`METHOD path-pattern` → 参数管理 列表) and whether it only reads, for the api log; set when
+    /// the router is built.
+    pub route_titles: std::sync::OnceLock<std::collections::HashMap<String, (String, bool)>>,
     /// When the server started (uptime on the status screen).
     pub started_at: std::time::Instant,
     /// This machine's host name (the api log's server host).

@@ -278,15 +278,15 @@ impl Api {
             api = match action {
                 Action::List | Action::Page => {
                     let h = move |st, s, p| list(st, s, p, sv);
-                    if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h) }
+                    if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h).reads() }
                 }
                 Action::Detail => {
                     if path.contains('{') {
                         let h = move |st, s, seg, p| detail(st, s, seg, p, sv);
-                        if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h) }
+                        if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h).reads() }
                     } else {
                         let h = move |st, s, p| detail(st, s, Path(Vec::new()), p, sv);
-                        if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h) }
+                        if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h).reads() }
                     }
                 }
                 Action::Add | Action::Update | Action::Save => api.post(path, guard, move |st, s, b| save(st, s, b, action, sv)),

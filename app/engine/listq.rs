@@ -141,10 +141,18 @@ fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Opti
             .ok_or_else(bad)?,
         Some(FieldKind::Date) if suffix.starts_with("_date") => {
             let ms = zone.parse_millis(raw).ok_or_else(bad)?;
-            if suffix == "_dateequal" && raw.len() == 10 {
-                return Ok(Some(vec![Filter::new(field, Op::StartsWith, Value::String(raw.to_string()))]));
+            let text = zone.format(ms);
+            if raw.trim().len() == 10 {
+                // A day, against values stored as days (`2025-03-01`) or times: the whole day is meant.
+                let day = &text[..10];
+                match op {
+                    Op::Equal => return Ok(Some(vec![Filter::new(field, Op::StartsWith, Value::String(day.to_string()))])),
+                    Op::Ge | Op::Lt => return Ok(Some(vec![Filter::new(field, op, Value::String(day.to_string()))])),
+                    Op::Gt | Op::Le => return Ok(Some(vec![Filter::new(field, op, Value::String(format!("{day} 23:59:59")))])),
+                    _ => {}
+                }
             }
-            Value::String(zone.format(ms))
+            Value::String(text)
         }
         _ => Value::String(raw.chars().take(500).collect()),
     };
@@ -267,13 +275,15 @@ fn describe(q: &Query) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn def() -> ResourceDef {
         serde_json::from_str(
             r#"{"name":"param","label":"p","fields":[
             {"name":"paramName","label":"n","filter":true,"sort":true},
             {"name":"paramValue","label":"v"},
-            {"name":"sort","kind":"int","label":"s","filter":true}]}"#,
+            {"name":"sort","kind":"int","label":"s","filter":true},
+            {"name":"startTime","kind":"date","label":"t","filter":true}]}"#,
         )
         .unwrap()
     }
@@ -282,6 +292,31 @@ mod tests {
     }
     fn z() -> Zone {
         Zone::parse("+08:00").unwrap()
+    }
+
+    #[test]
+    fn a_day_means_the_whole_day() {
+        let d = def();
+        let m = |doc: serde_json::Value, key: &str, raw: &str| {
+            let q = parse(&d, z(), &pairs(&[(key, raw)])).unwrap();
+            q.accepts(doc.as_object().unwrap())
+        };
+        let (day, morning, before, after) =
+            (json!({"startTime": "2025-03-01"}), json!({"startTime": "2025-03-01 08:30:00"}), json!({"startTime": "2025-02-28"}), json!({"startTime": "2025-03-02"}));
+        for doc in [&day, &morning, &after] {
+            assert!(m(doc.clone(), "startTime_datege", "2025-03-01"), "{doc}");
+        }
+        assert!(!m(before.clone(), "startTime_datege", "2025-03-01"));
+        for doc in [&day, &morning, &before] {
+            assert!(m(doc.clone(), "startTime_datele", "2025-03-01"), "{doc}");
+            assert!(!m(doc.clone(), "startTime_dategt", "2025-03-01"), "{doc}");
+        }
+        assert!(!m(after.clone(), "startTime_datele", "2025-03-01"));
+        assert!(m(after.clone(), "startTime_dategt", "2025-03-01"));
+        assert!(m(before.clone(), "startTime_datelt", "2025-03-01") && !m(day.clone(), "startTime_datelt", "2025-03-01"));
+        assert!(m(morning.clone(), "startTime_dateequal", "2025-03-01") && !m(after, "startTime_dateequal", "2025-03-01"));
+        // A time keeps its second.
+        assert!(!m(day, "startTime_datege", "2025-03-01 08:00:00") && m(morning, "startTime_datege", "2025-03-01 08:00:00"));
     }
 
     #[test]

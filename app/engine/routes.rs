@@ -107,6 +107,9 @@ pub struct RouteInfo {
     pub action: String,
     /// A hand-written route's contract: its summary and what each parameter means (path segments first).
     pub doc: Option<(String, Vec<(String, String)>)>,
+    /// Answers without changing anything (a GET, or a POST that lists with its filter in the body): the api log's
+    /// `writes` mode leaves it out.
+    pub read: bool,
 }
 
 /// The route table under construction.
@@ -160,7 +163,7 @@ impl Api {
         };
         self.router = self.router.route(path, mr);
         let action = path.rsplit('/').next().unwrap_or("").to_string();
-        self.routes.push(RouteInfo { method, path: path.to_string(), guard, resource: None, action, doc: None });
+        self.routes.push(RouteInfo { method, path: path.to_string(), guard, resource: None, action, doc: None, read: method == "GET" });
         self
     }
 
@@ -168,6 +171,14 @@ impl Api {
     pub fn doc(mut self, summary: &str, params: &[(&str, &str)]) -> Api {
         if let Some(r) = self.routes.last_mut() {
             r.doc = Some((summary.to_string(), params.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()));
+        }
+        self
+    }
+
+    /// Marks the route added last as a read although it is a POST (a list with its filter in the body).
+    pub fn reads(mut self) -> Api {
+        if let Some(r) = self.routes.last_mut() {
+            r.read = true;
         }
         self
     }
@@ -189,8 +200,8 @@ impl Api {
 }
 
 /// A short title per route for the api log (BladeX's `@ApiLog` value): the resource's label and the action,
-/// keyed `METHOD path-pattern` as the access log sees the matched route.
-pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMap<String, String> {
+/// keyed `METHOD path-pattern` as the access log sees the matched route; with it, whether the route only reads.
+pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMap<String, (String, bool)> {
     fn verb(a: &str) -> &str {
         match a {
         "list" | "parent-list" | "child-list" | "page" | "user-list" => "列表",
@@ -214,7 +225,7 @@ pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMa
                 Some(def) => format!("{} {}", def.label, verb(r.action.rsplit('/').next().unwrap_or(""))),
                 None => r.action.clone(),
             };
-            (format!("{} {}", r.method, r.path), title.chars().take(100).collect())
+            (format!("{} {}", r.method, r.path), (title.chars().take(100).collect(), r.read))
         })
         .collect()
 }

@@ -281,9 +281,19 @@ where
             return Ok(None);
         }
         let mut by_field: BTreeMap<&str, Vec<BTreeSet<Vec<u8>>>> = BTreeMap::new();
+        let mut ranges: BTreeMap<&str, KeyRange> = BTreeMap::new();
         for f in &q.filters {
-            let Some(keys) = exact_keys(def, f) else { return Ok(None) };
-            by_field.entry(f.field.as_str()).or_default().push(keys);
+            if let Some(keys) = exact_keys(def, f) {
+                by_field.entry(f.field.as_str()).or_default().push(keys);
+            } else if let Some(r) = range_keys(def, f) {
+                let merged = match ranges.remove(f.field.as_str()) {
+                    Some(prev) => prev.narrow(r),
+                    None => r,
+                };
+                ranges.insert(f.field.as_str(), merged);
+            } else {
+                return Ok(None);
+            }
         }
         if let Some(first) = q.any.first() {
             // A guard of several filters is their union; supported when they are over one field.
@@ -311,6 +321,17 @@ where
                 let smallest = sets.iter().min_by_key(|s| s.len()).unwrap_or(&sets[0]);
                 check.extend(self.ids_for(t, res, field, smallest.difference(&inter))?);
             }
+            exact = Some(match exact {
+                None => ids,
+                Some(prev) => prev.into_iter().filter(|id| ids.binary_search(id).is_ok()).collect(),
+            });
+        }
+        // Ranges (a start date between two days) narrow the ids found by value; alone they are the candidates.
+        for (field, r) in &ranges {
+            if exact.as_ref().is_some_and(|e| e.is_empty()) {
+                break;
+            }
+            let ids = self.ids_in_range(t, res, field, r)?;
             exact = Some(match exact {
                 None => ids,
                 Some(prev) => prev.into_iter().filter(|id| ids.binary_search(id).is_ok()).collect(),
@@ -356,6 +377,27 @@ where
             for e in self.index.range((t, res, field, k.as_slice(), 0)..=(t, res, field, k.as_slice(), u64::MAX))? {
                 ids.push(e?.0.value().4);
             }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
+    }
+
+    /// Ids (ascending, each once) of the records whose indexed `field` lies in the range.
+    fn ids_in_range(&self, t: &str, res: &str, field: &str, r: &KeyRange) -> Result<Vec<u64>> {
+        let lo: Bound<IdxKey> = match &r.lo {
+            Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), 0)),
+            Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), u64::MAX)),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let hi: Bound<IdxKey> = match &r.hi {
+            Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), u64::MAX)),
+            Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), 0)),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let mut ids = Vec::new();
+        for e in self.index.range::<IdxKey>((lo, hi))? {
+            ids.push(e?.0.value().4);
         }
         ids.sort_unstable();
         ids.dedup();
@@ -541,6 +583,55 @@ fn exact_keys(def: &ResourceDef, f: &Filter) -> Option<BTreeSet<Vec<u8>>> {
         Op::ListIn if multi => f.value.as_array()?.iter().map(|v| crate::parse_id_value(v).map(|id| index_bytes(&Value::from(id)))).collect(),
         _ => None,
     }
+}
+
+/// A range of encoded index values of one field (both ends always set by `range_keys`: a range never leaves
+/// the values of its type, so nulls and other types stay out as `Filter::matches` has it).
+#[derive(Debug, Clone)]
+struct KeyRange {
+    lo: Bound<Vec<u8>>,
+    hi: Bound<Vec<u8>>,
+}
+
+impl KeyRange {
+    /// Both ranges at once: the higher low end and the lower high end (an excluded end wins a tie).
+    fn narrow(self, o: KeyRange) -> KeyRange {
+        fn key(b: &Bound<Vec<u8>>) -> Option<&Vec<u8>> {
+            match b {
+                Bound::Included(k) | Bound::Excluded(k) => Some(k),
+                Bound::Unbounded => None,
+            }
+        }
+        let pick = |a: Bound<Vec<u8>>, b: Bound<Vec<u8>>, higher: bool| match (key(&a), key(&b)) {
+            (None, _) => b,
+            (_, None) => a,
+            (Some(x), Some(y)) if x == y => if matches!(a, Bound::Excluded(_)) { a } else { b },
+            (Some(x), Some(y)) => if (x > y) == higher { a } else { b },
+        };
+        KeyRange { lo: pick(self.lo, o.lo, true), hi: pick(self.hi, o.hi, false) }
+    }
+}
+
+/// The index range holding exactly the records a `Ge`/`Gt`/`Le`/`Lt` filter accepts, if there is one: over a
+/// single-valued indexed field of dates (text, never cut) or of integers compared with an integer.
+fn range_keys(def: &ResourceDef, f: &Filter) -> Option<KeyRange> {
+    if !matches!(f.op, Op::Ge | Op::Gt | Op::Le | Op::Lt) || !def.indexed_fields().any(|n| n == f.field) {
+        return None;
+    }
+    let fd = def.field(&f.field).filter(|d| !d.multi)?;
+    let tag: u8 = match (&fd.kind, &f.value) {
+        (FieldKind::Date, Value::String(v)) if v.len() < crate::codec::MAX_INDEXED_BYTES => 3,
+        (FieldKind::Int | FieldKind::Long | FieldKind::Money | FieldKind::Flag, Value::Number(n)) if n.as_i64().is_some() => 2,
+        _ => return None,
+    };
+    let v = index_bytes(&f.value);
+    let (first, past) = (vec![tag], vec![tag + 1]);
+    Some(match f.op {
+        Op::Ge => KeyRange { lo: Bound::Included(v), hi: Bound::Excluded(past) },
+        Op::Gt => KeyRange { lo: Bound::Excluded(v), hi: Bound::Excluded(past) },
+        Op::Le => KeyRange { lo: Bound::Included(first), hi: Bound::Included(v) },
+        _ => KeyRange { lo: Bound::Included(first), hi: Bound::Excluded(v) },
+    })
 }
 
 /// The index keys of one field of a record: one per id for a `multi` field, else the value itself.

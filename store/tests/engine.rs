@@ -219,7 +219,8 @@ fn index_only_lists_agree_with_filtering_every_record() {
             "fields": [
                 {"name": "account", "label": "a", "required": true, "filter": true},
                 {"name": "deptId", "label": "d", "filter": true, "multi": true},
-                {"name": "userType", "kind": "int", "label": "t", "filter": true}
+                {"name": "userType", "kind": "int", "label": "t", "filter": true},
+                {"name": "startTime", "kind": "date", "label": "s", "filter": true}
             ]
         }))
         .unwrap(),
@@ -232,17 +233,24 @@ fn index_only_lists_agree_with_filtering_every_record() {
         x ^= x << 17;
         x % m
     };
-    let rows: Vec<(String, i64)> = (0..400)
+    // Start dates: days, times of day, or none.
+    let rows: Vec<(String, i64, Value)> = (0..400)
         .map(|_| {
             let n = next(4);
             let depts: Vec<String> = (0..n).map(|_| next(12).to_string()).collect();
-            (depts.join(","), next(3) as i64)
+            let day = format!("2025-03-{:02}", 1 + next(9));
+            let start = match next(3) {
+                0 => Value::Null,
+                1 => json!(day),
+                _ => json!(format!("{day} {:02}:00:00", next(24))),
+            };
+            (depts.join(","), next(3) as i64, start)
         })
         .collect();
     let d2 = d.clone();
     s.write(move |w| {
-        for (i, (dept, ty)) in rows.iter().enumerate() {
-            w.insert(&d2, "A", doc(json!({"account": format!("u{i:03}"), "deptId": dept, "userType": ty})), &Actor::default())?;
+        for (i, (dept, ty, start)) in rows.iter().enumerate() {
+            w.insert(&d2, "A", doc(json!({"account": format!("u{i:03}"), "deptId": dept, "userType": ty, "startTime": start})), &Actor::default())?;
         }
         Ok(())
     })
@@ -257,6 +265,13 @@ fn index_only_lists_agree_with_filtering_every_record() {
         Query { filters: vec![Filter::new("userType", Op::In, json!([0, 2]))], any: vec![Filter::new("deptId", Op::ListIn, ids(&[8])), Filter::new("deptId", Op::ListIn, ids(&[9]))], ..Default::default() },
         Query { filters: vec![Filter::new("deptId", Op::ListIn, ids(&[]))], ..Default::default() },
         Query { filters: vec![Filter::new("deptId", Op::ListIn, ids(&[4]))], sorts: vec![Sort { field: "id".into(), desc: false }], ..Default::default() },
+        // Ranges: alone, two ends on one field, with a value of another field, of integers.
+        Query { filters: vec![Filter::new("startTime", Op::Ge, json!("2025-03-04"))], ..Default::default() },
+        Query { filters: vec![Filter::new("startTime", Op::Ge, json!("2025-03-03")), Filter::new("startTime", Op::Le, json!("2025-03-05 23:59:59")), Filter::new("userType", Op::Equal, json!(2))], ..Default::default() },
+        Query { filters: vec![Filter::new("startTime", Op::Gt, json!("2025-03-03")), Filter::new("startTime", Op::Lt, json!("2025-03-06")), Filter::new("startTime", Op::Gt, json!("2025-03-03 12:00:00"))], ..Default::default() },
+        Query { filters: vec![Filter::new("startTime", Op::Le, json!("2025-03-02")), Filter::new("deptId", Op::ListIn, ids(&[3, 4]))], ..Default::default() },
+        Query { filters: vec![Filter::new("userType", Op::Ge, json!(1)), Filter::new("userType", Op::Lt, json!(2))], sorts: vec![Sort { field: "id".into(), desc: false }], ..Default::default() },
+        Query { filters: vec![Filter::new("startTime", Op::Gt, json!("2025-03-09 23:59:59"))], ..Default::default() },
         // Not index-exact: a guard over another field, a contains filter; the general walk answers.
         Query { filters: vec![Filter::new("deptId", Op::ListIn, ids(&[4]))], any: vec![Filter::new("userType", Op::Equal, json!(1)), Filter::new("deptId", Op::ListIn, ids(&[2]))], ..Default::default() },
         Query { filters: vec![Filter::new("account", Op::Contains, json!("u1")), Filter::new("deptId", Op::ListIn, ids(&[4]))], ..Default::default() },

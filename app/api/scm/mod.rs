@@ -58,13 +58,16 @@ pub fn routes(api: Api) -> Api {
             ],
         )
         .post(format!("{p}/unassigned/construct/contract/list/{{projectId}}/{{constructId}}"), Guard::read(&project), unassigned_contracts)
+        .reads()
         .doc(
             "项目管理 · the project's contracts no construct uses yet (the construct form's contract picker)",
             &[("projectId", "the project"), ("constructId", "the construct being edited, whose own contract is listed too; 0 for a new one")],
         )
         .post(format!("{c}/unsigned/list/{{projectId}}"), Guard::read(&contract), unbound_contracts)
+        .reads()
         .doc("合同管理 · contracts bound to no project yet (candidates to bind to project {projectId}); body page, size, contractName", &[("projectId", "the project they would be bound to (must exist)")])
         .post(format!("{c}/ope/record/{{id}}"), Guard::read(&contract), ope_record)
+        .reads()
         .doc("合同管理 · every change of the contract: who, when, action and each field before and after, newest first", &[("id", "the contract")])
         .post(format!("{k}/assign/manager"), Guard::write(&construct, &["edit"]), assign_manager)
         .doc("施工管理 · assign the construct's manager (body: id or constructId, managerId: a user of the tenant)", &[])
@@ -73,12 +76,15 @@ pub fn routes(api: Api) -> Api {
         .post(format!("{k}/worker/unbind/{{constructId}}/{{workerId}}"), Guard::write(&construct, &["edit"]), worker_unbind)
         .doc("施工管理 · unbind a worker from the crew (404 when not bound)", &[("constructId", "the construct"), ("workerId", "a worker bound to it")])
         .post(format!("{k}/worker/list"), Guard::read(&construct), worker_list)
+        .reads()
         .doc("施工管理 · the construct's crew (body: constructId, page, size)", &[])
         .post(format!("{k}/day/worker/bind"), Guard::write(&construct, &["edit"]), day_worker_bind)
         .doc("施工管理 · record day work 点工 (body: constructId, workerId, workDate, workDays, dayRate default the worker's level rate, workContent); amount = days × rate", &[])
         .post(format!("{k}/day/worker/list"), Guard::read(&construct), day_worker_list)
+        .reads()
         .doc("施工管理 · day work per worker on the construct: days and amount (body: constructId)", &[])
         .post(format!("{k}/day/worker/detail/list"), Guard::read(&construct), day_worker_detail)
+        .reads()
         .doc("施工管理 · day work records of the construct (body: constructId, workerId optional, page, size)", &[])
         .get("/api/blade-scm/customer/type", Guard::read(&customer), customer_types)
         .doc("客户管理 · customer types (dictionary customer_type)", &[])
