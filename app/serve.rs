@@ -67,6 +67,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;
+    // Imports a stopped server left running are finished (failed; all-or-nothing ones undone) before serving.
+    match crate::api::scm::building::recover(&st).await {
+        Ok(0) => {}
+        Ok(n) => tracing::warn!(target: "zz::serve", n, "building imports interrupted by the last stop marked failed"),
+        Err(e) => anyhow::bail!("recovering interrupted imports: {}", e.message(crate::error::Lang::En)),
+    }
     st.start_ssr();
     let app = crate::router(st.clone());
     let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;

@@ -399,16 +399,24 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
 /// body (a valid body otherwise, so only the tenant can make it fail). Pure lists are checked for leaks instead.
 fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec<(String, Option<String>)>> {
     let base = path.strip_prefix("/api/blade-scm/")?;
-    let (res, rest) = base.split_once('/')?;
-    let own = match res {
-        "workerJob" => ids["worker_job"],
-        "workerJobLevel" => ids["worker_job_level"],
-        r => *ids.get(r)?,
+    // The resource a route belongs to: the longest base that prefixes it.
+    const BASES: &[(&str, &str)] = &[
+        ("worker/attendDay/", "attend_day"), ("worker/buildingRectification/", "building_rectification"), ("worker/work-clock-in/reset", "attend_day"),
+        ("speed/progress/", "speed_progress"), ("workerJobLevel/", "worker_job_level"), ("workerJob/", "worker_job"),
+    ];
+    let (res, rest) = match BASES.iter().find(|(b, _)| base.starts_with(b)) {
+        Some((b, r)) => (*r, base[b.len().min(base.len())..].trim_start_matches('/')),
+        None => base.split_once('/')?,
     };
-    let is_list = matches!(rest, "add" | "list" | "page" | "page/down/list" | "schema" | "export" | "type" | "contract/bind" | "worker/list" | "day/worker/list" | "day/worker/detail/list" | "assign/manager" | "day/worker/bind");
+    let own = *ids.get(res)?;
+    // `save` adds a measure or a rectification (their `add` route); elsewhere it also edits and names an id.
+    let is_list = matches!(rest, "add" | "list" | "page" | "page/down/list" | "schema" | "export" | "type" | "category/type" | "dict/list" | "info/template")
+        || (rest == "save" && matches!(res, "measure" | "building_rectification"))
+        || HAND.contains(&(res, rest));
     let parent = match res {
-        "contract" | "construct" | "doc" => ids["project"],
-        "worker" | "workerJobLevel" => ids["worker_job"],
+        "contract" | "construct" | "doc" | "building" | "building_rectification" => ids["project"],
+        "worker" | "worker_job_level" => ids["worker_job"],
+        "measure" | "speed_progress" => ids["construct"],
         _ => 0,
     };
     let url = path
@@ -419,19 +427,22 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
         .replace("{contractId}", &ids["contract"].to_string())
         .replace("{constructId}", &ids["construct"].to_string())
         .replace("{workerId}", &ids["worker"].to_string())
+        .replace("{taskId}", &ids["speed_progress"].to_string())
         .replace("{mode}", "0");
     let body = json!({
         "id": own.to_string(), "projectId": ids["project"].to_string(), "contractIds": ids["contract"].to_string(),
         "constructId": ids["construct"].to_string(), "workerId": ids["worker"].to_string(), "managerId": ids["user"].to_string(),
-        "workDate": "2026-11-20", "workDays": "1", "dayRate": "100",
+        "taskId": ids["speed_progress"].to_string(), "workDate": "2026-11-20", "workDays": "1", "dayRate": "100", "percent": 10, "reason": "x",
     });
-    let hand = matches!(rest, "contract/bind" | "worker/list" | "day/worker/list" | "day/worker/detail/list" | "assign/manager" | "day/worker/bind");
+    let hand = HAND.contains(&(res, rest));
     if is_list && !hand {
         return None;
     }
     let _ = method;
     if path.contains('{') || hand {
-        return Some(vec![(url, Some(body.to_string()))]);
+        // Hand-written routes read ids from the body, and some from the query (`taskCode`, `projectId`, `ids`).
+        let q = format!("projectId={}&taskCode=BI-B-SECRET&ids={}", ids["project"], ids["building"]);
+        return Some(vec![(format!("{url}?{q}"), Some(body.to_string()))]);
     }
     // update / save / remove / GET detail: the id in the query and the body.
     let mut b = body;
@@ -444,6 +455,14 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
     Some(vec![(format!("{url}?id={own}&ids={own}"), Some(b.to_string()))])
 }
 
+/// Hand-written scm routes taking ids in the body or the query: (resource, route after its base).
+const HAND: &[(&str, &str)] = &[
+    ("project", "contract/bind"), ("construct", "worker/list"), ("construct", "day/worker/list"), ("construct", "day/worker/detail/list"),
+    ("construct", "assign/manager"), ("construct", "day/worker/bind"), ("building", "info/import"), ("building", "getImportStatus"),
+    ("building", "record/list"), ("building", "disable"), ("building", "user/task/bind"), ("speed_progress", "building/task/list"),
+    ("speed_progress", "worker/task/list"), ("worker", "work-clock-in"), ("attend_day", ""),
+];
+
 /// Tenant B's `blade-scm` records (written straight into the store), named `b_secret_…`.
 fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let company = put(app, B, "company", json!({"companyName": "b_secret_company", "companyType": 1}), 0);
@@ -455,7 +474,14 @@ fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let contract = put(app, B, "contract", json!({"contractCode": "HTB-1", "contractName": "b_secret_contract", "projectId": project, "partyName": "b_secret", "contractAmount": 100, "contractStatus": 0}), 0);
     let construct = put(app, B, "construct", json!({"constructCode": "SGB-1", "constructName": "b_secret_construct", "projectId": project, "contractId": contract, "constructMode": 1, "modelStatus": 1}), 0);
     let doc = put(app, B, "doc", json!({"projectId": project, "docName": "b_secret_doc", "category": 1}), 0);
-    for (k, v) in [("company", company), ("customer", customer), ("worker_job", job), ("worker_job_level", level), ("worker", worker), ("project", project), ("contract", contract), ("construct", construct), ("doc", doc)] {
+    let building = put(app, B, "building", json!({"projectId": project, "buildingName": "b_secret_1#", "unitName": "1", "floor": 1, "roomNo": "101", "enabled": 1, "roomKey": "b_secret"}), 0);
+    put(app, B, "building_import", json!({"taskCode": "BI-B-SECRET", "projectId": project, "state": "done", "message": "b_secret"}), 0);
+    let task = put(app, B, "speed_progress", json!({"constructId": construct, "buildingName": "b_secret_1#", "nodeKey": 10, "percent": 0, "taskKey": "b_secret"}), 0);
+    let measure = put(app, B, "measure", json!({"constructId": construct, "measureDate": "2026-11-01", "measurer": "b_secret", "rooms": [], "measureStatus": 0}), 0);
+    let attend = put(app, B, "attend_day", json!({"workerId": worker, "constructId": construct, "attendDate": "2026-11-01", "result": "wait", "dayKey": "b_secret"}), 0);
+    let rect = put(app, B, "building_rectification", json!({"projectId": project, "buildingName": "b_secret_1#", "category": 1, "description": "b_secret", "deadline": "2026-11-01", "rectStatus": 1}), 0);
+    for (k, v) in [("company", company), ("customer", customer), ("worker_job", job), ("worker_job_level", level), ("worker", worker), ("project", project), ("contract", contract), ("construct", construct), ("doc", doc),
+        ("building", building), ("speed_progress", task), ("measure", measure), ("attend_day", attend), ("building_rectification", rect)] {
         ids.insert(k, v);
     }
 }
@@ -487,7 +513,8 @@ fn takes_tenant_ids(path: &str) -> bool {
     let last = path.rsplit('/').next().unwrap_or("");
     if path.starts_with("/api/blade-scm/") {
         // Every scm route but the plain lists names records.
-        return !["/add", "/list", "/page", "/schema", "/export", "/type"].iter().any(|e| path.ends_with(e));
+        return !["/add", "/save", "/list", "/page", "/schema", "/export", "/type", "/template"].iter().any(|e| path.ends_with(e)) || path.ends_with("/record/list")
+            || path.ends_with("/task/list") || path.ends_with("/construct/worker/list") || path.ends_with("/day/worker/list") || path.ends_with("/detail/list");
     }
     let id_like = ["detail", "platform-detail", "submit", "update", "remove", "grant", "reset-password", "update-platform", "audit-pass", "tree-by-id", "role-tree-keys"];
     (id_like.contains(&last) || path.contains("bindUserPhone")) && !platform.iter().any(|p| path.starts_with(p) && !path.ends_with("role-tree-keys"))

@@ -165,8 +165,49 @@ async fn a_project_runs_from_contract_to_completed_construct() {
     // Completion; then read-only. A construct under way is not removed.
     let (s, v) = post(&app, &t, &format!("{S}/construct/delete/{construct}/{project}/1"), json!({})).await;
     assert_eq!((s, msg(&v).contains("不能删除")), (400, true), "{v}");
+    // Progress: starting made the node plan (no buildings named or imported: the site as a whole × 5 nodes).
+    let (s, v) = post(&app, &t, &format!("{S}/speed/progress/total/data/{construct}"), json!({})).await;
+    assert_eq!((s, v["data"]["tasks"].as_u64(), v["data"]["percent"].as_i64()), (200, Some(5), Some(0)), "{v}");
+    assert_eq!(v["data"]["currentNode"], "水电", "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/construct/update"), up(4)).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "还有 5 个施工进度任务未完成,不能完工"), "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/speed/progress/building/task/list"), json!({"constructId": construct})).await;
+    let tasks: Vec<String> = v["data"][0]["nodes"].as_array().unwrap().iter().map(|n| n["id"].as_str().unwrap().to_string()).collect();
+    assert_eq!((v["data"][0]["buildingName"].as_str(), tasks.len()), (Some("整体"), 5), "{v}");
+    assert_eq!(v["data"][0]["nodes"][1]["nodeKeyName"], "泥瓦", "{v}");
+    let rep = |task: &str, pct: i64| (format!("{S}/speed/progress/worker/task/data/{construct}/{task}"), json!({"percent": pct, "remark": "现场照片已上传"}));
+    let (u, b) = rep(&tasks[1], 30);
+    let (s, v) = post(&app, &t, &u, b).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "请先完成 整体 的「水电」节点"), "{v}");
+    let (u, b) = rep(&tasks[0], 101);
+    assert_eq!(post(&app, &t, &u, b).await.0, 400);
+    let (s, v) = post(&app, &t, &format!("{S}/speed/progress/worker/task/data/1/{}", tasks[0]), json!({"percent": 10})).await;
+    assert_eq!(s, 404, "the task's construct must be named: {v}");
+    for (i, task) in tasks.iter().enumerate() {
+        for pct in [40, 100] {
+            let (u, b) = rep(task, pct);
+            let (s, v) = post(&app, &t, &u, b).await;
+            assert_eq!(s, 200, "node {i} {pct}: {v}");
+        }
+        if i == 1 {
+            let (u, b) = rep(&tasks[0], 90);
+            let (s, v) = post(&app, &t, &u, b).await;
+            assert_eq!((s, msg(&v).as_str()), (400, "整体 的「泥瓦」节点已开始,不能下调本节点"), "{v}");
+        }
+    }
+    let (s, v) = post(&app, &t, &format!("{S}/speed/progress/history/data/{}", tasks[0]), json!({})).await;
+    assert_eq!((s, v["data"].as_array().map(Vec::len)), (200, Some(2)), "{v}");
+    assert_eq!((v["data"][0]["before"].as_i64(), v["data"][0]["percent"].as_i64()), (Some(40), Some(100)), "newest first: {v}");
+    assert!(v["data"][0]["reporterName"].as_str().is_some_and(|n| !n.is_empty()), "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/speed/progress/statistics/data/{construct}"), json!({})).await;
+    assert_eq!((v["data"]["nodes"].as_array().map(Vec::len), v["data"]["buildings"][0]["percent"].as_i64()), (Some(5), Some(100)), "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/speed/progress/total/data/{construct}"), json!({})).await;
+    assert_eq!((v["data"]["percent"].as_i64(), v["data"]["doneNodes"].as_u64(), v["data"]["currentNode"].is_null()), (Some(100), Some(5), true), "{v}");
     let (s, v) = post(&app, &t, &format!("{S}/construct/update"), up(4)).await;
     assert_eq!(s, 200, "{v}");
+    let (u, b) = rep(&tasks[4], 50);
+    let (s, v) = post(&app, &t, &u, b).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "施工单不在施工中,不能填报进度"), "{v}");
     let (s, v) = post(&app, &t, &format!("{S}/construct/update"), json!({"id": construct, "remark": "x"})).await;
     assert_eq!((s, msg(&v).as_str()), (400, "已完工的施工单不能修改"), "{v}");
 
@@ -261,4 +302,240 @@ async fn path_segments_name_the_parent_and_other_tenants_see_nothing() {
     let (s, _) = post(&app, &a, &format!("{S}/project/detail/{}", projects[0]), json!({})).await;
     assert_eq!(s, 404);
     let _ = job;
+}
+
+async fn upload(app: &App, token: &str, url: &str, bytes: Vec<u8>) -> (u16, Value) {
+    let boundary = "zzbuildings";
+    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"楼栋.xlsx\"\r\nContent-Type: application/octet-stream\r\n\r\n").into_bytes();
+    body.extend(bytes);
+    body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
+    let req = axum::http::Request::post(url)
+        .header("blade-auth", format!("bearer {token}"))
+        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+        .body(axum::body::Body::from(body))
+        .unwrap();
+    let (s, _, v) = app.call(req).await;
+    (s.as_u16(), v)
+}
+
+/// A sheet of the building template: `n` rooms (4 per floor, 2 units, 30 floors per building), row `bad(i)` broken.
+fn rooms_sheet(n: usize, bad: impl Fn(usize) -> bool) -> Vec<u8> {
+    let mut book = rust_xlsxwriter::Workbook::new();
+    let s = book.add_worksheet();
+    for (i, (_, h)) in zhizhuang::api::scm::building::COLUMNS.iter().enumerate() {
+        s.write_string(0, i as u16, *h).unwrap();
+    }
+    for i in 0..n {
+        let r = i as u32 + 1;
+        let (b, rest) = (i / 240, i % 240);
+        let (unit, floor, room) = (rest / 120 + 1, (rest % 120) / 4 + 1, rest % 4 + 1);
+        s.write_string(r, 0, format!("{}栋", b + 1)).unwrap();
+        s.write_string(r, 1, unit.to_string()).unwrap();
+        if bad(i) && (i / 200) % 2 == 0 {
+            s.write_string(r, 2, "三楼").unwrap();
+        } else {
+            s.write_number(r, 2, floor as f64).unwrap();
+        }
+        s.write_string(r, 3, if bad(i) && (i / 200) % 2 == 1 { String::new() } else { format!("{floor}{room:02}") }).unwrap();
+        s.write_string(r, 4, "三室两厅").unwrap();
+        s.write_string(r, 5, "118.50").unwrap();
+    }
+    book.save_to_buffer().unwrap()
+}
+
+async fn wait_import(app: &App, t: &str, code: &str) -> (Value, Vec<u64>) {
+    let mut seen = Vec::new();
+    for _ in 0..3000 {
+        let (s, v) = app.get(&format!("{S}/building/getImportStatus?taskCode={code}"), t).await;
+        assert_eq!(s, 200, "{v}");
+        seen.push(v["data"]["percent"].as_u64().unwrap());
+        if v["data"]["state"] != "running" {
+            return (v["data"].clone(), seen);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    panic!("import {code} still running");
+}
+
+#[tokio::test]
+async fn buildings_import_in_the_background_refusing_bad_rows_by_number() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (company, ..) = basics(&app, &t, "A").await;
+    let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "江岸名邸", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-01-01"})).await;
+    let project = id(&v);
+    // 10,000 rows, 50 of them bad (every 200th: a floor that is no number, or no room number).
+    let bad = |i: usize| i % 200 == 7;
+    let file = rooms_sheet(10_000, bad);
+    let (s, v) = upload(&app, &t, &format!("{S}/building/info/import?projectId={project}&mode=all"), file.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    let (all, _) = wait_import(&app, &t, v["data"]["taskCode"].as_str().unwrap()).await;
+    assert_eq!((all["state"].as_str(), all["refusedCount"].as_u64(), all["imported"].as_u64()), (Some("failed"), Some(50), Some(0)), "all or nothing: {all}");
+    let (_, v) = post(&app, &t, &format!("{S}/building/list"), json!({"projectId": project})).await;
+    assert_eq!(v["data"]["total"], 0, "nothing written: {v}");
+
+    let (s, v) = upload(&app, &t, &format!("{S}/building/info/import?projectId={project}"), file.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    let code = v["data"]["taskCode"].as_str().unwrap().to_string();
+    let (done, seen) = wait_import(&app, &t, &code).await;
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!((done["total"].as_u64(), done["imported"].as_u64(), done["refusedCount"].as_u64(), done["percent"].as_u64()), (Some(10_000), Some(9_950), Some(50), Some(100)), "{done}");
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "progress never goes back: {seen:?}");
+    let rows: Vec<u64> = done["refused"].as_array().unwrap().iter().map(|r| r["row"].as_u64().unwrap()).collect();
+    let want: Vec<u64> = (0..10_000).filter(|i| bad(*i)).map(|i| i as u64 + 2).collect();
+    assert_eq!(rows, want, "the refused rows by their number in the sheet (header = row 1)");
+    assert!(done["refused"][0]["reason"].as_str().unwrap().contains("楼层"), "{done}");
+    assert!(done["refused"][1]["reason"].as_str().unwrap().contains("房号"), "{done}");
+    let (_, v) = post(&app, &t, &format!("{S}/building/list"), json!({"projectId": project, "size": 1})).await;
+    assert_eq!(v["data"]["total"], 9_950, "{v}");
+    assert_eq!(v["data"]["records"][0]["area"], "118.50", "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/building/page/down/list/{project}/0"), json!({})).await;
+    assert_eq!((v["data"].as_array().map(Vec::len), v["data"][0]["units"].as_u64(), v["data"][0]["floors"].as_u64()), (Some(42), Some(2), Some(30)), "{v}");
+    // The same file again changes nothing new: every room is updated in place.
+    let (_, v) = upload(&app, &t, &format!("{S}/building/info/import?projectId={project}"), file).await;
+    let (again, _) = wait_import(&app, &t, v["data"]["taskCode"].as_str().unwrap()).await;
+    assert_eq!((again["imported"].as_u64(), again["updated"].as_u64()), (Some(0), Some(9_950)), "{again}");
+    let (_, v) = app.req("POST", &format!("{S}/building/record/list"), Some(&t), Some(&json!({"projectId": project}).to_string()), &[("accept-language", "en")]).await;
+    assert_eq!(v["data"]["total"], 3, "{v}");
+    assert!(v["data"]["records"][0]["message"].as_str().unwrap().contains("9950 updated"), "{v}");
+    // Bad requests: no project, a file that is no workbook, a workbook of another template.
+    let (s, _) = upload(&app, &t, &format!("{S}/building/info/import"), vec![1, 2]).await;
+    assert_eq!(s, 400);
+    let (s, _) = upload(&app, &t, &format!("{S}/building/info/import?projectId={project}"), b"not a workbook".to_vec()).await;
+    assert_eq!(s, 400);
+    let mut book = rust_xlsxwriter::Workbook::new();
+    book.add_worksheet().write_string(0, 0, "姓名").unwrap();
+    let (_, v) = upload(&app, &t, &format!("{S}/building/info/import?projectId={project}"), book.save_to_buffer().unwrap()).await;
+    let (wrong, _) = wait_import(&app, &t, v["data"]["taskCode"].as_str().unwrap()).await;
+    assert_eq!(wrong["state"], "failed", "{wrong}");
+    assert!(wrong["message"].as_str().unwrap().contains("楼栋"), "names the template's columns: {wrong}");
+    // Another tenant sees neither the task nor the project.
+    let b = app.admin(B).await;
+    let (s, _) = app.get(&format!("{S}/building/getImportStatus?taskCode={code}"), &b).await;
+    assert_eq!(s, 404);
+    let (s, _) = upload(&app, &b, &format!("{S}/building/info/import?projectId={project}"), rooms_sheet(3, |_| false)).await;
+    assert_eq!(s, 404);
+    // The template downloads with its example rows.
+    let req = axum::http::Request::get(format!("{S}/building/info/template")).header("blade-auth", format!("bearer {t}")).body(axum::body::Body::empty()).unwrap();
+    let resp = tower::ServiceExt::oneshot(app.router.clone(), req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+}
+
+#[tokio::test]
+async fn an_import_cut_by_a_restart_ends_failed_and_all_or_nothing_stays_so() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (company, ..) = basics(&app, &t, "A").await;
+    let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "断点项目", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-01-01"})).await;
+    let project: u64 = id(&v).parse().unwrap();
+    // As a server stopped mid-import leaves it: the task running, some of its rooms written.
+    let (idef, bdef) = (app.st.res.get("building_import"), app.st.res.get("building"));
+    app.st
+        .store
+        .write(move |w| {
+            for (code, mode) in [("BI-ALL", "all"), ("BI-PART", "partial")] {
+                let task = json!({"taskCode": code, "projectId": project, "mode": mode, "state": "running", "percent": 40, "total": 10, "done": 4});
+                w.insert(&idef, A, task.as_object().cloned().unwrap(), &store::Actor::default())?;
+                for room in 0..4 {
+                    let r = json!({"projectId": project, "buildingName": code, "unitName": "1", "floor": 1, "roomNo": format!("{room}"), "enabled": 1,
+                        "roomKey": format!("{project}:{code}:1:{room}"), "importTask": code});
+                    w.insert(&bdef, A, r.as_object().cloned().unwrap(), &store::Actor::default())?;
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(zhizhuang::api::scm::building::recover(&app.st).await.unwrap(), 2);
+    for (code, rooms) in [("BI-ALL", 0), ("BI-PART", 4)] {
+        let (_, v) = app.get(&format!("{S}/building/getImportStatus?taskCode={code}"), &t).await;
+        assert_eq!(v["data"]["state"], "failed", "{v}");
+        assert!(v["data"]["message"].as_str().unwrap().contains("服务重启"), "{v}");
+        let (_, v) = post(&app, &t, &format!("{S}/building/list"), json!({"projectId": project.to_string(), "buildingName": code})).await;
+        assert_eq!(v["data"]["total"], rooms, "{code}: {v}");
+    }
+    assert_eq!(zhizhuang::api::scm::building::recover(&app.st).await.unwrap(), 0, "nothing left running");
+}
+
+#[tokio::test]
+async fn attendance_rectification_and_measures_keep_their_rules() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (company, _, _, w1, w2) = basics(&app, &t, "A").await;
+    let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "现场项目", "projectCompanyId": company, "businessUnit": "TOC", "startTime": "2026-01-01"})).await;
+    let project = id(&v);
+    let (_, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": "现场合同", "partyName": "业主", "contractAmount": "5000", "projectId": project})).await;
+    let contract = id(&v);
+    post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractStatus": 1})).await;
+    let (_, v) = post(&app, &t, &format!("{S}/construct/add"), json!({"constructName": "全屋精装", "projectId": project, "contractId": contract, "constructMode": 1, "buildings": "1#,2#"})).await;
+    let construct = id(&v);
+
+    // Measure: rooms in millimetres, floor area computed exactly (4200 × 3600 = 15.12 ㎡, 3000 × 2450 = 7.35 ㎡).
+    let rooms = json!([{"roomName": "主卧", "length": 4200, "width": 3600, "height": 2800}, {"roomName": "次卧", "length": "3000", "width": 2450}]);
+    let (s, v) = post(&app, &t, &format!("{S}/measure/save"), json!({"constructId": construct, "measureDate": "2026-11-20", "measurer": "王工", "rooms": rooms})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!((v["data"]["totalArea"].as_str(), v["data"]["roomCount"].as_i64(), v["data"]["measureStatus"].as_i64()), (Some("22.47"), Some(2), Some(0)), "{v}");
+    let measure = id(&v);
+    let (s, v) = post(&app, &t, &format!("{S}/measure/update"), json!({"id": measure, "rooms": [{"roomName": "厨房", "length": 0, "width": 10}]})).await;
+    assert_eq!((s, msg(&v).contains("厨房")), (400, true), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/measure/detail/{measure}"), json!({})).await;
+    assert_eq!((s, v["data"]["rooms"][0]["roomName"].as_str()), (200, Some("主卧")), "{v}");
+
+    // Dispatch and start: the plan covers the two buildings named (2 × 5 tasks).
+    let (_, me) = app.get("/api/blade-auth/oauth/user-info", &t).await;
+    let me = me["data"]["userId"].as_str().or(me["data"]["user_id"].as_str()).map(str::to_string).unwrap_or_default();
+    post(&app, &t, &format!("{S}/construct/assign/manager"), json!({"id": construct, "managerId": me})).await;
+    post(&app, &t, &format!("{S}/construct/update"), json!({"id": construct, "modelStatus": 2})).await;
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in"), json!({"workerId": w1, "constructId": construct})).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "施工单不在施工中,不能打卡"), "{v}");
+    post(&app, &t, &format!("{S}/construct/worker/bind/{construct}/{w1}"), json!({})).await;
+    let (s, v) = post(&app, &t, &format!("{S}/construct/update"), json!({"id": construct, "modelStatus": 3})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/speed/progress/total/data/{construct}"), json!({})).await;
+    assert_eq!((v["data"]["tasks"].as_u64(), v["data"]["buildings"].as_u64()), (Some(10), Some(2)), "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/speed/progress/list"), json!({"constructId": construct, "buildingName": "2#", "size": 20})).await;
+    let task = v["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &t, &format!("{S}/building/user/task/bind"), json!({"taskId": task, "workerId": w2})).await;
+    assert_eq!((s, msg(&v).contains("不在此施工单的班组中")), (400, true), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/building/user/task/bind"), json!({"taskId": task, "workerId": w1})).await;
+    assert_eq!((s, v["data"]["workerName"].as_str()), (200, Some("张三")), "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/speed/progress/worker/task/list"), json!({"workerId": w1})).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+
+    // Attendance: once a day, on the crew only; a reset keeps who and why.
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in"), json!({"workerId": w2, "constructId": construct})).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "该工人不在此施工单的班组中"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in"), json!({"workerId": w1, "constructId": construct, "distance": 35})).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(matches!(v["data"]["result"].as_str(), Some("success" | "late")), "{v}");
+    let day = id(&v);
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in"), json!({"workerId": w1, "constructId": construct})).await;
+    assert_eq!((s, msg(&v).contains("已打卡")), (400, true), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in/reset"), json!({"id": day})).await;
+    assert_eq!(s, 400, "a reset needs its reason: {v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in/reset"), json!({"id": day, "reason": "定位漂移,现场核实"})).await;
+    assert_eq!((s, v["data"]["result"].as_str(), v["data"]["resetReason"].as_str()), (200, Some("wait"), Some("定位漂移,现场核实")), "{v}");
+    let (s, v) = app.get(&format!("{S}/worker/attendDay/page?workerId={w1}"), &t).await;
+    assert_eq!((s.as_u16(), v["data"]["total"].as_u64(), v["data"]["records"][0]["resultName"].as_str()), (200, Some(1), Some("未打卡")), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in"), json!({"workerId": w1, "constructId": construct})).await;
+    assert_eq!(s, 200, "clocks in again after the reset: {v}");
+
+    // Rectification: open → fixed (dated) → verified, or back to open; verified is final; only open ones go.
+    let (s, v) = app.get(&format!("{S}/worker/category/type"), &t).await;
+    assert!(s == 200 && v["data"].as_array().is_some_and(|a| a.len() >= 5), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/buildingRectification/save"), json!({"projectId": project, "constructId": construct, "buildingName": "1#", "category": 2, "description": "卫生间防水渗漏", "workerId": w1, "deadline": "2026-11-01"})).await;
+    assert_eq!((s, v["data"]["rectStatus"].as_i64()), (200, Some(1)), "{v}");
+    let rect = id(&v);
+    let upd = |st: i64| json!({"id": rect, "rectStatus": st});
+    let (s, v) = post(&app, &t, &format!("{S}/worker/buildingRectification/update"), upd(3)).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "整改单状态不能由「待整改」变更为「已验收」"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/buildingRectification/update"), upd(2)).await;
+    assert!(s == 200 && v["data"]["fixedTime"].is_string(), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/buildingRectification/delete/{rect}/{project}/1"), json!({})).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "只能删除待整改的整改单"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/buildingRectification/update"), upd(3)).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/buildingRectification/update"), json!({"id": rect, "description": "x"})).await;
+    assert_eq!((s, msg(&v).as_str()), (400, "已验收的整改单不能修改"), "{v}");
+    let (s, v) = app.get(&format!("{S}/worker/buildingRectification/page?rectStatus=3"), &t).await;
+    assert_eq!((s.as_u16(), v["data"]["total"].as_u64()), (200, Some(1)), "{v}");
 }

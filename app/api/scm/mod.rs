@@ -15,6 +15,10 @@
 //! - `construct/worker/bind|unbind/{constructId}/{workerId}`.
 //!
 //! A record of another tenant, outside the caller's data scope, or not of the named parent is a 404.
+pub mod building;
+mod progress;
+mod site;
+
 use axum::extract::{Path, State};
 use axum::response::Response;
 use serde_json::{Map, Value, json};
@@ -34,6 +38,9 @@ pub fn rules(name: &str) -> Rules {
         "project" => Rules { save: Some(project_save), remove: None },
         "contract" => Rules { save: Some(contract_save), remove: Some(contract_remove) },
         "construct" => Rules { save: Some(construct_save), remove: Some(construct_remove) },
+        "building" => Rules { save: Some(building::room_save), remove: None },
+        "measure" => Rules { save: Some(site::measure_save), remove: Some(site::measure_remove) },
+        "building_rectification" => Rules { save: Some(site::rectification_save), remove: Some(site::rectification_remove) },
         _ => Rules::default(),
     }
 }
@@ -46,7 +53,8 @@ pub fn routes(api: Api) -> Api {
     let p = "/api/blade-scm/project";
     let c = "/api/blade-scm/contract";
     let k = "/api/blade-scm/construct";
-    api.post(format!("{p}/contract/bind"), Guard::write(&project, &["edit"]), contract_bind)
+    let api = api
+        .post(format!("{p}/contract/bind"), Guard::write(&project, &["edit"]), contract_bind)
         .doc("项目管理 · bind contracts to a project (body: projectId, contractIds comma-separated or contractId)", &[])
         .post(format!("{p}/contract/delete/{{projectId}}/{{contractId}}/{{mode}}"), Guard::write(&project, &["edit"]), contract_unbind)
         .doc(
@@ -87,7 +95,10 @@ pub fn routes(api: Api) -> Api {
         .reads()
         .doc("施工管理 · day work records of the construct (body: constructId, workerId optional, page, size)", &[])
         .get("/api/blade-scm/customer/type", Guard::read(&customer), customer_types)
-        .doc("客户管理 · customer types (dictionary customer_type)", &[])
+        .doc("客户管理 · customer types (dictionary customer_type)", &[]);
+    let api = building::routes(api);
+    let api = progress::routes(api);
+    site::routes(api)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -101,16 +112,16 @@ fn status_name(table: &[(i64, &'static str, &'static str)], v: i64) -> (&'static
     table.iter().find(|(k, ..)| *k == v).map(|(_, zh, en)| (*zh, *en)).unwrap_or(("?", "?"))
 }
 
-fn transition_refused(table: &[(i64, &'static str, &'static str)], what: (&str, &str), from: i64, to: i64) -> StoreError {
+pub(super) fn transition_refused(table: &[(i64, &'static str, &'static str)], what: (&str, &str), from: i64, to: i64) -> StoreError {
     let (a, b) = (status_name(table, from), status_name(table, to));
     rule(format!("{}状态不能由「{}」变更为「{}」", what.0, a.0, b.0), format!("The {} cannot go from {} to {}", what.1, a.1, b.1))
 }
 
-fn in_table(table: &[(i64, &str, &str)], v: i64, field: &str) -> store::Result<()> {
+pub(super) fn in_table(table: &[(i64, &str, &str)], v: i64, field: &str) -> store::Result<()> {
     if table.iter().any(|(k, ..)| *k == v) { Ok(()) } else { Err(StoreError::invalid(field, store::FieldProblem::OutOfRange { min: None, max: None })) }
 }
 
-fn dates_in_order(old: Option<&Map<String, Value>>, doc: &Map<String, Value>, from: &str, to: &str) -> store::Result<()> {
+pub(super) fn dates_in_order(old: Option<&Map<String, Value>>, doc: &Map<String, Value>, from: &str, to: &str) -> store::Result<()> {
     let (a, b) = (after(old, doc, from).and_then(Value::as_str), after(old, doc, to).and_then(Value::as_str));
     if let (Some(a), Some(b)) = (a, b)
         && b[..10.min(b.len())] < a[..10.min(a.len())] {
@@ -252,11 +263,14 @@ fn construct_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
                 patch.insert("contractStatus".into(), json!(2));
                 dialect::write_in(w, cx, &cdef, rules("contract"), Some(contract_id), patch)?;
             }
+            // The node plan: one task per building and node, in the same commit as the start.
+            let buildings = after(old, doc, "buildings").and_then(Value::as_str).unwrap_or("").to_string();
+            progress::plan(w, cx, id, project.unwrap_or(0), &buildings, after(old, doc, "planEnd").and_then(Value::as_str))?;
         }
         4 => {
             let open = open_nodes(w, cx, id)?;
             if open > 0 {
-                return Err(rule(format!("还有 {open} 个施工节点未完成,不能完工"), format!("{open} progress nodes are not done; the construct cannot be completed")));
+                return Err(rule(format!("还有 {open} 个施工进度任务未完成,不能完工"), format!("{open} progress tasks are not done; the construct cannot be completed")));
             }
         }
         _ => {}
@@ -264,11 +278,10 @@ fn construct_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
     Ok(())
 }
 
-/// Progress nodes of a construct not done yet (none are recorded until the progress module lands).
+/// Progress tasks of a construct not at 100% yet.
 fn open_nodes(w: &WriteCtx, cx: &Ctx, construct: u64) -> store::Result<u64> {
-    let Some(def) = cx.res.find("progress_node") else { return Ok(0) };
-    let q = Query { filters: vec![Filter::new("constructId", Op::Equal, json!(construct)), Filter::new("done", Op::Equal, json!(0))], limit: 1, ..Query::default() };
-    Ok(w.list(&def, cx.tenant, &q)?.total)
+    let q = Query { filters: vec![Filter::new("constructId", Op::Equal, json!(construct)), Filter::new("percent", Op::Lt, json!(100))], limit: 1, ..Query::default() };
+    Ok(w.list(&cx.def("speed_progress"), cx.tenant, &q)?.total)
 }
 
 /// A construct under way or completed is not removed; one not started takes its crew and day work with it.
@@ -277,7 +290,7 @@ fn construct_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> sto
         return Err(rule("施工中或已完工的施工单不能删除", "A construct under construction or completed cannot be removed"));
     }
     let id = rec.get("id").and_then(Value::as_u64).unwrap_or(0);
-    for name in ["construct_worker", "day_worker"] {
+    for name in ["construct_worker", "day_worker", "measure"] {
         let def = cx.def(name);
         let q = Query { filters: vec![Filter::new("constructId", Op::Equal, json!(id))], limit: 10_000, ..Query::default() };
         let ids: Vec<u64> = w.list(&def, cx.tenant, &q)?.records.iter().filter_map(|r| r.get("id").and_then(Value::as_u64)).collect();
@@ -291,7 +304,7 @@ fn construct_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> sto
 // ---------------------------------------------------------------------------------------------------------
 // Hand-written routes
 
-fn id_param(p: &AnyParams, names: &[&str]) -> ApiResult<u64> {
+pub(super) fn id_param(p: &AnyParams, names: &[&str]) -> ApiResult<u64> {
     let raw = names.iter().find_map(|n| p.get(n).filter(|v| !v.trim().is_empty()));
     match raw {
         Some(v) => crud::parse_id(Some(v)),
@@ -299,7 +312,7 @@ fn id_param(p: &AnyParams, names: &[&str]) -> ApiResult<u64> {
     }
 }
 
-fn page_of(p: &AnyParams) -> ApiResult<(u64, u64)> {
+pub(super) fn page_of(p: &AnyParams) -> ApiResult<(u64, u64)> {
     let current = match p.get("page").or_else(|| p.get("current")).filter(|v| !v.is_empty()) {
         Some(v) => v.parse::<u64>().ok().filter(|c| *c >= 1 && *c <= 100_000).ok_or_else(|| ApiError::with(Kind::BadPaging, "page"))?,
         None => 1,
@@ -311,12 +324,12 @@ fn page_of(p: &AnyParams) -> ApiResult<(u64, u64)> {
     Ok((current, size))
 }
 
-fn page_json(records: Vec<Map<String, Value>>, total: u64, current: u64, size: u64) -> Value {
+pub(super) fn page_json(records: Vec<Map<String, Value>>, total: u64, current: u64, size: u64) -> Value {
     json!({"records": records, "total": total, "size": size, "current": current, "pages": total.div_ceil(size)})
 }
 
 /// Lists `name` records matching `filters` in the session's tenant and data scope, decorated for the wire.
-async fn scoped_page(st: &AppState, s: &Session, name: &str, filters: Vec<Filter>, current: u64, size: u64) -> ApiResult<Value> {
+pub(super) async fn scoped_page(st: &AppState, s: &Session, name: &str, filters: Vec<Filter>, current: u64, size: u64) -> ApiResult<Value> {
     let def = st.res.get(name);
     let any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
     let q = Query { filters, any, offset: (current - 1) * size, limit: size, ..Query::default() };

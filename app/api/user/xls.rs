@@ -75,7 +75,7 @@ fn workbook(rows: &[Map<String, Value>], names: &Names) -> ApiResult<Vec<u8>> {
     book.save_to_buffer().map_err(xl)
 }
 
-fn xlsx(bytes: Vec<u8>, file: &str) -> Response {
+pub(crate) fn xlsx(bytes: Vec<u8>, file: &str) -> Response {
     let mut resp = bytes.into_response();
     let h = resp.headers_mut();
     h.insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"));
@@ -105,7 +105,7 @@ pub async fn export(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     Ok(xlsx(workbook(&page.records, &names)?, "users.xlsx"))
 }
 
-fn cell(c: &calamine::Data) -> String {
+pub(crate) fn cell(c: &calamine::Data) -> String {
     match c {
         calamine::Data::String(s) => s.trim().to_string(),
         calamine::Data::Int(i) => i.to_string(),
