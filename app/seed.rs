@@ -518,6 +518,11 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
         ("万科城市之光外立面清洗", "TOB", 2, 2, "2026-11-05", "雨花台区万科城市之光"),
     ];
     let pdef = res.get("project");
+    let today_d = chrono::Local::now().date_naive();
+    let today = today_d.format("%Y-%m-%d").to_string();
+    // Today and the four days before it.
+    let mut clocked = std::collections::HashSet::new();
+    let days: Vec<String> = (0..5).map(|d| (today_d - chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).collect();
     for (i, (name, bu, cust, comp, start, addr)) in projects.iter().enumerate() {
         let day: String = start.chars().filter(char::is_ascii_digit).collect();
         let status = match i { 0..=3 => 2, 4 => 3, _ => if i % 3 == 0 { 1 } else { 2 } };
@@ -551,10 +556,66 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
                 "managerId": if kstatus >= 2 { manager } else { None }, "buildings": if *bu == "TOC" { "1栋" } else { "1#,2#" },
                 "planStart": start, "planEnd": format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12)),
             }))?;
+            if kstatus >= 2 {
+                // 量房: the rooms measured before dispatch (floor area in hundredths of a square metre).
+                let rooms = [("客厅", 5400, 4200), ("主卧", 4200, 3600), ("次卧", 3300, 3000), ("厨房", 3000, 2100), ("卫生间", 2400, 1800)];
+                let area: i64 = rooms.iter().map(|(_, l, w)| (l * w + 5_000) / 10_000).sum();
+                ins(w, "measure", json!({"constructId": construct, "measureDate": start, "measurer": (["王工", "李工"][i % 2]),
+                    "rooms": rooms.iter().map(|(n, l, w)| json!({"roomName": n, "length": l, "width": w, "height": 2800})).collect::<Vec<_>>(),
+                    "roomCount": rooms.len(), "totalArea": area, "measureStatus": 2, "remark": "现场复尺无误"}))?;
+            }
             if kstatus >= 3 {
+                let mut crew = Vec::new();
                 for k in 0..3 {
                     let wk = workers[(i + k * 4) % workers.len()];
+                    crew.push(wk);
                     ins(w, "construct_worker", json!({"constructId": construct, "workerId": wk, "bindKey": format!("{construct}:{wk}"), "leader": (k == 0) as i64}))?;
+                }
+                // The node plan with its progress: completed constructs at 100%, the others part way.
+                let plan_end = format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12));
+                let site = if *bu == "TOC" { vec!["1栋"] } else { vec!["1#", "2#"] };
+                for (bi, b) in site.iter().enumerate() {
+                    for (ni, node) in [10, 20, 30, 40, 50].iter().enumerate() {
+                        let pct: i64 = if kstatus == 4 { 100 } else {
+                            match ni { 0 => 100, 1 => if bi == 0 { 100 } else { 60 }, 2 if bi == 0 => [30, 55, 80][i % 3], _ => 0 }
+                        };
+                        let wk = crew[ni % crew.len()];
+                        let done = if pct == 100 { Some(format!("{}-{:02}-{:02}", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + ni as u32 / 2).min(12), 10 + ni * 3)) } else { None };
+                        let task = ins(w, "speed_progress", json!({"constructId": construct, "buildingName": b, "nodeKey": node, "workerId": wk, "percent": pct,
+                            "planEnd": plan_end, "doneDate": done, "lastReport": done.clone().or_else(|| (pct > 0).then(|| today.clone())), "taskKey": format!("{construct}:{b}:{node}")}))?;
+                        if pct > 0 {
+                            if pct == 100 && kstatus == 3 && ni == 0 {
+                                ins(w, "progress_report", json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": 50, "remark": "管线开槽完成"}))?;
+                                ins(w, "progress_report", json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 50, "percent": 100, "remark": "打压试验合格,隐蔽验收通过"}))?;
+                            } else {
+                                ins(w, "progress_report", json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": pct, "remark": "按节点填报"}))?;
+                            }
+                        }
+                    }
+                }
+                // Attendance of the crew over the last five days: on time mostly, now and then late; today not all in yet.
+                if kstatus == 3 {
+                    for (d, day) in days.iter().enumerate() {
+                        for (k, wk) in crew.iter().enumerate() {
+                            // One record per worker and day: a worker on two crews clocks in on the first.
+                            if !clocked.insert(format!("{wk}:{day}")) {
+                                continue;
+                            }
+                            let (result, at) = match (d, (i + k + d) % 7) {
+                                (0, x) if x < 3 => ("wait", None),
+                                (_, 5) => ("late", Some(format!("{day} 09:{:02}:00", 12 + k * 7))),
+                                _ => ("success", Some(format!("{day} 08:{:02}:00", 31 + k * 9))),
+                            };
+                            ins(w, "attend_day", json!({"workerId": wk, "constructId": construct, "attendDate": day, "clockTime": at, "result": result,
+                                "distance": at.as_ref().map(|_| 20 + (k * 37 + d * 11) % 180), "dayKey": format!("{wk}:{day}")}))?;
+                        }
+                    }
+                    // 整改: one overdue and open, one fixed awaiting verification.
+                    ins(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
+                        "description": (["客厅墙面局部空鼓", "卫生间地漏周边渗水", "厨房墙砖缝宽不一", "插座面板不平整", "柜门缝隙偏大", "顶面乳胶漆色差"][i % 6]),
+                        "workerId": crew[0], "deadline": days[3], "rectStatus": 1}))?;
+                    ins(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": 2,
+                        "description": "阳台防水层闭水试验渗漏", "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]}))?;
                 }
                 for d in 0..2 {
                     let wk = workers[(i + 7 + d) % workers.len()];
@@ -564,6 +625,28 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
                         "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }}))?;
                 }
             }
+        }
+        // Rooms of the apartment-block projects, as an import of the developer's room list leaves them.
+        if *bu == "TOB" && i < 4 {
+            let code = format!("BI{day}0900000{i}");
+            let mut n = 0;
+            for b in ["1#", "2#"] {
+                for unit in 1..=2 {
+                    for floor in 1..=6 {
+                        for room in 1..=2 {
+                            let no = format!("{floor}{room:02}");
+                            ins(w, "building", json!({"projectId": p, "buildingName": b, "unitName": unit.to_string(), "floor": floor, "roomNo": no,
+                                "layout": if room == 1 { "三室两厅" } else { "两室一厅" }, "area": if room == 1 { 11850 } else { 8900 }, "enabled": 1,
+                                "roomKey": format!("{p}:{b}:{unit}:{no}"), "importTask": code}))?;
+                            n += 1;
+                        }
+                    }
+                }
+            }
+            ins(w, "building_import", json!({"taskCode": code, "projectId": p, "fileName": "楼栋房间清单.xlsx", "mode": "partial", "state": "done", "percent": 100,
+                "total": n + 1, "done": n + 1, "imported": n, "updated": 0, "refusedCount": 1,
+                "refused": [{"row": n + 2, "reason": "楼层 须为整数", "reasonEn": "楼层 must be a whole number"}],
+                "message": format!("共 {} 行:新增 {n} 间,更新 0 间,拒绝 1 行\n{} rows: {n} rooms added, 0 updated, 1 refused", n + 1, n + 1), "finishTime": format!("{start} 09:12:40")}))?;
         }
         for (k, (doc, cat)) in [("施工图纸", 2), ("合同扫描件", 1), ("隐蔽工程验收记录", 4)].iter().enumerate() {
             if k == 2 && status < 2 {

@@ -19,6 +19,7 @@ import { UserPage } from './features/admin/UserPage';
 import { RolePage, MenuPage, DeptPage, TenantPage } from './features/admin/pages';
 import { StatusPage } from './features/monitor/StatusPage';
 import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
+import { ProcessDetail } from './features/scm/Site';
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
 export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
@@ -59,7 +60,7 @@ export const routes: RouteDef[] = [
   { path: '/worklist/addworklist', title: 'menu.addworklist', render: placeholder('menu.addworklist') },
   { path: '/myiframe/:routerPath*', title: 'menu.iframe', render: () => main('menu.iframe', <FramePage />) },
   { path: '/approval/detail', title: 'menu.approvalDetail', render: placeholder('menu.approvalDetail') },
-  { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: placeholder('menu.processDetail') },
+  { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: (p) => main('menu.processDetail', <ProcessDetail code={p.constructCode} />) },
   { path: '/finance/contractLedger/index', title: 'menu.ledger', render: placeholder('menu.ledger') },
   { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: placeholder('menu.ledgerDetail') },
   { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: (p) => main('menu.contractDetail', <ContractDetail code={p.contractCode} />) },

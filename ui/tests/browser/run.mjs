@@ -938,6 +938,52 @@ test('constructs and workers: demo constructs in every status; worker ID numbers
   await shot(page, 'worker-list');
 });
 
+test('buildings and progress: import rooms watching the progress bar; report a node on the progress page', async (t) => {
+  const { page } = await session(t);
+  // The template, as a user downloads it (four example rooms in two buildings).
+  const tr = await fetch(`http://127.0.0.1:${server.port}/api/blade-scm/building/info/template`, { headers: { 'Blade-Auth': `bearer ${t.user.access_token}` } });
+  check(tr.status === 200, `template: ${tr.status}`);
+  const xlsx = Buffer.from(await tr.arrayBuffer());
+  await visit(page, '/project/detail/XM20260302-0003');
+  const card = page.locator('.card').filter({ has: page.getByRole('heading', { name: /^楼栋/ }) });
+  await card.getByText('暂无楼栋').waitFor();
+  await card.getByRole('button', { name: '导入楼栋' }).click();
+  const dlg = dialogNamed(page, /导入楼栋/);
+  await dlg.getByLabel('Excel 文件').setInputFiles({ name: '楼栋.xlsx', mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', buffer: xlsx });
+  await api(page, '/building/info/import', () => dlg.getByRole('button', { name: '开始导入' }).click());
+  const bar = dlg.getByRole('progressbar', { name: '导入进度' });
+  await bar.waitFor();
+  await dlg.getByText(/新增 4 间/).waitFor();
+  check(await bar.getAttribute('aria-valuenow') === '100', 'the bar ends at 100%');
+  await shot(page, 'building-import');
+  await dlg.getByRole('button', { name: '完成' }).click();
+  await card.getByRole('cell', { name: '2栋' }).waitFor();
+  check((await card.innerText()).includes('2 栋 · 4 间'), 'the card counts buildings and rooms');
+
+  // The first demo construct is under construction: 1# is at 木作 30%.
+  t.allow.push(/status of 400.*speed\/progress\/worker\/task\/data/); // the refused report below
+  await visit(page, '/process/detail/SG20260108-0001');
+  const matrix = page.getByRole('table', { name: '楼栋进度矩阵' });
+  await matrix.waitFor();
+  await page.getByRole('list', { name: '节点时间线' }).waitFor();
+  await shot(page, 'process-detail');
+  await matrix.getByRole('button', { name: '2# 油漆 0%' }).click();
+  let td = dialogNamed(page, /2# · 油漆/);
+  await td.getByLabel('完成度(%)').fill('20');
+  await td.getByRole('button', { name: '填报进度' }).click();
+  await toast(page, /请先完成 2# 的「木作」节点/).waitFor();
+  await td.locator('.btn', { hasText: '关闭' }).click();
+  await matrix.getByRole('button', { name: '1# 木作 30%' }).click();
+  td = dialogNamed(page, /1# · 木作/);
+  await td.getByRole('table', { name: '填报记录' }).getByText('按节点填报').waitFor();
+  await td.getByLabel('完成度(%)').fill('60');
+  await td.getByLabel('说明').fill('吊顶龙骨完成');
+  await td.getByRole('button', { name: '填报进度' }).click();
+  await toast(page, '进度已填报').waitFor();
+  await matrix.getByRole('button', { name: '1# 木作 60%' }).waitFor();
+  await shot(page, 'process-reported');
+});
+
 async function main() {
   const bin = process.argv[2];
   if (!bin) { console.error('usage: node tests/browser/run.mjs <path-to-zhizhuang-binary>'); process.exit(2); }

@@ -50,6 +50,10 @@ export function ListPage() {
   const reload = () => navigate(props.url, { replace: true });
   const { ask: askDelete, confirm } = useRemove(res.dialect ? (ids) => remove(res, ids, data.records) : res.api, () => { setSelected([]); reload(); });
   /** The record's own page, when the declaration names one (`/project/detail/:projectCode`). */
+  // A declaration may mark rows past a date and not yet done (a rectification past its deadline).
+  const overdue = res.ui?.overdue as { date: string; field: string; done: unknown[] } | undefined;
+  const today = new Date(Date.now() + 8 * 3600_000).toISOString().slice(0, 10);
+  const isOverdue = (row: any) => !!overdue && !!row[overdue.date] && String(row[overdue.date]).slice(0, 10) < today && !overdue.done.map(String).includes(String(row[overdue.field]));
   const detailPath = (row: any) => res.ui?.detail?.replace(/:(\w+)/g, (_, k) => encodeURIComponent(String(row[k] ?? '')));
   /** Excel of the current filter: fetched with the Blade-Auth header (tokens never go in URLs), saved as a file. */
   const exportExcel = async () => {
@@ -128,7 +132,7 @@ export function ListPage() {
               const id = String(row.id);
               const on = selected.includes(id);
               return (
-                <tr key={id} className={on ? 'selected' : ''}>
+                <tr key={id} className={[on ? 'selected' : '', isOverdue(row) ? 'overdue' : ''].join(' ').trim()} title={isOverdue(row) ? t('common.overdue') : undefined}>
                   <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
                   {cols.map((f) => <td key={f.name}>{display(f, row[f.name], res.dicts, row)}</td>)}

@@ -5,12 +5,13 @@ import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react
 import { useApp } from '../../app';
 import { post, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
+import { BuildingsCard } from './Site';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';
 
 const CONTRACT_STATUS: Record<string, [string, string]> = { 0: ['草稿', 'Draft'], 1: ['已签订', 'Signed'], 2: ['执行中', 'Executing'], 3: ['已完成', 'Completed'], 9: ['已终止', 'Terminated'] };
-const MODEL_STATUS: Record<string, [string, string]> = { 1: ['待勘察', 'To inspect'], 2: ['待派单', 'To dispatch'], 3: ['施工中', 'Under construction'], 4: ['已完工', 'Completed'] };
+export const MODEL_STATUS: Record<string, [string, string]> = { 1: ['待勘察', 'To inspect'], 2: ['待派单', 'To dispatch'], 3: ['施工中', 'Under construction'], 4: ['已完工', 'Completed'] };
 const PROJECT_STATUS: Record<string, [string, string]> = { 1: ['筹备中', 'Preparing'], 2: ['进行中', 'In progress'], 3: ['已竣工', 'Completed'], 4: ['已关闭', 'Closed'] };
 const MODE: Record<string, [string, string]> = { 0: ['无', 'None'], 1: ['自有团队', 'Own team'], 2: ['自有+劳务', 'Own + labour'], 3: ['劳务团队', 'Labour team'] };
 
@@ -22,13 +23,13 @@ export function yuan(v: unknown): string {
   return `${m[1]}¥${m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(m[3] ?? '').padEnd(2, '0')}`;
 }
 
-function useL() {
+export function useL() {
   const { props } = useApp();
   const en = props.locale === 'en';
   return { en, L: (zh: string, e: string) => (en ? e : zh), st: (m: Record<string, [string, string]>, k: unknown) => (m[String(k)] ?? [String(k ?? ''), String(k ?? '')])[en ? 1 : 0] };
 }
 
-function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) => ReactNode][]; rows: Row[]; empty: string; label: string }) {
+export function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) => ReactNode][]; rows: Row[]; empty: string; label: string }) {
   return (
     <div className="table-wrap">
       <table className="table" aria-label={label}>
@@ -42,12 +43,12 @@ function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) => ReactN
   );
 }
 
-function Facts({ rows }: { rows: [string, ReactNode][] }) {
+export function Facts({ rows }: { rows: [string, ReactNode][] }) {
   return <dl className="facts">{rows.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v || '—'}</dd></div>)}</dl>;
 }
 
 /** The one record whose code is `code` (exact), or null. */
-async function byCode(resource: string, field: string, code: string): Promise<Row | null> {
+export async function byCode(resource: string, field: string, code: string): Promise<Row | null> {
   const d = await post(`${S}/${resource}/list`, { [`${field}_equal`]: code, size: 1 });
   return d?.records?.[0] ?? null;
 }
@@ -130,12 +131,16 @@ export function ProjectDetail({ code }: { code: string }) {
       <div className="card">
         <h3>{L('施工单', 'Constructs')}</h3>
         <Table label={L('施工单', 'Constructs')} empty={L('暂无施工单', 'No constructs')} rows={constructs} cols={[
-          [L('施工单号', 'Code'), (r) => r.constructCode], [L('施工内容', 'Work'), (r) => r.constructName],
+          [L('施工单号', 'Code'), (r) => Number(r.modelStatus) >= 3
+            ? <a className="link" href={`/process/detail/${r.constructCode}`} title={L('施工进度', 'Progress')} onClick={(e) => { e.preventDefault(); navigate(`/process/detail/${r.constructCode}`); }}>{r.constructCode}</a>
+            : r.constructCode],
+          [L('施工内容', 'Work'), (r) => r.constructName],
           [L('所属合同', 'Contract'), (r) => r.contractName], [L('施工模式', 'Mode'), (r) => st(MODE, r.constructMode)],
           [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)], [L('项目经理', 'Manager'), (r) => r.managerName],
           [L('计划开工', 'Planned start'), (r) => r.planStart], [L('计划完工', 'Planned end'), (r) => r.planEnd],
         ]} />
       </div>
+      {perms.has('building') && <BuildingsCard projectId={String(p.id)} canImport={perms.has('building_add')} />}
       {perms.has('doc') && (
         <div className="card">
           <h3>{L('项目文档', 'Documents')}</h3>
