@@ -145,6 +145,17 @@ impl Api {
         self.add("GET", path.as_ref(), guard, axum::routing::get(h))
     }
 
+    /// A POST taking a multipart file: the body may be as large as the largest file (`files::MAX_FILE`) plus
+    /// the form around it; every other route keeps axum's 2 MB body limit.
+    pub fn post_upload<H, T>(self, path: impl AsRef<str>, guard: Guard, h: H) -> Api
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let limit = axum::extract::DefaultBodyLimit::max(crate::api::resource::files::MAX_FILE + 64 * 1024);
+        self.add("POST", path.as_ref(), guard, axum::routing::post(h).layer(limit))
+    }
+
     pub fn post<H, T>(self, path: impl AsRef<str>, guard: Guard, h: H) -> Api
     where
         H: Handler<T, AppState>,

@@ -32,6 +32,13 @@ enum Cmd {
     },
     /// Issue 9's data into a (seeded, not served) data file: 20 companies, PROJECTS projects with a contract each,
     /// CONSTRUCTS constructs; prints the id of the company to filter by.
+    /// Write an .xlsx of ROWS rooms in the building import template (20 buildings × 2 units × floors × 4 rooms).
+    GenRooms {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 100_000)]
+        rows: u64,
+    },
     GenProjects {
         #[arg(long)]
         file: PathBuf,
@@ -112,6 +119,28 @@ fn main() -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     match cli.cmd {
         Cmd::Gen { file, tenant, count, value_bytes } => datagen::params(&file, &tenant, count, value_bytes),
+        Cmd::GenRooms { out, rows } => {
+            let xl = |e: rust_xlsxwriter::XlsxError| anyhow::anyhow!("{e}");
+            let mut book = rust_xlsxwriter::Workbook::new();
+            let sheet = book.add_worksheet();
+            for (c, h) in ["楼栋", "单元", "楼层", "房号", "户型", "面积(㎡)"].iter().enumerate() {
+                sheet.write_string(0, c as u16, *h).map_err(xl)?;
+            }
+            let per_building = rows.div_ceil(20).max(1);
+            for i in 0..rows {
+                let r = i as u32 + 1;
+                let (b, rest) = (i / per_building, i % per_building);
+                let (unit, floor, room) = (rest % 2 + 1, rest / 8 + 1, (rest / 2) % 4 + 1);
+                sheet.write_string(r, 0, format!("{}#", b + 1)).map_err(xl)?;
+                sheet.write_string(r, 1, unit.to_string()).map_err(xl)?;
+                sheet.write_number(r, 2, (floor % 200) as f64).map_err(xl)?;
+                sheet.write_string(r, 3, format!("{floor}{room:02}")).map_err(xl)?;
+                sheet.write_string(r, 4, if room % 2 == 0 { "两室一厅" } else { "三室两厅" }).map_err(xl)?;
+                sheet.write_string(r, 5, if room % 2 == 0 { "89.00" } else { "118.50" }).map_err(xl)?;
+            }
+            book.save(&out).map_err(xl)?;
+            Ok(())
+        }
         Cmd::GenProjects { file, tenant, projects, constructs } => {
             println!("{}", datagen::projects(&file, &tenant, projects, constructs)?);
             Ok(())

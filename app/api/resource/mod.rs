@@ -8,7 +8,7 @@ use crate::engine::{Api, Guard};
 const R: &str = "/api/blade-resource";
 
 pub fn routes(api: Api) -> Api {
-    let api = api.post(format!("{R}/oss/endpoint/put-file"), Guard::Signed, files::put_file);
+    let api = api.post_upload(format!("{R}/oss/endpoint/put-file"), Guard::Signed, files::put_file);
     let api = providers::provider_routes(api, &format!("{R}/oss"), "oss");
     let api = providers::provider_routes(api, &format!("{R}/sms"), "sms");
     let api = api.post(format!("{R}/sms/send-message"), Guard::code("sms_send"), providers::send_message);

@@ -40,7 +40,7 @@ static SEQ: AtomicU64 = AtomicU64::new(1);
 pub fn routes(api: Api) -> Api {
     let b = "/api/blade-scm/building";
     let def = api.def("building");
-    api.post(format!("{b}/info/import"), Guard::write(&def, &["add"]), import)
+    api.post_upload(format!("{b}/info/import"), Guard::write(&def, &["add"]), import)
         .doc(
             "楼栋管理 · import rooms from an Excel file (multipart `file`, the template's columns 楼栋, 单元, 楼层, 房号, 户型, 面积(㎡)); answers {taskCode} at once and runs in the background",
             &[("projectId", "query: the project the rooms belong to"), ("mode", "query: partial (default): commit the good rows; all: commit nothing when a row is refused")],

@@ -36,5 +36,5 @@ pub fn routes(api: Api) -> Api {
         .post(format!("{U}/retrieve-password/update"), Guard::Public, account::retrieve_update)
         .get(format!("{U}/export-template"), Guard::any(&["user_import", "user_export"]), xls::template)
         .get(format!("{U}/export-user"), g("user_export"), xls::export)
-        .post(format!("{U}/import-user"), g("user_import"), xls::import)
+        .post_upload(format!("{U}/import-user"), g("user_import"), xls::import)
 }
