@@ -827,17 +827,7 @@ async fn api_scopes_limit_routes_but_never_the_platform_admin() {
 }
 
 async fn upload(app: &App, token: &str, url: &str, bytes: Vec<u8>) -> (u16, Value) {
-    let boundary = "zzboundary42";
-    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"u.xlsx\"\r\nContent-Type: application/octet-stream\r\n\r\n").into_bytes();
-    body.extend(bytes);
-    body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
-    let req = axum::http::Request::post(url)
-        .header("blade-auth", format!("bearer {token}"))
-        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
-        .body(axum::body::Body::from(body))
-        .unwrap();
-    let (s, _, v) = app.call(req).await;
-    (s.as_u16(), v)
+    app.upload(token, url, "u.xlsx", bytes).await
 }
 
 async fn download(app: &App, token: &str, url: &str) -> Vec<u8> {

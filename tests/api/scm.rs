@@ -305,17 +305,7 @@ async fn path_segments_name_the_parent_and_other_tenants_see_nothing() {
 }
 
 async fn upload(app: &App, token: &str, url: &str, bytes: Vec<u8>) -> (u16, Value) {
-    let boundary = "zzbuildings";
-    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"楼栋.xlsx\"\r\nContent-Type: application/octet-stream\r\n\r\n").into_bytes();
-    body.extend(bytes);
-    body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
-    let req = axum::http::Request::post(url)
-        .header("blade-auth", format!("bearer {token}"))
-        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
-        .body(axum::body::Body::from(body))
-        .unwrap();
-    let (s, _, v) = app.call(req).await;
-    (s.as_u16(), v)
+    app.upload(token, url, "楼栋.xlsx", bytes).await
 }
 
 /// A sheet of the building template: `n` rooms (4 per floor, 2 units, 30 floors per building), row `bad(i)` broken.

@@ -87,6 +87,21 @@ impl App {
         (s, v)
     }
 
+    /// POST of one file as multipart field `file`: (status, body).
+    pub async fn upload(&self, token: &str, url: &str, file_name: &str, bytes: Vec<u8>) -> (u16, Value) {
+        let boundary = "zzboundary42";
+        let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{file_name}\"\r\nContent-Type: application/octet-stream\r\n\r\n").into_bytes();
+        body.extend(bytes);
+        body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
+        let req = Request::post(url)
+            .header("blade-auth", format!("bearer {token}"))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(Body::from(body))
+            .unwrap();
+        let (s, _, v) = self.call(req).await;
+        (s.as_u16(), v)
+    }
+
     pub async fn get(&self, url: &str, token: &str) -> (StatusCode, Value) {
         self.req("GET", url, Some(token), None, &[]).await
     }

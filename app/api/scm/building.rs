@@ -530,7 +530,7 @@ async fn task_bind(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiR
     let t2 = tdef.clone();
     let saved = st
         .write(move |w| {
-            if w.find_unique(&cdef, &t, "bindKey", &format!("{construct}:{worker}"))?.is_none() {
+            if super::crew_binding(w, &t, &cdef, construct, worker)?.is_none() {
                 return Err(rule("该工人不在此施工单的班组中,请先绑定到班组", "The worker is not on this construct's crew; bind them first"));
             }
             w.get(&t2, &t, task)?.ok_or(StoreError::NotFound)?;

@@ -284,6 +284,34 @@ fn open_nodes(w: &WriteCtx, cx: &Ctx, construct: u64) -> store::Result<u64> {
     Ok(w.list(&cx.def("speed_progress"), cx.tenant, &q)?.total)
 }
 
+/// Each record with the real name of the user who wrote it (`createUser`), each user read once.
+pub(super) fn with_authors(r: &store::ReadCtx, udef: &store::ResourceDef, tenant: &str, recs: Vec<Map<String, Value>>) -> store::Result<Vec<(Map<String, Value>, String)>> {
+    let mut names: std::collections::HashMap<u64, String> = Default::default();
+    let mut out = Vec::with_capacity(recs.len());
+    for rec in recs {
+        let uid = rec.get("createUser").and_then(Value::as_u64).unwrap_or(0);
+        if let std::collections::hash_map::Entry::Vacant(e) = names.entry(uid) {
+            e.insert(r.get(udef, tenant, uid)?.and_then(|u| u.get("realName").and_then(Value::as_str).map(str::to_string)).unwrap_or_default());
+        }
+        out.push((rec, names[&uid].clone()));
+    }
+    Ok(out)
+}
+
+/// The construct, when it is under construction (status 3); otherwise the rule `zh`/`en` refusing what was asked.
+pub(super) fn under_construction(w: &WriteCtx, cx: &Ctx, construct: u64, zh: &str, en: &str) -> store::Result<Map<String, Value>> {
+    let k = w.get(&cx.def("construct"), cx.tenant, construct)?.ok_or(StoreError::NotFound)?;
+    if k.get("modelStatus").and_then(Value::as_i64) != Some(3) {
+        return Err(rule(zh, en));
+    }
+    Ok(k)
+}
+
+/// The crew binding of a worker on a construct (`construct_worker.bindKey`), if there is one.
+pub(super) fn crew_binding(w: &WriteCtx, tenant: &str, def: &store::ResourceDef, construct: u64, worker: u64) -> store::Result<Option<u64>> {
+    w.find_unique(def, tenant, "bindKey", &format!("{construct}:{worker}"))
+}
+
 /// A construct under way or completed is not removed; one not started takes its crew and day work with it.
 fn construct_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
     if rec.get("modelStatus").and_then(Value::as_i64).unwrap_or(1) >= 3 {
@@ -470,17 +498,7 @@ async fn ope_record(State(st): State<AppState>, s: Session, Path(id): Path<Strin
                 limit: 1000,
                 ..Query::default()
             };
-            let mut out = Vec::new();
-            let mut names: std::collections::HashMap<u64, String> = Default::default();
-            for rec in r.list(&def, &t, &q)?.records {
-                let uid = rec.get("createUser").and_then(Value::as_u64).unwrap_or(0);
-                if let std::collections::hash_map::Entry::Vacant(e) = names.entry(uid) {
-                    let name = r.get(&udef, &t, uid)?.and_then(|u| u.get("realName").and_then(Value::as_str).map(str::to_string));
-                    e.insert(name.unwrap_or_default());
-                }
-                out.push((rec, names[&uid].clone()));
-            }
-            Ok(out)
+            with_authors(r, &udef, &t, r.list(&def, &t, &q)?.records)
         })
         .await?;
     let def = st.res.get("op_record");
@@ -545,7 +563,7 @@ async fn worker_unbind(State(st): State<AppState>, s: Session, Path((construct, 
     crud::get_scoped(&st, &s, &kdef, construct).await?;
     let (t, actor) = (s.tenant.clone(), s.actor());
     st.write(move |w| {
-        let id = w.find_unique(&bdef, &t, "bindKey", &format!("{construct}:{worker}"))?.ok_or(StoreError::NotFound)?;
+        let id = crew_binding(w, &t, &bdef, construct, worker)?.ok_or(StoreError::NotFound)?;
         let k = w.get(&kdef, &t, construct)?.ok_or(StoreError::NotFound)?;
         if k.get("modelStatus").and_then(Value::as_i64) == Some(3) {
             let q = Query { filters: vec![Filter::new("constructId", Op::Equal, json!(construct))], limit: 2, ..Query::default() };

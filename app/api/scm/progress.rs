@@ -5,8 +5,6 @@
 //! the node before it is done there, and a done node is not reopened once the next one has started. The
 //! construct completes only when every task is at 100% (`construct` rules). Statistics are per node and
 //! building (`statistics/data/{constructId}`) and in total (`total/data/{constructId}`).
-use std::collections::HashMap;
-
 use axum::extract::{Path, State};
 use axum::response::Response;
 use serde_json::{Map, Value, json};
@@ -199,15 +197,12 @@ async fn report(State(st): State<AppState>, s: Session, Path((construct, task)):
     }
     let remark: String = p.get("remark").unwrap_or("").trim().chars().take(255).collect();
     let env = crate::engine::dialect::Env::new(&st, &s);
-    let (kdef, rdef) = (st.res.get("construct"), st.res.get("progress_report"));
+    let rdef = st.res.get("progress_report");
     let saved = st
         .write(move |w| {
             let cx = env.cx();
             let t = cx.tenant;
-            let k = w.get(&kdef, t, construct)?.ok_or(StoreError::NotFound)?;
-            if k.get("modelStatus").and_then(Value::as_i64) != Some(3) {
-                return Err(rule("施工单不在施工中,不能填报进度", "The construct is not under construction; progress cannot be reported"));
-            }
+            super::under_construction(w, &cx, construct, "施工单不在施工中,不能填报进度", "The construct is not under construction; progress cannot be reported")?;
             let cur = w.get(&tdef, t, task)?.ok_or(StoreError::NotFound)?;
             let before = cur.get("percent").and_then(Value::as_i64).unwrap_or(0);
             let building = cur.get("buildingName").and_then(Value::as_str).unwrap_or("").to_string();
@@ -281,16 +276,7 @@ async fn history(State(st): State<AppState>, s: Session, Path(id): Path<String>)
     let rows = st
         .read(move |r| {
             let q = Query { filters: vec![Filter::new("taskId", Op::Equal, json!(id))], limit: 1000, ..Query::default() };
-            let mut names: HashMap<u64, String> = HashMap::new();
-            let mut out = Vec::new();
-            for rec in r.list(&rdef, &t, &q)?.records {
-                let uid = rec.get("createUser").and_then(Value::as_u64).unwrap_or(0);
-                if let std::collections::hash_map::Entry::Vacant(e) = names.entry(uid) {
-                    e.insert(r.get(&udef, &t, uid)?.and_then(|u| u.get("realName").and_then(Value::as_str).map(str::to_string)).unwrap_or_default());
-                }
-                out.push((rec, names[&uid].clone()));
-            }
-            Ok(out)
+            super::with_authors(r, &udef, &t, r.list(&rdef, &t, &q)?.records)
         })
         .await?;
     let def = st.res.get("progress_report");

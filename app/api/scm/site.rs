@@ -46,16 +46,13 @@ async fn clock_in(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
     crud::get_scoped(&st, &s, &st.res.get("worker"), worker).await?;
     crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
     let env = Env::new(&st, &s);
-    let (adef, kdef, cdef) = (st.res.get("attend_day"), st.res.get("construct"), st.res.get("construct_worker"));
+    let (adef, cdef) = (st.res.get("attend_day"), st.res.get("construct_worker"));
     let saved = st
         .write(move |w| {
             let cx = env.cx();
             let t = cx.tenant;
-            let k = w.get(&kdef, t, construct)?.ok_or(StoreError::NotFound)?;
-            if k.get("modelStatus").and_then(Value::as_i64) != Some(3) {
-                return Err(rule("施工单不在施工中,不能打卡", "The construct is not under construction; no clock-in"));
-            }
-            if w.find_unique(&cdef, t, "bindKey", &format!("{construct}:{worker}"))?.is_none() {
+            super::under_construction(w, &cx, construct, "施工单不在施工中,不能打卡", "The construct is not under construction; no clock-in")?;
+            if super::crew_binding(w, t, &cdef, construct, worker)?.is_none() {
                 return Err(rule("该工人不在此施工单的班组中", "The worker is not on this construct's crew"));
             }
             let day: String = cx.now.chars().take(10).collect();
