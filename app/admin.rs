@@ -64,6 +64,7 @@ pub fn verify(file: &Path) -> anyhow::Result<bool> {
     for p in &report.problems {
         println!("problem: {p}");
     }
+    let ledger_ok = if report.ok { audit_ledger(file)? } else { true };
     // The search index beside a data file: how far it is behind the change log (a cache: never a problem).
     let dir = crate::indexer::index_dir(file);
     if dir.is_dir() {
@@ -72,7 +73,27 @@ pub fn verify(file: &Path) -> anyhow::Result<bool> {
             Err(why) => println!("search index: not usable as it is ({why}); rebuilt at the next start"),
         }
     }
-    Ok(report.ok)
+    Ok(report.ok && ledger_ok)
+}
+
+/// The stock ledger of a data file: every balance recomputed from the moves (`api::wms::ledger::audit`).
+fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
+    let st = match Store::open(file, &store::Options::default()) {
+        Err(StoreError::Locked) => {
+            println!("stock ledger: not checked (a server holds the file; run verify on a backup or a stopped server)");
+            return Ok(true);
+        }
+        other => other?,
+    };
+    let res = crate::engine::resources::Resources::load()?;
+    let audit = st.read(|r| crate::api::wms::ledger::audit(r, &res));
+    st.close();
+    let audit = audit?;
+    println!("stock ledger: {} moves, {} balances: {}", audit.moves, audit.balances, if audit.problems.is_empty() { "balances equal the moves" } else { "MISMATCH" });
+    for p in &audit.problems {
+        println!("problem: {p}");
+    }
+    Ok(audit.problems.is_empty())
 }
 
 /// Rebuilds DIR's search index offline and prints the figures.

@@ -87,6 +87,7 @@ fn field_schema(f: &FieldDef) -> Value {
         FieldKind::Decimal => json!({"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]+)?$"}),
         FieldKind::Date => json!({"type": "string", "description": "yyyy-MM-dd HH:mm:ss or yyyy-MM-dd"}),
         FieldKind::Json => json!({}),
+        FieldKind::Qty => json!({"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]{1,4})?$", "description": "a quantity in the goods' unit with at most four places, kept as an integer of ten-thousandths: never a float"}),
         FieldKind::Money => json!({"type": "string", "pattern": "^-?[0-9]+(\\.[0-9]{1,2})?$", "description": "a decimal with at most two places (yuan for amounts), kept as an integer of hundredths (fen): never a float"}),
     };
     let title = if f.label_en.is_empty() { f.label.clone() } else { format!("{} / {}", f.label, f.label_en) };

@@ -79,6 +79,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let index = st.index.clone();
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
+    let erp = crate::api::wms::erp::spawn(st.clone());
     let log_pruner = tokio::spawn(prune_logs(st));
     tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
@@ -86,6 +87,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .await?;
     socket.abort();
     pruner.abort();
+    erp.abort();
     log_pruner.abort();
     let _ = std::fs::remove_file(args.dir.join(crate::admin::SOCKET));
     if let Some(i) = index {

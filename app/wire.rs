@@ -92,6 +92,10 @@ pub fn record(def: &ResourceDef, zone: Zone, mut doc: Map<String, Value>) -> Map
             && let Some(v) = doc.get_mut(&f.name)
             && let Some(fen) = v.as_i64() {
             *v = Value::String(store::format_money(fen));
+        } else if f.kind == FieldKind::Qty
+            && let Some(v) = doc.get_mut(&f.name)
+            && let Some(q) = v.as_i64() {
+            *v = Value::String(store::format_qty(q));
         }
     }
     for k in ID_FIELDS {

@@ -10,6 +10,7 @@ pub mod scm;
 pub mod search;
 pub mod system;
 pub mod user;
+pub mod wms;
 
 use axum::Router;
 use axum::response::IntoResponse;
@@ -58,7 +59,8 @@ pub fn screens(res: &Resources) -> Vec<(String, String, String)> {
 
 /// The hand-written rules of a resource served by a dialect, from its area.
 fn rules(name: &str) -> crate::engine::dialect::Rules {
-    scm::rules(name)
+    let r = wms::rules(name);
+    if r.save.is_some() || r.remove.is_some() { r } else { scm::rules(name) }
 }
 
 /// Every route: the router and the table the contract and the tests walk.
@@ -84,6 +86,7 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
         api = api.declared(&def.name, rules(&def.name));
     }
     let api = scm::routes(api);
+    let api = wms::routes(api);
     api.finish()
 }
 

@@ -132,6 +132,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     s.require(&def.name)?;
     let mut query = crate::engine::listq::parse(def, st.settings.zone, q)?;
     query.any = crate::auth::scope::guard(st, s, def).await?.unwrap_or_default();
+    let stores = crate::auth::scope::store_limit(st, s, def).await?;
     let (d, t, lim) = (def.clone(), s.tenant.clone(), query.limit);
     // Every answer is kept until the resource (or a dictionary its labels come from) changes: versions only
     // grow, so their sum changes whenever one does, and it is read before the snapshot. A data-scoped query
@@ -139,7 +140,8 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     // without filters walks at most offset + limit entries from an index end and is read on this thread.
     let bounded = query.unfiltered() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
     let version = st.store.version(&def.name) + st.store.version("dict") + st.store.version("dictbiz") + refs_version(st, def);
-    let viewer = if query.any.is_empty() { String::new() } else { format!("{:?}", query.any) };
+    let viewer = if query.any.is_empty() && stores.is_none() { String::new() } else { format!("{:?}{:?}", query.any, stores) };
+    query.filters.extend(stores);
     let key = format!("{}\u{1f}{}\u{1f}{}\u{1f}{}", s.tenant, def.name, viewer, raw);
     if let Some(body) = st.list_cache.get(&key, &version) {
         return Ok(body);
@@ -396,9 +398,10 @@ impl Refs {
 /// A record of the session's tenant that its data scopes admit, else 404 (never 403: no oracle).
 pub async fn get_scoped(st: &AppState, s: &Session, def: &ResourceDef, id: u64) -> ApiResult<Map<String, Value>> {
     let guard = crate::auth::scope::guard(st, s, def).await?;
+    let stores = crate::auth::scope::store_limit(st, s, def).await?;
     let t = s.tenant.clone();
     let rec = st.read_now(|r| r.get(def, &t, id))?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
-    if !crate::auth::scope::admits(&guard, &rec) {
+    if !crate::auth::scope::admits(&guard, &rec) || stores.is_some_and(|f| !f.matches(&rec)) {
         return Err(ApiError::new(Kind::NotFound));
     }
     Ok(rec)
@@ -407,6 +410,7 @@ pub async fn get_scoped(st: &AppState, s: &Session, def: &ResourceDef, id: u64) 
 /// The ids among `ids` that exist in the session's tenant and that its data scopes admit.
 pub async fn visible_ids(st: &AppState, s: &Session, def: &ResourceDef, ids: &[u64]) -> ApiResult<Vec<u64>> {
     let guard = crate::auth::scope::guard(st, s, def).await?;
+    let stores = crate::auth::scope::store_limit(st, s, def).await?;
     let (d, t, ids) = (def.clone(), s.tenant.clone(), ids.to_vec());
     let found = st
         .read(move |r| {
@@ -419,7 +423,11 @@ pub async fn visible_ids(st: &AppState, s: &Session, def: &ResourceDef, ids: &[u
             Ok(out)
         })
         .await?;
-    Ok(found.into_iter().filter(|(_, rec)| crate::auth::scope::admits(&guard, rec)).map(|(id, _)| id).collect())
+    Ok(found
+        .into_iter()
+        .filter(|(_, rec)| crate::auth::scope::admits(&guard, rec) && stores.as_ref().is_none_or(|f| f.matches(rec)))
+        .map(|(id, _)| id)
+        .collect())
 }
 
 pub async fn submit(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {

@@ -84,6 +84,9 @@ pub struct ApiDecl {
     /// (resource `op_record`).
     #[serde(default)]
     pub history: bool,
+    /// The order of a list whose client names none, as Blade sort parameters (`ascs=orderStatus&descs=updateTime,createTime`).
+    #[serde(default)]
+    pub default_sort: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -131,6 +134,14 @@ impl ApiDecl {
         if let Some(c) = &self.code
             && !def.field(&c.field).is_some_and(|f| f.unique && f.kind == store::FieldKind::Text) {
             return Err(format!("code field {} must be a unique text field", c.field));
+        }
+        if let Some(s) = &self.default_sort {
+            let pairs: Vec<(String, String)> = serde_urlencoded::from_str(s).map_err(|e| format!("defaultSort: {e}"))?;
+            for (k, v) in pairs {
+                if !matches!(k.as_str(), "ascs" | "descs") || v.split(',').any(|f| !def.is_sortable(f.trim())) {
+                    return Err(format!("defaultSort {k}={v}"));
+                }
+            }
         }
         for (k, v) in &self.filters {
             let field = v.split('_').next().unwrap_or("");
@@ -321,6 +332,10 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams, sv: Served) 
     if !sized {
         pairs.push(("size".into(), sv.decl.page_size.to_string()));
     }
+    if let Some(sort) = &sv.decl.default_sort
+        && !pairs.iter().any(|(k, v)| matches!(k.as_str(), "ascs" | "descs") && !v.trim().is_empty()) {
+        pairs.extend(serde_urlencoded::from_str::<Vec<(String, String)>>(sort).unwrap_or_default());
+    }
     let mut key = pairs.clone();
     key.sort();
     let raw = serde_urlencoded::to_string(&key).unwrap_or_default();
@@ -448,6 +463,7 @@ pub fn record_change(w: &mut WriteCtx, cx: &Ctx, def: &ResourceDef, old: Option<
     let show = |v: Option<&Value>, f: &store::FieldDef| -> Value {
         match (v, f.kind) {
             (Some(Value::Number(n)), store::FieldKind::Money) => json!(store::format_money(n.as_i64().unwrap_or(0))),
+            (Some(Value::Number(n)), store::FieldKind::Qty) => json!(store::format_qty(n.as_i64().unwrap_or(0))),
             (Some(Value::Number(n)), store::FieldKind::Long) => json!(n.to_string()),
             (Some(v), _) => v.clone(),
             (None, _) => Value::Null,

@@ -115,7 +115,7 @@ fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Opti
         "status" => Some(FieldKind::Int),
         _ => def.field(field).map(|f| f.kind),
     };
-    let numeric = matches!(kind, Some(FieldKind::Int | FieldKind::Flag | FieldKind::Long | FieldKind::Decimal | FieldKind::Money) | None);
+    let numeric = matches!(kind, Some(FieldKind::Int | FieldKind::Flag | FieldKind::Long | FieldKind::Decimal | FieldKind::Money | FieldKind::Qty) | None);
     let op = op.unwrap_or(if numeric { Op::Equal } else { Op::Contains });
     if matches!(op, Op::Null | Op::NotNull) {
         return Ok(Some(vec![Filter::new(field, op, Value::Null)]));
@@ -136,6 +136,7 @@ fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Opti
         Some(FieldKind::Int | FieldKind::Flag) => Value::from(raw.parse::<i64>().map_err(|_| bad())?),
         Some(FieldKind::Long) => Value::from(raw.parse::<u64>().map_err(|_| bad())?),
         Some(FieldKind::Money) => Value::from(store::parse_money(raw).ok_or_else(bad)?),
+        Some(FieldKind::Qty) => Value::from(store::parse_qty(raw).ok_or_else(bad)?),
         Some(FieldKind::Decimal) => serde_json::Number::from_f64(raw.parse::<f64>().map_err(|_| bad())?)
             .map(Value::Number)
             .ok_or_else(bad)?,

@@ -4,6 +4,7 @@
 pub mod crud;
 pub mod dialect;
 pub mod listq;
+pub mod params;
 pub mod resources;
 pub mod routes;
 

@@ -621,7 +621,7 @@ fn range_keys(def: &ResourceDef, f: &Filter) -> Option<KeyRange> {
     let fd = def.field(&f.field).filter(|d| !d.multi)?;
     let tag: u8 = match (&fd.kind, &f.value) {
         (FieldKind::Date, Value::String(v)) if v.len() < crate::codec::MAX_INDEXED_BYTES => 3,
-        (FieldKind::Int | FieldKind::Long | FieldKind::Money | FieldKind::Flag, Value::Number(n)) if n.as_i64().is_some() => 2,
+        (FieldKind::Int | FieldKind::Long | FieldKind::Money | FieldKind::Qty | FieldKind::Flag, Value::Number(n)) if n.as_i64().is_some() => 2,
         _ => return None,
     };
     let v = index_bytes(&f.value);
@@ -657,7 +657,7 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
     match &f.value {
         Value::String(s) => {
             s.len() < crate::codec::MAX_INDEXED_BYTES
-                && !def.field(&f.field).is_some_and(|fd| matches!(fd.kind, FieldKind::Int | FieldKind::Long | FieldKind::Flag | FieldKind::Money))
+                && !def.field(&f.field).is_some_and(|fd| matches!(fd.kind, FieldKind::Int | FieldKind::Long | FieldKind::Flag | FieldKind::Money | FieldKind::Qty))
         }
         Value::Number(_) => true,
         _ => false,

@@ -23,7 +23,7 @@ pub use engine::{storage_tenant, walks};
 pub use error::{FieldProblem, Result, StoreError};
 pub use meta::SCHEMA_VERSION;
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
-pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, format_money, parse_id_value, parse_money, pattern_ok};
+pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, format_money, format_qty, parse_id_value, parse_money, parse_qty, pattern_ok, QTY_SCALE};
 
 /// Tenant of platform-wide data.
 pub const PLATFORM_TENANT: &str = "000000";

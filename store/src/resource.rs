@@ -25,6 +25,9 @@ pub enum FieldKind {
     /// Money: stored as integer fen (never a float); clients send and receive yuan with at most two decimals
     /// (`"1234.50"`), parsed exactly from the text.
     Money,
+    /// A quantity in the goods' unit (pieces, metres, kilograms, square metres): stored as an integer of
+    /// ten-thousandths (never a float); clients send and receive a decimal with at most four places (`"12.5"`).
+    Qty,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -329,6 +332,18 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             }
         }
         FieldKind::Json => v.clone(),
+        FieldKind::Qty => {
+            let text = match v {
+                Value::Number(n) => n.to_string(),
+                Value::String(s) => s.trim().to_string(),
+                _ => return bad("quantity"),
+            };
+            let Some(q) = parse_qty(&text) else { return bad("quantity") };
+            if f.min.is_some_and(|m| q < m * QTY_SCALE) || f.max.is_some_and(|m| q > m * QTY_SCALE) {
+                return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min: f.min, max: f.max }));
+            }
+            Value::from(q)
+        }
         FieldKind::Money => {
             let text = match v {
                 Value::Number(n) => n.to_string(),
@@ -369,6 +384,39 @@ pub fn format_money(fen: i64) -> String {
     let sign = if fen < 0 { "-" } else { "" };
     let a = fen.unsigned_abs();
     format!("{sign}{}.{:02}", a / 100, a % 100)
+}
+
+/// Stored quantities are integers of 1/`QTY_SCALE` of the unit.
+pub const QTY_SCALE: i64 = 10_000;
+/// Largest quantity accepted (in stored units): a hundred billion of the unit.
+pub const MAX_QTY: i64 = 100_000_000_000 * QTY_SCALE;
+
+/// `"12.5"` → 125000, exactly from the text: an optional sign, digits, at most four decimals.
+pub fn parse_qty(s: &str) -> Option<i64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    if int.is_empty() && frac.is_empty() || frac.len() > 4 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) || int.len() > 12 {
+        return None;
+    }
+    let whole: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let part: i64 = format!("{frac:0<4}").parse().ok()?;
+    let q = whole.checked_mul(QTY_SCALE)?.checked_add(part)?;
+    (q <= MAX_QTY).then_some(if neg { -q } else { q })
+}
+
+/// 125000 → `"12.5"`, 30000 → `"3"`: the shortest exact text.
+pub fn format_qty(q: i64) -> String {
+    let sign = if q < 0 { "-" } else { "" };
+    let a = q.unsigned_abs();
+    let (whole, part) = (a / QTY_SCALE as u64, a % QTY_SCALE as u64);
+    if part == 0 {
+        return format!("{sign}{whole}");
+    }
+    let frac = format!("{part:04}");
+    format!("{sign}{whole}.{}", frac.trim_end_matches('0'))
 }
 
 /// Ids arrive as JSON strings (64-bit) or small numbers; 0 and negatives are not ids.
@@ -482,6 +530,23 @@ mod tests {
         let f: FieldDef = serde_json::from_value(json!({"name": "amount", "kind": "money", "label": "金额", "min": 0})).unwrap();
         assert_eq!(parse_value(&f, &json!(0.1)).unwrap(), json!(10));
         assert_eq!(parse_value(&f, &json!("19.99")).unwrap(), json!(1999));
+        assert!(parse_value(&f, &json!("-1")).is_err());
+    }
+
+    #[test]
+    fn quantities_are_exact() {
+        assert_eq!(parse_qty("12.5"), Some(125_000));
+        assert_eq!(parse_qty("0.0001"), Some(1));
+        assert_eq!(parse_qty("-3"), Some(-30_000));
+        for bad in ["", ".", "1.23456", "1e3", "0x10", "1,5", "9999999999999"] {
+            assert_eq!(parse_qty(bad), None, "{bad}");
+        }
+        assert_eq!(format_qty(125_000), "12.5");
+        assert_eq!(format_qty(30_000), "3");
+        assert_eq!(format_qty(-1), "-0.0001");
+        let f: FieldDef = serde_json::from_value(json!({"name": "qty", "kind": "qty", "label": "数量", "min": 0})).unwrap();
+        assert_eq!(parse_value(&f, &json!(0.1)).unwrap(), json!(1000));
+        assert_eq!(parse_value(&f, &json!("2.25")).unwrap(), json!(22_500));
         assert!(parse_value(&f, &json!("-1")).is_err());
     }
 

@@ -376,6 +376,7 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("POST", "/api/blade-system/role/grant") => q(format!("{path}?roleIds={role}&menuIds=")),
         ("GET", "/api/blade-system/menu/role-tree-keys") => q(format!("{path}?roleIds={role}")),
         (m, p) if p.starts_with("/api/blade-scm/") => return scm_request(m, p, ids),
+        (_, p) if p.starts_with("/api/blade-api/wms/") => return wms_request(p, ids),
         _ => {
             // The tenant-scoped resources served by the generic handlers (and their specialised variants).
             let (base, action) = path.rsplit_once('/')?;
@@ -486,6 +487,62 @@ fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     }
 }
 
+/// The warehouse routes with tenant B's ids wherever an id goes (query `id`/`ids`/`orderId`/`goodsId`, and the
+/// body's `id`, `lineId`, `spaceId`, `stockId`). Pure lists are checked for leaks instead.
+fn wms_request(path: &str, ids: &HashMap<&str, u64>) -> Option<Vec<(String, Option<String>)>> {
+    let rest = path.strip_prefix("/api/blade-api/wms/")?;
+    const BASES: &[(&str, &str)] = &[("order/rk/", "order_rk"), ("order/ck/", "order_ck"), ("erp/erpcallback/", "erpcallback"), ("customer/", "wms_customer")];
+    let (res, action) = match BASES.iter().find(|(b, _)| rest.starts_with(b)) {
+        Some((b, r)) => (*r, &rest[b.len()..]),
+        None => rest.split_once('/')?,
+    };
+    if matches!(action, "list" | "syncList" | "schema" | "export") {
+        return None;
+    }
+    let own = *ids.get(res)?;
+    let (order, line) = match res {
+        "order_ck" | "mxck" | "down" => (ids["order_ck"], ids["mxck"]),
+        _ => (ids["order_rk"], ids["mxrk"]),
+    };
+    let body = json!({
+        "id": own.to_string(), "lineId": line.to_string(), "orderId": order.to_string(), "spaceId": ids["storagespace"].to_string(),
+        "stockId": ids["stockdata"].to_string(), "goodsId": ids["goods"].to_string(), "qty": "1", "passedQty": "1", "countedQty": "1", "remark": "x",
+    });
+    Some(vec![(format!("{path}?id={own}&ids={own}&orderId={order}&goodsId={}", ids["goods"]), Some(body.to_string()))])
+}
+
+/// Tenant B's warehouse records, named `b_secret_…`.
+fn wms_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
+    let store = put(app, B, "store", json!({"storeCode": "WHB", "storeName": "b_secret_store", "enabled": 1}), 0);
+    let area = put(app, B, "reservoirarea", json!({"storeId": store, "areaCode": "KQB", "areaName": "b_secret_area", "areaKind": 2}), 0);
+    let bin = put(app, B, "storagespace", json!({"areaId": area, "storeId": store, "spaceCode": "b_secret_bin", "spaceState": 1}), 0);
+    let goods = put(app, B, "goods", json!({"goodsCode": "SPB", "goodsName": "b_secret_goods", "unit": "件", "stockQty": 10000, "enabled": 1}), 0);
+    let owner = put(app, B, "wms_customer", json!({"customerCode": "KHB", "customerName": "b_secret_owner", "enabled": 1}), 0);
+    let third = put(app, B, "thirdpartcustomer", json!({"partyCode": "DSB", "partyName": "b_secret_party", "partyType": 1, "enabled": 1}), 0);
+    let config = put(app, B, "userconfig", json!({"userId": ids["user"], "storeIds": store.to_string(), "remark": "b_secret"}), 0);
+    let rk = put(app, B, "order_rk", json!({"orderNo": "RKB", "storeId": store, "orderType": 1, "orderStatus": 3, "remark": "b_secret"}), 0);
+    let mxrk = put(app, B, "mxrk", json!({"orderId": rk, "goodsId": goods, "storeId": store, "expectedQty": 10000, "receivedQty": 10000, "passedQty": 10000, "putQty": 0, "remark": "b_secret"}), 0);
+    let rec = |name: &str, extra: Value| {
+        let mut doc = json!({"orderId": rk, "lineId": mxrk, "goodsId": goods, "storeId": store, "remark": "b_secret"});
+        doc.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        put(app, B, name, doc, 0)
+    };
+    let received = rec("received", json!({"qty": 10000}));
+    let review = rec("review", json!({"passedQty": 10000, "failedQty": 0, "orderStatus": 3}));
+    let up = rec("up", json!({"spaceId": bin, "qty": 1}));
+    let ck = put(app, B, "order_ck", json!({"orderNo": "CKB", "storeId": store, "orderType": 1, "orderStatus": 1, "remark": "b_secret"}), 0);
+    let stock = put(app, B, "stockdata", json!({"goodsId": goods, "storeId": store, "areaId": area, "spaceId": bin, "location": format!("bin:{bin}"), "locationName": "b_secret", "batch": "", "qty": 10000, "reserved": 0, "available": 10000, "quantKey": format!("{goods}|bin:{bin}|")}), 0);
+    let mxck = put(app, B, "mxck", json!({"orderId": ck, "goodsId": goods, "storeId": store, "qty": 10000, "reservedQty": 0, "pickedQty": 0, "remark": "b_secret"}), 0);
+    let down = put(app, B, "down", json!({"orderId": ck, "lineId": mxck, "goodsId": goods, "storeId": store, "spaceId": bin, "stockId": stock, "qty": 1, "remark": "b_secret"}), 0);
+    let transfer = put(app, B, "transfer", json!({"transferNo": "YKB", "goodsId": goods, "fromSpaceId": bin, "toSpaceId": bin, "qty": 10000, "transferStatus": 0, "remark": "b_secret"}), 0);
+    let erp = put(app, B, "erpcallback", json!({"docType": "rk", "docId": rk, "docNo": "RKB", "deliverState": 0, "attempts": 0, "remark": "b_secret"}), 0);
+    for (k, v) in [("store", store), ("reservoirarea", area), ("storagespace", bin), ("goods", goods), ("wms_customer", owner), ("thirdpartcustomer", third), ("userconfig", config),
+        ("order_rk", rk), ("mxrk", mxrk), ("received", received), ("review", review), ("up", up), ("order_ck", ck), ("mxck", mxck), ("down", down), ("transfer", transfer),
+        ("stockdata", stock), ("erpcallback", erp)] {
+        ids.insert(k, v);
+    }
+}
+
 /// Tenant-scoped resources with generic detail/submit/remove routes: (API base, resource, a valid body).
 const TENANT_GENERIC: &[(&str, &str, &str)] = &[
     ("/api/blade-system/dict-biz", "dictbiz", r#"{"code":"b_secret_dict","dictKey":"-1","dictValue":"b_secret","sort":1,"isSealed":0,"parentId":"0"}"#),
@@ -511,6 +568,9 @@ fn takes_tenant_ids(path: &str) -> bool {
         "/api/blade-develop/", "/api/blade-report/", "/api/blade-gen/",
     ];
     let last = path.rsplit('/').next().unwrap_or("");
+    if let Some(rest) = path.strip_prefix("/api/blade-api/wms/") {
+        return !["list", "syncList", "schema", "export"].contains(&rest.rsplit('/').next().unwrap_or(""));
+    }
     if path.starts_with("/api/blade-scm/") {
         // Every scm route but the plain lists names records.
         return !["/add", "/save", "/list", "/page", "/schema", "/export", "/type", "/template"].iter().any(|e| path.ends_with(e)) || path.ends_with("/record/list")
@@ -541,6 +601,7 @@ async fn cross_tenant_matrix_from_the_route_table() {
         ids.insert(res, put(&app, B, res, Value::Object(doc), 0));
     }
     scm_fixtures(&app, &mut ids);
+    wms_fixtures(&app, &mut ids);
     let mut mine = HashMap::new();
     mine.insert("role", role_id(&app, A, "carpenter"));
     mine.insert("user", app.make_user(A, "a_plain", "Plain#123", &["carpenter"]).await);

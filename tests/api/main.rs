@@ -14,4 +14,5 @@ mod security;
 mod search;
 mod signin;
 mod walks;
+mod wms;
 mod support;

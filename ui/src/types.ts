@@ -4,7 +4,7 @@ export type MenuNode = {
   id: string; parentId: string; name: string; path: string; source?: string; sort?: number;
   isOpen?: number; children?: MenuNode[]; hasChildren?: boolean; code?: string; roles?: string[];
 };
-export type FieldKind = 'text' | 'textarea' | 'int' | 'long' | 'flag' | 'decimal' | 'date' | 'json' | 'money';
+export type FieldKind = 'text' | 'textarea' | 'int' | 'long' | 'flag' | 'decimal' | 'date' | 'json' | 'money' | 'qty';
 export type Field = {
   name: string; kind: FieldKind; label: string; labelEn: string; required: boolean;
   maxLen?: number; min?: number; max?: number; pattern?: 'phone' | 'email' | 'digits' | 'nospace' | 'code';

@@ -55,6 +55,12 @@ export function fieldError(f: FieldRule, v: unknown): { key: string; values?: Re
     if (!/^-?\d+$/.test(s)) return { key: 'valid.digits' };
   }
   if (f.kind === 'decimal' && !/^-?\d+(\.\d+)?$/.test(s)) return { key: 'valid.number' };
+  if (f.kind === 'qty') {
+    if (!/^-?\d+(\.\d{1,4})?$/.test(s.trim())) return { key: 'valid.qty' };
+    const n = Number(s);
+    if (f.min != null && n < f.min) return { key: 'valid.min', values: { n: f.min } };
+    if (f.max != null && n > f.max) return { key: 'valid.max', values: { n: f.max } };
+  }
   if (f.kind === 'money') {
     if (!/^-?\d+(\.\d{1,2})?$/.test(s.trim())) return { key: 'valid.money' };
     const fen = Math.round(Number(s) * 100);

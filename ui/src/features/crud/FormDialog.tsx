@@ -64,7 +64,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
           );
           else if (f.kind === 'flag') ctl = <input id={id} type="checkbox" checked={v === 1 || v === '1' || v === true} disabled={ro} onChange={(e) => set(e.target.checked ? 1 : 0)} />;
           else if (f.kind === 'textarea' || f.kind === 'json') ctl = <textarea id={id} value={typeof v === 'object' ? JSON.stringify(v) : String(v)} readOnly={ro} rows={3} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
-          else ctl = <input id={id} type={f.kind === 'date' ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
+          else ctl = <input id={id} type={f.kind === 'date' ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' || f.kind === 'qty' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
           return <FormRow key={f.name} label={L(f)} htmlFor={id} required={f.required && !ro} error={errors[f.name]}>{ctl}</FormRow>;
         })}
         {msg && <div className="form-err" role="alert">{t(msg)}</div>}

@@ -1,0 +1,178 @@
+//! 仓库管理 (`/api/blade-api/wms/...`): stores, zones, bins, goods, owners and third parties are declared
+//! (`assets/resources/*.json`, Blade routes `list`/`detail`/`submit`/`remove`) and served by the engine; this
+//! area holds the real behaviour, every rule inside the write it guards:
+//!
+//! - `ledger`: the stock ledger (moves, balances with reserved and available, reservations, the audit that
+//!   `zhizhuang verify` runs);
+//! - `inbound`: 入库单 `order/rk` with lines `mxrk`, 收货 `received`, 复核 `review`, 上架 `up`;
+//!   new → receiving → in review → put-away → done, or cancelled while nothing was received;
+//! - `outbound`: 出库单 `order/ck` with lines `mxck`: new → released (stock reserved) → picking (`down`) →
+//!   picked → shipped, or cancelled (reservations released, picked goods back to their bins);
+//! - `stock`: 移库 `transfer`, counts on `stockdata` (differences posted to the loss location), the stock card;
+//! - `erp`: completed orders leave an ERP callback record (an outbox) delivered with back-off.
+//!
+//! Store access (`userconfig`): a user with a configuration works only in its stores — lists, details and
+//! every write of a record with a `storeId` are limited to them (`auth::scope::store_limit`).
+//!
+//! Retries: every save that moves stock takes an `opId` (body) or `X-Request-Id` header; a repeated one answers
+//! the first result and moves nothing.
+pub mod erp;
+mod inbound;
+pub mod ledger;
+mod outbound;
+mod stock;
+
+use serde_json::{Map, Value};
+use store::{StoreError, WriteCtx};
+
+use crate::engine::Api;
+use crate::engine::dialect::{Ctx, Rules};
+use crate::error::{ApiError, ApiResult, Kind, rule};
+use ledger::{id, text};
+
+pub const BASE: &str = "/api/blade-api/wms";
+
+/// The rules of the declared resources of this area.
+pub fn rules(name: &str) -> Rules {
+    match name {
+        "store" => Rules { save: None, remove: Some(stock::store_remove) },
+        "reservoirarea" => Rules { save: Some(stock::area_save), remove: None },
+        "storagespace" => Rules { save: Some(stock::space_save), remove: Some(stock::space_remove) },
+        "userconfig" => Rules { save: Some(stock::userconfig_save), remove: None },
+        "order_rk" => Rules { save: Some(inbound::order_save), remove: Some(inbound::order_remove) },
+        "mxrk" => Rules { save: Some(inbound::line_save), remove: Some(inbound::line_remove) },
+        "received" => Rules { save: None, remove: Some(inbound::received_remove) },
+        "review" => Rules { save: None, remove: Some(inbound::review_remove) },
+        "up" => Rules { save: None, remove: Some(inbound::up_remove) },
+        "order_ck" => Rules { save: Some(outbound::order_save), remove: Some(outbound::order_remove) },
+        "mxck" => Rules { save: Some(outbound::line_save), remove: Some(outbound::line_remove) },
+        "down" => Rules { save: None, remove: Some(outbound::down_remove) },
+        "transfer" => Rules { save: Some(stock::transfer_save), remove: Some(stock::transfer_remove) },
+        "stockdata" => Rules { save: Some(stock::count_save), remove: Some(stock::stock_remove) },
+        "erpcallback" => Rules { save: Some(erp::callback_save), remove: None },
+        _ => Rules::default(),
+    }
+}
+
+pub fn routes(api: Api) -> Api {
+    let api = inbound::routes(api);
+    let api = outbound::routes(api);
+    let api = stock::routes(api);
+    erp::routes(api)
+}
+
+/// The stores a user may work in, when a `userconfig` limits them (None: every store of the tenant).
+pub fn user_stores(w: &WriteCtx, cx: &Ctx) -> store::Result<Option<Vec<u64>>> {
+    let def = cx.def("userconfig");
+    let Some(cid) = w.find_unique(&def, cx.tenant, "userId", &cx.actor.user_id.to_string())? else { return Ok(None) };
+    Ok(w.get(&def, cx.tenant, cid)?.map(|c| crate::auth::session::id_list(c.get("storeIds"))))
+}
+
+/// Refuses a write in a store outside the user's configured stores.
+pub fn check_store(w: &WriteCtx, cx: &Ctx, store_id: u64) -> store::Result<()> {
+    match user_stores(w, cx)? {
+        Some(ids) if !ids.contains(&store_id) => {
+            let name = w.get(&cx.def("store"), cx.tenant, store_id)?.map(|s| text(&s, "storeName").to_string()).unwrap_or_default();
+            Err(rule(format!("您没有仓库 {name} 的操作权限(用户配置)"), format!("You do not work in store {name} (store access)")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A status table: value, Chinese and English name.
+pub type Statuses = &'static [(i64, &'static str, &'static str)];
+
+pub const RK_STATUS: Statuses = &[(0, "新建", "new"), (1, "收货中", "receiving"), (2, "复核中", "in review"), (3, "待上架", "put-away"), (4, "已完成", "done"), (9, "已取消", "cancelled")];
+pub const CK_STATUS: Statuses = &[(0, "新建", "new"), (1, "已释放", "released"), (2, "拣货中", "picking"), (3, "已拣货", "picked"), (4, "已发货", "shipped"), (9, "已取消", "cancelled")];
+
+fn status_name(table: Statuses, v: i64) -> (&'static str, &'static str) {
+    table.iter().find(|(k, ..)| *k == v).map(|(_, zh, en)| (*zh, *en)).unwrap_or(("?", "?"))
+}
+
+/// Refuses an action on an order whose status does not allow it, naming the order and its status.
+pub fn require_status(table: Statuses, order: &Map<String, Value>, allowed: &[i64], action: (&str, &str)) -> store::Result<()> {
+    let s = ledger::qty(order, "orderStatus");
+    if allowed.contains(&s) {
+        return Ok(());
+    }
+    let (zh, en) = status_name(table, s);
+    Err(rule(
+        format!("单据 {} 状态为「{zh}」,不能{}", text(order, "orderNo"), action.0),
+        format!("Order {} is {en}; it cannot be {}", text(order, "orderNo"), action.1),
+    ))
+}
+
+/// The stored record of `name` named by `rec[field]` (a 404 when it is gone).
+pub fn parent(w: &WriteCtx, cx: &Ctx, name: &str, rec: &Map<String, Value>, field: &str) -> store::Result<Map<String, Value>> {
+    w.get(&cx.def(name), cx.tenant, id(rec, field))?.ok_or(StoreError::NotFound)
+}
+
+/// One field patch written through the store (for records the engine does not write itself).
+pub fn patch(w: &mut WriteCtx, cx: &Ctx, name: &str, rid: u64, fields: &[(&str, Value)]) -> store::Result<Map<String, Value>> {
+    let m: Map<String, Value> = fields.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    w.update(&cx.def(name), cx.tenant, rid, m, cx.actor)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parameters of the hand-written saves
+
+/// The items of a save body: `lines` (or `list`) when it is an array of objects, else the body itself.
+pub fn items(body: &Map<String, Value>) -> Vec<Map<String, Value>> {
+    match body.get("lines").or_else(|| body.get("list")) {
+        Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_object().cloned()).collect(),
+        _ => vec![body.clone()],
+    }
+}
+
+/// The request id of item `i` of a save: the body's `opId` (or the `X-Request-Id` header), suffixed by the
+/// item's position when the body holds several.
+pub fn op_id(body: &Map<String, Value>, headers: &axum::http::HeaderMap, i: usize, n: usize) -> ApiResult<Option<String>> {
+    let raw = body
+        .get("opId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| headers.get("x-request-id").and_then(|v| v.to_str().ok()).map(str::to_string));
+    let Some(raw) = raw.map(|r| r.trim().to_string()).filter(|r| !r.is_empty()) else { return Ok(None) };
+    if raw.len() > 56 || !store::pattern_ok(store::Pattern::Code, &raw) {
+        return Err(ApiError::with(Kind::WrongType, "opId"));
+    }
+    Ok(Some(if n > 1 { format!("{raw}#{i}") } else { raw }))
+}
+
+/// A quantity of an item (a JSON number or decimal text, at most four places); `required` refuses absence.
+pub fn qty_of(item: &Map<String, Value>, field: &str, required: bool) -> ApiResult<Option<i64>> {
+    let text = match item.get(field) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) => Some(s.trim().to_string()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(_) => return Err(ApiError::with(Kind::WrongType, field)),
+    };
+    match text {
+        None if required => Err(ApiError::with(Kind::Missing, field)),
+        None => Ok(None),
+        Some(t) => match store::parse_qty(&t) {
+            Some(q) if q >= 0 => Ok(Some(q)),
+            _ => Err(ApiError::with(Kind::WrongType, field)),
+        },
+    }
+}
+
+/// An id of an item (`"123"` or 123).
+pub fn id_of(item: &Map<String, Value>, field: &str) -> ApiResult<u64> {
+    match item.get(field) {
+        None | Some(Value::Null) => Err(ApiError::with(Kind::Missing, field)),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(ApiError::with(Kind::Missing, field)),
+        Some(v) => store::parse_id_value(v).ok_or_else(|| ApiError::with(Kind::WrongType, field)),
+    }
+}
+
+/// The record an earlier request with this request id wrote, if any (a retry then writes nothing).
+pub fn replayed(w: &WriteCtx, cx: &Ctx, name: &str, op: Option<&str>) -> store::Result<Option<Map<String, Value>>> {
+    let Some(op) = op else { return Ok(None) };
+    let def = cx.def(name);
+    match w.find_unique(&def, cx.tenant, "opId", op)? {
+        Some(rid) => w.get(&def, cx.tenant, rid),
+        None => Ok(None),
+    }
+}

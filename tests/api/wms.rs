@@ -1,0 +1,414 @@
+//! 仓库管理 (`/api/blade-api/wms/...`): master data, inbound receive → review → put-away, outbound release →
+//! pick → ship, transfers, counts, the stock card, store access, retries, and the ledger's invariants (balances
+//! equal the moves, nothing negative, no oversell under concurrency).
+use serde_json::{Value, json};
+
+use crate::support::App;
+
+const A: &str = "157270";
+const B: &str = "741487";
+const W: &str = "/api/blade-api/wms";
+
+pub async fn post(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
+    let (s, v) = app.post(url, t, &body.to_string()).await;
+    (s.as_u16(), v)
+}
+
+pub async fn get(app: &App, t: &str, url: &str) -> (u16, Value) {
+    let (s, v) = app.get(url, t).await;
+    (s.as_u16(), v)
+}
+
+fn id(v: &Value) -> String {
+    v["data"]["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
+}
+
+fn msg(v: &Value) -> String {
+    v["msg"].as_str().unwrap_or("").to_string()
+}
+
+/// The ledger of tenant-wide data: every balance equals its moves, nothing negative.
+pub fn audit_clean(app: &App) -> (u64, u64) {
+    let res = app.st.res.clone();
+    let a = app.st.store.read(|r| zhizhuang::api::wms::ledger::audit(r, &res)).unwrap();
+    assert!(a.problems.is_empty(), "ledger audit: {:#?}", a.problems);
+    (a.moves, a.balances)
+}
+
+/// A store with a storage zone and `bins` bins, and goods: (store, [bins], [goods]).
+pub async fn depot(app: &App, t: &str, tag: &str, bins: usize, goods: &[&str]) -> (String, Vec<String>, Vec<String>) {
+    let (s, v) = post(app, t, &format!("{W}/store/submit"), json!({"storeName": format!("{tag}总仓"), "manager": "王仓管", "phone": "13900000001"})).await;
+    assert_eq!(s, 200, "{v}");
+    let store = id(&v);
+    assert!(v["data"]["storeCode"].as_str().unwrap().starts_with("WH"), "{v}");
+    let (s, v) = post(app, t, &format!("{W}/reservoirarea/submit"), json!({"storeId": store, "areaName": "存储A区", "areaKind": 2})).await;
+    assert_eq!(s, 200, "{v}");
+    let area = id(&v);
+    let mut bs = Vec::new();
+    for i in 0..bins {
+        let (s, v) = post(app, t, &format!("{W}/storagespace/submit"), json!({"areaId": area, "spaceCode": format!("{tag}-A-{:02}", i + 1), "barcode": format!("{tag}BIN{i:03}"), "pickOrder": i})).await;
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(v["data"]["storeId"].as_str(), Some(store.as_str()), "a bin takes its zone's store: {v}");
+        bs.push(id(&v));
+    }
+    let mut gs = Vec::new();
+    for (i, name) in goods.iter().enumerate() {
+        let (s, v) = post(app, t, &format!("{W}/goods/submit"), json!({"goodsName": name, "spec": "1200×2400×9.5mm", "unit": "张", "barcode": format!("{tag}69{i:011}"), "price": "32.50", "safetyMin": "20"})).await;
+        assert_eq!(s, 200, "{v}");
+        gs.push(id(&v));
+    }
+    (store, bs, gs)
+}
+
+/// An inbound order with lines (goods, expected, batch), received, reviewed (all passed) and put into `bin`.
+pub async fn stock_in(app: &App, t: &str, store: &str, lines: &[(&str, &str, &str)], bin: &str) -> String {
+    let (s, v) = post(app, t, &format!("{W}/order/rk/submit"), json!({"storeId": store, "orderType": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let order = id(&v);
+    let mut ids = Vec::new();
+    for (g, n, batch) in lines {
+        let (s, v) = post(app, t, &format!("{W}/mxrk/submit"), json!({"orderId": order, "goodsId": g, "expectedQty": n, "batch": batch})).await;
+        assert_eq!(s, 200, "{v}");
+        ids.push((id(&v), n.to_string()));
+    }
+    let body: Vec<Value> = ids.iter().map(|(l, n)| json!({"lineId": l, "qty": n})).collect();
+    let (s, v) = post(app, t, &format!("{W}/received/save"), json!({"lines": body})).await;
+    assert_eq!(s, 200, "{v}");
+    let body: Vec<Value> = ids.iter().map(|(l, n)| json!({"lineId": l, "passedQty": n, "failedQty": 0})).collect();
+    let (s, v) = post(app, t, &format!("{W}/review/save"), json!({"lines": body})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(app, t, &format!("{W}/review/finish?orderId={order}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let body: Vec<Value> = ids.iter().map(|(l, n)| json!({"lineId": l, "spaceId": bin, "qty": n})).collect();
+    let (s, v) = post(app, t, &format!("{W}/up/save"), json!({"lines": body})).await;
+    assert_eq!(s, 200, "{v}");
+    order
+}
+
+fn qty_of(v: &Value, field: &str) -> String {
+    v[field].as_str().unwrap_or_else(|| panic!("no {field} in {v}")).to_string()
+}
+
+async fn stock_rows(app: &App, t: &str, goods: &str) -> Vec<Value> {
+    let (s, v) = get(app, t, &format!("{W}/stockdata/list?goodsId={goods}&size=100")).await;
+    assert_eq!(s, 200, "{v}");
+    v["data"]["records"].as_array().unwrap().clone()
+}
+
+async fn goods_qty(app: &App, t: &str, goods: &str) -> String {
+    let (_, v) = get(app, t, &format!("{W}/goods/detail?id={goods}")).await;
+    qty_of(&v["data"], "stockQty")
+}
+
+#[tokio::test]
+async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (store, bins, goods) = depot(&app, &t, "A", 3, &["纸面石膏板", "轻钢龙骨"]).await;
+    let (g1, g2) = (goods[0].clone(), goods[1].clone());
+
+    // Inbound order with two lines; codes per tenant; lines only while new.
+    let (s, v) = post(&app, &t, &format!("{W}/order/rk/submit"), json!({"storeId": store, "orderType": 1, "expectedDate": "2026-11-25"})).await;
+    assert_eq!(s, 200, "{v}");
+    let rk = id(&v);
+    let no = v["data"]["orderNo"].as_str().unwrap().to_string();
+    assert!(no.starts_with("RK") && no.len() == "RK20261123-0001".len(), "{no}");
+    let (s, v) = post(&app, &t, &format!("{W}/mxrk/submit"), json!({"orderId": rk, "goodsId": g1, "expectedQty": "100", "batch": "B2611", "expireDate": "2027-06-30"})).await;
+    assert_eq!(s, 200, "{v}");
+    let l1 = id(&v);
+    let (s, v) = post(&app, &t, &format!("{W}/mxrk/submit"), json!({"orderId": rk, "goodsId": g2, "expectedQty": "50.5"})).await;
+    assert_eq!(s, 200, "{v}");
+    let l2 = id(&v);
+    let (_, v) = get(&app, &t, &format!("{W}/order/rk/detail?id={rk}")).await;
+    assert_eq!((v["data"]["lineCount"].as_i64(), v["data"]["expectedTotal"].as_str()), (Some(2), Some("150.5")), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/mxrk/submit"), json!({"orderId": rk, "goodsId": g2, "expectedQty": "1.23456"})).await;
+    assert_eq!(s, 400, "five decimals are refused: {v}");
+
+    // Receiving: over-receipt refused with the figures; a retried save with the same opId moves nothing.
+    let (s, v) = post(&app, &t, &format!("{W}/received/save"), json!({"lineId": l1, "qty": "101"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("超收") && msg(&v).contains("预计 100"), "{v}");
+    for _ in 0..2 {
+        let (s, v) = post(&app, &t, &format!("{W}/received/save"), json!({"lineId": l1, "qty": "100", "opId": "scan-0001"})).await;
+        assert_eq!(s, 200, "{v}");
+    }
+    let (s, v) = post(&app, &t, &format!("{W}/received/save"), json!({"lineId": l2, "qty": 40})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/order/rk/detail?id={rk}")).await;
+    assert_eq!((v["data"]["orderStatus"].as_i64(), v["data"]["receivedTotal"].as_str()), (Some(1), Some("140")), "retry received once: {v}");
+    assert_eq!(goods_qty(&app, &t, &g1).await, "100", "received goods are on hand in the receiving area");
+    let (_, v) = get(&app, &t, &format!("{W}/received/goods_list?orderId={rk}")).await;
+    assert_eq!(v["data"]["total"], 1, "only goods2 has 10.5 left to receive: {v}");
+    assert_eq!(v["data"]["records"][0]["remainingQty"], "10.5", "{v}");
+
+    // Review: failed goods to the returns area; finish needs everything reviewed.
+    let (s, v) = post(&app, &t, &format!("{W}/review/save"), json!({"lineId": l1, "passedQty": "98", "failedQty": "2", "remark": "边角破损"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/review/finish"), json!({"orderId": rk})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("轻钢龙骨") && msg(&v).contains("未复核"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/review/save"), json!({"lineId": l2, "passedQty": "40", "failedQty": "1"})).await;
+    assert_eq!(s, 400, "more than received: {v}");
+    let (s, _) = post(&app, &t, &format!("{W}/review/save"), json!({"lineId": l2, "passedQty": "40"})).await;
+    assert_eq!(s, 200);
+    let (s, v) = post(&app, &t, &format!("{W}/review/finish"), json!({"orderId": rk})).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(3)), "{v}");
+
+    // Put-away with suggestions; the order is done when everything passed is in bins, and leaves an ERP record.
+    let (_, v) = get(&app, &t, &format!("{W}/up/goods?orderId={rk}")).await;
+    assert_eq!(v["data"]["total"], 2, "{v}");
+    assert!(v["data"]["records"][0]["suggestSpaceId"].is_string(), "a bin is suggested: {v}");
+    let (s, v) = post(&app, &t, &format!("{W}/up/save"), json!({"lineId": l1, "spaceId": bins[0], "qty": "99"})).await;
+    assert_eq!(s, 400, "only 98 passed: {v}");
+    let (s, v) = post(&app, &t, &format!("{W}/up/save"), json!({"lines": [
+        {"lineId": l1, "spaceId": bins[0], "qty": "60"}, {"lineId": l1, "spaceId": bins[1], "qty": "38"}, {"lineId": l2, "spaceId": bins[0], "qty": "40"}
+    ]})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/order/rk/detail?id={rk}")).await;
+    assert_eq!(v["data"]["orderStatus"].as_i64(), Some(4), "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/erp/erpcallback/syncList?docId={rk}")).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/erp/erpcallback/sync"), json!({})).await;
+    assert_eq!((s, v["data"]["delivered"].as_u64()), (200, Some(1)), "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/erp/erpcallback/syncList?docId={rk}")).await;
+    assert_eq!(v["data"]["records"][0]["deliverState"].as_i64(), Some(1), "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/storagespace/detail?id={}", bins[0])).await;
+    assert_eq!(v["data"]["spaceState"].as_i64(), Some(1), "a bin holding stock is occupied: {v}");
+    let rows = stock_rows(&app, &t, &g1).await;
+    assert_eq!(rows.len(), 4, "bin1, bin2, the returns area and the (now empty) receiving area: {rows:?}");
+    let (s, v) = post(&app, &t, &format!("{W}/storagespace/remove?ids={}", bins[0]), json!({})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("不能删除"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/stockdata/submit"), json!({"goodsId": g1, "countedQty": "5"})).await;
+    assert_eq!(s, 400, "stock is never added directly: {v}");
+
+    // Outbound: release reserves in pick order; a second order that needs more than is available is refused
+    // whole, naming the goods and the shortfall.
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 1, "consignee": "李工"})).await;
+    assert_eq!(s, 200, "{v}");
+    let ck = id(&v);
+    let (s, v) = post(&app, &t, &format!("{W}/mxck/submit"), json!({"orderId": ck, "goodsId": g1, "qty": "70"})).await;
+    assert_eq!(s, 200, "{v}");
+    let cl = id(&v);
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/release"), json!({"id": ck})).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(1)), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let ck2 = id(&v);
+    post(&app, &t, &format!("{W}/mxck/submit"), json!({"orderId": ck2, "goodsId": g1, "qty": "30"})).await;
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/release"), json!({"id": ck2})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("纸面石膏板") && msg(&v).contains("可用 28张") && msg(&v).contains("缺 2张"), "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/down/goods_list?orderId={ck}")).await;
+    let picks = v["data"]["records"].as_array().unwrap().clone();
+    assert_eq!(picks.len(), 2, "60 from the fuller bin, 10 from the next: {v}");
+    assert_eq!((picks[0]["spaceId"].as_str(), picks[0]["qty"].as_str()), (Some(bins[0].as_str()), Some("60")), "{v}");
+
+    // Picking from bin2 more than is reserved there takes the rest from its available stock and gives back the
+    // same amount of reservation elsewhere; a retried pick moves once.
+    let stock2 = picks[1]["stockId"].as_str().unwrap().to_string();
+    for _ in 0..2 {
+        let (s, v) = post(&app, &t, &format!("{W}/down/save"), json!({"lineId": cl, "stockId": stock2, "qty": "20", "opId": "pick-7"})).await;
+        assert_eq!(s, 200, "{v}");
+    }
+    let (_, v) = get(&app, &t, &format!("{W}/mxck/detail?id={cl}")).await;
+    assert_eq!((v["data"]["pickedQty"].as_str(), v["data"]["reservedQty"].as_str()), (Some("20"), Some("50")), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/down/save"), json!({"lineId": cl, "spaceId": bins[0], "batch": "B2611", "qty": "51"})).await;
+    assert_eq!(s, 400, "only 50 left to pick: {v}");
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/ship"), json!({"id": ck})).await;
+    assert_eq!(s, 400, "not picked yet: {v}");
+    let (s, v) = post(&app, &t, &format!("{W}/down/save"), json!({"lineId": cl, "spaceId": bins[0], "batch": "B2611", "qty": "50"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/order/ck/detail?id={ck}")).await;
+    assert_eq!(v["data"]["orderStatus"].as_i64(), Some(3), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/ship"), json!({"id": ck})).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(4)), "{v}");
+    assert_eq!(goods_qty(&app, &t, &g1).await, "30", "100 received − 70 shipped");
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/cancel"), json!({"id": ck})).await;
+    assert_eq!(s, 400, "a shipped order is not cancelled: {v}");
+
+    // The second order now fits (28 in bins); released then cancelled: the reservation comes back.
+    post(&app, &t, &format!("{W}/mxck/remove?ids={}", get(&app, &t, &format!("{W}/mxck/list?orderId={ck2}")).await.1["data"]["records"][0]["id"].as_str().unwrap()), json!({})).await;
+    post(&app, &t, &format!("{W}/mxck/submit"), json!({"orderId": ck2, "goodsId": g1, "qty": "28"})).await;
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/release"), json!({"id": ck2})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/cancel"), json!({"id": ck2})).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(9)), "{v}");
+    for r in stock_rows(&app, &t, &g1).await {
+        assert_eq!(r["reserved"], "0", "{r}");
+    }
+
+    // Transfer between bins (both legs at once) and a count posting the difference to the loss location.
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/submit"), json!({"goodsId": g2, "fromSpaceId": bins[0], "toSpaceId": bins[2], "qty": "15.25"})).await;
+    assert_eq!(s, 200, "{v}");
+    let tr = id(&v);
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/execute"), json!({"id": tr})).await;
+    assert_eq!((s, v["data"]["transferStatus"].as_i64()), (200, Some(1)), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/execute"), json!({"id": tr})).await;
+    assert_eq!(s, 400, "done once: {v}");
+    let row = stock_rows(&app, &t, &g2).await.into_iter().find(|r| r["spaceId"].as_str() == Some(bins[2].as_str())).unwrap();
+    assert_eq!(row["qty"], "15.25", "{row}");
+    let (s, v) = post(&app, &t, &format!("{W}/stockdata/submit"), json!({"id": row["id"], "countedQty": "15"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(goods_qty(&app, &t, &g2).await, "39.75", "40 − 0.25 counted short");
+
+    // The stock card: every move of a goods, oldest first, with the balance after each.
+    let (s, v) = get(&app, &t, &format!("{W}/stockdata/card?goodsId={g2}&size=50")).await;
+    assert_eq!(s, 200, "{v}");
+    let moves = v["data"]["records"].as_array().unwrap();
+    let after: Vec<&str> = moves.iter().map(|m| m["goodsAfter"].as_str().unwrap()).collect();
+    assert_eq!(after, ["40", "40", "40", "39.75"], "receive, put away, transfer, count: {v}");
+    assert_eq!(moves.last().unwrap()["toLoc"], "loss", "{v}");
+
+    // Tenant B sees none of it, and cannot touch it.
+    let tb = app.admin(B).await;
+    let (_, v) = get(&app, &tb, &format!("{W}/stockdata/list")).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+    let (s, _) = post(&app, &tb, &format!("{W}/received/save"), json!({"lineId": l1, "qty": "1"})).await;
+    assert_eq!(s, 404);
+    let (s, _) = get(&app, &tb, &format!("{W}/stockdata/card?goodsId={g1}")).await;
+    assert_eq!(s, 404);
+    audit_clean(&app);
+}
+
+#[tokio::test]
+async fn receipts_and_picks_are_reversed_not_deleted() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (store, bins, goods) = depot(&app, &t, "R", 2, &["瓷砖胶"]).await;
+    let g = goods[0].clone();
+    let (_, v) = post(&app, &t, &format!("{W}/order/rk/submit"), json!({"storeId": store})).await;
+    let rk = id(&v);
+    let (_, v) = post(&app, &t, &format!("{W}/mxrk/submit"), json!({"orderId": rk, "goodsId": g, "expectedQty": "10"})).await;
+    let line = id(&v);
+    let (_, v) = post(&app, &t, &format!("{W}/received/save"), json!({"lineId": line, "qty": "10"})).await;
+    let rec = v["data"][0]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &t, &format!("{W}/order/rk/remove?ids={rk}"), json!({})).await;
+    assert_eq!(s, 400, "an order that received goods is not removed: {v}");
+    let (s, v) = post(&app, &t, &format!("{W}/received/remove?ids={rec}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/order/rk/detail?id={rk}")).await;
+    assert_eq!((v["data"]["orderStatus"].as_i64(), v["data"]["receivedTotal"].as_str()), (Some(0), Some("0")), "{v}");
+    assert_eq!(goods_qty(&app, &t, &g).await, "0");
+    let (s, v) = post(&app, &t, &format!("{W}/order/rk/cancel"), json!({"id": rk})).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(9)), "{v}");
+
+    stock_in(&app, &t, &store, &[(&g, "10", "")], &bins[0]).await;
+    let (_, v) = post(&app, &t, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 1})).await;
+    let ck = id(&v);
+    let (_, v) = post(&app, &t, &format!("{W}/mxck/submit"), json!({"orderId": ck, "goodsId": g, "qty": "6"})).await;
+    let cl = id(&v);
+    post(&app, &t, &format!("{W}/order/ck/release"), json!({"id": ck})).await;
+    let (_, v) = post(&app, &t, &format!("{W}/down/save"), json!({"lineId": cl, "spaceId": bins[0], "qty": "4"})).await;
+    let pick = v["data"][0]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &t, &format!("{W}/down/remove?ids={pick}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/mxck/detail?id={cl}")).await;
+    assert_eq!((v["data"]["pickedQty"].as_str(), v["data"]["reservedQty"].as_str()), (Some("0"), Some("6")), "back in the bin, still reserved: {v}");
+    let (_, v) = get(&app, &t, &format!("{W}/order/ck/detail?id={ck}")).await;
+    assert_eq!(v["data"]["orderStatus"].as_i64(), Some(1), "{v}");
+    post(&app, &t, &format!("{W}/down/save"), json!({"lineId": cl, "spaceId": bins[0], "qty": "3"})).await;
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/cancel"), json!({"id": ck})).await;
+    assert_eq!(s, 200, "{v}");
+    let rows = stock_rows(&app, &t, &g).await;
+    let bin = rows.iter().find(|r| r["spaceId"].as_str() == Some(bins[0].as_str())).unwrap();
+    assert_eq!((bin["qty"].as_str(), bin["reserved"].as_str(), bin["available"].as_str()), (Some("10"), Some("0"), Some("10")), "{bin}");
+    audit_clean(&app);
+}
+
+#[tokio::test]
+async fn a_project_requisition_lands_on_the_project() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (store, bins, goods) = depot(&app, &t, "P", 1, &["PPR水管"]).await;
+    stock_in(&app, &t, &store, &[(&goods[0], "200", "")], &bins[0]).await;
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 2})).await;
+    assert_eq!(s, 400, "a requisition names its project: {v}");
+    let (_, v) = post(&app, &t, "/api/blade-scm/company/add", json!({"companyName": "领料分公司", "companyType": 1})).await;
+    let company = id(&v);
+    let (s, v) = post(&app, &t, "/api/blade-scm/project/add", json!({"projectName": "翠湖公寓精装", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-10-01"})).await;
+    assert_eq!(s, 200, "{v}");
+    let project = id(&v);
+    let (_, v) = post(&app, &t, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 2, "projectId": project})).await;
+    let ck = id(&v);
+    let (_, v) = post(&app, &t, &format!("{W}/mxck/submit"), json!({"orderId": ck, "goodsId": goods[0], "qty": "12.5"})).await;
+    let cl = id(&v);
+    post(&app, &t, &format!("{W}/order/ck/release"), json!({"id": ck})).await;
+    post(&app, &t, &format!("{W}/down/save"), json!({"lineId": cl, "spaceId": bins[0], "qty": "12.5"})).await;
+    let (s, v) = post(&app, &t, &format!("{W}/order/ck/ship"), json!({"id": ck})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/stockdata/card?goodsId={}&size=50", goods[0])).await;
+    let last = v["data"]["records"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!((last["toLoc"].as_str(), last["projectId"].as_str(), last["amount"].as_str()), (Some(format!("project:{project}").as_str()), Some(project.as_str()), Some("406.25")), "12.5 × 32.50: {last}");
+    audit_clean(&app);
+}
+
+#[tokio::test]
+async fn store_access_limits_lists_details_and_writes() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (s1, _, _) = depot(&app, &t, "S1", 1, &["木地板"]).await;
+    let (s2, _, _) = depot(&app, &t, "S2", 1, &["墙纸"]).await;
+    let codes = ["wms", "store", "order_rk", "order_rk_add", "order_rk_edit", "stockdata"];
+    app.make_role(A, "clerk", &codes).await;
+    let uid = app.make_user(A, "clerk1", "Clerk#2026", &["clerk"]).await;
+    let (s, v) = post(&app, &t, &format!("{W}/userconfig/submit"), json!({"userId": uid.to_string(), "storeIds": s1, "defaultStoreId": s1})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/userconfig/submit"), json!({"userId": uid.to_string(), "storeIds": "999"})).await;
+    assert_eq!(s, 400, "one configuration per user, stores must exist: {v}");
+    let c = app.sign_in(A, "clerk1", "Clerk#2026").await;
+    let (_, v) = get(&app, &c, &format!("{W}/store/list")).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    assert_eq!(v["data"]["records"][0]["id"].as_str(), Some(s1.as_str()), "{v}");
+    let (s, _) = get(&app, &c, &format!("{W}/store/detail?id={s2}")).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &c, &format!("{W}/order/rk/submit"), json!({"storeId": s2})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("操作权限"), "{v}");
+    let (s, v) = post(&app, &c, &format!("{W}/order/rk/submit"), json!({"storeId": s1})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/order/rk/list")).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+}
+
+/// 64 pickers at once on one bin holding stock for fewer than all of them: exactly the stock is issued, the rest
+/// refused, nothing oversold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_picks_never_oversell() {
+    let app = std::sync::Arc::new(App::new());
+    let t = app.admin(A).await;
+    let (store, bins, goods) = depot(&app, &t, "C", 1, &["开关面板"]).await;
+    stock_in(&app, &t, &store, &[(&goods[0], "40", "")], &bins[0]).await;
+    // 64 orders of 1 each, created new (not released): each picker releases and picks its own.
+    let mut lines = Vec::new();
+    for _ in 0..64 {
+        let (_, v) = post(&app, &t, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 1})).await;
+        let ck = id(&v);
+        let (_, v) = post(&app, &t, &format!("{W}/mxck/submit"), json!({"orderId": ck, "goodsId": goods[0], "qty": "1"})).await;
+        lines.push((ck, id(&v)));
+    }
+    let mut tasks = Vec::new();
+    for (ck, line) in lines {
+        let (app, t, bin) = (app.clone(), t.clone(), bins[0].clone());
+        tasks.push(tokio::spawn(async move {
+            let (s, _) = post(&app, &t, &format!("{W}/order/ck/release"), json!({"id": ck})).await;
+            if s != 200 {
+                return false;
+            }
+            let (s, v) = post(&app, &t, &format!("{W}/down/save"), json!({"lineId": line, "spaceId": bin, "qty": "1"})).await;
+            assert_eq!(s, 200, "a released line picks its reservation: {v}");
+            true
+        }));
+    }
+    let mut issued = 0;
+    for h in tasks {
+        if h.await.unwrap() {
+            issued += 1;
+        }
+    }
+    assert_eq!(issued, 40, "exactly the stock is issued");
+    let rows = stock_rows(&app, &t, &goods[0]).await;
+    let bin = rows.iter().find(|r| r["spaceId"].as_str() == Some(bins[0].as_str())).unwrap();
+    assert_eq!((bin["qty"].as_str(), bin["available"].as_str()), (Some("0"), Some("0")), "{bin}");
+    audit_clean(&app);
+}
