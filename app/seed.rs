@@ -655,5 +655,10 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
             ins(w, "doc", json!({"projectId": p, "docName": format!("{name}{doc}"), "category": cat}))?;
         }
     }
+    // The depot: stores, goods and a few weeks of orders, requisitions landing on the projects under way.
+    let under_way: Vec<u64> = w.all(&pdef, tenant)?.iter().filter(|p| p["projectStatus"] == 2).filter_map(|p| p["id"].as_u64()).collect();
+    let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
+    let cx = crate::engine::dialect::Ctx { tenant, actor: &sys, res, now: &now };
+    crate::api::wms::demo::demo(w, &cx, city, &under_way)?;
     Ok(())
 }

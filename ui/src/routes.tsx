@@ -20,6 +20,7 @@ import { RolePage, MenuPage, DeptPage, TenantPage } from './features/admin/pages
 import { StatusPage } from './features/monitor/StatusPage';
 import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
 import { ProcessDetail } from './features/scm/Site';
+import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
 export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
@@ -65,6 +66,9 @@ export const routes: RouteDef[] = [
   { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: placeholder('menu.ledgerDetail') },
   { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: (p) => main('menu.contractDetail', <ContractDetail code={p.contractCode} />) },
   { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: (p) => main('menu.projectDetail', <ProjectDetail code={p.projectCode} />) },
+  { path: '/wms/order/rk/detail/:orderNo', title: 'menu.rkDetail', render: (p) => main('menu.rkDetail', <InboundDetail no={p.orderNo} />) },
+  { path: '/wms/order/ck/detail/:orderNo', title: 'menu.ckDetail', render: (p) => main('menu.ckDetail', <OutboundDetail no={p.orderNo} />) },
+  { path: '/wms/stock/card/:goodsId', title: 'menu.stockCard', render: (p) => main('menu.stockCard', <StockCard goodsId={p.goodsId} />) },
   { path: '/construct/info/:constructCode?/:edit?/:tagname?', title: 'menu.constructInfo', render: placeholder('menu.constructInfo') },
 ];
 

@@ -20,7 +20,7 @@ export type ResourceSchema = {
   /** Resources served in a route dialect (blade-scm): action → "METHOD /path", the parent field. */
   dialect?: { routes: Record<string, string>; parent?: string | null; pageSize: number } | null;
   /** Screen hints of the declaration (e.g. `detail`: the record's own page, `/project/detail/:projectCode`). */
-  ui?: { detail?: string; overdue?: { date: string; field: string; done: unknown[] } } | null;
+  ui?: { detail?: string; overdue?: { date: string; field: string; done: unknown[] }; low?: { qty: string; min: string } } | null;
 };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
 /** Dictionary entries by code, for the administration screens' first render. */

@@ -189,8 +189,8 @@ pub fn quant(w: &WriteCtx, cx: &Ctx, goods: u64, loc: Loc, batch: &str) -> store
     }
 }
 
-fn bin_counter(space: u64) -> String {
-    format!("wms.bin:{space}")
+pub fn bin_counter(space: u64) -> String {
+    format!("$wms.bin:{space}")
 }
 
 /// Posts one move: checks the source has the quantity (available, plus `consume` from its reservation), writes
@@ -498,8 +498,12 @@ pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::R
             }
             Ok(())
         })?;
+        let mut bins: HashMap<u64, i64> = HashMap::new();
         r.for_each(&sdef, &t, |s| {
             out.balances += 1;
+            if id(&s, "spaceId") > 0 {
+                *bins.entry(id(&s, "spaceId")).or_default() += qty(&s, "qty");
+            }
             let key = text(&s, "quantKey").to_string();
             let (q, rs, av) = (qty(&s, "qty"), qty(&s, "reserved"), qty(&s, "available"));
             let expect = want.remove(&key).unwrap_or(0);
@@ -511,6 +515,12 @@ pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::R
             }
             Ok(())
         })?;
+        for (space, q) in bins {
+            let held = r.counter(&t, &bin_counter(space))? as i64;
+            if held != q {
+                out.problems.push(format!("tenant {t}: bin {space}: total {} but its balances sum to {}", format_qty(held), format_qty(q)));
+            }
+        }
         for (key, q) in want.into_iter().filter(|(_, q)| *q != 0) {
             out.problems.push(format!("tenant {t}: stock {key}: no balance row, moves sum to {}", format_qty(q)));
         }

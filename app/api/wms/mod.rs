@@ -16,6 +16,7 @@
 //!
 //! Retries: every save that moves stock takes an `opId` (body) or `X-Request-Id` header; a repeated one answers
 //! the first result and moves nothing.
+pub mod demo;
 pub mod erp;
 mod inbound;
 pub mod ledger;

@@ -63,7 +63,7 @@ pub fn space_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
     let area = w.get(&cx.def("reservoirarea"), cx.tenant, after_id(old, doc, "areaId").unwrap_or(0))?.ok_or(store::StoreError::NotFound)?;
     let store_id = id(&area, "storeId");
     check_store(w, cx, store_id)?;
-    let held = old.map(|o| w.counter(cx.tenant, &format!("wms.bin:{}", id(o, "id")))).transpose()?.unwrap_or(0);
+    let held = old.map(|o| w.counter(cx.tenant, &ledger::bin_counter(id(o, "id")))).transpose()?.unwrap_or(0);
     if let Some(old) = old
         && id(old, "storeId") != store_id
         && held > 0 {

@@ -984,6 +984,89 @@ test('buildings and progress: import rooms watching the progress bar; report a n
   await shot(page, 'process-reported');
 });
 
+/** A Blade call from Node with the test's token (data set-up; the UI steps go through the page). */
+async function bladeCall(t, method, path, body) {
+  const r = await fetch(`http://127.0.0.1:${server.port}${path}`, {
+    method, headers: { 'Blade-Auth': `bearer ${t.user.access_token}`, 'Content-Type': 'application/json', 'Tenant-Id': t.user.tenant_id },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const b = await r.json();
+  if (b.code !== 200) throw new Fail(`${path}: ${JSON.stringify(b)}`);
+  return b.data;
+}
+
+test('warehouse: an inbound order received, reviewed and put away; an outbound order released, picked and shipped', async (t) => {
+  const { page } = await session(t);
+  const W = '/api/blade-api/wms';
+  const stores = await bladeCall(t, 'GET', `${W}/store/list?storeCode_equal=WH01`);
+  const store = stores.records[0];
+  const goods = (await bladeCall(t, 'GET', `${W}/goods/list?goodsName=LED筒灯&size=2`)).records;
+  const rk = await bladeCall(t, 'POST', `${W}/order/rk/submit`, { storeId: store.id, orderType: 1 });
+  await bladeCall(t, 'POST', `${W}/mxrk/submit`, { orderId: rk.id, goodsId: goods[0].id, expectedQty: '24', batch: 'B2611T' });
+  await bladeCall(t, 'POST', `${W}/mxrk/submit`, { orderId: rk.id, goodsId: goods[1].id, expectedQty: '12' });
+
+  // Goods below their safety stock are marked in the goods list.
+  await visit(page, '/wms/goods');
+  await page.getByRole('table').waitFor();
+  await shot(page, 'wms-goods');
+
+  await visit(page, `/wms/order/rk/detail/${rk.orderNo}`);
+  const lines = page.getByRole('table', { name: '入库明细' });
+  await lines.waitFor();
+  await page.getByText('新建', { exact: true }).first().waitFor();
+  // Receive both lines (the box holds what is still expected).
+  for (let i = 2; i > 0; i--) {
+    await api(page, '/received/save', () => lines.getByRole('button', { name: '收货', exact: true }).first().click());
+    await page.waitForFunction((n) => [...document.querySelectorAll('table[aria-label="入库明细"] button')].filter((b) => b.textContent === '收货').length === n - 1, i);
+  }
+  await page.locator('.tag', { hasText: '收货中' }).waitFor();
+  // Review: one line with 2 failed, the other all passed.
+  await lines.getByLabel('不合格数量').first().fill('2');
+  await lines.getByLabel('复核合格数量').first().fill('22');
+  await api(page, '/review/save', () => lines.getByRole('button', { name: '复核合格' }).first().click());
+  await toast(page, '复核已记录').waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('table[aria-label="入库明细"] button')].filter((b) => b.textContent === '复核合格').length === 1);
+  await api(page, '/review/save', () => lines.getByRole('button', { name: '复核合格' }).first().click());
+  await page.locator('.tag', { hasText: '复核中' }).waitFor();
+  await api(page, '/review/finish', () => page.getByRole('button', { name: '完成复核' }).click());
+  await page.locator('.tag', { hasText: '待上架' }).waitFor();
+  // Put away into the suggested bins.
+  const bin = lines.getByLabel('储位').first();
+  await page.waitForFunction(() => [...document.querySelectorAll('input[aria-label="储位"]')].every((i) => i.value !== ''));
+  check((await bin.inputValue()) !== '', 'a bin is suggested');
+  await shot(page, 'wms-putaway');
+  await api(page, '/up/save', () => lines.getByRole('button', { name: '上架', exact: true }).first().click());
+  await toast(page, '上架成功').waitFor();
+  await page.waitForFunction(() => [...document.querySelectorAll('table[aria-label="入库明细"] button')].filter((b) => b.textContent === '上架').length === 1);
+  await api(page, '/up/save', () => lines.getByRole('button', { name: '上架', exact: true }).first().click());
+  await page.locator('.tag', { hasText: '已完成' }).waitFor();
+  check((await lines.innerText()).includes('22'), 'the put-away quantity shows');
+  await shot(page, 'wms-inbound-done');
+
+  // Outbound: release reserves, the pick list shows the bins, pick each, ship.
+  const ck = await bladeCall(t, 'POST', `${W}/order/ck/submit`, { storeId: store.id, orderType: 1, consignee: '李工' });
+  await bladeCall(t, 'POST', `${W}/mxck/submit`, { orderId: ck.id, goodsId: goods[0].id, qty: '10' });
+  await visit(page, `/wms/order/ck/detail/${ck.orderNo}`);
+  await page.getByRole('table', { name: '出库明细' }).waitFor();
+  await api(page, '/order/ck/release', () => page.getByRole('button', { name: '释放(预留库存)' }).click());
+  const picks = page.getByRole('table', { name: '拣货单' });
+  await picks.getByRole('button', { name: '拣货' }).first().waitFor();
+  await shot(page, 'wms-pick-list');
+  for (let n = await picks.getByRole('button', { name: '拣货', exact: true }).count(); n > 0; n--) {
+    await api(page, '/down/save', () => picks.getByRole('button', { name: '拣货', exact: true }).first().click());
+    await page.waitForFunction((k) => [...document.querySelectorAll('button')].filter((b) => b.textContent === '拣货').length === k - 1, n);
+  }
+  await page.locator('.tag', { hasText: '已拣货' }).waitFor();
+  await api(page, '/order/ck/ship', () => page.getByRole('button', { name: '确认发货' }).click());
+  await page.locator('.tag', { hasText: '已发货' }).waitFor();
+
+  // The stock card shows every move with the balance after it.
+  await visit(page, `/wms/stock/card/${goods[0].id}`);
+  const moves = page.getByRole('table', { name: '库存流水' });
+  await moves.getByText(ck.orderNo).first().waitFor();
+  await shot(page, 'wms-stock-card');
+});
+
 async function main() {
   const bin = process.argv[2];
   if (!bin) { console.error('usage: node tests/browser/run.mjs <path-to-zhizhuang-binary>'); process.exit(2); }

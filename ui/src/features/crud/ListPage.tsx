@@ -54,6 +54,9 @@ export function ListPage() {
   const overdue = res.ui?.overdue as { date: string; field: string; done: unknown[] } | undefined;
   const today = new Date(Date.now() + 8 * 3600_000).toISOString().slice(0, 10);
   const isOverdue = (row: any) => !!overdue && !!row[overdue.date] && String(row[overdue.date]).slice(0, 10) < today && !overdue.done.map(String).includes(String(row[overdue.field]));
+  // And rows whose quantity is below its floor (goods under their safety stock).
+  const low = res.ui?.low;
+  const isLow = (row: any) => !!low && row[low.min] != null && row[low.min] !== '' && Number(row[low.qty] ?? 0) < Number(row[low.min]);
   const detailPath = (row: any) => res.ui?.detail?.replace(/:(\w+)/g, (_, k) => encodeURIComponent(String(row[k] ?? '')));
   /** Excel of the current filter: fetched with the Blade-Auth header (tokens never go in URLs), saved as a file. */
   const exportExcel = async () => {
@@ -132,7 +135,7 @@ export function ListPage() {
               const id = String(row.id);
               const on = selected.includes(id);
               return (
-                <tr key={id} className={[on ? 'selected' : '', isOverdue(row) ? 'overdue' : ''].join(' ').trim()} title={isOverdue(row) ? t('common.overdue') : undefined}>
+                <tr key={id} className={[on ? 'selected' : '', isOverdue(row) ? 'overdue' : '', isLow(row) ? 'low' : ''].join(' ').trim()} title={isOverdue(row) ? t('common.overdue') : isLow(row) ? t('common.lowStock') : undefined}>
                   <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
                   {cols.map((f) => <td key={f.name}>{display(f, row[f.name], res.dicts, row)}</td>)}

@@ -1,0 +1,321 @@
+// 仓库作业: the inbound order a clerk works through (lines, receive → review → put away), the outbound order
+// (lines, release, pick list, ship), and the stock card of a goods. Every quantity is the server's exact
+// decimal text; inputs accept a typed or scanned barcode (goods barcode, SKU, bin barcode or code) and find
+// the line or bin it names. Printable pick and put-away lists use the browser's print (print CSS hides the
+// chrome).
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useApp } from '../../app';
+import { get, post, ApiError } from '../../lib/api';
+import { useToast } from '../../components/ui/toast';
+import { Facts, Table, useL } from '../scm/ProjectDetail';
+
+type Row = Record<string, any>;
+const W = '/api/blade-api/wms';
+
+const RK_STATUS: Record<string, [string, string]> = { 0: ['新建', 'New'], 1: ['收货中', 'Receiving'], 2: ['复核中', 'In review'], 3: ['待上架', 'Put-away'], 4: ['已完成', 'Done'], 9: ['已取消', 'Cancelled'] };
+const CK_STATUS: Record<string, [string, string]> = { 0: ['新建', 'New'], 1: ['已释放', 'Released'], 2: ['拣货中', 'Picking'], 3: ['已拣货', 'Picked'], 4: ['已发货', 'Shipped'], 9: ['已取消', 'Cancelled'] };
+
+/** The one order whose number is `no`, or null. */
+async function orderByNo(kind: 'rk' | 'ck', no: string): Promise<Row | null> {
+  const d = await get(`${W}/order/${kind}/list`, { orderNo_equal: no, size: 1 });
+  return d?.records?.[0] ?? null;
+}
+
+/** Goods by a scanned or typed barcode, SKU or name fragment (first match). */
+async function findGoods(text: string): Promise<Row | null> {
+  const t = text.trim();
+  if (!t) return null;
+  for (const q of [{ barcode_equal: t }, { goodsCode_equal: t }, { goodsName: t }]) {
+    const d = await get(`${W}/goods/list`, { ...q, size: 1 });
+    if (d?.records?.[0]) return d.records[0];
+  }
+  return null;
+}
+
+/** A bin by its barcode or code. */
+async function findBin(text: string): Promise<Row | null> {
+  const t = text.trim();
+  if (!t) return null;
+  for (const q of [{ barcode_equal: t }, { spaceCode_equal: t }]) {
+    const d = await get(`${W}/storagespace/list`, { ...q, size: 1 });
+    if (d?.records?.[0]) return d.records[0];
+  }
+  return null;
+}
+
+function useOrder(kind: 'rk' | 'ck', no: string) {
+  const [order, setOrder] = useState<Row | null | undefined>(undefined);
+  const [lines, setLines] = useState<Row[]>([]);
+  const [err, setErr] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      const o = await orderByNo(kind, no);
+      setOrder(o);
+      if (!o) return;
+      const d = await get(`${W}/mx${kind}/list`, { orderId: o.id, size: 500 });
+      setLines(d?.records ?? []);
+    } catch (e) {
+      setErr(e instanceof ApiError ? e.message : String(e));
+    }
+  }, [kind, no]);
+  useEffect(() => { void load(); }, [load]);
+  return { order, lines, err, load };
+}
+
+function Shell({ label, order, err, no, children }: { label: string; order: Row | null | undefined; err: string | null; no: string; children: () => ReactNode }) {
+  const { L } = useL();
+  if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
+  if (order === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
+  if (order === null) return <section className="detail-page"><p className="empty">{L(`单据 ${no} 不存在或无权查看`, `Order ${no} does not exist or is not yours to see`)}</p></section>;
+  return <section className="detail-page wms-order" aria-label={label}>{children()}</section>;
+}
+
+/** A line adder: goods by scan or text, a quantity, and for inbound a batch and expiry. */
+function AddLine({ kind, orderId, onDone }: { kind: 'rk' | 'ck'; orderId: string; onDone: () => void }) {
+  const { L } = useL();
+  const toast = useToast();
+  const [code, setCode] = useState('');
+  const [qty, setQty] = useState('');
+  const [batch, setBatch] = useState('');
+  const [expire, setExpire] = useState('');
+  const submit = async () => {
+    try {
+      const g = await findGoods(code);
+      if (!g) return toast(L(`没有找到商品「${code}」`, `No goods "${code}"`), 'error');
+      const body = kind === 'rk'
+        ? { orderId, goodsId: g.id, expectedQty: qty, batch: batch || undefined, expireDate: expire || undefined }
+        : { orderId, goodsId: g.id, qty, batch: batch || undefined };
+      await post(`${W}/mx${kind}/submit`, body);
+      toast(L('新增成功', 'Added'));
+      setCode(''); setQty(''); setBatch(''); setExpire('');
+      onDone();
+    } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
+  };
+  return (
+    <form className="scan-row no-print" onSubmit={(e) => { e.preventDefault(); void submit(); }} aria-label={L('新增明细', 'Add a line')}>
+      <input aria-label={L('商品条码/编码/名称', 'Goods barcode, SKU or name')} placeholder={L('扫码或输入商品条码、编码、名称', 'Scan or type barcode, SKU or name')} value={code} onChange={(e) => setCode(e.target.value)} />
+      <input aria-label={L('数量', 'Quantity')} placeholder={L('数量', 'Quantity')} inputMode="decimal" value={qty} onChange={(e) => setQty(e.target.value)} />
+      <input aria-label={L('批次号', 'Batch')} placeholder={L('批次号(可选)', 'Batch (optional)')} value={batch} onChange={(e) => setBatch(e.target.value)} />
+      {kind === 'rk' && <input aria-label={L('到期日期', 'Expires on')} type="date" value={expire} onChange={(e) => setExpire(e.target.value)} />}
+      <button type="submit" className="btn btn-primary">{L('添加明细', 'Add line')}</button>
+    </form>
+  );
+}
+
+/** A quantity box with its action button, per line. */
+function QtyAction({ label, initial, onGo, extra }: { label: string; initial: string; onGo: (qty: string, extra: string) => Promise<void>; extra?: { label: string; initial: string } }) {
+  const [q, setQ] = useState(initial);
+  const [x, setX] = useState(extra?.initial ?? '');
+  useEffect(() => { setQ(initial); }, [initial]);
+  useEffect(() => { setX(extra?.initial ?? ''); }, [extra?.initial]);
+  return (
+    <span className="qty-action">
+      {extra && <input aria-label={extra.label} className="bin-input" value={x} onChange={(e) => setX(e.target.value)} placeholder={extra.label} />}
+      <input aria-label={label + '数量'} className="qty-input" inputMode="decimal" value={q} onChange={(e) => setQ(e.target.value)} />
+      <button type="button" className="btn btn-small" onClick={() => void onGo(q, x)}>{label}</button>
+    </span>
+  );
+}
+
+const dec = (a: unknown, b: unknown) => {
+  // Exact difference of two decimal texts with at most four places (never floats beyond display).
+  const f = (v: unknown) => Math.round(Number(v ?? 0) * 10000);
+  const n = f(a) - f(b);
+  const s = (Math.abs(n) / 10000).toFixed(4).replace(/\.?0+$/, '');
+  return (n < 0 ? '-' : '') + s;
+};
+
+export function InboundDetail({ no }: { no: string }) {
+  const { props } = useApp();
+  const { L, st } = useL();
+  const toast = useToast();
+  const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
+  const { order: o, lines, err, load } = useOrder('rk', no);
+  const [suggest, setSuggest] = useState<Record<string, Row>>({});
+  const [scan, setScan] = useState('');
+  const [hit, setHit] = useState<string | null>(null);
+  useEffect(() => {
+    if (!o || Number(o.orderStatus) !== 3) return;
+    get(`${W}/up/goods`, { orderId: o.id, size: 200 }).then((d) => {
+      const m: Record<string, Row> = {};
+      for (const r of d?.records ?? []) m[r.id] = r;
+      setSuggest(m);
+    }).catch(() => {});
+  }, [o]);
+  const act = async (f: () => Promise<unknown>, done: string) => {
+    try { await f(); toast(done); await load(); } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
+  };
+  const onScan = async () => {
+    const g = await findGoods(scan).catch(() => null);
+    const line = g && lines.find((l) => String(l.goodsId) === String(g.id));
+    setHit(line ? String(line.id) : null);
+    if (!line) toast(L(`本单没有「${scan}」`, `"${scan}" is not on this order`), 'error');
+    setScan('');
+  };
+  return (
+    <Shell label={L('入库单', 'Inbound order')} order={o} err={err} no={no}>{() => {
+      const s = Number(o!.orderStatus);
+      const op = (k: string) => `${k}-${o!.id}-${Date.now()}`;
+      return (<>
+        <div className="card">
+          <div className="card-head">
+            <h2>{L('入库单', 'Inbound order')} {o!.orderNo} <span className="tag">{st(RK_STATUS, s)}</span></h2>
+            <span className="no-print">
+              {s === 2 && perms.has('review_finish') && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/review/finish`, { orderId: o!.id }), L('复核完成', 'Review finished'))}>{L('完成复核', 'Finish review')}</button>}
+              {s === 0 && perms.has('order_rk_edit') && <button type="button" className="btn" onClick={() => act(() => post(`${W}/order/rk/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消入库单', 'Cancel order')}</button>}
+              <button type="button" className="btn" onClick={() => window.print()}>{L('打印上架单', 'Print put-away list')}</button>
+            </span>
+          </div>
+          <Facts rows={[
+            [L('仓库', 'Store'), o!.storeName], [L('入库类型', 'Type'), o!.orderTypeName], [L('货主', 'Owner'), o!.customerName], [L('供应商', 'Supplier'), o!.supplierName],
+            [L('预计到货', 'Expected on'), o!.expectedDate], [L('预计数量', 'Expected'), o!.expectedTotal], [L('实收数量', 'Received'), o!.receivedTotal], [L('完成时间', 'Finished'), o!.finishTime],
+          ]} />
+        </div>
+        <div className="card">
+          <div className="card-head">
+            <h3>{L('入库明细', 'Lines')}</h3>
+            <form className="scan-row no-print" onSubmit={(e) => { e.preventDefault(); void onScan(); }}>
+              <input aria-label={L('扫码定位明细', 'Scan to find a line')} placeholder={L('扫码定位明细', 'Scan to find a line')} value={scan} onChange={(e) => setScan(e.target.value)} />
+            </form>
+          </div>
+          {s === 0 && perms.has('mxrk_add') && <AddLine kind="rk" orderId={o!.id} onDone={load} />}
+          <Table label={L('入库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines.map((l) => ({ ...l, _hit: String(l.id) === hit }))} cols={[
+            [L('商品', 'Goods'), (r) => <span className={r._hit ? 'scan-hit' : undefined}>{r.goodsName}</span>],
+            [L('批次', 'Batch'), (r) => r.batch || '—'], [L('到期', 'Expires'), (r) => r.expireDate || '—'],
+            [L('预计', 'Expected'), (r) => r.expectedQty], [L('实收', 'Received'), (r) => r.receivedQty],
+            [L('合格', 'Passed'), (r) => r.passedQty], [L('不合格', 'Failed'), (r) => r.failedQty], [L('已上架', 'Put away'), (r) => r.putQty],
+            [L('操作', 'Action'), (r) => {
+              if (s <= 2 && perms.has('received_add') && dec(r.expectedQty, r.receivedQty) !== '0')
+                return <QtyAction key="rcv" label={L('收货', 'Receive')} initial={dec(r.expectedQty, r.receivedQty)} onGo={(q) => act(() => post(`${W}/received/save`, { lineId: r.id, qty: q, opId: op('rcv') }), L('收货成功', 'Received'))} />;
+              if ((s === 1 || s === 2) && perms.has('review_add') && dec(dec(r.receivedQty, r.passedQty), r.failedQty) !== '0')
+                return <QtyAction key="rev" label={L('复核合格', 'Pass')} initial={dec(dec(r.receivedQty, r.passedQty), r.failedQty)} extra={{ label: L('不合格数量', 'Failed'), initial: '0' }}
+                  onGo={(q, f) => act(() => post(`${W}/review/save`, { lineId: r.id, passedQty: q, failedQty: f || '0', opId: op('rev') }), L('复核已记录', 'Reviewed'))} />;
+              if (s === 3 && perms.has('up_add') && dec(r.passedQty, r.putQty) !== '0') {
+                const sg = suggest[r.id];
+                return <QtyAction key="up" label={L('上架', 'Put away')} initial={dec(r.passedQty, r.putQty)} extra={{ label: L('储位', 'Bin'), initial: sg?.suggestSpaceCode ?? '' }}
+                  onGo={async (q, binText) => {
+                    const bin = await findBin(binText).catch(() => null);
+                    if (!bin) { toast(L(`没有找到储位「${binText}」`, `No bin "${binText}"`), 'error'); return; }
+                    await act(() => post(`${W}/up/save`, { lineId: r.id, spaceId: bin.id, qty: q, opId: op('up') }), L('上架成功', 'Put away'));
+                  }} />;
+              }
+              return null;
+            }],
+          ]} />
+        </div>
+      </>);
+    }}</Shell>
+  );
+}
+
+export function OutboundDetail({ no }: { no: string }) {
+  const { props } = useApp();
+  const { L, st } = useL();
+  const toast = useToast();
+  const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
+  const { order: o, lines, err, load } = useOrder('ck', no);
+  const [picks, setPicks] = useState<Row[]>([]);
+  const loadPicks = useCallback(async () => {
+    if (!o || ![1, 2].includes(Number(o.orderStatus))) return setPicks([]);
+    try { setPicks((await get(`${W}/down/goods_list`, { orderId: o.id, size: 500 }))?.records ?? []); } catch { setPicks([]); }
+  }, [o]);
+  useEffect(() => { void loadPicks(); }, [loadPicks]);
+  const act = async (f: () => Promise<unknown>, done: string) => {
+    try { await f(); toast(done); await load(); } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
+  };
+  const scanRef = useRef<HTMLInputElement>(null);
+  return (
+    <Shell label={L('出库单', 'Outbound order')} order={o} err={err} no={no}>{() => {
+      const s = Number(o!.orderStatus);
+      const op = (k: string) => `${k}-${o!.id}-${Date.now()}`;
+      const canEdit = perms.has('order_ck_edit');
+      return (<>
+        <div className="card">
+          <div className="card-head">
+            <h2>{L('出库单', 'Outbound order')} {o!.orderNo} <span className="tag">{st(CK_STATUS, s)}</span></h2>
+            <span className="no-print">
+              {s === 0 && canEdit && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/order/ck/release`, { id: o!.id }), L('已释放,库存已预留', 'Released; stock reserved'))}>{L('释放(预留库存)', 'Release (reserve)')}</button>}
+              {s === 3 && canEdit && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/order/ck/ship`, { id: o!.id }), L('已发货', 'Shipped'))}>{L('确认发货', 'Confirm shipment')}</button>}
+              {s < 4 && canEdit && <button type="button" className="btn" onClick={() => act(() => post(`${W}/order/ck/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消出库单', 'Cancel order')}</button>}
+              <button type="button" className="btn" onClick={() => window.print()}>{L('打印拣货单', 'Print pick list')}</button>
+            </span>
+          </div>
+          <Facts rows={[
+            [L('仓库', 'Store'), o!.storeName], [L('出库类型', 'Type'), o!.orderTypeName], [L('领料项目', 'Project'), o!.projectName], [L('施工单', 'Construct'), o!.constructName],
+            [L('收货人', 'Consignee'), o!.consignee], [L('出库数量', 'Quantity'), o!.totalQty], [L('发货时间', 'Shipped'), o!.shipTime],
+          ]} />
+        </div>
+        <div className="card">
+          <h3>{L('出库明细', 'Lines')}</h3>
+          {s === 0 && perms.has('mxck_add') && <AddLine kind="ck" orderId={o!.id} onDone={load} />}
+          <Table label={L('出库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines} cols={[
+            [L('商品', 'Goods'), (r) => r.goodsName], [L('指定批次', 'Batch'), (r) => r.batch || '—'],
+            [L('出库数量', 'Quantity'), (r) => r.qty], [L('已预留', 'Reserved'), (r) => r.reservedQty], [L('已拣货', 'Picked'), (r) => r.pickedQty],
+          ]} />
+        </div>
+        {[1, 2].includes(s) && (
+          <div className="card">
+            <div className="card-head">
+              <h3>{L('拣货单', 'Pick list')}</h3>
+              <input ref={scanRef} className="no-print" aria-label={L('扫储位条码', 'Scan a bin')} placeholder={L('扫储位条码定位', 'Scan a bin to find it')}
+                onKeyDown={(e) => { if (e.key === 'Enter') { const v = (e.target as HTMLInputElement).value.trim(); document.querySelector(`[data-bin="${CSS.escape(v)}"]`)?.scrollIntoView(); (e.target as HTMLInputElement).value = ''; } }} />
+            </div>
+            <Table label={L('拣货单', 'Pick list')} empty={L('没有待拣货的储位', 'Nothing left to pick')} rows={picks.map((p) => ({ ...p, id: p.stockId + ':' + p.lineId }))} cols={[
+              [L('储位', 'Bin'), (r) => <span data-bin={String(r.locationName).split('/').pop()}>{r.locationName}</span>],
+              [L('商品', 'Goods'), (r) => `${r.goodsCode} ${r.goodsName}`], [L('规格', 'Spec'), (r) => r.spec || '—'],
+              [L('批次', 'Batch'), (r) => r.batch || '—'], [L('到期', 'Expires'), (r) => r.expireDate || '—'],
+              [L('应拣', 'To pick'), (r) => `${r.qty} ${r.unit ?? ''}`],
+              [L('操作', 'Action'), (r) => perms.has('down_add')
+                ? <QtyAction label={L('拣货', 'Pick')} initial={r.qty} onGo={(q) => act(() => post(`${W}/down/save`, { lineId: r.lineId, stockId: r.stockId, qty: q, opId: op('pick') }).then(loadPicks), L('拣货成功', 'Picked'))} />
+                : null],
+            ]} />
+          </div>
+        )}
+      </>);
+    }}</Shell>
+  );
+}
+
+export function StockCard({ goodsId }: { goodsId: string }) {
+  const { L } = useL();
+  const [data, setData] = useState<Row | null | undefined>(undefined);
+  const [rows, setRows] = useState<Row[]>([]);
+  const [err, setErr] = useState<string | null>(null);
+  useEffect(() => {
+    (async () => {
+      try {
+        const d = await get(`${W}/stockdata/card`, { goodsId, size: 200 });
+        setData(d);
+        const s = await get(`${W}/stockdata/list`, { goodsId, size: 200 });
+        setRows((s?.records ?? []).filter((r: Row) => r.qty !== '0'));
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 404) setData(null);
+        else setErr(e instanceof ApiError ? e.message : String(e));
+      }
+    })();
+  }, [goodsId]);
+  if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
+  if (data === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
+  if (data === null) return <section className="detail-page"><p className="empty">{L('商品不存在或无权查看', 'No such goods, or not yours to see')}</p></section>;
+  const g = data.goods;
+  return (
+    <section className="detail-page" aria-label={L('库存卡片', 'Stock card')}>
+      <div className="card">
+        <h2>{g.goodsCode} {g.goodsName} <span className="tag">{L('结存', 'On hand')} {g.stockQty} {g.unit}</span></h2>
+        <Table label={L('分储位库存', 'Stock by location')} empty={L('没有库存', 'No stock')} rows={rows} cols={[
+          [L('仓库', 'Store'), (r) => r.storeName], [L('库位', 'Location'), (r) => r.locationName], [L('批次', 'Batch'), (r) => r.batch || '—'],
+          [L('在库', 'On hand'), (r) => r.qty], [L('预留', 'Reserved'), (r) => r.reserved], [L('可用', 'Available'), (r) => r.available],
+          [L('入库日期', 'In since'), (r) => r.inDate], [L('到期', 'Expires'), (r) => r.expireDate || '—'],
+        ]} />
+      </div>
+      <div className="card">
+        <h3>{L('库存流水', 'Moves')} <span className="muted">{L(`共 ${data.total} 笔`, `${data.total} moves`)}</span></h3>
+        <Table label={L('库存流水', 'Moves')} empty={L('暂无流水', 'No moves')} rows={data.records} cols={[
+          [L('时间', 'Time'), (r) => r.createTime], [L('单据', 'Document'), (r) => `${r.docTypeName ?? r.docType} ${r.docNo}`],
+          [L('来源', 'From'), (r) => r.fromName], [L('去向', 'To'), (r) => r.toName], [L('批次', 'Batch'), (r) => r.batch || '—'],
+          [L('数量', 'Quantity'), (r) => r.qty], [L('结存', 'Balance'), (r) => r.goodsAfter], [L('经办人', 'By'), (r) => r.createUserName || '—'],
+        ]} />
+      </div>
+    </section>
+  );
+}
