@@ -6,8 +6,8 @@
 //! - A transfer is planned (0), then done (1, `transfer/execute` or a submit with `transferStatus: 1`) or
 //!   cancelled (9). Done moves both legs in one transaction: bin → bin in one store, bin → in transit → bin
 //!   between stores.
-//! - `stockdata/submit {id, countedQty}` is a count: the difference is posted to or from the loss location (never
-//!   an overwrite); the count cannot go below what is reserved. A stock row is removed only when empty.
+//! - `stockdata/submit {id, countedQty}` is a count of a bin's row: the difference is posted to or from the loss
+//!   location (never an overwrite); the count cannot go below what is reserved; staging areas are not counted. A stock row is removed only when empty.
 //! - `stockdata/card?goodsId=` is the stock card: every move of a goods, oldest first, with the balance after
 //!   each.
 use axum::extract::State;
@@ -184,6 +184,14 @@ pub fn count_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
     let counted = doc.get("countedQty").and_then(Value::as_i64).ok_or_else(|| store::StoreError::invalid("countedQty", store::FieldProblem::Required))?;
     check_store(w, cx, id(old, "storeId"))?;
     let loc = Loc::parse(text(old, "location")).ok_or(store::StoreError::NotFound)?;
+    // Staging areas hold goods of open documents (received, not yet put away; picked, not yet shipped): those
+    // documents move them, a count would leave them unable to.
+    if !matches!(loc, Loc::Bin(_)) {
+        return Err(rule(
+            format!("{} 是单据暂存区,只能盘点储位上的库存", text(old, "locationName")),
+            format!("{} is a staging area of open orders; only bins are counted", text(old, "locationName")),
+        ));
+    }
     let (on_hand, reserved) = (qty(old, "qty"), qty(old, "reserved"));
     if counted < reserved {
         return Err(rule(
