@@ -78,3 +78,96 @@ async fn sigkill_during_concurrent_writes_loses_nothing_acknowledged() {
     }
     eprintln!("kill -9 rounds: {rounds}, acknowledged writes: {}, present after restart: {}", acked.len(), present.len());
 }
+
+/// Issue 11: kill -9 during concurrent stock moves (transfers between two bins and picks of one goods): after each
+/// restart `verify` recomputes every balance from the moves and finds them equal, and every acknowledged transfer
+/// and pick is there. Rounds: `ZZ_KILL_ROUNDS_WMS` (default 10).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigkill_during_concurrent_stock_moves_keeps_the_ledger_exact() {
+    let rounds: usize = std::env::var("ZZ_KILL_ROUNDS_WMS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(store::DATA_FILE);
+    let w = "/api/blade-api/wms";
+    let call = |addr: String, token: String, path: String, body: serde_json::Value| async move {
+        let auth = format!("bearer {token}");
+        let (s, b) = request(&addr, "POST", &path, &[("blade-auth", &auth), ("content-type", "application/json")], &body.to_string()).await?;
+        let v: serde_json::Value = serde_json::from_str(&b).map_err(|e| e.to_string())?;
+        Ok::<(u16, serde_json::Value), String>((s, v))
+    };
+    let idv = |v: &serde_json::Value| v["data"]["id"].as_str().unwrap().to_string();
+    // A store with two bins and a goods with 100,000 on hand in the first.
+    let server = Server::start(dir.path()).await;
+    let token = server.sign_in("157270").await;
+    let (a, t) = (server.addr.clone(), token.clone());
+    let (_, v) = call(a.clone(), t.clone(), format!("{w}/store/submit"), serde_json::json!({"storeName": "崩溃测试仓"})).await.unwrap();
+    let store = idv(&v);
+    let (_, v) = call(a.clone(), t.clone(), format!("{w}/reservoirarea/submit"), serde_json::json!({"storeId": store, "areaName": "存储区", "areaKind": 2})).await.unwrap();
+    let area = idv(&v);
+    let mut bins = Vec::new();
+    for c in ["K-01", "K-02"] {
+        let (_, v) = call(a.clone(), t.clone(), format!("{w}/storagespace/submit"), serde_json::json!({"areaId": area, "spaceCode": c})).await.unwrap();
+        bins.push(idv(&v));
+    }
+    let (_, v) = call(a.clone(), t.clone(), format!("{w}/goods/submit"), serde_json::json!({"goodsName": "崩溃测试商品", "unit": "件"})).await.unwrap();
+    let goods = idv(&v);
+    let (_, v) = call(a.clone(), t.clone(), format!("{w}/order/rk/submit"), serde_json::json!({"storeId": store})).await.unwrap();
+    let rk = idv(&v);
+    let (_, v) = call(a.clone(), t.clone(), format!("{w}/mxrk/submit"), serde_json::json!({"orderId": rk, "goodsId": goods, "expectedQty": "100000"})).await.unwrap();
+    let line = idv(&v);
+    for (path, body) in [
+        ("received/save", serde_json::json!({"lineId": line, "qty": "100000"})),
+        ("review/save", serde_json::json!({"lineId": line, "passedQty": "100000"})),
+        ("review/finish", serde_json::json!({"orderId": rk})),
+        ("up/save", serde_json::json!({"lineId": line, "spaceId": bins[0], "qty": "100000"})),
+    ] {
+        let (s, v) = call(a.clone(), t.clone(), format!("{w}/{path}"), body).await.unwrap();
+        assert_eq!(s, 200, "{path}: {v}");
+    }
+    drop(server);
+    let acked: Arc<Mutex<HashSet<String>>> = Arc::default();
+    for round in 0..rounds {
+        let mut server = Server::start(dir.path()).await;
+        let token = server.sign_in("157270").await;
+        let mut tasks = Vec::new();
+        for k in 0..16 {
+            let (addr, token, acked, bins, goods) = (server.addr.clone(), token.clone(), acked.clone(), bins.clone(), goods.clone());
+            tasks.push(tokio::spawn(async move {
+                for i in 0.. {
+                    let (from, to) = if (k + i) % 2 == 0 { (&bins[0], &bins[1]) } else { (&bins[1], &bins[0]) };
+                    let Ok((_, v)) = call(addr.clone(), token.clone(), format!("{w}/transfer/submit"), serde_json::json!({"goodsId": goods, "fromSpaceId": from, "toSpaceId": to, "qty": "1.5"})).await else { return };
+                    let Some(tid) = v["data"]["id"].as_str().map(str::to_string) else { return };
+                    match call(addr.clone(), token.clone(), format!("{w}/transfer/execute"), serde_json::json!({"id": tid})).await {
+                        Ok((200, _)) => {
+                            acked.lock().unwrap().insert(tid);
+                        }
+                        Ok((400, v)) => assert!(v["msg"].as_str().unwrap_or("").contains("库存不足"), "{v}"),
+                        Ok((s, v)) => panic!("unexpected {s}: {v}"),
+                        Err(_) => return,
+                    }
+                }
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(200 + (round as u64 * 53) % 300)).await;
+        server.kill9();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let (code, out) = run(&["verify", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "round {round}: verify failed after kill -9:\n{out}");
+        assert!(out.contains("balances equal the moves"), "round {round}: the ledger was not checked:\n{out}");
+    }
+    let server = Server::start(dir.path()).await;
+    let token = server.sign_in("157270").await;
+    let auth = format!("bearer {token}");
+    let acked = acked.lock().unwrap();
+    for tid in acked.iter() {
+        let (s, body) = request(&server.addr, "GET", &format!("{w}/transfer/detail?id={tid}"), &[("blade-auth", &auth)], "").await.unwrap();
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!((s, v["data"]["transferStatus"].as_i64()), (200, Some(1)), "acknowledged transfer {tid} lost: {body}");
+    }
+    let (_, body) = request(&server.addr, "GET", &format!("{w}/goods/detail?id={goods}"), &[("blade-auth", &auth)], "").await.unwrap();
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["data"]["stockQty"], "100000", "transfers never change the total: {body}");
+    assert!(acked.len() > rounds * 5, "too few moves to mean anything: {}", acked.len());
+    eprintln!("kill -9 rounds: {rounds}, acknowledged transfers: {}", acked.len());
+}
