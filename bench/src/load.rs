@@ -14,6 +14,8 @@ pub struct Spec {
     pub path: String,
     /// `{n}` is replaced by a counter unique across connections (in the path too, with `{nn}` and `{n6}`).
     pub body: Option<String>,
+    /// Bodies used in turn instead of `body` when not empty.
+    pub bodies: Vec<String>,
     pub headers: Vec<(String, String)>,
     pub conns: usize,
     pub duration: Duration,
@@ -85,7 +87,11 @@ async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadl
         tokio::spawn(c);
         while Instant::now() < deadline {
             let n = counter.fetch_add(1, Ordering::Relaxed);
-            let body = spec.body.as_ref().map(|b| b.replace("{n}", &n.to_string())).unwrap_or_default();
+            let body = if spec.bodies.is_empty() {
+                spec.body.as_ref().map(|b| b.replace("{n}", &n.to_string())).unwrap_or_default()
+            } else {
+                spec.bodies[n as usize % spec.bodies.len()].clone()
+            };
             // `{n}` the counter; `{nn}` two digits 10–99 and `{n6}` six digits 100000–999999 cycling with it (needles
             // of one selectivity that differ from request to request, so no answer is served from a cache).
             let path = if spec.path.contains('{') {

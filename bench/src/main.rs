@@ -4,6 +4,7 @@
 //! `bench load ...` and `bench gen ...` are the pieces.
 mod datagen;
 mod load;
+mod wmsgen;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -49,6 +50,23 @@ enum Cmd {
         #[arg(long, default_value_t = 1_000_000)]
         constructs: u64,
     },
+    /// Issue 11's data through the real ledger: GOODS goods, MOVES receipts over 2,000 bins, 1,000 released
+    /// picking lines and a hot line of HOT units; writes spread.jsonl and hot.jsonl into OUT (pick bodies) and
+    /// prints "<a goods id> <the hot goods id>".
+    GenStock {
+        #[arg(long)]
+        file: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "157270")]
+        tenant: String,
+        #[arg(long, default_value_t = 100_000)]
+        goods: u64,
+        #[arg(long, default_value_t = 1_000_000)]
+        moves: u64,
+        #[arg(long, default_value_t = 20_000)]
+        hot: u64,
+    },
     /// Load one URL with N keep-alive connections.
     Load {
         #[arg(long)]
@@ -59,6 +77,9 @@ enum Cmd {
         path: String,
         #[arg(long)]
         body: Option<String>,
+        /// A file of bodies, one per line, used in turn (request n sends line n mod count).
+        #[arg(long)]
+        bodies: Option<PathBuf>,
         #[arg(long)]
         token: Option<String>,
         #[arg(long, default_value_t = 64)]
@@ -145,9 +166,17 @@ fn main() -> anyhow::Result<()> {
             println!("{}", datagen::projects(&file, &tenant, projects, constructs)?);
             Ok(())
         }
-        Cmd::Load { addr, method, path, body, token, conns, secs } => {
+        Cmd::GenStock { file, out, tenant, goods, moves, hot } => {
+            println!("{}", wmsgen::stock(&file, &out, &tenant, goods, moves, hot)?);
+            Ok(())
+        }
+        Cmd::Load { addr, method, path, body, bodies, token, conns, secs } => {
             let headers = token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default();
-            let spec = load::Spec { addr, method, path, body, headers, conns, duration: Duration::from_secs(secs) };
+            let bodies = match bodies {
+                Some(f) => std::fs::read_to_string(f)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect(),
+                None => Vec::new(),
+            };
+            let spec = load::Spec { addr, method, path, body, bodies, headers, conns, duration: Duration::from_secs(secs) };
             println!("{}", rt.block_on(load::run(spec))?.line("load"));
             Ok(())
         }
@@ -253,6 +282,7 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
         method: method.to_string(),
         path: path.to_string(),
         body: body.map(str::to_string),
+        bodies: Vec::new(),
         headers: token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default(),
         conns: 64,
         duration: dur,
@@ -416,7 +446,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
     let hello_addr = free_addr();
     let hello_proc = Proc(Command::new(&me).args(["hello", &hello_addr]).spawn()?);
     wait_ready(&hello_addr, "/").await;
-    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, headers: vec![], conns: 64, duration: dur }).await?;
+    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, bodies: Vec::new(), headers: vec![], conns: 64, duration: dur }).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
     drop(hello_proc);
 
@@ -458,6 +488,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
         method: "GET".into(),
         path,
         body: None,
+        bodies: Vec::new(),
         headers: vec![("blade-auth".to_string(), format!("bearer {viewer}"))],
         conns,
         duration: dur,
@@ -482,7 +513,7 @@ async fn findable(addr: &str, token: &str, conns: usize, secs: u64) -> anyhow::R
     let headers = vec![("blade-auth".to_string(), auth.clone())];
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis();
     let body = format!(r#"{{"paramName":"负载参数{{n}}","paramKey":"load{stamp}.{{n}}","paramValue":"v"}}"#);
-    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), headers, conns, duration: Duration::from_secs(secs) };
+    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), bodies: Vec::new(), headers, conns, duration: Duration::from_secs(secs) };
     let load = tokio::spawn(load::run(spec));
     let h = [("blade-auth", auth.as_str())];
     let until = Instant::now() + Duration::from_secs(secs.saturating_sub(2).max(1));

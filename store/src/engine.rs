@@ -13,6 +13,9 @@ use crate::resource::{FieldKind, ResourceDef};
 use crate::{Actor, PLATFORM_TENANT, now_millis};
 
 /// Platform resources are kept under the platform tenant whoever reads them.
+/// At most this many candidates of an exact filter are sorted in memory rather than read in the sort's order.
+const SELECTIVE: usize = 5_000;
+
 pub fn storage_tenant<'a>(def: &ResourceDef, tenant: &'a str) -> &'a str {
     if def.platform { PLATFORM_TENANT } else { tenant }
 }
@@ -96,6 +99,26 @@ where
         let unindexed_sort = q.sorts.first().is_some_and(|s| {
             s.field != "id" && s.field != "createTime" && !def.indexed_fields().any(|n| n == s.field)
         });
+        // A sorted list with a selective exact filter (the stock rows of one goods by update time, the lines of
+        // one order): its few candidates are visited and sorted in memory instead of walking the whole sort index
+        // or every record.
+        let by_id = q.sorts.len() == 1 && q.sorts[0].field == "id";
+        if !q.sorts.is_empty() && !by_id
+            && let Some((field, keys)) = seek_filter(def, q)
+            && let Some(ids) = self.candidate_ids(t, res, field, &keys, SELECTIVE)? {
+            let mut all = Vec::new();
+            for id in ids {
+                if let Some(v) = self.records.get((t, res, id))?
+                    && let Some(doc) = decode(v.value())?
+                    && q.accepts(&doc) {
+                    all.push(doc);
+                }
+            }
+            all.sort_by(|a, b| order(&q.sorts, a, b));
+            let total = all.len() as u64;
+            let records = all.into_iter().skip(offset).take(limit).collect();
+            return Ok(Page { records, total });
+        }
         // More than one sort key: collect every match and sort in memory.
         if q.sorts.len() > 1 || unindexed_sort {
             let mut all = Vec::new();
@@ -405,6 +428,22 @@ where
     }
 
     /// Records whose indexed `field` holds one of `keys` (encoded values), each once, newest first.
+    /// The ids holding any of `keys` in `field`'s index, if there are at most `cap` of them.
+    fn candidate_ids(&self, t: &str, res: &str, field: &str, keys: &[Vec<u8>], cap: usize) -> Result<Option<Vec<u64>>> {
+        let mut ids = Vec::new();
+        for k in keys {
+            for e in self.index.range((t, res, field, k.as_slice(), 0)..=(t, res, field, k.as_slice(), u64::MAX))? {
+                ids.push(e?.0.value().4);
+                if ids.len() > cap {
+                    return Ok(None);
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(Some(ids))
+    }
+
     fn scan_candidates(
         &self,
         t: &str,
@@ -733,10 +772,16 @@ impl RecordWriter<'_> {
         doc.insert("updateUser".into(), actor.user_id.into());
         doc.insert("updateTime".into(), now_millis().into());
         self.check_unique(def, t, &doc, Some(id))?;
-        self.remove_keys(def, t, id, &old)?;
+        // Only the index entries and unique keys whose values changed are rewritten (a stock balance changes
+        // its quantities, not its goods or bin).
+        change_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, &old, &doc)?;
         self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
-        self.add_keys(def, t, id, &doc)?;
-        self.note(def, t, id);
+        // The search index holds the searched fields only: an update that leaves them alone is not logged.
+        let searched_changed = def.search_fields().any(|f| old.get(&f.name) != doc.get(&f.name));
+        self.changed.push((t.to_string(), def.name.clone(), id));
+        if def.searchable() && searched_changed {
+            self.logged.push((t.to_string(), def.name.clone(), id));
+        }
         Ok(doc)
     }
 
@@ -904,6 +949,39 @@ pub(crate) fn put_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &R
     }
     for f in def.fields.iter().filter(|f| f.unique) {
         if let Some(v) = unique_text(doc.get(&f.name)) {
+            unique.insert((t, res, f.name.as_str(), v.as_str()), id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Moves a record's index entries and unique keys from `old` to `new`, touching only the values that differ.
+fn change_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, old: &Map<String, Value>, new: &Map<String, Value>) -> Result<()> {
+    let res = def.name.as_str();
+    for name in def.indexed_fields() {
+        if old.get(name) == new.get(name) {
+            continue;
+        }
+        let (before, after) = (index_values(def, name, old), index_values(def, name, new));
+        for bytes in before.iter().filter(|b| !after.contains(b)) {
+            index.remove((t, res, name, bytes.as_slice(), id))?;
+        }
+        for bytes in after.iter().filter(|b| !before.contains(b)) {
+            index.insert((t, res, name, bytes.as_slice(), id), ())?;
+        }
+    }
+    for f in def.fields.iter().filter(|f| f.unique) {
+        let (a, b) = (unique_text(old.get(&f.name)), unique_text(new.get(&f.name)));
+        if a == b {
+            continue;
+        }
+        if let Some(v) = a {
+            let key = (t, res, f.name.as_str(), v.as_str());
+            if unique.get(key)?.is_some_and(|h| h.value() == id) {
+                unique.remove(key)?;
+            }
+        }
+        if let Some(v) = b {
             unique.insert((t, res, f.name.as_str(), v.as_str()), id)?;
         }
     }
