@@ -340,16 +340,26 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
 }
 
 /// Adds to a bin's total (a maintained counter) and keeps its state: occupied while it holds anything, free
-/// when empty; a locked bin stays locked.
+/// when empty; a locked bin stays locked. A bin that ever held stock is marked so (`everHeld`): it is never
+/// removed, its moves stay readable.
 fn bin_total(w: &mut WriteCtx, cx: &Ctx, space: u64, delta: i64) -> store::Result<()> {
+    let before = w.counter(cx.tenant, &bin_counter(space))?;
     let total = w.add_counter(cx.tenant, &bin_counter(space), delta)?;
+    if (before > 0) == (total > 0) {
+        return Ok(());
+    }
     let def = cx.def("storagespace");
     if let Some(b) = w.get(&def, cx.tenant, space)? {
         let state = qty(&b, "spaceState");
         let want = if total > 0 { 1 } else { 0 };
+        let mut patch = Map::new();
         if state != 2 && state != want {
-            let mut patch = Map::new();
             patch.insert("spaceState".into(), json!(want));
+        }
+        if total > 0 && qty(&b, "everHeld") == 0 {
+            patch.insert("everHeld".into(), json!(1));
+        }
+        if !patch.is_empty() {
             w.update(&def, cx.tenant, space, patch, cx.actor)?;
         }
     }

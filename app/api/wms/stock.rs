@@ -80,8 +80,7 @@ pub fn space_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
 
 pub fn space_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
     check_store(w, cx, id(rec, "storeId"))?;
-    let key = Loc::Bin(id(rec, "id")).key();
-    if moved(w, cx, vec![Filter::new("fromLoc", Op::Equal, json!(key))])? || moved(w, cx, vec![Filter::new("toLoc", Op::Equal, json!(key))])? {
+    if qty(rec, "everHeld") == 1 || w.counter(cx.tenant, &ledger::bin_counter(id(rec, "id")))? > 0 {
         return Err(rule(
             format!("储位 {} 有过库存流水,不能删除;可锁定", text(rec, "spaceCode")),
             format!("Bin {} has stock moves; it cannot be removed (lock it instead)", text(rec, "spaceCode")),
