@@ -197,7 +197,9 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
                 "maxLen": f.max_len, "min": f.min, "max": f.max, "pattern": f.pattern, "filter": f.filter, "sort": f.sort,
                 "search": f.search, "dict": f.dict, "list": f.list, "form": f.form && !f.readonly, "readonly": f.readonly,
                 "default": f.default, "ui": f.ui, "mask": f.mask,
-                "refers": f.refers.as_deref().and_then(|r| ref_picker(st, r)),
+                // A comma-separated list of ids of another resource (`ui.control: "refs"`, `ui.refers`): picked like one.
+                "refers": f.refers.as_deref().or_else(|| f.ui.as_ref().filter(|u| u["control"] == "refs").and_then(|u| u["refers"].as_str())).and_then(|r| ref_picker(st, r)),
+                "multi": f.multi,
             })
         })
         .collect();

@@ -11,6 +11,8 @@ export type Field = {
   filter: boolean; sort: boolean; search: boolean; dict?: string; list: boolean; form: boolean;
   /** A record of another resource: how to pick one (its list route, the field shown). */
   refers?: { resource: string; list: string; title: string } | null;
+  /** A comma-separated list of ids (with `refers`: several records picked). */
+  multi?: boolean;
   /** Personal data answered with its middle hidden. */
   mask?: boolean;
 };

@@ -1060,6 +1060,20 @@ test('warehouse: an inbound order received, reviewed and put away; an outbound o
   await api(page, '/order/ck/ship', () => page.getByRole('button', { name: '确认发货' }).click());
   await page.locator('.tag', { hasText: '已发货' }).waitFor();
 
+  // Store access: a user's stores are picked by name (chips), not typed as ids.
+  await visit(page, '/wms/userconfig');
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  const cfg = page.getByRole('dialog', { name: /新增/ });
+  await cfg.waitFor();
+  await cfg.getByLabel('可操作仓库').click();
+  await cfg.getByRole('option', { name: '南京建材总仓' }).click();
+  await cfg.getByLabel('可操作仓库').click();
+  await cfg.getByRole('option', { name: '南京河西中转仓' }).click();
+  await cfg.locator('.refs-picker .tag', { hasText: '南京河西中转仓' }).waitFor();
+  check(await cfg.locator('.refs-picker .tag').count() === 2, 'two stores chosen');
+  await shot(page, 'wms-userconfig');
+  await cfg.getByRole('button', { name: '取消' }).click();
+
   // The stock card shows every move with the balance after it.
   await visit(page, `/wms/stock/card/${goods[0].id}`);
   const moves = page.getByRole('table', { name: '库存流水' });

@@ -55,7 +55,8 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
           const v = form[f.name] ?? '';
           const set = (x: unknown) => setForm({ ...form, [f.name]: x });
           let ctl;
-          if (f.refers) ctl = <RefPicker id={id} field={f} value={String(v)} label={form[refKey(f.name)] ?? ''} disabled={ro} onChange={(val, text) => setForm({ ...form, [f.name]: val, [refKey(f.name)]: text })} />;
+          if (f.refers && f.multi) ctl = <RefsPicker id={id} field={f} value={String(v ?? '')} disabled={ro} onChange={(val) => setForm({ ...form, [f.name]: val })} />;
+          else if (f.refers) ctl = <RefPicker id={id} field={f} value={String(v)} label={form[refKey(f.name)] ?? ''} disabled={ro} onChange={(val, text) => setForm({ ...form, [f.name]: val, [refKey(f.name)]: text })} />;
           else if (f.dict) ctl = (
             <select id={id} value={String(v)} disabled={ro} onChange={(e) => set(e.target.value)} onBlur={blur(f)}>
               <option value="">{t('common.choose')}</option>
@@ -70,6 +71,29 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
         {msg && <div className="form-err" role="alert">{t(msg)}</div>}
       </form>
     </Dialog>
+  );
+}
+
+/** Several records of another resource (a comma-separated list of ids): chips to remove, a picker to add. */
+export function RefsPicker({ id, field, value, disabled, onChange }: { id: string; field: Field; value: string; disabled?: boolean; onChange: (ids: string) => void }) {
+  const ref = field.refers!;
+  const ids = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const [titles, setTitles] = useState<Record<string, string>>({});
+  useEffect(() => {
+    listVia(ref.list, { current: 1, page: 1, size: 200 })
+      .then((d) => setTitles(Object.fromEntries((d?.records ?? []).map((r: any) => [String(r.id), String(r[ref.title] ?? r.id)]))))
+      .catch(() => setTitles({}));
+  }, [ref.list, ref.title]);
+  return (
+    <div className="refs-picker">
+      {ids.map((x) => (
+        <span key={x} className="tag">
+          {titles[x] ?? x}
+          {!disabled && <button type="button" className="link" aria-label={`× ${titles[x] ?? x}`} onClick={() => onChange(ids.filter((y) => y !== x).join(','))}>×</button>}
+        </span>
+      ))}
+      {!disabled && <RefPicker id={id} field={field} value="" label="" onChange={(val, text) => { setTitles({ ...titles, [val]: text }); if (!ids.includes(val)) onChange([...ids, val].join(',')); }} />}
+    </div>
   );
 }
 
@@ -97,8 +121,8 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
     <div className="ref-picker">
       <input id={id} role="combobox" aria-expanded={open} autoComplete="off" placeholder={label || t('ref.search')}
         value={open ? text : label || (value ? value : '')}
-        onFocus={() => { setOpen(true); setText(''); }} onBlur={() => setTimeout(() => setOpen(false), 150)}
-        onChange={(e) => setText(e.target.value)} />
+        onFocus={() => { setOpen(true); setText(''); }} onClick={() => setOpen(true)} onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onChange={(e) => { setText(e.target.value); setOpen(true); }} />
       {open && (
         <ul className="ref-options" role="listbox">
           {rows.length === 0 && <li className="muted">{t('ref.none')}</li>}
