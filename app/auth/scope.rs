@@ -177,7 +177,7 @@ pub async fn store_limit(st: &AppState, s: &Session, def: &ResourceDef) -> ApiRe
     let field = match def.name.as_str() {
         "store" => "id",
         "userconfig" => return Ok(None),
-        _ if def.field("storeId").is_some_and(|f| f.refers.as_deref() == Some("store") || def.name == "stock_move") => "storeId",
+        _ if def.field("storeId").is_some_and(|f| f.refers.as_deref() == Some("store")) => "storeId",
         _ => return Ok(None),
     };
     if s.is_platform_admin() {

@@ -239,6 +239,14 @@ pub struct Rules {
     pub remove: Option<RemoveRule>,
 }
 
+/// A status table of a business record: value, Chinese and English name.
+pub type Statuses = &'static [(i64, &'static str, &'static str)];
+
+/// The Chinese and English names of a status value (`?` for one the table does not know).
+pub fn status_name(table: Statuses, v: i64) -> (&'static str, &'static str) {
+    table.iter().find(|(k, ..)| *k == v).map(|(_, zh, en)| (*zh, *en)).unwrap_or(("?", "?"))
+}
+
 /// A field's value after a write: the new value if written, else the stored one.
 pub fn after<'a>(old: Option<&'a Map<String, Value>>, doc: &'a Map<String, Value>, field: &str) -> Option<&'a Value> {
     match doc.get(field) {

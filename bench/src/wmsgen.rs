@@ -68,10 +68,7 @@ pub fn stock(file: &Path, out: &Path, tenant: &str, goods: u64, moves: u64, hot:
                 let k = m / goods;
                 let bin = bins[((m % goods) * 7 + k % 3) as usize % bins.len()];
                 let no = format!("RKB{m:08}");
-                ledger::post(w, &cx, &Move {
-                    goods: g, from: Loc::Supplier, to: Loc::Bin(bin), batch: if k % 2 == 0 { "B1" } else { "B2" }, qty: (50 + (m * 37) % 450) as i64 * QTY_SCALE,
-                    consume: 0, expire: None, doc: Doc { kind: "rk", id: m + 1, no: &no, line: 0 }, project: None, construct: None,
-                })?;
+                ledger::post(w, &cx, &Move::new(g, Loc::Supplier, Loc::Bin(bin), if k % 2 == 0 { "B1" } else { "B2" }, (50 + (m * 37) % 450) as i64 * QTY_SCALE, Doc { kind: "rk", id: m + 1, no: &no, line: 0 }))?;
             }
             Ok(())
         })?;
@@ -86,10 +83,7 @@ pub fn stock(file: &Path, out: &Path, tenant: &str, goods: u64, moves: u64, hot:
     let (spread, hot_body): (Vec<String>, String) = st.write(move |w| {
         let cx = Ctx { tenant: &t, actor: &sys, res: &r, now: &now2 };
         let hot_bin = bins[bins.len() - 1];
-        ledger::post(w, &cx, &Move {
-            goods: hot_goods, from: Loc::Supplier, to: Loc::Bin(hot_bin), batch: "", qty: hot as i64 * QTY_SCALE, consume: 0, expire: None,
-            doc: Doc { kind: "rk", id: 1, no: "RKHOT", line: 0 }, project: None, construct: None,
-        })?;
+        ledger::post(w, &cx, &Move::new(hot_goods, Loc::Supplier, Loc::Bin(hot_bin), "", hot as i64 * QTY_SCALE, Doc { kind: "rk", id: 1, no: "RKHOT", line: 0 }))?;
         let order = |w: &mut store::WriteCtx, g: u64, q: i64, i: usize| -> store::Result<String> {
             let o = w.insert(&r.get("order_ck"), &t, obj(json!({"orderNo": format!("CKB{i:06}"), "storeId": store_id, "orderType": 1, "orderStatus": 1, "lineCount": 1, "totalQty": q})), &sys)?["id"].as_u64().unwrap_or(0);
             let held = ledger::reserve(w, &cx, g, store_id, None, q)?;

@@ -365,18 +365,24 @@ pub const MAX_MONEY_FEN: i64 = 10_000_000_000_000;
 
 /// `"1234.5"` → 123450 fen, exactly from the text: an optional sign, digits, at most two decimals.
 pub fn parse_money(s: &str) -> Option<i64> {
+    parse_fixed(s, 2, 15, MAX_MONEY_FEN)
+}
+
+/// A decimal text as an integer of 10^-`places`: an optional sign, at most `int_digits` digits before the point
+/// and `places` after it, at most `max` in size. Exact: no float is involved.
+fn parse_fixed(s: &str, places: usize, int_digits: usize, max: i64) -> Option<i64> {
     let (neg, body) = match s.strip_prefix('-') {
         Some(r) => (true, r),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
     let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty() && frac.is_empty() || frac.len() > 2 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) || int.len() > 15 {
+    if int.is_empty() && frac.is_empty() || frac.len() > places || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) || int.len() > int_digits {
         return None;
     }
-    let yuan: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let cents: i64 = format!("{frac:0<2}").parse().ok()?;
-    let fen = yuan.checked_mul(100)?.checked_add(cents)?;
-    (fen <= MAX_MONEY_FEN).then_some(if neg { -fen } else { fen })
+    let whole: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let part: i64 = if places == 0 { 0 } else { format!("{frac:0<places$}").parse().ok()? };
+    let v = whole.checked_mul(10i64.checked_pow(places as u32)?)?.checked_add(part)?;
+    (v <= max).then_some(if neg { -v } else { v })
 }
 
 /// 123450 fen → `"1234.50"`.
@@ -393,18 +399,7 @@ pub const MAX_QTY: i64 = 100_000_000_000 * QTY_SCALE;
 
 /// `"12.5"` → 125000, exactly from the text: an optional sign, digits, at most four decimals.
 pub fn parse_qty(s: &str) -> Option<i64> {
-    let (neg, body) = match s.strip_prefix('-') {
-        Some(r) => (true, r),
-        None => (false, s.strip_prefix('+').unwrap_or(s)),
-    };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    if int.is_empty() && frac.is_empty() || frac.len() > 4 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) || int.len() > 12 {
-        return None;
-    }
-    let whole: i64 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let part: i64 = format!("{frac:0<4}").parse().ok()?;
-    let q = whole.checked_mul(QTY_SCALE)?.checked_add(part)?;
-    (q <= MAX_QTY).then_some(if neg { -q } else { q })
+    parse_fixed(s, 4, 12, MAX_QTY)
 }
 
 /// 125000 → `"12.5"`, 30000 → `"3"`: the shortest exact text.

@@ -109,11 +109,9 @@ const CONTRACT_STATUS: &[(i64, &str, &str)] = &[(0, "草稿", "draft"), (1, "已
 const MODEL_STATUS: &[(i64, &str, &str)] = &[(1, "待勘察", "to inspect"), (2, "待派单", "to dispatch"), (3, "施工中", "under construction"), (4, "已完工", "completed")];
 const PROJECT_STATUS: &[(i64, &str, &str)] = &[(1, "筹备中", "preparing"), (2, "进行中", "in progress"), (3, "已竣工", "completed"), (4, "已关闭", "closed")];
 
-fn status_name(table: &[(i64, &'static str, &'static str)], v: i64) -> (&'static str, &'static str) {
-    table.iter().find(|(k, ..)| *k == v).map(|(_, zh, en)| (*zh, *en)).unwrap_or(("?", "?"))
-}
+use crate::engine::dialect::status_name;
 
-pub(super) fn transition_refused(table: &[(i64, &'static str, &'static str)], what: (&str, &str), from: i64, to: i64) -> StoreError {
+pub(super) fn transition_refused(table: crate::engine::dialect::Statuses, what: (&str, &str), from: i64, to: i64) -> StoreError {
     let (a, b) = (status_name(table, from), status_name(table, to));
     rule(format!("{}状态不能由「{}」变更为「{}」", what.0, a.0, b.0), format!("The {} cannot go from {} to {}", what.1, a.1, b.1))
 }

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value, json};
 use store::{QTY_SCALE, WriteCtx};
 
+use super::journal;
 use super::ledger::{self, Doc, Loc, Move};
 use crate::engine::dialect::Ctx;
 
@@ -128,12 +129,12 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
             let l = ins(w, "mxrk", json!({"orderId": o, "goodsId": g, "storeId": store, "batch": batch, "expectedQty": q, "receivedQty": q, "passedQty": q, "failedQty": 0, "putQty": q}))?;
             let line = w.get(&cx.def("mxrk"), t, l)?.unwrap_or_default();
             let doc = Doc { kind: "rk", id: o, no: &no, line: l };
-            let mv = |from, to| Move { goods: *g, from, to, batch: &batch, qty: q, consume: 0, expire: None, doc, project: None, construct: None };
+            let mv = |from, to| Move::new(*g, from, to, &batch, q, doc);
             ledger::post(w, cx, &mv(Loc::Supplier, Loc::Recv(*store)))?;
             ledger::post(w, cx, &mv(Loc::Recv(*store), Loc::Bin(bin)))?;
-            rec(w, cx, "received", &line, json!({"batch": batch, "qty": q}))?;
-            rec(w, cx, "review", &line, json!({"batch": batch, "passedQty": q, "failedQty": 0, "orderStatus": 4}))?;
-            rec(w, cx, "up", &line, json!({"spaceId": bin, "batch": batch, "qty": q}))?;
+            journal(w, cx, "received", &line, None, json!({"batch": batch, "qty": q}))?;
+            journal(w, cx, "review", &line, None, json!({"batch": batch, "passedQty": q, "failedQty": 0, "orderStatus": 4}))?;
+            journal(w, cx, "up", &line, None, json!({"spaceId": bin, "batch": batch, "qty": q}))?;
             total += q;
             lines += 1;
         }
@@ -154,7 +155,6 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
             "orderNo": no, "storeId": store, "orderType": if k % 7 == 6 { 2 } else { 1 }, "customerId": owner, "supplierId": suppliers[k % 4],
             "expectedDate": day(d), "orderStatus": 0, "lineCount": 0, "expectedTotal": 0, "receivedTotal": 0, "remark": "",
         }))?;
-        let order = w.get(&cx.def("order_rk"), t, o)?.unwrap_or_default();
         let mut exp_total = 0;
         let mut rec_total = 0;
         let nlines = 3 + k % 4;
@@ -170,7 +170,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
             exp_total += expected;
             let line = w.get(&cx.def("mxrk"), t, l)?.unwrap_or_default();
             let doc = Doc { kind: "rk", id: o, no: &no, line: l };
-            let mv = |from, to, q| Move { goods: g, from, to, batch: &batch, qty: q, consume: 0, expire: Some(&expire), doc, project: None, construct: None };
+            let mv = |from, to, q| Move { expire: Some(&expire), ..Move::new(g, from, to, &batch, q, doc) };
             if status == 0 {
                 continue;
             }
@@ -178,18 +178,18 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
             ledger::post(w, cx, &mv(Loc::Supplier, Loc::Recv(*store), received))?;
             rec_total += received;
             let mut patch = json!({"receivedQty": received});
-            rec(w, cx, "received", &line, json!({"batch": batch, "qty": received}))?;
+            journal(w, cx, "received", &line, None, json!({"batch": batch, "qty": received}))?;
             if status >= 2 {
                 let failed = if j == 1 && k % 5 == 0 { 2 * QTY_SCALE } else { 0 };
                 if failed > 0 {
                     ledger::post(w, cx, &mv(Loc::Recv(*store), Loc::Ret(*store), failed))?;
                 }
                 patch = json!({"receivedQty": received, "passedQty": received - failed, "failedQty": failed});
-                rec(w, cx, "review", &line, json!({"batch": batch, "passedQty": received - failed, "failedQty": failed, "orderStatus": status.min(3), "remark": if failed > 0 { "外包装破损" } else { "" }}))?;
+                journal(w, cx, "review", &line, None, json!({"batch": batch, "passedQty": received - failed, "failedQty": failed, "orderStatus": status.min(3), "remark": if failed > 0 { "外包装破损" } else { "" }}))?;
                 if status == 4 {
                     let bin = bins[(k * 5 + j * 3) % bins.len()];
                     ledger::post(w, cx, &mv(Loc::Recv(*store), Loc::Bin(bin), received - failed))?;
-                    rec(w, cx, "up", &line, json!({"spaceId": bin, "batch": batch, "qty": received - failed}))?;
+                    journal(w, cx, "up", &line, None, json!({"spaceId": bin, "batch": batch, "qty": received - failed}))?;
                     patch["putQty"] = json!(received - failed);
                 }
             }
@@ -203,7 +203,6 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         if status == 4 {
             super::erp::enqueue(w, cx, "rk", &saved, "mxrk")?;
         }
-        let _ = order;
     }
     // Outbound orders: project requisitions and sales over the last four weeks, most shipped; the newest
     // released, picking or new.
@@ -250,15 +249,12 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
                 let sq = w.get(&cx.def("stockdata"), t, sid)?.unwrap_or_default();
                 let batch = ledger::text(&sq, "batch").to_string();
                 let bin = ledger::id(&sq, "spaceId");
-                ledger::post(w, cx, &Move { goods: g, from: Loc::Bin(bin), to: Loc::Disp(*store), batch: &batch, qty: q, consume: q, expire: None, doc, project: None, construct: None })?;
+                ledger::post(w, cx, &Move { consume: q, ..Move::new(g, Loc::Bin(bin), Loc::Disp(*store), &batch, q, doc) })?;
                 let to = project.map(Loc::Project).unwrap_or(Loc::Customer);
-                ledger::post(w, cx, &Move { goods: g, from: Loc::Disp(*store), to, batch: &batch, qty: q, consume: 0, expire: None, doc, project, construct: None })?;
-                let mut d = obj(json!({"orderId": o, "lineId": l, "goodsId": g, "storeId": store, "spaceId": bin, "stockId": sid, "batch": batch, "qty": q}));
-                d.insert("remark".into(), json!(""));
-                w.insert(&cx.def("down"), t, d, cx.actor)?;
+                ledger::post(w, cx, &Move { project, ..Move::new(g, Loc::Disp(*store), to, &batch, q, doc) })?;
+                journal(w, cx, "down", &line, None, json!({"spaceId": bin, "stockId": sid, "batch": batch, "qty": q}))?;
             }
             w.update(&cx.def("mxck"), t, l, obj(json!({"pickedQty": want, "reservedQty": 0, "reservations": []})), cx.actor)?;
-            let _ = line;
         }
         let mut head = json!({"orderStatus": status, "lineCount": nlines, "totalQty": total});
         if status == 4 {
@@ -276,15 +272,5 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         ins(w, "transfer", json!({"transferNo": format!("YK{}-0001", day(1).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
             "batch": ledger::text(row, "batch"), "toSpaceId": storage[2].1[0], "qty": 10 * QTY_SCALE, "storeId": s1, "toStoreId": s2, "transferStatus": 0, "remark": "补河西中转仓"}))?;
     }
-    Ok(())
-}
-
-fn rec(w: &mut WriteCtx, cx: &Ctx, name: &str, line: &Map<String, Value>, extra: Value) -> store::Result<()> {
-    let mut d = obj(json!({"orderId": ledger::id(line, "orderId"), "lineId": ledger::id(line, "id"), "goodsId": ledger::id(line, "goodsId"), "storeId": ledger::id(line, "storeId")}));
-    d.extend(obj(extra));
-    if !d.contains_key("remark") {
-        d.insert("remark".into(), json!(""));
-    }
-    w.insert(&cx.def(name), cx.tenant, d, cx.actor)?;
     Ok(())
 }

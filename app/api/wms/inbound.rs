@@ -16,9 +16,9 @@ use serde_json::{Map, Value, json};
 use store::{Filter, Op, Query, WriteCtx, format_qty};
 
 use super::ledger::{self, Doc, Loc, Move, id, qty, text};
-use super::{BASE, RK_STATUS, check_store, id_of, items, op_id, parent, patch, qty_of, replayed, require_status};
+use super::{BASE, RK, RK_STATUS, check_store, id_of, items, journal, op_id, parent, patch, qty_of, replayed, require_status};
 use crate::auth::session::Session;
-use crate::engine::dialect::{Ctx, Env, after, after_id, after_i64};
+use crate::engine::dialect::{Ctx, Env, after};
 use crate::engine::params::{id_param, page_json, page_of};
 use crate::engine::{Api, Guard, crud};
 use crate::error::{ApiResult, rule};
@@ -60,78 +60,29 @@ pub fn routes(api: Api) -> Api {
 // ---------------------------------------------------------------------------------------------------------
 // Rules of the declared order and lines
 
-/// An order's header changes only while it is new; its store is one the user works in and does not change once
-/// it has lines.
 pub fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
-    if let Some(old) = old {
-        require_status(RK_STATUS, old, &[0], ("修改", "changed"))?;
-        if doc.get("storeId").is_some_and(|s| s != old.get("storeId").unwrap_or(&Value::Null)) && qty(old, "lineCount") > 0 {
-            return Err(rule("入库单已有明细,不能更换仓库", "The order has lines; its store cannot change"));
-        }
-    }
-    if let Some(s) = after_id(old, doc, "storeId") {
-        check_store(w, cx, s)?;
-    }
-    Ok(())
+    RK.header_rule(w, cx, old, doc)
 }
 
-/// A new or cancelled order can be removed (with its lines); one that received anything cannot.
 pub fn order_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
-    require_status(RK_STATUS, rec, &[0, 9], ("删除", "removed"))?;
-    check_store(w, cx, id(rec, "storeId"))?;
-    remove_lines(w, cx, "mxrk", id(rec, "id"))
+    RK.remove_rule(w, cx, rec)
 }
 
-pub(super) fn remove_lines(w: &mut WriteCtx, cx: &Ctx, line_res: &str, order: u64) -> store::Result<()> {
-    let def = cx.def(line_res);
-    let q = Query { filters: vec![Filter::new("orderId", Op::Equal, json!(order))], limit: 100_000, ..Query::default() };
-    let ids: Vec<u64> = w.list(&def, cx.tenant, &q)?.records.iter().map(|r| id(r, "id")).collect();
-    if !ids.is_empty() {
-        w.remove(&def, cx.tenant, &ids, cx.actor)?;
-    }
-    Ok(())
-}
-
-/// Lines of an order: only while the order is new; the line takes the order's store; the order's line count
-/// and expected total follow.
+/// Inbound lines: the goods enabled, the expiry not before the production date.
 pub fn line_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
-    if old.is_some_and(|o| doc.get("orderId").is_some_and(|n| Some(n) != o.get("orderId"))) {
-        return Err(rule("明细不能移到另一张单据", "A line cannot move to another order"));
-    }
-    let oid = after_id(old, doc, "orderId").unwrap_or(0);
-    let order = w.get(&cx.def("order_rk"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
-    require_status(RK_STATUS, &order, &[0], ("修改明细", "given other lines"))?;
-    check_store(w, cx, id(&order, "storeId"))?;
-    let goods = w.get(&cx.def("goods"), cx.tenant, after_id(old, doc, "goodsId").unwrap_or(0))?.ok_or(store::StoreError::NotFound)?;
-    if qty(&goods, "enabled") == 0 && goods.get("enabled").is_some() {
-        return Err(rule(format!("商品 {} 已停用", ledger::goods_label(&goods)), format!("Goods {} is disabled", ledger::goods_label(&goods))));
-    }
-    let expected = after_i64(old, doc, "expectedQty").unwrap_or(0);
-    if expected <= 0 {
-        return Err(rule("预计数量必须大于0", "The expected quantity must be above 0"));
-    }
     if let (Some(p), Some(e)) = (after(old, doc, "productionDate").and_then(Value::as_str), after(old, doc, "expireDate").and_then(Value::as_str))
         && e < p {
         return Err(rule("到期日期不能早于生产日期", "The expiry cannot be before the production date"));
     }
-    doc.insert("storeId".into(), json!(id(&order, "storeId")));
-    let before = old.map(|o| qty(o, "expectedQty")).unwrap_or(0);
-    patch(w, cx, "order_rk", oid, &[
-        ("lineCount", json!(qty(&order, "lineCount") + i64::from(old.is_none()))),
-        ("expectedTotal", json!(qty(&order, "expectedTotal") - before + expected)),
-    ])?;
+    let goods = RK.line_rule(w, cx, old, doc)?;
+    if qty(&goods, "enabled") == 0 && goods.get("enabled").is_some() {
+        return Err(rule(format!("商品 {} 已停用", ledger::goods_label(&goods)), format!("Goods {} is disabled", ledger::goods_label(&goods))));
+    }
     Ok(())
 }
 
 pub fn line_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
-    let order = parent(w, cx, "order_rk", rec, "orderId")?;
-    require_status(RK_STATUS, &order, &[0], ("删除明细", "given other lines"))?;
-    check_store(w, cx, id(&order, "storeId"))?;
-    patch(w, cx, "order_rk", id(&order, "id"), &[
-        ("lineCount", json!((qty(&order, "lineCount") - 1).max(0))),
-        ("expectedTotal", json!(qty(&order, "expectedTotal") - qty(rec, "expectedQty"))),
-    ])?;
-    Ok(())
+    RK.line_remove_rule(w, cx, rec)
 }
 
 /// POST order/rk/cancel {id}
@@ -350,21 +301,6 @@ fn line_and_order(w: &WriteCtx, cx: &Ctx, line: u64) -> store::Result<(Map<Strin
     Ok((l, o))
 }
 
-fn record(w: &mut WriteCtx, cx: &Ctx, name: &str, l: &Map<String, Value>, op: Option<&str>, extra: Vec<(&str, Value)>) -> store::Result<Map<String, Value>> {
-    let mut doc = Map::new();
-    doc.insert("orderId".into(), json!(id(l, "orderId")));
-    doc.insert("lineId".into(), json!(id(l, "id")));
-    doc.insert("goodsId".into(), json!(id(l, "goodsId")));
-    doc.insert("storeId".into(), json!(id(l, "storeId")));
-    if let Some(op) = op {
-        doc.insert("opId".into(), json!(op));
-    }
-    for (k, v) in extra {
-        doc.insert(k.to_string(), v);
-    }
-    w.insert(&cx.def(name), cx.tenant, doc, cx.actor)
-}
-
 fn doc_of<'a>(o: &'a Map<String, Value>, l: &Map<String, Value>) -> Doc<'a> {
     Doc { kind: "rk", id: id(o, "id"), no: text(o, "orderNo"), line: id(l, "id") }
 }
@@ -412,22 +348,11 @@ async fn receive(State(st): State<AppState>, s: Session, headers: HeaderMap, Jso
                 }
                 let store_id = id(&o, "storeId");
                 let expire = text(&l, "expireDate").to_string();
-                ledger::post(w, &cx, &Move {
-                    goods: id(&l, "goodsId"),
-                    from: Loc::Supplier,
-                    to: Loc::Recv(store_id),
-                    batch: text(&l, "batch"),
-                    qty: *n,
-                    consume: 0,
-                    expire: Some(&expire),
-                    doc: doc_of(&o, &l),
-                    project: None,
-                    construct: None,
-                })?;
+                ledger::post(w, &cx, &Move { expire: Some(&expire), ..Move::new(id(&l, "goodsId"), Loc::Supplier, Loc::Recv(store_id), text(&l, "batch"), *n, doc_of(&o, &l)) })?;
                 patch(w, &cx, "mxrk", it.line, &[("receivedQty", json!(got + n))])?;
                 let status = if qty(&o, "orderStatus") == 0 { 1 } else { qty(&o, "orderStatus") };
                 patch(w, &cx, "order_rk", id(&o, "id"), &[("receivedTotal", json!(qty(&o, "receivedTotal") + n)), ("orderStatus", json!(status))])?;
-                out.push(record(w, &cx, "received", &l, it.op.as_deref(), vec![("batch", json!(text(&l, "batch"))), ("qty", json!(n))])?);
+                out.push(journal(w, &cx, "received", &l, it.op.as_deref(), json!({"batch": text(&l, "batch"), "qty": n}))?);
             }
             Ok(out)
         })
@@ -444,18 +369,7 @@ pub fn received_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> 
     if unreviewed < n {
         return Err(rule("该收货已复核,不能撤销;请先撤销复核", "The receipt was reviewed; reverse the review first"));
     }
-    ledger::post(w, cx, &Move {
-        goods: id(&l, "goodsId"),
-        from: Loc::Recv(id(&o, "storeId")),
-        to: Loc::Supplier,
-        batch: text(&l, "batch"),
-        qty: n,
-        consume: 0,
-        expire: None,
-        doc: doc_of(&o, &l),
-        project: None,
-        construct: None,
-    })?;
+    ledger::post(w, cx, &Move::new(id(&l, "goodsId"), Loc::Recv(id(&o, "storeId")), Loc::Supplier, text(&l, "batch"), n, doc_of(&o, &l)))?;
     patch(w, cx, "mxrk", id(&l, "id"), &[("receivedQty", json!(qty(&l, "receivedQty") - n))])?;
     let total = qty(&o, "receivedTotal") - n;
     let status = if total == 0 && qty(&o, "orderStatus") == 1 { 0 } else { qty(&o, "orderStatus") };
@@ -497,30 +411,15 @@ async fn review_save(State(st): State<AppState>, s: Session, headers: HeaderMap,
                     ));
                 }
                 if *failed > 0 {
-                    ledger::post(w, &cx, &Move {
-                        goods: id(&l, "goodsId"),
-                        from: Loc::Recv(id(&o, "storeId")),
-                        to: Loc::Ret(id(&o, "storeId")),
-                        batch: text(&l, "batch"),
-                        qty: *failed,
-                        consume: 0,
-                        expire: None,
-                        doc: doc_of(&o, &l),
-                        project: None,
-                        construct: None,
-                    })?;
+                    ledger::post(w, &cx, &Move::new(id(&l, "goodsId"), Loc::Recv(id(&o, "storeId")), Loc::Ret(id(&o, "storeId")), text(&l, "batch"), *failed, doc_of(&o, &l)))?;
                 }
                 patch(w, &cx, "mxrk", it.line, &[("passedQty", json!(p0 + passed)), ("failedQty", json!(f0 + failed))])?;
                 if qty(&o, "orderStatus") == 1 {
                     patch(w, &cx, "order_rk", id(&o, "id"), &[("orderStatus", json!(2))])?;
                 }
-                out.push(record(w, &cx, "review", &l, it.op.as_deref(), vec![
-                    ("batch", json!(text(&l, "batch"))),
-                    ("passedQty", json!(passed)),
-                    ("failedQty", json!(failed)),
-                    ("orderStatus", json!(2)),
-                    ("remark", json!(remark)),
-                ])?);
+                out.push(journal(w, &cx, "review", &l, it.op.as_deref(), json!({
+                    "batch": text(&l, "batch"), "passedQty": passed, "failedQty": failed, "orderStatus": 2, "remark": remark,
+                }))?);
             }
             Ok(out)
         })
@@ -534,18 +433,7 @@ pub fn review_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> st
     require_status(RK_STATUS, &o, &[2], ("撤销复核", "have reviews reversed"))?;
     let (passed, failed) = (qty(rec, "passedQty"), qty(rec, "failedQty"));
     if failed > 0 {
-        ledger::post(w, cx, &Move {
-            goods: id(&l, "goodsId"),
-            from: Loc::Ret(id(&o, "storeId")),
-            to: Loc::Recv(id(&o, "storeId")),
-            batch: text(&l, "batch"),
-            qty: failed,
-            consume: 0,
-            expire: None,
-            doc: doc_of(&o, &l),
-            project: None,
-            construct: None,
-        })?;
+        ledger::post(w, cx, &Move::new(id(&l, "goodsId"), Loc::Ret(id(&o, "storeId")), Loc::Recv(id(&o, "storeId")), text(&l, "batch"), failed, doc_of(&o, &l)))?;
     }
     patch(w, cx, "mxrk", id(&l, "id"), &[("passedQty", json!(qty(&l, "passedQty") - passed)), ("failedQty", json!(qty(&l, "failedQty") - failed))])?;
     Ok(())
@@ -636,20 +524,9 @@ async fn up_save(State(st): State<AppState>, s: Session, headers: HeaderMap, Jso
                     ));
                 }
                 let expire = text(&l, "expireDate").to_string();
-                ledger::post(w, &cx, &Move {
-                    goods: id(&l, "goodsId"),
-                    from: Loc::Recv(store_id),
-                    to: Loc::Bin(*space),
-                    batch: text(&l, "batch"),
-                    qty: *n,
-                    consume: 0,
-                    expire: Some(&expire),
-                    doc: doc_of(&o, &l),
-                    project: None,
-                    construct: None,
-                })?;
+                ledger::post(w, &cx, &Move { expire: Some(&expire), ..Move::new(id(&l, "goodsId"), Loc::Recv(store_id), Loc::Bin(*space), text(&l, "batch"), *n, doc_of(&o, &l)) })?;
                 patch(w, &cx, "mxrk", it.line, &[("putQty", json!(qty(&l, "putQty") + n))])?;
-                out.push(record(w, &cx, "up", &l, it.op.as_deref(), vec![("spaceId", json!(space)), ("batch", json!(text(&l, "batch"))), ("qty", json!(n))])?);
+                out.push(journal(w, &cx, "up", &l, it.op.as_deref(), json!({"spaceId": space, "batch": text(&l, "batch"), "qty": n}))?);
                 if !touched.contains(&id(&o, "id")) {
                     touched.push(id(&o, "id"));
                 }
@@ -675,18 +552,7 @@ pub fn up_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store:
     let (l, o) = line_and_order(w, cx, id(rec, "lineId"))?;
     require_status(RK_STATUS, &o, &[3], ("撤销上架", "have put-aways reversed"))?;
     let n = qty(rec, "qty");
-    ledger::post(w, cx, &Move {
-        goods: id(&l, "goodsId"),
-        from: Loc::Bin(id(rec, "spaceId")),
-        to: Loc::Recv(id(&o, "storeId")),
-        batch: text(&l, "batch"),
-        qty: n,
-        consume: 0,
-        expire: None,
-        doc: doc_of(&o, &l),
-        project: None,
-        construct: None,
-    })?;
+    ledger::post(w, cx, &Move::new(id(&l, "goodsId"), Loc::Bin(id(rec, "spaceId")), Loc::Recv(id(&o, "storeId")), text(&l, "batch"), n, doc_of(&o, &l)))?;
     patch(w, cx, "mxrk", id(&l, "id"), &[("putQty", json!(qty(&l, "putQty") - n))])?;
     Ok(())
 }

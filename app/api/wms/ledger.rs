@@ -99,6 +99,13 @@ pub struct Move<'a> {
     pub construct: Option<u64>,
 }
 
+impl<'a> Move<'a> {
+    /// A move of `qty` with no reservation consumed, no expiry, no project: set those with struct update syntax.
+    pub fn new(goods: u64, from: Loc, to: Loc, batch: &'a str, qty: i64, doc: Doc<'a>) -> Move<'a> {
+        Move { goods, from, to, batch, qty, consume: 0, expire: None, doc, project: None, construct: None }
+    }
+}
+
 /// An internal location as shown: its store, zone and bin, and its name.
 #[derive(Debug, Clone)]
 pub struct Place {

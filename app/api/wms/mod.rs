@@ -80,15 +80,12 @@ pub fn check_store(w: &WriteCtx, cx: &Ctx, store_id: u64) -> store::Result<()> {
     }
 }
 
-/// A status table: value, Chinese and English name.
-pub type Statuses = &'static [(i64, &'static str, &'static str)];
+pub use crate::engine::dialect::Statuses;
+use crate::engine::dialect::status_name;
 
 pub const RK_STATUS: Statuses = &[(0, "新建", "new"), (1, "收货中", "receiving"), (2, "复核中", "in review"), (3, "待上架", "put-away"), (4, "已完成", "done"), (9, "已取消", "cancelled")];
 pub const CK_STATUS: Statuses = &[(0, "新建", "new"), (1, "已释放", "released"), (2, "拣货中", "picking"), (3, "已拣货", "picked"), (4, "已发货", "shipped"), (9, "已取消", "cancelled")];
 
-fn status_name(table: Statuses, v: i64) -> (&'static str, &'static str) {
-    table.iter().find(|(k, ..)| *k == v).map(|(_, zh, en)| (*zh, *en)).unwrap_or(("?", "?"))
-}
 
 /// Refuses an action on an order whose status does not allow it, naming the order and its status.
 pub fn require_status(table: Statuses, order: &Map<String, Value>, allowed: &[i64], action: (&str, &str)) -> store::Result<()> {
@@ -101,6 +98,87 @@ pub fn require_status(table: Statuses, order: &Map<String, Value>, allowed: &[i6
         format!("单据 {} 状态为「{zh}」,不能{}", text(order, "orderNo"), action.0),
         format!("Order {} is {en}; it cannot be {}", text(order, "orderNo"), action.1),
     ))
+}
+
+/// An order resource with its lines: which resources, which statuses, the line's quantity and the order's total.
+pub struct Orders {
+    pub order: &'static str,
+    pub lines: &'static str,
+    pub table: Statuses,
+    pub qty: &'static str,
+    pub total: &'static str,
+    /// The message when a line's quantity is not above zero.
+    pub qty_msg: (&'static str, &'static str),
+}
+
+pub const RK: Orders = Orders { order: "order_rk", lines: "mxrk", table: RK_STATUS, qty: "expectedQty", total: "expectedTotal", qty_msg: ("预计数量必须大于0", "The expected quantity must be above 0") };
+pub const CK: Orders = Orders { order: "order_ck", lines: "mxck", table: CK_STATUS, qty: "qty", total: "totalQty", qty_msg: ("出库数量必须大于0", "The quantity must be above 0") };
+
+impl Orders {
+    /// An order's header changes only while it is new; its store is one the user works in and does not change
+    /// once it has lines.
+    pub fn header_rule(&self, w: &WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &Map<String, Value>) -> store::Result<()> {
+        if let Some(old) = old {
+            require_status(self.table, old, &[0], ("修改", "changed"))?;
+            if doc.get("storeId").is_some_and(|s| s != old.get("storeId").unwrap_or(&Value::Null)) && ledger::qty(old, "lineCount") > 0 {
+                return Err(rule("单据已有明细,不能更换仓库", "The order has lines; its store cannot change"));
+            }
+        }
+        if let Some(s) = crate::engine::dialect::after_id(old, doc, "storeId") {
+            check_store(w, cx, s)?;
+        }
+        Ok(())
+    }
+
+    /// A new or cancelled order is removed with its lines; one that moved anything is not.
+    pub fn remove_rule(&self, w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
+        require_status(self.table, rec, &[0, 9], ("删除", "removed"))?;
+        check_store(w, cx, id(rec, "storeId"))?;
+        let def = cx.def(self.lines);
+        let q = store::Query { filters: vec![store::Filter::new("orderId", store::Op::Equal, Value::from(id(rec, "id")))], limit: 100_000, ..store::Query::default() };
+        let ids: Vec<u64> = w.list(&def, cx.tenant, &q)?.records.iter().map(|r| id(r, "id")).collect();
+        if !ids.is_empty() {
+            w.remove(&def, cx.tenant, &ids, cx.actor)?;
+        }
+        Ok(())
+    }
+
+    /// A line is written only while its order is new; it takes the order's store; the order's line count and
+    /// total follow. Answers the line's goods (for further checks).
+    pub fn line_rule(&self, w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<Map<String, Value>> {
+        use crate::engine::dialect::{after_i64, after_id};
+        if old.is_some_and(|o| doc.get("orderId").is_some_and(|n| Some(n) != o.get("orderId"))) {
+            return Err(rule("明细不能移到另一张单据", "A line cannot move to another order"));
+        }
+        let oid = after_id(old, doc, "orderId").unwrap_or(0);
+        let order = w.get(&cx.def(self.order), cx.tenant, oid)?.ok_or(StoreError::NotFound)?;
+        require_status(self.table, &order, &[0], ("修改明细", "given other lines"))?;
+        check_store(w, cx, id(&order, "storeId"))?;
+        let goods = w.get(&cx.def("goods"), cx.tenant, after_id(old, doc, "goodsId").unwrap_or(0))?.ok_or(StoreError::NotFound)?;
+        let n = after_i64(old, doc, self.qty).unwrap_or(0);
+        if n <= 0 {
+            return Err(rule(self.qty_msg.0, self.qty_msg.1));
+        }
+        doc.insert("storeId".into(), Value::from(id(&order, "storeId")));
+        let before = old.map(|o| ledger::qty(o, self.qty)).unwrap_or(0);
+        patch(w, cx, self.order, oid, &[
+            ("lineCount", Value::from(ledger::qty(&order, "lineCount") + i64::from(old.is_none()))),
+            (self.total, Value::from(ledger::qty(&order, self.total) - before + n)),
+        ])?;
+        Ok(goods)
+    }
+
+    /// A line is removed only while its order is new; the order's count and total follow.
+    pub fn line_remove_rule(&self, w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
+        let order = parent(w, cx, self.order, rec, "orderId")?;
+        require_status(self.table, &order, &[0], ("删除明细", "given other lines"))?;
+        check_store(w, cx, id(&order, "storeId"))?;
+        patch(w, cx, self.order, id(&order, "id"), &[
+            ("lineCount", Value::from((ledger::qty(&order, "lineCount") - 1).max(0))),
+            (self.total, Value::from(ledger::qty(&order, self.total) - ledger::qty(rec, self.qty))),
+        ])?;
+        Ok(())
+    }
 }
 
 /// The stored record of `name` named by `rec[field]` (a 404 when it is gone).
@@ -166,6 +244,22 @@ pub fn id_of(item: &Map<String, Value>, field: &str) -> ApiResult<u64> {
         Some(Value::String(s)) if s.trim().is_empty() => Err(ApiError::with(Kind::Missing, field)),
         Some(v) => store::parse_id_value(v).ok_or_else(|| ApiError::with(Kind::WrongType, field)),
     }
+}
+
+/// A journal record (receipt, review, put-away, pick) of an order line: the line's order, goods and store, the
+/// request id when there is one, and `extra` (a JSON object).
+pub fn journal(w: &mut WriteCtx, cx: &Ctx, name: &str, line: &Map<String, Value>, op: Option<&str>, extra: Value) -> store::Result<Map<String, Value>> {
+    let mut doc = Map::new();
+    for (k, f) in [("orderId", "orderId"), ("lineId", "id"), ("goodsId", "goodsId"), ("storeId", "storeId")] {
+        doc.insert(k.into(), Value::from(id(line, f)));
+    }
+    if let Some(op) = op {
+        doc.insert("opId".into(), Value::from(op));
+    }
+    if let Value::Object(m) = extra {
+        doc.extend(m);
+    }
+    w.insert(&cx.def(name), cx.tenant, doc, cx.actor)
 }
 
 /// The record an earlier request with this request id wrote, if any (a retry then writes nothing).

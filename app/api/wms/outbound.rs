@@ -13,9 +13,9 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 use store::{Filter, Op, Query, WriteCtx, format_qty};
 
-use super::inbound::{goods_facts, remove_lines};
+use super::inbound::goods_facts;
 use super::ledger::{self, Doc, Loc, Move, Reservation, id, qty, text};
-use super::{BASE, CK_STATUS, check_store, id_of, items, op_id, parent, patch, qty_of, replayed, require_status};
+use super::{BASE, CK, CK_STATUS, check_store, id_of, items, journal, op_id, parent, patch, qty_of, replayed, require_status};
 use crate::auth::session::Session;
 use crate::engine::dialect::{Ctx, Env, after_i64, after_id, record_change};
 use crate::engine::params::{id_param, page_json, page_of};
@@ -46,16 +46,9 @@ pub fn routes(api: Api) -> Api {
 // ---------------------------------------------------------------------------------------------------------
 // Rules of the declared order and lines
 
+/// A requisition names its project; a construct must be of that project.
 pub fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
-    if let Some(old) = old {
-        require_status(CK_STATUS, old, &[0], ("修改", "changed"))?;
-        if doc.get("storeId").is_some_and(|s| s != old.get("storeId").unwrap_or(&Value::Null)) && qty(old, "lineCount") > 0 {
-            return Err(rule("出库单已有明细,不能更换仓库", "The order has lines; its store cannot change"));
-        }
-    }
-    if let Some(s) = after_id(old, doc, "storeId") {
-        check_store(w, cx, s)?;
-    }
+    CK.header_rule(w, cx, old, doc)?;
     let project = after_id(old, doc, "projectId");
     if after_i64(old, doc, "orderType") == Some(2) && project.is_none() {
         return Err(rule("项目领料须选择领料项目", "A project requisition needs its project"));
@@ -70,42 +63,15 @@ pub fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
 }
 
 pub fn order_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
-    require_status(CK_STATUS, rec, &[0, 9], ("删除", "removed"))?;
-    check_store(w, cx, id(rec, "storeId"))?;
-    remove_lines(w, cx, "mxck", id(rec, "id"))
+    CK.remove_rule(w, cx, rec)
 }
 
 pub fn line_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
-    if old.is_some_and(|o| doc.get("orderId").is_some_and(|n| Some(n) != o.get("orderId"))) {
-        return Err(rule("明细不能移到另一张单据", "A line cannot move to another order"));
-    }
-    let oid = after_id(old, doc, "orderId").unwrap_or(0);
-    let order = w.get(&cx.def("order_ck"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
-    require_status(CK_STATUS, &order, &[0], ("修改明细", "given other lines"))?;
-    check_store(w, cx, id(&order, "storeId"))?;
-    w.get(&cx.def("goods"), cx.tenant, after_id(old, doc, "goodsId").unwrap_or(0))?.ok_or(store::StoreError::NotFound)?;
-    let n = after_i64(old, doc, "qty").unwrap_or(0);
-    if n <= 0 {
-        return Err(rule("出库数量必须大于0", "The quantity must be above 0"));
-    }
-    doc.insert("storeId".into(), json!(id(&order, "storeId")));
-    let before = old.map(|o| qty(o, "qty")).unwrap_or(0);
-    patch(w, cx, "order_ck", oid, &[
-        ("lineCount", json!(qty(&order, "lineCount") + i64::from(old.is_none()))),
-        ("totalQty", json!(qty(&order, "totalQty") - before + n)),
-    ])?;
-    Ok(())
+    CK.line_rule(w, cx, old, doc).map(|_| ())
 }
 
 pub fn line_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
-    let order = parent(w, cx, "order_ck", rec, "orderId")?;
-    require_status(CK_STATUS, &order, &[0], ("删除明细", "given other lines"))?;
-    check_store(w, cx, id(&order, "storeId"))?;
-    patch(w, cx, "order_ck", id(&order, "id"), &[
-        ("lineCount", json!((qty(&order, "lineCount") - 1).max(0))),
-        ("totalQty", json!(qty(&order, "totalQty") - qty(rec, "qty"))),
-    ])?;
-    Ok(())
+    CK.line_remove_rule(w, cx, rec)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -185,18 +151,7 @@ async fn ship(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
             *by.entry((id(&d, "lineId"), id(&d, "goodsId"), text(&d, "batch").to_string())).or_default() += qty(&d, "qty");
         }
         for ((line, goods, batch), n) in by {
-            ledger::post(w, cx, &Move {
-                goods,
-                from: Loc::Disp(id(o, "storeId")),
-                to,
-                batch: &batch,
-                qty: n,
-                consume: 0,
-                expire: None,
-                doc: doc_of(o, line),
-                project,
-                construct,
-            })?;
+            ledger::post(w, cx, &Move { project, construct, ..Move::new(goods, Loc::Disp(id(o, "storeId")), to, &batch, n, doc_of(o, line)) })?;
         }
         let saved = patch(w, cx, "order_ck", id(o, "id"), &[("orderStatus", json!(4)), ("shipTime", json!(cx.now))])?;
         super::erp::enqueue(w, cx, "ck", &saved, "mxck")?;
@@ -214,18 +169,7 @@ async fn cancel(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
             patch(w, cx, "mxck", id(&l, "id"), &[("reservedQty", json!(0)), ("reservations", json!([]))])?;
         }
         for d in picks_of(w, cx, id(o, "id"))? {
-            ledger::post(w, cx, &Move {
-                goods: id(&d, "goodsId"),
-                from: Loc::Disp(id(o, "storeId")),
-                to: Loc::Bin(id(&d, "spaceId")),
-                batch: text(&d, "batch"),
-                qty: qty(&d, "qty"),
-                consume: 0,
-                expire: None,
-                doc: doc_of(o, id(&d, "lineId")),
-                project: None,
-                construct: None,
-            })?;
+            ledger::post(w, cx, &Move::new(id(&d, "goodsId"), Loc::Disp(id(o, "storeId")), Loc::Bin(id(&d, "spaceId")), text(&d, "batch"), qty(&d, "qty"), doc_of(o, id(&d, "lineId"))))?;
         }
         patch(w, cx, "order_ck", id(o, "id"), &[("orderStatus", json!(9))])
     })
@@ -353,18 +297,7 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                 let mut held: Vec<Reservation> = ledger::reservations_of(&l);
                 let here = held.iter().find(|(q, _)| *q == sid).map(|(_, h)| *h).unwrap_or(0);
                 let consume = here.min(*n);
-                ledger::post(w, &cx, &Move {
-                    goods,
-                    from: Loc::Bin(id(&sq, "spaceId")),
-                    to: Loc::Disp(store_id),
-                    batch: text(&sq, "batch"),
-                    qty: *n,
-                    consume,
-                    expire: None,
-                    doc: doc_of(&o, *line),
-                    project: None,
-                    construct: None,
-                })?;
+                ledger::post(w, &cx, &Move { consume, ..Move::new(goods, Loc::Bin(id(&sq, "spaceId")), Loc::Disp(store_id), text(&sq, "batch"), *n, doc_of(&o, *line)) })?;
                 // The line keeps exactly its open quantity reserved: what was taken here, plus any excess picked
                 // beyond this bin's reservation released from its other bins.
                 for h in held.iter_mut().filter(|(q, _)| *q == sid) {
@@ -389,7 +322,7 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                     ("reservedQty", json!(reserved)),
                     ("reservations", ledger::reservations_json(&held)),
                 ])?;
-                out.push(pick_record(w, &cx, &l, op.as_deref(), id(&sq, "spaceId"), sid, text(&sq, "batch"), *n)?);
+                out.push(journal(w, &cx, "down", &l, op.as_deref(), json!({"spaceId": id(&sq, "spaceId"), "stockId": sid, "batch": text(&sq, "batch"), "qty": n}))?);
                 if !touched.contains(&id(&o, "id")) {
                     touched.push(id(&o, "id"));
                 }
@@ -412,23 +345,6 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
     Ok(ok(out))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn pick_record(w: &mut WriteCtx, cx: &Ctx, l: &Map<String, Value>, op: Option<&str>, space: u64, stock: u64, batch: &str, n: i64) -> store::Result<Map<String, Value>> {
-    let mut doc = Map::new();
-    doc.insert("orderId".into(), json!(id(l, "orderId")));
-    doc.insert("lineId".into(), json!(id(l, "id")));
-    doc.insert("goodsId".into(), json!(id(l, "goodsId")));
-    doc.insert("storeId".into(), json!(id(l, "storeId")));
-    doc.insert("spaceId".into(), json!(space));
-    doc.insert("stockId".into(), json!(stock));
-    doc.insert("batch".into(), json!(batch));
-    doc.insert("qty".into(), json!(n));
-    if let Some(op) = op {
-        doc.insert("opId".into(), json!(op));
-    }
-    w.insert(&cx.def("down"), cx.tenant, doc, cx.actor)
-}
-
 /// A pick is reversed while the order is not shipped: the goods go back to their bin and stay reserved for the
 /// line.
 pub fn down_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
@@ -438,18 +354,7 @@ pub fn down_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> stor
     require_status(CK_STATUS, &o, &[2, 3], ("撤销拣货", "have picks reversed"))?;
     let n = qty(rec, "qty");
     let bin = Loc::Bin(id(rec, "spaceId"));
-    ledger::post(w, cx, &Move {
-        goods: id(&l, "goodsId"),
-        from: Loc::Disp(id(&o, "storeId")),
-        to: bin,
-        batch: text(rec, "batch"),
-        qty: n,
-        consume: 0,
-        expire: None,
-        doc: doc_of(&o, id(&l, "id")),
-        project: None,
-        construct: None,
-    })?;
+    ledger::post(w, cx, &Move::new(id(&l, "goodsId"), Loc::Disp(id(&o, "storeId")), bin, text(rec, "batch"), n, doc_of(&o, id(&l, "id"))))?;
     let (sid, sq) = ledger::quant(w, cx, id(&l, "goodsId"), bin, text(rec, "batch"))?.ok_or(store::StoreError::NotFound)?;
     patch(w, cx, "stockdata", sid, &[("reserved", json!(qty(&sq, "reserved") + n)), ("available", json!(qty(&sq, "available") - n))])?;
     let mut held = ledger::reservations_of(&l);

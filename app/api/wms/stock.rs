@@ -141,7 +141,7 @@ pub fn transfer_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>
         let batch = crate::engine::dialect::after(Some(old), doc, "batch").and_then(Value::as_str).unwrap_or("").to_string();
         let no = text(old, "transferNo").to_string();
         let d = Doc { kind: "yk", id: id(old, "id"), no: &no, line: 0 };
-        let mv = |from: Loc, to: Loc| Move { goods, from, to, batch: &batch, qty: n, consume: 0, expire: None, doc: d, project: None, construct: None };
+        let mv = |from: Loc, to: Loc| Move::new(goods, from, to, &batch, n, d);
         let expire = ledger::quant(w, cx, goods, Loc::Bin(from_id), &batch)?.map(|(_, q)| text(&q, "expireDate").to_string()).unwrap_or_default();
         if fs == ts {
             ledger::post(w, cx, &Move { expire: Some(&expire), ..mv(Loc::Bin(from_id), Loc::Bin(to_id)) })?;
@@ -203,7 +203,7 @@ pub fn count_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
     let (from, to, n) = if counted > on_hand { (Loc::Loss, loc, counted - on_hand) } else { (loc, Loc::Loss, on_hand - counted) };
     if n > 0 {
         let batch = text(old, "batch").to_string();
-        ledger::post(w, cx, &Move { goods: id(old, "goodsId"), from, to, batch: &batch, qty: n, consume: 0, expire: None, doc: d, project: None, construct: None })?;
+        ledger::post(w, cx, &Move::new(id(old, "goodsId"), from, to, &batch, n, d))?;
     }
     Ok(())
 }

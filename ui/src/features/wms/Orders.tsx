@@ -117,12 +117,21 @@ function QtyAction({ label, initial, onGo, extra }: { label: string; initial: st
   );
 }
 
+/** Ten-thousandths of a quantity's exact text ("12.5" → 125000), as the server keeps it. */
+const units = (v: unknown): bigint => {
+  const m = /^(-?)(\d*)(?:\.(\d{0,4}))?$/.exec(String(v ?? '0').trim());
+  if (!m) return BigInt(0);
+  const n = BigInt((m[2] || '0') + (m[3] ?? '').padEnd(4, '0'));
+  return m[1] ? -n : n;
+};
+
+/** a − b of two quantities, exactly, as the server would write it ("12.5", "3"). */
 const dec = (a: unknown, b: unknown) => {
-  // Exact difference of two decimal texts with at most four places (never floats beyond display).
-  const f = (v: unknown) => Math.round(Number(v ?? 0) * 10000);
-  const n = f(a) - f(b);
-  const s = (Math.abs(n) / 10000).toFixed(4).replace(/\.?0+$/, '');
-  return (n < 0 ? '-' : '') + s;
+  const n = units(a) - units(b);
+  const abs = n < BigInt(0) ? -n : n;
+  const scale = BigInt(10000);
+  const frac = (abs % scale).toString().padStart(4, '0').replace(/0+$/, '');
+  return (n < BigInt(0) ? '-' : '') + (abs / scale).toString() + (frac ? '.' + frac : '');
 };
 
 export function InboundDetail({ no }: { no: string }) {
