@@ -93,6 +93,9 @@ pub enum Kind {
     IndexBuilding,
     /// A business rule refused the write; the argument is the message in both languages (`error::rule`).
     Rule,
+    /// The user may not do this to this record (not its assignee, not a candidate): 403 with the reason in both
+    /// languages (`error::refuse`).
+    Refused,
     Internal,
     Unavailable,
 }
@@ -180,6 +183,7 @@ fn spec(k: Kind) -> Spec {
             "The filter {} has to examine every record and did not finish in time; add a more specific condition (a code, status or date) and retry",
         ),
         Rule => s("business_rule", 400, "{}", "{}"),
+        Refused => s("refused", 403, "{}", "{}"),
         IndexBuilding => s("index_building", 503, "搜索索引正在建立,请稍后重试", "The search index is being built; retry shortly"),
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
@@ -206,6 +210,15 @@ const RULE_SEP: char = '\u{1e}';
 /// with the message in the client's language.
 pub fn rule(zh: impl std::fmt::Display, en: impl std::fmt::Display) -> StoreError {
     StoreError::Rule(format!("{zh}{RULE_SEP}{en}"))
+}
+
+/// Marks a rule's refusal as a permission refusal (403, not 400).
+const REFUSE_MARK: char = '\u{1f}';
+
+/// A refusal because of who asks (not the assignee of a task, not a candidate), raised inside a write: 403 with
+/// the message in the client's language.
+pub fn refuse(zh: impl std::fmt::Display, en: impl std::fmt::Display) -> StoreError {
+    StoreError::Rule(format!("{REFUSE_MARK}{zh}{RULE_SEP}{en}"))
 }
 
 impl ApiError {
@@ -309,6 +322,7 @@ impl From<StoreError> for ApiError {
             },
             StoreError::NotFound => ApiError::new(Kind::NotFound),
             StoreError::Duplicate { field } => ApiError::with(Kind::Duplicate, field),
+            StoreError::Rule(r) if r.starts_with(REFUSE_MARK) && r.contains(RULE_SEP) => ApiError::with(Kind::Refused, r.trim_start_matches(REFUSE_MARK)),
             StoreError::Rule(r) if r.contains(RULE_SEP) => ApiError::with(Kind::Rule, r),
             StoreError::Rule(r) => ApiError::internal(format!("unexpected rule failure: {r}")),
             StoreError::Closed => ApiError::new(Kind::Unavailable),

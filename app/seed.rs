@@ -65,7 +65,7 @@ pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>,
         let demo = asset("seed/demo.json");
         let mut hashes = HashMap::new();
         for (_, d) in demo.as_object().into_iter().flatten() {
-            for u in d["users"].as_array().into_iter().flatten() {
+        for u in d["users"].as_array().into_iter().flatten() {
                 hashes.insert(s(u, "account").to_string(), password::hash(&password::md5_hex(&pw)));
             }
         }
@@ -181,6 +181,14 @@ pub fn upgrade(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
     if w.meta("upgrade:saber_icons")?.is_none() {
         saber_icons(w, res)?;
         w.put_meta("upgrade:saber_icons", b"1")?;
+    }
+    // The seeded processes (leave, construction approvals), once, for files made before the engine.
+    if w.meta("upgrade:flow_seed")?.is_none() {
+        let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string)).collect();
+        for t in tenants {
+            crate::api::flow::seed_tenant(w, res, &t)?;
+        }
+        w.put_meta("upgrade:flow_seed", b"1")?;
     }
     Ok(())
 }
@@ -330,7 +338,9 @@ pub fn tenant_roles_and_admin(w: &mut WriteCtx, res: &Resources, tenant: &str, h
         "account": "admin", "name": "管理员", "realName": "管理员", "userType": 1,
         "roleId": admin_role.map(|i| i.to_string()).unwrap_or_default(), "passwordHash": hash, "tokenVersion": 0,
     }));
-    Ok(w.insert(&user_def, tenant, user, &sys)?["id"].as_u64().unwrap_or(0))
+    let admin = w.insert(&user_def, tenant, user, &sys)?["id"].as_u64().unwrap_or(0);
+    crate::api::flow::seed_tenant(w, res, tenant)?;
+    Ok(admin)
 }
 
 fn insert_menu(w: &mut WriteCtx, def: &store::ResourceDef, node: &Value, parent: u64, out: &mut Vec<MenuRow>) -> store::Result<()> {
@@ -388,6 +398,7 @@ fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<S
                 "isWorker": 0, "menuIds": menu_grant(&r["menus"], &menus)}));
             roles.insert(s(r, "roleAlias").to_string(), w.insert(&role_def, tenant, doc, &sys)?["id"].as_u64().unwrap_or(0));
         }
+        let mut leaders = std::collections::HashSet::new();
         for u in d["users"].as_array().into_iter().flatten() {
             let role_ids: Vec<String> = u["roles"]
                 .as_array()
@@ -404,7 +415,12 @@ fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<S
                 "userType": 1, "passwordHash": hashes.get(s(u, "account")), "tokenVersion": 0,
             }));
             let actor = Actor { user_id: 0, dept_id: dept.parse().unwrap_or(0) };
-            w.insert(&res.get("user"), tenant, doc, &actor)?;
+            let uid = w.insert(&res.get("user"), tenant, doc, &actor)?["id"].as_u64().unwrap_or(0);
+            // The first person listed in a department leads it (approvals go to department leaders).
+            if let Some(d) = depts.get(s(u, "dept"))
+                && leaders.insert(*d) {
+                w.update(&res.get("dept"), tenant, *d, obj(json!({"leaderId": uid})), &Actor::default())?;
+            }
         }
         if tenant != store::PLATFORM_TENANT {
             demo_business(w, res, tenant)?;

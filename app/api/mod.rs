@@ -4,6 +4,7 @@
 //! before any body is read.
 pub mod desk;
 pub mod develop;
+pub mod flow;
 pub mod log;
 pub mod resource;
 pub mod scm;
@@ -87,6 +88,7 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     }
     let api = scm::routes(api);
     let api = wms::routes(api);
+    let api = flow::routes(api);
     api.finish()
 }
 

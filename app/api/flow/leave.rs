@@ -1,0 +1,126 @@
+//! 请假流程 (`/api/blade-desk/process/leave/...`): the leave record and its instance are written in one
+//! transaction; when the instance ends, the record takes its result (spec §4 approval status: 0 in approval,
+//! 1 passed, 2 failed).
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::{Value, json};
+use store::{Filter, Op, Query, StoreError};
+
+use super::runtime::{self, Business, id, int, obj, text};
+use crate::auth::session::Session;
+use crate::engine::dialect::Env;
+use crate::engine::params::id_param;
+use crate::engine::{Api, Guard};
+use crate::error::{ApiError, ApiResult, Kind, rule};
+use crate::http::{AnyParams, JsonObject, ok};
+use crate::state::AppState;
+
+const BASE: &str = "/api/blade-desk/process/leave";
+
+pub fn routes(api: Api) -> Api {
+    api.post(format!("{BASE}/start-process"), Guard::code("work_start_flow"), start)
+        .doc("请假 · applies for leave and starts its process: body {processDefinitionId (optional: the latest leave process), taskUser, startTime, endTime, reason}", &[])
+        .get(format!("{BASE}/detail"), Guard::any(super::WORK), detail)
+        .doc("请假 · a leave application with its process (businessId); the applicant, the approvers and flow_follow holders", &[])
+}
+
+fn field<'a>(b: &'a serde_json::Map<String, Value>, k: &str) -> ApiResult<&'a str> {
+    match b.get(k) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.trim()),
+        Some(Value::String(_)) | Some(Value::Null) | None => Err(ApiError::with(Kind::Missing, k)),
+        Some(_) => Err(ApiError::with(Kind::WrongType, k)),
+    }
+}
+
+async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
+    let (from, to) = (field(&b, "startTime")?.to_string(), field(&b, "endTime")?.to_string());
+    let reason = field(&b, "reason")?.to_string();
+    if reason.chars().count() > 500 {
+        return Err(ApiError::with(Kind::TooLong, "reason"));
+    }
+    let (a, z) = (runtime::local(&from).ok_or_else(|| ApiError::with(Kind::BadFormat, "startTime"))?, runtime::local(&to).ok_or_else(|| ApiError::with(Kind::BadFormat, "endTime"))?);
+    if z <= a {
+        return Err(ApiError::rule("结束时间必须晚于开始时间", "The end must be after the start"));
+    }
+    // Days, exact to four places: hours / 24.
+    let ms = (z - a).num_milliseconds();
+    let days = ms * flow::NUM_SCALE / 86_400_000;
+    let task_user = match b.get("taskUser") {
+        Some(Value::String(v)) if !v.trim().is_empty() => Some(crate::engine::crud::parse_id(Some(v))?),
+        Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(|| ApiError::with(Kind::BadId, "taskUser"))?),
+        _ => None,
+    };
+    let pid = match b.get("processDefinitionId") {
+        Some(Value::String(v)) if !v.trim().is_empty() => Some(crate::engine::crud::parse_id(Some(v))?),
+        Some(Value::Number(n)) => n.as_u64(),
+        _ => None,
+    };
+    let env = Env::new(&st, &s);
+    let (leave, inst) = st
+        .write(move |w| {
+            let cx = env.cx();
+            let pdef = cx.def("flow_process");
+            let process = match pid {
+                Some(p) => w.get(&pdef, cx.tenant, p)?.ok_or(StoreError::NotFound)?,
+                None => {
+                    let q = Query { filters: vec![Filter::new("processKey", Op::Equal, json!("leave")), Filter::new("latest", Op::Equal, json!(1))], limit: 1, ..Query::default() };
+                    w.list(&pdef, cx.tenant, &q)?.records.into_iter().next().ok_or_else(|| rule("没有已部署的请假流程", "No leave process is deployed"))?
+                }
+            };
+            if let Some(u) = task_user {
+                w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
+            }
+            let def = runtime::definition_of(&process);
+            let ldef = cx.def("process_leave");
+            let leave = w.insert(&ldef, cx.tenant, obj(json!({
+                "processDefinitionId": id(&process, "id"), "applyUserId": cx.actor.user_id, "taskUser": task_user,
+                "startTime": from, "endTime": to, "days": days, "reason": reason, "status": 0,
+            })), cx.actor)?;
+            // The variables the definition declares, from the form.
+            let mut vars = flow::Vars::new();
+            if def.var("days").is_some_and(|d| d.ty == flow::VarType::Number) {
+                vars.insert("days".into(), flow::Val::Num(days));
+            }
+            if let Some(u) = task_user
+                && def.var("taskUser").is_some_and(|d| d.ty == flow::VarType::User) {
+                vars.insert("taskUser".into(), flow::Val::User(u));
+            }
+            if def.var("reason").is_some_and(|d| d.ty == flow::VarType::Text) {
+                vars.insert("reason".into(), flow::Val::Text(reason.clone()));
+            }
+            let inst = runtime::start(w, &cx, &process, vars, Some(Business { table: "process_leave", id: id(&leave, "id") }))?;
+            let leave = w.update(&ldef, cx.tenant, id(&leave, "id"), obj(json!({"processInstanceId": id(&inst, "id"), "status": inst.get("status").and_then(Value::as_i64).unwrap_or(0).min(2)})), cx.actor)?;
+            Ok((leave, inst))
+        })
+        .await?;
+    Ok(ok(json!({"id": id(&leave, "id").to_string(), "businessId": id(&leave, "id").to_string(), "processInstanceId": id(&inst, "id").to_string(), "currentNodes": text(&inst, "currentNodes")})))
+}
+
+async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let bid = id_param(&p, &["businessId", "id"])?;
+    let res = st.res.clone();
+    let s2 = s.clone();
+    let out = st
+        .read(move |r| {
+            let leave = r.get(&res.get("process_leave"), &s2.tenant, bid)?.ok_or(StoreError::NotFound)?;
+            let iid = id(&leave, "processInstanceId");
+            let inst = super::visible_instance(r, &res, &s2, iid)?;
+            let names = runtime::names(r, &res, &s2.tenant, [id(&leave, "applyUserId"), id(&leave, "taskUser")])?;
+            let applicant = names.get(&id(&leave, "applyUserId")).cloned().unwrap_or_default();
+            let status = int(&leave, "status");
+            Ok(json!({
+                "id": bid.to_string(), "businessId": bid.to_string(),
+                "processInstanceId": iid.to_string(), "processDefinitionId": id(&leave, "processDefinitionId").to_string(),
+                "startTime": text(&leave, "startTime"), "endTime": text(&leave, "endTime"),
+                "days": flow::format_num(leave.get("days").and_then(Value::as_i64).unwrap_or(0)),
+                "reason": text(&leave, "reason"),
+                "taskUser": id(&leave, "taskUser").to_string(), "taskUserName": names.get(&id(&leave, "taskUser")).cloned().unwrap_or_default(),
+                "applyUser": id(&leave, "applyUserId").to_string(), "applyUserName": applicant,
+                "applyTime": text(&leave, "createTime"),
+                "status": status, "statusName": runtime::status_name(status).0,
+                "flow": {"assigneeName": applicant, "processInstanceId": iid.to_string(), "currentNodes": text(&inst, "currentNodes"), "processIsFinished": int(&inst, "running") == 0, "status": int(&inst, "status")},
+            }))
+        })
+        .await?;
+    Ok(ok(out))
+}

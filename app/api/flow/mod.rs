@@ -1,0 +1,483 @@
+//! 流程 (`/api/blade-flow/...`) and the processes that run on it: our own small engine (the `flow` crate) behind
+//! BladeX's flow and work screens.
+//!
+//! - `models`: models (editable drafts, checked when saved), deployment into immutable versions (running
+//!   instances stay on theirs), BPMN upload, suspend/activate, deletion of a deployment;
+//! - `runtime`: every engine action as one write transaction (instance, tasks, candidates, history, the business
+//!   record);
+//! - this file: the work lists (start, claim, todo, send, done), claim and complete, withdraw, follow (running
+//!   instances, delete, reassign), history and diagram;
+//! - `leave`: the leave process (`/api/blade-desk/process/leave/...`).
+//!
+//! Authorization (security rule 12): only a candidate claims, only the assignee completes, only the starter
+//! withdraws — each checked inside the write, answered 403; a task, instance or business record of another
+//! tenant does not exist (404); history, diagram and leave details are shown to the starter, the people who
+//! worked or work on the instance, and holders of `flow_follow`. Variables must be declared by the definition
+//! with their type (400 naming the variable); `pass` comes only from the decision.
+mod leave;
+mod models;
+pub mod runtime;
+
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+use store::{Filter, Op, Query, Sort};
+
+use crate::auth::session::Session;
+use crate::engine::dialect::Env;
+use crate::engine::params::{id_param, page_json, page_of};
+use crate::engine::{Api, Guard, crud};
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::http::{AnyParams, JsonObject, ok};
+use crate::state::AppState;
+use runtime::{id, int, text};
+
+pub const F: &str = "/api/blade-flow";
+
+/// The codes of the work and flow screens: reading an instance's history, diagram or business form needs one of
+/// them (and then being its starter, a participant or a `flow_follow` holder).
+pub const WORK: &[&str] = &["work_start", "work_claim", "work_todo", "work_send", "work_done", "flow_follow", "flow_manager", "flow_model"];
+
+pub use models::seed_tenant;
+
+pub fn routes(api: Api) -> Api {
+    let api = models::routes(api);
+    let api = leave::routes(api);
+    api.get(format!("{F}/work/start-list"), Guard::code("work_start"), start_list)
+        .doc("发起事务 · the deployed, active processes the user may start (query: category, name, current, size)", &[])
+        .get(format!("{F}/work/claim-list"), Guard::code("work_claim"), claim_list)
+        .doc("待签事务 · tasks where the user is a candidate and nobody has claimed (query: category, processDefinitionName, current, size)", &[])
+        .get(format!("{F}/work/todo-list"), Guard::code("work_todo"), todo_list)
+        .doc("待办事务 · open tasks assigned to the user, newest first", &[])
+        .get(format!("{F}/work/send-list"), Guard::code("work_send"), send_list)
+        .doc("已发事务 · instances the user started, newest first", &[])
+        .get(format!("{F}/work/done-list"), Guard::code("work_done"), done_list)
+        .doc("办结事务 · tasks the user completed, newest first", &[])
+        .post(format!("{F}/work/claim-task"), Guard::code("work_claim_sign"), claim_task)
+        .doc("签收 · a candidate claims a task (taskId); anyone else: 403", &[])
+        .post(format!("{F}/work/complete-task"), Guard::code("work_todo_handle"), complete_task)
+        .doc("办理 · the assignee completes a task: body {taskId, processInstanceId, flag: 'ok' to agree (absent: reject) or pass: true|false, comment, variables: {declared name: typed value}}; a repeat by the same user answers the stored result", &[])
+        .post(format!("{F}/work/start-process"), Guard::code("work_start_flow"), start_process)
+        .doc("发起 · starts an instance of a deployed process without a business form: body {processDefinitionId, variables}", &[])
+        .post(format!("{F}/work/withdraw"), Guard::code("work_send"), withdraw)
+        .doc("撤回 · the starter takes a running instance back while nobody has decided a step (processInstanceId)", &[])
+        .get(format!("{F}/follow/list"), Guard::code("flow_follow"), follow_list)
+        .doc("流程跟踪 · running instances of the tenant (query: processDefinitionKey, current, size)", &[])
+        .post(format!("{F}/follow/delete-process-instance"), Guard::code("flow_follow_delete"), delete_instance)
+        .doc("删除流程实例 · ends a running instance as deleted (processInstanceId, deleteReason required)", &[])
+        .post(format!("{F}/follow/reassign"), Guard::code("flow_follow_delete"), reassign)
+        .doc("转办 · an administrator hands an open task to another user (taskId, userId, reason required)", &[])
+        .get(format!("{F}/process/history-flow-list"), Guard::any(WORK), history_list)
+        .doc("流程历史 · every step of an instance: node, who, when, result, comment, duration (processInstanceId); the starter, participants and flow_follow holders", &[])
+        .get(format!("{F}/process/diagram"), Guard::any(WORK), diagram)
+        .doc("流程图 · the definition with the path taken and the current steps (processInstanceId), or a deployed definition alone (processDefinitionId)", &[])
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rows
+
+/// A task in BladeX's `BladeFlow` shape.
+fn task_row(t: &Map<String, Value>, inst: Option<&Map<String, Value>>, names: &std::collections::BTreeMap<u64, String>, cats: &std::collections::HashMap<String, String>) -> Map<String, Value> {
+    let name = |u: u64| names.get(&u).cloned().unwrap_or_default();
+    let cat = int(t, "category");
+    let s = |v: &str| json!(v);
+    let mut m = Map::new();
+    m.insert("id".into(), s(&id(t, "id").to_string()));
+    m.insert("taskId".into(), s(&id(t, "id").to_string()));
+    m.insert("taskName".into(), s(text(t, "nodeName")));
+    m.insert("taskDefinitionKey".into(), s(text(t, "node")));
+    m.insert("processInstanceId".into(), s(&id(t, "instanceId").to_string()));
+    m.insert("processDefinitionId".into(), s(&id(t, "processId").to_string()));
+    m.insert("processDefinitionName".into(), s(text(t, "processName")));
+    m.insert("processDefinitionVersion".into(), json!(int(t, "version")));
+    m.insert("category".into(), json!(cat.to_string()));
+    m.insert("categoryName".into(), json!(cats.get(&cat.to_string()).cloned().unwrap_or_default()));
+    m.insert("businessTable".into(), s(text(t, "businessTable")));
+    m.insert("businessId".into(), s(&id(t, "businessId").to_string()));
+    m.insert("createTime".into(), s(text(t, "createTime")));
+    m.insert("claimTime".into(), s(text(t, "claimTime")));
+    m.insert("endTime".into(), s(text(t, "endTime")));
+    m.insert("dueTime".into(), s(text(t, "dueTime")));
+    m.insert("assignee".into(), s(&id(t, "assignee").to_string()));
+    m.insert("assigneeName".into(), s(&name(id(t, "assignee"))));
+    m.insert("startUser".into(), s(&id(t, "starterId").to_string()));
+    m.insert("startUserName".into(), s(&name(id(t, "starterId"))));
+    m.insert("status".into(), json!(int(t, "status")));
+    m.insert("result".into(), json!(int(t, "result")));
+    m.insert("comment".into(), s(text(t, "comment")));
+    if let Some(i) = inst {
+        m.insert("processIsFinished".into(), json!(int(i, "running") == 0));
+        m.insert("processStatus".into(), json!(int(i, "status")));
+        m.insert("processStatusName".into(), json!(runtime::status_name(int(i, "status")).0));
+        m.insert("currentNodes".into(), s(text(i, "currentNodes")));
+    }
+    m
+}
+
+fn instance_row(i: &Map<String, Value>, names: &std::collections::BTreeMap<u64, String>, cats: &std::collections::HashMap<String, String>) -> Map<String, Value> {
+    let st = int(i, "status");
+    let cat = int(i, "category");
+    let state: flow::State = i.get("state").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    let nodes: Vec<String> = state.active.iter().map(|a| a.node.clone()).collect();
+    let starter = id(i, "starterId");
+    let mut m = Map::new();
+    for (k, v) in [
+        ("id", json!(id(i, "id").to_string())),
+        ("processInstanceId", json!(id(i, "id").to_string())),
+        ("processDefinitionId", json!(id(i, "processId").to_string())),
+        ("processDefinitionKey", json!(text(i, "processKey"))),
+        ("processDefinitionName", json!(text(i, "processName"))),
+        ("processDefinitionVersion", json!(int(i, "version"))),
+        ("category", json!(cat.to_string())),
+        ("categoryName", json!(cats.get(&cat.to_string()).cloned().unwrap_or_default())),
+        ("businessTable", json!(text(i, "businessTable"))),
+        ("businessId", json!(id(i, "businessId").to_string())),
+        ("startUser", json!(starter.to_string())),
+        ("startUserName", json!(names.get(&starter).cloned().unwrap_or_default())),
+        ("startTime", json!(text(i, "createTime"))),
+        ("createTime", json!(text(i, "createTime"))),
+        ("endTime", json!(text(i, "endTime"))),
+        ("taskDefinitionKey", json!(nodes.join(","))),
+        ("activityId", json!(nodes.join(","))),
+        ("taskName", json!(text(i, "currentNodes"))),
+        ("executionId", json!(id(i, "id").to_string())),
+        ("suspensionState", json!(1)),
+        ("status", json!(st)),
+        ("statusName", json!(runtime::status_name(st).0)),
+        ("processIsFinished", json!(int(i, "running") == 0)),
+        ("deleteReason", json!(text(i, "deleteReason"))),
+    ] {
+        m.insert(k.into(), v);
+    }
+    m
+}
+
+/// The `flow` dictionary's labels by key (流程分类).
+async fn categories(st: &AppState) -> ApiResult<std::collections::HashMap<String, String>> {
+    Ok((*crud::dict_labels(st, "flow").await?).clone())
+}
+
+/// `category` as Saber sends it (`flow_1`) or plain (`1`).
+fn category_param(p: &AnyParams) -> ApiResult<Option<i64>> {
+    match p.get("category").map(|c| c.trim().trim_start_matches("flow_")).filter(|c| !c.is_empty() && *c != "null") {
+        Some(c) => c.parse().map(Some).map_err(|_| ApiError::with(Kind::BadFormat, "category")),
+        None => Ok(None),
+    }
+}
+
+fn name_filter(p: &AnyParams) -> Option<String> {
+    p.get("processDefinitionName").or_else(|| p.get("name")).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Tasks of a work list: the rows, their instances and names.
+async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filter>, by_candidate: bool) -> ApiResult<Value> {
+    let (current, size) = page_of(p)?;
+    let (cat, name) = (category_param(p)?, name_filter(p));
+    let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
+    let (rows, total) = st
+        .read(move |r| {
+            let tdef = res.get("flow_task");
+            // The user's open tasks (or candidate rows) are few: read them all, filter, page in memory. Done
+            // tasks can be many: paged by the index, newest first.
+            let mut tasks: Vec<Map<String, Value>> = Vec::new();
+            let total;
+            if by_candidate {
+                let q = Query { filters: vec![Filter::new("userId", Op::Equal, json!(me))], limit: 5_000, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
+                for c in r.list(&res.get("flow_candidate"), &tenant, &q)?.records {
+                    if let Some(t) = r.get(&tdef, &tenant, id(&c, "taskId"))?
+                        && int(&t, "status") == runtime::TASK_OPEN {
+                        tasks.push(t);
+                    }
+                }
+            } else if filters.iter().any(|f| f.field == "todoUser") {
+                let q = Query { filters: filters.clone(), limit: 5_000, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
+                tasks = r.list(&tdef, &tenant, &q)?.records;
+            }
+            if by_candidate || filters.iter().any(|f| f.field == "todoUser") {
+                tasks.retain(|t| cat.is_none_or(|c| int(t, "category") == c) && name.as_deref().is_none_or(|n| text(t, "processName").contains(n)));
+                total = tasks.len() as u64;
+                tasks = tasks.into_iter().skip(((current - 1) * size) as usize).take(size as usize).collect();
+            } else {
+                let mut f = filters.clone();
+                if let Some(c) = cat {
+                    f.push(Filter::new("category", Op::Equal, json!(c)));
+                }
+                let q = Query { filters: f, offset: (current - 1) * size, limit: size, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
+                let page = r.list(&tdef, &tenant, &q)?;
+                total = page.total;
+                tasks = page.records;
+            }
+            let idef = res.get("flow_instance");
+            let mut out = Vec::new();
+            let mut users = Vec::new();
+            for t in &tasks {
+                users.extend([id(t, "assignee"), id(t, "starterId")]);
+            }
+            let names = runtime::names(r, &res, &tenant, users)?;
+            for t in tasks {
+                let inst = r.get(&idef, &tenant, id(&t, "instanceId"))?;
+                out.push((t, inst));
+            }
+            Ok((out.into_iter().map(|(t, i)| (t, i, names.clone())).collect::<Vec<_>>(), total))
+        })
+        .await?;
+    let cats = categories(st).await?;
+    let records: Vec<Map<String, Value>> = rows.iter().map(|(t, i, n)| task_row(t, i.as_ref(), n, &cats)).collect();
+    Ok(page_json(records, total, current, size))
+}
+
+async fn todo_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let f = vec![Filter::new("todoUser", Op::Equal, json!(s.user_id))];
+    Ok(ok(task_page(&st, &s, &p, f, false).await?))
+}
+
+async fn claim_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    Ok(ok(task_page(&st, &s, &p, vec![], true).await?))
+}
+
+async fn done_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let f = vec![Filter::new("doneUser", Op::Equal, json!(s.user_id))];
+    Ok(ok(task_page(&st, &s, &p, f, false).await?))
+}
+
+/// Instances matching `filters`, newest first.
+async fn instance_page(st: &AppState, s: &Session, p: &AnyParams, mut filters: Vec<Filter>) -> ApiResult<Value> {
+    let (current, size) = page_of(p)?;
+    if let Some(c) = category_param(p)? {
+        filters.push(Filter::new("category", Op::Equal, json!(c)));
+    }
+    if let Some(k) = p.get("processDefinitionKey").map(str::trim).filter(|k| !k.is_empty()) {
+        filters.push(Filter::new("processKey", Op::Equal, json!(k)));
+    }
+    let (res, tenant) = (st.res.clone(), s.tenant.clone());
+    let (recs, total, names) = st
+        .read(move |r| {
+            let q = Query { filters, offset: (current - 1) * size, limit: size, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
+            let page = r.list(&res.get("flow_instance"), &tenant, &q)?;
+            let names = runtime::names(r, &res, &tenant, page.records.iter().map(|i| id(i, "starterId")))?;
+            Ok((page.records, page.total, names))
+        })
+        .await?;
+    let cats = categories(st).await?;
+    Ok(page_json(recs.iter().map(|i| instance_row(i, &names, &cats)).collect(), total, current, size))
+}
+
+async fn send_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let f = vec![Filter::new("starterId", Op::Equal, json!(s.user_id))];
+    Ok(ok(instance_page(&st, &s, &p, f).await?))
+}
+
+async fn follow_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let f = vec![Filter::new("running", Op::Equal, json!(1))];
+    Ok(ok(instance_page(&st, &s, &p, f).await?))
+}
+
+async fn start_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let mut f = vec![Filter::new("latest", Op::Equal, json!(1)), Filter::new("suspensionState", Op::Equal, json!(1))];
+    if let Some(c) = category_param(&p)? {
+        f.push(Filter::new("category", Op::Equal, json!(c)));
+    }
+    Ok(ok(models::process_page(&st, &s, &p, f).await?))
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Actions
+
+fn body_id(b: &Map<String, Value>, names: &[&str]) -> ApiResult<Option<u64>> {
+    for n in names {
+        match b.get(*n) {
+            Some(Value::String(s)) if !s.trim().is_empty() => return crud::parse_id(Some(s)).map(Some),
+            Some(Value::Number(x)) => return x.as_u64().filter(|v| *v > 0).map(Some).ok_or_else(|| ApiError::with(Kind::BadId, n.to_string())),
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+async fn claim_task(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let tid = id_param(&p, &["taskId"])?;
+    let env = Env::new(&st, &s);
+    let t = st.write(move |w| runtime::claim(w, &env.cx(), tid)).await?;
+    Ok(ok(json!({"taskId": id(&t, "id").to_string(), "assignee": id(&t, "assignee").to_string()})))
+}
+
+async fn complete_task(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
+    let tid = body_id(&b, &["taskId"])?.ok_or_else(|| ApiError::with(Kind::Missing, "taskId"))?;
+    let inst = body_id(&b, &["processInstanceId"])?;
+    // Saber: flag 'ok' agrees, no flag disagrees (its "a rejection whose comment is 同意 passes" quirk is not
+    // kept). Our UI: pass true/false.
+    let pass = match (b.get("pass"), b.get("flag")) {
+        (Some(Value::Bool(p)), _) => *p,
+        (Some(_), _) => return Err(ApiError::with(Kind::WrongType, "pass")),
+        (None, Some(Value::String(f))) => f == "ok",
+        (None, _) => false,
+    };
+    let comment = match b.get("comment") {
+        Some(Value::String(c)) if c.chars().count() <= 500 => c.clone(),
+        Some(Value::String(_)) => return Err(ApiError::with(Kind::TooLong, "comment")),
+        Some(Value::Null) | None => String::new(),
+        Some(_) => return Err(ApiError::with(Kind::WrongType, "comment")),
+    };
+    let vars = match b.get("variables") {
+        Some(Value::Object(m)) => m.clone(),
+        Some(Value::Null) | None => Map::new(),
+        Some(_) => return Err(ApiError::with(Kind::WrongType, "variables")),
+    };
+    let d = runtime::Decision { pass, comment, vars };
+    let env = Env::new(&st, &s);
+    let t = st.write(move |w| runtime::complete(w, &env.cx(), tid, inst, &d)).await?;
+    Ok(ok(json!({"taskId": id(&t, "id").to_string(), "result": int(&t, "result")})))
+}
+
+/// The variables of a start request: an object of declared names.
+fn vars_param(b: &Map<String, Value>) -> ApiResult<Map<String, Value>> {
+    match b.get("variables") {
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(Value::Null) | None => Ok(Map::new()),
+        Some(_) => Err(ApiError::with(Kind::WrongType, "variables")),
+    }
+}
+
+async fn start_process(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
+    let pid = body_id(&b, &["processDefinitionId", "processId"])?.ok_or_else(|| ApiError::with(Kind::Missing, "processDefinitionId"))?;
+    let given = vars_param(&b)?;
+    let env = Env::new(&st, &s);
+    let inst = st
+        .write(move |w| {
+            let cx = env.cx();
+            let process = w.get(&cx.def("flow_process"), cx.tenant, pid)?.ok_or(store::StoreError::NotFound)?;
+            let def = runtime::definition_of(&process);
+            let vars = def.read_vars(&given).map_err(|p| store::StoreError::Rule(format!("{}\u{1e}{}", p.msg, p.msg_en)))?;
+            runtime::start(w, &cx, &process, vars, None)
+        })
+        .await?;
+    Ok(ok(json!({"processInstanceId": id(&inst, "id").to_string(), "status": int(&inst, "status"), "currentNodes": text(&inst, "currentNodes")})))
+}
+
+async fn withdraw(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let iid = id_param(&p, &["processInstanceId"])?;
+    let env = Env::new(&st, &s);
+    st.write(move |w| runtime::withdraw(w, &env.cx(), iid)).await?;
+    Ok(ok(Value::Null))
+}
+
+fn reason(p: &AnyParams, name: &str) -> ApiResult<String> {
+    let r = p.get(name).map(str::trim).unwrap_or("");
+    if r.is_empty() {
+        return Err(ApiError::with(Kind::Missing, name));
+    }
+    if r.chars().count() > 255 {
+        return Err(ApiError::with(Kind::TooLong, name));
+    }
+    Ok(r.to_string())
+}
+
+async fn delete_instance(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let iid = id_param(&p, &["processInstanceId"])?;
+    let why = reason(&p, "deleteReason")?;
+    let env = Env::new(&st, &s);
+    st.write(move |w| runtime::delete(w, &env.cx(), iid, &why)).await?;
+    Ok(ok(Value::Null))
+}
+
+async fn reassign(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let tid = id_param(&p, &["taskId"])?;
+    let to = id_param(&p, &["userId"])?;
+    let why = reason(&p, "reason")?;
+    let env = Env::new(&st, &s);
+    st.write(move |w| runtime::reassign(w, &env.cx(), tid, to, &why)).await?;
+    Ok(ok(Value::Null))
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// History and diagram
+
+/// An instance the session may look at: its starter, anyone who has or had a task on it (or is a candidate),
+/// and holders of `flow_follow`. Anyone else: 404.
+pub fn visible_instance(r: &store::ReadCtx, res: &crate::engine::resources::Resources, s: &Session, iid: u64) -> store::Result<Map<String, Value>> {
+    let inst = r.get(&res.get("flow_instance"), &s.tenant, iid)?.ok_or(store::StoreError::NotFound)?;
+    if id(&inst, "starterId") == s.user_id || s.perms.codes.contains("flow_follow") {
+        return Ok(inst);
+    }
+    let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 10_000, ..Query::default() };
+    let cdef = res.get("flow_candidate");
+    for t in r.list(&res.get("flow_task"), &s.tenant, &q)?.records {
+        if id(&t, "assignee") == s.user_id || id(&t, "doneUser") == s.user_id {
+            return Ok(inst);
+        }
+        if int(&t, "claimable") == 1 {
+            let cq = Query { filters: vec![Filter::new("taskId", Op::Equal, json!(id(&t, "id"))), Filter::new("userId", Op::Equal, json!(s.user_id))], limit: 1, ..Query::default() };
+            if r.list(&cdef, &s.tenant, &cq)?.total > 0 {
+                return Ok(inst);
+            }
+        }
+    }
+    Err(store::StoreError::NotFound)
+}
+
+async fn history_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let iid = id_param(&p, &["processInstanceId"])?;
+    let res = st.res.clone();
+    let s2 = s.clone();
+    let (rows, names) = st
+        .read(move |r| {
+            visible_instance(r, &res, &s2, iid)?;
+            let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 10_000, sorts: vec![Sort { field: "id".into(), desc: false }], ..Query::default() };
+            let rows = r.list(&res.get("flow_history"), &s2.tenant, &q)?.records;
+            let names = runtime::names(r, &res, &s2.tenant, rows.iter().map(|h| id(h, "userId")))?;
+            Ok((rows, names))
+        })
+        .await?;
+    let out: Vec<Value> = rows
+        .iter()
+        .map(|h| {
+            let u = id(h, "userId");
+            let who = if u == 0 { "系统".to_string() } else { names.get(&u).cloned().unwrap_or_default() };
+            json!({
+                "id": id(h, "id").to_string(),
+                "historyActivityId": text(h, "node"),
+                "historyActivityName": text(h, "nodeName"),
+                "historyActivityType": text(h, "action"),
+                "action": text(h, "action"),
+                "assignee": u.to_string(),
+                "assigneeName": who,
+                "createTime": text(h, "startTime"),
+                "endTime": text(h, "endTime"),
+                "historyActivityDurationTime": runtime::duration_text(h.get("durationMs").and_then(Value::as_i64).unwrap_or(0)),
+                "durationMs": h.get("durationMs").and_then(Value::as_i64).unwrap_or(0),
+                "comment": text(h, "comment"),
+            })
+        })
+        .collect();
+    Ok(ok(out))
+}
+
+async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let res = st.res.clone();
+    let s2 = s.clone();
+    if p.get("processInstanceId").is_some_and(|v| !v.is_empty()) {
+        let iid = id_param(&p, &["processInstanceId"])?;
+        let out = st
+            .read(move |r| {
+                let inst = visible_instance(r, &res, &s2, iid)?;
+                let process = r.get(&res.get("flow_process"), &s2.tenant, id(&inst, "processId"))?.ok_or(store::StoreError::NotFound)?;
+                let state: flow::State = inst.get("state").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+                Ok(json!({
+                    "name": text(&process, "name"), "version": int(&process, "version"),
+                    "definition": process.get("definition").cloned().unwrap_or(Value::Null),
+                    "path": state.path, "current": state.active.iter().map(|a| a.node.clone()).collect::<Vec<_>>(),
+                    "status": int(&inst, "status"), "statusName": runtime::status_name(int(&inst, "status")).0,
+                }))
+            })
+            .await?;
+        return Ok(ok(out));
+    }
+    let pid = id_param(&p, &["processDefinitionId"])?;
+    let out = st
+        .read(move |r| {
+            let process = r.get(&res.get("flow_process"), &s2.tenant, pid)?.ok_or(store::StoreError::NotFound)?;
+            Ok(json!({"name": text(&process, "name"), "version": int(&process, "version"), "definition": process.get("definition").cloned().unwrap_or(Value::Null), "path": [], "current": []}))
+        })
+        .await?;
+    Ok(ok(out))
+}

@@ -1,0 +1,356 @@
+//! 审批流程 (`/api/blade-flow/...`, `/api/blade-desk/process/leave/...`): models checked when saved, deployed
+//! versions, the leave process end to end across users, security rule 12 (only candidates claim, only
+//! assignees complete, only declared typed variables), withdraw, delete and reassign, history, BPMN upload of
+//! valid and hostile files, and instances staying on their version when a new one is deployed.
+use serde_json::{Value, json};
+
+use crate::support::App;
+
+const A: &str = "157270";
+const F: &str = "/api/blade-flow";
+const LEAVE: &str = "/api/blade-desk/process/leave";
+
+async fn post(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
+    let (s, v) = app.post(url, t, &body.to_string()).await;
+    (s.as_u16(), v)
+}
+
+async fn get(app: &App, t: &str, url: &str) -> (u16, Value) {
+    let (s, v) = app.get(url, t).await;
+    (s.as_u16(), v)
+}
+
+fn put(app: &App, tenant: &str, res: &str, doc: Value) -> u64 {
+    let (r, t, res) = (app.st.res.clone(), tenant.to_string(), res.to_string());
+    app.st.store.write(move |w| Ok(w.insert(&r.get(&res), &t, doc.as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())).unwrap()
+}
+
+fn set(app: &App, tenant: &str, res: &str, id: u64, doc: Value) {
+    let (r, t, res) = (app.st.res.clone(), tenant.to_string(), res.to_string());
+    app.st.store.write(move |w| w.update(&r.get(&res), &t, id, doc.as_object().unwrap().clone(), &store::Actor::default()).map(|_| ())).unwrap();
+}
+
+const STAFF: &[&str] = &["work", "work_start", "work_start_view", "work_start_flow", "work_claim", "work_claim_view", "work_claim_sign", "work_todo", "work_todo_view", "work_todo_handle", "work_send", "work_send_view", "work_done", "work_done_view"];
+
+struct People {
+    admin: String,
+    /// The platform administrator: designs and deploys models (BladeX's model and manager screens are the
+    /// platform's).
+    platform: String,
+    zhang: String,
+    li: String,
+    wang: String,
+    li_id: u64,
+    zhang_id: u64,
+}
+
+/// Tenant A: 张 (applicant) in 工程部 led by 李; 王 a colleague; the admin.
+async fn people(app: &App) -> People {
+    app.make_role(A, "staff", STAFF).await;
+    let zhang_id = app.make_user(A, "zhang", "Zz#12345", &["staff"]).await;
+    let li_id = app.make_user(A, "li", "Zz#12345", &["staff"]).await;
+    let wang_id = app.make_user(A, "wang", "Zz#12345", &["staff"]).await;
+    let dept = put(app, A, "dept", json!({"parentId": 0, "deptName": "工程部", "fullName": "工程部", "deptCategory": 2, "leaderId": li_id}));
+    for u in [zhang_id, li_id, wang_id] {
+        set(app, A, "user", u, json!({"deptId": dept.to_string()}));
+    }
+    People {
+        admin: app.admin(A).await,
+        platform: app.admin("000000").await,
+        zhang: app.sign_in(A, "zhang", "Zz#12345").await,
+        li: app.sign_in(A, "li", "Zz#12345").await,
+        wang: app.sign_in(A, "wang", "Zz#12345").await,
+        li_id,
+        zhang_id,
+    }
+}
+
+async fn leave_process(app: &App, t: &str) -> String {
+    let (s, v) = get(app, t, &format!("{F}/work/start-list?current=1&size=10")).await;
+    assert_eq!(s, 200, "{v}");
+    v["data"]["records"].as_array().unwrap().iter().find(|r| r["key"] == "leave").unwrap_or_else(|| panic!("no leave process: {v}"))["id"].as_str().unwrap().to_string()
+}
+
+async fn todo(app: &App, t: &str) -> Vec<Value> {
+    let (s, v) = get(app, t, &format!("{F}/work/todo-list?current=1&size=50")).await;
+    assert_eq!(s, 200, "{v}");
+    v["data"]["records"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn leave_runs_across_users_with_rule_12() {
+    let app = App::new();
+    let p = people(&app).await;
+    let pid = leave_process(&app, &p.zhang).await;
+    // Five days: the leader, then an administrator (candidates: the admin role).
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"processDefinitionId": pid, "startTime": "2026-11-24 09:00:00", "endTime": "2026-11-29 09:00:00", "reason": "家中有事"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (inst, business) = (v["data"]["processInstanceId"].as_str().unwrap().to_string(), v["data"]["businessId"].as_str().unwrap().to_string());
+    assert_eq!(v["data"]["currentNodes"], "部门领导审批", "{v}");
+    // 李 leads 工程部: the task is his.
+    let li_todo = todo(&app, &p.li).await;
+    assert_eq!(li_todo.len(), 1, "{li_todo:?}");
+    let task = li_todo[0]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(li_todo[0]["processDefinitionName"], "请假流程");
+    assert_eq!(li_todo[0]["startUserName"], "zhang");
+    assert!(todo(&app, &p.wang).await.is_empty());
+    // Rule 12: 王 may not complete it (403), nor see its history (404); a variable not declared: 400 naming it.
+    let (s, v) = post(&app, &p.wang, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok", "comment": "同意"})).await;
+    assert_eq!(s, 403, "{v}");
+    let (s, _) = get(&app, &p.wang, &format!("{F}/process/history-flow-list?processInstanceId={inst}")).await;
+    assert_eq!(s, 404);
+    let (s, _) = get(&app, &p.wang, &format!("{LEAVE}/detail?businessId={business}")).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok", "variables": {"amount": 5}})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("amount"), "{v}");
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok", "variables": {"days": "many"}})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("days"), "{v}");
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok", "variables": {"pass": false}})).await;
+    assert_eq!(s, 400, "{v}");
+    // The starter cannot withdraw once... not yet: nobody decided, so withdrawing is still possible — but 李
+    // decides first. A wrong instance id with the task: 404.
+    let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": "123", "flag": "ok"})).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": inst, "flag": "ok", "comment": "同意,注意交接"})).await;
+    assert_eq!(s, 200, "{v}");
+    // A retried completion answers the same and changes nothing.
+    let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": inst, "flag": "ok"})).await;
+    assert_eq!(s, 200);
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={inst}"), json!({})).await;
+    assert_eq!(s, 400, "someone decided: {v}");
+    // More than 3 days: the administrators' claim list.
+    let (s, v) = get(&app, &p.admin, &format!("{F}/work/claim-list?current=1&size=10")).await;
+    assert_eq!(s, 200);
+    let claim = v["data"]["records"][0]["taskId"].as_str().unwrap_or_else(|| panic!("nothing to claim: {v}")).to_string();
+    assert_eq!(v["data"]["records"][0]["taskName"], "管理员审批");
+    let (s, v) = post(&app, &p.wang, &format!("{F}/work/claim-task?taskId={claim}"), json!({})).await;
+    assert_eq!(s, 403, "a non-candidate claims: {v}");
+    let (s, v) = post(&app, &p.admin, &format!("{F}/work/complete-task"), json!({"taskId": claim, "flag": "ok"})).await;
+    assert_eq!(s, 400, "unclaimed: {v}");
+    let (s, v) = post(&app, &p.admin, &format!("{F}/work/claim-task?taskId={claim}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(todo(&app, &p.admin).await.len(), 1);
+    let (s, v) = post(&app, &p.admin, &format!("{F}/work/complete-task"), json!({"taskId": claim, "processInstanceId": inst, "comment": "年底项目紧,请改期"})).await;
+    assert_eq!(s, 200, "a rejection (no flag): {v}");
+    // Back to the applicant to adjust; the applicant resubmits; the leader and the admin agree.
+    let t = todo(&app, &p.zhang).await;
+    assert_eq!(t[0]["taskName"], "调整申请", "{t:?}");
+    let (s, _) = post(&app, &p.zhang, &format!("{F}/work/complete-task"), json!({"taskId": t[0]["taskId"], "flag": "ok", "comment": "改为下周"})).await;
+    assert_eq!(s, 200);
+    let t = todo(&app, &p.li).await;
+    post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t[0]["taskId"], "flag": "ok"})).await;
+    let (_, v) = get(&app, &p.admin, &format!("{F}/work/claim-list")).await;
+    let claim = v["data"]["records"][0]["taskId"].as_str().unwrap().to_string();
+    post(&app, &p.admin, &format!("{F}/work/claim-task?taskId={claim}"), json!({})).await;
+    let (s, _) = post(&app, &p.admin, &format!("{F}/work/complete-task"), json!({"taskId": claim, "flag": "ok", "comment": "同意"})).await;
+    assert_eq!(s, 200);
+    // The leave record took the result; history has every step.
+    let (s, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business}")).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str(), v["data"]["flow"]["processIsFinished"].as_bool()), (Some(1), Some("5"), Some(true)), "{v}");
+    let (s, v) = get(&app, &p.li, &format!("{F}/process/history-flow-list?processInstanceId={inst}")).await;
+    assert_eq!(s, 200, "{v}");
+    let steps: Vec<(String, String)> = v["data"].as_array().unwrap().iter().map(|h| (h["historyActivityName"].as_str().unwrap().to_string(), h["action"].as_str().unwrap().to_string())).collect();
+    let want = [("提交申请", "start"), ("部门领导审批", "pass"), ("管理员审批", "claim"), ("管理员审批", "reject"), ("调整申请", "pass"), ("部门领导审批", "pass"), ("管理员审批", "claim"), ("管理员审批", "pass"), ("结束", "end")];
+    assert_eq!(steps, want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>());
+    assert!(v["data"][3]["comment"].as_str().unwrap().contains("年底项目紧"));
+    // Lists: sent and done.
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/send-list")).await;
+    assert_eq!((v["data"]["total"].as_u64(), v["data"]["records"][0]["statusName"].as_str()), (Some(1), Some("已通过")), "{v}");
+    let (_, v) = get(&app, &p.li, &format!("{F}/work/done-list")).await;
+    assert_eq!(v["data"]["total"], 2, "{v}");
+    let (_, v) = get(&app, &p.li, &format!("{F}/process/diagram?processInstanceId={inst}")).await;
+    assert_eq!(v["data"]["path"].as_array().unwrap().first().and_then(Value::as_str), Some("start"), "{v}");
+    // A short leave needs the leader alone.
+    let (_, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-12-01 09:00:00", "endTime": "2026-12-02 18:00:00", "reason": "看病"})).await;
+    let business2 = v["data"]["businessId"].as_str().unwrap().to_string();
+    let t = todo(&app, &p.li).await;
+    post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t[0]["taskId"], "flag": "ok"})).await;
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business2}")).await;
+    assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str()), (Some(1), Some("1.375")), "{v}");
+    let _ = (p.li_id, p.zhang_id);
+}
+
+#[tokio::test]
+async fn withdraw_delete_and_reassign() {
+    let app = App::new();
+    let p = people(&app).await;
+    let start = |t: String| {
+        let app = &app;
+        async move {
+            let (s, v) = post(app, &t, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-11-24 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "事假"})).await;
+            assert_eq!(s, 200, "{v}");
+            v["data"]["processInstanceId"].as_str().unwrap().to_string()
+        }
+    };
+    let i1 = start(p.zhang.clone()).await;
+    let (s, _) = post(&app, &p.wang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
+    assert_eq!(s, 403, "only the starter withdraws");
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(todo(&app, &p.li).await.is_empty(), "the withdrawn task left the leader's list");
+    let (s, _) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
+    assert_eq!(s, 400);
+    // An administrator reassigns the leader's task to 王, then deletes another instance with a reason.
+    let i2 = start(p.zhang.clone()).await;
+    let task = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
+    let wang_id = {
+        let (_, v) = get(&app, &p.wang, "/api/blade-user/info").await;
+        v["data"]["id"].as_str().map(str::to_string).unwrap_or_default()
+    };
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/follow/reassign?taskId={task}&userId={wang_id}&reason=x"), json!({})).await;
+    assert_eq!(s, 403, "{v}");
+    let (s, v) = post(&app, &p.admin, &format!("{F}/follow/reassign?taskId={task}&userId={wang_id}"), json!({})).await;
+    assert_eq!(s, 400, "a reason is required: {v}");
+    let (s, v) = post(&app, &p.admin, &format!("{F}/follow/reassign?taskId={task}&userId={wang_id}&reason=李经理出差"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(todo(&app, &p.li).await.is_empty());
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok"})).await;
+    assert_eq!(s, 403, "{v}");
+    let (s, v) = post(&app, &p.wang, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok"})).await;
+    assert_eq!(s, 200, "{v}");
+    let i3 = start(p.zhang.clone()).await;
+    let (_, v) = get(&app, &p.admin, &format!("{F}/follow/list")).await;
+    assert!(v["data"]["records"].as_array().unwrap().iter().any(|r| r["processInstanceId"] == i3.as_str()), "{v}");
+    let (s, _) = post(&app, &p.admin, &format!("{F}/follow/delete-process-instance?processInstanceId={i3}&deleteReason=重复提交"), json!({})).await;
+    assert_eq!(s, 200);
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/process/history-flow-list?processInstanceId={i3}")).await;
+    assert!(v.to_string().contains("重复提交"), "{v}");
+    assert!(todo(&app, &p.li).await.is_empty());
+    let _ = i2;
+}
+
+fn model_body(key: &str, days_over: u32) -> Value {
+    json!({"modelKey": key, "name": "采购审批", "category": 1, "definition": {
+        "variables": [{"name": "amount", "type": "number", "required": true}, {"name": "approver", "type": "user"}],
+        "nodes": [
+            {"id": "s", "type": "start", "name": "发起"},
+            {"id": "g", "type": "exclusive", "name": "金额", "default": "small"},
+            {"id": "boss", "type": "task", "name": "总经理", "assign": {"kind": "role", "role": "admin"}, "mode": "claim"},
+            {"id": "mgr", "type": "task", "name": "经理", "assign": {"kind": "var", "var": "approver"}},
+            {"id": "e", "type": "end", "name": "结束"}
+        ],
+        "flows": [
+            {"id": "f1", "from": "s", "to": "g"},
+            {"id": "big", "from": "g", "to": "boss", "condition": format!("amount > {days_over}")},
+            {"id": "small", "from": "g", "to": "mgr"},
+            {"id": "f4", "from": "boss", "to": "e"},
+            {"id": "f5", "from": "mgr", "to": "e"}
+        ]
+    }})
+}
+
+#[tokio::test]
+async fn models_are_checked_deployed_in_versions_and_instances_keep_theirs() {
+    let app = App::new();
+    let p = people(&app).await;
+    // A broken model is refused naming the node; check lists every problem.
+    let mut bad = model_body("purchase", 1000);
+    bad["definition"]["nodes"][1]["default"] = Value::Null;
+    let (s, v) = post(&app, &p.platform, &format!("{F}/model/submit"), bad.clone()).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("金额"), "{v}");
+    let (s, v) = post(&app, &p.platform, &format!("{F}/model/check"), json!({"definition": bad["definition"]})).await;
+    assert_eq!(s, 200);
+    assert_eq!(v["data"]["problems"][0]["node"], "g", "{v}");
+    for t in [&p.zhang, &p.admin] {
+        let (s, v) = post(&app, t, &format!("{F}/model/submit"), model_body("purchase", 1000)).await;
+        assert_eq!(s, 403, "models are the platform's: {v}");
+    }
+    let (s, v) = post(&app, &p.platform, &format!("{F}/model/submit"), model_body("purchase", 1000)).await;
+    assert_eq!(s, 200, "{v}");
+    let model = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &p.platform, &format!("{F}/model/deploy?modelId={model}&tenantIds={A}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let v1 = v["data"]["deployed"][0]["processId"].as_str().unwrap().to_string();
+    // Start on version 1 (over 1000 → the boss), with typed variables.
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": v1, "variables": {"amount": "abc"}})).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": v1, "variables": {}})).await;
+    assert_eq!(s, 400, "a required variable: {v}");
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": v1, "variables": {"amount": "1500", "approver": p.li_id.to_string()}})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["currentNodes"], "总经理");
+    let old = v["data"]["processInstanceId"].as_str().unwrap().to_string();
+    // Version 2 raises the threshold; the running instance stays on version 1.
+    let mut b2 = model_body("purchase", 5000);
+    b2["id"] = json!(model);
+    let (s, v) = post(&app, &p.platform, &format!("{F}/model/submit"), b2).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &p.platform, &format!("{F}/model/deploy?modelId={model}&tenantIds={A}"), json!({})).await;
+    assert_eq!(v["data"]["deployed"][0]["version"], 2, "{v}");
+    let v2 = v["data"]["deployed"][0]["processId"].as_str().unwrap().to_string();
+    let (_, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": v2, "variables": {"amount": "1500", "approver": p.li_id.to_string()}})).await;
+    assert_eq!(v["data"]["currentNodes"], "经理", "{v}");
+    let (_, v) = get(&app, &p.admin, &format!("{F}/process/diagram?processInstanceId={old}")).await;
+    assert_eq!(v["data"]["version"], 1, "{v}");
+    let (_, v) = get(&app, &p.platform, &format!("{F}/manager/list?tenantId={A}")).await;
+    let row = v["data"]["records"].as_array().unwrap().iter().find(|r| r["key"] == "purchase").cloned().unwrap();
+    assert_eq!(row["version"], 2);
+    // Suspended: nothing starts; active again: it does.
+    let (s, _) = post(&app, &p.platform, &format!("{F}/manager/change-state?state=suspend&processId={v2}&tenantId={A}"), json!({})).await;
+    assert_eq!(s, 200);
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": v2, "variables": {"amount": "1"}})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("挂起"));
+    post(&app, &p.platform, &format!("{F}/manager/change-state?state=active&processId={v2}&tenantId={A}"), json!({})).await;
+    // Deleting version 1 ends its running instance as deleted.
+    let (s, v) = post(&app, &p.platform, &format!("{F}/manager/delete-deployment?deploymentIds={v1}&tenantId={A}"), json!({})).await;
+    assert_eq!((s, v["data"]["endedInstances"].as_u64()), (200, Some(1)), "{v}");
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/send-list")).await;
+    assert!(v["data"]["records"].as_array().unwrap().iter().any(|r| r["processInstanceId"] == old.as_str() && r["statusName"] == "已删除"), "{v}");
+}
+
+const BPMN: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<definitions xmlns="http://www.omg.org/spec/BPMN/20100524/MODEL" xmlns:flowable="http://flowable.org/bpmn">
+  <process id="expense" name="报销流程">
+    <startEvent id="start" flowable:initiator="applyUser"/>
+    <userTask id="check" name="财务审核" flowable:candidateGroups="admin"/>
+    <sequenceFlow id="f1" sourceRef="start" targetRef="check"/>
+    <sequenceFlow id="f2" sourceRef="check" targetRef="end"/>
+    <endEvent id="end"/>
+  </process>
+</definitions>"#;
+
+#[tokio::test]
+async fn bpmn_upload_valid_and_hostile() {
+    let app = App::new();
+    let p = people(&app).await;
+    let upload = |name: &str, body: String, category: &str| {
+        let boundary = "zzBOUNDARY";
+        let mut b = String::new();
+        b.push_str(&format!("--{boundary}\r\nContent-Disposition: form-data; name=\"category\"\r\n\r\n{category}\r\n"));
+        b.push_str(&format!("--{boundary}\r\nContent-Disposition: form-data; name=\"tenantIds\"\r\n\r\n{A}\r\n"));
+        b.push_str(&format!("--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"{name}\"\r\nContent-Type: text/xml\r\n\r\n{body}\r\n--{boundary}--\r\n"));
+        axum::http::Request::builder()
+            .method("POST")
+            .uri(format!("{F}/manager/deploy-upload"))
+            .header("blade-auth", format!("bearer {}", p.platform))
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(axum::body::Body::from(b))
+            .unwrap()
+    };
+    let (s, _, v) = app.call(upload("expense.bpmn20.xml", BPMN.into(), "1")).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["deployed"][0]["key"], "expense");
+    let laughs = r#"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]><definitions><process id="p">&lol2;</process></definitions>"#;
+    let (s, _, v) = app.call(upload("laughs.xml", laughs.into(), "1")).await;
+    assert_eq!(s, 400, "{v}");
+    let xxe = r#"<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><definitions><process id="p"><startEvent id="s" name="&x;"/></process></definitions>"#;
+    let (s, _, v) = app.call(upload("xxe.xml", xxe.into(), "1")).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(!v.to_string().contains("root:"), "{v}");
+    let script = BPMN.replace("<endEvent id=\"end\"/>", "<endEvent id=\"end\"/><serviceTask id=\"svc\" name=\"调用接口\" flowable:class=\"x.Evil\"/>");
+    let (s, _, v) = app.call(upload("svc.xml", script, "1")).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("svc"), "{v}");
+    // The uploaded process runs: the admins claim it.
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/start-list")).await;
+    let pid = v["data"]["records"].as_array().unwrap().iter().find(|r| r["key"] == "expense").unwrap()["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": pid})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &p.admin, &format!("{F}/work/claim-list")).await;
+    assert_eq!(v["data"]["records"][0]["taskName"], "财务审核", "{v}");
+}
