@@ -377,6 +377,7 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("GET", "/api/blade-system/menu/role-tree-keys") => q(format!("{path}?roleIds={role}")),
         (m, p) if p.starts_with("/api/blade-scm/") => return scm_request(m, p, ids),
         (_, p) if p.starts_with("/api/blade-api/wms/") => return wms_request(p, ids),
+        (_, p) if p.starts_with("/api/blade-flow/") || p.starts_with("/api/blade-desk/process/") => return flow_request(p, ids, mine),
         _ => {
             // The tenant-scoped resources served by the generic handlers (and their specialised variants).
             let (base, action) = path.rsplit_once('/')?;
@@ -511,6 +512,47 @@ fn wms_request(path: &str, ids: &HashMap<&str, u64>) -> Option<Vec<(String, Opti
     Some(vec![(format!("{path}?id={own}&ids={own}&orderId={order}&goodsId={}", ids["goods"]), Some(body.to_string()))])
 }
 
+/// The approval routes with tenant B's model, process, instance, task and leave ids wherever an id goes.
+fn flow_request(path: &str, ids: &HashMap<&str, u64>, mine: &HashMap<&str, u64>) -> Option<Vec<(String, Option<String>)>> {
+    let (m, p, i, t, l) = (ids["flow_model"], ids["flow_process"], ids["flow_instance"], ids["flow_task"], ids["process_leave"]);
+    let q = |s: String| Some(vec![(s, None)]);
+    let rest = path.strip_prefix("/api/blade-flow/").or_else(|| path.strip_prefix("/api/blade-desk/process/"))?;
+    match rest {
+        "model/detail" => q(format!("{path}?id={m}")),
+        "model/remove" => q(format!("{path}?ids={m}")),
+        "model/deploy" => q(format!("{path}?modelId={m}")),
+        "model/submit" => Some(vec![(path.into(), Some(json!({"id": m.to_string(), "modelKey": "bsecret", "name": "x", "definition": {"nodes": [{"id": "s", "type": "start"}, {"id": "e", "type": "end"}], "flows": [{"id": "f", "from": "s", "to": "e"}]}}).to_string()))]),
+        "manager/change-state" => q(format!("{path}?state=suspend&processId={p}")),
+        "manager/delete-deployment" => q(format!("{path}?deploymentIds={p}")),
+        "follow/delete-process-instance" => q(format!("{path}?processInstanceId={i}&deleteReason=x")),
+        "follow/reassign" => q(format!("{path}?taskId={t}&userId={}&reason=x", mine["user"])),
+        "work/claim-task" => q(format!("{path}?taskId={t}")),
+        "work/withdraw" => q(format!("{path}?processInstanceId={i}")),
+        "work/complete-task" => Some(vec![(path.into(), Some(json!({"taskId": t.to_string(), "flag": "ok"}).to_string()))]),
+        "work/start-process" => Some(vec![(path.into(), Some(json!({"processDefinitionId": p.to_string()}).to_string()))]),
+        "process/history-flow-list" => q(format!("{path}?processInstanceId={i}")),
+        "process/diagram" => Some(vec![(format!("{path}?processInstanceId={i}"), None), (format!("{path}?processDefinitionId={p}"), None)]),
+        "leave/start-process" => Some(vec![(path.into(), Some(json!({"processDefinitionId": p.to_string(), "startTime": "2026-11-24 09:00:00", "endTime": "2026-11-25 09:00:00", "reason": "x"}).to_string()))]),
+        "leave/detail" => q(format!("{path}?businessId={l}")),
+        _ => None,
+    }
+}
+
+/// Tenant B's approval records: a model, its deployed process, a running instance with a task, its leave.
+fn flow_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
+    let def = json!({"variables": [], "nodes": [{"id": "s", "type": "start"}, {"id": "t", "type": "task", "name": "b_secret", "assign": {"kind": "starter"}}, {"id": "e", "type": "end"}], "flows": [{"id": "f1", "from": "s", "to": "t"}, {"id": "f2", "from": "t", "to": "e"}]});
+    let model = put(app, B, "flow_model", json!({"modelKey": "bsecret", "name": "b_secret_model", "category": 1, "definition": def}), 0);
+    let process = put(app, B, "flow_process", json!({"processKey": "bsecret", "name": "b_secret_process", "category": 1, "version": 1, "latest": 1, "suspensionState": 1, "modelId": model, "definition": def}), 0);
+    let state = json!({"status": "running", "active": [{"node": "t", "users": [ids["user"]]}], "path": ["s", "t"]});
+    let inst = put(app, B, "flow_instance", json!({"processId": process, "processKey": "bsecret", "processName": "b_secret_process", "category": 1, "version": 1, "starterId": ids["user"], "status": 0, "running": 1, "vars": {}, "state": state, "currentNodes": "b_secret"}), 0);
+    let task = put(app, B, "flow_task", json!({"instanceId": inst, "processId": process, "processName": "b_secret_process", "category": 1, "version": 1, "node": "t", "nodeName": "b_secret", "assignee": ids["user"], "todoUser": ids["user"], "status": 0, "result": 0}), 0);
+    put(app, B, "flow_history", json!({"instanceId": inst, "node": "s", "nodeName": "b_secret", "userId": ids["user"], "action": "start", "comment": "b_secret"}), 0);
+    let leave = put(app, B, "process_leave", json!({"processDefinitionId": process, "processInstanceId": inst, "applyUserId": ids["user"], "startTime": "2026-11-24 09:00:00", "endTime": "2026-11-25 09:00:00", "days": 10000, "reason": "b_secret", "status": 0}), 0);
+    for (k, v) in [("flow_model", model), ("flow_process", process), ("flow_instance", inst), ("flow_task", task), ("process_leave", leave)] {
+        ids.insert(k, v);
+    }
+}
+
 /// Tenant B's warehouse records, named `b_secret_…`.
 fn wms_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let store = put(app, B, "store", json!({"storeCode": "WHB", "storeName": "b_secret_store", "enabled": 1}), 0);
@@ -568,6 +610,12 @@ fn takes_tenant_ids(path: &str) -> bool {
         "/api/blade-develop/", "/api/blade-report/", "/api/blade-gen/",
     ];
     let last = path.rsplit('/').next().unwrap_or("");
+    if let Some(rest) = path.strip_prefix("/api/blade-flow/") {
+        return !["list", "check", "schema", "export", "start-list", "claim-list", "todo-list", "send-list", "done-list", "deploy-upload"].contains(&rest.rsplit('/').next().unwrap_or(""));
+    }
+    if path.starts_with("/api/blade-desk/process/") {
+        return true;
+    }
     if let Some(rest) = path.strip_prefix("/api/blade-api/wms/") {
         return !["list", "syncList", "schema", "export"].contains(&rest.rsplit('/').next().unwrap_or(""));
     }
@@ -602,6 +650,7 @@ async fn cross_tenant_matrix_from_the_route_table() {
     }
     scm_fixtures(&app, &mut ids);
     wms_fixtures(&app, &mut ids);
+    flow_fixtures(&app, &mut ids);
     let mut mine = HashMap::new();
     mine.insert("role", role_id(&app, A, "carpenter"));
     mine.insert("user", app.make_user(A, "a_plain", "Plain#123", &["carpenter"]).await);
@@ -620,7 +669,9 @@ async fn cross_tenant_matrix_from_the_route_table() {
             continue;
         };
         // OSS and SMS configs are per tenant but their codes are the platform admin's: probe with that token.
-        let who = if path.starts_with("/api/blade-resource/oss/") || path.starts_with("/api/blade-resource/sms/") { &p } else { &a };
+        // So are the flow models and deployments (BladeX's model and manager screens).
+        let platform_codes = ["/api/blade-resource/oss/", "/api/blade-resource/sms/", "/api/blade-flow/model/", "/api/blade-flow/manager/"];
+        let who = if platform_codes.iter().any(|x| path.starts_with(x)) { &p } else { &a };
         for (url, body) in reqs {
             let (s, v) = app.req(method, &url, Some(who), body.as_deref(), &[]).await;
             assert_eq!(s, 404, "{method} {url}: {v}");
