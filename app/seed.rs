@@ -424,6 +424,7 @@ fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<S
         }
         if tenant != store::PLATFORM_TENANT {
             demo_business(w, res, tenant)?;
+            crate::api::flow::demo::seed(w, res, tenant)?;
         }
     }
     w.put_meta("demo_seeded", b"1")?;

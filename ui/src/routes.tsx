@@ -21,6 +21,8 @@ import { StatusPage } from './features/monitor/StatusPage';
 import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
 import { ProcessDetail } from './features/scm/Site';
 import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
+import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, StartForm } from './features/flow/Work';
+import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
 export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
@@ -32,6 +34,15 @@ export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
   '/system/dept': () => <DeptPage />,
   '/system/tenant': () => <TenantPage />,
   '/monitor/status': () => <StatusPage />,
+  '/work/start': () => <WorkList mode="start" />,
+  '/work/claim': () => <WorkList mode="claim" />,
+  '/work/todo': () => <WorkList mode="todo" />,
+  '/work/send': () => <WorkList mode="send" />,
+  '/work/done': () => <WorkList mode="done" />,
+  '/flow/model': () => <ModelPage />,
+  '/flow/deploy': () => <ManagerPage />,
+  '/flow/manager': () => <ManagerPage />,
+  '/flow/follow': () => <FollowPage />,
 };
 
 export type RouteDef = {
@@ -69,6 +80,10 @@ export const routes: RouteDef[] = [
   { path: '/wms/order/rk/detail/:orderNo', title: 'menu.rkDetail', render: (p) => main('menu.rkDetail', <InboundDetail no={p.orderNo} />) },
   { path: '/wms/order/ck/detail/:orderNo', title: 'menu.ckDetail', render: (p) => main('menu.ckDetail', <OutboundDetail no={p.orderNo} />) },
   { path: '/wms/stock/card/:goodsId', title: 'menu.stockCard', render: (p) => main('menu.stockCard', <StockCard goodsId={p.goodsId} />) },
+  { path: '/work/process/leave/form/:processDefinitionId', title: 'menu.leaveForm', render: (p) => main('menu.leaveForm', <LeaveForm processId={p.processDefinitionId} />) },
+  { path: '/work/process/flow/form/:processDefinitionId', title: 'menu.flowStart', render: (p) => main('menu.flowStart', <StartForm processId={p.processDefinitionId} />) },
+  { path: '/work/process/:kind/handle/:taskId/:processInstanceId/:businessId?', title: 'menu.flowHandle', render: (p) => main('menu.flowHandle', <HandleTask kind={p.kind} taskId={p.taskId} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />) },
+  { path: '/work/process/:kind/detail/:processInstanceId/:businessId?', title: 'menu.flowDetail', render: (p) => main('menu.flowDetail', <FlowDetail kind={p.kind} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />) },
   { path: '/construct/info/:constructCode?/:edit?/:tagname?', title: 'menu.constructInfo', render: placeholder('menu.constructInfo') },
 ];
 

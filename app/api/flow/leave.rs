@@ -62,38 +62,56 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
             let pdef = cx.def("flow_process");
             let process = match pid {
                 Some(p) => w.get(&pdef, cx.tenant, p)?.ok_or(StoreError::NotFound)?,
-                None => {
-                    let q = Query { filters: vec![Filter::new("processKey", Op::Equal, json!("leave")), Filter::new("latest", Op::Equal, json!(1))], limit: 1, ..Query::default() };
-                    w.list(&pdef, cx.tenant, &q)?.records.into_iter().next().ok_or_else(|| rule("没有已部署的请假流程", "No leave process is deployed"))?
-                }
+                None => latest_leave(w, &cx)?,
             };
-            if let Some(u) = task_user {
-                w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
-            }
-            let def = runtime::definition_of(&process);
-            let ldef = cx.def("process_leave");
-            let leave = w.insert(&ldef, cx.tenant, obj(json!({
-                "processDefinitionId": id(&process, "id"), "applyUserId": cx.actor.user_id, "taskUser": task_user,
-                "startTime": from, "endTime": to, "days": days, "reason": reason, "status": 0,
-            })), cx.actor)?;
-            // The variables the definition declares, from the form.
-            let mut vars = flow::Vars::new();
-            if def.var("days").is_some_and(|d| d.ty == flow::VarType::Number) {
-                vars.insert("days".into(), flow::Val::Num(days));
-            }
-            if let Some(u) = task_user
-                && def.var("taskUser").is_some_and(|d| d.ty == flow::VarType::User) {
-                vars.insert("taskUser".into(), flow::Val::User(u));
-            }
-            if def.var("reason").is_some_and(|d| d.ty == flow::VarType::Text) {
-                vars.insert("reason".into(), flow::Val::Text(reason.clone()));
-            }
-            let inst = runtime::start(w, &cx, &process, vars, Some(Business { table: "process_leave", id: id(&leave, "id") }))?;
-            let leave = w.update(&ldef, cx.tenant, id(&leave, "id"), obj(json!({"processInstanceId": id(&inst, "id"), "status": inst.get("status").and_then(Value::as_i64).unwrap_or(0).min(2)})), cx.actor)?;
-            Ok((leave, inst))
+            apply(w, &cx, &process, &Leave { task_user, from: from.clone(), to: to.clone(), days, reason: reason.clone() })
         })
         .await?;
     Ok(ok(json!({"id": id(&leave, "id").to_string(), "businessId": id(&leave, "id").to_string(), "processInstanceId": id(&inst, "id").to_string(), "currentNodes": text(&inst, "currentNodes")})))
+}
+
+/// A leave application as the form sends it.
+pub struct Leave {
+    pub task_user: Option<u64>,
+    pub from: String,
+    pub to: String,
+    /// Exact days (ten-thousandths).
+    pub days: i64,
+    pub reason: String,
+}
+
+/// The latest deployed leave process of the tenant.
+pub fn latest_leave(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> store::Result<serde_json::Map<String, Value>> {
+    let q = Query { filters: vec![Filter::new("processKey", Op::Equal, json!("leave")), Filter::new("latest", Op::Equal, json!(1))], limit: 1, ..Query::default() };
+    w.list(&cx.def("flow_process"), cx.tenant, &q)?.records.into_iter().next().ok_or_else(|| rule("没有已部署的请假流程", "No leave process is deployed"))
+}
+
+/// Writes the leave record and starts its instance, in the open transaction.
+pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process: &serde_json::Map<String, Value>, l: &Leave) -> store::Result<(serde_json::Map<String, Value>, serde_json::Map<String, Value>)> {
+    if let Some(u) = l.task_user {
+        w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
+    }
+    let def = runtime::definition_of(process);
+    let ldef = cx.def("process_leave");
+    let leave = w.insert(&ldef, cx.tenant, obj(json!({
+        "processDefinitionId": id(process, "id"), "applyUserId": cx.actor.user_id, "taskUser": l.task_user,
+        "startTime": l.from, "endTime": l.to, "days": l.days, "reason": l.reason, "status": 0,
+    })), cx.actor)?;
+    // The variables the definition declares, from the form.
+    let mut vars = flow::Vars::new();
+    if def.var("days").is_some_and(|d| d.ty == flow::VarType::Number) {
+        vars.insert("days".into(), flow::Val::Num(l.days));
+    }
+    if let Some(u) = l.task_user
+        && def.var("taskUser").is_some_and(|d| d.ty == flow::VarType::User) {
+        vars.insert("taskUser".into(), flow::Val::User(u));
+    }
+    if def.var("reason").is_some_and(|d| d.ty == flow::VarType::Text) {
+        vars.insert("reason".into(), flow::Val::Text(l.reason.clone()));
+    }
+    let inst = runtime::start(w, cx, process, vars, Some(Business { table: "process_leave", id: id(&leave, "id") }))?;
+    let leave = w.update(&ldef, cx.tenant, id(&leave, "id"), obj(json!({"processInstanceId": id(&inst, "id"), "status": inst.get("status").and_then(Value::as_i64).unwrap_or(0).min(2)})), cx.actor)?;
+    Ok((leave, inst))
 }
 
 async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
@@ -116,7 +134,7 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
                 "reason": text(&leave, "reason"),
                 "taskUser": id(&leave, "taskUser").to_string(), "taskUserName": names.get(&id(&leave, "taskUser")).cloned().unwrap_or_default(),
                 "applyUser": id(&leave, "applyUserId").to_string(), "applyUserName": applicant,
-                "applyTime": text(&leave, "createTime"),
+                "applyTime": text(&inst, "startTime"),
                 "status": status, "statusName": runtime::status_name(status).0,
                 "flow": {"assigneeName": applicant, "processInstanceId": iid.to_string(), "currentNodes": text(&inst, "currentNodes"), "processIsFinished": int(&inst, "running") == 0, "status": int(&inst, "status")},
             }))

@@ -14,6 +14,7 @@
 //! tenant does not exist (404); history, diagram and leave details are shown to the starter, the people who
 //! worked or work on the instance, and holders of `flow_follow`. Variables must be declared by the definition
 //! with their type (400 naming the variable); `pass` comes only from the decision.
+pub mod demo;
 mod leave;
 mod models;
 pub mod runtime;
@@ -61,6 +62,8 @@ pub fn routes(api: Api) -> Api {
         .doc("发起 · starts an instance of a deployed process without a business form: body {processDefinitionId, variables}", &[])
         .post(format!("{F}/work/withdraw"), Guard::code("work_send"), withdraw)
         .doc("撤回 · the starter takes a running instance back while nobody has decided a step (processInstanceId)", &[])
+        .get(format!("{F}/work/users"), Guard::any(&["work_start_flow", "work_todo_handle", "flow_follow_delete"]), users)
+        .doc("人员选择 · enabled users of the tenant to name as approver or to reassign to: id, name, account, departments (query: name, up to 50)", &[])
         .get(format!("{F}/follow/list"), Guard::code("flow_follow"), follow_list)
         .doc("流程跟踪 · running instances of the tenant (query: processDefinitionKey, current, size)", &[])
         .post(format!("{F}/follow/delete-process-instance"), Guard::code("flow_follow_delete"), delete_instance)
@@ -94,7 +97,7 @@ fn task_row(t: &Map<String, Value>, inst: Option<&Map<String, Value>>, names: &s
     m.insert("categoryName".into(), json!(cats.get(&cat.to_string()).cloned().unwrap_or_default()));
     m.insert("businessTable".into(), s(text(t, "businessTable")));
     m.insert("businessId".into(), s(&id(t, "businessId").to_string()));
-    m.insert("createTime".into(), s(text(t, "createTime")));
+    m.insert("createTime".into(), s(text(t, "arriveTime")));
     m.insert("claimTime".into(), s(text(t, "claimTime")));
     m.insert("endTime".into(), s(text(t, "endTime")));
     m.insert("dueTime".into(), s(text(t, "dueTime")));
@@ -134,8 +137,8 @@ fn instance_row(i: &Map<String, Value>, names: &std::collections::BTreeMap<u64, 
         ("businessId", json!(id(i, "businessId").to_string())),
         ("startUser", json!(starter.to_string())),
         ("startUserName", json!(names.get(&starter).cloned().unwrap_or_default())),
-        ("startTime", json!(text(i, "createTime"))),
-        ("createTime", json!(text(i, "createTime"))),
+        ("startTime", json!(text(i, "startTime"))),
+        ("createTime", json!(text(i, "startTime"))),
         ("endTime", json!(text(i, "endTime"))),
         ("taskDefinitionKey", json!(nodes.join(","))),
         ("activityId", json!(nodes.join(","))),
@@ -278,6 +281,34 @@ async fn start_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
         f.push(Filter::new("category", Op::Equal, json!(c)));
     }
     Ok(ok(models::process_page(&st, &s, &p, f).await?))
+}
+
+/// Enabled users to choose as an approver: no contact data, no roles.
+async fn users(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let name = p.get("name").map(str::trim).unwrap_or("").to_string();
+    let (res, tenant) = (st.res.clone(), s.tenant.clone());
+    let out = st
+        .read(move |r| {
+            let depts: std::collections::HashMap<u64, String> = r.all(&res.get("dept"), &tenant)?.iter().map(|d| (id(d, "id"), text(d, "deptName").to_string())).collect();
+            let mut out = Vec::new();
+            for u in r.all(&res.get("user"), &tenant)? {
+                if u.get("status").and_then(Value::as_i64).is_some_and(|x| x != 1) || int(&u, "userType") == 3 {
+                    continue;
+                }
+                let (real, account) = (text(&u, "realName"), text(&u, "account"));
+                if !name.is_empty() && !real.contains(name.as_str()) && !account.contains(name.as_str()) {
+                    continue;
+                }
+                let dn: Vec<String> = crate::auth::session::id_list(u.get("deptId")).iter().filter_map(|d| depts.get(d).cloned()).collect();
+                out.push(json!({"id": id(&u, "id").to_string(), "realName": if real.is_empty() { account } else { real }, "account": account, "deptName": dn.join(",")}));
+                if out.len() >= 50 {
+                    break;
+                }
+            }
+            Ok(out)
+        })
+        .await?;
+    Ok(ok(out))
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -179,6 +179,7 @@ pub fn start(w: &mut WriteCtx, cx: &Ctx, process: &Map<String, Value>, mut vars:
         doc.insert("businessId".into(), json!(b.id));
     }
     doc.insert("starterId".into(), json!(cx.actor.user_id));
+    doc.insert("startTime".into(), json!(cx.now));
     doc.insert("status".into(), json!(0));
     doc.insert("running".into(), json!(1));
     let inst = w.insert(&cx.def("flow_instance"), cx.tenant, doc, cx.actor)?;
@@ -257,7 +258,7 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                     "instanceId": iid, "processId": id(inst, "processId"), "processName": text(inst, "processName"),
                     "category": int(inst, "category"), "version": int(inst, "version"), "node": node, "nodeName": def.label(node),
                     "starterId": id(inst, "starterId"), "businessTable": text(inst, "businessTable"), "businessId": id(inst, "businessId"),
-                    "status": TASK_OPEN, "result": 0,
+                    "status": TASK_OPEN, "result": 0, "arriveTime": cx.now,
                 }));
                 if let Some(h) = def.task(node).and_then(|t| t.due_hours) {
                     if let Some(t) = local(cx.now) {
@@ -368,7 +369,7 @@ pub fn complete(w: &mut WriteCtx, cx: &Ctx, task_id: u64, inst_hint: Option<u64>
         run::decide(&l.def, &mut l.state, &mut l.vars, &node, me, d.pass, &dir).map_err(|e| flow_err(&l.def, e))?
     };
     let comment = if d.comment.trim().is_empty() { if d.pass { "同意" } else { "驳回" }.to_string() } else { d.comment.clone() };
-    let started = if text(&task, "claimTime").is_empty() { text(&task, "createTime").to_string() } else { text(&task, "claimTime").to_string() };
+    let started = if text(&task, "claimTime").is_empty() { text(&task, "arriveTime").to_string() } else { text(&task, "claimTime").to_string() };
     let done = w.update(&tdef, cx.tenant, task_id, obj(json!({"status": TASK_DONE, "result": if d.pass { 1 } else { 2 }, "comment": comment.chars().take(500).collect::<String>(), "doneUser": me, "todoUser": null, "endTime": cx.now})), cx.actor)?;
     let took = duration_ms(&started, cx.now);
     history(w, cx, &l.inst, &node, l.def.label(&node), me, if d.pass { "pass" } else { "reject" }, &comment, &started, took)?;
@@ -401,7 +402,7 @@ pub fn claim(w: &mut WriteCtx, cx: &Ctx, task_id: u64) -> store::Result<Map<Stri
     run::claim(&mut l.state, &node, me).map_err(|e| flow_err(&l.def, e))?;
     drop_candidates(w, cx, task_id)?;
     let t = w.update(&tdef, cx.tenant, task_id, obj(json!({"assignee": me, "todoUser": me, "claimable": 0, "claimTime": cx.now})), cx.actor)?;
-    history(w, cx, &l.inst, &node, l.def.label(&node), me, "claim", "签收", text(&task, "createTime"), duration_ms(text(&task, "createTime"), cx.now))?;
+    history(w, cx, &l.inst, &node, l.def.label(&node), me, "claim", "签收", text(&task, "arriveTime"), duration_ms(text(&task, "arriveTime"), cx.now))?;
     save(w, cx, &l.def, &l.inst, &l.state, &l.vars)?;
     Ok(t)
 }

@@ -125,11 +125,11 @@ function signedInState(host, b) {
  * hydration warnings are collected into `problems` (checked after each test). `allow` lists
  * expected console errors (e.g. the 400 of a refused sign-in).
  */
-async function session(t, { host = EDU.host, signedIn = true, locale = 'zh-CN' } = {}) {
+async function session(t, { host = EDU.host, signedIn = true, locale = 'zh-CN', user = 'admin' } = {}) {
   const opts = { viewport: VIEWPORT, locale, baseURL: origin(host) };
   if (signedIn) {
     const tenant = TENANTS.find((x) => x.host === host);
-    t.user = await token(tenant ? tenant.id : '000000');
+    t.user = await token(tenant ? tenant.id : '000000', user);
     opts.storageState = signedInState(host, t.user);
   }
   const ctx = await browser.newContext(opts);
@@ -1079,6 +1079,87 @@ test('warehouse: an inbound order received, reviewed and put away; an outbound o
   const moves = page.getByRole('table', { name: '库存流水' });
   await moves.getByText(ck.orderNo).first().waitFor();
   await shot(page, 'wms-stock-card');
+});
+
+test('approvals: a model designed and deployed; a leave applied for, decided by the leader, claimed and approved by an administrator; its history and diagram', async (t) => {
+  // The platform administrator designs a process: a step is added after the start, given a role, checked.
+  const { page: p0 } = await session(t, { host: TENANTS[0].host });
+  await visit(p0, '/flow/model');
+  await p0.getByRole('table', { name: '流程模型' }).getByText('leave', { exact: true }).waitFor();
+  await p0.getByRole('button', { name: '新建' }).click();
+  const dlg = dialogNamed(p0, /新建模型/);
+  await dlg.getByLabel('模型标识').fill('purchase');
+  await dlg.getByLabel('模型名称').fill('采购申请');
+  await dlg.locator('[data-node="approve"]').click();
+  await dlg.getByLabel('办理人类型').selectOption('role');
+  await dlg.getByRole('status').getByText(/处问题/).waitFor();
+  check(await dlg.locator('.flow-node.bad').count() > 0, 'the step without a role is drawn red');
+  await dlg.getByLabel('角色', { exact: true }).selectOption('administrator');
+  await dlg.getByRole('status').getByText('检查通过,可以部署').waitFor();
+  await dlg.getByRole('button', { name: '其后插入审批步骤' }).click();
+  await dlg.locator('[data-node="task1"]').waitFor();
+  await dlg.locator('.flow-canvas').scrollIntoViewIfNeeded();
+  await shot(p0, 'flow-designer');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(p0, '已保存').waitFor();
+  const row = p0.getByRole('row').filter({ hasText: '采购申请' });
+  await row.getByRole('button', { name: '部署' }).click();
+  const dep = dialogNamed(p0, /部署模型/);
+  await dep.getByLabel('租户').fill(EDU.id);
+  await dep.getByRole('button', { name: '部署' }).click();
+  await toast(p0, '已部署 v1').waitFor();
+
+  // 杨敏 (设计部) applies for five days: her leader 王芳, then an administrator.
+  const { page } = await session(t, { user: 'yangmin' });
+  await visit(page, '/work/start');
+  const leave = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'leave', exact: true }) });
+  await leave.getByRole('button', { name: '发起' }).click();
+  await page.waitForURL(/\/work\/process\/leave\/form\//);
+  await page.getByLabel('开始时间').fill('2026-12-07T09:00');
+  await page.getByLabel('结束时间').fill('2026-12-12T09:00');
+  await page.getByLabel('请假理由').fill('回老家参加婚礼');
+  await page.getByText('共 5 天,超过3天需管理员审批').waitFor();
+  await shot(page, 'flow-leave-form');
+  await page.getByRole('button', { name: '提交' }).click();
+  await waitPath(page, '/work/send');
+  await page.getByRole('row').filter({ hasText: '部门领导审批' }).first().waitFor();
+
+  // 王芳 decides in her to-do list.
+  const { page: lp } = await session(t, { user: 'wangfang' });
+  await visit(lp, '/work/todo');
+  const task = lp.getByRole('row').filter({ hasText: 'yangmin' }).or(lp.getByRole('row').filter({ hasText: '杨敏' })).first();
+  await task.getByRole('button', { name: '处理' }).click();
+  await lp.waitForURL(/\/work\/process\/leave\/handle\//);
+  await lp.getByText('回老家参加婚礼').waitFor();
+  await lp.getByRole('button', { name: '同意' }).click();
+  await toast(lp, '请先填写批复意见').waitFor();
+  await lp.getByLabel('批复意见').fill('同意,安排好交接');
+  await shot(lp, 'flow-handle');
+  await lp.getByRole('button', { name: '同意' }).click();
+  await waitPath(lp, '/work/todo');
+
+  // The tenant administrator claims it and approves.
+  const { page: ap } = await session(t);
+  await visit(ap, '/work/claim');
+  const c = ap.getByRole('row').filter({ hasText: '管理员审批' }).filter({ hasText: '杨敏' }).first();
+  await c.getByRole('button', { name: '签收' }).click();
+  await toast(ap, '已签收,请在待办事务中办理').waitFor();
+  await visit(ap, '/work/todo');
+  await ap.getByRole('row').filter({ hasText: '杨敏' }).filter({ hasText: '管理员审批' }).first().getByRole('button', { name: '处理' }).click();
+  await ap.getByLabel('批复意见').fill('同意');
+  await ap.getByRole('button', { name: '同意' }).click();
+  await waitPath(ap, '/work/todo');
+
+  // 杨敏 reads the history and the diagram of the path taken.
+  await visit(page, '/work/send');
+  const done = page.getByRole('row').filter({ hasText: '已通过' }).first();
+  await done.getByRole('button', { name: '详情' }).click();
+  await page.waitForURL(/\/work\/process\/leave\/detail\//);
+  const hist = page.getByRole('list', { name: '流程历史' });
+  await hist.getByText('同意,安排好交接').waitFor();
+  check((await hist.innerText()).includes('管理员审批'), 'the history lists the administrator step');
+  check(await page.locator('.flow-node.taken').count() >= 4, 'the diagram marks the path taken');
+  await shot(page, 'flow-history');
 });
 
 async function main() {

@@ -1,0 +1,372 @@
+// 我的事务: the five work lists (发起/待签/待办/已发/办结), the task page an approver decides on, an
+// instance's detail (business form, history, diagram), and the start forms (leave; any other process from its
+// declared variables). Every list is one page from the server; every action answers with the server's message.
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useApp } from '../../app';
+import { get, post, ApiError } from '../../lib/api';
+import { useToast } from '../../components/ui/toast';
+import { Dialog } from '../../components/ui/dialog';
+import { Pager } from '../../components/ui/pager';
+import { Facts, Table, useL } from '../scm/ProjectDetail';
+import { Diagram, type Definition } from './Diagram';
+
+type Row = Record<string, any>;
+export const F = '/api/blade-flow';
+const LEAVE = '/api/blade-desk/process/leave';
+
+export type WorkMode = 'start' | 'claim' | 'todo' | 'send' | 'done';
+
+/** The screen family of a process category: 1 is leave (its own form), the rest the generic one. */
+export const kindOf = (category: unknown) => (String(category) === '1' ? 'leave' : 'flow');
+
+const msg = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
+
+/** A diagram in a dialog: of a deployed process or of an instance (with its path). */
+export function DiagramDialog({ open, onOpenChange, processId, instanceId }: { open: boolean; onOpenChange: (o: boolean) => void; processId?: string; instanceId?: string }) {
+  const { L } = useL();
+  const [d, setD] = useState<Row | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  useEffect(() => {
+    if (!open) return;
+    setD(null);
+    setErr(null);
+    get(`${F}/process/diagram`, instanceId ? { processInstanceId: instanceId } : { processDefinitionId: processId }).then(setD, (e) => setErr(msg(e)));
+  }, [open, processId, instanceId]);
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange} title={L('流程图', 'Diagram')} width={900}>
+      {err && <div className="form-err" role="alert">{err}</div>}
+      {d && <div className="flow-canvas"><Diagram def={d.definition} path={d.path} current={d.current} label={`${d.name} v${d.version}`} /></div>}
+      {!d && !err && <p className="muted">{L('加载中…', 'Loading…')}</p>}
+    </Dialog>
+  );
+}
+
+export function WorkList({ mode }: { mode: WorkMode }) {
+  const { navigate, props } = useApp();
+  const { L } = useL();
+  const toast = useToast();
+  const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
+  const [page, setPage] = useState({ current: 1, size: 10 });
+  const [name, setName] = useState('');
+  const [query, setQuery] = useState('');
+  const [data, setData] = useState<{ records: Row[]; total: number; pages: number } | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const [diagram, setDiagram] = useState<{ processId?: string; instanceId?: string } | null>(null);
+  const load = useCallback(async () => {
+    try {
+      setErr(null);
+      setData(await get(`${F}/work/${mode}-list`, { current: page.current, size: page.size, name: query || undefined, processDefinitionName: query || undefined }));
+    } catch (e) {
+      setErr(msg(e));
+    }
+  }, [mode, page, query]);
+  useEffect(() => { void load(); }, [load]);
+  const act = async (f: () => Promise<unknown>, ok: string) => {
+    try {
+      await f();
+      toast(ok);
+      await load();
+    } catch (e) {
+      toast(msg(e), 'error');
+    }
+  };
+  const detail = (r: Row) => navigate(`/work/process/${kindOf(r.category)}/detail/${r.processInstanceId}/${r.businessId || 0}`);
+  const pic = (r: Row) => <button type="button" className="link" onClick={() => setDiagram(mode === 'start' ? { processId: r.id } : { instanceId: r.processInstanceId })}>{L('流程图', 'Diagram')}</button>;
+  const version = (r: Row) => <span className="tag">v{r.version ?? r.processDefinitionVersion}</span>;
+  const cols: Record<WorkMode, [string, (r: Row) => ReactNode][]> = {
+    start: [
+      [L('流程分类', 'Category'), (r) => r.categoryName],
+      [L('流程标识', 'Key'), (r) => r.key],
+      [L('流程名称', 'Process'), (r) => r.name],
+      [L('版本', 'Version'), version],
+      [L('部署时间', 'Deployed'), (r) => r.deploymentTime],
+      [L('操作', 'Actions'), (r) => <span className="row-actions">
+        {perms.has('work_start_flow') && <button type="button" className="link" onClick={() => navigate(`/work/process/${kindOf(r.category)}/form/${r.id}`)}>{L('发起', 'Start')}</button>}
+        {pic(r)}
+      </span>],
+    ],
+    claim: [
+      [L('流程名称', 'Process'), (r) => r.processDefinitionName],
+      [L('当前步骤', 'Step'), (r) => r.taskName],
+      [L('发起人', 'Started by'), (r) => r.startUserName],
+      [L('版本', 'Version'), version],
+      [L('申请时间', 'Applied'), (r) => r.createTime],
+      [L('操作', 'Actions'), (r) => <span className="row-actions">
+        {perms.has('work_claim_sign') && <button type="button" className="link" onClick={() => act(() => post(`${F}/work/claim-task`, undefined, { taskId: r.taskId }), L('已签收,请在待办事务中办理', 'Claimed: it is in your to-do list'))}>{L('签收', 'Claim')}</button>}
+        <button type="button" className="link" onClick={() => detail(r)}>{L('详情', 'Details')}</button>
+        {pic(r)}
+      </span>],
+    ],
+    todo: [
+      [L('流程名称', 'Process'), (r) => r.processDefinitionName],
+      [L('当前步骤', 'Step'), (r) => r.taskName],
+      [L('发起人', 'Started by'), (r) => r.startUserName],
+      [L('版本', 'Version'), version],
+      [L('到达时间', 'Arrived'), (r) => r.claimTime || r.createTime],
+      [L('到期时间', 'Due'), (r) => <span className={r.dueTime && r.dueTime < nowText() ? 'overdue' : undefined}>{r.dueTime || '—'}</span>],
+      [L('操作', 'Actions'), (r) => <span className="row-actions">
+        {perms.has('work_todo_handle') && <button type="button" className="link" onClick={() => navigate(`/work/process/${kindOf(r.category)}/handle/${r.taskId}/${r.processInstanceId}/${r.businessId || 0}`)}>{L('处理', 'Handle')}</button>}
+        <button type="button" className="link" onClick={() => detail(r)}>{L('详情', 'Details')}</button>
+        {pic(r)}
+      </span>],
+    ],
+    send: [
+      [L('流程名称', 'Process'), (r) => r.processDefinitionName],
+      [L('当前步骤', 'Step'), (r) => r.taskName || '—'],
+      [L('状态', 'Status'), (r) => <span className={'flow-status s' + r.status}>{r.statusName}</span>],
+      [L('发起时间', 'Started'), (r) => r.startTime],
+      [L('结束时间', 'Ended'), (r) => r.endTime || '—'],
+      [L('操作', 'Actions'), (r) => <span className="row-actions">
+        <button type="button" className="link" onClick={() => detail(r)}>{L('详情', 'Details')}</button>
+        {r.status === 0 && <button type="button" className="link" onClick={() => act(() => post(`${F}/work/withdraw`, undefined, { processInstanceId: r.processInstanceId }), L('已撤回', 'Withdrawn'))}>{L('撤回', 'Withdraw')}</button>}
+        {pic(r)}
+      </span>],
+    ],
+    done: [
+      [L('流程名称', 'Process'), (r) => r.processDefinitionName],
+      [L('办理步骤', 'Step'), (r) => r.taskName],
+      [L('结果', 'Result'), (r) => (r.result === 1 ? L('同意', 'Agreed') : r.result === 2 ? L('驳回', 'Rejected') : '—')],
+      [L('批复意见', 'Comment'), (r) => r.comment],
+      [L('办理时间', 'Done'), (r) => r.endTime],
+      [L('流程状态', 'Process'), (r) => r.processStatusName],
+      [L('操作', 'Actions'), (r) => <span className="row-actions">
+        <button type="button" className="link" onClick={() => detail(r)}>{L('详情', 'Details')}</button>
+        {pic(r)}
+      </span>],
+    ],
+  };
+  const labels: Record<WorkMode, string> = { start: L('发起事务', 'Start'), claim: L('待签事务', 'To claim'), todo: L('待办事务', 'To do'), send: L('已发事务', 'Sent'), done: L('办结事务', 'Done') };
+  return (
+    <section className="card flow-work" aria-label={labels[mode]}>
+      <form className="crud-search" role="search" onSubmit={(e) => { e.preventDefault(); setQuery(name.trim()); setPage({ ...page, current: 1 }); }}>
+        <input aria-label={L('流程名称', 'Process')} placeholder={L('流程名称', 'Process name')} value={name} onChange={(e) => setName(e.target.value)} />
+        <button type="submit" className="btn btn-primary">{L('搜索', 'Search')}</button>
+        <button type="button" className="btn" onClick={() => { setName(''); setQuery(''); }}>{L('清空', 'Clear')}</button>
+      </form>
+      {err && <div className="form-err" role="alert">{err}</div>}
+      <Table cols={cols[mode]} rows={(data?.records ?? []).map((r) => ({ ...r, id: r.taskId || r.id }))} empty={data ? L('暂无数据', 'No data') : L('加载中…', 'Loading…')} label={labels[mode]} />
+      {data && <Pager total={data.total} current={page.current} pages={data.pages} size={page.size} go={(o) => setPage({ ...page, ...o })} />}
+      <DiagramDialog open={!!diagram} onOpenChange={(o) => { if (!o) setDiagram(null); }} processId={diagram?.processId} instanceId={diagram?.instanceId} />
+    </section>
+  );
+}
+
+function nowText() {
+  const d = new Date();
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/** The history of an instance as a timeline: who, which step, when, how long, what they said. */
+function History({ rows }: { rows: Row[] }) {
+  const { L, en } = useL();
+  const act: Record<string, [string, string]> = {
+    start: ['发起', 'Started'], pass: ['同意', 'Agreed'], reject: ['驳回', 'Rejected'], claim: ['签收', 'Claimed'], withdraw: ['撤回', 'Withdrawn'],
+    delete: ['删除', 'Deleted'], reassign: ['转办', 'Reassigned'], auto: ['自动通过', 'Passed automatically'], end: ['结束', 'Ended'], stop: ['终止', 'Stopped'],
+  };
+  return (
+    <ol className="flow-history" aria-label={L('流程历史', 'History')}>
+      {rows.map((h) => (
+        <li key={h.id} className={'h-' + h.action}>
+          <div><b>{h.assigneeName}</b> {L('在', 'at')} {h.createTime} {L('处理', 'worked on')} [{h.historyActivityName}] <span className="tag">{(act[h.action] ?? [h.action, h.action])[en ? 1 : 0]}</span></div>
+          {h.historyActivityDurationTime && <div className="muted">{L('历时', 'Took')} {h.historyActivityDurationTime}</div>}
+          {h.comment && <div>{L('意见', 'Comment')}:{h.comment}</div>}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** An instance's business record (leave) or variables, its history and diagram. */
+function useInstance(instanceId: string, kind: string, businessId: string) {
+  const [hist, setHist] = useState<Row[]>([]);
+  const [diagram, setDiagram] = useState<Row | null>(null);
+  const [leave, setLeave] = useState<Row | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      const [h, d] = await Promise.all([get(`${F}/process/history-flow-list`, { processInstanceId: instanceId }), get(`${F}/process/diagram`, { processInstanceId: instanceId })]);
+      setHist(h);
+      setDiagram(d);
+      if (kind === 'leave' && businessId && businessId !== '0') setLeave(await get(`${LEAVE}/detail`, { businessId }));
+    } catch (e) {
+      setErr(msg(e));
+    }
+  }, [instanceId, kind, businessId]);
+  useEffect(() => { void load(); }, [load]);
+  return { hist, diagram, leave, err };
+}
+
+function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }) {
+  const { L } = useL();
+  if (leave) {
+    return <Facts rows={[
+      [L('申请人', 'Applicant'), leave.applyUserName], [L('申请时间', 'Applied'), leave.applyTime],
+      [L('开始时间', 'From'), leave.startTime], [L('结束时间', 'To'), leave.endTime],
+      [L('请假天数', 'Days'), leave.days], [L('审批状态', 'Status'), leave.statusName],
+      [L('请假理由', 'Reason'), leave.reason],
+    ]} />;
+  }
+  if (!diagram) return null;
+  return <Facts rows={[[L('流程', 'Process'), `${diagram.name} v${diagram.version}`], [L('状态', 'Status'), diagram.statusName]]} />;
+}
+
+export function ProcessDetail({ kind, instanceId, businessId }: { kind: string; instanceId: string; businessId: string }) {
+  const { L } = useL();
+  const { hist, diagram, leave, err } = useInstance(instanceId, kind, businessId);
+  if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
+  return (
+    <section className="detail-page flow-detail" aria-label={L('流程详情', 'Process details')}>
+      <div className="card"><h3>{L('业务信息', 'Application')}</h3><Business leave={leave} diagram={diagram} /></div>
+      <div className="card"><h3>{L('流程信息', 'History')}</h3><History rows={hist} /></div>
+      <div className="card"><h3>{L('流程跟踪', 'Diagram')}</h3>{diagram && <div className="flow-canvas"><Diagram def={diagram.definition} path={diagram.path} current={diagram.current} label={L('流程跟踪', 'Diagram')} /></div>}</div>
+    </section>
+  );
+}
+
+export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: string; taskId: string; instanceId: string; businessId: string }) {
+  const { L } = useL();
+  const { navigate } = useApp();
+  const toast = useToast();
+  const { hist, diagram, leave, err } = useInstance(instanceId, kind, businessId);
+  const [comment, setComment] = useState('');
+  const [busy, setBusy] = useState(false);
+  const decide = async (pass: boolean) => {
+    if (!comment.trim()) {
+      toast(L('请先填写批复意见', 'Write a comment first'), 'warning');
+      return;
+    }
+    setBusy(true);
+    try {
+      await post(`${F}/work/complete-task`, { taskId, processInstanceId: instanceId, pass, comment });
+      toast(pass ? L('已同意', 'Agreed') : L('已驳回', 'Rejected'));
+      navigate('/work/todo');
+    } catch (e) {
+      toast(msg(e), 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
+  return (
+    <section className="detail-page flow-detail" aria-label={L('审批', 'Decide')}>
+      <div className="card">
+        <h3>{L('审批信息', 'Application')}</h3>
+        <Business leave={leave} diagram={diagram} />
+        <label className="flow-comment">{L('批复意见', 'Comment')}
+          <textarea aria-label={L('批复意见', 'Comment')} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder={L('请填写批复意见', 'Your comment')} />
+        </label>
+        <div className="flow-actions">
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => decide(true)}>{L('同意', 'Agree')}</button>
+          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => decide(false)}>{L('驳回', 'Reject')}</button>
+          <button type="button" className="btn" onClick={() => navigate('/work/todo')}>{L('关闭', 'Close')}</button>
+        </div>
+      </div>
+      <div className="card"><h3>{L('流程信息', 'History')}</h3><History rows={hist} /></div>
+      <div className="card"><h3>{L('流程跟踪', 'Diagram')}</h3>{diagram && <div className="flow-canvas"><Diagram def={diagram.definition} path={diagram.path} current={diagram.current} label={L('流程跟踪', 'Diagram')} /></div>}</div>
+    </section>
+  );
+}
+
+/** Users one may name as an approver. */
+function UserSelect({ value, onChange, label }: { value: string; onChange: (v: string) => void; label: string }) {
+  const [users, setUsers] = useState<Row[]>([]);
+  useEffect(() => { get(`${F}/work/users`).then(setUsers, () => setUsers([])); }, []);
+  return (
+    <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
+      <option value="">—</option>
+      {users.map((u) => <option key={u.id} value={u.id}>{u.realName}{u.deptName ? `(${u.deptName})` : ''}</option>)}
+    </select>
+  );
+}
+
+function useProcess(processId: string) {
+  const [d, setD] = useState<Row | null>(null);
+  useEffect(() => { get(`${F}/process/diagram`, { processDefinitionId: processId }).then(setD, () => setD(null)); }, [processId]);
+  return d;
+}
+
+const toServer = (v: string) => (v ? v.replace('T', ' ') + (v.length === 16 ? ':00' : '') : '');
+
+export function LeaveForm({ processId }: { processId: string }) {
+  const { L } = useL();
+  const { navigate } = useApp();
+  const toast = useToast();
+  const proc = useProcess(processId);
+  const [f, setF] = useState({ taskUser: '', startTime: '', endTime: '', reason: '' });
+  const [busy, setBusy] = useState(false);
+  const days = f.startTime && f.endTime ? (new Date(f.endTime).getTime() - new Date(f.startTime).getTime()) / 86_400_000 : 0;
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    if (!f.startTime || !f.endTime || !f.reason.trim()) {
+      toast(L('请填写开始时间、结束时间和请假理由', 'Fill in the start, the end and the reason'), 'warning');
+      return;
+    }
+    setBusy(true);
+    try {
+      await post(`${LEAVE}/start-process`, { processDefinitionId: processId, taskUser: f.taskUser || undefined, startTime: toServer(f.startTime), endTime: toServer(f.endTime), reason: f.reason });
+      toast(L('请假申请已提交', 'Leave application submitted'));
+      navigate('/work/send');
+    } catch (err) {
+      toast(msg(err), 'error');
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section className="detail-page flow-detail" aria-label={L('请假申请', 'Leave application')}>
+      <form className="card flow-form" onSubmit={submit}>
+        <h3>{L('请假基础信息', 'Leave')}</h3>
+        <label>{L('审批人员', 'Approver')}<UserSelect label={L('审批人员', 'Approver')} value={f.taskUser} onChange={(v) => setF({ ...f, taskUser: v })} /><span className="muted">{L('部门没有负责人时由此人审批', 'Approves when your department has no leader')}</span></label>
+        <label>{L('开始时间', 'From')}<input type="datetime-local" aria-label={L('开始时间', 'From')} value={f.startTime} onChange={(e) => setF({ ...f, startTime: e.target.value })} /></label>
+        <label>{L('结束时间', 'To')}<input type="datetime-local" aria-label={L('结束时间', 'To')} value={f.endTime} onChange={(e) => setF({ ...f, endTime: e.target.value })} /></label>
+        <p className="muted">{days > 0 ? L(`共 ${Math.round(days * 100) / 100} 天${days > 3 ? ',超过3天需管理员审批' : ''}`, `${Math.round(days * 100) / 100} days${days > 3 ? '; over 3 days an administrator approves too' : ''}`) : ''}</p>
+        <label className="wide">{L('请假理由', 'Reason')}<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => setF({ ...f, reason: e.target.value })} /></label>
+        <div className="flow-actions"><button type="submit" className="btn btn-primary" disabled={busy}>{L('提交', 'Submit')}</button></div>
+      </form>
+      <div className="card"><h3>{L('流程图', 'Diagram')}</h3>{proc && <div className="flow-canvas"><Diagram def={proc.definition} label={proc.name} /></div>}</div>
+    </section>
+  );
+}
+
+/** Any other process: one input per declared variable, of its type. */
+export function StartForm({ processId }: { processId: string }) {
+  const { L } = useL();
+  const { navigate } = useApp();
+  const toast = useToast();
+  const proc = useProcess(processId);
+  const [vals, setVals] = useState<Record<string, any>>({});
+  const vars: Row[] = proc?.definition?.variables ?? [];
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const variables: Record<string, any> = {};
+    for (const v of vars) {
+      const x = vals[v.name];
+      if (x === undefined || x === '') continue;
+      variables[v.name] = v.type === 'bool' ? x === true || x === 'true' : x;
+    }
+    try {
+      await post(`${F}/work/start-process`, { processDefinitionId: processId, variables });
+      toast(L('已发起', 'Started'));
+      navigate('/work/send');
+    } catch (err) {
+      toast(msg(err), 'error');
+    }
+  };
+  return (
+    <section className="detail-page flow-detail" aria-label={proc?.name ?? L('发起流程', 'Start')}>
+      <form className="card flow-form" onSubmit={submit}>
+        <h3>{proc?.name ?? '…'}</h3>
+        {vars.map((v) => (
+          <label key={v.name}>{(v.label || v.name) + (v.required ? ' *' : '')}
+            {v.type === 'user' ? <UserSelect label={v.label || v.name} value={vals[v.name] ?? ''} onChange={(x) => setVals({ ...vals, [v.name]: x })} />
+              : v.type === 'bool' ? <input type="checkbox" aria-label={v.label || v.name} checked={!!vals[v.name]} onChange={(e) => setVals({ ...vals, [v.name]: e.target.checked })} />
+              : <input aria-label={v.label || v.name} type={v.type === 'date' ? 'date' : 'text'} inputMode={v.type === 'number' ? 'decimal' : undefined} value={vals[v.name] ?? ''} onChange={(e) => setVals({ ...vals, [v.name]: e.target.value })} />}
+          </label>
+        ))}
+        <div className="flow-actions"><button type="submit" className="btn btn-primary">{L('发起', 'Start')}</button></div>
+      </form>
+      <div className="card"><h3>{L('流程图', 'Diagram')}</h3>{proc && <div className="flow-canvas"><Diagram def={proc.definition} label={proc.name} /></div>}</div>
+    </section>
+  );
+}
