@@ -62,6 +62,8 @@ pub fn routes(api: Api) -> Api {
         .doc("发起 · starts an instance of a deployed process without a business form: body {processDefinitionId, variables}", &[])
         .post(format!("{F}/work/withdraw"), Guard::code("work_send"), withdraw)
         .doc("撤回 · the starter takes a running instance back while nobody has decided a step (processInstanceId)", &[])
+        .get(format!("{F}/work/counts"), Guard::any(WORK), counts)
+        .doc("工作台 · the signed-in user's approval counts (todo, claim, done, send) and up to five urgent tasks (due soonest, then oldest); processes: how many are deployed in the tenant", &[])
         .get(format!("{F}/work/users"), Guard::any(&["work_start_flow", "work_todo_handle", "flow_follow_delete"]), users)
         .doc("人员选择 · enabled users of the tenant to name as approver or to reassign to: id, name, account, departments (query: name, up to 50)", &[])
         .get(format!("{F}/follow/list"), Guard::code("flow_follow"), follow_list)
@@ -281,6 +283,40 @@ async fn start_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
         f.push(Filter::new("category", Op::Equal, json!(c)));
     }
     Ok(ok(models::process_page(&st, &s, &p, f).await?))
+}
+
+/// The desk's approval counts and urgent tasks of the signed-in user: every count one index read.
+async fn counts(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+    let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
+    let out = st
+        .read(move |r| {
+            let total = |name: &str, f: Filter| -> store::Result<u64> { Ok(r.list(&res.get(name), &tenant, &Query { filters: vec![f], limit: 1, ..Query::default() })?.total) };
+            let processes = total("flow_process", Filter::new("latest", Op::Equal, json!(1)))?;
+            let todo = total("flow_task", Filter::new("todoUser", Op::Equal, json!(me)))?;
+            let claim = total("flow_candidate", Filter::new("userId", Op::Equal, json!(me)))?;
+            let done = total("flow_task", Filter::new("doneUser", Op::Equal, json!(me)))?;
+            let send = total("flow_instance", Filter::new("starterId", Op::Equal, json!(me)))?;
+            let q = Query { filters: vec![Filter::new("todoUser", Op::Equal, json!(me))], limit: 5_000, ..Query::default() };
+            let mut open = r.list(&res.get("flow_task"), &tenant, &q)?.records;
+            // Due soonest first, then the oldest without a due time.
+            open.sort_by(|a, b| {
+                let (da, db) = (text(a, "dueTime"), text(b, "dueTime"));
+                (da.is_empty(), da, text(a, "arriveTime")).cmp(&(db.is_empty(), db, text(b, "arriveTime")))
+            });
+            open.truncate(5);
+            let names = runtime::names(r, &res, &tenant, open.iter().map(|t| id(t, "starterId")))?;
+            let urgent: Vec<Value> = open
+                .iter()
+                .map(|t| {
+                    json!({"taskId": id(t, "id").to_string(), "taskName": text(t, "nodeName"), "processDefinitionName": text(t, "processName"),
+                        "processInstanceId": id(t, "instanceId").to_string(), "businessId": id(t, "businessId").to_string(), "category": int(t, "category").to_string(),
+                        "startUserName": names.get(&id(t, "starterId")).cloned().unwrap_or_default(), "dueTime": text(t, "dueTime"), "arriveTime": text(t, "arriveTime")})
+                })
+                .collect();
+            Ok(json!({"processes": processes, "todo": todo, "claim": claim, "done": done, "send": send, "urgent": urgent}))
+        })
+        .await?;
+    Ok(ok(out))
 }
 
 /// Enabled users to choose as an approver: no contact data, no roles.

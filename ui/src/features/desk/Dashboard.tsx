@@ -1,15 +1,16 @@
 // Console (SPEC §2 /wel/dashboard): the launcher, approval counts, the project distribution map
-// and the completion-problem pie, all fixed sample data.
+// (from the engine; samples, marked, for a tenant without processes) and the sample map and pie.
 import { useTranslation } from 'react-i18next';
 import { useProps } from '../../app';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';
-import { Approvals, Launcher, formatDate } from './Welcome';
+import { Approvals, Launcher, formatDate, useCounts } from './Welcome';
 
 export function Dashboard() {
   const { t } = useTranslation();
   const props = useProps();
   const today = formatDate(props.now);
+  const counts = useCounts();
   return (
     <div className="desk">
       <section className="card">
@@ -17,7 +18,7 @@ export function Dashboard() {
         <p className="muted">{props.tenant.name ? `${props.tenant.name} · ${today}` : today}</p>
       </section>
       <Launcher />
-      <Approvals />
+      <Approvals counts={counts} />
       <div className="desk-charts">
         <ChinaMap today={today} />
         <ProblemPie />

@@ -1,8 +1,10 @@
 // My desktop (SPEC §2): application launcher (BIM/ERP/BBC/PMS, URLs from site.apps, each a
-// separate site in a new window) and the fixed sample widgets: urgent tasks, system messages,
-// approval counts, project distribution map and the completion-problem pie.
+// separate site in a new window), the user's urgent tasks and approval counts from the approval engine, and
+// the fixed sample widgets (marked): system messages, project distribution map, completion-problem pie.
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useProps } from '../../app';
+import { useApp, useProps } from '../../app';
+import { get } from '../../lib/api';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';
 import { APPROVALS, MESSAGES, URGENT } from './sample';
@@ -30,14 +32,50 @@ export function Launcher() {
   );
 }
 
-export function Approvals() {
+type Counts = { processes: number; todo: number; claim: number; done: number; send: number; urgent: Record<string, string>[] };
+
+/** The signed-in user's approval counts and urgent tasks from the engine (after the page hydrates); the
+ * sample figures stay, marked as samples, for a tenant with no processes or a user without the work screens. */
+export function useCounts(): Counts | null {
+  const props = useProps();
+  const [c, setC] = useState<Counts | null>(null);
+  const can = props.permissions.some((p) => p.startsWith('work_'));
+  useEffect(() => {
+    if (!can) return;
+    get<Counts>('/api/blade-flow/work/counts').then((x) => setC(x.processes > 0 ? x : null), () => setC(null));
+  }, [can]);
+  return c;
+}
+
+export function Approvals({ counts }: { counts: Counts | null }) {
   const { t } = useTranslation();
+  const { navigate } = useApp();
+  const rows = counts
+    ? [{ key: 'desk.approval.todo', n: counts.todo + counts.claim, to: '/work/todo' }, { key: 'desk.approval.done', n: counts.done, to: '/work/done' }, { key: 'desk.approval.sent', n: counts.send, to: '/work/send' }]
+    : APPROVALS.map((a) => ({ ...a, to: '' }));
   return (
     <section className="card" aria-labelledby="desk-appr">
-      <h3 id="desk-appr">{t('desk.approvals')}</h3>
+      <h3 id="desk-appr">{t('desk.approvals')}{!counts && <span className="tag sample">{t('desk.sample')}</span>}</h3>
       <dl className="desk-counts">
-        {APPROVALS.map((a) => <div key={a.key}><dt>{t(a.key)}</dt><dd className="big-number">{a.n}</dd></div>)}
+        {rows.map((a) => <div key={a.key}><dt>{t(a.key)}</dt><dd className="big-number">{a.to ? <a href={a.to} onClick={(e) => { e.preventDefault(); navigate(a.to); }}>{a.n}</a> : a.n}</dd></div>)}
       </dl>
+    </section>
+  );
+}
+
+function Urgent({ counts }: { counts: Counts | null }) {
+  const { t } = useTranslation();
+  const { navigate } = useApp();
+  if (!counts) return <section className="card" aria-labelledby="desk-urgent"><h3 id="desk-urgent">{t('desk.urgent')}<span className="tag sample">{t('desk.sample')}</span></h3><ul>{URGENT.map((x) => <li key={x}>{t(x)}</li>)}</ul></section>;
+  const kind = (c: string) => (c === '1' ? 'leave' : 'flow');
+  return (
+    <section className="card" aria-labelledby="desk-urgent">
+      <h3 id="desk-urgent">{t('desk.urgent')}</h3>
+      {counts.urgent.length === 0 ? <p className="muted">{t('desk.noUrgent')}</p> : (
+        <ul>{counts.urgent.map((u) => (
+          <li key={u.taskId}><a href="#" onClick={(e) => { e.preventDefault(); navigate(`/work/process/${kind(u.category)}/handle/${u.taskId}/${u.processInstanceId}/${u.businessId || 0}`); }}>{u.processDefinitionName} · {u.taskName} · {u.startUserName}</a>{u.dueTime && <span className="muted"> {t('desk.due', { time: u.dueTime })}</span>}</li>
+        ))}</ul>
+      )}
     </section>
   );
 }
@@ -46,6 +84,7 @@ export function Welcome() {
   const { t } = useTranslation();
   const props = useProps();
   const today = formatDate(props.now);
+  const counts = useCounts();
   return (
     <div className="desk">
       <section className="card desk-hello">
@@ -54,9 +93,9 @@ export function Welcome() {
       </section>
       <Launcher />
       <div className="desk-grid">
-        <section className="card" aria-labelledby="desk-urgent"><h3 id="desk-urgent">{t('desk.urgent')}</h3><ul>{URGENT.map((x) => <li key={x}>{t(x)}</li>)}</ul></section>
+        <Urgent counts={counts} />
         <section className="card" aria-labelledby="desk-msg"><h3 id="desk-msg">{t('desk.messages')}</h3><ul>{MESSAGES.map((x) => <li key={x}>{t(x)}</li>)}</ul></section>
-        <Approvals />
+        <Approvals counts={counts} />
       </div>
       <div className="desk-charts">
         <ChinaMap today={today} />
