@@ -76,7 +76,8 @@ pub fn verify(file: &Path) -> anyhow::Result<bool> {
     Ok(report.ok && ledger_ok)
 }
 
-/// The stock ledger of a data file: every balance recomputed from the moves (`api::wms::ledger::audit`).
+/// The stock ledger of a data file (every balance recomputed from the moves, `api::wms::ledger::audit`) and the
+/// approvals (`api::flow::runtime::audit`).
 fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
     let st = match Store::open(file, &store::Options::default()) {
         Err(StoreError::Locked) => {
@@ -87,13 +88,19 @@ fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
     };
     let res = crate::engine::resources::Resources::load()?;
     let audit = st.read(|r| crate::api::wms::ledger::audit(r, &res));
+    let flows = st.read(|r| crate::api::flow::runtime::audit(r, &res));
     st.close();
-    let audit = audit?;
+    let (audit, flows) = (audit?, flows?);
     println!("stock ledger: {} moves, {} balances: {}", audit.moves, audit.balances, if audit.problems.is_empty() { "balances equal the moves" } else { "MISMATCH" });
     for p in &audit.problems {
         println!("problem: {p}");
     }
-    Ok(audit.problems.is_empty())
+    // The approvals: every instance's engine state agrees with its tasks and history.
+    println!("approvals: {} instances, {} tasks: {}", flows.instances, flows.tasks, if flows.problems.is_empty() { "every instance agrees with its tasks" } else { "MISMATCH" });
+    for p in flows.problems.iter().take(50) {
+        println!("problem: {p}");
+    }
+    Ok(audit.problems.is_empty() && flows.problems.is_empty())
 }
 
 /// Rebuilds DIR's search index offline and prints the figures.

@@ -611,7 +611,7 @@ fn takes_tenant_ids(path: &str) -> bool {
     ];
     let last = path.rsplit('/').next().unwrap_or("");
     if let Some(rest) = path.strip_prefix("/api/blade-flow/") {
-        return !["list", "check", "schema", "export", "start-list", "claim-list", "todo-list", "send-list", "done-list", "deploy-upload"].contains(&rest.rsplit('/').next().unwrap_or(""));
+        return !["list", "check", "schema", "export", "start-list", "claim-list", "todo-list", "send-list", "done-list", "deploy-upload", "users", "counts"].contains(&rest.rsplit('/').next().unwrap_or(""));
     }
     if path.starts_with("/api/blade-desk/process/") {
         return true;

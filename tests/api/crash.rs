@@ -171,3 +171,70 @@ async fn sigkill_during_concurrent_stock_moves_keeps_the_ledger_exact() {
     assert!(acked.len() > rounds * 5, "too few moves to mean anything: {}", acked.len());
     eprintln!("kill -9 rounds: {rounds}, acknowledged transfers: {}", acked.len());
 }
+
+/// Issue 12: kill -9 during concurrent starts and completions: after each restart `verify` finds every instance
+/// agreeing with its tasks and history (no task completed twice, none lost), and every acknowledged completion
+/// is there. Rounds: `ZZ_KILL_ROUNDS_FLOW` (default 10).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
+    let rounds: usize = std::env::var("ZZ_KILL_ROUNDS_FLOW").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(store::DATA_FILE);
+    let call = |addr: String, token: String, method: &'static str, path: String, body: serde_json::Value| async move {
+        let auth = format!("bearer {token}");
+        let (s, b) = request(&addr, method, &path, &[("blade-auth", &auth), ("content-type", "application/json")], &body.to_string()).await?;
+        let v: serde_json::Value = serde_json::from_str(&b).map_err(|e| e.to_string())?;
+        Ok::<(u16, serde_json::Value), String>((s, v))
+    };
+    let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    for round in 0..rounds {
+        let mut server = Server::start(dir.path()).await;
+        let token = server.sign_in("157270").await;
+        let (_, me) = call(server.addr.clone(), token.clone(), "GET", "/api/blade-user/info".into(), serde_json::json!({})).await.unwrap();
+        let me = me["data"]["id"].as_str().unwrap().to_string();
+        let mut tasks = Vec::new();
+        for k in 0..16 {
+            let (addr, token, acked, me) = (server.addr.clone(), token.clone(), acked.clone(), me.clone());
+            tasks.push(tokio::spawn(async move {
+                for i in 0.. {
+                    // One day's leave with the admin as the approver (the admin has no department leader).
+                    let body = serde_json::json!({"taskUser": me, "startTime": "2026-12-01 09:00:00", "endTime": "2026-12-02 09:00:00", "reason": format!("崩溃测试 {round}.{k}.{i}")});
+                    let Ok((200, v)) = call(addr.clone(), token.clone(), "POST", "/api/blade-desk/process/leave/start-process".into(), body).await else { return };
+                    let inst = v["data"]["processInstanceId"].as_str().unwrap().to_string();
+                    let task = v["data"]["tasks"][0]["taskId"].as_str().unwrap_or_else(|| panic!("no task: {v}")).to_string();
+                    let done = serde_json::json!({"taskId": task, "processInstanceId": inst, "flag": "ok", "comment": "同意"});
+                    match call(addr.clone(), token.clone(), "POST", "/api/blade-flow/work/complete-task".into(), done).await {
+                        Ok((200, _)) => acked.lock().unwrap().push((inst, task)),
+                        Ok((s, v)) => panic!("unexpected {s}: {v}"),
+                        Err(_) => return,
+                    }
+                }
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(200 + (round as u64 * 53) % 300)).await;
+        server.kill9();
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let (code, out) = run(&["verify", file.to_str().unwrap()]);
+        assert_eq!(code, 0, "round {round}: verify failed after kill -9:\n{out}");
+        assert!(out.contains("every instance agrees with its tasks"), "round {round}: the approvals were not checked:\n{out}");
+    }
+    let server = Server::start(dir.path()).await;
+    let token = server.sign_in("157270").await;
+    let acked = acked.lock().unwrap();
+    for (inst, task) in acked.iter() {
+        let (s, v) = call(server.addr.clone(), token.clone(), "GET", format!("/api/blade-flow/process/history-flow-list?processInstanceId={inst}"), serde_json::json!({})).await.unwrap();
+        assert_eq!(s, 200, "{v}");
+        let steps: Vec<&str> = v["data"].as_array().unwrap().iter().map(|h| h["action"].as_str().unwrap()).collect();
+        assert_eq!(steps, ["start", "pass", "end"], "acknowledged completion of {task} ({inst}): {v}");
+        // A retried completion after the restart changes nothing.
+        let (s, _) = call(server.addr.clone(), token.clone(), "POST", "/api/blade-flow/work/complete-task".into(), serde_json::json!({"taskId": task, "flag": "ok"})).await.unwrap();
+        assert_eq!(s, 200);
+    }
+    assert!(acked.len() > rounds * 5, "too few completions to mean anything: {}", acked.len());
+    drop(server);
+    let (code, out) = run(&["verify", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    eprintln!("kill -9 rounds: {rounds}, acknowledged completions: {}", acked.len());
+}

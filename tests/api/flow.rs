@@ -20,6 +20,14 @@ async fn get(app: &App, t: &str, url: &str) -> (u16, Value) {
     (s.as_u16(), v)
 }
 
+/// Every instance agrees with its tasks and history (what `zhizhuang verify` checks).
+fn audit_clean(app: &App) -> (u64, u64) {
+    let res = app.st.res.clone();
+    let a = app.st.store.read(|r| zhizhuang::api::flow::runtime::audit(r, &res)).unwrap();
+    assert!(a.problems.is_empty(), "approvals audit: {:#?}", a.problems);
+    (a.instances, a.tasks)
+}
+
 fn put(app: &App, tenant: &str, res: &str, doc: Value) -> u64 {
     let (r, t, res) = (app.st.res.clone(), tenant.to_string(), res.to_string());
     app.st.store.write(move |w| Ok(w.insert(&r.get(&res), &t, doc.as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())).unwrap()
@@ -171,6 +179,8 @@ async fn leave_runs_across_users_with_rule_12() {
     let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business2}")).await;
     assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str()), (Some(1), Some("1.375")), "{v}");
     let _ = (p.li_id, p.zhang_id);
+    let (instances, tasks) = audit_clean(&app);
+    assert!(instances >= 2 && tasks >= 6, "{instances} {tasks}");
 }
 
 #[tokio::test]
@@ -220,6 +230,7 @@ async fn withdraw_delete_and_reassign() {
     assert!(v.to_string().contains("重复提交"), "{v}");
     assert!(todo(&app, &p.li).await.is_empty());
     let _ = i2;
+    audit_clean(&app);
 }
 
 fn model_body(key: &str, days_over: u32) -> Value {
@@ -301,6 +312,7 @@ async fn models_are_checked_deployed_in_versions_and_instances_keep_theirs() {
     assert_eq!((s, v["data"]["endedInstances"].as_u64()), (200, Some(1)), "{v}");
     let (_, v) = get(&app, &p.zhang, &format!("{F}/work/send-list")).await;
     assert!(v["data"]["records"].as_array().unwrap().iter().any(|r| r["processInstanceId"] == old.as_str() && r["statusName"] == "已删除"), "{v}");
+    audit_clean(&app);
 }
 
 const BPMN: &str = r#"<?xml version="1.0" encoding="UTF-8"?>

@@ -67,7 +67,8 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
             apply(w, &cx, &process, &Leave { task_user, from: from.clone(), to: to.clone(), days, reason: reason.clone() })
         })
         .await?;
-    Ok(ok(json!({"id": id(&leave, "id").to_string(), "businessId": id(&leave, "id").to_string(), "processInstanceId": id(&inst, "id").to_string(), "currentNodes": text(&inst, "currentNodes")})))
+    let tasks = super::started_tasks(&st, &s, id(&inst, "id")).await?;
+    Ok(ok(json!({"id": id(&leave, "id").to_string(), "businessId": id(&leave, "id").to_string(), "processInstanceId": id(&inst, "id").to_string(), "currentNodes": text(&inst, "currentNodes"), "tasks": tasks})))
 }
 
 /// A leave application as the form sends it.

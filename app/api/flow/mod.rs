@@ -418,7 +418,18 @@ async fn start_process(State(st): State<AppState>, s: Session, JsonObject(b): Js
             runtime::start(w, &cx, &process, vars, None)
         })
         .await?;
-    Ok(ok(json!({"processInstanceId": id(&inst, "id").to_string(), "status": int(&inst, "status"), "currentNodes": text(&inst, "currentNodes")})))
+    let tasks = started_tasks(&st, &s, id(&inst, "id")).await?;
+    Ok(ok(json!({"processInstanceId": id(&inst, "id").to_string(), "status": int(&inst, "status"), "currentNodes": text(&inst, "currentNodes"), "tasks": tasks})))
+}
+
+/// The open tasks of a just-started instance: step, assignee (none while candidates claim), task id.
+pub(crate) async fn started_tasks(st: &AppState, s: &Session, iid: u64) -> ApiResult<Vec<Value>> {
+    let env = Env::new(st, s);
+    let rows = st.store.read(|r| {
+        let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid)), Filter::new("status", Op::Equal, json!(runtime::TASK_OPEN))], limit: 100, ..Query::default() };
+        r.list(&env.res.get("flow_task"), &env.tenant, &q)
+    })?;
+    Ok(rows.records.iter().map(|t| json!({"taskId": id(t, "id").to_string(), "taskDefinitionKey": text(t, "node"), "taskName": text(t, "nodeName"), "assignee": if id(t, "assignee") > 0 { id(t, "assignee").to_string() } else { String::new() }})).collect())
 }
 
 async fn withdraw(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {

@@ -219,7 +219,7 @@ fn history(w: &mut WriteCtx, cx: &Ctx, inst: &Map<String, Value>, node: &str, na
 }
 
 /// The open tasks of an instance.
-fn open_tasks(w: &WriteCtx, cx: &Ctx, inst: u64) -> store::Result<Vec<Map<String, Value>>> {
+pub fn open_tasks(w: &WriteCtx, cx: &Ctx, inst: u64) -> store::Result<Vec<Map<String, Value>>> {
     let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(inst)), Filter::new("status", Op::Equal, json!(TASK_OPEN))], limit: 10_000, ..Query::default() };
     Ok(w.list(&cx.def("flow_task"), cx.tenant, &q)?.records)
 }
@@ -520,6 +520,103 @@ pub fn names(r: &store::ReadCtx, res: &crate::engine::resources::Resources, tena
         if let Some(rec) = r.get(&udef, tenant, u)? {
             let n = [text(&rec, "realName"), text(&rec, "name"), text(&rec, "account")].into_iter().find(|s| !s.is_empty()).unwrap_or("").to_string();
             out.insert(u, n);
+        }
+    }
+    Ok(out)
+}
+
+/// What `zhizhuang verify` finds of the approvals: every instance's engine state agrees with its rows.
+#[derive(Debug, Default)]
+pub struct Audit {
+    pub instances: u64,
+    pub tasks: u64,
+    pub problems: Vec<String>,
+}
+
+/// Checks every instance of every tenant: running exactly when its state is running and it waits on at least one
+/// step; its open tasks are exactly the state's open steps (one row per assignee, or one claimable row with a
+/// candidate row per candidate); no task decided twice (one pass or reject in the history per decided task).
+pub fn audit(r: &store::ReadCtx, res: &crate::engine::resources::Resources) -> store::Result<Audit> {
+    let (idef, tdef, cdef, hdef) = (res.get("flow_instance"), res.get("flow_task"), res.get("flow_candidate"), res.get("flow_history"));
+    let mut out = Audit::default();
+    let mut tenants = r.tenants_of(&idef)?;
+    tenants.sort();
+    for t in tenants {
+        let mut tasks: BTreeMap<u64, Vec<Map<String, Value>>> = BTreeMap::new();
+        r.for_each(&tdef, &t, |task| {
+            tasks.entry(id(&task, "instanceId")).or_default().push(task);
+            Ok(())
+        })?;
+        let mut cands: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        r.for_each(&cdef, &t, |c| {
+            cands.entry(id(&c, "taskId")).or_default().push(id(&c, "userId"));
+            Ok(())
+        })?;
+        let mut decisions: BTreeMap<(u64, String, u64), u64> = BTreeMap::new();
+        r.for_each(&hdef, &t, |h| {
+            if matches!(text(&h, "action"), "pass" | "reject") {
+                *decisions.entry((id(&h, "instanceId"), text(&h, "node").to_string(), id(&h, "userId"))).or_default() += 1;
+            }
+            Ok(())
+        })?;
+        let mut done_rows: BTreeMap<(u64, String, u64), u64> = BTreeMap::new();
+        r.for_each(&idef, &t, |inst| {
+            out.instances += 1;
+            let iid = id(&inst, "id");
+            let st: State = inst.get("state").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+            let running = int(&inst, "running") == 1;
+            let say = |p: String| format!("tenant {t} instance {iid}: {p}");
+            if running != (st.status == Status::Running) || status_code(st.status) != int(&inst, "status") {
+                out.problems.push(say(format!("status {} / running {} but the engine state is {:?}", int(&inst, "status"), running, st.status)));
+            }
+            if running == st.active.is_empty() {
+                out.problems.push(say(format!("running {running} with {} open steps", st.active.len())));
+            }
+            let rows = tasks.get(&iid).map(Vec::as_slice).unwrap_or(&[]);
+            let open: Vec<&Map<String, Value>> = rows.iter().filter(|x| int(x, "status") == TASK_OPEN).collect();
+            for a in &st.active {
+                let mine: Vec<&&Map<String, Value>> = open.iter().filter(|x| text(x, "node") == a.node).collect();
+                if a.claim {
+                    let ok = mine.len() == 1 && int(mine[0], "claimable") == 1 && {
+                        let mut c = cands.get(&id(mine[0], "id")).cloned().unwrap_or_default();
+                        c.sort_unstable();
+                        let mut u = a.users.clone();
+                        u.sort_unstable();
+                        c == u
+                    };
+                    if !ok {
+                        out.problems.push(say(format!("step {} to claim: {} open rows, candidates differ", a.node, mine.len())));
+                    }
+                } else {
+                    let mut got: Vec<u64> = mine.iter().map(|x| id(x, "assignee")).collect();
+                    got.sort_unstable();
+                    let mut want: Vec<u64> = a.users.iter().copied().filter(|u| !a.passed.contains(u) && !a.rejected.contains(u)).collect();
+                    want.sort_unstable();
+                    if got != want {
+                        out.problems.push(say(format!("step {}: open tasks for {got:?}, the engine waits on {want:?}", a.node)));
+                    }
+                }
+            }
+            for x in &open {
+                if !st.active.iter().any(|a| a.node == text(x, "node")) {
+                    out.problems.push(say(format!("task {} is open on step {} the engine is not at", id(x, "id"), text(x, "node"))));
+                }
+                if int(x, "claimable") == 0 && id(x, "todoUser") != id(x, "assignee") {
+                    out.problems.push(say(format!("task {} is open but not in its assignee's to-do list", id(x, "id"))));
+                }
+            }
+            for x in rows.iter().filter(|x| int(x, "status") == TASK_DONE) {
+                out.tasks += 1;
+                *done_rows.entry((iid, text(x, "node").to_string(), id(x, "doneUser"))).or_default() += 1;
+            }
+            out.tasks += open.len() as u64;
+            Ok(())
+        })?;
+        for (k, n) in &done_rows {
+            let h = decisions.get(k).copied().unwrap_or(0);
+            if h != *n {
+                out.problems.push(format!("tenant {t} instance {}: step {} decided by {} — {n} done tasks, {h} decisions in the history", k.0, k.1, k.2));
+            }
         }
     }
     Ok(out)
