@@ -4,6 +4,7 @@
 //! `bench load ...` and `bench gen ...` are the pieces.
 mod datagen;
 mod load;
+mod flowgen;
 mod wmsgen;
 
 use std::path::{Path, PathBuf};
@@ -66,6 +67,23 @@ enum Cmd {
         moves: u64,
         #[arg(long, default_value_t = 20_000)]
         hot: u64,
+    },
+    /// Issue 12's data: people, a one-step process, running instances (some waiting on the admin) and finished ones.
+    GenFlow {
+        #[arg(long)]
+        file: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value = "157270")]
+        tenant: String,
+        #[arg(long, default_value_t = 2_000)]
+        users: u64,
+        #[arg(long, default_value_t = 100_000)]
+        running: u64,
+        #[arg(long, default_value_t = 30_000)]
+        mine: u64,
+        #[arg(long, default_value_t = 1_000_000)]
+        finished: u64,
     },
     /// Load one URL with N keep-alive connections.
     Load {
@@ -164,6 +182,10 @@ fn main() -> anyhow::Result<()> {
         }
         Cmd::GenProjects { file, tenant, projects, constructs } => {
             println!("{}", datagen::projects(&file, &tenant, projects, constructs)?);
+            Ok(())
+        }
+        Cmd::GenFlow { file, out, tenant, users, running, mine, finished } => {
+            println!("{}", flowgen::flows(&file, &out, &tenant, users, running, mine, finished)?);
             Ok(())
         }
         Cmd::GenStock { file, out, tenant, goods, moves, hot } => {

@@ -16,7 +16,7 @@
 //! with their type (400 naming the variable); `pass` comes only from the decision.
 pub mod demo;
 mod leave;
-mod models;
+pub mod models;
 pub mod runtime;
 
 use axum::extract::State;
