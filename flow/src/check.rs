@@ -117,6 +117,9 @@ pub fn check(def: &Definition) -> Vec<Problem> {
                     Assign::User { users } if users.is_empty() || users.iter().any(|u| u.parse::<u64>().map_or(true, |u| u == 0)) => {
                         p.push(Problem::node(&n.id, &format!("节点「{label}」请选择办理人员"), &format!("Node '{label}': choose who works on it")));
                     }
+                    Assign::Group { group } if group.trim().is_empty() => {
+                        p.push(Problem::node(&n.id, &format!("节点「{label}」请选择审批组"), &format!("Node '{label}': choose an approver group")));
+                    }
                     Assign::Role { role } if role.trim().is_empty() => {
                         p.push(Problem::node(&n.id, &format!("节点「{label}」请选择角色"), &format!("Node '{label}': choose a role")));
                     }

@@ -149,6 +149,8 @@ pub enum Assign {
     Starter,
     /// The user named by a variable of type user.
     Var { var: String },
+    /// A named group of approvers the administrator keeps (the construction approvals' 审批人员).
+    Group { group: String },
 }
 
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]

@@ -17,7 +17,7 @@ impl run::Resolve for Dir {
             Assign::User { users } => users.iter().filter_map(|u| u.parse().ok()).collect(),
             Assign::Role { role } if role == "manager" => vec![10, 11],
             Assign::Role { role } if role == "boss" => vec![20],
-            Assign::Role { .. } => vec![],
+            Assign::Role { .. } | Assign::Group { .. } => vec![],
             Assign::Leader => vec![30],
             Assign::Starter => vec![self.starter],
             Assign::Var { var } => match vars.get(var) {

@@ -375,6 +375,7 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("POST", "/api/blade-system/role/remove") => q(format!("{path}?ids={role}")),
         ("POST", "/api/blade-system/role/grant") => q(format!("{path}?roleIds={role}&menuIds=")),
         ("GET", "/api/blade-system/menu/role-tree-keys") => q(format!("{path}?roleIds={role}")),
+        (_, p) if p.starts_with("/api/blade-scm/flowable/") => return flow_request(p, ids, mine),
         (m, p) if p.starts_with("/api/blade-scm/") => return scm_request(m, p, ids),
         (_, p) if p.starts_with("/api/blade-api/wms/") => return wms_request(p, ids),
         (_, p) if p.starts_with("/api/blade-flow/") || p.starts_with("/api/blade-desk/process/") => return flow_request(p, ids, mine),
@@ -516,8 +517,18 @@ fn wms_request(path: &str, ids: &HashMap<&str, u64>) -> Option<Vec<(String, Opti
 fn flow_request(path: &str, ids: &HashMap<&str, u64>, mine: &HashMap<&str, u64>) -> Option<Vec<(String, Option<String>)>> {
     let (m, p, i, t, l) = (ids["flow_model"], ids["flow_process"], ids["flow_instance"], ids["flow_task"], ids["process_leave"]);
     let q = |s: String| Some(vec![(s, None)]);
-    let rest = path.strip_prefix("/api/blade-flow/").or_else(|| path.strip_prefix("/api/blade-desk/process/"))?;
+    let rest = path.strip_prefix("/api/blade-flow/").or_else(|| path.strip_prefix("/api/blade-desk/process/")).or_else(|| path.strip_prefix("/api/blade-scm/flowable/"))?;
+    let body = |b: serde_json::Value| Some(vec![(path.to_string(), Some(b.to_string()))]);
+    let file = ids["approval_file"];
     match rest {
+        "approval/event/start" => body(json!({"applyType": 1, "businessId": ids["measure"].to_string()})),
+        "approval/detail/{taskId}" => q(path.replace("{taskId}", &t.to_string())),
+        "approval/event/complete" => body(json!({"taskId": t.to_string(), "result": 1})),
+        "approval/cancel/task" => body(json!({"taskGroupId": i.to_string()})),
+        "approval/record/{taskGroupId}" | "approval/measurement/model/detail/{taskGroupId}" => q(path.replace("{taskGroupId}", &i.to_string())),
+        "approval/file/upload" | "approval/construct/file/upload" => q(format!("{path}?taskGroupId={i}")),
+        "approval/type/file/detail/{id}" | "approval/file/delete/{id}" => q(path.replace("{id}", &file.to_string())),
+        "user/update" => body(json!({"applyType": 1, "userIds": [ids["user"].to_string()]})),
         "model/detail" => q(format!("{path}?id={m}")),
         "model/remove" => q(format!("{path}?ids={m}")),
         "model/deploy" => q(format!("{path}?modelId={m}")),
@@ -548,7 +559,8 @@ fn flow_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let task = put(app, B, "flow_task", json!({"instanceId": inst, "processId": process, "processName": "b_secret_process", "category": 1, "version": 1, "node": "t", "nodeName": "b_secret", "assignee": ids["user"], "todoUser": ids["user"], "status": 0, "result": 0}), 0);
     put(app, B, "flow_history", json!({"instanceId": inst, "node": "s", "nodeName": "b_secret", "userId": ids["user"], "action": "start", "comment": "b_secret"}), 0);
     let leave = put(app, B, "process_leave", json!({"processDefinitionId": process, "processInstanceId": inst, "applyUserId": ids["user"], "startTime": "2026-11-24 09:00:00", "endTime": "2026-11-25 09:00:00", "days": 10000, "reason": "b_secret", "status": 0}), 0);
-    for (k, v) in [("flow_model", model), ("flow_process", process), ("flow_instance", inst), ("flow_task", task), ("process_leave", leave)] {
+    let file = put(app, B, "approval_file", json!({"attachName": "b_secret.png", "attachLink": "/files/741487/x", "attachSize": 10, "applyType": 1, "taskGroupId": inst}), 0);
+    for (k, v) in [("flow_model", model), ("flow_process", process), ("flow_instance", inst), ("flow_task", task), ("process_leave", leave), ("approval_file", file)] {
         ids.insert(k, v);
     }
 }
@@ -610,6 +622,10 @@ fn takes_tenant_ids(path: &str) -> bool {
         "/api/blade-develop/", "/api/blade-report/", "/api/blade-gen/",
     ];
     let last = path.rsplit('/').next().unwrap_or("");
+    if let Some(rest) = path.strip_prefix("/api/blade-scm/flowable/") {
+        // Lists are checked for leaks; `user/list/{id}` takes an apply type, not a record.
+        return !["approval/personal/task/list", "approval/cancel/record", "approval/record/list", "approval/file/list", "approval/user/list", "user/list/{id}"].contains(&rest);
+    }
     if let Some(rest) = path.strip_prefix("/api/blade-flow/") {
         return !["list", "check", "schema", "export", "start-list", "claim-list", "todo-list", "send-list", "done-list", "deploy-upload", "users", "counts"].contains(&rest.rsplit('/').next().unwrap_or(""));
     }

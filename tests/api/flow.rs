@@ -366,3 +366,115 @@ async fn bpmn_upload_valid_and_hostile() {
     let (_, v) = get(&app, &p.admin, &format!("{F}/work/claim-list")).await;
     assert_eq!(v["data"]["records"][0]["taskName"], "财务审核", "{v}");
 }
+
+const SCM_FLOW: &str = "/api/blade-scm/flowable/approval";
+
+#[tokio::test]
+async fn construction_approvals_change_their_business_records() {
+    let app = App::new();
+    app.make_role(A, "pm", &["approval_area", "approval_task", "approval_task_add", "approval_task_view", "approval_task_cancel", "approval_task_handle", "approval_record", "approval_file", "approval_file_add", "approval_file_view", "approval_file_delete"]).await;
+    let zhang = app.make_user(A, "zhang", "Zz#12345", &["pm"]).await;
+    let li = app.make_user(A, "li", "Zz#12345", &["pm"]).await;
+    app.make_user(A, "wang", "Zz#12345", &["pm"]).await;
+    let (admin, tz, tl, tw) = (app.admin(A).await, app.sign_in(A, "zhang", "Zz#12345").await, app.sign_in(A, "li", "Zz#12345").await, app.sign_in(A, "wang", "Zz#12345").await);
+    let company = put(&app, A, "company", json!({"companyName": "甲公司", "companyType": 1}));
+    let project = put(&app, A, "project", json!({"projectCode": "XM-1", "projectName": "滨江花园", "projectCompanyId": company, "businessUnit": "TOC", "startTime": "2026-01-01", "projectStatus": 1}));
+    let contract = put(&app, A, "contract", json!({"contractCode": "HT-1", "contractName": "精装合同", "projectId": project, "partyName": "业主", "contractAmount": 100, "contractStatus": 1}));
+    let construct = put(&app, A, "construct", json!({"constructCode": "SG-1", "constructName": "3#楼精装", "projectId": project, "contractId": contract, "constructMode": 1, "modelStatus": 1}));
+    let measure = put(&app, A, "measure", json!({"constructId": construct, "measureDate": "2026-11-20", "measurer": "张", "rooms": [{"roomName": "客厅", "length": 5000, "width": 4000}], "roomCount": 1, "totalArea": 2000, "measureStatus": 0}));
+    // The measure model's approvers: 李 alone.
+    let (s, v) = post(&app, &tz, &format!("{SCM_FLOW}/../user/update"), json!({"applyType": 1, "userIds": [li.to_string()]})).await;
+    assert_eq!(s, 404, "{v}");
+    let (s, v) = post(&app, &tz, "/api/blade-scm/flowable/user/update", json!({"applyType": 1, "userIds": [li.to_string()]})).await;
+    assert_eq!(s, 403, "only the approvers' keeper: {v}");
+    let (s, v) = post(&app, &admin, "/api/blade-scm/flowable/user/update", json!({"applyType": 1, "userIds": [li.to_string()]})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &tz, "/api/blade-scm/flowable/user/list/1", json!({})).await;
+    assert_eq!(v["data"][0]["realName"], "li", "{v}");
+    // 张 uploads a drawing, then submits the measure with it.
+    let boundary = "zzB";
+    let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"量房图.png\"\r\nContent-Type: image/png\r\n\r\n").into_bytes();
+    body.extend_from_slice(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89");
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let req = axum::http::Request::builder().method("POST").uri(format!("{SCM_FLOW}/file/upload?applyType=1&businessId={measure}"))
+        .header("blade-auth", format!("bearer {tz}")).header("content-type", format!("multipart/form-data; boundary={boundary}")).body(axum::body::Body::from(body)).unwrap();
+    let (s, _, v) = app.call(req).await;
+    assert_eq!(s, 200, "{v}");
+    let file = v["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(v["data"]["attachName"], "量房图.png");
+    let (s, v) = post(&app, &tz, &format!("{SCM_FLOW}/event/start"), json!({"applyType": 1, "businessId": measure.to_string(), "remark": "请审核客厅尺寸", "fileIds": file})).await;
+    assert_eq!(s, 200, "{v}");
+    let group = v["data"]["taskGroupId"].as_str().unwrap().to_string();
+    let (_, v) = get(&app, &tz, &format!("/api/blade-scm/measure/detail/{measure}")).await;
+    let _ = v;
+    let m = |app: &App| {
+        let r = app.st.res.clone();
+        app.st.store.read(|x| x.get(&r.get("measure"), A, measure)).unwrap().unwrap()
+    };
+    assert_eq!(m(&app)["measureStatus"], 1);
+    // Submitting it twice is refused.
+    let (s, _) = post(&app, &tz, &format!("{SCM_FLOW}/event/start"), json!({"applyType": 1, "businessId": measure.to_string()})).await;
+    assert_eq!(s, 400);
+    // 李's list: one to do; 王 is no approver.
+    let (_, v) = post(&app, &tl, &format!("{SCM_FLOW}/personal/task/list"), json!({"page": 1, "size": 10, "result": 0})).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    let row = &v["data"]["records"][0];
+    assert_eq!((row["applyType"].as_i64(), row["applyTypeName"].as_str(), row["constructCode"].as_str(), row["result"].as_i64(), row["status"].as_i64()), (Some(1), Some("量房模型"), Some("SG-1"), Some(0), Some(0)), "{v}");
+    let task = row["taskId"].as_str().unwrap().to_string();
+    let (_, v) = post(&app, &tw, &format!("{SCM_FLOW}/personal/task/list"), json!({})).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+    let (s, _) = post(&app, &tw, &format!("{SCM_FLOW}/detail/{task}"), json!({})).await;
+    assert_eq!(s, 404, "not his to see");
+    let (s, v) = post(&app, &tw, &format!("{SCM_FLOW}/event/complete"), json!({"taskId": task, "result": 1})).await;
+    assert_eq!(s, 403, "{v}");
+    let (s, v) = post(&app, &tl, &format!("{SCM_FLOW}/detail/{task}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!((v["data"]["files"][0]["attachName"].as_str(), v["data"]["remark"].as_str(), v["data"]["mine"].as_bool()), (Some("量房图.png"), Some("请审核客厅尺寸"), Some(true)), "{v}");
+    let (_, v) = post(&app, &tl, &format!("{SCM_FLOW}/measurement/model/detail/{group}"), json!({})).await;
+    assert_eq!(v["data"]["roomCount"], 1, "{v}");
+    // 李 fails it: the measure goes back to be corrected.
+    let (s, v) = post(&app, &tl, &format!("{SCM_FLOW}/event/complete"), json!({"taskId": task, "result": 2, "comment": "卫生间缺尺寸"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(m(&app)["measureStatus"], 3);
+    let (_, v) = post(&app, &tl, &format!("{SCM_FLOW}/personal/task/list"), json!({"result": 2})).await;
+    assert_eq!((v["data"]["total"].as_u64(), v["data"]["records"][0]["status"].as_i64(), v["data"]["records"][0]["comment"].as_str()), (Some(1), Some(2), Some("卫生间缺尺寸")), "{v}");
+    let (s, v) = post(&app, &tl, &format!("{SCM_FLOW}/record/{group}"), json!({})).await;
+    assert_eq!(s, 200);
+    assert!(v.to_string().contains("卫生间缺尺寸"), "{v}");
+    // The decided application's file stays.
+    let (s, _) = post(&app, &tz, &format!("{SCM_FLOW}/file/delete/{file}"), json!({})).await;
+    assert_eq!(s, 400);
+    // Resubmitted and passed: approved, and no longer editable.
+    let (_, v) = post(&app, &tz, &format!("{SCM_FLOW}/event/start"), json!({"applyType": 1, "businessId": measure.to_string()})).await;
+    let _ = v;
+    let (_, v) = post(&app, &tl, &format!("{SCM_FLOW}/personal/task/list"), json!({"result": 0})).await;
+    let task2 = v["data"]["records"][0]["taskId"].as_str().unwrap().to_string();
+    let (s, _) = post(&app, &tl, &format!("{SCM_FLOW}/event/complete"), json!({"taskId": task2, "result": 1, "comment": "通过"})).await;
+    assert_eq!(s, 200);
+    assert_eq!(m(&app)["measureStatus"], 2);
+    // Crew organisation with no approvers set: the administrators claim it; passing sets the construct's status.
+    let (s, v) = post(&app, &tz, &format!("{SCM_FLOW}/event/start"), json!({"applyType": 2, "constructId": construct.to_string(), "remark": "组建木工班组"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &admin, &format!("{SCM_FLOW}/personal/task/list"), json!({"result": 0})).await;
+    assert_eq!(v["data"]["records"][0]["claimable"], true, "{v}");
+    let t3 = v["data"]["records"][0]["taskId"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &admin, &format!("{SCM_FLOW}/event/complete"), json!({"taskId": t3, "result": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let k = app.st.store.read(|x| x.get(&app.st.res.get("construct"), A, construct)).unwrap().unwrap();
+    assert_eq!(k["approvalStatus"], 1);
+    // Withdrawn by its applicant before anyone decides: listed as cancelled, the construct's status cleared.
+    let (_, v) = post(&app, &tz, &format!("{SCM_FLOW}/event/start"), json!({"applyType": 2, "constructId": construct.to_string()})).await;
+    let g3 = v["data"]["taskGroupId"].as_str().unwrap().to_string();
+    let (s, _) = post(&app, &tl, &format!("{SCM_FLOW}/cancel/task"), json!({"taskGroupId": g3})).await;
+    assert_eq!(s, 403, "only the applicant");
+    let (s, _) = post(&app, &tz, &format!("{SCM_FLOW}/cancel/task"), json!({"taskGroupId": g3})).await;
+    assert_eq!(s, 200);
+    let (_, v) = post(&app, &tz, &format!("{SCM_FLOW}/cancel/record"), json!({})).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    let k = app.st.store.read(|x| x.get(&app.st.res.get("construct"), A, construct)).unwrap().unwrap();
+    assert!(k.get("approvalStatus").is_none_or(Value::is_null), "{k:?}");
+    let (_, v) = post(&app, &admin, &format!("{SCM_FLOW}/record/list"), json!({"applyType": 1})).await;
+    assert_eq!(v["data"]["total"], 2, "{v}");
+    let _ = zhang;
+    audit_clean(&app);
+}

@@ -14,6 +14,7 @@
 //! tenant does not exist (404); history, diagram and leave details are shown to the starter, the people who
 //! worked or work on the instance, and holders of `flow_follow`. Variables must be declared by the definition
 //! with their type (400 naming the variable); `pass` comes only from the decision.
+pub mod approval;
 pub mod demo;
 mod leave;
 pub mod models;
@@ -44,6 +45,7 @@ pub use models::seed_tenant;
 pub fn routes(api: Api) -> Api {
     let api = models::routes(api);
     let api = leave::routes(api);
+    let api = approval::routes(api);
     api.get(format!("{F}/work/start-list"), Guard::code("work_start"), start_list)
         .doc("发起事务 · the deployed, active processes the user may start (query: category, name, current, size)", &[])
         .get(format!("{F}/work/claim-list"), Guard::code("work_claim"), claim_list)

@@ -360,12 +360,13 @@ pub fn leave_definition() -> flow::Definition {
     .expect("the leave definition")
 }
 
-/// Construction approvals (spec §4 apply types): 1 量房模型 (the measure model: the project manager checks it,
-/// the administrator confirms), 2 人工组织申请 (crew organisation: the department leader approves).
+/// Construction approvals (spec §4 apply types): 1 量房模型 (the measure model), 2 人工组织申请 (crew
+/// organisation): the type's approvers (审批人员, `approval_user`; the administrators when none are set) are
+/// candidates, one claims and decides.
 fn construction_definitions() -> Vec<(&'static str, &'static str, flow::Definition)> {
     let one = |task: Value| -> flow::Definition {
         serde_json::from_value(json!({
-            "variables": [{"name": "constructId", "label": "施工单", "type": "number"}, {"name": "remark", "label": "说明", "type": "text"}],
+            "variables": [{"name": "constructId", "label": "施工单", "type": "text"}, {"name": "remark", "label": "说明", "type": "text"}],
             "nodes": [
                 {"id": "start", "type": "start", "name": "提交审批", "x": 40, "y": 120},
                 task,
@@ -376,8 +377,8 @@ fn construction_definitions() -> Vec<(&'static str, &'static str, flow::Definiti
         .expect("a construction approval definition")
     };
     vec![
-        ("measure_model", "量房模型审批", one(json!({"id": "check", "type": "task", "name": "管理员审核", "assign": {"kind": "role", "role": "admin"}, "mode": "claim", "dueHours": 48, "x": 230, "y": 120}))),
-        ("crew_apply", "人工组织申请", one(json!({"id": "check", "type": "task", "name": "部门领导审批", "assign": {"kind": "leader"}, "dueHours": 48, "x": 230, "y": 120}))),
+        ("measure_model", "量房模型审批", one(json!({"id": "check", "type": "task", "name": "量房模型审核", "assign": {"kind": "group", "group": "measure_model"}, "mode": "claim", "dueHours": 48, "x": 230, "y": 120}))),
+        ("crew_apply", "人工组织申请", one(json!({"id": "check", "type": "task", "name": "人工组织审批", "assign": {"kind": "group", "group": "crew_apply"}, "mode": "claim", "dueHours": 48, "x": 230, "y": 120}))),
     ]
 }
 

@@ -123,6 +123,18 @@ impl run::Resolve for Dir<'_, '_, '_> {
                     _ => vec![],
                 },
             },
+            // The type's approvers (审批人员); the tenant's administrators when none are set.
+            Assign::Group { group } => {
+                let mut out = Vec::new();
+                if let Some(t) = super::approval::group_type(group) {
+                    let q = Query { filters: vec![Filter::new("applyType", Op::Equal, json!(t))], limit: 500, ..Query::default() };
+                    out = self.w.list(&self.cx.def("approval_user"), self.cx.tenant, &q).map(|p| p.records.iter().map(|r| id(r, "userId")).filter(|u| self.live(*u)).collect()).unwrap_or_default();
+                }
+                if out.is_empty() {
+                    out = self.users(&Assign::Role { role: "admin".into() }, vars);
+                }
+                out
+            }
             Assign::Starter => vec![self.starter],
             Assign::Var { var } => match vars.get(var) {
                 Some(Val::User(u)) if self.live(*u) => vec![*u],
@@ -303,9 +315,13 @@ fn business_end(w: &mut WriteCtx, cx: &Ctx, inst: &Map<String, Value>, status: S
     if bid == 0 {
         return Ok(());
     }
-    if table == "process_leave" {
-        let code = status.code();
-        w.update(&cx.def("process_leave"), cx.tenant, bid, obj(json!({"status": code})), cx.actor)?;
+    match table {
+        "process_leave" => {
+            let code = status.code();
+            w.update(&cx.def("process_leave"), cx.tenant, bid, obj(json!({"status": code})), cx.actor)?;
+        }
+        "measure" | "construct" => super::approval::business_end(w, cx, table, bid, status)?,
+        _ => {}
     }
     Ok(())
 }
