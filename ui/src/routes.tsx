@@ -23,6 +23,7 @@ import { ProcessDetail } from './features/scm/Site';
 import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
 import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, StartForm } from './features/flow/Work';
 import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
+import { ApprovalTasks, ApprovalDetail, ApprovalFiles, ApprovalRecords } from './features/flow/Approval';
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
 export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
@@ -43,6 +44,9 @@ export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
   '/flow/deploy': () => <ManagerPage />,
   '/flow/manager': () => <ManagerPage />,
   '/flow/follow': () => <FollowPage />,
+  '/approval/index': () => <ApprovalTasks />,
+  '/approval/file': () => <ApprovalFiles />,
+  '/approval/record': () => <ApprovalRecords />,
 };
 
 export type RouteDef = {
@@ -71,7 +75,7 @@ export const routes: RouteDef[] = [
   { path: '/test/index', title: 'menu.test', render: placeholder('menu.test') },
   { path: '/worklist/addworklist', title: 'menu.addworklist', render: placeholder('menu.addworklist') },
   { path: '/myiframe/:routerPath*', title: 'menu.iframe', render: () => main('menu.iframe', <FramePage />) },
-  { path: '/approval/detail', title: 'menu.approvalDetail', render: placeholder('menu.approvalDetail') },
+  { path: '/approval/detail', title: 'menu.approvalDetail', render: () => main('menu.approvalDetail', <ApprovalDetail />) },
   { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: (p) => main('menu.processDetail', <ProcessDetail code={p.constructCode} />) },
   { path: '/finance/contractLedger/index', title: 'menu.ledger', render: placeholder('menu.ledger') },
   { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: placeholder('menu.ledgerDetail') },

@@ -34,7 +34,7 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         ("wujun", 10, 96, "婚假(部分)", &[(false, "项目节点冲突,请调整到下月初")]),
         ("yangmin", 20, 4, "体检", &[]),
     ];
-    let now = chrono::Local::now().naive_local();
+    let now = super::runtime::seed_clock();
     for (i, (account, from_days, hours, reason, decisions)) in scripts.iter().enumerate() {
         let Some((uid, dept)) = user(w, res, tenant, account)? else { continue };
         let actor = Actor { user_id: uid, dept_id: dept };
@@ -57,6 +57,38 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         // The last one is taken back by its applicant.
         if i == scripts.len() - 1 {
             runtime::withdraw(w, &cx, iid)?;
+        }
+    }
+    construction(w, res, tenant)
+}
+
+/// Construction approvals: the project manager submits a new measure of a construct still to inspect (waiting for
+/// an administrator to claim) and a crew organisation an administrator passed.
+fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
+    let Some((pm, dept)) = user(w, res, tenant, "zhangwei")? else { return Ok(()) };
+    let Some(admin) = w.find_unique(&res.get("user"), tenant, "account", "admin")? else { return Ok(()) };
+    let stamp = super::runtime::seed_clock().format("%Y-%m-%d %H:%M:%S").to_string();
+    let actor = Actor { user_id: pm, dept_id: dept };
+    let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
+    let constructs = w.all(&res.get("construct"), tenant)?;
+    // A construct still to inspect gets its first measure, submitted; one under construction a re-measure, a draft.
+    let mut picks: Vec<u64> = constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(1)).map(|k| id(k, "id")).take(1).collect();
+    picks.extend(constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(3)).map(|k| id(k, "id")).take(1));
+    for (n, k) in picks.iter().enumerate() {
+        let rooms = serde_json::json!([{"roomName": "客厅", "length": 6000, "width": 4500, "height": 2800}, {"roomName": "主卧", "length": 4500, "width": 3600, "height": 2800}, {"roomName": "厨房", "length": 3200, "width": 2400, "height": 2800}]);
+        let area: i64 = [(6000i64, 4500i64), (4500, 3600), (3200, 2400)].iter().map(|(l, wd)| (l * wd + 5_000) / 10_000).sum();
+        let m = w.insert(&res.get("measure"), tenant, serde_json::json!({"constructId": k, "measureDate": &stamp[..10], "measurer": "张伟", "rooms": rooms, "roomCount": 3, "totalArea": area, "measureStatus": 0, "remark": if n == 0 { "初测" } else { "业主改动户型后复测" }}).as_object().cloned().unwrap_or_default(), &actor)?;
+        if n == 0 {
+            super::approval::start_in(w, &cx, 1, id(&m, "id"), "新房初测,请审核量房模型")?;
+        }
+    }
+    if let Some(k) = constructs.iter().find(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(2)) {
+        let inst = super::approval::start_in(w, &cx, 2, id(k, "id"), "木工 3 人、瓦工 2 人,下周一进场")?;
+        if let Some(task) = open_task(w, res, tenant, id(&inst, "id"))? {
+            let a = Actor { user_id: admin, dept_id: 0 };
+            let acx = Ctx { tenant, actor: &a, res, now: &stamp };
+            runtime::claim(w, &acx, id(&task, "id"))?;
+            runtime::complete(w, &acx, id(&task, "id"), None, &Decision { pass: true, comment: "同意,注意安全交底".into(), vars: Map::new() })?;
         }
     }
     Ok(())

@@ -386,7 +386,7 @@ fn construction_definitions() -> Vec<(&'static str, &'static str, flow::Definiti
 pub fn seed_tenant(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
     let mdef = res.get("flow_model");
     let actor = store::Actor::default();
-    let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
+    let now = super::runtime::seed_clock().format("%Y-%m-%d %H:%M:%S").to_string();
     let cx = Ctx { tenant, actor: &actor, res, now: &now };
     let mut all = vec![("leave", "请假流程", 1, leave_definition())];
     for (k, n, d) in construction_definitions() {

@@ -495,6 +495,12 @@ pub fn duration_ms(from: &str, to: &str) -> i64 {
     }
 }
 
+/// The local time of seeded records (first start, demo): the product's home zone, UTC+8 (the server's `--tz`
+/// default), as the routes' times are.
+pub fn seed_clock() -> chrono::NaiveDateTime {
+    (chrono::Utc::now() + chrono::Duration::hours(8)).naive_utc()
+}
+
 /// A local time `yyyy-MM-dd HH:mm:ss` (or a date) as a naive date-time: both ends of a duration are in the
 /// server's zone.
 pub fn local(s: &str) -> Option<chrono::NaiveDateTime> {

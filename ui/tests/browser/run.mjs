@@ -1162,6 +1162,42 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   await shot(page, 'flow-history');
 });
 
+test('construction approvals: a measure model submitted by the project manager, decided by an administrator; the measure takes the result', async (t) => {
+  // The demo has one measure model waiting for an administrator; 张伟 submits another.
+  const { page: pm } = await session(t, { user: 'zhangwei' });
+  await visit(pm, '/approval/index');
+  await pm.getByRole('button', { name: '发起审批' }).click();
+  const dlg = dialogNamed(pm, /发起审批/);
+  await dlg.getByLabel('审批对象').locator('option').nth(1).waitFor({ state: 'attached' });
+  const options = await dlg.getByLabel('审批对象').locator('option').allInnerTexts();
+  const draft = options.findIndex((o) => o.includes('草稿'));
+  check(draft > 0, 'a draft measure is offered: ' + options.join(' | '));
+  await dlg.getByLabel('审批对象').selectOption({ index: draft });
+  await dlg.getByLabel('说明').fill('复测后提交');
+  await dlg.getByRole('button', { name: '提交' }).click();
+  await toast(pm, '已提交审批').waitFor();
+
+  const { page } = await session(t);
+  await visit(page, '/approval/index');
+  const rows = page.getByRole('table', { name: '审批任务' }).getByRole('row').filter({ hasText: '量房模型' });
+  await rows.first().waitFor();
+  check(await rows.count() >= 2, 'both measure models wait for the administrators');
+  await shot(page, 'approval-tasks');
+  await rows.first().getByRole('button', { name: '审批' }).click();
+  await page.waitForURL(/\/approval\/detail\?taskId=/);
+  await page.getByRole('table', { name: '房间尺寸' }).getByText('客厅').waitFor();
+  await page.getByLabel('审批意见').fill('尺寸齐全,同意');
+  await shot(page, 'approval-detail');
+  await page.getByRole('button', { name: '通过', exact: true }).click();
+  await toast(page, '已通过').waitFor();
+  await waitPath(page, '/approval/index');
+  await page.getByRole('tab', { name: '已通过' }).click();
+  await page.getByRole('table', { name: '审批任务' }).getByRole('row').filter({ hasText: '量房模型' }).first().waitFor();
+  await visit(page, '/approval/record');
+  await page.getByRole('table', { name: '审批记录' }).getByText('审批通过').first().waitFor();
+  await shot(page, 'approval-record');
+});
+
 async function main() {
   const bin = process.argv[2];
   if (!bin) { console.error('usage: node tests/browser/run.mjs <path-to-zhizhuang-binary>'); process.exit(2); }
