@@ -221,3 +221,35 @@ async fn status_shows_the_data_file_space_to_the_platform_administrator_only() {
     let (s, _) = app.get("/api/blade-system/status", &tenant_admin).await;
     assert_eq!(s, axum::http::StatusCode::FORBIDDEN);
 }
+
+/// The Saber client's /flow/model, /flow/deploy, /flow/manager, /flow/follow and /work/* screens: each list call,
+/// with the parameters the client sends, answers a page (`records`, `total`) — until now they were 404s and the
+/// client's tables spun forever.
+#[tokio::test]
+async fn saber_flow_and_work_screens_load() {
+    let app = App::new();
+    let t = admin_tokens(&app).await;
+    for (who, path) in [
+        (P, "/api/blade-flow/model/list?current=1&size=10"),
+        (P, "/api/blade-flow/manager/list?current=1&size=10&mode=1"),
+        (A, "/api/blade-flow/follow/list?current=1&size=10"),
+        (A, "/api/blade-flow/work/start-list?current=1&size=10&mode=1"),
+        (A, "/api/blade-flow/work/start-list?current=1&size=10&mode=1&category=flow_1"),
+        (A, "/api/blade-flow/work/claim-list?current=1&size=10"),
+        (A, "/api/blade-flow/work/todo-list?current=1&size=10"),
+        (A, "/api/blade-flow/work/send-list?current=1&size=10"),
+        (A, "/api/blade-flow/work/done-list?current=1&size=10&processDefinitionName=请假"),
+    ] {
+        let (s, v) = app.get(path, &t[who]).await;
+        assert_eq!(s, 200, "{path}: {v}");
+        assert!(v["data"]["records"].is_array() && v["data"]["total"].is_u64(), "{path}: {v}");
+    }
+    // The seeded processes are there to start, with the fields the start screen shows.
+    let (_, v) = app.get("/api/blade-flow/work/start-list?current=1&size=10", &t[A]).await;
+    let leave = v["data"]["records"].as_array().unwrap().iter().find(|r| r["key"] == "leave").cloned().unwrap_or_else(|| panic!("{v}"));
+    for f in ["id", "tenantId", "category", "categoryName", "key", "name", "version", "suspensionState", "deploymentTime"] {
+        assert!(!leave[f].is_null(), "{f} missing: {leave}");
+    }
+    assert_eq!(leave["suspensionState"], 1);
+    assert_eq!(leave["categoryName"], "请假流程");
+}

@@ -542,10 +542,19 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
                 let inst = visible_instance(r, &res, &s2, iid)?;
                 let process = r.get(&res.get("flow_process"), &s2.tenant, id(&inst, "processId"))?.ok_or(store::StoreError::NotFound)?;
                 let state: flow::State = inst.get("state").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+                // The open tasks (who they wait on): the follow screen reassigns them.
+                let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid)), Filter::new("status", Op::Equal, json!(runtime::TASK_OPEN))], limit: 100, ..Query::default() };
+                let open = r.list(&res.get("flow_task"), &s2.tenant, &q)?.records;
+                let names = runtime::names(r, &res, &s2.tenant, open.iter().map(|t| id(t, "assignee")))?;
+                let tasks: Vec<Value> = open
+                    .iter()
+                    .map(|t| json!({"taskId": id(t, "id").to_string(), "node": text(t, "node"), "taskName": text(t, "nodeName"), "claimable": int(t, "claimable") == 1,
+                        "assignee": id(t, "assignee").to_string(), "assigneeName": names.get(&id(t, "assignee")).cloned().unwrap_or_default(), "arriveTime": text(t, "arriveTime"), "dueTime": text(t, "dueTime")}))
+                    .collect();
                 Ok(json!({
                     "name": text(&process, "name"), "version": int(&process, "version"),
                     "definition": process.get("definition").cloned().unwrap_or(Value::Null),
-                    "path": state.path, "current": state.active.iter().map(|a| a.node.clone()).collect::<Vec<_>>(),
+                    "path": state.path, "current": state.active.iter().map(|a| a.node.clone()).collect::<Vec<_>>(), "tasks": tasks,
                     "status": int(&inst, "status"), "statusName": runtime::status_name(int(&inst, "status")).0,
                 }))
             })

@@ -1160,6 +1160,19 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   check((await hist.innerText()).includes('管理员审批'), 'the history lists the administrator step');
   check(await page.locator('.flow-node.taken').count() >= 4, 'the diagram marks the path taken');
   await shot(page, 'flow-history');
+
+  // The administrator follows the running processes and hands a waiting task to someone else.
+  await visit(ap, '/flow/follow');
+  const running = ap.getByRole('table', { name: '流程跟踪' }).getByRole('row').filter({ hasText: '马志强' }).first();
+  await running.getByRole('button', { name: '转办' }).click();
+  const rd = dialogNamed(ap, /转办任务/);
+  await rd.getByLabel('转办给').selectOption({ label: '李娜(财务部)' });
+  await rd.getByLabel('原因').fill('陈杰出差');
+  await rd.getByRole('button', { name: '转办' }).click();
+  await toast(ap, '已转办').waitFor();
+  const { page: ln } = await session(t, { user: 'lina' });
+  await visit(ln, '/work/todo');
+  await ln.getByRole('row').filter({ hasText: '马志强' }).first().waitFor();
 });
 
 test('construction approvals: a measure model submitted by the project manager, decided by an administrator; the measure takes the result', async (t) => {

@@ -320,6 +320,20 @@ export function FollowPage() {
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   const { page, setPage, data, err, load } = usePage(`${F}/follow/list`);
   const [pic, setPic] = useState<string | null>(null);
+  const [hand, setHand] = useState<{ instance: string; tasks: Row[] } | null>(null);
+  const [users, setUsers] = useState<Row[]>([]);
+  const [form, setForm] = useState({ taskId: '', userId: '', reason: '' });
+  const openHand = async (r: Row) => {
+    try {
+      const d = await get(`${F}/process/diagram`, { processInstanceId: r.processInstanceId });
+      if (!users.length) setUsers(await get(`${F}/work/users`));
+      setForm({ taskId: d.tasks?.[0]?.taskId ?? '', userId: '', reason: '' });
+      setHand({ instance: r.processInstanceId, tasks: d.tasks ?? [] });
+    } catch (e) {
+      toast(msg(e), 'error');
+    }
+  };
+  const reassign = () => post(`${F}/follow/reassign`, undefined, form).then(() => { toast(L('已转办', 'Reassigned')); setHand(null); return load(); }, (e) => toast(msg(e), 'error'));
   const remove = (r: Row) => {
     const reason = window.prompt(L('删除原因', 'Why delete it?'));
     if (!reason) return;
@@ -338,11 +352,20 @@ export function FollowPage() {
         [L('操作', 'Actions'), (r) => <span className="row-actions">
           <button type="button" className="link" onClick={() => navigate(`/work/process/${kindOf(r.category)}/detail/${r.processInstanceId}/${r.businessId || 0}`)}>{L('详情', 'Details')}</button>
           <button type="button" className="link" onClick={() => setPic(r.processInstanceId)}>{L('流程图', 'Diagram')}</button>
+          {perms.has('flow_follow_delete') && <button type="button" className="link" onClick={() => void openHand(r)}>{L('转办', 'Reassign')}</button>}
           {perms.has('flow_follow_delete') && <button type="button" className="link danger" onClick={() => remove(r)}>{L('删除', 'Delete')}</button>}
         </span>],
       ]} />
       {data && <Pager total={data.total} current={page.current} pages={data.pages} size={page.size} go={(o) => setPage({ ...page, ...o })} />}
       <DiagramDialog open={!!pic} onOpenChange={(o) => { if (!o) setPic(null); }} instanceId={pic ?? undefined} />
+      <Dialog open={!!hand} onOpenChange={(o) => { if (!o) setHand(null); }} title={L('转办任务', 'Reassign a task')} width={520}
+        footer={<><button type="button" className="btn" onClick={() => setHand(null)}>{L('取消', 'Cancel')}</button><button type="button" className="btn btn-primary" onClick={() => void reassign()}>{L('转办', 'Reassign')}</button></>}>
+        <div className="flow-form">
+          <label className="wide">{L('任务', 'Task')}<select aria-label={L('任务', 'Task')} value={form.taskId} onChange={(e) => setForm({ ...form, taskId: e.target.value })}>{hand?.tasks.map((t) => <option key={t.taskId} value={t.taskId}>{t.taskName} · {t.claimable ? L('待签收', 'to claim') : t.assigneeName}</option>)}</select></label>
+          <label className="wide">{L('转办给', 'To')}<select aria-label={L('转办给', 'To')} value={form.userId} onChange={(e) => setForm({ ...form, userId: e.target.value })}><option value="">—</option>{users.map((u) => <option key={u.id} value={u.id}>{u.realName}{u.deptName ? `(${u.deptName})` : ''}</option>)}</select></label>
+          <label className="wide">{L('原因', 'Reason')}<input aria-label={L('原因', 'Reason')} value={form.reason} maxLength={255} onChange={(e) => setForm({ ...form, reason: e.target.value })} /></label>
+        </div>
+      </Dialog>
     </section>
   );
 }
