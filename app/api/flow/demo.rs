@@ -19,8 +19,8 @@ fn user(w: &WriteCtx, res: &Resources, tenant: &str, account: &str) -> store::Re
 
 /// The open task of an instance assigned to (or claimable by) someone.
 fn open_task(w: &WriteCtx, res: &Resources, tenant: &str, inst: u64) -> store::Result<Option<Map<String, Value>>> {
-    let q = store::Query { filters: vec![store::Filter::new("instanceId", store::Op::Equal, serde_json::json!(inst)), store::Filter::new("status", store::Op::Equal, serde_json::json!(0))], limit: 10, ..store::Query::default() };
-    Ok(w.list(&res.get("flow_task"), tenant, &q)?.records.into_iter().next())
+    let q = store::Query { filters: vec![store::Filter::new("instanceId", store::Op::Equal, serde_json::json!(inst))], limit: 100, ..store::Query::default() };
+    Ok(w.list(&res.get("flow_task"), tenant, &q)?.records.into_iter().find(|t| t.get("status").and_then(Value::as_i64) == Some(0)))
 }
 
 /// (applicant, days from now, hours, reason, decisions: (approver account or "" for the assignee, pass, comment)).

@@ -428,10 +428,10 @@ async fn start_process(State(st): State<AppState>, s: Session, JsonObject(b): Js
 pub(crate) async fn started_tasks(st: &AppState, s: &Session, iid: u64) -> ApiResult<Vec<Value>> {
     let env = Env::new(st, s);
     let rows = st.store.read(|r| {
-        let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid)), Filter::new("status", Op::Equal, json!(runtime::TASK_OPEN))], limit: 100, ..Query::default() };
+        let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 10_000, ..Query::default() };
         r.list(&env.res.get("flow_task"), &env.tenant, &q)
     })?;
-    Ok(rows.records.iter().map(|t| json!({"taskId": id(t, "id").to_string(), "taskDefinitionKey": text(t, "node"), "taskName": text(t, "nodeName"), "assignee": if id(t, "assignee") > 0 { id(t, "assignee").to_string() } else { String::new() }})).collect())
+    Ok(rows.records.iter().filter(|t| int(t, "status") == runtime::TASK_OPEN).map(|t| json!({"taskId": id(t, "id").to_string(), "taskDefinitionKey": text(t, "node"), "taskName": text(t, "nodeName"), "assignee": if id(t, "assignee") > 0 { id(t, "assignee").to_string() } else { String::new() }})).collect())
 }
 
 async fn withdraw(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
@@ -543,8 +543,8 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
                 let process = r.get(&res.get("flow_process"), &s2.tenant, id(&inst, "processId"))?.ok_or(store::StoreError::NotFound)?;
                 let state: flow::State = inst.get("state").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
                 // The open tasks (who they wait on): the follow screen reassigns them.
-                let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid)), Filter::new("status", Op::Equal, json!(runtime::TASK_OPEN))], limit: 100, ..Query::default() };
-                let open = r.list(&res.get("flow_task"), &s2.tenant, &q)?.records;
+                let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 10_000, ..Query::default() };
+                let open: Vec<Map<String, Value>> = r.list(&res.get("flow_task"), &s2.tenant, &q)?.records.into_iter().filter(|t| int(t, "status") == runtime::TASK_OPEN).collect();
                 let names = runtime::names(r, &res, &s2.tenant, open.iter().map(|t| id(t, "assignee")))?;
                 let tasks: Vec<Value> = open
                     .iter()
