@@ -330,6 +330,37 @@ where
             by_field.entry(first.field.as_str()).or_default().push(union);
         }
         let res = def.name.as_str();
+        // Several filters, one of them selective (an instance's tasks beside their status, a user's rows beside a
+        // category): that field's few ids are the candidates and the other filters are checked on the records,
+        // instead of reading every index entry of a common value (all open tasks, all rows of a status).
+        if by_field.len() + ranges.len() > 1 {
+            for (field, sets) in &by_field {
+                if def.field(field).is_some_and(|d| d.multi) {
+                    continue;
+                }
+                let mut inter = sets[0].clone();
+                for s in &sets[1..] {
+                    inter.retain(|k| s.contains(k));
+                }
+                let keys: Vec<Vec<u8>> = inter.into_iter().collect();
+                let Some(candidates) = self.candidate_ids(t, res, field, &keys, SELECTIVE)? else { continue };
+                let mut docs = Vec::new();
+                for id in candidates {
+                    if let Some(v) = self.records.get((t, res, id))? {
+                        let doc = decode_record(v.value())?;
+                        if q.accepts(&doc) {
+                            docs.push(doc);
+                        }
+                    }
+                }
+                let total = docs.len() as u64;
+                if desc {
+                    docs.reverse();
+                }
+                let records = docs.into_iter().skip(q.offset as usize).take(q.limit as usize).collect();
+                return Ok(Some(Page { records, total }));
+            }
+        }
         let mut exact: Option<Vec<u64>> = None;
         // Ids that may match through different values of a multi-valued field (a user in two departments, one
         // in the filter and one in the scope): decoded and checked.
