@@ -479,12 +479,48 @@ fn reference_data(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
     Ok(())
 }
 
+/// The product catalogue of a decoration company: categories per product type and the products a project manager
+/// picks (prices in fen).
+fn demo_catalogue(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
+    let sys = Actor::default();
+    type Item<'a> = (&'a str, &'a str, &'a str, &'a str, i64);
+    let tree: &[(i64, &str, &[(&str, &[Item])])] = &[
+        (1, "瓷砖", &[
+            ("地砖", &[("仿古砖 600×600", "马可波罗", "600×600×10mm", "片", 4550), ("通体大理石瓷砖 800×800", "东鹏", "800×800×11mm", "片", 8900), ("木纹砖 200×1200", "诺贝尔", "200×1200×10mm", "片", 6800)]),
+            ("墙砖", &[("釉面墙砖 300×600", "东鹏", "300×600×8mm", "片", 2350), ("厨卫墙砖 400×800", "马可波罗", "400×800×9mm", "片", 3900)]),
+        ]),
+        (1, "地板", &[("实木复合地板", &[("橡木实木复合地板", "大自然", "1215×195×15mm", "㎡", 26800), ("强化复合地板 AC4", "圣象", "1218×198×12mm", "㎡", 12800)])]),
+        (1, "卫浴洁具", &[("坐便器", &[("虹吸式连体坐便器", "九牧", "305坑距", "套", 189900)]), ("花洒", &[("恒温花洒套装", "汉斯格雅", "AXOR", "套", 268000)])]),
+        (1, "板材", &[("石膏板", &[("纸面石膏板", "龙牌", "1200×2400×9.5mm", "张", 3250), ("防潮石膏板", "可耐福", "1200×2400×9.5mm", "张", 4200)])]),
+        (2, "水电辅材", &[("电线", &[("BV2.5 铜芯线", "正泰", "100m/卷", "卷", 29800), ("BV4 铜芯线", "正泰", "100m/卷", "卷", 46800)]), ("管材", &[("PPR 冷热水管 25", "伟星", "4m/根", "根", 3600), ("PVC 线管 20", "联塑", "3.8m/根", "根", 850)])]),
+        (2, "泥瓦辅材", &[("水泥砂浆", &[("P.O 42.5 水泥", "海螺", "50kg/袋", "袋", 3200), ("瓷砖胶 C2", "德高", "20kg/袋", "袋", 6800)]), ("防水", &[("柔韧型防水涂料", "东方雨虹", "18kg/桶", "桶", 35800)])]),
+        (3, "灯具", &[("吸顶灯", &[("LED 吸顶灯 36W", "欧普", "φ500mm", "盏", 39900), ("LED 筒灯 7W", "雷士", "开孔 75mm", "个", 2800)])]),
+        (3, "窗帘", &[("布艺窗帘", &[("高遮光窗帘布", "如鱼得水", "幅宽 2.8m", "米", 8800)])]),
+        (4, "拆改", &[("墙体拆除", &[("非承重墙拆除", "", "含垃圾清运", "㎡", 4500)])]),
+        (4, "水电施工", &[("水电改造", &[("水电改造(开槽布管)", "", "按延米", "米", 7500)])]),
+    ];
+    let (cdef, pdef) = (res.get("product_category"), res.get("product"));
+    let mut n = 0;
+    for (ty, top, subs) in tree {
+        let t = w.insert(&cdef, tenant, obj(json!({"parentId": 0, "categoryName": top, "productType": ty, "sort": 1})), &sys)?["id"].as_u64().unwrap_or(0);
+        for (i, (sub, items)) in subs.iter().enumerate() {
+            let c = w.insert(&cdef, tenant, obj(json!({"parentId": t, "categoryName": sub, "productType": ty, "sort": i + 1})), &sys)?["id"].as_u64().unwrap_or(0);
+            for (name, brand, spec, unit, price) in items.iter() {
+                n += 1;
+                w.insert(&pdef, tenant, obj(json!({"productCode": format!("CP{n:05}"), "productName": name, "productType": ty, "categoryId": c, "brand": brand, "spec": spec, "unit": unit, "price": price, "productStatus": if n % 11 == 0 { 2 } else { 1 }})), &sys)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// 业务管理 demo data of a tenant: companies, customers, trades with day rates, workers, a dozen projects across
 /// regions and business units, their contracts (every status), constructs in every status with managers, crews
 /// and day work, documents. Written consistently with the rules the API enforces.
 fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
     let sys = Actor::default();
     let ins = |w: &mut WriteCtx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &sys)?["id"].as_u64().unwrap_or(0)) };
+    demo_catalogue(w, res, tenant)?;
     let (city, other) = if tenant == "157270" { ("南京", "苏州") } else { ("杭州", "宁波") };
     let mut companies = Vec::new();
     for (name, kind, contact, phone) in [

@@ -16,7 +16,9 @@
 //! }
 //! ```
 //! Path placeholders: `{id}` the record, `{ids}` comma-separated records, `{parentId}` the record named by the
-//! `parent` field that each record must belong to; other segments are literal (`delete/{id}/{parentId}/1`).
+//! `parent` field that each record must belong to, `{<field>}` a declared field whose value each record must have
+//! (`delete/{productType}/{id}/{productStatus}`: a product of another type or status is a 404); other segments
+//! are literal (`delete/{id}/{parentId}/1`).
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -153,7 +155,9 @@ impl ApiDecl {
             let (_, path) = split_route(spec)?;
             let holes: Vec<&str> = path.split('/').filter(|s| s.starts_with('{')).collect();
             for h in &holes {
-                if !matches!(*h, "{id}" | "{ids}" | "{parentId}") {
+                let name = h.trim_matches(|c| c == '{' || c == '}');
+                let field_ok = def.field(name).is_some_and(|f| matches!(f.kind, store::FieldKind::Text | store::FieldKind::Int | store::FieldKind::Flag));
+                if !matches!(*h, "{id}" | "{ids}" | "{parentId}") && !(field_ok && matches!(action, Action::Delete | Action::BatchDelete)) {
                     return Err(format!("route {spec}: placeholder {h}"));
                 }
                 if *h == "{parentId}" && self.parent.is_none() {
@@ -311,7 +315,7 @@ impl Api {
                 Action::Add | Action::Update | Action::Save => api.post(path, guard, move |st, s, b| save(st, s, b, action, sv)),
                 Action::Remove => api.post(path, guard, move |st, s, p: AnyParams| async move {
                     let ids = crud::parse_ids(p.get("ids"))?;
-                    delete_ids(st, s, ids, None, sv).await
+                    delete_ids(st, s, ids, None, Vec::new(), sv).await
                 }),
                 Action::Delete | Action::BatchDelete => api.post(path, guard, move |st, s, seg| delete(st, s, seg, sv)),
             };
@@ -516,14 +520,17 @@ async fn delete(State(st): State<AppState>, s: Session, Path(segs): Path<Vec<(St
         Some(p) => Some(crud::parse_id(Some(p))?),
         None => None,
     };
-    delete_ids(State(st), s, ids, parent, sv).await
+    // `{<field>}`: the value each record must have.
+    let values: Vec<(String, String)> = segs.iter().filter(|(k, _)| !matches!(k.as_str(), "id" | "ids" | "parentId")).cloned().collect();
+    delete_ids(State(st), s, ids, parent, values, sv).await
 }
 
-/// Removes records of the tenant (data scope, parent segment and rules checked in the write): all or none.
-async fn delete_ids(State(st): State<AppState>, s: Session, ids: Vec<u64>, parent: Option<u64>, sv: Served) -> ApiResult<Response> {
+/// Removes records of the tenant (data scope, parent and field segments and rules checked in the write): all or
+/// none.
+async fn delete_ids(State(st): State<AppState>, s: Session, ids: Vec<u64>, parent: Option<u64>, values: Vec<(String, String)>, sv: Served) -> ApiResult<Response> {
     crud::check_write(&s, &sv.def, "delete")?;
     let guard = crate::auth::scope::guard(&st, &s, &sv.def).await?;
-    remove_in_write(&st, &s, &sv.def, sv.rules, ids, parent, guard).await?;
+    remove_in_write(&st, &s, &sv.def, sv.rules, ids, parent, values, guard).await?;
     Ok(ok(Value::Null))
 }
 
@@ -536,6 +543,7 @@ pub async fn remove_in_write(
     rules: Rules,
     ids: Vec<u64>,
     parent: Option<u64>,
+    values: Vec<(String, String)>,
     guard: Option<Vec<Filter>>,
 ) -> ApiResult<u64> {
     let (d, env) = (def.clone(), Env::new(st, s));
@@ -551,6 +559,16 @@ pub async fn remove_in_write(
             if let (Some(p), Some(field)) = (parent, parent_field.as_deref())
                 && rec.get(field).and_then(Value::as_u64).unwrap_or(0) != p {
                 return Err(StoreError::NotFound);
+            }
+            for (field, want) in &values {
+                let got = match rec.get(field) {
+                    Some(Value::String(v)) => v.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(v) => v.to_string(),
+                };
+                if got != *want {
+                    return Err(StoreError::NotFound);
+                }
             }
             if let Some(f) = rules.remove {
                 f(w, &cx, &rec)?;
@@ -576,11 +594,17 @@ pub fn openapi(def: &ResourceDef, decl: &ApiDecl, path: &str) -> Option<(Vec<Val
         let what = match name {
             "id" => format!("id of the {} (another tenant's, or one outside the caller's data scope: 404)", def.label),
             "ids" => format!("comma-separated ids of {} records (all removed or none)", def.label),
-            _ => format!(
+            "parentId" => format!(
                 "id of the {} the record must belong to (its `{}`); a record of another is a 404",
                 parent.map(|f| f.label.as_str()).unwrap_or(""),
                 decl.parent.as_deref().unwrap_or("")
             ),
+            field => {
+                let label = def.field(field).map(|f| f.label.as_str()).unwrap_or(field);
+                let what = format!("the record's {label} (`{field}`): each record must have this value, else 404");
+                params.push(json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}, "description": what}));
+                continue;
+            }
         };
         params.push(json!({"name": name, "in": "path", "required": true, "schema": {"type": "string", "pattern": "^[0-9,]+$"}, "description": what}));
     }

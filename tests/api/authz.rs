@@ -406,6 +406,7 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
     const BASES: &[(&str, &str)] = &[
         ("worker/attendDay/", "attend_day"), ("worker/buildingRectification/", "building_rectification"), ("worker/work-clock-in/reset", "attend_day"),
         ("speed/progress/", "speed_progress"), ("workerJobLevel/", "worker_job_level"), ("workerJob/", "worker_job"),
+        ("productCategory/", "product_category"),
     ];
     let (res, rest) = match BASES.iter().find(|(b, _)| base.starts_with(b)) {
         Some((b, r)) => (*r, base[b.len().min(base.len())..].trim_start_matches('/')),
@@ -413,7 +414,10 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
     };
     let own = *ids.get(res)?;
     // `save` adds a measure or a rectification (their `add` route); elsewhere it also edits and names an id.
-    let is_list = matches!(rest, "add" | "list" | "page" | "page/down/list" | "schema" | "export" | "type" | "category/type" | "dict/list" | "info/template")
+    if rest == "subList" {
+        return Some(vec![(format!("{path}?parentId={own}"), None)]);
+    }
+    let is_list = matches!(rest, "add" | "list" | "page" | "page/down/list" | "schema" | "export" | "type" | "category/type" | "category/{type}" | "tree" | "topList" | "dict/list" | "info/template")
         || (rest == "save" && matches!(res, "measure" | "building_rectification"))
         || HAND.contains(&(res, rest));
     let parent = match res {
@@ -431,7 +435,10 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
         .replace("{constructId}", &ids["construct"].to_string())
         .replace("{workerId}", &ids["worker"].to_string())
         .replace("{taskId}", &ids["speed_progress"].to_string())
-        .replace("{mode}", "0");
+        .replace("{mode}", "0")
+        .replace("{productType}", "1")
+        .replace("{productStatus}", "1")
+        .replace("{companyType}", "1");
     let body = json!({
         "id": own.to_string(), "projectId": ids["project"].to_string(), "contractIds": ids["contract"].to_string(),
         "constructId": ids["construct"].to_string(), "workerId": ids["worker"].to_string(), "managerId": ids["user"].to_string(),
@@ -469,6 +476,10 @@ const HAND: &[(&str, &str)] = &[
 /// Tenant B's `blade-scm` records (written straight into the store), named `b_secret_…`.
 fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let company = put(app, B, "company", json!({"companyName": "b_secret_company", "companyType": 1}), 0);
+    let category = put(app, B, "product_category", json!({"parentId": 0, "categoryName": "b_secret_category", "productType": 1, "sort": 1}), 0);
+    let product = put(app, B, "product", json!({"productCode": "CPB", "productName": "b_secret_product", "productType": 1, "categoryId": category, "unit": "件", "price": 100, "productStatus": 1}), 0);
+    ids.insert("product_category", category);
+    ids.insert("product", product);
     let customer = put(app, B, "customer", json!({"customerName": "b_secret_customer", "customerType": 1}), 0);
     let job = put(app, B, "worker_job", json!({"jobName": "b_secret_job", "sort": 1}), 0);
     let level = put(app, B, "worker_job_level", json!({"workerJobId": job, "levelName": "b_secret_level", "dayRate": 10000, "sort": 1}), 0);
@@ -637,7 +648,7 @@ fn takes_tenant_ids(path: &str) -> bool {
     }
     if path.starts_with("/api/blade-scm/") {
         // Every scm route but the plain lists names records.
-        return !["/add", "/save", "/list", "/page", "/schema", "/export", "/type", "/template"].iter().any(|e| path.ends_with(e)) || path.ends_with("/record/list")
+        return !["/add", "/save", "/list", "/page", "/schema", "/export", "/type", "/template", "/tree", "/topList", "/category/{type}"].iter().any(|e| path.ends_with(e)) || path.ends_with("/record/list")
             || path.ends_with("/task/list") || path.ends_with("/construct/worker/list") || path.ends_with("/day/worker/list") || path.ends_with("/detail/list");
     }
     let id_like = ["detail", "platform-detail", "submit", "update", "remove", "grant", "reset-password", "update-platform", "audit-pass", "tree-by-id", "role-tree-keys"];

@@ -529,3 +529,89 @@ async fn attendance_rectification_and_measures_keep_their_rules() {
     let (s, v) = app.get(&format!("{S}/worker/buildingRectification/page?rectStatus=3"), &t).await;
     assert_eq!((s.as_u16(), v["data"]["total"].as_u64()), (200, Some(1)), "{v}");
 }
+
+/// Issue 10 item 1: product categories as a tree per product type (parents of the same type, no cycles; a
+/// category with sub-categories or products stays, saying which), products in the scm dialect (codes, money in
+/// fen, the category of the product's type, the picker's page of 999 searching as you type), the path segments of
+/// `delete/{type}/{id}/{status}` and `batch/delete/{type}/{ids}` checked, and the company deletes.
+#[tokio::test]
+async fn catalogue_categories_products_and_company_deletes() {
+    let app = crate::support::App::new();
+    let t = app.admin("157270").await;
+    let post = |url: String, body: serde_json::Value| {
+        let (app, t) = (&app, t.clone());
+        async move {
+            let (s, v) = app.post(&url, &t, &body.to_string()).await;
+            (s.as_u16(), v)
+        }
+    };
+    let get = |url: String| {
+        let (app, t) = (&app, t.clone());
+        async move {
+            let (s, v) = app.get(&url, &t).await;
+            (s.as_u16(), v)
+        }
+    };
+    let c = "/api/blade-scm/productCategory";
+    let p = "/api/blade-scm/product";
+    let (s, v) = post(format!("{c}/save"), serde_json::json!({"categoryName": "瓷砖", "productType": 1, "sort": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let tiles = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(format!("{c}/save"), serde_json::json!({"categoryName": "地砖", "productType": 1, "parentId": tiles, "sort": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let floor = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(format!("{c}/save"), serde_json::json!({"categoryName": "窗帘", "productType": 3, "parentId": tiles})).await;
+    assert_eq!(s, 400, "a parent of another type: {v}");
+    let (s, v) = post(format!("{c}/update"), serde_json::json!({"id": tiles, "parentId": floor})).await;
+    assert_eq!(s, 400, "a cycle: {v}");
+    let (_, v) = get(format!("{c}/tree?productType=1")).await;
+    assert_eq!((v["data"][0]["categoryName"].as_str(), v["data"][0]["children"][0]["categoryName"].as_str()), (Some("瓷砖"), Some("地砖")), "{v}");
+    let (_, v) = get(format!("{c}/topList")).await;
+    assert_eq!(v["data"].as_array().unwrap().len(), 1, "{v}");
+    let (_, v) = get(format!("{c}/subList?parentId={tiles}")).await;
+    assert_eq!(v["data"][0]["id"], floor.as_str(), "{v}");
+    // Products: code, money exact, the category of the product's type.
+    let (s, v) = post(format!("{p}/add"), serde_json::json!({"productName": "仿古砖 600×600", "productType": 1, "categoryId": floor, "brand": "马可波罗", "spec": "600×600×10mm", "unit": "片", "price": "45.50"})).await;
+    assert_eq!(s, 200, "{v}");
+    let tile = v["data"]["id"].as_str().unwrap().to_string();
+    assert!(v["data"]["productCode"].as_str().unwrap().starts_with("CP"), "{v}");
+    assert_eq!(v["data"]["price"], "45.50");
+    let (s, v) = post(format!("{p}/add"), serde_json::json!({"productName": "遮光帘", "productType": 3, "categoryId": floor, "unit": "米", "price": "88"})).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = post(format!("{p}/add"), serde_json::json!({"productName": "美缝剂", "productType": 2, "unit": "支", "price": "0.5"})).await;
+    assert_eq!(s, 200, "{v}");
+    let grout = v["data"]["id"].as_str().unwrap().to_string();
+    let (_, v) = post(format!("{p}/list"), serde_json::json!({"page": 1, "size": 999, "productName": "仿古"})).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    let (_, v) = post(format!("{p}/category/1"), serde_json::json!({})).await;
+    assert_eq!(v["data"][0]["children"][0]["categoryName"], "地砖", "{v}");
+    // A category with products or sub-categories stays.
+    let (s, v) = post(format!("{c}/remove?ids={floor}"), serde_json::json!({})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("产品"), "{v}");
+    let (s, v) = post(format!("{c}/remove?ids={tiles}"), serde_json::json!({})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("子分类"), "{v}");
+    // Segments: the type and status must be the product's.
+    let (s, _) = post(format!("{p}/delete/2/{tile}/1"), serde_json::json!({})).await;
+    assert_eq!(s, 404, "another type");
+    let (s, _) = post(format!("{p}/delete/1/{tile}/2"), serde_json::json!({})).await;
+    assert_eq!(s, 404, "another status");
+    let (s, _) = post(format!("{p}/batch/delete/1/{tile},{grout}"), serde_json::json!({})).await;
+    assert_eq!(s, 404, "one of another type: none removed");
+    let (_, v) = post(format!("{p}/list"), serde_json::json!({})).await;
+    assert_eq!(v["data"]["total"], 2);
+    let (s, v) = post(format!("{p}/delete/1/{tile}/1"), serde_json::json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, _) = post(format!("{p}/batch/delete/2/{grout}"), serde_json::json!({})).await;
+    assert_eq!(s, 200);
+    let (s, v) = post(format!("{c}/remove?ids={floor}"), serde_json::json!({})).await;
+    assert_eq!(s, 200, "now empty: {v}");
+    // Companies: delete/{id}/{companyType}/1 and batch/delete/{companyType}/{ids}.
+    let (_, v) = post("/api/blade-scm/company/add".into(), serde_json::json!({"companyName": "远洋装饰", "companyType": 1})).await;
+    let co = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = post(format!("/api/blade-scm/company/delete/{co}/2/1"), serde_json::json!({})).await;
+    assert_eq!(s, 404);
+    let (s, _) = post(format!("/api/blade-scm/company/batch/delete/1/{co}"), serde_json::json!({})).await;
+    assert_eq!(s, 200);
+}

@@ -16,6 +16,7 @@
 //!
 //! A record of another tenant, outside the caller's data scope, or not of the named parent is a 404.
 pub mod building;
+mod catalog;
 mod progress;
 mod site;
 
@@ -42,6 +43,8 @@ pub fn rules(name: &str) -> Rules {
         "building" => Rules { save: Some(building::room_save), remove: None },
         "measure" => Rules { save: Some(site::measure_save), remove: Some(site::measure_remove) },
         "building_rectification" => Rules { save: Some(site::rectification_save), remove: Some(site::rectification_remove) },
+        "product_category" => Rules { save: Some(catalog::category_save), remove: Some(catalog::category_remove) },
+        "product" => Rules { save: Some(catalog::product_save), remove: None },
         _ => Rules::default(),
     }
 }
@@ -99,6 +102,7 @@ pub fn routes(api: Api) -> Api {
         .doc("客户管理 · customer types (dictionary customer_type)", &[]);
     let api = building::routes(api);
     let api = progress::routes(api);
+    let api = catalog::routes(api);
     site::routes(api)
 }
 
