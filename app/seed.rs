@@ -507,7 +507,7 @@ fn demo_catalogue(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Res
             let c = w.insert(&cdef, tenant, obj(json!({"parentId": t, "categoryName": sub, "productType": ty, "sort": i + 1})), &sys)?["id"].as_u64().unwrap_or(0);
             for (name, brand, spec, unit, price) in items.iter() {
                 n += 1;
-                w.insert(&pdef, tenant, obj(json!({"productCode": format!("CP{n:05}"), "productName": name, "productType": ty, "categoryId": c, "brand": brand, "spec": spec, "unit": unit, "price": price, "productStatus": if n % 11 == 0 { 2 } else { 1 }})), &sys)?;
+                w.insert(&pdef, tenant, obj(json!({"productCode": format!("CP20260105-{n:04}"), "productName": name, "productType": ty, "categoryId": c, "brand": brand, "spec": spec, "unit": unit, "price": price, "productStatus": if n % 11 == 0 { 2 } else { 1 }})), &sys)?;
             }
         }
     }

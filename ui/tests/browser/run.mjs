@@ -1211,6 +1211,30 @@ test('construction approvals: a measure model submitted by the project manager, 
   await shot(page, 'approval-record');
 });
 
+test('catalogue: a product added in a category, found by the picker search', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/productCategory/index');
+  await page.getByRole('row').filter({ hasText: '地砖' }).first().waitFor();
+  await shot(page, 'product-categories');
+  await visit(page, '/product/index');
+  await page.getByRole('columnheader', { name: '产品名称' }).waitFor();
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  const dlg = page.getByRole('dialog', { name: /新增/ });
+  await dlg.getByLabel('产品名称').fill('岩板餐桌台面');
+  await dlg.getByLabel('产品类型').selectOption({ label: '主材' });
+  await dlg.getByLabel('产品分类').click();
+  await dlg.getByLabel('产品分类').fill('地砖');
+  await dlg.getByRole('option', { name: '地砖' }).click();
+  await dlg.getByLabel('单位').fill('块');
+  await dlg.getByLabel('单价(元)').fill('1280');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '新增成功').waitFor();
+  const row = page.getByRole('row').filter({ hasText: '岩板餐桌台面' });
+  await row.waitFor();
+  check((await row.innerText()).includes('1280.00'), 'the price shows in yuan with cents');
+  await shot(page, 'product-list');
+});
+
 async function main() {
   const bin = process.argv[2];
   if (!bin) { console.error('usage: node tests/browser/run.mjs <path-to-zhizhuang-binary>'); process.exit(2); }
