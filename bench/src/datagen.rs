@@ -191,3 +191,46 @@ pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> an
     st.close();
     Ok(companies[3])
 }
+
+/// Issue 10's catalogue: 40 categories over the four product types and COUNT products whose names combine a
+/// material, a kind and a size (`仿古 地砖 600×600 #123`), written through the store (indexes, unique codes).
+pub fn products(file: &Path, tenant: &str, count: u64) -> anyhow::Result<()> {
+    let res = zhizhuang::engine::resources::Resources::load()?;
+    let (cdef, pdef) = (res.get("product_category"), res.get("product"));
+    let st = Store::open(file, &Options::default())?;
+    let start = Instant::now();
+    let (c2, t2) = (cdef.clone(), tenant.to_string());
+    let cats: Vec<(u64, i64)> = st.write(move |w| {
+        let mut out = Vec::new();
+        for i in 0..40i64 {
+            let ty = 1 + i % 4;
+            let doc = json!({"parentId": 0, "categoryName": format!("基准分类{i}"), "productType": ty, "sort": i});
+            out.push((w.insert(&c2, &t2, doc.as_object().cloned().unwrap_or_default(), &Actor::default())?["id"].as_u64().unwrap_or(0), ty));
+        }
+        Ok(out)
+    })?;
+    let materials = ["仿古", "大理石", "木纹", "实木", "岩板", "釉面", "抛光", "哑光", "防滑", "柔光", "水磨石", "微水泥"];
+    let kinds = ["地砖", "墙砖", "地板", "台面", "踢脚线", "吊顶板", "石膏线", "门套", "窗台板", "马赛克"];
+    let sizes = ["600×600", "800×800", "300×600", "750×1500", "200×1200", "1200×2400"];
+    let cats = std::sync::Arc::new(cats);
+    let mut done = 0;
+    while done < count {
+        let n = (count - done).min(20_000);
+        let (d, t, c) = (pdef.clone(), tenant.to_string(), cats.clone());
+        st.write(move |w| {
+            for i in done..done + n {
+                let (cat, ty) = c[(i % c.len() as u64) as usize];
+                let name = format!("{}{} {} #{i}", materials[(i % 12) as usize], kinds[(i / 12 % 10) as usize], sizes[(i / 120 % 6) as usize]);
+                let brand = ["东鹏", "马可波罗", "诺贝尔", "大自然"][(i % 4) as usize];
+                let doc = json!({"productCode": format!("CPB{i:07}"), "productName": name, "productType": ty, "categoryId": cat, "brand": brand,
+                    "unit": "片", "price": 1000 + (i % 9000) as i64, "productStatus": 1});
+                w.insert(&d, &t, doc.as_object().cloned().unwrap_or_default(), &Actor { user_id: 1, dept_id: 1 })?;
+            }
+            Ok(())
+        })?;
+        done += n;
+        eprintln!("  {done}/{count} products in {:.1}s", start.elapsed().as_secs_f64());
+    }
+    st.close();
+    Ok(())
+}

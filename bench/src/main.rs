@@ -41,6 +41,15 @@ enum Cmd {
         #[arg(long, default_value_t = 100_000)]
         rows: u64,
     },
+    /// Issue 10's catalogue: 40 categories and COUNT products in tenant TENANT.
+    GenProducts {
+        #[arg(long)]
+        file: PathBuf,
+        #[arg(long, default_value = "157270")]
+        tenant: String,
+        #[arg(long, default_value_t = 100_000)]
+        count: u64,
+    },
     GenProjects {
         #[arg(long)]
         file: PathBuf,
@@ -180,6 +189,7 @@ fn main() -> anyhow::Result<()> {
             book.save(&out).map_err(xl)?;
             Ok(())
         }
+        Cmd::GenProducts { file, tenant, count } => datagen::products(&file, &tenant, count),
         Cmd::GenProjects { file, tenant, projects, constructs } => {
             println!("{}", datagen::projects(&file, &tenant, projects, constructs)?);
             Ok(())
