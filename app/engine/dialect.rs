@@ -449,7 +449,8 @@ fn next_code(w: &mut WriteCtx, cx: &Ctx, def: &ResourceDef, c: &CodeRule) -> sto
 /// Every `refers` field being written names a live record of the tenant.
 pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, Value>) -> store::Result<()> {
     for f in def.fields.iter().filter(|f| f.refers.is_some()) {
-        let Some(id) = doc.get(&f.name).and_then(Value::as_u64) else { continue };
+        // 0 names no record (a top category, a department without a parent).
+        let Some(id) = doc.get(&f.name).and_then(Value::as_u64).filter(|i| *i > 0) else { continue };
         let Some(target) = f.refers.as_deref().and_then(|r| cx.res.find(r)) else { continue };
         if w.get(&target, cx.tenant, id)?.is_none() {
             let en = if f.label_en.is_empty() { &f.name } else { &f.label_en };

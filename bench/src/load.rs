@@ -100,7 +100,7 @@ async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadl
                 spec.path.clone()
             };
             let mut b = Request::builder().method(spec.method.as_str()).uri(path.as_str()).header("host", &spec.addr);
-            if spec.body.is_some() {
+            if spec.body.is_some() || !spec.bodies.is_empty() {
                 b = b.header("content-type", "application/json");
             }
             for (k, v) in &spec.headers {
