@@ -19,7 +19,8 @@ export function fieldLabel(f: { label: string; labelEn: string }, locale: string
 }
 export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts'], row?: any) {
   if (f.refers && row && row[refKey(f.name)]) return String(row[refKey(f.name)]);
-  if (v == null) return '';
+  // A reference of 0 names no record (a top category).
+  if (v == null || (f.refers && String(v) === '0')) return '';
   if (f.dict) return dicts[f.dict]?.find((d) => String(d.dictKey) === String(v))?.dictValue ?? String(v);
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
