@@ -4,7 +4,7 @@
 //! Passwords come from `ZZ_ADMIN_PASSWORD` or are generated and printed once; only Argon2id hashes are stored.
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use store::{Actor, Store, WriteCtx};
 
 use crate::assets::json as asset;
@@ -24,12 +24,7 @@ pub struct Issued {
     pub password: String,
 }
 
-fn obj(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
-}
+use crate::engine::rec::obj;
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")

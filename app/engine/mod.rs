@@ -5,6 +5,7 @@ pub mod crud;
 pub mod dialect;
 pub mod listq;
 pub mod params;
+pub mod rec;
 pub mod resources;
 pub mod routes;
 

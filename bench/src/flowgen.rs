@@ -14,9 +14,7 @@ use store::{Actor, Options, Store};
 use zhizhuang::engine::dialect::Ctx;
 use zhizhuang::engine::resources::Resources;
 
-fn obj(v: Value) -> Map<String, Value> {
-    v.as_object().cloned().unwrap_or_default()
-}
+use zhizhuang::engine::rec::obj;
 
 pub fn flows(file: &Path, out: &Path, tenant: &str, users: u64, running: u64, mine: u64, finished: u64) -> anyhow::Result<String> {
     let res = Resources::load()?;

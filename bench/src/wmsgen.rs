@@ -7,15 +7,13 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use store::{Actor, Options, QTY_SCALE, Store};
 use zhizhuang::api::wms::ledger::{self, Doc, Loc, Move};
 use zhizhuang::engine::dialect::Ctx;
 use zhizhuang::engine::resources::Resources;
 
-fn obj(v: Value) -> Map<String, Value> {
-    v.as_object().cloned().unwrap_or_default()
-}
+use zhizhuang::engine::rec::obj;
 
 pub fn stock(file: &Path, out: &Path, tenant: &str, goods: u64, moves: u64, hot: u64) -> anyhow::Result<String> {
     let res = Resources::load()?;

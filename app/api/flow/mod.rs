@@ -181,7 +181,7 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
     let (current, size) = page_of(p)?;
     let (cat, name) = (category_param(p)?, name_filter(p));
     let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
-    let (rows, total) = st
+    let rows = st
         .read(move |r| {
             let tdef = res.get("flow_task");
             // The user's open tasks (or candidate rows) are few: read them all, filter, page in memory. Done
@@ -225,11 +225,12 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
                 let inst = r.get(&idef, &tenant, id(&t, "instanceId"))?;
                 out.push((t, inst));
             }
-            Ok((out.into_iter().map(|(t, i)| (t, i, names.clone())).collect::<Vec<_>>(), total))
+            Ok((out, names, total))
         })
         .await?;
+    let (rows, names, total) = rows;
     let cats = categories(st).await?;
-    let records: Vec<Map<String, Value>> = rows.iter().map(|(t, i, n)| task_row(t, i.as_ref(), n, &cats)).collect();
+    let records: Vec<Map<String, Value>> = rows.iter().map(|(t, i)| task_row(t, i.as_ref(), &names, &cats)).collect();
     Ok(page_json(records, total, current, size))
 }
 

@@ -22,22 +22,7 @@ pub const TASK_OPEN: i64 = 0;
 pub const TASK_DONE: i64 = 1;
 pub const TASK_CANCELLED: i64 = 2;
 
-pub fn id(rec: &Map<String, Value>, f: &str) -> u64 {
-    rec.get(f).and_then(Value::as_u64).unwrap_or(0)
-}
-pub fn int(rec: &Map<String, Value>, f: &str) -> i64 {
-    rec.get(f).and_then(Value::as_i64).unwrap_or(0)
-}
-pub fn text<'a>(rec: &'a Map<String, Value>, f: &str) -> &'a str {
-    rec.get(f).and_then(Value::as_str).unwrap_or("")
-}
-
-pub fn obj(v: Value) -> Map<String, Value> {
-    match v {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
-}
+pub use crate::engine::rec::{id, int, obj, text};
 
 /// The definition stored in a model or process record.
 pub fn definition_of(rec: &Map<String, Value>) -> Definition {

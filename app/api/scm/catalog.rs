@@ -24,9 +24,7 @@ use crate::state::AppState;
 const C: &str = "/api/blade-scm/productCategory";
 const P: &str = "/api/blade-scm/product";
 
-fn id(r: &Map<String, Value>, f: &str) -> u64 {
-    r.get(f).and_then(Value::as_u64).unwrap_or(0)
-}
+use crate::engine::rec::id;
 
 pub fn routes(api: Api) -> Api {
     let (cat, prod) = (api.def("product_category"), api.def("product"));

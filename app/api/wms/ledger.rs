@@ -117,17 +117,7 @@ pub struct Place {
     pub capacity: Option<i64>,
 }
 
-pub fn qty(rec: &Map<String, Value>, field: &str) -> i64 {
-    rec.get(field).and_then(Value::as_i64).unwrap_or(0)
-}
-
-pub fn id(rec: &Map<String, Value>, field: &str) -> u64 {
-    rec.get(field).and_then(Value::as_u64).unwrap_or(0)
-}
-
-pub fn text<'a>(rec: &'a Map<String, Value>, field: &str) -> &'a str {
-    rec.get(field).and_then(Value::as_str).unwrap_or("")
-}
+pub use crate::engine::rec::{id, int as qty, text};
 
 /// `SP0001 石膏板` for messages.
 pub fn goods_label(g: &Map<String, Value>) -> String {
