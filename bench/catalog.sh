@@ -27,14 +27,10 @@ with open(sys.argv[1], "w") as f:
         frag = [f"{mats[i % 12]}{kinds[i // 12 % 10]}", f"#{i * 7 % 100000}", f"{kinds[i % 10]} {['600×600','800×800'][i % 2]}"][i % 3]
         f.write(json.dumps({"page": 1, "size": 999, "productName": frag}, ensure_ascii=False) + "\n")
 PY
-"$T/bench" hello 127.0.0.1:18099 & HELLO=$!
-sleep 0.5
-echo "== hello-world baseline =="
-"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 1 --secs 5 | sed 's/^load/hello-world, c=1/'
-"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10 | sed 's/^load/hello-world, c=64/'
+hello
 start
 TOK=$(token)
-for _ in $(seq 1 3000); do curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR/api/blade-search/search?q=x" | grep -q '"code":200' && break; sleep 0.2; done
+wait_index "$TOK"
 P=/api/blade-scm/product
 for frag in 仿古地砖 '#4242' '地板 800×800'; do
   curl -s -X POST -H "Blade-Auth: bearer $TOK" -H 'Content-Type: application/json' "http://$ADDR$P/list" -d "{\"page\":1,\"size\":999,\"productName\":\"$frag\"}" |

@@ -13,3 +13,16 @@ token() {
     "http://$ADDR/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=$MD5&grant_type=password&scope=all" |
     python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])"
 }
+# `hello`: starts the hello-world server on 127.0.0.1:18099 (HELLO: its pid) and prints the baseline at 1 and 64
+# connections; `wait_index TOKEN`: waits (up to 10 minutes) until the search index answers, so figures are not
+# taken beside an index build.
+hello() {
+  "$T/bench" hello 127.0.0.1:18099 & HELLO=$!
+  sleep 0.5
+  echo "== hello-world baseline =="
+  "$T/bench" load --addr 127.0.0.1:18099 --path / --conns 1 --secs 5 | sed 's/^load/hello-world, c=1/'
+  "$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10 | sed 's/^load/hello-world, c=64/'
+}
+wait_index() {
+  for _ in $(seq 1 3000); do curl -s -H "Blade-Auth: bearer $1" "http://$ADDR/api/blade-search/search?q=x" | grep -q '"code":200' && return; sleep 0.2; done
+}

@@ -25,16 +25,10 @@ else
   cp "$WORK/pristine.redb" "$WORK/data/zhizhuang.redb"
   rm -rf "$WORK/data/index"
 fi
-"$T/bench" hello 127.0.0.1:18099 & HELLO=$!
-sleep 0.5
-echo "== hello-world baseline =="
-"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 1 --secs 5 | sed 's/^load/hello-world, c=1/'
-"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10 | sed 's/^load/hello-world, c=64/'
+hello
 start
 TOK=$(token)
-# The search index (process and instance names) is built in the background after a start: wait for it, so the
-# figures are not taken beside an index build.
-for _ in $(seq 1 3000); do curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR/api/blade-search/search?q=x" | grep -q '"code":200' && break; sleep 0.2; done
+wait_index "$TOK"
 MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1)
 TOK1=$(curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 157270' \
   "http://$ADDR/api/blade-auth/oauth/token?tenantId=157270&username=bench1&password=$MD5&grant_type=password&scope=all" |

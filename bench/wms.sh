@@ -27,14 +27,10 @@ else
   rm -rf "$WORK/data/index"
 fi
 read -r GOODS HOTGOODS < "$WORK/ids"
-"$T/bench" hello 127.0.0.1:18099 & HELLO=$!
-sleep 0.5
-echo "== hello-world baseline =="
-"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 1 --secs 5 | sed 's/^load/hello-world, c=1/'
-"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10 | sed 's/^load/hello-world, c=64/'
+hello
 start
 TOK=$(token)
-for _ in $(seq 1 1500); do curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR/api/blade-search/search?q=x" | grep -q '"code":200' && break; sleep 0.2; done
+wait_index "$TOK"
 W=/api/blade-api/wms
 curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$W/stockdata/list?goodsId=$GOODS" |
   python3 -c "import sys,json;d=json.load(sys.stdin)['data'];print('one goods: rows',len(d['records']),'total',d['total'])"

@@ -88,12 +88,7 @@ async fn sigkill_during_concurrent_stock_moves_keeps_the_ledger_exact() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(store::DATA_FILE);
     let w = "/api/blade-api/wms";
-    let call = |addr: String, token: String, path: String, body: serde_json::Value| async move {
-        let auth = format!("bearer {token}");
-        let (s, b) = request(&addr, "POST", &path, &[("blade-auth", &auth), ("content-type", "application/json")], &body.to_string()).await?;
-        let v: serde_json::Value = serde_json::from_str(&b).map_err(|e| e.to_string())?;
-        Ok::<(u16, serde_json::Value), String>((s, v))
-    };
+    let call = |addr: String, token: String, path: String, body: serde_json::Value| call_json(addr, token, "POST", path, body);
     let idv = |v: &serde_json::Value| v["data"]["id"].as_str().unwrap().to_string();
     // A store with two bins and a goods with 100,000 on hand in the first.
     let server = Server::start(dir.path()).await;
@@ -147,14 +142,7 @@ async fn sigkill_during_concurrent_stock_moves_keeps_the_ledger_exact() {
                 }
             }));
         }
-        tokio::time::sleep(Duration::from_millis(200 + (round as u64 * 53) % 300)).await;
-        server.kill9();
-        for t in tasks {
-            t.await.unwrap();
-        }
-        let (code, out) = run(&["verify", file.to_str().unwrap()]);
-        assert_eq!(code, 0, "round {round}: verify failed after kill -9:\n{out}");
-        assert!(out.contains("balances equal the moves"), "round {round}: the ledger was not checked:\n{out}");
+        kill_and_verify(&mut server, tasks, round, &file, "balances equal the moves").await;
     }
     let server = Server::start(dir.path()).await;
     let token = server.sign_in("157270").await;
@@ -180,12 +168,7 @@ async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
     let rounds: usize = std::env::var("ZZ_KILL_ROUNDS_FLOW").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join(store::DATA_FILE);
-    let call = |addr: String, token: String, method: &'static str, path: String, body: serde_json::Value| async move {
-        let auth = format!("bearer {token}");
-        let (s, b) = request(&addr, method, &path, &[("blade-auth", &auth), ("content-type", "application/json")], &body.to_string()).await?;
-        let v: serde_json::Value = serde_json::from_str(&b).map_err(|e| e.to_string())?;
-        Ok::<(u16, serde_json::Value), String>((s, v))
-    };
+    let call = call_json;
     let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
     for round in 0..rounds {
         let mut server = Server::start(dir.path()).await;
@@ -211,14 +194,7 @@ async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
                 }
             }));
         }
-        tokio::time::sleep(Duration::from_millis(200 + (round as u64 * 53) % 300)).await;
-        server.kill9();
-        for t in tasks {
-            t.await.unwrap();
-        }
-        let (code, out) = run(&["verify", file.to_str().unwrap()]);
-        assert_eq!(code, 0, "round {round}: verify failed after kill -9:\n{out}");
-        assert!(out.contains("every instance agrees with its tasks"), "round {round}: the approvals were not checked:\n{out}");
+        kill_and_verify(&mut server, tasks, round, &file, "every instance agrees with its tasks").await;
     }
     let server = Server::start(dir.path()).await;
     let token = server.sign_in("157270").await;
@@ -237,4 +213,25 @@ async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
     let (code, out) = run(&["verify", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     eprintln!("kill -9 rounds: {rounds}, acknowledged completions: {}", acked.len());
+}
+
+/// A JSON request with a token: status and parsed body, or the transport error (the server was killed).
+async fn call_json(addr: String, token: String, method: &'static str, path: String, body: serde_json::Value) -> Result<(u16, serde_json::Value), String> {
+    let auth = format!("bearer {token}");
+    let (s, b) = request(&addr, method, &path, &[("blade-auth", &auth), ("content-type", "application/json")], &body.to_string()).await?;
+    let v: serde_json::Value = serde_json::from_str(&b).map_err(|e| e.to_string())?;
+    Ok((s, v))
+}
+
+/// Lets the writers run a while, kills the server with SIGKILL, waits for the writers to notice, and runs
+/// `verify` on the data file: it must pass and have checked what `checked` says.
+async fn kill_and_verify(server: &mut Server, tasks: Vec<tokio::task::JoinHandle<()>>, round: usize, file: &std::path::Path, checked: &str) {
+    tokio::time::sleep(Duration::from_millis(200 + (round as u64 * 53) % 300)).await;
+    server.kill9();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let (code, out) = run(&["verify", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "round {round}: verify failed after kill -9:\n{out}");
+    assert!(out.contains(checked), "round {round}: verify did not check it ({checked}):\n{out}");
 }

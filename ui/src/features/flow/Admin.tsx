@@ -10,27 +10,11 @@ import { Pager } from '../../components/ui/pager';
 import { Table, useL } from '../scm/ProjectDetail';
 import { Diagram, type Definition, type FlowNode } from './Diagram';
 import { DiagramDialog, F, kindOf } from './Work';
+import { usePage } from './usePage';
 
 type Row = Record<string, any>;
 const msg = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 const CATEGORIES: [string, string, string][] = [['1', '请假流程', 'Leave'], ['2', '施工审批', 'Construction approval']];
-
-function usePage(url: string, extra: Record<string, unknown> = {}) {
-  const [page, setPage] = useState({ current: 1, size: 10 });
-  const [data, setData] = useState<{ records: Row[]; total: number; pages: number } | null>(null);
-  const [err, setErr] = useState<string | null>(null);
-  const key = JSON.stringify(extra);
-  const load = useCallback(async () => {
-    try {
-      setErr(null);
-      setData(await get(url, { current: page.current, size: page.size, ...JSON.parse(key) }));
-    } catch (e) {
-      setErr(msg(e));
-    }
-  }, [url, page, key]);
-  useEffect(() => { void load(); }, [load]);
-  return { page, setPage, data, err, load };
-}
 
 const EMPTY: Definition = {
   variables: [],

@@ -8,6 +8,7 @@ import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
 import { Facts, Table, useL } from '../scm/ProjectDetail';
+import { usePage } from './usePage';
 
 type Row = Record<string, any>;
 const B = '/api/blade-scm/flowable';
@@ -16,23 +17,6 @@ const msg = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
 const TYPES: [number, string, string][] = [[1, '量房模型', 'Measure model'], [2, '人工组织申请', 'Crew organisation']];
 const STATUS: Record<string, [string, string]> = { 0: ['审批中', 'In approval'], 1: ['审批通过', 'Passed'], 2: ['审批未通过', 'Failed'] };
 const RESULT: Record<string, [string, string]> = { 0: ['未处理', 'To do'], 1: ['通过', 'Passed'], 2: ['不通过', 'Failed'] };
-
-function usePost(url: string, body: Record<string, unknown>) {
-  const [page, setPage] = useState({ current: 1, size: 10 });
-  const [data, setData] = useState<{ records: Row[]; total: number; pages: number } | null>(null);
-  const [err, setErr] = useState<string | null>(null);
-  const key = JSON.stringify(body);
-  const load = useCallback(async () => {
-    try {
-      setErr(null);
-      setData(await post(url, { page: page.current, size: page.size, ...JSON.parse(key) }));
-    } catch (e) {
-      setErr(msg(e));
-    }
-  }, [url, page, key]);
-  useEffect(() => { void load(); }, [load]);
-  return { page, setPage, data, err, load };
-}
 
 /** Submits a measure (its rooms measured) or a construct for approval. */
 function StartDialog({ open, onOpenChange, onDone }: { open: boolean; onOpenChange: (o: boolean) => void; onDone: () => void }) {
@@ -120,7 +104,7 @@ export function ApprovalTasks() {
   const { navigate, props } = useApp();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   const [result, setResult] = useState<number | null>(0);
-  const { page, setPage, data, err, load } = usePost(`${A}/personal/task/list`, result === null ? {} : { result });
+  const { page, setPage, data, err, load } = usePage(`${A}/personal/task/list`, result === null ? {} : { result }, 'POST');
   const [starting, setStarting] = useState(false);
   const [people, setPeople] = useState(false);
   const tabs: [number | null, string, string][] = [[0, '待审批', 'To do'], [1, '已通过', 'Passed'], [2, '未通过', 'Failed'], [null, '全部', 'All']];
@@ -227,7 +211,7 @@ export function ApprovalFiles() {
   const toast = useToast();
   const { props } = useApp();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
-  const { page, setPage, data, err, load } = usePost(`${A}/file/list`, {});
+  const { page, setPage, data, err, load } = usePage(`${A}/file/list`, {}, 'POST');
   const [type, setType] = useState('1');
   const upload = async (file: File) => {
     const fd = new FormData();
@@ -267,7 +251,7 @@ export function ApprovalRecords() {
   const { L, st } = useL();
   const [type, setType] = useState('');
   const [hist, setHist] = useState<{ group: string; rows: Row[] } | null>(null);
-  const { page, setPage, data, err } = usePost(`${A}/record/list`, type ? { applyType: Number(type) } : {});
+  const { page, setPage, data, err } = usePage(`${A}/record/list`, type ? { applyType: Number(type) } : {}, 'POST');
   const show = async (g: string) => setHist({ group: g, rows: await post(`${A}/record/${g}`, {}) });
   return (
     <section className="card" aria-label={L('审批记录', 'Approval record')}>
