@@ -542,14 +542,24 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
         levels.push((j, ls));
     }
     let names = ["马志强", "朱刚", "冯建军", "邓志勇", "何建华", "蒋文斌", "沈国庆", "韩立新", "杨永军", "曹明亮", "彭学东", "吕志华"];
+    let users = w.all(&res.get("user"), tenant)?; // the office staff, before the workers' accounts
+    // The first worker of each trade has a site-app account with that trade's technical-worker role (refused by
+    // the back-office sign-in, SPEC §6); it has no password ("!" matches no hash) until an admin sets one.
+    let trade_roles = ["plumber_electrician", "tiler", "carpenter", "painter", "installer"];
+    let roles = w.all(&res.get("role"), tenant)?;
+    let role_of = |alias: &str| roles.iter().find(|r| r.get("roleAlias").and_then(Value::as_str) == Some(alias)).and_then(|r| r["id"].as_u64());
     let mut workers = Vec::new();
     for (i, name) in names.iter().enumerate() {
         let (job, ls) = &levels[i % levels.len()];
         let phone = format!("1{}{:09}", if tenant == "157270" { 5 } else { 8 }, 801_000_100 + i);
         let id_card = format!("3201{:02}19{:02}0{}1{:02}{:03}X", 10 + i, 75 + i, 1 + i % 9, 10 + i, 100 + i);
-        workers.push(ins(w, "worker", json!({"workerName": name, "phone": phone, "idCard": id_card, "workerJobId": job, "workerJobLevelId": ls[i % 3], "teamName": format!("施工{}队", ["一", "二", "三"][i % 3])}))?);
+        let mut doc = json!({"workerName": name, "phone": phone, "idCard": id_card, "workerJobId": job, "workerJobLevelId": ls[i % 3], "teamName": format!("施工{}队", ["一", "二", "三"][i % 3])});
+        if let Some(role) = trade_roles.get(i).and_then(|a| role_of(a)) {
+            let user = ins(w, "user", json!({"account": format!("gr{phone}"), "name": name, "realName": name, "phone": phone, "userType": 1, "roleId": role.to_string(), "passwordHash": "!", "tokenVersion": 0}))?;
+            doc["userId"] = json!(user);
+        }
+        workers.push(ins(w, "worker", doc)?);
     }
-    let users = w.all(&res.get("user"), tenant)?;
     let managers: Vec<u64> = users.iter().filter(|u| u["roleId"].as_str().is_some()).filter_map(|u| u["id"].as_u64()).take(4).collect();
     let projects = [
         ("万科翡翠公园12#楼公区精装修", "TOB", 2, 0, "2026-01-08", "江宁区万科翡翠公园"),

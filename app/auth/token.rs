@@ -141,7 +141,7 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
         return Err(ApiError::new(Kind::AccountDisabled));
     }
     let roles = roles_of(st, &tenant_id, &user).await?;
-    if roles.iter().any(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)) {
+    if roles.iter().any(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)) || is_worker_account(st, &tenant_id, &user).await? {
         return Err(ApiError::new(Kind::WorkerRefused));
     }
     // As BladeX: a user whose roles are none (or all removed) gets no token.
@@ -276,6 +276,18 @@ fn token_body(
         "license": "powered by zhizhuang",
         "jti": jti,
     })
+}
+
+/// Whether a worker record (施工人员) names this user as its account: such an account stays refused even after
+/// someone takes its technical-worker role away.
+async fn is_worker_account(st: &AppState, tenant: &str, user: &Map<String, Value>) -> ApiResult<bool> {
+    let uid = user.get("id").and_then(Value::as_u64).unwrap_or(0);
+    let (st2, t) = (st.clone(), tenant.to_string());
+    st.read(move |r| {
+        let q = store::Query { filters: vec![store::Filter::new("userId", store::Op::Equal, json!(uid))], limit: 1, ..store::Query::default() };
+        Ok(!r.list(&st2.res.get("worker"), &t, &q)?.records.is_empty())
+    })
+    .await
 }
 
 async fn roles_of(st: &AppState, tenant: &str, user: &Map<String, Value>) -> ApiResult<Vec<Map<String, Value>>> {

@@ -615,3 +615,52 @@ async fn catalogue_categories_products_and_company_deletes() {
     let (s, _) = post(format!("/api/blade-scm/company/batch/delete/1/{co}"), serde_json::json!({})).await;
     assert_eq!(s, 200);
 }
+
+#[tokio::test]
+async fn a_worker_account_holds_a_technical_worker_role_and_never_signs_in() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (_, _, _, w1, w2) = basics(&app, &t, "A").await;
+    let office = app.make_user(A, "clerk01", "Clerk#2026", &["admin"]).await;
+    let site = app.make_user(A, "tiler01", "Tiler#2026", &["tiler"]).await;
+    let detail = |w: &str| format!("{S}/worker/detail/{w}");
+    let (_, v) = post(&app, &t, &detail(&w1), json!({})).await;
+    let mut doc = v["data"].clone();
+
+    // An office account is refused as a worker's account, with the account named.
+    doc["userId"] = json!(office.to_string());
+    let (s, v) = post(&app, &t, &format!("{S}/worker/update"), doc.clone()).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("clerk01") && msg(&v).contains("技术工人角色"), "{v}");
+    // A technical worker's account is linked, once.
+    doc["userId"] = json!(site.to_string());
+    let (s, v) = post(&app, &t, &format!("{S}/worker/update"), doc.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &t, &detail(&w1), json!({})).await;
+    assert_eq!(v["data"]["userId"].as_str(), Some(site.to_string().as_str()), "{v}");
+    let (_, v2) = post(&app, &t, &detail(&w2), json!({})).await;
+    let mut doc2 = v2["data"].clone();
+    doc2["userId"] = json!(site.to_string());
+    let (s, v) = post(&app, &t, &format!("{S}/worker/update"), doc2).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("已关联工人") && msg(&v).contains("张三"), "{v}");
+
+    // The account cannot sign in to the back-office, even after its role is changed to an office role.
+    let (s, v) = app.sign_in_body(A, "tiler01", "Tiler#2026").await;
+    assert_eq!(s.as_u16(), 400, "{v}");
+    assert!(v.to_string().contains("技术工人无法登录系统"), "{v}");
+    let (res, tenant) = (app.st.res.clone(), A.to_string());
+    app.st
+        .store
+        .write(move |w| {
+            let admin_role = w.all(&res.get("role"), &tenant)?.into_iter().find(|r| r["roleAlias"] == "admin").unwrap()["id"].to_string();
+            w.update(&res.get("user"), &tenant, site, json!({"roleId": admin_role}).as_object().unwrap().clone(), &store::Actor::default())?;
+            Ok(())
+        })
+        .unwrap();
+    let (s, v) = app.sign_in_body(A, "tiler01", "Tiler#2026").await;
+    assert_eq!(s.as_u16(), 400, "{v}");
+    assert!(v.to_string().contains("技术工人无法登录系统"), "{v}");
+    // The office account still signs in.
+    app.sign_in(A, "clerk01", "Clerk#2026").await;
+}

@@ -22,6 +22,19 @@ pub const BASIC: &str = "Basic c2FiZXI6c2FiZXJfc2VjcmV0";
 fn template() -> &'static PathBuf {
     static T: OnceLock<PathBuf> = OnceLock::new();
     T.get_or_init(|| {
+        // One template per test process; those of processes that have ended are removed here (a static is
+        // never dropped, so a process cannot remove its own).
+        if let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) {
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix("zz-template-").and_then(|p| p.parse::<u32>().ok())
+                    && pid != std::process::id()
+                    && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+                {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
         let dir = std::env::temp_dir().join(format!("zz-template-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("template.redb");

@@ -45,6 +45,7 @@ pub fn rules(name: &str) -> Rules {
         "building_rectification" => Rules { save: Some(site::rectification_save), remove: Some(site::rectification_remove) },
         "product_category" => Rules { save: Some(catalog::category_save), remove: Some(catalog::category_remove) },
         "product" => Rules { save: Some(catalog::product_save), remove: None },
+        "worker" => Rules { save: Some(worker_save), remove: None },
         _ => Rules::default(),
     }
 }
@@ -152,6 +153,34 @@ fn project_save(_w: &mut WriteCtx, _cx: &Ctx, old: Option<&Map<String, Value>>, 
     let allowed = from == to || to == from + 1 || to == 4;
     if !allowed {
         return Err(transition_refused(PROJECT_STATUS, ("项目", "project"), from, to));
+    }
+    Ok(())
+}
+
+/// Worker: a linked sign-in account must hold a technical-worker role (so the sign-in refusal of SPEC §6 holds
+/// for it: crews clock in from the site app, not the back-office) and belongs to one worker only.
+fn worker_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
+    let Some(uid) = dialect::after_id(old, doc, "userId").filter(|u| *u != 0) else { return Ok(()) };
+    let user = w.get(&cx.def("user"), cx.tenant, uid)?.ok_or(StoreError::NotFound)?;
+    let rdef = cx.def("role");
+    let mut worker_role = false;
+    for rid in crate::auth::session::id_list(user.get("roleId")) {
+        if w.get(&rdef, cx.tenant, rid)?.is_some_and(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)) {
+            worker_role = true;
+        }
+    }
+    let account = user.get("account").and_then(Value::as_str).unwrap_or("").to_string();
+    if !worker_role {
+        return Err(rule(
+            format!("登录账号「{account}」没有技术工人角色,不能关联工人"),
+            format!("The account {account} has no technical-worker role; it cannot be linked to a worker"),
+        ));
+    }
+    let me = old.and_then(|o| o.get("id")).and_then(Value::as_u64).unwrap_or(0);
+    let q = Query { filters: vec![Filter::new("userId", Op::Equal, json!(uid))], limit: 2, ..Query::default() };
+    if let Some(other) = w.list(&cx.def("worker"), cx.tenant, &q)?.records.into_iter().find(|r| r.get("id").and_then(Value::as_u64) != Some(me)) {
+        let name = other.get("workerName").and_then(Value::as_str).unwrap_or("").to_string();
+        return Err(rule(format!("登录账号「{account}」已关联工人「{name}」"), format!("The account {account} is already linked to the worker {name}")));
     }
     Ok(())
 }
