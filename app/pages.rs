@@ -217,6 +217,11 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         if s.require(name).is_ok() {
             out["page"] = list_page(st, s, name, api, url, lang).await?;
         }
+    } else if let Some(code) = path.strip_prefix("/construct/info/").and_then(|r| r.split('/').next()).filter(|c| !c.is_empty()) {
+        // 施工单: rendered with its data (the construct, crew, day work, measures), not fetched after hydration.
+        if let Some(page) = crate::api::scm::construct_page(st, &at(s, "/api/blade-scm/construct/list"), code).await? {
+            out["page"] = page;
+        }
     } else if let Some(page) = admin_page(st, s, path, lang).await? {
         out["page"] = page;
     } else if let Some(name) = path.strip_prefix("/gen/").filter(|n| st.res.generated(n).is_some()) {

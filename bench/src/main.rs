@@ -109,6 +109,9 @@ enum Cmd {
         bodies: Option<PathBuf>,
         #[arg(long)]
         token: Option<String>,
+        /// Sends the token as the browser does for pages: `Cookie: saber-access-token=…` (server-rendered screens).
+        #[arg(long)]
+        cookie: Option<String>,
         #[arg(long, default_value_t = 64)]
         conns: usize,
         #[arg(long, default_value_t = 10)]
@@ -202,8 +205,11 @@ fn main() -> anyhow::Result<()> {
             println!("{}", wmsgen::stock(&file, &out, &tenant, goods, moves, hot)?);
             Ok(())
         }
-        Cmd::Load { addr, method, path, body, bodies, token, conns, secs } => {
-            let headers = token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default();
+        Cmd::Load { addr, method, path, body, bodies, token, cookie, conns, secs } => {
+            let mut headers = token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default();
+            if let Some(c) = cookie {
+                headers.push(("cookie".to_string(), format!("saber-access-token={c}")));
+            }
             let bodies = match bodies {
                 Some(f) => std::fs::read_to_string(f)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect(),
                 None => Vec::new(),

@@ -664,3 +664,51 @@ async fn a_worker_account_holds_a_technical_worker_role_and_never_signs_in() {
     // The office account still signs in.
     app.sign_in(A, "clerk01", "Clerk#2026").await;
 }
+
+/// GET a page's props as the browser's navigation does (`x-zz-props`), with the token in the cookie.
+async fn page_props(app: &App, token: &str, url: &str) -> Value {
+    let req = axum::http::Request::get(url)
+        .header("cookie", format!("saber-access-token={token}"))
+        .header("x-zz-props", "1")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    app.call(req).await.2
+}
+
+#[tokio::test]
+async fn the_construct_page_comes_with_its_data_under_the_same_checks() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (company, customer, _, w1, _) = basics(&app, &t, "A").await;
+    let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "页面测试项目", "projectCompanyId": company, "customerId": customer, "businessUnit": "TOC", "startTime": "2026-11-01"})).await;
+    let project = id(&v);
+    let (_, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": "页面测试合同", "partyName": "业主", "contractAmount": "1000"})).await;
+    let contract = id(&v);
+    post(&app, &t, &format!("{S}/project/contract/bind"), json!({"projectId": project, "contractIds": contract})).await;
+    let (s, v) = post(&app, &t, &format!("{S}/construct/add"), json!({"constructName": "客厅吊顶", "projectId": project, "contractId": contract, "constructMode": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let (construct, code) = (id(&v), v["data"]["constructCode"].as_str().unwrap().to_string());
+    let (s, v) = post(&app, &t, &format!("{S}/construct/worker/bind/{construct}/{w1}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+
+    let p = page_props(&app, &t, &format!("/construct/info/{code}/edit/crew")).await;
+    assert_eq!(p["page"]["kind"], "construct", "{p}");
+    assert_eq!(p["page"]["construct"]["constructName"], "客厅吊顶");
+    assert_eq!(p["page"]["construct"]["projectName"], "页面测试项目", "names of referred records as the detail route gives them");
+    assert_eq!(p["page"]["crew"]["records"][0]["workerName"], "张三");
+    assert!(p["page"]["dayWork"].as_array().is_some_and(Vec::is_empty));
+    assert_eq!(p["page"]["measures"]["total"], 0);
+    // Another tenant's admin, an unknown code: the page says it is not there, with no data.
+    let tb = app.admin(B).await;
+    let p = page_props(&app, &tb, &format!("/construct/info/{code}")).await;
+    assert_eq!(p["page"]["kind"], "construct");
+    assert!(p["page"]["construct"].is_null(), "{p}");
+    let p = page_props(&app, &t, "/construct/info/SG19990101-0001").await;
+    assert!(p["page"]["construct"].is_null(), "{p}");
+    // Without the construct read code the page carries nothing.
+    app.make_role(A, "nobody_scm", &["desk"]).await;
+    app.make_user(A, "plain01", "Plain#2026", &["nobody_scm"]).await;
+    let plain = app.sign_in(A, "plain01", "Plain#2026").await;
+    let p = page_props(&app, &plain, &format!("/construct/info/{code}")).await;
+    assert_eq!(p["page"]["kind"], "none", "{p}");
+}

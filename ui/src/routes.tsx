@@ -20,6 +20,7 @@ import { RolePage, MenuPage, DeptPage, TenantPage } from './features/admin/pages
 import { StatusPage } from './features/monitor/StatusPage';
 import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
 import { ProcessDetail } from './features/scm/Site';
+import { ConstructInfo } from './features/scm/Construct';
 import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
 import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, StartForm } from './features/flow/Work';
 import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
@@ -88,7 +89,7 @@ export const routes: RouteDef[] = [
   { path: '/work/process/flow/form/:processDefinitionId', title: 'menu.flowStart', render: (p) => main('menu.flowStart', <StartForm processId={p.processDefinitionId} />) },
   { path: '/work/process/:kind/handle/:taskId/:processInstanceId/:businessId?', title: 'menu.flowHandle', render: (p) => main('menu.flowHandle', <HandleTask kind={p.kind} taskId={p.taskId} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />) },
   { path: '/work/process/:kind/detail/:processInstanceId/:businessId?', title: 'menu.flowDetail', render: (p) => main('menu.flowDetail', <FlowDetail kind={p.kind} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />) },
-  { path: '/construct/info/:constructCode?/:edit?/:tagname?', title: 'menu.constructInfo', render: placeholder('menu.constructInfo') },
+  { path: '/construct/info/:constructCode?/:edit?/:tagname?', title: 'menu.constructInfo', render: (p) => main('menu.constructInfo', <ConstructInfo code={p.constructCode} edit={p.edit} tag={p.tagname} />) },
 ];
 
 const compiled = routes.map((r) => ({ r, ...parse(r.path) }));

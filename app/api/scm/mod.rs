@@ -580,13 +580,18 @@ async fn worker_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Ap
     let construct = id_param(&p, &["constructId", "id"])?;
     crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
     let (current, size) = page_of(&p)?;
-    let mut page = scoped_page(&st, &s, "construct_worker", vec![Filter::new("constructId", Op::Equal, json!(construct))], current, size).await?;
+    Ok(ok(crew(&st, &s, construct, current, size).await?))
+}
+
+/// A page of the construct's crew (the construct already checked as visible).
+async fn crew(st: &AppState, s: &Session, construct: u64, current: u64, size: u64) -> ApiResult<Value> {
+    let mut page = scoped_page(st, s, "construct_worker", vec![Filter::new("constructId", Op::Equal, json!(construct))], current, size).await?;
     let wdef = st.res.get("worker");
     let ids: Vec<u64> = page["records"].as_array().into_iter().flatten().filter_map(|r| r["workerId"].as_str().and_then(|v| v.parse().ok())).collect();
     let t = s.tenant.clone();
     let d = wdef.clone();
     let workers = st.read(move |r| ids.iter().map(|id| r.get(&d, &t, *id)).collect::<store::Result<Vec<_>>>()).await?;
-    let workers = crud::wire_records(&st, &wdef, &s.tenant, workers.into_iter().flatten().collect()).await?;
+    let workers = crud::wire_records(st, &wdef, &s.tenant, workers.into_iter().flatten().collect()).await?;
     if let Some(rows) = page["records"].as_array_mut() {
         for row in rows {
             if let Some(wire) = workers.iter().find(|w| w.get("id") == Some(&row["workerId"])) {
@@ -596,7 +601,7 @@ async fn worker_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Ap
             }
         }
     }
-    Ok(ok(page))
+    Ok(page)
 }
 
 /// POST construct/day/worker/bind
@@ -664,6 +669,11 @@ async fn day_worker_bind(State(st): State<AppState>, s: Session, p: AnyParams) -
 async fn day_worker_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let construct = id_param(&p, &["constructId", "id"])?;
     crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
+    Ok(ok(day_work(&st, &s, construct).await?))
+}
+
+/// Day work on the construct summed per worker (the construct already checked as visible).
+async fn day_work(st: &AppState, s: &Session, construct: u64) -> ApiResult<Value> {
     let (ddef, wdef, t) = (st.res.get("day_worker"), st.res.get("worker"), s.tenant.clone());
     let rows = st
         .read(move |r| {
@@ -683,7 +693,38 @@ async fn day_worker_list(State(st): State<AppState>, s: Session, p: AnyParams) -
             Ok(out)
         })
         .await?;
-    Ok(ok(rows))
+    Ok(Value::Array(rows))
+}
+
+/// The first screen of 施工单 `/construct/info/{constructCode}` (server-rendered): the construct as its detail
+/// route answers it, its crew, its day work per worker and its measures — the same functions as those routes,
+/// under the same permission and data-scope checks. `None` when the user may not read constructs.
+pub async fn construct_page(st: &AppState, s: &Session, code: &str) -> ApiResult<Option<Value>> {
+    if s.require("construct").is_err() {
+        return Ok(None);
+    }
+    let def = st.res.get("construct");
+    let (d, t, c) = (def.clone(), s.tenant.clone(), code.to_string());
+    let id = st.read(move |r| r.find_unique(&d, &t, "constructCode", &c)).await?;
+    let rec = match id {
+        Some(id) => match crud::get_scoped(st, s, &def, id).await {
+            Ok(rec) => Some(rec),
+            Err(e) if e.kind == Kind::NotFound => None,
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
+    let Some(rec) = rec else { return Ok(Some(json!({"kind": "construct", "code": code, "construct": null}))) };
+    let id = rec.get("id").and_then(Value::as_u64).unwrap_or(0);
+    let construct = crud::decorated(st, &s.tenant, &def, rec).await?;
+    let crew = crew(st, s, id, 1, 100).await?;
+    let day = day_work(st, s, id).await?;
+    let measures = if s.require("measure").is_ok() {
+        scoped_page(st, s, "measure", vec![Filter::new("constructId", Op::Equal, json!(id))], 1, 20).await?
+    } else {
+        Value::Null
+    };
+    Ok(Some(json!({"kind": "construct", "code": code, "construct": construct, "crew": crew, "dayWork": day, "measures": measures})))
 }
 
 /// POST construct/day/worker/detail/list

@@ -49,3 +49,13 @@ test('search is case-insensitive over label and path', () => {
   expect(search(s, '/B').map((t) => t.value)).toEqual(['/b']);
   expect(search(s, '  ').length).toBe(4);
 });
+
+test('views of one construct share its tag; other constructs get their own', () => {
+  const a = { label: 'menu.constructInfo', value: '/construct/info/SG20261123-0001/edit/crew' };
+  let s = open(initial(), a);
+  s = open(s, { ...a, value: '/construct/info/SG20261123-0001/view/measure' });
+  expect(s.tags.map((t) => t.value)).toEqual(['/wel/index', '/construct/info/SG20261123-0001/view/measure']);
+  s = open(s, { ...a, value: '/construct/info/SG20261123-0002' });
+  expect(s.tags.length).toBe(3);
+  expect(s.active).toBe('/construct/info/SG20261123-0002');
+});

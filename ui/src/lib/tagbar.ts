@@ -8,10 +8,22 @@ export function initial(): TagState {
   return { tags: [HOME], active: HOME.value };
 }
 
+/**
+ * Pages whose trailing segments are views of one record (the construct page's `{edit}/{tagname}`): one tag per
+ * record, showing the view last opened.
+ */
+const RECORD_VIEWS: [prefix: string, segments: number][] = [['/construct/info/', 4]];
+const recordOf = (path: string): string => {
+  const r = RECORD_VIEWS.find(([p]) => path.startsWith(p));
+  return r ? path.split('/').slice(0, r[1]).join('/') : path;
+};
+
 /** Opens (or re-activates) a tag; the desk always stays first. */
 export function open(s: TagState, tag: Tag): TagState {
   const tags = s.tags.some((t) => t.value === HOME.value) ? s.tags : [HOME, ...s.tags];
   if (tags.some((t) => t.value === tag.value)) return { tags, active: tag.value };
+  const same = tags.findIndex((t) => recordOf(t.value) === recordOf(tag.value));
+  if (same >= 0) return { tags: tags.map((t, i) => (i === same ? tag : t)), active: tag.value };
   return { tags: [...tags, tag], active: tag.value };
 }
 

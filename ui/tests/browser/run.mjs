@@ -984,6 +984,92 @@ test('buildings and progress: import rooms watching the progress bar; report a n
   await shot(page, 'process-reported');
 });
 
+test('construct page: a new construct from the project page through dispatch to construction, a measure with rooms, server-rendered', async (t) => {
+  const { page } = await session(t);
+  const S = '/api/blade-scm';
+  // Set-up through the API: a signed contract bound to a demo project (binding on the page has its own test).
+  const project = (await bladeCall(t, 'POST', `${S}/project/list`, { projectCode_equal: 'XM20260302-0003', size: 1 })).records[0];
+  const c = await bladeCall(t, 'POST', `${S}/contract/add`, { contractName: '悦府软装二期施工合同', partyName: '华润置地', contractAmount: '186000.00' });
+  await bladeCall(t, 'POST', `${S}/contract/update`, { id: c.id, contractStatus: 1, signDate: '2026-11-20' });
+  await bladeCall(t, 'POST', `${S}/project/contract/bind`, { projectId: project.id, contractIds: c.id });
+
+  await visit(page, '/project/detail/XM20260302-0003');
+  await page.getByRole('button', { name: '新建施工单' }).click();
+  await page.waitForURL((u) => u.pathname === '/construct/info');
+  const form = page.getByRole('form', { name: '施工单' });
+  check((await form.getByLabel('所属项目').inputValue()).includes('华润悦府'), 'the project comes chosen');
+  const opt = form.getByLabel('所属合同').locator('option', { hasText: '悦府软装二期施工合同' });
+  await opt.waitFor({ state: 'attached' });
+  await form.getByLabel('所属合同').selectOption(await opt.getAttribute('value'));
+  await form.getByLabel('施工内容').fill('样板间软装二期');
+  await form.getByLabel('计划开工').fill('2026-12-01');
+  await form.getByLabel('计划完工').fill('2026-11-01');
+  await form.getByRole('button', { name: '创建施工单' }).click();
+  await form.getByText('计划完工不能早于计划开工').waitFor();
+  await form.getByLabel('计划完工').fill('2027-01-15');
+  await form.getByRole('button', { name: '创建施工单' }).click();
+  await toast(page, '施工单已创建').waitFor();
+  await page.waitForURL((u) => /^\/construct\/info\/SG\d{8}-\d{4}\/edit\/crew$/.test(u.pathname));
+  const code = pathOf(page).split('/')[3];
+  await page.getByRole('heading', { name: /样板间软装二期/ }).getByText('待勘察').waitFor();
+
+  // To dispatch needs a manager: refused until one is assigned (the page says what is missing).
+  t.allow.push(/status of 400/);
+  await page.getByRole('list', { name: '施工状态' }).getByText('需先在「班组」指定项目经理').waitFor();
+  const mgr = page.locator('#k-manager');
+  await mgr.click();
+  await mgr.fill('管理');
+  await page.getByRole('option', { name: '管理员' }).first().click();
+  await toast(page, '已指定项目经理').waitFor();
+  await page.getByRole('button', { name: '转为待派单' }).click();
+  await toast(page, '状态已更新').waitFor();
+  await page.getByRole('heading', { name: /样板间软装二期/ }).getByText('待派单').waitFor();
+
+  // Construction needs a crew: starting without one is refused with the server's message, then a worker is bound.
+  await page.getByRole('button', { name: '开始施工' }).click();
+  await toast(page, '请先绑定施工班组或点工,再开始施工').waitFor();
+  const wk = page.locator('#k-worker');
+  await wk.click();
+  await wk.fill('马志');
+  await page.getByRole('option', { name: '马志强' }).click();
+  await toast(page, '已绑定').waitFor();
+  await page.getByRole('table', { name: '施工班组' }).getByRole('cell', { name: '马志强' }).waitFor();
+  await page.getByRole('button', { name: '开始施工' }).click();
+  await toast(page, '状态已更新').waitFor();
+  await page.getByRole('heading', { name: /样板间软装二期/ }).getByText('施工中').waitFor();
+  await page.getByRole('button', { name: '施工进度' }).waitFor();
+  await shot(page, 'construct-crew');
+
+  // A measure: rooms in millimetres, the floor area as you type and exact once saved.
+  await page.getByRole('tab', { name: '量房' }).click();
+  check(pathOf(page) === `/construct/info/${code}/edit/measure`, 'the tab is in the address');
+  await page.getByRole('button', { name: '新增量房' }).click();
+  const dlg = dialogNamed(page, /新增量房/);
+  await dlg.getByLabel('量房日期').fill('2026-11-23');
+  await dlg.getByLabel('量房人').fill('朱刚');
+  await dlg.getByLabel('1 length').fill('5200');
+  await dlg.getByLabel('1 width').fill('4100');
+  await dlg.getByRole('button', { name: '添加房间' }).click();
+  await dlg.getByLabel('第 2 个房间名称').fill('主卧');
+  await dlg.getByLabel('2 length').fill('3900');
+  await dlg.getByLabel('2 width').fill('3500');
+  await dlg.getByText('共 2 间,地面面积约 34.97 ㎡').waitFor();
+  await shot(page, 'construct-rooms');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '已保存').waitFor();
+  const measures = page.getByRole('table', { name: '量房' });
+  await measures.getByRole('cell', { name: '34.97' }).waitFor();
+  await measures.getByRole('button', { name: '提交审批' }).waitFor();
+
+  // The page's first screen comes from the server with the construct in it (not a loading state).
+  const res = await page.reload();
+  const html = await res.text();
+  check(html.includes('样板间软装二期') && html.includes('马志强') && !html.includes('aria-busy="true"'), 'the construct page is server-rendered with its data');
+  await hydrated(page);
+  await page.getByRole('table', { name: '量房' }).getByRole('cell', { name: '34.97' }).waitFor();
+  await shot(page, 'construct-info');
+});
+
 /** A Blade call from Node with the test's token (data set-up; the UI steps go through the page). */
 async function bladeCall(t, method, path, body) {
   const r = await fetch(`http://127.0.0.1:${server.port}${path}`, {

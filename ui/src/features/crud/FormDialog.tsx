@@ -110,7 +110,8 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   useEffect(() => {
     if (!open) return;
     const timer = setTimeout(() => {
-      listVia(ref.list, { [ref.title]: text.trim(), current: 1, page: 1, size: 20 })
+      // Blade lists page by `current`, the scm dialect's POST lists by `page`; each refuses the other's name.
+      listVia(ref.list, { [ref.title]: text.trim(), ...(ref.list.startsWith('POST') ? { page: 1 } : { current: 1 }), size: 20 })
         .then((d) => setRows((d?.records ?? []).map((r: any) => ({ id: String(r.id), title: String(r[ref.title] ?? r.id) }))))
         .catch(() => setRows([]));
     }, 200);

@@ -13,7 +13,7 @@ const S = '/api/blade-scm';
 const CONTRACT_STATUS: Record<string, [string, string]> = { 0: ['草稿', 'Draft'], 1: ['已签订', 'Signed'], 2: ['执行中', 'Executing'], 3: ['已完成', 'Completed'], 9: ['已终止', 'Terminated'] };
 export const MODEL_STATUS: Record<string, [string, string]> = { 1: ['待勘察', 'To inspect'], 2: ['待派单', 'To dispatch'], 3: ['施工中', 'Under construction'], 4: ['已完工', 'Completed'] };
 const PROJECT_STATUS: Record<string, [string, string]> = { 1: ['筹备中', 'Preparing'], 2: ['进行中', 'In progress'], 3: ['已竣工', 'Completed'], 4: ['已关闭', 'Closed'] };
-const MODE: Record<string, [string, string]> = { 0: ['无', 'None'], 1: ['自有团队', 'Own team'], 2: ['自有+劳务', 'Own + labour'], 3: ['劳务团队', 'Labour team'] };
+export const MODE: Record<string, [string, string]> = { 0: ['无', 'None'], 1: ['自有团队', 'Own team'], 2: ['自有+劳务', 'Own + labour'], 3: ['劳务团队', 'Labour team'] };
 
 /** ¥1,280,000.10 from the wire's exact "1280000.10". */
 export function yuan(v: unknown): string {
@@ -129,11 +129,12 @@ export function ProjectDetail({ code }: { code: string }) {
         ]} />
       </div>
       <div className="card">
-        <h3>{L('施工单', 'Constructs')}</h3>
+        <div className="card-head">
+          <h3>{L('施工单', 'Constructs')}</h3>
+          {perms.has('construct_add') && <button type="button" className="btn btn-primary" onClick={() => navigate(`/construct/info?projectId=${p.id}`)}>{L('新建施工单', 'New construct')}</button>}
+        </div>
         <Table label={L('施工单', 'Constructs')} empty={L('暂无施工单', 'No constructs')} rows={constructs} cols={[
-          [L('施工单号', 'Code'), (r) => Number(r.modelStatus) >= 3
-            ? <a className="link" href={`/process/detail/${r.constructCode}`} title={L('施工进度', 'Progress')} onClick={(e) => { e.preventDefault(); navigate(`/process/detail/${r.constructCode}`); }}>{r.constructCode}</a>
-            : r.constructCode],
+          [L('施工单号', 'Code'), (r) => <a className="link" href={`/construct/info/${r.constructCode}`} onClick={(e) => { e.preventDefault(); navigate(`/construct/info/${r.constructCode}`); }}>{r.constructCode}</a>],
           [L('施工内容', 'Work'), (r) => r.constructName],
           [L('所属合同', 'Contract'), (r) => r.contractName], [L('施工模式', 'Mode'), (r) => st(MODE, r.constructMode)],
           [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)], [L('项目经理', 'Manager'), (r) => r.managerName],
@@ -198,7 +199,8 @@ export function ContractDetail({ code }: { code: string }) {
       <div className="card">
         <h3>{L('施工单', 'Constructs')}</h3>
         <Table label={L('施工单', 'Constructs')} empty={L('暂无施工单', 'No constructs')} rows={constructs} cols={[
-          [L('施工单号', 'Code'), (r) => r.constructCode], [L('施工内容', 'Work'), (r) => r.constructName], [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)],
+          [L('施工单号', 'Code'), (r) => <a className="link" href={`/construct/info/${r.constructCode}`} onClick={(e) => { e.preventDefault(); navigate(`/construct/info/${r.constructCode}`); }}>{r.constructCode}</a>],
+          [L('施工内容', 'Work'), (r) => r.constructName], [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)],
         ]} />
       </div>
       <div className="card">
