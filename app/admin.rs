@@ -89,8 +89,9 @@ fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
     let res = crate::engine::resources::Resources::load()?;
     let audit = st.read(|r| crate::api::wms::ledger::audit(r, &res));
     let flows = st.read(|r| crate::api::flow::runtime::audit(r, &res));
+    let ledgers = st.read(|r| crate::api::finance::ledger::audit(r, &res));
     st.close();
-    let (audit, flows) = (audit?, flows?);
+    let (audit, flows, ledgers) = (audit?, flows?, ledgers?);
     println!("stock ledger: {} moves, {} balances: {}", audit.moves, audit.balances, if audit.problems.is_empty() { "balances equal the moves" } else { "MISMATCH" });
     for p in &audit.problems {
         println!("problem: {p}");
@@ -100,7 +101,12 @@ fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
     for p in flows.problems.iter().take(50) {
         println!("problem: {p}");
     }
-    Ok(audit.problems.is_empty() && flows.problems.is_empty())
+    // The contract ledgers: every balance equals the sum of its entries.
+    println!("contract ledgers: {} ledgers, {} entries: {}", ledgers.ledgers, ledgers.entries, if ledgers.problems.is_empty() { "balances equal the entries" } else { "MISMATCH" });
+    for p in ledgers.problems.iter().take(50) {
+        println!("problem: {p}");
+    }
+    Ok(audit.problems.is_empty() && flows.problems.is_empty() && ledgers.problems.is_empty())
 }
 
 /// Rebuilds DIR's search index offline and prints the figures.

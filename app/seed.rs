@@ -718,5 +718,9 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
     let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
     let cx = crate::engine::dialect::Ctx { tenant, actor: &sys, res, now: &now };
     crate::api::wms::demo::demo(w, &cx, city, &under_way)?;
+    // The contract ledgers, posted by the tenant's administrator.
+    let admin = w.all(&res.get("user"), tenant)?.into_iter().find(|u| u["account"] == "admin").and_then(|u| u["id"].as_u64()).unwrap_or(0);
+    let clerk = Actor { user_id: admin, dept_id: 0 };
+    crate::api::finance::ledger::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! before any body is read.
 pub mod desk;
 pub mod develop;
+pub mod finance;
 pub mod flow;
 pub mod log;
 pub mod resource;
@@ -61,7 +62,7 @@ pub fn screens(res: &Resources) -> Vec<(String, String, String)> {
 /// The hand-written rules of a resource served by a dialect, from its area.
 fn rules(name: &str) -> crate::engine::dialect::Rules {
     let r = wms::rules(name);
-    if r.save.is_some() || r.remove.is_some() { r } else { scm::rules(name) }
+    if r.save.is_some() || r.remove.is_some() || r.saved.is_some() { r } else { scm::rules(name) }
 }
 
 /// Every route: the router and the table the contract and the tests walk.
@@ -89,6 +90,7 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     let api = scm::routes(api);
     let api = wms::routes(api);
     let api = flow::routes(api);
+    let api = finance::routes(api);
     api.finish()
 }
 

@@ -235,12 +235,16 @@ impl Ctx<'_> {
 pub type SaveRule = fn(&mut WriteCtx, &Ctx, Option<&Map<String, Value>>, &mut Map<String, Value>) -> store::Result<()>;
 /// A rule run before a record is removed, inside the removal's transaction.
 pub type RemoveRule = fn(&mut WriteCtx, &Ctx, &Map<String, Value>) -> store::Result<()>;
+/// A rule run after a record is written, in the same transaction, with the stored record before (None on
+/// insert) and after: records that follow from the change (a signed contract's ledger entry).
+pub type SavedRule = fn(&mut WriteCtx, &Ctx, Option<&Map<String, Value>>, &Map<String, Value>) -> store::Result<()>;
 
 /// The hand-written behaviour of a resource served by a dialect.
 #[derive(Clone, Copy, Default)]
 pub struct Rules {
     pub save: Option<SaveRule>,
     pub remove: Option<RemoveRule>,
+    pub saved: Option<SavedRule>,
 }
 
 /// A status table of a business record: value, Chinese and English name.
@@ -427,6 +431,9 @@ pub fn write_in(
     };
     if decl.is_some_and(|d| d.history) {
         record_change(w, cx, def, old.as_ref(), Some(&saved))?;
+    }
+    if let Some(f) = rules.saved {
+        f(w, cx, old.as_ref(), &saved)?;
     }
     Ok(saved)
 }

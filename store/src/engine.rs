@@ -15,6 +15,8 @@ use crate::{Actor, PLATFORM_TENANT, now_millis};
 /// Platform resources are kept under the platform tenant whoever reads them.
 /// At most this many candidates of an exact filter are sorted in memory rather than read in the sort's order.
 const SELECTIVE: usize = 5_000;
+/// How many candidates of a selective exact filter are decoded when the query also has a range filter.
+const SELECTIVE_BESIDE_RANGE: usize = 500;
 
 pub fn storage_tenant<'a>(def: &ResourceDef, tenant: &'a str) -> &'a str {
     if def.platform { PLATFORM_TENANT } else { tenant }
@@ -334,6 +336,9 @@ where
         // category): that field's few ids are the candidates and the other filters are checked on the records,
         // instead of reading every index entry of a common value (all open tasks, all rows of a status).
         if by_field.len() + ranges.len() > 1 {
+            // Beside a range (a start date between two days) the range's ids are an index scan too: decode only a
+            // few hundred candidates rather than intersect (a company's 5,000 projects decoded cost 3 s at c=64).
+            let cap = if ranges.is_empty() { SELECTIVE } else { SELECTIVE_BESIDE_RANGE };
             for (field, sets) in &by_field {
                 if def.field(field).is_some_and(|d| d.multi) {
                     continue;
@@ -343,7 +348,7 @@ where
                     inter.retain(|k| s.contains(k));
                 }
                 let keys: Vec<Vec<u8>> = inter.into_iter().collect();
-                let Some(candidates) = self.candidate_ids(t, res, field, &keys, SELECTIVE)? else { continue };
+                let Some(candidates) = self.candidate_ids(t, res, field, &keys, cap)? else { continue };
                 let mut docs = Vec::new();
                 for id in candidates {
                     if let Some(v) = self.records.get((t, res, id))? {

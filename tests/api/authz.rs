@@ -377,6 +377,8 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("GET", "/api/blade-system/menu/role-tree-keys") => q(format!("{path}?roleIds={role}")),
         (_, p) if p.starts_with("/api/blade-scm/flowable/") => return flow_request(p, ids, mine),
         (m, p) if p.starts_with("/api/blade-scm/") => return scm_request(m, p, ids),
+        ("GET", "/blade-api/edu-sub-account/receivables/detail") => q(format!("{path}?id={}", ids["ledger_entry"])),
+        ("POST", "/blade-api/edu-sub-account/receivables/save") => vec![(path.into(), Some(json!({"contractId": ids["contract"].to_string(), "amount": "1"}).to_string()))],
         (_, p) if p.starts_with("/api/blade-api/wms/") => return wms_request(p, ids),
         (_, p) if p.starts_with("/api/blade-flow/") || p.starts_with("/api/blade-desk/process/") => return flow_request(p, ids, mine),
         _ => {
@@ -443,6 +445,7 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
         "id": own.to_string(), "projectId": ids["project"].to_string(), "contractIds": ids["contract"].to_string(),
         "constructId": ids["construct"].to_string(), "workerId": ids["worker"].to_string(), "managerId": ids["user"].to_string(),
         "taskId": ids["speed_progress"].to_string(), "workDate": "2026-11-20", "workDays": "1", "dayRate": "100", "percent": 10, "reason": "x",
+        "contractId": ids["contract"].to_string(), "entryType": 4, "amount": "1", "remark": "x",
     });
     let hand = HAND.contains(&(res, rest));
     if is_list && !hand {
@@ -470,7 +473,7 @@ const HAND: &[(&str, &str)] = &[
     ("project", "contract/bind"), ("construct", "worker/list"), ("construct", "day/worker/list"), ("construct", "day/worker/detail/list"),
     ("construct", "assign/manager"), ("construct", "day/worker/bind"), ("building", "info/import"), ("building", "getImportStatus"),
     ("building", "record/list"), ("building", "disable"), ("building", "user/task/bind"), ("speed_progress", "building/task/list"),
-    ("speed_progress", "worker/task/list"), ("worker", "work-clock-in"), ("attend_day", ""),
+    ("speed_progress", "worker/task/list"), ("worker", "work-clock-in"), ("attend_day", ""), ("contractledger", "save"),
 ];
 
 /// Tenant B's `blade-scm` records (written straight into the store), named `b_secret_…`.
@@ -494,6 +497,11 @@ fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let measure = put(app, B, "measure", json!({"constructId": construct, "measureDate": "2026-11-01", "measurer": "b_secret", "rooms": [], "measureStatus": 0}), 0);
     let attend = put(app, B, "attend_day", json!({"workerId": worker, "constructId": construct, "attendDate": "2026-11-01", "result": "wait", "dayKey": "b_secret"}), 0);
     let rect = put(app, B, "building_rectification", json!({"projectId": project, "buildingName": "b_secret_1#", "category": 1, "description": "b_secret", "deadline": "2026-11-01", "rectStatus": 1}), 0);
+    let ledger = put(app, B, "contract_ledger", json!({"contractId": contract, "projectId": project, "contractCode": "HTB-1", "contractName": "b_secret_contract", "signedAmount": 100, "changeAmount": 0, "contractAmount": 100, "scheduled": 100, "received": 0, "invoiced": 0, "outstanding": 100, "entries": 2}), 0);
+    put(app, B, "ledger_entry", json!({"ledgerId": ledger, "contractId": contract, "entryType": 1, "amount": 100, "entryDate": "2026-01-01", "remark": "b_secret"}), 0);
+    let node = put(app, B, "ledger_entry", json!({"ledgerId": ledger, "contractId": contract, "entryType": 3, "amount": 100, "entryDate": "2026-01-01", "node": "b_secret_node", "dueDate": "2026-02-01"}), 0);
+    ids.insert("contractledger", ledger);
+    ids.insert("ledger_entry", node);
     for (k, v) in [("company", company), ("customer", customer), ("worker_job", job), ("worker_job_level", level), ("worker", worker), ("project", project), ("contract", contract), ("construct", construct), ("doc", doc),
         ("building", building), ("speed_progress", task), ("measure", measure), ("attend_day", attend), ("building_rectification", rect)] {
         ids.insert(k, v);

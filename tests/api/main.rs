@@ -5,6 +5,7 @@ mod cli;
 mod contract;
 mod crash;
 mod files;
+mod finance;
 mod flow;
 mod net;
 mod openapi;

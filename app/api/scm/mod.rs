@@ -37,15 +37,15 @@ use crate::state::AppState;
 /// The rules of the declared resources of this area.
 pub fn rules(name: &str) -> Rules {
     match name {
-        "project" => Rules { save: Some(project_save), remove: None },
-        "contract" => Rules { save: Some(contract_save), remove: Some(contract_remove) },
-        "construct" => Rules { save: Some(construct_save), remove: Some(construct_remove) },
-        "building" => Rules { save: Some(building::room_save), remove: None },
-        "measure" => Rules { save: Some(site::measure_save), remove: Some(site::measure_remove) },
-        "building_rectification" => Rules { save: Some(site::rectification_save), remove: Some(site::rectification_remove) },
-        "product_category" => Rules { save: Some(catalog::category_save), remove: Some(catalog::category_remove) },
-        "product" => Rules { save: Some(catalog::product_save), remove: None },
-        "worker" => Rules { save: Some(worker_save), remove: None },
+        "project" => Rules { save: Some(project_save), remove: None, saved: None },
+        "contract" => Rules { save: Some(contract_save), remove: Some(contract_remove), saved: Some(crate::api::finance::ledger::contract_saved) },
+        "construct" => Rules { save: Some(construct_save), remove: Some(construct_remove), saved: None },
+        "building" => Rules { save: Some(building::room_save), remove: None, saved: None },
+        "measure" => Rules { save: Some(site::measure_save), remove: Some(site::measure_remove), saved: None },
+        "building_rectification" => Rules { save: Some(site::rectification_save), remove: Some(site::rectification_remove), saved: None },
+        "product_category" => Rules { save: Some(catalog::category_save), remove: Some(catalog::category_remove), saved: None },
+        "product" => Rules { save: Some(catalog::product_save), remove: None, saved: None },
+        "worker" => Rules { save: Some(worker_save), remove: None, saved: None },
         _ => Rules::default(),
     }
 }

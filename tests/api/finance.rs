@@ -1,0 +1,167 @@
+//! 合同台账 and 应收款: a contract's ledger opened by signing, entries of every type with their limits, changes
+//! posted from the contract's own amount, corrections as reversing entries (never edits), receivables with
+//! receipts applied in due-date order, the audit of `verify`, and another tenant's ledger out of reach.
+use serde_json::{Value, json};
+
+use crate::support::App;
+
+const A: &str = "157270";
+const B: &str = "741487";
+const S: &str = "/api/blade-scm";
+const L: &str = "/api/blade-scm/contractledger";
+const R: &str = "/blade-api/edu-sub-account/receivables";
+
+async fn post(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
+    let (s, v) = app.post(url, t, &body.to_string()).await;
+    (s.as_u16(), v)
+}
+
+async fn get(app: &App, t: &str, url: &str) -> (u16, Value) {
+    let (s, v) = app.get(url, t).await;
+    (s.as_u16(), v)
+}
+
+fn msg(v: &Value) -> String {
+    v["msg"].as_str().unwrap_or("").to_string()
+}
+
+fn audit_clean(app: &App) {
+    let res = app.st.res.clone();
+    let a = app.st.store.read(|r| zhizhuang::api::finance::ledger::audit(r, &res)).unwrap();
+    assert!(a.problems.is_empty(), "{:?}", a.problems);
+    assert!(a.entries > 0);
+}
+
+#[tokio::test]
+async fn a_contract_ledger_keeps_its_balances_equal_to_its_entries() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (s, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": "台账测试合同", "partyName": "业主甲", "contractAmount": "100000.00"})).await;
+    assert_eq!(s, 200, "{v}");
+    let contract = v["data"]["id"].as_str().unwrap().to_string();
+    // A draft has no ledger and takes no entries.
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 4, "amount": "10"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("尚未签订"), "{v}");
+    // Signing opens the ledger with the signed amount, dated the signing day.
+    let (s, v) = post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractStatus": 1, "signDate": "2026-03-01"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{L}/detail?contractId={contract}")).await;
+    let ledger = v["data"]["id"].as_str().unwrap_or_else(|| panic!("{v}")).to_string();
+    assert_eq!(v["data"]["contractAmount"], "100000.00");
+    assert_eq!(v["data"]["outstanding"], "100000.00");
+    let (_, v) = get(&app, &t, &format!("{L}/list?contractCode={}", v["data"]["contractCode"].as_str().unwrap())).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+
+    // The schedule: nodes with due dates, never more than the contract total.
+    for (node, amount, due) in [("定金", "10000", "2026-03-10"), ("首期款", "30000", "2026-04-01"), ("尾款", "60000", "2099-01-01")] {
+        let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 3, "amount": amount, "node": node, "dueDate": due, "entryDate": "2026-03-01"})).await;
+        assert_eq!(s, 200, "{v}");
+    }
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 3, "amount": "0.01", "node": "多余", "dueDate": "2026-05-01"})).await;
+    assert_eq!(s, 400);
+    assert!(msg(&v).contains("收款计划合计 100000.01 元将超过合同总额 100000.00 元"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 3, "amount": "5"})).await;
+    assert_eq!(s, 400, "a node needs its name and due date: {v}");
+    // Receipts and invoices: positive, within the total; an invoice needs its number; amounts are exact.
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 4, "amount": "-5"})).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = post(&app, &t, &format!("{R}/save"), json!({"contractId": contract, "amount": "12000.10", "entryDate": "2026-03-09", "remark": "银行转账"})).await;
+    assert_eq!(s, 200, "{v}");
+    let receipt = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 4, "amount": "90000"})).await;
+    assert_eq!(s, 400);
+    assert!(msg(&v).contains("收款合计 102000.10 元将超过合同总额"), "{v}");
+    let (s, _) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 5, "amount": "100"})).await;
+    assert_eq!(s, 400, "an invoice without its number");
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 5, "amount": "12000.10", "invoiceNo": "31000001"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 1, "amount": "1"})).await;
+    assert_eq!(s, 400);
+    assert!(msg(&v).contains("合同签订时自动入账"), "{v}");
+
+    // Receivables: receipts applied in due-date order; the second node is overdue, part paid.
+    let (_, v) = get(&app, &t, &format!("{R}/list?contractId={contract}")).await;
+    let rows = v["data"]["records"].as_array().unwrap().clone();
+    assert_eq!(rows.len(), 3, "{v}");
+    assert_eq!((rows[0]["node"].as_str(), rows[0]["received"].as_str(), rows[0]["state"].as_i64()), (Some("定金"), Some("10000.00"), Some(3)));
+    assert_eq!((rows[1]["received"].as_str(), rows[1]["outstanding"].as_str(), rows[1]["state"].as_i64()), (Some("2000.10"), Some("27999.90"), Some(2)));
+    assert!(rows[1]["overdueDays"].as_i64().unwrap() > 0);
+    assert_eq!(rows[2]["state"], 1);
+    let (_, v) = get(&app, &t, &format!("{R}/list?state=2&contractId={contract}")).await;
+    assert_eq!(v["data"]["total"], 1);
+    let (_, v) = get(&app, &t, &format!("{R}/detail?id={}", rows[1]["id"].as_str().unwrap())).await;
+    assert_eq!(v["data"]["receipts"].as_array().map(Vec::len), Some(1), "{v}");
+
+    // The contract's own amount changed after signing: the difference is posted as a change.
+    let (s, v) = post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractAmount": "104500.00"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{L}/detail?id={ledger}")).await;
+    assert_eq!((v["data"]["changeAmount"].as_str(), v["data"]["contractAmount"].as_str(), v["data"]["outstanding"].as_str()), (Some("4500.00"), Some("104500.00"), Some("92499.90")));
+    // A reduction below what was received is refused.
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 2, "amount": "-100000", "remark": "减项"})).await;
+    assert_eq!(s, 400);
+    assert!(msg(&v).contains("将超过合同总额"), "{v}");
+
+    // A mistyped receipt corrected: a reversal and the right amount; nothing edited in place.
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": receipt, "amount": "12000.00"})).await;
+    assert_eq!(s, 400, "a correction needs its reason: {v}");
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": receipt, "amount": "12000.00", "remark": "金额录入有误"})).await;
+    assert_eq!(s, 200, "{v}");
+    let posted = v["data"].as_array().unwrap().clone();
+    assert_eq!(posted.len(), 2);
+    assert_eq!((posted[0]["amount"].as_str(), posted[0]["reversesId"].as_str()), (Some("-12000.10"), Some(receipt.as_str())));
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": receipt, "remark": "again"})).await;
+    assert_eq!(s, 400);
+    assert!(msg(&v).contains("已冲销"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": posted[0]["id"], "remark": "x"})).await;
+    assert_eq!(s, 400, "a reversal is not reversed: {v}");
+    let (_, v) = post(&app, &t, &format!("{L}/ledgerList"), json!({"ledgerId": ledger, "size": 50})).await;
+    let entries = v["data"]["records"].as_array().unwrap().clone();
+    let original = entries.iter().find(|e| e["id"] == receipt.as_str()).unwrap();
+    assert_eq!((original["amount"].as_str(), original["reversedBy"].as_str()), (Some("12000.10"), posted[0]["id"].as_str()), "the original stays as posted, marked");
+    assert!(entries.iter().all(|e| e["createUserName"] == "管理员"), "every entry attributed");
+    // The signed amount is never reversed; removing entries reverses them.
+    let signed = entries.iter().find(|e| e["entryType"] == 1).unwrap()["id"].as_str().unwrap().to_string();
+    let (s, v) = app.post(&format!("{L}/remove?ids={signed}"), &t, "{}").await;
+    assert_eq!(s.as_u16(), 400, "{v}");
+    let invoice = entries.iter().find(|e| e["entryType"] == 5).unwrap()["id"].as_str().unwrap().to_string();
+    let (s, v) = app.post(&format!("{L}/remove?ids={invoice}"), &t, "{}").await;
+    assert_eq!(s.as_u16(), 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{L}/detail?id={ledger}")).await;
+    assert_eq!((v["data"]["received"].as_str(), v["data"]["invoiced"].as_str(), v["data"]["entries"].as_i64()), (Some("12000.00"), Some("0.00"), Some(10)));
+    audit_clean(&app);
+
+    // Another tenant sees no ledger, posts nothing on this contract.
+    let tb = app.admin(B).await;
+    let (s, _) = get(&app, &tb, &format!("{L}/detail?id={ledger}")).await;
+    assert_eq!(s, 404);
+    let (s, _) = post(&app, &tb, &format!("{R}/save"), json!({"contractId": contract, "amount": "1"})).await;
+    assert_eq!(s, 404);
+    let (_, v) = get(&app, &tb, &format!("{R}/list")).await;
+    assert!(!v.to_string().contains("台账测试合同"));
+    // English messages on request.
+    let (s, v) = app.req("POST", &format!("{L}/save"), Some(&t), Some(&json!({"contractId": contract, "entryType": 4, "amount": "999999"}).to_string()), &[("accept-language", "en")]).await;
+    assert_eq!(s.as_u16(), 400);
+    assert!(msg(&v).contains("more than the contract total"), "{v}");
+}
+
+#[tokio::test]
+async fn demo_ledgers_agree_with_their_entries() {
+    let app = App::new();
+    let res = app.st.res.clone();
+    app.st
+        .store
+        .write(move |w| {
+            let now = "2026-11-23 10:00:00".to_string();
+            let actor = store::Actor::default();
+            let cx = zhizhuang::engine::dialect::Ctx { tenant: A, actor: &actor, res: &res, now: &now };
+            for (i, st) in [1, 2, 3, 2].iter().enumerate() {
+                let c = w.insert(&res.get("contract"), A, json!({"contractCode": format!("HTT-{i}"), "contractName": format!("演示{i}"), "partyName": "x", "contractAmount": 8_600_000 + i as i64 * 1_000_003, "contractStatus": st, "signDate": "2026-01-15"}).as_object().unwrap().clone(), &actor)?;
+                let _ = c;
+            }
+            zhizhuang::api::finance::ledger::demo(w, &cx)
+        })
+        .unwrap();
+    audit_clean(&app);
+}
