@@ -21,6 +21,7 @@ import { StatusPage } from './features/monitor/StatusPage';
 import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
 import { ProcessDetail } from './features/scm/Site';
 import { ConstructInfo } from './features/scm/Construct';
+import { LedgerDetail, ReceivablesPage } from './features/finance/Ledger';
 import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
 import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, StartForm } from './features/flow/Work';
 import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
@@ -42,6 +43,7 @@ export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
   '/work/send': () => <WorkList mode="send" />,
   '/work/done': () => <WorkList mode="done" />,
   '/flow/model': () => <ModelPage />,
+  '/finance/receivables': () => <ReceivablesPage />,
   '/flow/deploy': () => <ManagerPage />,
   '/flow/manager': () => <ManagerPage />,
   '/flow/follow': () => <FollowPage />,
@@ -78,8 +80,7 @@ export const routes: RouteDef[] = [
   { path: '/myiframe/:routerPath*', title: 'menu.iframe', render: () => main('menu.iframe', <FramePage />) },
   { path: '/approval/detail', title: 'menu.approvalDetail', render: () => main('menu.approvalDetail', <ApprovalDetail />) },
   { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: (p) => main('menu.processDetail', <ProcessDetail code={p.constructCode} />) },
-  { path: '/finance/contractLedger/index', title: 'menu.ledger', render: placeholder('menu.ledger') },
-  { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: placeholder('menu.ledgerDetail') },
+  { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: () => main('menu.ledgerDetail', <LedgerDetail />) },
   { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: (p) => main('menu.contractDetail', <ContractDetail code={p.contractCode} />) },
   { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: (p) => main('menu.projectDetail', <ProjectDetail code={p.projectCode} />) },
   { path: '/wms/order/rk/detail/:orderNo', title: 'menu.rkDetail', render: (p) => main('menu.rkDetail', <InboundDetail no={p.orderNo} />) },

@@ -1070,6 +1070,51 @@ test('construct page: a new construct from the project page through dispatch to 
   await shot(page, 'construct-info');
 });
 
+test('contract ledger: balances from entries, a receipt posted and a mistyped one corrected by reversal; receivables overdue', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/finance/contractLedger/index');
+  await page.getByRole('columnheader', { name: '未收余额(元)' }).waitFor();
+  await shot(page, 'ledger-list');
+  // The demo ledger of an executing contract (its first nodes received, one receipt corrected).
+  const row = page.getByRole('row').filter({ hasText: 'HT20261012-0021' });
+  await row.getByRole('link', { name: '详情' }).click();
+  await page.waitForURL((u) => u.pathname === '/finance/contractLedger/detail');
+  const facts = page.locator('.facts');
+  await page.getByRole('table', { name: '收款计划' }).getByRole('cell', { name: '中期款' }).waitFor();
+  const entries = page.getByRole('table', { name: '台账分录' });
+  await entries.getByText('冲销分录').waitFor();
+  await entries.getByText('已冲销').waitFor();
+  const outstanding = async () => (await facts.locator('div', { hasText: '未收余额' }).locator('dd').innerText()).trim();
+  const before = await outstanding();
+
+  // A receipt typed wrong, then corrected: the balance follows, the original stays.
+  await page.getByRole('button', { name: '登记收款', exact: true }).click();
+  let dlg = dialogNamed(page, /登记收款/);
+  await dlg.getByLabel('金额(元)').fill('1000.005');
+  await dlg.getByRole('button', { name: '记账' }).click();
+  await dlg.getByText('请输入金额,最多两位小数').waitFor();
+  await dlg.getByLabel('金额(元)').fill('10000');
+  await dlg.getByRole('button', { name: '记账' }).click();
+  await toast(page, '已记账').waitFor();
+  await page.waitForFunction((b) => !document.querySelector('.facts')?.textContent?.includes(b), before);
+  const first = entries.locator('tbody tr').first();
+  await first.getByRole('cell', { name: '¥10,000.00', exact: true }).waitFor(); // the new receipt heads the entries
+  await first.getByRole('button', { name: '更正' }).click();
+  dlg = dialogNamed(page, /更正分录/);
+  await dlg.getByLabel(/正确金额/).fill('1000');
+  await dlg.getByLabel('更正原因').fill('多录了一个零');
+  await dlg.getByRole('button', { name: '冲销并更正' }).click();
+  await toast(page, '已冲销更正').waitFor();
+  await entries.getByRole('cell', { name: '-¥10,000.00' }).waitFor();
+  await shot(page, 'ledger-detail');
+
+  // Receivables: overdue nodes first, a receipt recorded from the list.
+  await visit(page, '/finance/receivables');
+  const table = page.getByRole('table', { name: '应收款' });
+  await table.getByText(/已逾期 \d+ 天/).first().waitFor();
+  await shot(page, 'receivables');
+});
+
 /** A Blade call from Node with the test's token (data set-up; the UI steps go through the page). */
 async function bladeCall(t, method, path, body) {
   const r = await fetch(`http://127.0.0.1:${server.port}${path}`, {

@@ -34,7 +34,9 @@ export function ListPage() {
   const path = splitUrl(props.url)[0];
   // A few hundred button codes, looked up three times a row: a set, built once per props.
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
-  const can = (op: string) => perms.has(`${res.name}_${op}`);
+  // A dialect resource offers only the actions its declaration routes (a ledger is listed, never edited here).
+  const routed: Record<string, string[]> = { add: ['add', 'save'], edit: ['update', 'save'], delete: ['delete', 'remove', 'batchDelete'], view: ['detail'] };
+  const can = (op: string) => perms.has(`${res.name}_${op}`) && (!res.dialect || (routed[op] ?? [op]).some((r) => res.dialect!.routes[r]));
   const [filters, setFilters] = useState<Record<string, string>>(() => ({ ...query }));
   const [selected, setSelected] = useState<string[]>([]);
   const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
