@@ -722,5 +722,7 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
     let admin = w.all(&res.get("user"), tenant)?.into_iter().find(|u| u["account"] == "admin").and_then(|u| u["id"].as_u64()).unwrap_or(0);
     let clerk = Actor { user_id: admin, dept_id: 0 };
     crate::api::finance::ledger::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
+    crate::api::scm::replay_demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
+    crate::api::finance::cost::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     Ok(())
 }

@@ -56,7 +56,7 @@ pub async fn export(
     lang: axum::Extension<crate::error::Lang>,
     def: Arc<ResourceDef>,
 ) -> ApiResult<Response> {
-    s.require(&def.name)?;
+    s.require(def.code())?;
     let pairs: Vec<(String, String)> = q.into_iter().filter(|(k, _)| k != "current" && k != "size").collect();
     let mut query = crate::engine::listq::parse(&def, st.settings.zone, &pairs)?;
     query.offset = 0;
@@ -129,7 +129,7 @@ const MAX_CACHED_FILTERED: usize = 32 << 10;
 /// The answer of `<base>/list` (the whole envelope, as cached): shared by the API and the server-rendered
 /// first screens, so both see the same permission check, data scope and rows.
 pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, String)], def: &Arc<ResourceDef>) -> ApiResult<bytes::Bytes> {
-    s.require(&def.name)?;
+    s.require(def.code())?;
     let mut query = crate::engine::listq::parse(def, st.settings.zone, q)?;
     query.any = crate::auth::scope::guard(st, s, def).await?.unwrap_or_default();
     let stores = crate::auth::scope::store_limit(st, s, def).await?;
@@ -164,7 +164,7 @@ pub async fn schema_route(
     def: Arc<ResourceDef>,
     api: String,
 ) -> ApiResult<Response> {
-    s.require(&def.name)?;
+    s.require(def.code())?;
     Ok(ok(schema(&st, &def, &api, lang.0).await?))
 }
 
@@ -302,7 +302,7 @@ pub fn parse_id(raw: Option<&str>) -> ApiResult<u64> {
 }
 
 pub async fn detail(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, def: Arc<ResourceDef>) -> ApiResult<Response> {
-    s.require(&def.name)?;
+    s.require(def.code())?;
     let id = parse_id(q.iter().find(|(k, _)| k == "id").map(|(_, v)| v.as_str()))?;
     let rec = get_scoped(&st, &s, &def, id).await?;
     Ok(ok(decorated(&st, &s.tenant, &def, rec).await?))
@@ -448,7 +448,7 @@ pub fn body_id(body: &Map<String, Value>) -> ApiResult<Option<u64>> {
 
 /// The write check of a resource: its `<name>_<action>` code, and the platform role for platform data.
 pub fn check_write(s: &Session, def: &ResourceDef, action: &str) -> ApiResult<()> {
-    s.require(&format!("{}_{action}", def.name))?;
+    s.require(&format!("{}_{action}", def.code()))?;
     if def.platform && !s.is_platform_admin() {
         return Err(ApiError::new(Kind::PlatformOnly));
     }

@@ -364,7 +364,7 @@ fn seg<'a>(segs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 }
 
 async fn detail(State(st): State<AppState>, s: Session, Path(segs): Path<Vec<(String, String)>>, p: AnyParams, sv: Served) -> ApiResult<Response> {
-    s.require(&sv.def.name)?;
+    s.require(sv.def.code())?;
     let id = crud::parse_id(seg(&segs, "id").or_else(|| p.get("id")))?;
     let rec = crud::get_scoped(&st, &s, &sv.def, id).await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &sv.def, rec).await?))

@@ -49,11 +49,11 @@ impl Guard {
     }
     /// Reading a declared resource: its menu code (the resource name).
     pub fn read(def: &ResourceDef) -> Guard {
-        Guard::code(&def.name)
+        Guard::code(def.code())
     }
     /// Writing a declared resource: one of `<name>_<action>`; platform data only for the platform administrator.
     pub fn write(def: &ResourceDef, actions: &[&str]) -> Guard {
-        let codes: Arc<[String]> = actions.iter().map(|a| format!("{}_{a}", def.name)).collect();
+        let codes: Arc<[String]> = actions.iter().map(|a| format!("{}_{a}", def.code())).collect();
         if def.platform { Guard::Platform(codes) } else { Guard::Codes(codes) }
     }
     pub fn is_public(&self) -> bool {

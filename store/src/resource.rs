@@ -135,6 +135,10 @@ impl FieldDef {
 pub struct ResourceDef {
     /// Storage name, also the permission-code prefix (`param` → `param_add`, `param_edit`, ...).
     pub name: String,
+    /// The permission-code prefix when it is not the name: records that belong to another resource's screen
+    /// share its codes (a replay's items are read and written with `replay`, `replay_edit`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codes: Option<String>,
     pub label: String,
     #[serde(default)]
     pub label_en: String,
@@ -165,6 +169,11 @@ pub const AUDIT_FIELDS: &[&str] =
 pub const SYSTEM_INDEXED: &[&str] = &["updateTime", "status", "createUser", "createDept"];
 
 impl ResourceDef {
+    /// The prefix of this resource's permission codes.
+    pub fn code(&self) -> &str {
+        self.codes.as_deref().unwrap_or(&self.name)
+    }
+
     pub fn field(&self, name: &str) -> Option<&FieldDef> {
         self.fields.iter().find(|f| f.name == name)
     }

@@ -377,6 +377,10 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("GET", "/api/blade-system/menu/role-tree-keys") => q(format!("{path}?roleIds={role}")),
         (_, p) if p.starts_with("/api/blade-scm/flowable/") => return flow_request(p, ids, mine),
         (m, p) if p.starts_with("/api/blade-scm/") => return scm_request(m, p, ids),
+        ("GET", "/api/blade-biz/bim/projectcost/detail") => q(format!("{path}?id={}", ids["project_cost"])),
+        ("POST", "/api/blade-biz/bim/projectcost/remove") => q(format!("{path}?ids={}", ids["project_cost"])),
+        ("POST", "/api/blade-biz/bim/projectcost/submit") => vec![(path.into(), Some(json!({"id": ids["project_cost"].to_string(), "costName": "x"}).to_string()))],
+        ("GET", p) if p.starts_with("/api/blade-biz/bim/projectcost/get") => q(format!("{path}?projectId={}", ids["project"])),
         ("GET", "/blade-api/edu-sub-account/receivables/detail") => q(format!("{path}?id={}", ids["ledger_entry"])),
         ("POST", "/blade-api/edu-sub-account/receivables/save") => vec![(path.into(), Some(json!({"contractId": ids["contract"].to_string(), "amount": "1"}).to_string()))],
         (_, p) if p.starts_with("/api/blade-api/wms/") => return wms_request(p, ids),
@@ -408,7 +412,7 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
     const BASES: &[(&str, &str)] = &[
         ("worker/attendDay/", "attend_day"), ("worker/buildingRectification/", "building_rectification"), ("worker/work-clock-in/reset", "attend_day"),
         ("speed/progress/", "speed_progress"), ("workerJobLevel/", "worker_job_level"), ("workerJob/", "worker_job"),
-        ("productCategory/", "product_category"),
+        ("productCategory/", "product_category"), ("replay/item/", "replay_item"),
     ];
     let (res, rest) = match BASES.iter().find(|(b, _)| base.starts_with(b)) {
         Some((b, r)) => (*r, base[b.len().min(base.len())..].trim_start_matches('/')),
@@ -419,13 +423,15 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
     if rest == "subList" {
         return Some(vec![(format!("{path}?parentId={own}"), None)]);
     }
-    let is_list = matches!(rest, "add" | "list" | "page" | "page/down/list" | "schema" | "export" | "type" | "category/type" | "category/{type}" | "tree" | "topList" | "dict/list" | "info/template")
+    let is_list = matches!(rest, "add" | "add/item" | "list" | "page" | "page/down/list" | "schema" | "export" | "type" | "category/type" | "category/{type}" | "tree" | "topList" | "dict/list" | "info/template")
         || (rest == "save" && matches!(res, "measure" | "building_rectification"))
         || HAND.contains(&(res, rest));
     let parent = match res {
         "contract" | "construct" | "doc" | "building" | "building_rectification" => ids["project"],
         "worker" | "worker_job_level" => ids["worker_job"],
         "measure" | "speed_progress" => ids["construct"],
+        "replay" => ids["project"],
+        "replay_item" => ids["replay"],
         _ => 0,
     };
     let url = path
@@ -501,6 +507,10 @@ fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     put(app, B, "ledger_entry", json!({"ledgerId": ledger, "contractId": contract, "entryType": 1, "amount": 100, "entryDate": "2026-01-01", "remark": "b_secret"}), 0);
     let node = put(app, B, "ledger_entry", json!({"ledgerId": ledger, "contractId": contract, "entryType": 3, "amount": 100, "entryDate": "2026-01-01", "node": "b_secret_node", "dueDate": "2026-02-01"}), 0);
     ids.insert("contractledger", ledger);
+    ids.insert("project_cost", put(app, B, "project_cost", json!({"projectId": project, "costType": 1, "costName": "b_secret_cost", "budget": 100, "actual": 0}), 0));
+    let replay = put(app, B, "replay", json!({"replayCode": "FPB-1", "replayName": "b_secret_replay", "projectId": project, "replayDate": "2026-11-01", "itemCount": 1, "openItems": 1}), 0);
+    ids.insert("replay", replay);
+    ids.insert("replay_item", put(app, B, "replay_item", json!({"replayId": replay, "happened": "b_secret_item", "itemStatus": 1}), 0));
     ids.insert("ledger_entry", node);
     for (k, v) in [("company", company), ("customer", customer), ("worker_job", job), ("worker_job_level", level), ("worker", worker), ("project", project), ("contract", contract), ("construct", construct), ("doc", doc),
         ("building", building), ("speed_progress", task), ("measure", measure), ("attend_day", attend), ("building_rectification", rect)] {
@@ -656,7 +666,7 @@ fn takes_tenant_ids(path: &str) -> bool {
     }
     if path.starts_with("/api/blade-scm/") {
         // Every scm route but the plain lists names records.
-        return !["/add", "/save", "/list", "/page", "/schema", "/export", "/type", "/template", "/tree", "/topList", "/category/{type}"].iter().any(|e| path.ends_with(e)) || path.ends_with("/record/list")
+        return !["/add", "/add/item", "/save", "/list", "/page", "/schema", "/export", "/type", "/template", "/tree", "/topList", "/category/{type}"].iter().any(|e| path.ends_with(e)) || path.ends_with("/record/list")
             || path.ends_with("/task/list") || path.ends_with("/construct/worker/list") || path.ends_with("/day/worker/list") || path.ends_with("/detail/list");
     }
     let id_like = ["detail", "platform-detail", "submit", "update", "remove", "grant", "reset-password", "update-platform", "audit-pass", "tree-by-id", "role-tree-keys"];

@@ -165,3 +165,56 @@ async fn demo_ledgers_agree_with_their_entries() {
         .unwrap();
     audit_clean(&app);
 }
+
+#[tokio::test]
+async fn project_cost_compares_budget_with_actual_from_its_sources() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (_, v) = post(&app, &t, &format!("{S}/company/add"), json!({"companyName": "成本测试公司", "companyType": 1})).await;
+    let company = v["data"]["id"].as_str().unwrap().to_string();
+    let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "成本测试项目", "projectCompanyId": company, "businessUnit": "TOC", "startTime": "2026-01-01"})).await;
+    let project = v["data"]["id"].as_str().unwrap_or_else(|| panic!("{v}")).to_string();
+    let (_, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": "成本测试合同", "partyName": "业主", "contractAmount": "200000", "projectId": project})).await;
+    let contract = v["data"]["id"].as_str().unwrap().to_string();
+    post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractStatus": 1, "signDate": "2026-01-05"})).await;
+    post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 2, "amount": "10000", "remark": "增项"})).await;
+    // Budget lines (the declared CRUD), one with an entered actual.
+    let C = "/api/blade-biz/bim/projectcost";
+    for (ty, name, budget, actual) in [(1, "主材", "80000", "0"), (2, "人工", "50000", "0"), (4, "防水分包", "20000", "18500.50")] {
+        let (s, v) = post(&app, &t, &format!("{C}/submit"), json!({"projectId": project, "costType": ty, "costName": name, "budget": budget, "actual": actual})).await;
+        assert_eq!(s, 200, "{v}");
+    }
+    // Materials: an issue to the project and a return from it (moves as the warehouse writes them); labour: day work.
+    let (res, pid) = (app.st.res.clone(), project.parse::<u64>().unwrap());
+    app.st
+        .store
+        .write(move |w| {
+            let mv = |from: String, to: String, amount: i64| json!({"goodsId": 1, "storeId": 1, "fromLoc": from, "toLoc": to, "qty": 10_000, "projectId": pid, "amount": amount, "docType": "ck", "docNo": "CK-T"});
+            for (f, to, a) in [("bin:1".to_string(), format!("project:{pid}"), 3_000_000), (format!("project:{pid}"), "bin:1".to_string(), 250_000)] {
+                w.insert(&res.get("stock_move"), A, mv(f, to, a).as_object().unwrap().clone(), &store::Actor::default())?;
+            }
+            let k = w.insert(&res.get("construct"), A, json!({"constructCode": "SGT-1", "constructName": "t", "projectId": pid, "contractId": 1, "constructMode": 1, "modelStatus": 3}).as_object().unwrap().clone(), &store::Actor::default())?;
+            w.insert(&res.get("day_worker"), A, json!({"constructId": k["id"], "workerId": 1, "workDate": "2026-02-01", "workDays": 150, "dayRate": 40_000, "amount": 60_000}).as_object().unwrap().clone(), &store::Actor::default())?;
+            Ok(())
+        })
+        .unwrap();
+    let (s, v) = get(&app, &t, &format!("{C}/getCostComparison?projectId={project}")).await;
+    assert_eq!(s, 200, "{v}");
+    let rows = v["data"].as_array().unwrap();
+    assert_eq!((rows[0]["budget"].as_str(), rows[0]["actual"].as_str(), rows[0]["usedPercent"].as_str()), (Some("80000.00"), Some("27500.00"), Some("34.4")), "issued less returned");
+    assert_eq!(rows[1]["actual"], "600.00", "day work");
+    assert_eq!((rows[3]["actual"].as_str(), rows[3]["difference"].as_str()), (Some("18500.50"), Some("1499.50")));
+    let (_, v) = get(&app, &t, &format!("{C}/getGrossProfitRate?projectId={project}")).await;
+    // Revenue 210,000 (signed + change); cost 27,500 + 600 + 18,500.50 = 46,600.50; profit 163,399.50 = 77.81%.
+    assert_eq!((v["data"]["revenue"].as_str(), v["data"]["cost"].as_str(), v["data"]["grossProfit"].as_str(), v["data"]["grossProfitRate"].as_str()),
+        (Some("210000.00"), Some("46600.50"), Some("163399.50"), Some("77.81")), "{v}");
+    let (_, v) = get(&app, &t, &format!("{C}/getInformationDetails?projectId={project}")).await;
+    assert_eq!((v["data"]["projectName"].as_str(), v["data"]["budget"].as_str(), v["data"]["material"].as_str()), (Some("成本测试项目"), Some("150000.00"), Some("27500.00")), "{v}");
+    let (_, v) = get(&app, &t, &format!("{C}/getMaterialDetailList?projectId={project}&current=1&size=10")).await;
+    assert_eq!(v["data"]["total"], 2, "{v}");
+    assert_eq!(v["data"]["records"][0]["direction"], "return");
+    // Another tenant: the project is not there.
+    let tb = app.admin(B).await;
+    let (s, _) = get(&app, &tb, &format!("{C}/getGrossProfitRate?projectId={project}")).await;
+    assert_eq!(s, 404);
+}

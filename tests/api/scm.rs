@@ -712,3 +712,48 @@ async fn the_construct_page_comes_with_its_data_under_the_same_checks() {
     let p = page_props(&app, &plain, &format!("/construct/info/{code}")).await;
     assert_eq!(p["page"]["kind"], "none", "{p}");
 }
+
+#[tokio::test]
+async fn a_replay_keeps_its_items_and_their_counts() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (company, customer, ..) = basics(&app, &t, "A").await;
+    let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "复盘测试项目", "projectCompanyId": company, "customerId": customer, "businessUnit": "TOC", "startTime": "2026-01-01"})).await;
+    let project = id(&v);
+    // A replay with two items in one step; an item refused refuses the whole.
+    let bad = json!({"replayName": "工期复盘", "projectId": project, "replayDate": "2026-11-20", "items": [{"happened": "瓷砖晚到"}, {"cause": "没有发生了什么"}]});
+    let (s, v) = post(&app, &t, &format!("{S}/replay/add/item"), bad).await;
+    assert_eq!(s, 400, "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/replay/list"), json!({"projectId": project})).await;
+    assert_eq!(v["data"]["total"], 0, "nothing half-written: {v}");
+    let body = json!({"replayName": "工期复盘", "projectId": project, "replayDate": "2026-11-20", "items": [
+        {"happened": "瓷砖晚到 5 天", "cause": "未核对排产", "action": "下单前确认交期", "dueDate": "2026-12-01"},
+        {"happened": "闭水渗漏", "cause": "防水高度不足", "action": "节点拍照验收", "itemStatus": 2}]});
+    let (s, v) = post(&app, &t, &format!("{S}/replay/add/item"), body).await;
+    assert_eq!(s, 200, "{v}");
+    let replay = id(&v);
+    assert!(v["data"]["replayCode"].as_str().unwrap().starts_with("FP"), "{v}");
+    assert_eq!((v["data"]["itemCount"].as_i64(), v["data"]["openItems"].as_i64()), (Some(2), Some(1)));
+    let (s, v) = post(&app, &t, &format!("{S}/replay/item/add"), json!({"replayId": replay, "happened": "点工超预算"})).await;
+    assert_eq!(s, 200, "{v}");
+    let item = id(&v);
+    let (_, v) = post(&app, &t, &format!("{S}/replay/detail/{replay}"), json!({})).await;
+    assert_eq!(v["data"]["items"].as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!((v["data"]["itemCount"].as_i64(), v["data"]["openItems"].as_i64()), (Some(3), Some(2)));
+    let (s, v) = post(&app, &t, &format!("{S}/replay/item/update"), json!({"id": item, "itemStatus": 2})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/replay/item/detail/{item}"), json!({})).await;
+    assert_eq!(v["data"]["itemStatus"], 2);
+    let (s, _) = post(&app, &t, &format!("{S}/replay/item/delete/{item}/{replay}/1"), json!({})).await;
+    assert_eq!(s, 200);
+    let (_, v) = post(&app, &t, &format!("{S}/replay/detail/{replay}"), json!({})).await;
+    assert_eq!((v["data"]["itemCount"].as_i64(), v["data"]["openItems"].as_i64()), (Some(2), Some(1)));
+    // Another tenant sees nothing; removing the replay takes its items along.
+    let tb = app.admin(B).await;
+    let (s, _) = post(&app, &tb, &format!("{S}/replay/detail/{replay}"), json!({})).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &t, &format!("{S}/replay/delete/{replay}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/replay/item/list"), json!({"replayId": replay})).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+}

@@ -21,7 +21,9 @@ import { StatusPage } from './features/monitor/StatusPage';
 import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
 import { ProcessDetail } from './features/scm/Site';
 import { ConstructInfo } from './features/scm/Construct';
+import { ReplayDetail } from './features/scm/Replay';
 import { LedgerDetail, ReceivablesPage } from './features/finance/Ledger';
+import { CostPage } from './features/finance/Cost';
 import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
 import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, StartForm } from './features/flow/Work';
 import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
@@ -81,6 +83,8 @@ export const routes: RouteDef[] = [
   { path: '/approval/detail', title: 'menu.approvalDetail', render: () => main('menu.approvalDetail', <ApprovalDetail />) },
   { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: (p) => main('menu.processDetail', <ProcessDetail code={p.constructCode} />) },
   { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: () => main('menu.ledgerDetail', <LedgerDetail />) },
+  { path: '/bim/projectcost/detail/:projectId', title: 'menu.costDetail', render: (p) => main('menu.costDetail', <CostPage projectId={p.projectId} />) },
+  { path: '/replay/detail/:replayCode', title: 'menu.replayDetail', render: (p) => main('menu.replayDetail', <ReplayDetail code={p.replayCode} />) },
   { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: (p) => main('menu.contractDetail', <ContractDetail code={p.contractCode} />) },
   { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: (p) => main('menu.projectDetail', <ProjectDetail code={p.projectCode} />) },
   { path: '/wms/order/rk/detail/:orderNo', title: 'menu.rkDetail', render: (p) => main('menu.rkDetail', <InboundDetail no={p.orderNo} />) },

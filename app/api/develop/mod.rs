@@ -113,6 +113,7 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
     }
     let def = ResourceDef {
         name,
+        codes: None,
         label: code.get("codeName").and_then(Value::as_str).unwrap_or("").to_string(),
         label_en: code.get("labelEn").and_then(Value::as_str).unwrap_or("").to_string(),
         platform: false,

@@ -1,9 +1,12 @@
 //! 财务: the contract ledger (`/api/blade-scm/contractledger`) and the receivables read from it
-//! (`/blade-api/edu-sub-account/receivables`). The rules and the postings are in `ledger`.
+//! (`/blade-api/edu-sub-account/receivables`), with the postings in `ledger`; project cost against budget
+//! (`/api/blade-biz/bim/projectcost`) in `cost`.
+pub mod cost;
 pub mod ledger;
 
 use crate::engine::Api;
 
 pub fn routes(api: Api) -> Api {
-    ledger::routes(api)
+    let api = ledger::routes(api);
+    cost::routes(api)
 }

@@ -18,6 +18,8 @@
 pub mod building;
 mod catalog;
 mod progress;
+mod replay;
+pub use replay::demo as replay_demo;
 mod site;
 
 use axum::extract::{Path, State};
@@ -46,7 +48,7 @@ pub fn rules(name: &str) -> Rules {
         "product_category" => Rules { save: Some(catalog::category_save), remove: Some(catalog::category_remove), saved: None },
         "product" => Rules { save: Some(catalog::product_save), remove: None, saved: None },
         "worker" => Rules { save: Some(worker_save), remove: None, saved: None },
-        _ => Rules::default(),
+        other => replay::rules(other).unwrap_or_default(),
     }
 }
 
@@ -104,6 +106,7 @@ pub fn routes(api: Api) -> Api {
     let api = building::routes(api);
     let api = progress::routes(api);
     let api = catalog::routes(api);
+    let api = replay::routes(api);
     site::routes(api)
 }
 

@@ -1115,6 +1115,38 @@ test('contract ledger: balances from entries, a receipt posted and a mistyped on
   await shot(page, 'receivables');
 });
 
+test('project cost and replay: budget against actual as a chart with the gross margin; a replay item added and closed', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/bim/projectcost');
+  await page.getByRole('columnheader', { name: '预算(元)' }).waitFor();
+  await page.getByRole('row').filter({ hasText: '主材及辅材' }).first().getByRole('link', { name: '详情' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/bim/projectcost/detail/'));
+  await page.getByRole('img', { name: '成本预算与实际对比图' }).waitFor();
+  const cmp = page.getByRole('table', { name: '成本对比' });
+  await cmp.getByRole('cell', { name: '材料费' }).waitFor();
+  await cmp.getByRole('cell', { name: '仓库领料 + 手工登记' }).waitFor();
+  check(/\d+\.\d{2}%/.test(await page.locator('.facts').innerText()), 'the gross margin is shown with two decimals');
+  await shot(page, 'project-cost');
+
+  await visit(page, '/replay/index');
+  await page.getByRole('columnheader', { name: '复盘主题' }).waitFor();
+  await page.locator('tbody tr').first().getByRole('link', { name: '详情' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/replay/detail/FP'));
+  const items = page.getByRole('table', { name: '问题与改进' });
+  await items.locator('tbody tr').first().waitFor();
+  const form = page.getByRole('form', { name: '添加问题' });
+  await form.getByLabel('发生了什么').fill('吊顶龙骨间距超规范,返工两天');
+  await form.getByLabel('原因').fill('班组未按图施工');
+  await form.getByLabel('改进措施').fill('隐蔽工程验收前拍照留档');
+  await form.getByRole('button', { name: '添加' }).click();
+  await toast(page, '已添加').waitFor();
+  const row = items.getByRole('row').filter({ hasText: '吊顶龙骨间距超规范' });
+  await row.getByRole('cell', { name: '待改进' }).waitFor();
+  await row.getByRole('button', { name: '关闭' }).click();
+  await row.getByRole('cell', { name: '已关闭' }).waitFor();
+  await shot(page, 'replay-detail');
+});
+
 /** A Blade call from Node with the test's token (data set-up; the UI steps go through the page). */
 async function bladeCall(t, method, path, body) {
   const r = await fetch(`http://127.0.0.1:${server.port}${path}`, {

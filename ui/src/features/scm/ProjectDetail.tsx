@@ -96,7 +96,10 @@ export function ProjectDetail({ code }: { code: string }) {
   return (
     <section className="detail-page" aria-label={L('项目详情', 'Project')}>
       <div className="card">
-        <h2>{p.projectName} <span className="tag">{st(PROJECT_STATUS, p.projectStatus)}</span></h2>
+        <div className="card-head">
+          <h2>{p.projectName} <span className="tag">{st(PROJECT_STATUS, p.projectStatus)}</span></h2>
+          {perms.has('project_cost') && <button type="button" className="btn" onClick={() => navigate(`/bim/projectcost/detail/${p.id}`)}>{L('项目成本', 'Project cost')}</button>}
+        </div>
         <Facts rows={[
           [L('项目编号', 'Code'), p.projectCode], [L('所属公司', 'Company'), p.projectCompanyName], [L('客户', 'Customer'), p.customerName],
           [L('业务单元', 'Business unit'), p.businessUnitName || p.businessUnit], [L('项目经理', 'Manager'), p.managerName],
