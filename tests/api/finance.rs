@@ -218,3 +218,69 @@ async fn project_cost_compares_budget_with_actual_from_its_sources() {
     let (s, _) = get(&app, &tb, &format!("{C}/getGrossProfitRate?projectId={project}")).await;
     assert_eq!(s, 404);
 }
+
+/// Random postings, corrections and removals on two contracts: after every step the ledger's balances equal the
+/// sum of its entries (`audit`), refused steps change nothing, and no entry once posted is ever changed.
+#[tokio::test]
+async fn random_postings_and_reversals_keep_ledgers_equal_to_their_entries() {
+    let seed: u64 = std::env::var("ZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
+    println!("contract ledger property test seed {seed} (rerun with ZZ_SEED={seed})");
+    let mut x = seed;
+    let mut rnd = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let app = App::new();
+    let t = app.admin(A).await;
+    let mut contracts = Vec::new();
+    for i in 0..2 {
+        let (_, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": format!("性质测试{i}"), "partyName": "x", "contractAmount": "50000"})).await;
+        let c = v["data"]["id"].as_str().unwrap().to_string();
+        post(&app, &t, &format!("{S}/contract/update"), json!({"id": c, "contractStatus": 1, "signDate": "2026-02-01"})).await;
+        contracts.push(c);
+    }
+    let mut seen: std::collections::HashMap<String, Value> = Default::default();
+    let (mut ok_steps, mut refused) = (0, 0);
+    for step in 0..120 {
+        let c = &contracts[rnd(2) as usize];
+        let (_, v) = post(&app, &t, &format!("{L}/ledgerList"), json!({"contractId": c, "size": 500})).await;
+        let entries = v["data"]["records"].as_array().cloned().unwrap_or_default();
+        let amount = format!("{}.{:02}", rnd(20_000), rnd(100));
+        let (s, v) = match rnd(6) {
+            0..=2 => {
+                let ty = 2 + rnd(4);
+                let amount = if ty == 2 && rnd(3) == 0 { format!("-{amount}") } else { amount };
+                post(&app, &t, &format!("{L}/save"), json!({"contractId": c, "entryType": ty, "amount": amount, "node": "节点", "dueDate": "2026-06-01", "invoiceNo": format!("F{step}")})).await
+            }
+            3 | 4 if !entries.is_empty() => {
+                let e = &entries[rnd(entries.len() as u64) as usize];
+                let fix = if rnd(2) == 0 { amount } else { String::new() };
+                post(&app, &t, &format!("{L}/update/ledger"), json!({"id": e["id"], "amount": fix, "remark": format!("更正{step}")})).await
+            }
+            _ if !entries.is_empty() => {
+                let e = &entries[rnd(entries.len() as u64) as usize];
+                let (s, v) = app.post(&format!("{L}/remove?ids={}", e["id"].as_str().unwrap()), &t, "{}").await;
+                (s.as_u16(), v)
+            }
+            _ => continue,
+        };
+        match s {
+            200 => ok_steps += 1,
+            400 => refused += 1,
+            other => panic!("step {step}: {other} {v}"),
+        }
+        audit_clean(&app);
+        // Nothing posted is ever changed: amount, type, date and reversal link stay as first seen.
+        let (_, v) = post(&app, &t, &format!("{L}/ledgerList"), json!({"contractId": c, "size": 500})).await;
+        for e in v["data"]["records"].as_array().unwrap() {
+            let key = e["id"].as_str().unwrap().to_string();
+            let fixed = json!([e["amount"], e["entryType"], e["entryDate"], e["reversesId"]]);
+            if let Some(before) = seen.insert(key.clone(), fixed.clone()) {
+                assert_eq!(before, fixed, "seed {seed}: entry {key} changed");
+            }
+        }
+    }
+    assert!(ok_steps > 20 && refused > 0, "seed {seed}: {ok_steps} posted, {refused} refused");
+}

@@ -241,11 +241,16 @@ struct Node {
 
 /// The live schedule of a ledger (reversed nodes and reversals left out), receipts applied in due-date order.
 fn schedule(r: &ReadCtx, res: &crate::engine::resources::Resources, tenant: &str, ledger: &Map<String, Value>, today: &str) -> store::Result<Vec<Node>> {
-    let q = Query { filters: vec![Filter::new("ledgerId", Op::Equal, json!(id(ledger, "id")))], limit: 100_000, ..Query::default() };
-    let entries = r.list(&res.get("ledger_entry"), tenant, &q)?.records;
+    // The ledger's schedule entries only (both filters are index keys), and the reversals among them.
+    let edef = res.get("ledger_entry");
+    let q = Query {
+        filters: vec![Filter::new("ledgerId", Op::Equal, json!(id(ledger, "id"))), Filter::new("entryType", Op::Equal, json!(SCHEDULE))],
+        limit: 100_000,
+        ..Query::default()
+    };
+    let entries = r.list(&edef, tenant, &q)?.records;
     let reversed: std::collections::HashSet<u64> = entries.iter().map(|e| id(e, "reversesId")).filter(|i| *i > 0).collect();
-    let mut nodes: Vec<Map<String, Value>> =
-        entries.into_iter().filter(|e| int(e, "entryType") == SCHEDULE && id(e, "reversesId") == 0 && !reversed.contains(&id(e, "id"))).collect();
+    let mut nodes: Vec<Map<String, Value>> = entries.into_iter().filter(|e| id(e, "reversesId") == 0 && !reversed.contains(&id(e, "id"))).collect();
     nodes.sort_by(|a, b| (text(a, "dueDate"), id(a, "id")).cmp(&(text(b, "dueDate"), id(b, "id"))));
     let mut left = int(ledger, "received");
     Ok(nodes
@@ -350,8 +355,10 @@ async fn entry_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
         .read(move |r| {
             let edef = res.get("ledger_entry");
             let page = r.list(&edef, &t, &q)?;
-            let all = Query { filters: vec![Filter::new("ledgerId", Op::Equal, json!(lid))], limit: 100_000, ..Query::default() };
-            let reversed: HashMap<u64, u64> = r.list(&edef, &t, &all)?.records.iter().filter(|e| id(e, "reversesId") > 0).map(|e| (id(e, "reversesId"), id(e, "id"))).collect();
+            // The reversals of this page's entries, looked up by the page's ids (not a walk over the ledger).
+            let ids: Vec<Value> = page.records.iter().map(|e| json!(id(e, "id"))).collect();
+            let of_page = Query { filters: vec![Filter::new("reversesId", Op::In, Value::Array(ids))], limit: 1_000, ..Query::default() };
+            let reversed: HashMap<u64, u64> = r.list(&edef, &t, &of_page)?.records.iter().filter(|e| id(e, "ledgerId") == lid).map(|e| (id(e, "reversesId"), id(e, "id"))).collect();
             let authored = crate::api::scm::with_authors(r, &res.get("user"), &t, page.records)?;
             Ok((store::Page { records: Vec::new(), total: page.total }, (reversed, authored)))
         })
