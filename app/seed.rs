@@ -715,7 +715,7 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
     }
     // The depot: stores, goods and a few weeks of orders, requisitions landing on the projects under way.
     let under_way: Vec<u64> = w.all(&pdef, tenant)?.iter().filter(|p| p["projectStatus"] == 2).filter_map(|p| p["id"].as_u64()).collect();
-    let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
+    let now = crate::api::flow::runtime::seed_clock().format("%Y-%m-%d %H:%M:%S").to_string(); // the product's zone, as the API dates
     let cx = crate::engine::dialect::Ctx { tenant, actor: &sys, res, now: &now };
     crate::api::wms::demo::demo(w, &cx, city, &under_way)?;
     // The contract ledgers, posted by the tenant's administrator.
@@ -724,5 +724,6 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
     crate::api::finance::ledger::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     crate::api::scm::replay_demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     crate::api::finance::cost::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
+    crate::api::worklist::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     Ok(())
 }

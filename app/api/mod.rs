@@ -13,6 +13,7 @@ pub mod search;
 pub mod system;
 pub mod user;
 pub mod wms;
+pub mod worklist;
 
 use axum::Router;
 use axum::response::IntoResponse;
@@ -61,6 +62,9 @@ pub fn screens(res: &Resources) -> Vec<(String, String, String)> {
 
 /// The hand-written rules of a resource served by a dialect, from its area.
 fn rules(name: &str) -> crate::engine::dialect::Rules {
+    if let Some(r) = worklist::rules(name) {
+        return r;
+    }
     let r = wms::rules(name);
     if r.save.is_some() || r.remove.is_some() || r.saved.is_some() { r } else { scm::rules(name) }
 }

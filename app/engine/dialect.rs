@@ -123,7 +123,8 @@ impl ApiDecl {
     }
 
     fn check(&self, def: &ResourceDef) -> Result<(), String> {
-        if !self.base.starts_with("/api/") || self.base.ends_with('/') {
+        // `/api/<service>/...` as a rule; the spec's few prefix-less bases (`/worklist/order`) are served as written.
+        if !self.base.starts_with('/') || self.base.ends_with('/') || self.base.matches('/').count() < 2 {
             return Err(format!("base {}", self.base));
         }
         if !(1..=crate::engine::listq::MAX_SIZE).contains(&self.page_size) {

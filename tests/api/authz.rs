@@ -377,6 +377,17 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("GET", "/api/blade-system/menu/role-tree-keys") => q(format!("{path}?roleIds={role}")),
         (_, p) if p.starts_with("/api/blade-scm/flowable/") => return flow_request(p, ids, mine),
         (m, p) if p.starts_with("/api/blade-scm/") => return scm_request(m, p, ids),
+        (m, p) if BLADE_DIALECT.iter().any(|(b, _)| p.starts_with(&format!("{b}/"))) => {
+            // Declared resources in the Blade shape: detail ?id=, remove ?ids=, submit/update with the id in the body.
+            let (base, res) = BLADE_DIALECT.iter().find(|(b, _)| p.starts_with(&format!("{b}/"))).unwrap();
+            let own = ids[res];
+            match (m, &p[base.len() + 1..]) {
+                ("GET", "detail") => q(format!("{path}?id={own}")),
+                ("POST", "remove") => q(format!("{path}?ids={own}")),
+                ("POST", "submit" | "update") => vec![(path.into(), Some(json!({"id": own.to_string(), "remark": "x", "content": "x"}).to_string()))],
+                _ => return None,
+            }
+        }
         ("GET", "/api/blade-biz/bim/projectcost/detail") => q(format!("{path}?id={}", ids["project_cost"])),
         ("POST", "/api/blade-biz/bim/projectcost/remove") => q(format!("{path}?ids={}", ids["project_cost"])),
         ("POST", "/api/blade-biz/bim/projectcost/submit") => vec![(path.into(), Some(json!({"id": ids["project_cost"].to_string(), "costName": "x"}).to_string()))],
@@ -403,6 +414,9 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         }
     })
 }
+
+/// Declared resources served in the Blade shape outside the generic handlers: (API base, fixture key).
+const BLADE_DIALECT: &[(&str, &str)] = &[("/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/category", "worklist_category"), ("/api/blade-biz/worklist/reply", "worklist_reply")];
 
 /// The `blade-scm` routes with tenant B's ids in every place an id goes: path segments, `?id=`/`?ids=` and the
 /// body (a valid body otherwise, so only the tenant can make it fail). Pure lists are checked for leaks instead.
@@ -507,6 +521,11 @@ fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     put(app, B, "ledger_entry", json!({"ledgerId": ledger, "contractId": contract, "entryType": 1, "amount": 100, "entryDate": "2026-01-01", "remark": "b_secret"}), 0);
     let node = put(app, B, "ledger_entry", json!({"ledgerId": ledger, "contractId": contract, "entryType": 3, "amount": 100, "entryDate": "2026-01-01", "node": "b_secret_node", "dueDate": "2026-02-01"}), 0);
     ids.insert("contractledger", ledger);
+    let wcat = put(app, B, "worklist_category", json!({"categoryName": "b_secret_category", "defaultHours": 4, "sort": 1}), 0);
+    let worder = put(app, B, "worklist_order", json!({"orderNo": "GDB-1", "title": "b_secret_order", "categoryId": wcat, "priority": 4, "orderStatus": 1, "content": "b_secret"}), 0);
+    ids.insert("worklist_category", wcat);
+    ids.insert("worklist_order", worder);
+    ids.insert("worklist_reply", put(app, B, "worklist_reply", json!({"orderId": worder, "content": "b_secret_reply", "authorName": "b"}), 0));
     ids.insert("project_cost", put(app, B, "project_cost", json!({"projectId": project, "costType": 1, "costName": "b_secret_cost", "budget": 100, "actual": 0}), 0));
     let replay = put(app, B, "replay", json!({"replayCode": "FPB-1", "replayName": "b_secret_replay", "projectId": project, "replayDate": "2026-11-01", "itemCount": 1, "openItems": 1}), 0);
     ids.insert("replay", replay);

@@ -284,3 +284,54 @@ async fn random_postings_and_reversals_keep_ledgers_equal_to_their_entries() {
     }
     assert!(ok_steps > 20 && refused > 0, "seed {seed}: {ok_steps} posted, {refused} refused");
 }
+
+#[tokio::test]
+async fn a_work_order_moves_through_its_statuses_with_replies() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let C = "/api/blade-biz/worklist/category";
+    let O = "/worklist/order";
+    let RP = "/api/blade-biz/worklist/reply";
+    let (s, v) = post(&app, &t, &format!("{C}/submit"), json!({"categoryName": "售后维修", "defaultHours": 48})).await;
+    assert_eq!(s, 200, "{v}");
+    let cat = v["data"]["id"].as_str().unwrap().to_string();
+    // Raised: a number per day, the requester is whoever raised it, due from the category's limit.
+    let (s, v) = post(&app, &t, &format!("{O}/submit"), json!({"title": "卫生间地漏返味", "categoryId": cat, "priority": 4, "content": "业主反映返味"})).await;
+    assert_eq!(s, 200, "{v}");
+    let order = v["data"]["id"].as_str().unwrap().to_string();
+    assert!(v["data"]["orderNo"].as_str().unwrap().starts_with("GD"), "{v}");
+    assert!(v["data"]["requesterId"].as_str().is_some() && v["data"]["dueTime"].as_str().is_some_and(|d| !d.is_empty()), "{v}");
+    let (s, v) = post(&app, &t, &format!("{O}/submit"), json!({"title": "x", "categoryId": cat, "content": "x", "orderStatus": 3})).await;
+    assert_eq!(s, 400, "a new order starts open: {v}");
+    // Assigned to the admin: the first reply by the assignee takes it in hand.
+    let me = app.st.store.read(|r| Ok(r.all(&app.st.res.get("user"), A)?.into_iter().find(|u| u["account"] == "admin").unwrap()["id"].as_u64().unwrap())).unwrap();
+    let (s, v) = post(&app, &t, &format!("{O}/submit"), json!({"id": order, "assigneeId": me.to_string()})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{RP}/submit"), json!({"orderId": order, "content": "下午上门"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["authorName"], "管理员");
+    let (_, v) = get(&app, &t, &format!("{O}/detail?id={order}")).await;
+    assert_eq!((v["data"]["orderStatus"].as_i64(), v["data"]["replyCount"].as_i64()), (Some(2), Some(1)), "{v}");
+    // The desk lists it as urgent for the assignee.
+    let (_, v) = get(&app, &t, "/api/blade-flow/work/counts").await;
+    assert!(v["data"]["orders"].as_array().unwrap().iter().any(|o| o["id"] == order.as_str()), "{v}");
+    // Resolved, closed (no reply then), reopened; an open order cannot jump back to open from resolved.
+    for (to, want) in [(3, 200), (1, 400), (4, 200)] {
+        let (s, v) = post(&app, &t, &format!("{O}/submit"), json!({"id": order, "orderStatus": to})).await;
+        assert_eq!(s, want, "to {to}: {v}");
+    }
+    let (s, v) = post(&app, &t, &format!("{RP}/submit"), json!({"orderId": order, "content": "再补一句"})).await;
+    assert_eq!(s, 400);
+    assert!(msg(&v).contains("已关闭"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{O}/submit"), json!({"id": order, "orderStatus": 2})).await;
+    assert_eq!(s, 200, "reopened: {v}");
+    let (_, v) = get(&app, &t, &format!("{O}/detail?id={order}")).await;
+    assert!(v["data"]["resolvedTime"].is_null() || v["data"]["resolvedTime"] == "", "{v}");
+    // A category in use is not removed; an order goes with its replies.
+    let (s, v) = app.post(&format!("{C}/remove?ids={cat}"), &t, "").await;
+    assert_eq!(s.as_u16(), 400, "{v}");
+    let (s, v) = app.post(&format!("{O}/remove?ids={order}"), &t, "").await;
+    assert_eq!(s.as_u16(), 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{RP}/list?orderId={order}")).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+}

@@ -24,6 +24,7 @@ import { ConstructInfo } from './features/scm/Construct';
 import { ReplayDetail } from './features/scm/Replay';
 import { LedgerDetail, ReceivablesPage } from './features/finance/Ledger';
 import { CostPage } from './features/finance/Cost';
+import { AddWorkOrder, WorkOrderDetail } from './features/worklist/WorkOrders';
 import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
 import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, StartForm } from './features/flow/Work';
 import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
@@ -78,7 +79,8 @@ export const routes: RouteDef[] = [
   { path: '/wel/dashboard', title: 'menu.dashboard', render: () => main('menu.dashboard', <Dashboard />) },
   { path: '/info/index', title: 'menu.info', render: () => main('menu.info', <InfoPage />) },
   { path: '/test/index', title: 'menu.test', render: placeholder('menu.test') },
-  { path: '/worklist/addworklist', title: 'menu.addworklist', render: placeholder('menu.addworklist') },
+  { path: '/worklist/addworklist', title: 'menu.addworklist', render: () => main('menu.addworklist', <AddWorkOrder />) },
+  { path: '/worklist/view/:orderNo', title: 'menu.workOrder', render: (p) => main('menu.workOrder', <WorkOrderDetail no={p.orderNo} />) },
   { path: '/myiframe/:routerPath*', title: 'menu.iframe', render: () => main('menu.iframe', <FramePage />) },
   { path: '/approval/detail', title: 'menu.approvalDetail', render: () => main('menu.approvalDetail', <ApprovalDetail />) },
   { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: (p) => main('menu.processDetail', <ProcessDetail code={p.constructCode} />) },

@@ -291,6 +291,9 @@ async fn start_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
 /// The desk's approval counts and urgent tasks of the signed-in user: every count one index read.
 async fn counts(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
     let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
+    // Urgent work orders assigned to the user join the desk's list when the user may open them.
+    let orders = s.require("worklist_order").is_ok();
+    let today: String = st.settings.zone.format(store::now_millis()).chars().take(10).collect();
     let out = st
         .read(move |r| {
             let total = |name: &str, f: Filter| -> store::Result<u64> { Ok(r.list(&res.get(name), &tenant, &Query { filters: vec![f], limit: 1, ..Query::default() })?.total) };
@@ -316,7 +319,8 @@ async fn counts(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
                         "startUserName": names.get(&id(t, "starterId")).cloned().unwrap_or_default(), "dueTime": text(t, "dueTime"), "arriveTime": text(t, "arriveTime")})
                 })
                 .collect();
-            Ok(json!({"processes": processes, "todo": todo, "claim": claim, "done": done, "send": send, "urgent": urgent}))
+            let orders = if orders { crate::api::worklist::urgent(r, &res, &tenant, me, &today)? } else { Vec::new() };
+            Ok(json!({"processes": processes, "todo": todo, "claim": claim, "done": done, "send": send, "urgent": urgent, "orders": orders}))
         })
         .await?;
     Ok(ok(out))

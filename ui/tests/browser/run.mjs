@@ -1147,6 +1147,35 @@ test('project cost and replay: budget against actual as a chart with the gross m
   await shot(page, 'replay-detail');
 });
 
+test('work orders: raised from the top bar, replied to, resolved; urgent ones on the desk', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/wel/index');
+  await page.locator('#desk-urgent').locator('..').getByText(/^工单 · /).first().waitFor(); // the demo's urgent orders of the admin
+  await page.getByRole('banner').getByRole('link', { name: '新增工作' }).click();
+  await waitPath(page, '/worklist/addworklist');
+  const form = page.getByRole('form', { name: '工单' });
+  await form.getByRole('button', { name: '提交工单' }).click();
+  await form.getByText('请填写标题').waitFor();
+  await form.getByLabel('标题 *').fill('悦府样板间 主卧墙面开裂');
+  await form.getByLabel('分类 *').selectOption({ index: 1 });
+  await form.getByLabel('优先级').selectOption('3');
+  await form.getByLabel('内容 *').fill('主卧东墙石膏线下方出现 40cm 裂缝,需查看基层。');
+  await form.getByRole('button', { name: '提交工单' }).click();
+  await toast(page, '工单已提交').waitFor();
+  await page.waitForURL((u) => u.pathname.startsWith('/worklist/view/GD'));
+  await page.getByRole('heading', { name: /主卧墙面开裂/ }).getByText('待处理').waitFor();
+  await page.locator('#wo-reply').fill('明早安排油漆工上门切缝处理。');
+  await page.getByRole('button', { name: '回复', exact: true }).click();
+  await toast(page, '已回复').waitFor();
+  await page.getByRole('list', { name: '回复' }).getByText('明早安排油漆工上门切缝处理。').waitFor();
+  await page.getByRole('button', { name: '标记解决' }).click();
+  await toast(page, '已标记解决').waitFor();
+  await page.getByRole('heading', { name: /主卧墙面开裂/ }).getByText('已解决').waitFor();
+  await shot(page, 'work-order');
+  await visit(page, '/worklist/order');
+  await page.getByRole('row').filter({ hasText: '主卧墙面开裂' }).getByRole('cell', { name: '已解决' }).waitFor();
+});
+
 /** A Blade call from Node with the test's token (data set-up; the UI steps go through the page). */
 async function bladeCall(t, method, path, body) {
   const r = await fetch(`http://127.0.0.1:${server.port}${path}`, {

@@ -32,7 +32,7 @@ export function Launcher() {
   );
 }
 
-type Counts = { processes: number; todo: number; claim: number; done: number; send: number; urgent: Record<string, string>[] };
+type Counts = { processes: number; todo: number; claim: number; done: number; send: number; urgent: Record<string, string>[]; orders?: Record<string, any>[] };
 
 /** The signed-in user's approval counts and urgent tasks from the engine (after the page hydrates); the
  * sample figures stay, marked as samples, for a tenant with no processes or a user without the work screens. */
@@ -71,8 +71,11 @@ function Urgent({ counts }: { counts: Counts | null }) {
   return (
     <section className="card" aria-labelledby="desk-urgent">
       <h3 id="desk-urgent">{t('desk.urgent')}</h3>
-      {counts.urgent.length === 0 ? <p className="muted">{t('desk.noUrgent')}</p> : (
-        <ul>{counts.urgent.map((u) => (
+      {counts.urgent.length === 0 && !counts.orders?.length ? <p className="muted">{t('desk.noUrgent')}</p> : (
+        <ul>{(counts.orders ?? []).map((o) => (
+          <li key={o.id}><a href={`/worklist/view/${o.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/worklist/view/${o.orderNo}`); }}>{t('desk.workOrder')} · {o.title}</a>
+            <span className={o.overdue ? 'overdue' : 'muted'}> {o.overdue ? t('desk.overdue', { time: o.dueTime }) : t('desk.due', { time: o.dueTime })}</span></li>
+        ))}{counts.urgent.map((u) => (
           <li key={u.taskId}><a href="#" onClick={(e) => { e.preventDefault(); navigate(`/work/process/${kind(u.category)}/handle/${u.taskId}/${u.processInstanceId}/${u.businessId || 0}`); }}>{u.processDefinitionName} · {u.taskName} · {u.startUserName}</a>{u.dueTime && <span className="muted"> {t('desk.due', { time: u.dueTime })}</span>}</li>
         ))}</ul>
       )}

@@ -1,0 +1,210 @@
+//! 工单: work orders (`worklist_order`, declared at `/worklist/order` as the spec writes it), their categories
+//! (`/api/blade-biz/worklist/category`) and reply threads (`/api/blade-biz/worklist/reply`). Hand-written here:
+//! the status rules (open → in progress → resolved → closed; a resolved or closed order reopens to in progress),
+//! defaults on raising one (the requester, a due date from the category's time limit), the reply count and the
+//! first reply of the assignee taking the order in hand, and the urgent orders of the desk.
+use serde_json::{Map, Value, json};
+use store::{Filter, Op, Query, ReadCtx, StoreError, WriteCtx};
+
+use crate::engine::dialect::{Ctx, Rules, after, after_i64, status_name};
+use crate::engine::rec::{id, int, text};
+use crate::error::rule;
+
+const STATUS: &[(i64, &str, &str)] = &[(1, "待处理", "open"), (2, "处理中", "in progress"), (3, "已解决", "resolved"), (4, "已关闭", "closed")];
+
+pub fn rules(name: &str) -> Option<Rules> {
+    match name {
+        "worklist_order" => Some(Rules { save: Some(order_save), remove: Some(order_remove), saved: None }),
+        "worklist_reply" => Some(Rules { save: Some(reply_save), remove: Some(reply_remove), saved: Some(reply_saved) }),
+        _ => None,
+    }
+}
+
+fn date_plus_hours(now: &str, hours: i64) -> String {
+    let start = chrono::NaiveDateTime::parse_from_str(now, "%Y-%m-%d %H:%M:%S").unwrap_or_default();
+    (start + chrono::TimeDelta::hours(hours)).format("%Y-%m-%d").to_string()
+}
+
+/// Status moves and the defaults of a new order.
+fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
+    let from = old.map(|o| int(o, "orderStatus")).unwrap_or(1);
+    let to = after_i64(old, doc, "orderStatus").unwrap_or(1);
+    if !STATUS.iter().any(|s| s.0 == to) {
+        return Err(StoreError::invalid("orderStatus", store::FieldProblem::OutOfRange { min: Some(1), max: Some(4) }));
+    }
+    if old.is_none() {
+        if to != 1 {
+            return Err(refused(1, to));
+        }
+        if after(old, doc, "requesterId").is_none_or(|v| v.is_null() || v.as_u64() == Some(0)) {
+            doc.insert("requesterId".into(), json!(cx.actor.user_id));
+        }
+        if after(old, doc, "dueTime").is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
+            let cat = after(old, doc, "categoryId").and_then(Value::as_u64).unwrap_or(0);
+            let hours = w.get(&cx.def("worklist_category"), cx.tenant, cat)?.map(|c| int(&c, "defaultHours")).filter(|h| *h > 0).unwrap_or(48);
+            doc.insert("dueTime".into(), json!(date_plus_hours(cx.now, hours)));
+        }
+        return Ok(());
+    }
+    if from == 4 && to == 4 {
+        return Err(rule("已关闭的工单不能修改,请先重新打开", "A closed work order cannot be changed; reopen it first"));
+    }
+    let allowed = from == to || matches!((from, to), (1, 2) | (1, 3) | (2, 3) | (3, 4) | (3, 2) | (4, 2) | (1, 4) | (2, 4));
+    if !allowed {
+        return Err(refused(from, to));
+    }
+    if (from, to) == (1, 4) || (from, to) == (2, 4) {
+        // Closing without a resolution is for orders raised by mistake: only the requester may do it.
+        let requester = old.map(|o| id(o, "requesterId")).unwrap_or(0);
+        if requester != cx.actor.user_id {
+            return Err(rule("未解决的工单只能由提出人关闭", "Only whoever raised it may close an unresolved work order"));
+        }
+    }
+    if to == 3 && from != 3 {
+        doc.insert("resolvedTime".into(), json!(cx.now));
+    }
+    if to == 2 && from >= 3 {
+        doc.insert("resolvedTime".into(), Value::Null);
+    }
+    Ok(())
+}
+
+fn refused(from: i64, to: i64) -> StoreError {
+    let (a, b) = (status_name(STATUS, from), status_name(STATUS, to));
+    rule(format!("工单状态不能由「{}」变更为「{}」", a.0, b.0), format!("A work order cannot go from {} to {}", a.1, b.1))
+}
+
+/// An order goes with its replies.
+fn order_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
+    let q = Query { filters: vec![Filter::new("orderId", Op::Equal, json!(id(rec, "id")))], limit: 100_000, ..Query::default() };
+    let ids: Vec<u64> = w.list(&cx.def("worklist_reply"), cx.tenant, &q)?.records.iter().map(|r| id(r, "id")).collect();
+    if !ids.is_empty() {
+        w.remove(&cx.def("worklist_reply"), cx.tenant, &ids, cx.actor)?;
+    }
+    Ok(())
+}
+
+/// Replies go on open orders only; a reply never moves to another order.
+fn reply_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
+    if let Some(o) = old
+        && doc.contains_key("orderId") && o.get("orderId") != doc.get("orderId") {
+        return Err(rule("回复不能移到其他工单", "A reply cannot move to another work order"));
+    }
+    let order = after(old, doc, "orderId").and_then(Value::as_u64).unwrap_or(0);
+    let o = w.get(&cx.def("worklist_order"), cx.tenant, order)?.ok_or(StoreError::NotFound)?;
+    if int(&o, "orderStatus") == 4 {
+        return Err(rule("工单已关闭,不能回复,请先重新打开", "The work order is closed; reopen it to reply"));
+    }
+    if old.is_none() {
+        let name = w.get(&cx.def("user"), cx.tenant, cx.actor.user_id)?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
+        doc.insert("authorName".into(), json!(name));
+    }
+    Ok(())
+}
+
+fn recount(w: &mut WriteCtx, cx: &Ctx, order: u64, gone: u64) -> store::Result<Map<String, Value>> {
+    let q = Query { filters: vec![Filter::new("orderId", Op::Equal, json!(order))], limit: 100_000, ..Query::default() };
+    let n = w.list(&cx.def("worklist_reply"), cx.tenant, &q)?.records.iter().filter(|r| id(r, "id") != gone).count();
+    let mut patch = Map::new();
+    patch.insert("replyCount".into(), json!(n));
+    w.update(&cx.def("worklist_order"), cx.tenant, order, patch, cx.actor)
+}
+
+/// The count follows; the assignee's first reply takes an open order in hand.
+fn reply_saved(w: &mut WriteCtx, cx: &Ctx, _old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
+    let o = recount(w, cx, id(new, "orderId"), 0)?;
+    if int(&o, "orderStatus") == 1 && id(&o, "assigneeId") == cx.actor.user_id && cx.actor.user_id != 0 {
+        let mut patch = Map::new();
+        patch.insert("orderStatus".into(), json!(2));
+        w.update(&cx.def("worklist_order"), cx.tenant, id(&o, "id"), patch, cx.actor)?;
+    }
+    Ok(())
+}
+
+fn reply_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
+    recount(w, cx, id(rec, "orderId"), id(rec, "id")).map(|_| ())
+}
+
+/// The desk's urgent work orders of a user: assigned to them, not resolved, urgent or due by tomorrow; due
+/// soonest first, at most five.
+pub fn urgent(r: &ReadCtx, res: &crate::engine::resources::Resources, tenant: &str, user: u64, today: &str) -> store::Result<Vec<Value>> {
+    let q = Query { filters: vec![Filter::new("assigneeId", Op::Equal, json!(user)), Filter::new("orderStatus", Op::In, json!([1, 2]))], limit: 1_000, ..Query::default() };
+    let tomorrow = date_plus_hours(&format!("{today} 00:00:00"), 24);
+    let mut rows: Vec<Map<String, Value>> = r
+        .list(&res.get("worklist_order"), tenant, &q)?
+        .records
+        .into_iter()
+        .filter(|o| int(o, "priority") == 4 || (!text(o, "dueTime").is_empty() && text(o, "dueTime") <= tomorrow.as_str()))
+        .collect();
+    rows.sort_by(|a, b| text(a, "dueTime").cmp(text(b, "dueTime")));
+    Ok(rows
+        .into_iter()
+        .take(5)
+        .map(|o| {
+            let due = text(&o, "dueTime").chars().take(10).collect::<String>();
+            json!({"id": id(&o, "id").to_string(), "orderNo": text(&o, "orderNo"), "title": text(&o, "title"), "priority": int(&o, "priority"),
+                "dueTime": due, "overdue": !due.is_empty() && due.as_str() < today})
+        })
+        .collect())
+}
+
+/// Demo: categories and a dozen orders in every status, two of them urgent for the administrator.
+pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
+    let cdef = cx.def("worklist_category");
+    let mut cats = Vec::new();
+    for (i, (name, hours)) in [("售后维修", 48), ("材料问题", 24), ("工期协调", 72), ("客户投诉", 12), ("安全隐患", 4)].iter().enumerate() {
+        cats.push(id(&w.insert(&cdef, cx.tenant, obj(json!({"categoryName": name, "defaultHours": hours, "sort": i + 1})), cx.actor)?, "id"));
+    }
+    let users: Vec<u64> = w.all(&cx.def("user"), cx.tenant)?.iter().filter(|u| text(u, "passwordHash") != "!").map(|u| id(u, "id")).collect();
+    let projects: Vec<u64> = w.all(&cx.def("project"), cx.tenant)?.iter().map(|p| id(p, "id")).collect();
+    let today: String = cx.now.chars().take(10).collect();
+    let day = |d: i64| chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").map(|t| (t + chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).unwrap_or_default();
+    let orders: [(&str, usize, i64, i64, i64, &str); 12] = [
+        ("翠屏城3-1201 卫生间地漏返味", 0, 3, 1, 1, "业主反映主卫地漏返味,需上门检查存水弯。"),
+        ("万科翡翠公园 12# 瓷砖到货破损 40 片", 1, 4, 2, 0, "到货验收发现 600×1200 通体砖破损 40 片,需补货。"),
+        ("实验小学教学楼 暑期工期压缩", 2, 3, 2, 6, "校方要求 8 月 25 日前完成二层教室,需调整班组。"),
+        ("悦府样板间 软装窗帘色差", 3, 2, 3, -3, "业主认为窗帘颜色与样板不一致。"),
+        ("新街口店 配电箱未加锁", 4, 4, 1, 0, "巡检发现临时配电箱未上锁,立即整改。"),
+        ("月安花园 木门安装缝隙过大", 0, 2, 4, -10, "门套与墙面缝隙 5mm,已打胶处理。"),
+        ("华润悦府 乳胶漆批次不一致", 1, 3, 3, -5, "两批乳胶漆色号差异,已退换同批次。"),
+        ("江宁幼儿园 地坪施工噪音投诉", 3, 3, 2, 2, "周边居民投诉早 7 点施工噪音。"),
+        ("翠屏城3-1201 增加厨房插座", 2, 1, 1, 5, "业主要求厨房增加两个五孔插座。"),
+        ("万科城市之光 外墙清洗吊篮年检", 4, 3, 1, 3, "吊篮年检到期,需安排检测。"),
+        ("星巴克 门头灯箱不亮", 0, 2, 4, -20, "更换镇流器后恢复。"),
+        ("实验小学 防火门闭门器缺失", 4, 3, 2, 1, "消防检查指出三樘防火门缺闭门器。"),
+    ];
+    let odef = cx.def("worklist_order");
+    let rdef = cx.def("worklist_reply");
+    for (n, (title, cat, priority, status, due, content)) in orders.iter().enumerate() {
+        let requester = users.get(n % users.len().max(1)).copied().unwrap_or(0);
+        // The administrator (first user) has the urgent and due ones.
+        let assignee = if matches!(n, 1 | 4 | 11) { users.first().copied().unwrap_or(0) } else { users.get((n + 3) % users.len().max(1)).copied().unwrap_or(0) };
+        let mut doc = obj(json!({"orderNo": format!("GD{}-{:04}", today.replace('-', ""), n + 1), "title": title, "categoryId": cats[*cat], "priority": priority,
+            "requesterId": requester, "assigneeId": assignee, "dueTime": day(*due), "orderStatus": status, "content": content, "replyCount": 0}));
+        if projects.len() > n {
+            doc.insert("projectId".into(), json!(projects[n]));
+        }
+        if *status >= 3 {
+            doc.insert("resolvedTime".into(), json!(format!("{} 16:30:00", day(*due - 1))));
+        }
+        let o = w.insert(&odef, cx.tenant, doc, cx.actor)?;
+        let replies: &[&str] = match status {
+            1 => &[],
+            2 => &["已安排人员跟进,今天下午到现场。"],
+            _ => &["已到现场查看,原因已查明。", "已处理完毕,请确认。"],
+        };
+        for (k, text) in replies.iter().enumerate() {
+            let by = if k == 0 { assignee } else { requester };
+            let name = w.get(&cx.def("user"), cx.tenant, by)?.map(|u| crate::engine::rec::text(&u, "realName").to_string()).unwrap_or_default();
+            w.insert(&rdef, cx.tenant, obj(json!({"orderId": id(&o, "id"), "content": text, "authorName": name})), &store::Actor { user_id: by, dept_id: 0 })?;
+        }
+        if !replies.is_empty() {
+            w.update(&odef, cx.tenant, id(&o, "id"), obj(json!({"replyCount": replies.len()})), cx.actor)?;
+        }
+    }
+    Ok(())
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    crate::engine::rec::obj(v)
+}
