@@ -725,5 +725,6 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
     crate::api::scm::replay_demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     crate::api::finance::cost::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     crate::api::worklist::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
+    crate::api::finance::statistic::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     Ok(())
 }

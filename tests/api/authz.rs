@@ -391,6 +391,9 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("GET", "/api/blade-biz/bim/projectcost/detail") => q(format!("{path}?id={}", ids["project_cost"])),
         ("POST", "/api/blade-biz/bim/projectcost/remove") => q(format!("{path}?ids={}", ids["project_cost"])),
         ("POST", "/api/blade-biz/bim/projectcost/submit") => vec![(path.into(), Some(json!({"id": ids["project_cost"].to_string(), "costName": "x"}).to_string()))],
+        ("GET", "/api/blade-biz/statistic/monthvalueover/{id}") => q(format!("/api/blade-biz/statistic/monthvalueover/{}", ids["statistic_company"])),
+        ("GET", "/api/blade-biz/statistic/companyinfo") => q(format!("{path}?companyId={}", ids["statistic_company"])),
+        ("POST", "/api/blade-biz/statistic/monthcarryovertarget") => vec![(path.into(), Some(json!({"companyId": ids["statistic_company"].to_string()}).to_string()))],
         ("GET", p) if p.starts_with("/api/blade-biz/bim/projectcost/get") => q(format!("{path}?projectId={}", ids["project"])),
         ("GET", "/blade-api/edu-sub-account/receivables/detail") => q(format!("{path}?id={}", ids["ledger_entry"])),
         ("POST", "/blade-api/edu-sub-account/receivables/save") => vec![(path.into(), Some(json!({"contractId": ids["contract"].to_string(), "amount": "1"}).to_string()))],
@@ -416,7 +419,7 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
 }
 
 /// Declared resources served in the Blade shape outside the generic handlers: (API base, fixture key).
-const BLADE_DIALECT: &[(&str, &str)] = &[("/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/category", "worklist_category"), ("/api/blade-biz/worklist/reply", "worklist_reply")];
+const BLADE_DIALECT: &[(&str, &str)] = &[("/api/blade-biz/statistic/monthtarget", "month_target"), ("/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/category", "worklist_category"), ("/api/blade-biz/worklist/reply", "worklist_reply")];
 
 /// The `blade-scm` routes with tenant B's ids in every place an id goes: path segments, `?id=`/`?ids=` and the
 /// body (a valid body otherwise, so only the tenant can make it fail). Pure lists are checked for leaks instead.
@@ -524,6 +527,8 @@ fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let wcat = put(app, B, "worklist_category", json!({"categoryName": "b_secret_category", "defaultHours": 4, "sort": 1}), 0);
     let worder = put(app, B, "worklist_order", json!({"orderNo": "GDB-1", "title": "b_secret_order", "categoryId": wcat, "priority": 4, "orderStatus": 1, "content": "b_secret"}), 0);
     ids.insert("worklist_category", wcat);
+    ids.insert("month_target", put(app, B, "month_target", json!({"companyId": company, "month": "2026-01", "targetValue": 100, "remark": "b_secret"}), 0));
+    ids.insert("statistic_company", company);
     ids.insert("worklist_order", worder);
     ids.insert("worklist_reply", put(app, B, "worklist_reply", json!({"orderId": worder, "content": "b_secret_reply", "authorName": "b"}), 0));
     ids.insert("project_cost", put(app, B, "project_cost", json!({"projectId": project, "costType": 1, "costName": "b_secret_cost", "budget": 100, "actual": 0}), 0));

@@ -335,3 +335,45 @@ async fn a_work_order_moves_through_its_statuses_with_replies() {
     let (_, v) = get(&app, &t, &format!("{RP}/list?orderId={order}")).await;
     assert_eq!(v["data"]["total"], 0, "{v}");
 }
+
+#[tokio::test]
+async fn statistics_add_up_projects_ledgers_and_monthly_output() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (_, v) = post(&app, &t, &format!("{S}/company/add"), json!({"companyName": "统计测试公司", "companyType": 1})).await;
+    let company = v["data"]["id"].as_str().unwrap().to_string();
+    let mut contracts = Vec::new();
+    for (i, amount) in ["100000", "50000.50"].iter().enumerate() {
+        let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": format!("统计项目{i}"), "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-01-01", "regionCode": "320102"})).await;
+        let project = v["data"]["id"].as_str().unwrap_or_else(|| panic!("{v}")).to_string();
+        let (_, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": format!("统计合同{i}"), "partyName": "x", "contractAmount": amount, "projectId": project})).await;
+        let c = v["data"]["id"].as_str().unwrap().to_string();
+        post(&app, &t, &format!("{S}/contract/update"), json!({"id": c, "contractStatus": 1, "signDate": "2026-02-01"})).await;
+        contracts.push(c);
+    }
+    post(&app, &t, &format!("{R}/save"), json!({"contractId": contracts[0], "amount": "30000", "entryDate": "2026-03-05"})).await;
+    for (c, amount, date) in [(0, "30000", "2026-03-05"), (1, "10000", "2026-03-20"), (1, "5000", "2026-04-02")] {
+        let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contracts[c], "entryType": 5, "amount": amount, "entryDate": date, "invoiceNo": format!("F{date}")})).await;
+        assert_eq!(s, 200, "{v}");
+    }
+    let (s, v) = post(&app, &t, "/api/blade-biz/statistic/monthtarget/submit", json!({"companyId": company, "month": "2026-03", "targetValue": "50000"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = get(&app, &t, &format!("/api/blade-biz/statistic/companyinfo?companyId={company}")).await;
+    assert_eq!(s, 200, "{v}");
+    let d = &v["data"];
+    assert_eq!((d["projectCount"].as_i64(), d["contractValue"].as_str(), d["received"].as_str(), d["outstanding"].as_str()), (Some(2), Some("150000.50"), Some("30000.00"), Some("120000.50")), "{v}");
+    assert_eq!(d["projectsByProvince"][0]["code"], "320000");
+    let (_, v) = post(&app, &t, "/api/blade-biz/statistic/monthcarryovertarget", json!({"year": 2026, "companyId": company})).await;
+    let march = &v["data"]["months"][2];
+    assert_eq!((march["month"].as_str(), march["target"].as_str(), march["actual"].as_str(), march["percent"].as_str()), (Some("2026-03"), Some("50000.00"), Some("40000.00"), Some("80.0")), "{v}");
+    assert_eq!(v["data"]["months"][3]["actualToDate"], "45000.00");
+    let (s, _) = post(&app, &t, "/api/blade-biz/statistic/monthcarryovertarget", json!({"year": "20x6"})).await;
+    assert_eq!(s, 400);
+    let (s, v) = get(&app, &t, &format!("/api/blade-biz/statistic/monthvalueover/{company}")).await;
+    assert_eq!(s, 200, "{v}");
+    let tb = app.admin(B).await;
+    let (s, _) = get(&app, &tb, &format!("/api/blade-biz/statistic/monthvalueover/{company}")).await;
+    assert_eq!(s, 404);
+    let (_, v) = get(&app, &tb, "/api/blade-biz/statistic/companyinfo").await;
+    assert!(!v.to_string().contains("150000.50"), "{v}");
+}

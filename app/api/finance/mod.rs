@@ -3,10 +3,12 @@
 //! (`/api/blade-biz/bim/projectcost`) in `cost`.
 pub mod cost;
 pub mod ledger;
+pub mod statistic;
 
 use crate::engine::Api;
 
 pub fn routes(api: Api) -> Api {
     let api = ledger::routes(api);
-    cost::routes(api)
+    let api = cost::routes(api);
+    statistic::routes(api)
 }

@@ -271,6 +271,10 @@ test('dashboard /wel/dashboard renders', async (t) => {
   await page.getByRole('main').getByRole('heading', { name: '控制台' }).waitFor();
   await tagbar(page).getByRole('link', { name: '控制台' }).waitFor();
   check(await sidebar(page).getByRole('link', { name: '控制台' }).getAttribute('aria-current') === 'page', 'sidebar marks the current page');
+  // The business figures of the demo company: contract value from the ledgers, the monthly output chart.
+  const biz = page.getByRole('region', { name: '经营概况' });
+  await biz.getByText('合同总额').waitFor();
+  await biz.getByRole('img', { name: '月度产值与目标' }).waitFor();
   await shot(page, 'dashboard');
 });
 

@@ -1,10 +1,12 @@
 // Console (SPEC §2 /wel/dashboard): the launcher, approval counts, the project distribution map
-// (from the engine; samples, marked, for a tenant without processes) and the sample map and pie.
+// (from the engine; samples, marked, for a tenant without processes), the business figures and monthly output
+// (statistics, for those who may read the ledgers) and the sample map and pie.
 import { useTranslation } from 'react-i18next';
 import { useProps } from '../../app';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';
 import { Approvals, Launcher, formatDate, useCounts } from './Welcome';
+import { Business } from './Business';
 
 export function Dashboard() {
   const { t } = useTranslation();
@@ -19,6 +21,7 @@ export function Dashboard() {
       </section>
       <Launcher />
       <Approvals counts={counts} />
+      <Business />
       <div className="desk-charts">
         <ChinaMap today={today} />
         <ProblemPie />

@@ -5,7 +5,6 @@
 import { useEffect, useState } from 'react';
 import { Group } from '@visx/group';
 import { Bar } from '@visx/shape';
-import { scaleBand, scaleLinear } from '@visx/scale';
 import { get, ApiError } from '../../lib/api';
 import { Pager } from '../../components/ui/pager';
 import { Facts, Table, useL, yuan } from '../scm/ProjectDetail';
@@ -18,11 +17,17 @@ const fen = (v: unknown) => Math.round(Number(v ?? 0) * 100);
 export function CostChart({ rows, label }: { rows: Row[]; label: string }) {
   const { L } = useL();
   const width = 640, height = 240, left = 70, bottom = 28, top = 10;
-  const max = Math.max(1, ...rows.flatMap((r) => [fen(r.budget), fen(r.actual)]));
-  const x = scaleBand<string>({ domain: rows.map((r) => String(r.costType)), range: [left, width - 10], padding: 0.3 });
-  const y = scaleLinear<number>({ domain: [0, max], range: [height - bottom, top], nice: true });
-  const bw = x.bandwidth() / 2;
-  const ticks = y.ticks(4);
+  // Hand-rolled scales (@visx/scale would bring all of d3-scale into both bundles): a band per category and a
+  // linear axis rounded up to a 1-2-5 step.
+  const raw = Math.max(1, ...rows.flatMap((r) => [fen(r.budget), fen(r.actual)]));
+  const mag = 10 ** Math.floor(Math.log10(raw / 4));
+  const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s * 4 >= raw) ?? 10 * mag;
+  const max = step * 4;
+  const ticks = [0, 1, 2, 3, 4].map((i) => i * step);
+  const y = (v: number) => height - bottom - (v / max) * (height - bottom - top);
+  const band = (width - 10 - left) / Math.max(1, rows.length);
+  const x = (k: string) => left + rows.findIndex((r) => String(r.costType) === k) * band + band * 0.15;
+  const bw = (band * 0.7) / 2;
   return (
     <svg className="cost-chart" width="100%" viewBox={`0 0 ${width} ${height}`} role="img" aria-label={label}>
       {ticks.map((t) => (
