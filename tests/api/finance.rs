@@ -371,6 +371,13 @@ async fn statistics_add_up_projects_ledgers_and_monthly_output() {
     assert_eq!(s, 400);
     let (s, v) = get(&app, &t, &format!("/api/blade-biz/statistic/monthvalueover/{company}")).await;
     assert_eq!(s, 200, "{v}");
+    // The desk's map: projects per province by business unit and start; no rectifications yet.
+    let (_, v) = get(&app, &t, "/api/blade-biz/statistic/desk?businessUnit=TOB&since=2025-12-01").await;
+    assert!(v["data"]["provinces"].as_array().unwrap().iter().any(|p| p["code"] == "320000" && p["count"].as_i64() >= Some(2)), "{v}");
+    let (_, v) = get(&app, &t, "/api/blade-biz/statistic/desk?businessUnit=TOC&since=2025-12-01").await;
+    assert!(!v["data"]["provinces"].as_array().unwrap().iter().any(|p| p["code"] == "320000" && p["count"].as_i64() >= Some(2)), "{v}");
+    let (s, _) = get(&app, &t, "/api/blade-biz/statistic/desk?since=yesterday").await;
+    assert_eq!(s, 400);
     let tb = app.admin(B).await;
     let (s, _) = get(&app, &tb, &format!("/api/blade-biz/statistic/monthvalueover/{company}")).await;
     assert_eq!(s, 404);

@@ -27,6 +27,9 @@ pub fn routes(api: Api) -> Api {
         .post(format!("{B}/monthcarryovertarget"), Guard::code("contract_ledger"), month_targets)
         .reads()
         .doc("经营统计 · each month of a year: output value target and actual (invoiced, net of reversals), and the running totals (body: year, companyId optional)", &[])
+        .get(format!("{B}/desk"), Guard::any(&["project", "building_rectification"]), desk)
+        .reads()
+        .doc("经营统计 · the desk's map and pie: projects per province (query: businessUnit, since — projects starting on or after a day) and rectifications per category, each only for holders of its read code", &[])
         .get(format!("{B}/monthvalueover/{{id}}"), Guard::code("contract_ledger"), month_value)
         .reads()
         .doc("经营统计 · this month and the year so far: target, actual, percent done", &[("id", "a company, or 0 for the whole tenant")])
@@ -194,4 +197,46 @@ pub fn demo(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> store:
         w.insert(&def, cx.tenant, crate::engine::rec::obj(doc), cx.actor)?;
     }
     Ok(())
+}
+
+/// GET desk: projects per province (adcode `xx0000`) for a business unit and since a day, and rectifications per
+/// category with their labels — each part only for a user who may read projects or rectifications.
+async fn desk(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let bu = p.get("businessUnit").map(str::trim).filter(|v| !v.is_empty() && *v != "all").map(str::to_string);
+    let since = p.get("since").map(str::trim).filter(|v| !v.is_empty()).map(str::to_string);
+    if since.as_deref().is_some_and(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_err()) {
+        return Err(ApiError::with(Kind::BadFormat, "since"));
+    }
+    let (projects_ok, rect_ok) = (s.require("project").is_ok(), s.require("building_rectification").is_ok());
+    let labels = crate::engine::crud::dict_labels(&st, "rectification_category").await?;
+    let (res, t) = (st.res.clone(), s.tenant.clone());
+    let out = st
+        .read(move |r| {
+            let mut provinces: BTreeMap<String, u64> = BTreeMap::new();
+            let mut located = 0u64;
+            if projects_ok {
+                for p in projects(r, &res, &t, 0)? {
+                    let region = text(&p, "regionCode");
+                    located += (region.len() >= 2) as u64;
+                    let bu_ok = bu.as_deref().is_none_or(|b| text(&p, "businessUnit") == b);
+                    let since_ok = since.as_deref().is_none_or(|d| text(&p, "startTime") >= d);
+                    if region.len() >= 2 && bu_ok && since_ok {
+                        *provinces.entry(format!("{}0000", &region[..2])).or_default() += 1;
+                    }
+                }
+            }
+            let mut rect: BTreeMap<i64, u64> = BTreeMap::new();
+            if rect_ok {
+                for x in r.list(&res.get("building_rectification"), &t, &Query { limit: 1_000_000, ..Query::default() })?.records {
+                    *rect.entry(int(&x, "category")).or_default() += 1;
+                }
+            }
+            Ok(json!({
+                "provinces": provinces.iter().map(|(k, v)| json!({"code": k, "count": v})).collect::<Vec<_>>(),
+                "rectifications": rect.iter().map(|(k, v)| json!({"key": k, "name": labels.get(&k.to_string()).cloned().unwrap_or_default(), "count": v})).collect::<Vec<_>>(),
+                "locatedProjects": located,
+            }))
+        })
+        .await?;
+    Ok(ok(out))
 }

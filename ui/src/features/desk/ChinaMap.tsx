@@ -3,7 +3,8 @@
 // from geo/china-provinces.json by geo/gen.mjs): SSR in QuickJS does no projection work.
 // Zoom: the spec's "default zoom 5" is read as a web-map zoom level where 5 shows the whole
 // country; each level doubles the scale around the centre (level z -> scale 2^(z-5)), 3..8.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { get } from '../../lib/api';
 import { useTranslation } from 'react-i18next';
 import { Host } from '../../components/ui/host';
 import { PROVINCES, VIEW } from './geo/paths';
@@ -20,16 +21,34 @@ const MIN_ZOOM = 3;
 const MAX_ZOOM = 8;
 const [W, H] = VIEW;
 
+/** The first day of the period that ends on `date` (yyyy-MM-dd): a year, a quarter or a month back. */
+export function periodStart(date: string, period: Period): string {
+  const [y, m, d] = date.split('-').map(Number);
+  const months = period === 'year' ? 12 : period === 'quarter' ? 3 : 1;
+  // The same day that many months back (the month's last day when it is shorter), then the day after it.
+  const last = new Date(Date.UTC(y, m - months, 0)).getUTCDate();
+  const start = new Date(Date.UTC(y, m - 1 - months, Math.min(d, last) + 1));
+  return start.toISOString().slice(0, 10);
+}
+
 export function ChinaMap({ today }: { today: string }) {
   const { t } = useTranslation();
   const [bu, setBu] = useState<Bu>('all');
   const [period, setPeriod] = useState<Period>('year');
   const [date, setDate] = useState(today);
   const [zoom, setZoom] = useState(DEFAULT_ZOOM);
-  const rows = projectCounts(bu, period);
+  // The tenant's own projects by province once fetched (after hydration); the fixed sample, marked, until then
+  // or when the tenant has no located projects.
+  const [real, setReal] = useState<Map<string, number> | null>(null);
+  useEffect(() => {
+    get('/api/blade-biz/statistic/desk', { businessUnit: bu, since: periodStart(date, period) })
+      .then((d) => setReal(d?.locatedProjects > 0 ? new Map((d.provinces ?? []).map((p: { code: string; count: number }) => [p.code, p.count])) : null))
+      .catch(() => setReal(null));
+  }, [bu, period, date]);
+  const rows = real ? PROVINCES.map(([code, name, x, y]) => ({ code, name, x, y, value: real.get(code) ?? 0 })) : projectCounts(bu, period);
   const byCode = new Map(rows.map((r) => [r.code, r.value]));
-  const max = Math.max(...rows.map((r) => r.value));
-  const top = top5Of6(rows);
+  const max = Math.max(1, ...rows.map((r) => r.value));
+  const top = top5Of6(rows).filter((r) => r.value > 0);
   const fill = (v: number) => mix(v / max);
   const radius = (v: number) => 4 + 10 * Math.sqrt(v / max);
   const k = 2 ** (zoom - DEFAULT_ZOOM);
@@ -37,7 +56,7 @@ export function ChinaMap({ today }: { today: string }) {
 
   return (
     <section className="card desk-map" aria-labelledby="desk-map-h">
-      <h3 id="desk-map-h">{t('desk.map')}</h3>
+      <h3 id="desk-map-h">{t('desk.map')}{!real && <span className="tag sample">{t('desk.sample')}</span>}</h3>
       <div className="desk-map-tools">
         <div role="radiogroup" aria-label={t('desk.bu')} className="seg">
           {BUS.map((b) => (

@@ -1,28 +1,44 @@
 // Pie of project completion problems (SPEC §2), visx Pie over fixed sample data, with a legend.
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { get } from '../../lib/api';
 import { Group } from '@visx/group';
 import { Pie } from '@visx/shape';
 import { PROBLEMS } from './sample';
 
 const SIZE = 220;
 
+const COLORS = ['#409EFF', '#67C23A', '#E6A23C', '#F56C6C', '#909399', '#9B59B6', '#1ABC9C', '#34495E'];
+type Slice = { key: string; label?: string; value: number; color: string };
+
 export function ProblemPie() {
   const { t } = useTranslation();
-  const total = PROBLEMS.reduce((a, p) => a + p.value, 0);
+  // The tenant's rectifications by category once fetched; the fixed sample, marked, until then or without any.
+  const [real, setReal] = useState<Slice[] | null>(null);
+  useEffect(() => {
+    get('/api/blade-biz/statistic/desk')
+      .then((d) => {
+        const rows = (d?.rectifications ?? []) as { key: number; name: string; count: number }[];
+        setReal(rows.length ? rows.map((r, i) => ({ key: String(r.key), label: r.name, value: r.count, color: COLORS[i % COLORS.length] })) : null);
+      })
+      .catch(() => setReal(null));
+  }, []);
+  const data: Slice[] = real ?? (PROBLEMS as unknown as Slice[]);
+  const total = data.reduce((a, p) => a + p.value, 0) || 1;
   return (
     <section className="card desk-pie" aria-labelledby="desk-pie-h">
-      <h3 id="desk-pie-h">{t('desk.pie')}</h3>
+      <h3 id="desk-pie-h">{real ? t('desk.pieReal') : t('desk.pie')}{!real && <span className="tag sample">{t('desk.sample')}</span>}</h3>
       <div className="desk-pie-body">
         <svg width={SIZE} height={SIZE} viewBox={`0 0 ${SIZE} ${SIZE}`} role="img" aria-label={t('desk.pie')}>
           <Group top={SIZE / 2} left={SIZE / 2}>
-            <Pie data={PROBLEMS as unknown as { key: string; value: number; color: string }[]} pieValue={(d) => d.value} outerRadius={SIZE / 2 - 4} innerRadius={SIZE / 4} padAngle={0.01} pieSort={null}>
+            <Pie data={data} pieValue={(d) => d.value} outerRadius={SIZE / 2 - 4} innerRadius={SIZE / 4} padAngle={0.01} pieSort={null}>
               {(pie) => pie.arcs.map((a) => <path key={a.data.key} d={pie.path(a) ?? ''} fill={a.data.color} />)}
             </Pie>
           </Group>
         </svg>
         <ul className="legend">
-          {PROBLEMS.map((p) => (
-            <li key={p.key}><span className="swatch" style={{ background: p.color }} aria-hidden="true" />{t(p.key)} <b>{Math.round((p.value / total) * 100)}%</b></li>
+          {data.map((p) => (
+            <li key={p.key}><span className="swatch" style={{ background: p.color }} aria-hidden="true" />{p.label ?? t(p.key)} <b>{Math.round((p.value / total) * 100)}%</b></li>
           ))}
         </ul>
       </div>

@@ -1,3 +1,4 @@
+import { periodStart } from './ChinaMap';
 import { expect, test } from 'bun:test';
 import { BUS, PERIODS, projectCounts, top5Of6 } from './sample';
 import { PROVINCES } from './geo/paths';
@@ -16,4 +17,10 @@ test('sample data is fixed and changes with the BU and period radios', () => {
 test('top-5 scatter: five of the six largest values, largest first', () => {
   const rows = [3, 9, 1, 7, 5, 8, 6, 2].map((value, i) => ({ code: String(i), value }));
   expect(top5Of6(rows).map((r) => r.value)).toEqual([9, 8, 7, 6, 5]);
+});
+
+test('the map period starts a year, a quarter or a month before the chosen day', () => {
+  expect(periodStart('2026-11-23', 'year')).toBe('2025-11-24');
+  expect(periodStart('2026-11-23', 'quarter')).toBe('2026-08-24');
+  expect(periodStart('2026-03-31', 'month')).toBe('2026-03-01');
 });
