@@ -95,6 +95,7 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     let api = wms::routes(api);
     let api = flow::routes(api);
     let api = finance::routes(api);
+    let api = worklist::routes(api);
     api.finish()
 }
 

@@ -388,6 +388,8 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
                 _ => return None,
             }
         }
+        ("POST", "/bladeDict/submit") => vec![(path.into(), Some(json!({"id": ids["dictbiz"].to_string(), "dictValue": "x"}).to_string()))],
+        ("POST", "/bladeDict/deleteByIds") => q(format!("{path}?ids={}", ids["dictbiz"])),
         ("GET", "/api/blade-biz/bim/projectcost/detail") => q(format!("{path}?id={}", ids["project_cost"])),
         ("POST", "/api/blade-biz/bim/projectcost/remove") => q(format!("{path}?ids={}", ids["project_cost"])),
         ("POST", "/api/blade-biz/bim/projectcost/submit") => vec![(path.into(), Some(json!({"id": ids["project_cost"].to_string(), "costName": "x"}).to_string()))],
@@ -777,6 +779,8 @@ const SELF_SERVICE: &[&str] = &[
     "GET /api/blade-system/tenant/select",
     "GET /api/blade-system/dict/dictionary",
     "GET /api/blade-system/dict-biz/dictionary",
+    // The work-list app's dictionary: the same read as dict-biz/dictionary (options any form binds).
+    "GET /bladeDict/list",
     "GET /api/blade-user/info",
     "POST /api/blade-user/update-password",
     "POST /api/blade-user/check-password",

@@ -384,3 +384,22 @@ async fn statistics_add_up_projects_ledgers_and_monthly_output() {
     let (_, v) = get(&app, &tb, "/api/blade-biz/statistic/companyinfo").await;
     assert!(!v.to_string().contains("150000.50"), "{v}");
 }
+
+#[tokio::test]
+async fn the_work_list_app_dictionary_is_a_business_dictionary() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (s, v) = post(&app, &t, "/api/blade-system/dict-biz/submit", json!({"code": "work_list_app", "dictKey": "-1", "dictValue": "工单来源", "parentId": "0", "sort": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let root = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &t, "/bladeDict/submit", json!({"code": "work_list_app", "dictKey": "1", "dictValue": "业主小程序", "parentId": root, "sort": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let entry = v["data"]["id"].as_str().unwrap().to_string();
+    let (_, v) = get(&app, &t, "/bladeDict/list?code=work_list_app").await;
+    assert_eq!(v["data"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["data"][0]["dictValue"], "业主小程序");
+    let (s, v) = app.post(&format!("/bladeDict/deleteByIds?ids={entry}"), &t, "").await;
+    assert_eq!(s.as_u16(), 200, "{v}");
+    let (_, v) = get(&app, &t, "/bladeDict/list?code=work_list_app").await;
+    assert_eq!(v["data"].as_array().map(Vec::len), Some(0), "{v}");
+}

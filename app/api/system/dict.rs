@@ -121,7 +121,7 @@ pub async fn dictionary(st: State<AppState>, s: Session, q: QueryPairs, lang: ax
     dictionary_of(st, s, q, lang, def).await
 }
 
-async fn dictionary_of(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, lang: axum::Extension<Lang>, def: Arc<ResourceDef>) -> ApiResult<Response> {
+pub(crate) async fn dictionary_of(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs, lang: axum::Extension<Lang>, def: Arc<ResourceDef>) -> ApiResult<Response> {
     let code = q.iter().find(|(k, _)| k == "code").map(|(_, v)| v.trim().to_string()).unwrap_or_default();
     if code.is_empty() {
         return Err(ApiError::with(Kind::Missing, "code"));
@@ -204,7 +204,7 @@ fn sealed(m: &Map<String, Value>) -> bool {
     m.get("isSealed").and_then(Value::as_i64) == Some(1)
 }
 
-async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+pub(crate) async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
     let id = crud::body_id(&body)?;
     crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
     let parent_in = match body.get("parentId") {
@@ -287,7 +287,7 @@ async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): Js
     Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
 }
 
-async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
+pub(crate) async fn remove(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
     crud::check_write(&s, &def, "delete")?;
     let ids = crud::removable_ids(&st, &s, &def, p.get("ids")).await?;
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());

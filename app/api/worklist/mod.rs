@@ -12,6 +12,21 @@ use crate::error::rule;
 
 const STATUS: &[(i64, &str, &str)] = &[(1, "待处理", "open"), (2, "处理中", "in progress"), (3, "已解决", "resolved"), (4, "已关闭", "closed")];
 
+/// `bladeDict` (spec §7, prefix-less): the work-list app's business dictionary (`code=work_list_app`), served by
+/// the business dictionary's own functions — its entries, submit, and `deleteByIds`.
+pub fn routes(api: crate::engine::Api) -> crate::engine::Api {
+    use crate::engine::Guard;
+    let def = api.def("dictbiz");
+    let (d1, d2, d3) = (def.clone(), def.clone(), def.clone());
+    api.get("/bladeDict/list", Guard::Signed, move |st, s, q, l| crate::api::system::dict::dictionary_of(st, s, q, l, d1))
+        .reads()
+        .doc("工单 · the entries of a business dictionary (query: code, e.g. work_list_app): the work-list app's options", &[])
+        .post("/bladeDict/submit", Guard::write(&def, &["add", "edit"]), move |st, s, b| crate::api::system::dict::submit(st, s, b, d2))
+        .doc("工单 · add or change a business-dictionary entry (as dict-biz/submit)", &[])
+        .post("/bladeDict/deleteByIds", Guard::write(&def, &["delete"]), move |st, s, p| crate::api::system::dict::remove(st, s, p, d3))
+        .doc("工单 · remove business-dictionary entries (ids; sealed entries refused, as dict-biz/remove)", &[])
+}
+
 pub fn rules(name: &str) -> Option<Rules> {
     match name {
         "worklist_order" => Some(Rules { save: Some(order_save), remove: Some(order_remove), saved: None }),
@@ -148,8 +163,14 @@ pub fn urgent(r: &ReadCtx, res: &crate::engine::resources::Resources, tenant: &s
         .collect())
 }
 
-/// Demo: categories and a dozen orders in every status, two of them urgent for the administrator.
+/// Demo: the work-list app dictionary, categories and a dozen orders in every status, urgent ones for the
+/// administrator.
 pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
+    let ddef = cx.def("dictbiz");
+    let root = w.insert(&ddef, cx.tenant, obj(json!({"parentId": 0, "code": "work_list_app", "dictKey": "-1", "dictValue": "工单来源", "dictValueEn": "Work order source", "sort": 1, "isSealed": 0})), cx.actor)?;
+    for (i, (k, v, e)) in [("1", "PC 后台", "Back office"), ("2", "项目经理 APP", "Manager app"), ("3", "业主小程序", "Owner mini-program"), ("4", "客服热线", "Service hotline")].iter().enumerate() {
+        w.insert(&ddef, cx.tenant, obj(json!({"parentId": id(&root, "id"), "code": "work_list_app", "dictKey": k, "dictValue": v, "dictValueEn": e, "sort": i + 1, "isSealed": 0})), cx.actor)?;
+    }
     let cdef = cx.def("worklist_category");
     let mut cats = Vec::new();
     for (i, (name, hours)) in [("售后维修", 48), ("材料问题", 24), ("工期协调", 72), ("客户投诉", 12), ("安全隐患", 4)].iter().enumerate() {
