@@ -9,6 +9,9 @@ export class ApiError extends Error {
   constructor(public code: number, message: string) { super(message); }
 }
 
+/** What to show a person for a failed call: the server's message, else the error's own. */
+export const errText = (e: unknown): string => (e instanceof ApiError ? e.message : String((e as Error)?.message ?? e));
+
 let tenantId = '000000';
 let onUnauthorized: () => void = () => {};
 export function configure(opts: { tenantId: string; onUnauthorized: () => void }) {

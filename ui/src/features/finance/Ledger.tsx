@@ -5,7 +5,7 @@
 // /blade-api/edu-sub-account/receivables.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useApp } from '../../app';
-import { get, post, ApiError } from '../../lib/api';
+import { get, post, ApiError, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
@@ -16,7 +16,6 @@ const L = '/api/blade-scm/contractledger';
 const R = '/blade-api/edu-sub-account/receivables';
 const TYPES: [number, string, string][] = [[1, '签约金额', 'Signed'], [2, '合同变更', 'Change'], [3, '收款计划', 'Schedule'], [4, '收款', 'Receipt'], [5, '开票', 'Invoice']];
 const STATES: [string, string, string][] = [['', '全部', 'All'], ['2', '已逾期', 'Overdue'], ['1', '未到期', 'Open'], ['3', '已收清', 'Settled']];
-const errText = (e: unknown) => (e instanceof ApiError ? e.message : String((e as Error)?.message ?? e));
 const today = () => new Date(Date.now() + 8 * 3600_000).toISOString().slice(0, 10);
 
 function StateTag({ r }: { r: Row }) {

@@ -6,7 +6,7 @@
 // (`page.kind == "construct"`, app/api/scm construct_page); later changes reload from the same routes.
 import { useCallback, useEffect, useMemo, useState, type FormEvent, type MouseEvent } from 'react';
 import { useApp } from '../../app';
-import { post, ApiError } from '../../lib/api';
+import { post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { RefPicker } from '../crud/FormDialog';
@@ -19,7 +19,6 @@ const A = `${S}/flowable/approval`;
 const TABS: [string, string, string][] = [['base', '基本信息', 'Details'], ['crew', '班组', 'Crew'], ['daywork', '点工', 'Day work'], ['measure', '量房', 'Measures'], ['approval', '审批', 'Approval']];
 const APPROVAL: Record<string, [string, string]> = { 0: ['审批中', 'In approval'], 1: ['审批通过', 'Approved'], 2: ['审批不通过', 'Rejected'] };
 const MEASURE: Record<string, [string, string]> = { 0: ['草稿', 'Draft'], 1: ['审批中', 'In approval'], 2: ['已通过', 'Approved'], 3: ['已驳回', 'Rejected'] };
-const errText = (e: unknown) => (e instanceof ApiError ? e.message : String((e as Error)?.message ?? e));
 
 /** A record picker over a list route (searches as you type). */
 const picker = (resource: string, list: string, title: string): Field =>

@@ -2,7 +2,7 @@
 // action, owner, due date), overdue open items marked, items added, closed, reopened and removed here.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useApp } from '../../app';
-import { post, ApiError } from '../../lib/api';
+import { post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { RefPicker } from '../crud/FormDialog';
 import type { Field } from '../../types';
@@ -11,7 +11,6 @@ import { byCode, Facts, Table, useL } from './ProjectDetail';
 type Row = Record<string, any>;
 const B = '/api/blade-scm/replay';
 const USER: Field = { name: 'ownerId', kind: 'long', label: '', labelEn: '', required: false, filter: false, sort: false, search: false, list: false, form: true, refers: { resource: 'user', list: 'GET /api/blade-user/page', title: 'realName' } };
-const errText = (e: unknown) => (e instanceof ApiError ? e.message : String((e as Error)?.message ?? e));
 
 export function ReplayDetail({ code }: { code: string }) {
   const { props, navigate } = useApp();

@@ -3,7 +3,7 @@
 // node matrix, reporting a task's progress and its history. Data from the blade-scm routes.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApp } from '../../app';
-import { post, get, headers, qs, ApiError } from '../../lib/api';
+import { post, get, headers, qs, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { byCode, Facts, MODEL_STATUS, Table, useL } from './ProjectDetail';
@@ -11,7 +11,6 @@ import { byCode, Facts, MODEL_STATUS, Table, useL } from './ProjectDetail';
 type Row = Record<string, any>;
 const S = '/api/blade-scm';
 
-const errText = (e: unknown) => (e instanceof ApiError ? e.message : String((e as Error)?.message ?? e));
 
 /** A labelled progress bar (0–100). */
 export function Bar({ value, label }: { value: number; label: string }) {

@@ -3,7 +3,7 @@
 // screens of the declarations (/worklist/order, /worklist/category, /worklist/reply).
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useApp } from '../../app';
-import { get, post, ApiError } from '../../lib/api';
+import { get, post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { RefPicker } from '../crud/FormDialog';
 import type { Field } from '../../types';
@@ -18,7 +18,6 @@ const pick = (resource: string, list: string, title: string): Field =>
   ({ name: `${resource}Id`, kind: 'long', label: '', labelEn: '', required: false, filter: false, sort: false, search: false, list: false, form: true, refers: { resource, list, title } });
 const USER = pick('user', 'GET /api/blade-user/page', 'realName');
 const PROJECT = pick('project', 'POST /api/blade-scm/project/list', 'projectName');
-const errText = (e: unknown) => (e instanceof ApiError ? e.message : String((e as Error)?.message ?? e));
 
 export function AddWorkOrder() {
   const { navigate, props } = useApp();
