@@ -215,6 +215,70 @@ async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
     eprintln!("kill -9 rounds: {rounds}, acknowledged completions: {}", acked.len());
 }
 
+/// Issue 10: kill -9 during concurrent ledger postings: after each restart `verify` finds every contract ledger equal
+/// to its entries, and every acknowledged entry is there as it was posted. Rounds: `ZZ_KILL_ROUNDS_LEDGER` (default 6).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigkill_during_concurrent_ledger_postings_keeps_balances_equal_to_entries() {
+    let rounds: usize = std::env::var("ZZ_KILL_ROUNDS_LEDGER").ok().and_then(|v| v.parse().ok()).unwrap_or(6);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(store::DATA_FILE);
+    let call = call_json;
+    let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    let mut contract = String::new();
+    for round in 0..rounds {
+        let mut server = Server::start(dir.path()).await;
+        let token = server.sign_in("157270").await;
+        if round == 0 {
+            let body = serde_json::json!({"contractName": "崩溃测试合同", "partyName": "业主", "contractAmount": "1000000"});
+            let (_, v) = call(server.addr.clone(), token.clone(), "POST", "/api/blade-scm/contract/add".into(), body).await.unwrap();
+            contract = v["data"]["id"].as_str().unwrap().to_string();
+            let sign = serde_json::json!({"id": contract, "contractStatus": 1, "signDate": "2026-01-05"});
+            let (s, v) = call(server.addr.clone(), token.clone(), "POST", "/api/blade-scm/contract/update".into(), sign).await.unwrap();
+            assert_eq!(s, 200, "{v}");
+        }
+        let mut tasks = Vec::new();
+        for k in 0..8 {
+            let (addr, token, acked, contract) = (server.addr.clone(), token.clone(), acked.clone(), contract.clone());
+            tasks.push(tokio::spawn(async move {
+                for i in 0.. {
+                    let (ty, amount) = if (k + i) % 3 == 0 { (2, "0.01") } else { (4, "1.00") };
+                    let body = serde_json::json!({"contractId": contract, "entryType": ty, "amount": amount, "remark": format!("崩溃测试 {round}.{k}.{i}")});
+                    match call(addr.clone(), token.clone(), "POST", "/api/blade-scm/contractledger/save".into(), body).await {
+                        Ok((200, v)) => acked.lock().unwrap().push((v["data"]["id"].as_str().unwrap().to_string(), v["data"]["amount"].as_str().unwrap().to_string())),
+                        Ok((s, v)) => panic!("unexpected {s}: {v}"),
+                        Err(_) => return,
+                    }
+                }
+            }));
+        }
+        kill_and_verify(&mut server, tasks, round, &file, "balances equal the entries").await;
+    }
+    let server = Server::start(dir.path()).await;
+    let token = server.sign_in("157270").await;
+    let mut stored = std::collections::HashMap::new();
+    for page in 1.. {
+        let body = serde_json::json!({"contractId": contract, "page": page, "size": 500});
+        let (s, v) = call(server.addr.clone(), token.clone(), "POST", "/api/blade-scm/contractledger/ledgerList".into(), body).await.unwrap();
+        assert_eq!(s, 200, "{v}");
+        let rows = v["data"]["records"].as_array().unwrap().clone();
+        for r in &rows {
+            stored.insert(r["id"].as_str().unwrap().to_string(), r["amount"].as_str().unwrap().to_string());
+        }
+        if rows.len() < 500 {
+            break;
+        }
+    }
+    let acked = acked.lock().unwrap();
+    for (id, amount) in acked.iter() {
+        assert_eq!(stored.get(id), Some(amount), "acknowledged entry {id} of {amount} lost or changed");
+    }
+    assert!(acked.len() > rounds * 10, "too few postings to mean anything: {}", acked.len());
+    drop(server);
+    let (code, out) = run(&["verify", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    eprintln!("kill -9 rounds: {rounds}, acknowledged ledger entries: {}", acked.len());
+}
+
 /// A JSON request with a token: status and parsed body, or the transport error (the server was killed).
 async fn call_json(addr: String, token: String, method: &'static str, path: String, body: serde_json::Value) -> Result<(u16, serde_json::Value), String> {
     let auth = format!("bearer {token}");
