@@ -22,6 +22,7 @@ import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
 import { ProcessDetail } from './features/scm/Site';
 import { ConstructInfo } from './features/scm/Construct';
 import { ReplayDetail } from './features/scm/Replay';
+import { CategoryTree } from './features/scm/Categories';
 import { LedgerDetail, ReceivablesPage } from './features/finance/Ledger';
 import { CostPage } from './features/finance/Cost';
 import { AddWorkOrder, WorkOrderDetail } from './features/worklist/WorkOrders';
@@ -47,6 +48,7 @@ export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
   '/work/done': () => <WorkList mode="done" />,
   '/flow/model': () => <ModelPage />,
   '/finance/receivables': () => <ReceivablesPage />,
+  '/productCategory/index': () => <CategoryTree />,
   '/flow/deploy': () => <ManagerPage />,
   '/flow/manager': () => <ManagerPage />,
   '/flow/follow': () => <FollowPage />,

@@ -1409,8 +1409,23 @@ test('construction approvals: a measure model submitted by the project manager, 
 
 test('catalogue: a product added in a category, found by the picker search', async (t) => {
   const { page } = await session(t);
+  // Categories as a tree: 瓷砖 opens to 地砖; a sub-category added under it; 瓷砖 (with products and children) refused.
+  t.allow.push(/status of 400/);
   await visit(page, '/productCategory/index');
-  await page.getByRole('row').filter({ hasText: '地砖' }).first().waitFor();
+  const tree = page.getByRole('tree', { name: '产品分类' });
+  const tiles = tree.getByRole('treeitem', { name: '瓷砖' });
+  await tiles.getByRole('button', { name: '展开' }).first().click();
+  const floor = tree.getByRole('treeitem', { name: '地砖' });
+  await floor.waitFor();
+  await floor.getByRole('button', { name: '新增子分类' }).first().click();
+  const cdlg = dialogNamed(page, /新增分类/);
+  await cdlg.getByLabel('分类名称 *').fill('大板地砖');
+  await cdlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '已保存').waitFor();
+  await tree.getByRole('treeitem', { name: '大板地砖' }).waitFor(); // its parent opens to show it
+  await tiles.getByRole('button', { name: '删除' }).first().click();
+  await page.getByRole('alertdialog').getByRole('button', { name: '确定' }).click();
+  await page.locator('.toast').filter({ hasText: /不能删除|子分类|产品/ }).first().waitFor();
   await shot(page, 'product-categories');
   await visit(page, '/product/index');
   await page.getByRole('columnheader', { name: '产品名称' }).waitFor();
@@ -1420,7 +1435,7 @@ test('catalogue: a product added in a category, found by the picker search', asy
   await dlg.getByLabel('产品类型').selectOption({ label: '主材' });
   await dlg.getByLabel('产品分类').click();
   await dlg.getByLabel('产品分类').fill('地砖');
-  await dlg.getByRole('option', { name: '地砖' }).click();
+  await dlg.getByRole('option', { name: '地砖', exact: true }).click();
   await dlg.getByLabel('单位').fill('块');
   await dlg.getByLabel('单价(元)').fill('1280');
   await dlg.getByRole('button', { name: '保存' }).click();
