@@ -3,27 +3,13 @@
 //! receipts applied in due-date order, the audit of `verify`, and another tenant's ledger out of reach.
 use serde_json::{Value, json};
 
-use crate::support::App;
+use crate::support::{App, post_json as post, get_json as get, msg};
 
 const A: &str = "157270";
 const B: &str = "741487";
 const S: &str = "/api/blade-scm";
 const L: &str = "/api/blade-scm/contractledger";
 const R: &str = "/blade-api/edu-sub-account/receivables";
-
-async fn post(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
-    let (s, v) = app.post(url, t, &body.to_string()).await;
-    (s.as_u16(), v)
-}
-
-async fn get(app: &App, t: &str, url: &str) -> (u16, Value) {
-    let (s, v) = app.get(url, t).await;
-    (s.as_u16(), v)
-}
-
-fn msg(v: &Value) -> String {
-    v["msg"].as_str().unwrap_or("").to_string()
-}
 
 fn audit_clean(app: &App) {
     let res = app.st.res.clone();
@@ -179,7 +165,7 @@ async fn project_cost_compares_budget_with_actual_from_its_sources() {
     post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractStatus": 1, "signDate": "2026-01-05"})).await;
     post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 2, "amount": "10000", "remark": "增项"})).await;
     // Budget lines (the declared CRUD), one with an entered actual.
-    let C = "/api/blade-biz/bim/projectcost";
+    const C: &str = "/api/blade-biz/bim/projectcost";
     for (ty, name, budget, actual) in [(1, "主材", "80000", "0"), (2, "人工", "50000", "0"), (4, "防水分包", "20000", "18500.50")] {
         let (s, v) = post(&app, &t, &format!("{C}/submit"), json!({"projectId": project, "costType": ty, "costName": name, "budget": budget, "actual": actual})).await;
         assert_eq!(s, 200, "{v}");
@@ -223,15 +209,7 @@ async fn project_cost_compares_budget_with_actual_from_its_sources() {
 /// sum of its entries (`audit`), refused steps change nothing, and no entry once posted is ever changed.
 #[tokio::test]
 async fn random_postings_and_reversals_keep_ledgers_equal_to_their_entries() {
-    let seed: u64 = std::env::var("ZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
-    println!("contract ledger property test seed {seed} (rerun with ZZ_SEED={seed})");
-    let mut x = seed;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let (seed, mut rnd) = crate::support::seeded("contract ledger property test");
     let app = App::new();
     let t = app.admin(A).await;
     let mut contracts = Vec::new();
@@ -289,9 +267,9 @@ async fn random_postings_and_reversals_keep_ledgers_equal_to_their_entries() {
 async fn a_work_order_moves_through_its_statuses_with_replies() {
     let app = App::new();
     let t = app.admin(A).await;
-    let C = "/api/blade-biz/worklist/category";
-    let O = "/worklist/order";
-    let RP = "/api/blade-biz/worklist/reply";
+    const C: &str = "/api/blade-biz/worklist/category";
+    const O: &str = "/worklist/order";
+    const RP: &str = "/api/blade-biz/worklist/reply";
     let (s, v) = post(&app, &t, &format!("{C}/submit"), json!({"categoryName": "售后维修", "defaultHours": 48})).await;
     assert_eq!(s, 200, "{v}");
     let cat = v["data"]["id"].as_str().unwrap().to_string();

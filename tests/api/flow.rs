@@ -4,21 +4,11 @@
 //! valid and hostile files, and instances staying on their version when a new one is deployed.
 use serde_json::{Value, json};
 
-use crate::support::App;
+use crate::support::{App, post_json as post, get_json as get};
 
 const A: &str = "157270";
 const F: &str = "/api/blade-flow";
 const LEAVE: &str = "/api/blade-desk/process/leave";
-
-async fn post(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
-    let (s, v) = app.post(url, t, &body.to_string()).await;
-    (s.as_u16(), v)
-}
-
-async fn get(app: &App, t: &str, url: &str) -> (u16, Value) {
-    let (s, v) = app.get(url, t).await;
-    (s.as_u16(), v)
-}
 
 /// Every instance agrees with its tasks and history (what `zhizhuang verify` checks).
 fn audit_clean(app: &App) -> (u64, u64) {

@@ -3,23 +3,14 @@
 //! transitions with their preconditions and messages, change records, tenant isolation.
 use serde_json::{Value, json};
 
-use crate::support::App;
+use crate::support::{App, post_json as post, msg};
 
 const A: &str = "157270";
 const B: &str = "741487";
 const S: &str = "/api/blade-scm";
 
-async fn post(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
-    let (s, v) = app.post(url, t, &body.to_string()).await;
-    (s.as_u16(), v)
-}
-
 fn id(v: &Value) -> String {
     v["data"]["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
-}
-
-fn msg(v: &Value) -> String {
-    v["msg"].as_str().unwrap_or("").to_string()
 }
 
 /// A company, a customer, a trade with a level and two workers of tenant `t`: (company, customer, job, worker1, worker2).

@@ -239,3 +239,34 @@ pub async fn run_cases(app: &App, tokens: &std::collections::HashMap<&'static st
     }
     assert!(failures.is_empty(), "{} scenario(s) failed:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// A JSON POST with a token: the status as a number and the body (the scenario tests' shorthand).
+pub async fn post_json(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
+    let (s, v) = app.post(url, t, &body.to_string()).await;
+    (s.as_u16(), v)
+}
+
+/// A GET with a token: the status as a number and the body.
+pub async fn get_json(app: &App, t: &str, url: &str) -> (u16, Value) {
+    let (s, v) = app.get(url, t).await;
+    (s.as_u16(), v)
+}
+
+/// The envelope's message.
+pub fn msg(v: &Value) -> String {
+    v["msg"].as_str().unwrap_or("").to_string()
+}
+
+/// The property tests' random numbers (xorshift): seeded from `ZZ_SEED` or the clock, the seed printed so a failing
+/// run can be repeated. Returns the seed and a generator of numbers below `n`.
+pub fn seeded(what: &str) -> (u64, impl FnMut(u64) -> u64) {
+    let seed: u64 = std::env::var("ZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
+    println!("{what} seed {seed} (rerun with ZZ_SEED={seed})");
+    let mut x = seed;
+    (seed, move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    })
+}

@@ -3,28 +3,14 @@
 //! equal the moves, nothing negative, no oversell under concurrency).
 use serde_json::{Value, json};
 
-use crate::support::App;
+use crate::support::{App, post_json as post, get_json as get, msg};
 
 const A: &str = "157270";
 const B: &str = "741487";
 const W: &str = "/api/blade-api/wms";
 
-pub async fn post(app: &App, t: &str, url: &str, body: Value) -> (u16, Value) {
-    let (s, v) = app.post(url, t, &body.to_string()).await;
-    (s.as_u16(), v)
-}
-
-pub async fn get(app: &App, t: &str, url: &str) -> (u16, Value) {
-    let (s, v) = app.get(url, t).await;
-    (s.as_u16(), v)
-}
-
 fn id(v: &Value) -> String {
     v["data"]["id"].as_str().unwrap_or_else(|| panic!("no id in {v}")).to_string()
-}
-
-fn msg(v: &Value) -> String {
-    v["msg"].as_str().unwrap_or("").to_string()
 }
 
 /// The ledger of tenant-wide data: every balance equals its moves, nothing negative.
@@ -421,15 +407,7 @@ async fn random_sequences_keep_balances_equal_to_moves() {
     let app = App::new();
     let t = app.admin(A).await;
     let (store, bins, goods) = depot(&app, &t, "Q", 3, &["石膏板", "龙骨", "腻子粉", "瓷砖胶"]).await;
-    let seed: u64 = std::env::var("ZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1);
-    println!("ledger property test seed {seed} (rerun with ZZ_SEED={seed})");
-    let mut x = seed;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let (_, mut rnd) = crate::support::seeded("ledger property test");
     let qty = |r: u64| format!("{}.{}", 1 + r % 30, r % 4 * 25);
     let mut open: Vec<(String, String)> = Vec::new();
     let (mut refused, mut done) = (0, 0);

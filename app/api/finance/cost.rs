@@ -19,6 +19,8 @@ use crate::error::ApiResult;
 use crate::http::{AnyParams, ok};
 use crate::state::AppState;
 
+use super::yuan;
+
 const C: &str = "/api/blade-biz/bim/projectcost";
 pub const MATERIAL: i64 = 1;
 pub const LABOUR: i64 = 2;
@@ -114,10 +116,6 @@ async fn project_figures(st: &AppState, s: &Session, p: &AnyParams) -> ApiResult
     Ok((project, f))
 }
 
-fn yuan(fen: i64) -> String {
-    store::format_money(fen)
-}
-
 fn profit_json(f: &Figures) -> Value {
     json!({"revenue": yuan(f.revenue), "cost": yuan(f.total_actual()), "grossProfit": yuan(f.profit()), "grossProfitRate": f.rate()})
 }
@@ -148,11 +146,7 @@ async fn comparison(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
         .iter()
         .map(|(t, zh, en)| {
             let (b, a) = (f.budget.get(t).copied().unwrap_or(0), f.actual(*t));
-            // Per mille of the budget, rounded half up, shown with one decimal.
-            let used = (b > 0).then(|| {
-                let pm = (a as i128 * 2000 + b as i128) / (2 * b as i128);
-                format!("{}.{}", pm / 10, pm % 10)
-            });
+            let used = super::percent_of(a, b);
             json!({"costType": t, "costTypeName": zh, "costTypeNameEn": en, "budget": yuan(b), "actual": yuan(a), "difference": yuan(b - a), "usedPercent": used,
                 "source": match *t { MATERIAL => "warehouse", LABOUR => "dayWork", _ => "entered" }})
         })

@@ -23,6 +23,8 @@ use crate::error::{ApiError, ApiResult, Kind, rule};
 use crate::http::{AnyParams, ok};
 use crate::state::AppState;
 
+use super::{today, yuan};
+
 pub const SIGNED: i64 = 1;
 pub const CHANGE: i64 = 2;
 pub const SCHEDULE: i64 = 3;
@@ -71,10 +73,6 @@ fn field_of(t: i64) -> &'static str {
         RECEIPT => "received",
         _ => "invoiced",
     }
-}
-
-fn yuan(fen: i64) -> String {
-    store::format_money(fen)
 }
 
 /// The contract's ledger, opened (with zero balances) when it has none.
@@ -294,10 +292,6 @@ fn days_between(a: &str, b: &str) -> i64 {
         (Some(a), Some(b)) => (b - a).num_days().max(0),
         _ => 0,
     }
-}
-
-fn today(st: &AppState) -> String {
-    st.settings.zone.format(store::now_millis()).chars().take(10).collect()
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -78,9 +78,22 @@ async fn company_info(State(st): State<AppState>, s: Session, p: AnyParams) -> A
                 }
             }
             let mut constructs: BTreeMap<i64, u64> = BTreeMap::new();
-            for k in r.list(&res.get("construct"), &t, &Query { limit: 1_000_000, ..Query::default() })?.records {
-                if company == 0 || ids.contains(&id(&k, "projectId")) {
-                    *constructs.entry(int(&k, "modelStatus")).or_default() += 1;
+            let kdef = res.get("construct");
+            if company == 0 {
+                // The whole tenant: a count per status from the index, no record read.
+                for status in 1..=4 {
+                    let q = Query { filters: vec![Filter::new("modelStatus", Op::Equal, json!(status))], limit: 1, ..Query::default() };
+                    let n = r.list(&kdef, &t, &q)?.total;
+                    if n > 0 {
+                        constructs.insert(status, n);
+                    }
+                }
+            } else {
+                for p in &ids {
+                    let q = Query { filters: vec![Filter::new("projectId", Op::Equal, json!(p))], limit: 100_000, ..Query::default() };
+                    for k in r.list(&kdef, &t, &q)?.records {
+                        *constructs.entry(int(&k, "modelStatus")).or_default() += 1;
+                    }
                 }
             }
             let mut rect: BTreeMap<i64, u64> = BTreeMap::new();
@@ -138,19 +151,14 @@ fn months(r: &ReadCtx, res: &crate::engine::resources::Resources, t: &str, compa
         .collect())
 }
 
-fn percent(actual: i64, target: i64) -> Option<String> {
-    (target > 0).then(|| {
-        let pm = (actual as i128 * 2000 + target as i128) / (2 * target as i128);
-        format!("{}.{}", pm / 10, pm % 10)
-    })
-}
+use super::percent_of as percent;
 
 async fn month_targets(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let company = company_param(&p)?;
     if company > 0 {
         crud::get_scoped(&st, &s, &st.res.get("company"), company).await?;
     }
-    let this_year: i32 = st.settings.zone.format(store::now_millis()).get(..4).and_then(|y| y.parse().ok()).unwrap_or(2026);
+    let this_year: i32 = super::today(&st).get(..4).and_then(|y| y.parse().ok()).unwrap_or(2026);
     let year = match p.get("year").map(str::trim).filter(|v| !v.is_empty()) {
         Some(v) => v.parse::<i32>().ok().filter(|y| (2000..=2100).contains(y)).ok_or_else(|| ApiError::with(Kind::BadFormat, "year"))?,
         None => this_year,

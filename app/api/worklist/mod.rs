@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use store::{Filter, Op, Query, ReadCtx, StoreError, WriteCtx};
 
 use crate::engine::dialect::{Ctx, Rules, after, after_i64, status_name};
-use crate::engine::rec::{id, int, text};
+use crate::engine::rec::{id, int, obj, text};
 use crate::error::rule;
 
 const STATUS: &[(i64, &str, &str)] = &[(1, "待处理", "open"), (2, "处理中", "in progress"), (3, "已解决", "resolved"), (4, "已关闭", "closed")];
@@ -224,8 +224,4 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         }
     }
     Ok(())
-}
-
-fn obj(v: Value) -> Map<String, Value> {
-    crate::engine::rec::obj(v)
 }
