@@ -90,8 +90,9 @@ fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
     let audit = st.read(|r| crate::api::wms::ledger::audit(r, &res));
     let flows = st.read(|r| crate::api::flow::runtime::audit(r, &res));
     let ledgers = st.read(|r| crate::api::finance::ledger::audit(r, &res));
+    let labour = st.read(|r| crate::api::finance::cost::audit(r, &res));
     st.close();
-    let (audit, flows, ledgers) = (audit?, flows?, ledgers?);
+    let (audit, flows, ledgers, labour) = (audit?, flows?, ledgers?, labour?);
     println!("stock ledger: {} moves, {} balances: {}", audit.moves, audit.balances, if audit.problems.is_empty() { "balances equal the moves" } else { "MISMATCH" });
     for p in &audit.problems {
         println!("problem: {p}");
@@ -106,7 +107,12 @@ fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
     for p in ledgers.problems.iter().take(50) {
         println!("problem: {p}");
     }
-    Ok(audit.problems.is_empty() && flows.problems.is_empty() && ledgers.problems.is_empty())
+    // Project cost: every construct's day-work total equals its rows (the material totals are in the stock ledger's).
+    println!("project cost: {} constructs: {}", labour.constructs, if labour.problems.is_empty() { "day-work totals equal their rows" } else { "MISMATCH" });
+    for p in labour.problems.iter().take(50) {
+        println!("problem: {p}");
+    }
+    Ok(audit.problems.is_empty() && flows.problems.is_empty() && ledgers.problems.is_empty() && labour.problems.is_empty())
 }
 
 /// Rebuilds DIR's search index offline and prints the figures.

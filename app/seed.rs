@@ -185,6 +185,11 @@ pub fn upgrade(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         }
         w.put_meta("upgrade:flow_seed", b"1")?;
     }
+    // The project cost totals (material issued to projects, day work per construct), for files made before them.
+    if w.meta("upgrade:cost_totals")?.is_none() {
+        crate::api::finance::cost::rebuild_totals(w, res)?;
+        w.put_meta("upgrade:cost_totals", b"1")?;
+    }
     Ok(())
 }
 
@@ -679,8 +684,8 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
                     let wk = workers[(i + 7 + d) % workers.len()];
                     let days = 100 + 50 * d as i64;
                     let rate = 30000 + 2500 * d as i64;
-                    ins(w, "day_worker", json!({"constructId": construct, "workerId": wk, "workDate": format!("{}-{:02}", &start[..7], 10 + d + i % 10),
-                        "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }}))?;
+                    crate::api::scm::insert_day_work(w, res, tenant, obj(json!({"constructId": construct, "workerId": wk, "workDate": format!("{}-{:02}", &start[..7], 10 + d + i % 10),
+                        "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }})), &sys)?;
                 }
             }
         }

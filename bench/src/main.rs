@@ -6,6 +6,7 @@ mod datagen;
 mod load;
 mod flowgen;
 mod wmsgen;
+mod costgen;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -63,6 +64,18 @@ enum Cmd {
     /// Issue 11's data through the real ledger: GOODS goods, MOVES receipts over 2,000 bins, 1,000 released
     /// picking lines and a hot line of HOT units; writes spread.jsonl and hot.jsonl into OUT (pick bodies) and
     /// prints "<a goods id> <the hot goods id>".
+    /// Issue 10: one project with ISSUES warehouse issues and DAYS day-work rows (its cost sources), beside 50
+    /// other projects; prints the project id.
+    GenCost {
+        #[arg(long)]
+        file: PathBuf,
+        #[arg(long, default_value = "157270")]
+        tenant: String,
+        #[arg(long, default_value_t = 90_000)]
+        issues: u64,
+        #[arg(long, default_value_t = 10_000)]
+        days: u64,
+    },
     GenStock {
         #[arg(long)]
         file: PathBuf,
@@ -199,6 +212,10 @@ fn main() -> anyhow::Result<()> {
         }
         Cmd::GenFlow { file, out, tenant, users, running, mine, finished } => {
             println!("{}", flowgen::flows(&file, &out, &tenant, users, running, mine, finished)?);
+            Ok(())
+        }
+        Cmd::GenCost { file, tenant, issues, days } => {
+            println!("{}", costgen::cost(&file, &tenant, issues, days)?);
             Ok(())
         }
         Cmd::GenStock { file, out, tenant, goods, moves, hot } => {

@@ -171,6 +171,29 @@ where
         Ok(Page { records, total })
     }
 
+    /// The newest records (highest ids first) whose indexed `field` equals `value`, skipping `offset`, at most
+    /// `limit`, without counting the rest: the index range is walked from its end, so a page of the moves of a
+    /// project with 100,000 of them reads only its own entries. For lists whose total the caller keeps itself
+    /// (a maintained count). `None` when the field is not indexed or the value is not an exact index key.
+    pub fn newest_by(&self, def: &ResourceDef, tenant: &str, field: &str, value: &Value, offset: u64, limit: u64) -> Result<Option<Vec<Map<String, Value>>>> {
+        let Some(keys) = exact_keys(def, &Filter::new(field, Op::Equal, value.clone())) else { return Ok(None) };
+        let Some(key) = keys.into_iter().next() else { return Ok(None) };
+        let t = storage_tenant(def, tenant);
+        let res = def.name.as_str();
+        let mut out = Vec::new();
+        let range = self.index.range((t, res, field, key.as_slice(), 0)..=(t, res, field, key.as_slice(), u64::MAX))?;
+        for e in range.rev().skip(offset as usize) {
+            if out.len() as u64 >= limit {
+                break;
+            }
+            let id = e?.0.value().4;
+            if let Some(v) = self.records.get((t, res, id))? {
+                out.push(decode_record(v.value())?);
+            }
+        }
+        Ok(Some(out))
+    }
+
     /// One page of a list given the search index's candidates (`q.hint`) and the ids of this resource's records
     /// changed since the hint's sequence number (`pending`, from the change log of the same snapshot). Only those
     /// records are visited; filters the hint does not answer narrow them through the indexes where they can,

@@ -365,6 +365,11 @@ impl ReadCtx {
         self.t.list(def, tenant, q)
     }
 
+    /// See [`engine::Tables::newest_by`]: a page of the newest records with one indexed value, not counted.
+    pub fn newest_by(&self, def: &ResourceDef, tenant: &str, field: &str, value: &Value, offset: u64, limit: u64) -> Result<Option<Vec<Map<String, Value>>>> {
+        self.t.newest_by(def, tenant, field, value, offset, limit)
+    }
+
     /// The change log's last sequence number in this snapshot.
     pub fn change_seq(&self) -> Result<u64> {
         meta::change_seq_in(&self.meta)

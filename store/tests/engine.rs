@@ -569,3 +569,33 @@ fn a_selective_filter_beside_a_common_one_reads_only_its_own_candidates() {
         assert_eq!(got, want.into_iter().take(4).collect::<Vec<_>>());
     }
 }
+
+#[test]
+fn newest_by_pages_one_indexed_value_from_its_end_as_the_list_does() {
+    let (_d, s) = open();
+    seed(&s, "t1", 300);
+    seed(&s, "t2", 50);
+    let d = def();
+    // Removed records leave the index: the page skips nothing that is gone and shows nothing removed.
+    let d2 = d.clone();
+    let gone: Vec<u64> = s.read(|r| Ok(r.all(&d2, "t1")?.iter().filter(|x| x["n"].as_i64().unwrap() % 49 == 0).map(|x| x["id"].as_u64().unwrap()).collect())).unwrap();
+    let d3 = d.clone();
+    s.write(move |w| w.remove(&d3, "t1", &gone, &Actor::default()).map(|_| ())).unwrap();
+    for (offset, limit) in [(0, 10), (10, 10), (35, 20), (40, 5), (1000, 10)] {
+        let q = Query {
+            filters: vec![Filter::new("paramName", Op::Equal, json!("名称003"))],
+            sorts: vec![Sort { field: "id".into(), desc: true }],
+            offset,
+            limit,
+            ..Query::default()
+        };
+        let d4 = d.clone();
+        let (want, got) = s
+            .read(move |r| Ok((r.list(&d4, "t1", &q)?.records, r.newest_by(&d4, "t1", "paramName", &json!("名称003"), offset, limit)?.unwrap())))
+            .unwrap();
+        assert_eq!(got, want, "offset {offset} limit {limit}");
+    }
+    // Not an indexed field, or not an exact key: not answered.
+    let d5 = d.clone();
+    assert!(s.read(move |r| r.newest_by(&d5, "t1", "nosuch", &json!(1), 0, 10)).unwrap().is_none());
+}

@@ -1,8 +1,9 @@
 //! 项目成本: budget per cost line (`project_cost`, declared at `/api/blade-biz/bim/projectcost`) against actual
 //! cost from where it really arises — materials from the warehouse moves issued to the project (less returns,
 //! valued as the move was), labour from the day work of its constructs (days × rate), everything else entered by
-//! hand on the line — and the gross profit from the contract ledgers (signed amounts and changes). Read-only
-//! figures computed on request from the store; nothing here is cached or copied.
+//! hand on the line — and the gross profit from the contract ledgers (signed amounts and changes). Materials and
+//! labour are read from totals their sources keep in the same transaction as each move or day's work
+//! (`wms::ledger::project_counter`, `scm::daywork_counter`); `zhizhuang verify` recomputes both from the rows.
 use std::collections::BTreeMap;
 
 use axum::extract::State;
@@ -86,19 +87,12 @@ fn figures(r: &ReadCtx, res: &crate::engine::resources::Resources, t: &str, proj
         f.revenue += int(&l, "contractAmount");
         f.received += int(&l, "received");
     }
-    let here = format!("project:{project}");
-    for m in r.list(&res.get("stock_move"), t, &by("projectId", project))?.records {
-        if text(&m, "toLoc") == here {
-            f.material += int(&m, "amount");
-        } else if text(&m, "fromLoc") == here {
-            f.material -= int(&m, "amount");
-        }
-    }
-    let ddef = res.get("day_worker");
-    for k in r.list(&res.get("construct"), t, &by("projectId", project))?.records {
-        for d in r.list(&ddef, t, &by("constructId", id(&k, "id")))?.records {
-            f.labour += int(&d, "amount");
-        }
+    // Materials and labour from the totals kept beside their sources (the warehouse's moves to and from the
+    // project, each construct's day work), so the page costs the same at ten sources or a million.
+    f.material = crate::api::wms::ledger::project_material(r, t, project)?.0;
+    let constructs = Query { filters: vec![Filter::new("projectId", Op::Equal, json!(project))], limit: 100_000, ..Query::default() };
+    for k in r.list(&res.get("construct"), t, &constructs)?.records {
+        f.labour += crate::api::scm::daywork_total(r, t, id(&k, "id"))?;
     }
     for c in r.list(&res.get("project_cost"), t, &by("projectId", project))?.records {
         *f.budget.entry(int(&c, "costType")).or_default() += int(&c, "budget");
@@ -159,10 +153,13 @@ async fn materials(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiR
     crud::get_scoped(&st, &s, &st.res.get("project"), pid).await?;
     let (current, size) = page_of(&p)?;
     let (res, t) = (st.res.clone(), s.tenant.clone());
-    let q = Query { filters: vec![Filter::new("projectId", Op::Equal, json!(pid))], offset: (current - 1) * size, limit: size, sorts: vec![store::Sort { field: "id".into(), desc: true }], ..Query::default() };
     let (page, goods) = st
         .read(move |r| {
-            let page = r.list(&res.get("stock_move"), &t, &q)?;
+            // Newest first, the total from the project's maintained count: a page reads only its own moves.
+            let mdef = res.get("stock_move");
+            let total = crate::api::wms::ledger::project_material(r, &t, pid)?.1;
+            let records = r.newest_by(&mdef, &t, "projectId", &json!(pid), (current - 1) * size, size)?.unwrap_or_default();
+            let page = store::Page { records, total };
             let gdef = res.get("goods");
             let mut goods = BTreeMap::new();
             for m in &page.records {
@@ -215,6 +212,55 @@ pub fn demo(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> store:
             let doc = json!({"projectId": pid, "costType": t, "costName": name, "budget": budget, "actual": actual});
             w.insert(&def, cx.tenant, doc.as_object().cloned().unwrap_or_default(), cx.actor)?;
         }
+    }
+    Ok(())
+}
+
+/// What `zhizhuang verify` found of the labour totals: every construct's day-work total recomputed from its rows.
+/// (The material totals are checked with the stock ledger, from the moves.)
+#[derive(Default)]
+pub struct Audit {
+    pub constructs: u64,
+    pub problems: Vec<String>,
+}
+
+pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::Result<Audit> {
+    let (kdef, ddef) = (res.get("construct"), res.get("day_worker"));
+    let mut out = Audit::default();
+    let mut tenants = r.tenants_of(&kdef)?;
+    for t in r.tenants_of(&ddef)? {
+        if !tenants.contains(&t) {
+            tenants.push(t);
+        }
+    }
+    for t in tenants {
+        let mut sums: BTreeMap<u64, i64> = BTreeMap::new();
+        r.for_each(&ddef, &t, |d| {
+            *sums.entry(id(&d, "constructId")).or_default() += int(&d, "amount");
+            Ok(())
+        })?;
+        r.for_each(&kdef, &t, |k| {
+            out.constructs += 1;
+            sums.entry(id(&k, "id")).or_default();
+            Ok(())
+        })?;
+        for (k, want) in sums {
+            let have = crate::api::scm::daywork_total(r, &t, k)?;
+            if have != want {
+                out.problems.push(format!("tenant {t}: construct {k}: day-work total {have} fen but its rows sum to {want}"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Sets the material and labour totals of every tenant from their rows: once, for a data file written before the
+/// totals were kept (`seed::upgrade`).
+pub fn rebuild_totals(w: &mut store::WriteCtx, res: &crate::engine::resources::Resources) -> store::Result<()> {
+    let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().map(|t| text(t, "tenantId").to_string()).collect();
+    for t in tenants {
+        crate::api::wms::ledger::rebuild_project_totals(w, res, &t)?;
+        crate::api::scm::rebuild_daywork_totals(w, res, &t)?;
     }
     Ok(())
 }

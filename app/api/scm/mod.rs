@@ -347,6 +347,39 @@ pub(super) fn crew_binding(w: &WriteCtx, tenant: &str, def: &store::ResourceDef,
     w.find_unique(def, tenant, "bindKey", &format!("{construct}:{worker}"))
 }
 
+/// The maintained total (fen) of a construct's day work: its labour cost without reading every day's row. Day work
+/// is only ever added (`day/worker/bind`, the demo) or removed with its construct.
+pub fn daywork_counter(construct: u64) -> String {
+    format!("$scm.daywork:{construct}")
+}
+
+/// A construct's day-work amount in fen, from the maintained total.
+pub fn daywork_total(r: &store::ReadCtx, tenant: &str, construct: u64) -> store::Result<i64> {
+    Ok(r.counter(tenant, &daywork_counter(construct))? as i64)
+}
+
+/// Writes one day's work as it is (amount included) and adds it to its construct's total: the demo's and the
+/// generators' way in (`day/worker/bind` checks and prices it first, then does the same).
+pub fn insert_day_work(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str, doc: Map<String, Value>, actor: &store::Actor) -> store::Result<Map<String, Value>> {
+    let saved = w.insert(&res.get("day_worker"), tenant, doc, actor)?;
+    let (k, amount) = (crate::engine::rec::id(&saved, "constructId"), crate::engine::rec::int(&saved, "amount"));
+    w.add_counter(tenant, &daywork_counter(k), amount)?;
+    Ok(saved)
+}
+
+/// Sets every construct's day-work total of a tenant to what its rows sum to (a data file from before the totals).
+pub fn rebuild_daywork_totals(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+    let mut sums: std::collections::HashMap<u64, i64> = std::collections::HashMap::new();
+    for d in w.all(&res.get("day_worker"), tenant)? {
+        *sums.entry(crate::engine::rec::id(&d, "constructId")).or_default() += crate::engine::rec::int(&d, "amount");
+    }
+    for (k, want) in sums {
+        let have = w.counter(tenant, &daywork_counter(k))? as i64;
+        w.add_counter(tenant, &daywork_counter(k), want - have)?;
+    }
+    Ok(())
+}
+
 /// A construct under way or completed is not removed; one not started takes its crew and day work with it.
 fn construct_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
     if rec.get("modelStatus").and_then(Value::as_i64).unwrap_or(1) >= 3 {
@@ -361,6 +394,8 @@ fn construct_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> sto
             w.remove(&def, cx.tenant, &ids, cx.actor)?;
         }
     }
+    let left = w.counter(cx.tenant, &daywork_counter(id))? as i64;
+    w.add_counter(cx.tenant, &daywork_counter(id), -left)?;
     Ok(())
 }
 
@@ -661,7 +696,9 @@ async fn day_worker_bind(State(st): State<AppState>, s: Session, p: AnyParams) -
             // days are hundredths of a day, the rate fen per day: amount in fen, rounded half up.
             let amount = (days as i128 * rate as i128 + 50) / 100;
             doc.insert("amount".into(), json!(amount as i64));
-            dialect::write_in(w, &cx, &ddef, Rules::default(), None, doc.clone())
+            let saved = dialect::write_in(w, &cx, &ddef, Rules::default(), None, doc.clone())?;
+            w.add_counter(t, &daywork_counter(construct), amount as i64)?;
+            Ok(saved)
         })
         .await?;
     let def = st.res.get("day_worker");

@@ -333,7 +333,74 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
         rec.insert("constructId".into(), json!(c));
     }
     rec.insert("amount".into(), json!(amount as i64));
+    // The value issued to and returned from a project, kept beside the moves (its material cost reads these).
+    for (loc, way) in [(m.to, Issued), (m.from, Returned)] {
+        if let Loc::Project(p) = loc {
+            w.add_counter(t, &project_counter(way, p), amount as i64)?;
+        }
+    }
+    if let Some(p) = m.project {
+        w.add_counter(t, &project_counter(Moves, p), 1)?;
+    }
     w.insert(&cx.def("stock_move"), t, rec, cx.actor)
+}
+
+/// What is kept per project beside its moves.
+#[derive(Debug, Clone, Copy)]
+pub enum ProjectWay {
+    /// Value (fen) moved to the project.
+    Issued,
+    /// Value (fen) moved back from it.
+    Returned,
+    /// The number of moves that name it (`projectId`): its material list's total.
+    Moves,
+}
+use ProjectWay::{Issued, Moves, Returned};
+
+/// A project's maintained total (only ever added to, like the moves).
+pub fn project_counter(way: ProjectWay, project: u64) -> String {
+    format!("$wms.project.{}:{project}", match way { Issued => "issued", Returned => "returned", Moves => "moves" })
+}
+
+/// A project's material value from the depot in fen (issued less returned) and the number of its moves, from the
+/// maintained totals.
+pub fn project_material(r: &ReadCtx, tenant: &str, project: u64) -> store::Result<(i64, u64)> {
+    let (issued, returned, moves) = project_totals(|k| r.counter(tenant, k), project)?;
+    Ok((issued - returned, moves as u64))
+}
+
+/// Adds a move to the project totals being recomputed: project → (issued, returned, moves).
+fn add_project_sums(sums: &mut HashMap<u64, (i64, i64, i64)>, m: &Map<String, Value>) {
+    let amount = qty(m, "amount");
+    if let Some(Loc::Project(p)) = Loc::parse(text(m, "toLoc")) {
+        sums.entry(p).or_default().0 += amount;
+    }
+    if let Some(Loc::Project(p)) = Loc::parse(text(m, "fromLoc")) {
+        sums.entry(p).or_default().1 += amount;
+    }
+    if id(m, "projectId") > 0 {
+        sums.entry(id(m, "projectId")).or_default().2 += 1;
+    }
+}
+
+fn project_totals(r: impl Fn(&str) -> store::Result<u64>, p: u64) -> store::Result<(i64, i64, i64)> {
+    Ok((r(&project_counter(Issued, p))? as i64, r(&project_counter(Returned, p))? as i64, r(&project_counter(Moves, p))? as i64))
+}
+
+/// Sets every project total of a tenant to what its moves sum to (a data file from before the totals were kept).
+pub fn rebuild_project_totals(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+    let mut sums = HashMap::new();
+    for m in w.all(&res.get("stock_move"), tenant)? {
+        add_project_sums(&mut sums, &m);
+    }
+    for (p, (issued, returned, moves)) in sums {
+        for (way, want) in [(Issued, issued), (Returned, returned), (Moves, moves)] {
+            let key = project_counter(way, p);
+            let have = w.counter(tenant, &key)? as i64;
+            w.add_counter(tenant, &key, want - have)?;
+        }
+    }
+    Ok(())
 }
 
 /// Adds to a bin's total (a maintained counter) and keeps its state: occupied while it holds anything, free
@@ -494,8 +561,10 @@ pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::R
     for t in tenants {
         let mut want: HashMap<String, i64> = HashMap::new();
         let mut goods_want: HashMap<u64, i64> = HashMap::new();
+        let mut projects: HashMap<u64, (i64, i64, i64)> = HashMap::new();
         r.for_each(&mdef, &t, |m| {
             out.moves += 1;
+            add_project_sums(&mut projects, &m);
             let (g, q, b) = (id(&m, "goodsId"), qty(&m, "qty"), text(&m, "batch").to_string());
             for (loc, sign) in [(text(&m, "fromLoc"), -1), (text(&m, "toLoc"), 1)] {
                 if let Some(l) = Loc::parse(loc).filter(Loc::internal) {
@@ -526,6 +595,12 @@ pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::R
             let held = r.counter(&t, &bin_counter(space))? as i64;
             if held != q {
                 out.problems.push(format!("tenant {t}: bin {space}: total {} but its balances sum to {}", format_qty(held), format_qty(q)));
+            }
+        }
+        for (p, sums) in projects {
+            let have = project_totals(|k| r.counter(&t, k), p)?;
+            if have != sums {
+                out.problems.push(format!("tenant {t}: project {p}: issued/returned/moves {}/{} fen/{} but its moves give {}/{}/{}", have.0, have.1, have.2, sums.0, sums.1, sums.2));
             }
         }
         for (key, q) in want.into_iter().filter(|(_, q)| *q != 0) {
