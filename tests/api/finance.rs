@@ -332,6 +332,27 @@ async fn a_work_order_moves_through_its_statuses_with_replies() {
     assert_eq!(v["data"]["authorName"], "管理员");
     let (_, v) = get(&app, &t, &format!("{O}/detail?id={order}")).await;
     assert_eq!((v["data"]["orderStatus"].as_i64(), v["data"]["replyCount"].as_i64()), (Some(2), Some(1)), "{v}");
+    // Attachments: files uploaded here (put-file), named in the thread; anything else is refused by name.
+    let (s, f1) = app.upload(&t, "/api/blade-resource/oss/endpoint/put-file", "现场照片.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj".to_vec()).await;
+    assert_eq!(s, 200, "{f1}");
+    let (_, f2) = app.upload(&t, "/api/blade-resource/oss/endpoint/put-file", "整改清单.txt", "地漏更换\n".as_bytes().to_vec()).await;
+    let links = format!("{},{}", f1["data"]["link"].as_str().unwrap(), f2["data"]["link"].as_str().unwrap());
+    let (s, v) = post(&app, &t, &format!("{RP}/submit"), json!({"orderId": order, "content": "照片和清单见附件", "attachments": links})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["attachNames"], r#"["现场照片.pdf","整改清单.txt"]"#, "{v}");
+    let tb = app.admin(B).await;
+    let (_, other) = app.upload(&tb, "/api/blade-resource/oss/endpoint/put-file", "b.txt", b"other tenant\n".to_vec()).await;
+    let other = other["data"]["link"].as_str().unwrap().to_string();
+    let fake = format!("/files/{A}/{}", "0".repeat(32));
+    for bad in ["javascript:alert(1)", "https://example.com/x.pdf", other.as_str(), fake.as_str()] {
+        let (s, v) = post(&app, &t, &format!("{RP}/submit"), json!({"orderId": order, "content": "x", "attachments": format!("{},{bad}", f1["data"]["link"].as_str().unwrap())})).await;
+        assert_eq!(s, 400, "{bad}: {v}");
+        assert!(msg(&v).contains("不是本系统上传的文件"), "{v}");
+    }
+    let eleven = vec![f1["data"]["link"].as_str().unwrap(); 11].join(",");
+    let (s, v) = post(&app, &t, &format!("{RP}/submit"), json!({"orderId": order, "content": "x", "attachments": eleven})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("最多 10 个附件"), "{v}");
     // The desk lists it as urgent for the assignee.
     let (_, v) = get(&app, &t, "/api/blade-flow/work/counts").await;
     assert!(v["data"]["orders"].as_array().unwrap().iter().any(|o| o["id"] == order.as_str()), "{v}");
@@ -341,7 +362,7 @@ async fn a_work_order_moves_through_its_statuses_with_replies() {
         assert_eq!(s, want, "to {to}: {v}");
     }
     let (s, v) = post(&app, &t, &format!("{RP}/submit"), json!({"orderId": order, "content": "再补一句"})).await;
-    assert_eq!(s, 400);
+    assert_eq!(s, 400, "{v}");
     assert!(msg(&v).contains("已关闭"), "{v}");
     let (s, v) = post(&app, &t, &format!("{O}/submit"), json!({"id": order, "orderStatus": 2})).await;
     assert_eq!(s, 200, "reopened: {v}");

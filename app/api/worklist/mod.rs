@@ -114,7 +114,40 @@ fn reply_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
         let name = w.get(&cx.def("user"), cx.tenant, cx.actor.user_id)?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
         doc.insert("authorName".into(), json!(name));
     }
+    if let Some(a) = doc.get("attachments").cloned() {
+        let names = attachment_names(w, cx, a.as_str().unwrap_or(""))?;
+        doc.insert("attachNames".into(), json!(names));
+    }
     Ok(())
+}
+
+/// Most files on one reply.
+const MAX_ATTACHMENTS: usize = 10;
+
+/// A reply's attachments are links (comma-separated) to files uploaded in this tenant (`put-file`): anything
+/// else — another tenant's file, an outside address, a script URL — is refused, so a link in a thread is always
+/// one of ours. Returns the files' original names in the same order, as a JSON array, for the thread to show.
+fn attachment_names(w: &WriteCtx, cx: &Ctx, links: &str) -> store::Result<String> {
+    let def = cx.def("attach");
+    let prefix = format!("/files/{}/", cx.tenant);
+    let links: Vec<&str> = links.split(',').map(str::trim).filter(|l| !l.is_empty()).collect();
+    if links.len() > MAX_ATTACHMENTS {
+        return Err(rule(format!("一条回复最多 {MAX_ATTACHMENTS} 个附件"), format!("A reply takes at most {MAX_ATTACHMENTS} files")));
+    }
+    let mut names = Vec::new();
+    for l in links {
+        let key = l.strip_prefix(&prefix).filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()));
+        let found = match key {
+            Some(k) => w.find_unique(&def, cx.tenant, "fileKey", k)?.map(|i| w.get(&def, cx.tenant, i)).transpose()?.flatten(),
+            None => None,
+        };
+        let Some(f) = found else {
+            let shown: String = l.chars().take(60).collect();
+            return Err(rule(format!("附件 {shown} 不是本系统上传的文件,请通过上传添加"), format!("Attachment {shown} is not a file uploaded here; add it by uploading")));
+        };
+        names.push(text(&f, "originalName").to_string());
+    }
+    Ok(serde_json::to_string(&names).unwrap_or_default())
 }
 
 fn recount(w: &mut WriteCtx, cx: &Ctx, order: u64, gone: u64) -> store::Result<Map<String, Value>> {

@@ -73,3 +73,14 @@ export async function blade<T = any>(method: string, url: string, body?: unknown
 
 export const get = <T = any>(url: string, params: Record<string, unknown> = {}) => blade<T>('GET', url + qs(params));
 export const post = <T = any>(url: string, body?: unknown, params: Record<string, unknown> = {}) => blade<T>('POST', url + qs(params), body);
+
+/** Uploads one file as multipart `file` (put-file and the like): resolves with `data`, rejects with ApiError. */
+export async function upload<T = any>(url: string, file: File): Promise<T> {
+  const fd = new FormData();
+  fd.append('file', file);
+  const res = await fetch(url, { method: 'POST', headers: headers(), body: fd, credentials: 'same-origin' });
+  const body: any = await res.json().catch(() => null);
+  if (res.status === 401 || body?.code === 401) onUnauthorized();
+  if (res.status !== 200 || !body?.success) throw new ApiError(body?.code ?? res.status, errorMessage(res.status, body));
+  return body.data as T;
+}

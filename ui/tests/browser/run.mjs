@@ -1169,9 +1169,25 @@ test('work orders: raised from the top bar, replied to, resolved; urgent ones on
   await page.waitForURL((u) => u.pathname.startsWith('/worklist/view/GD'));
   await page.getByRole('heading', { name: /主卧墙面开裂/ }).getByText('待处理').waitFor();
   await page.locator('#wo-reply').fill('明早安排油漆工上门切缝处理。');
+  // Two files attached, one taken off again before sending; the thread names the one sent and links to it.
+  const attach = page.getByLabel('添加附件');
+  await attach.setInputFiles([
+    { name: '裂缝照片.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n', 'latin1') },
+    { name: '草稿.txt', mimeType: 'text/plain', buffer: Buffer.from('不要发送\n') },
+  ]);
+  const pending = page.locator('form').getByRole('list', { name: '附件' });
+  await pending.getByRole('link', { name: /草稿\.txt/ }).waitFor();
+  await pending.getByRole('button', { name: '移除 草稿.txt' }).click();
   await page.getByRole('button', { name: '回复', exact: true }).click();
   await toast(page, '已回复').waitFor();
-  await page.getByRole('list', { name: '回复' }).getByText('明早安排油漆工上门切缝处理。').waitFor();
+  const thread = page.getByRole('list', { name: '回复' });
+  await thread.getByText('明早安排油漆工上门切缝处理。').waitFor();
+  const sent = thread.getByRole('link', { name: /裂缝照片\.pdf/ });
+  await sent.waitFor();
+  if ((await thread.getByText('草稿.txt').count()) !== 0) throw new Fail('a removed attachment was sent');
+  const href = await sent.getAttribute('href');
+  const file = await fetch(`http://127.0.0.1:${server.port}${href}`);
+  if (file.status !== 200 || !(file.headers.get('content-type') ?? '').includes('pdf')) throw new Fail(`attachment ${href}: ${file.status}`);
   await page.getByRole('button', { name: '标记解决' }).click();
   await toast(page, '已标记解决').waitFor();
   await page.getByRole('heading', { name: /主卧墙面开裂/ }).getByText('已解决').waitFor();

@@ -13,6 +13,7 @@ export const IconSearch = () => <Svg><circle cx="11" cy="11" r="7" /><path d="m2
 export const IconLock = () => <Svg><rect x="5" y="11" width="14" height="10" rx="2" /><path d="M8 11V7a4 4 0 0 1 8 0v4" /></Svg>;
 export const IconTheme = () => <Svg><circle cx="12" cy="12" r="9" /><path d="M12 3a9 9 0 0 0 0 18z" fill="currentColor" /></Svg>;
 export const IconFullscreen = () => <Svg><path d="M4 9V4h5M20 9V4h-5M4 15v5h5M20 15v5h-5" /></Svg>;
+export const IconClip = ({ size = 14 }: { size?: number }) => <Svg size={size}><path d="m21 11-8.5 8.5a5 5 0 0 1-7-7L14 4a3.5 3.5 0 0 1 5 5l-8.5 8.5a2 2 0 0 1-3-3L15 7" /></Svg>;
 export const IconPlus = () => <Svg><path d="M12 5v14M5 12h14" /></Svg>;
 export const IconChevronDown = ({ size = 16 }: { size?: number }) => <Svg size={size}><path d="m6 9 6 6 6-6" /></Svg>;
 export const IconChevronRight = ({ size = 14 }: { size?: number }) => <Svg size={size}><path d="m9 6 6 6-6 6" /></Svg>;

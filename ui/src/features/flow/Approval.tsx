@@ -3,7 +3,7 @@
 // and the decision), the files, and the record of applications.
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useApp } from '../../app';
-import { get, post, ApiError, headers } from '../../lib/api';
+import { get, post, upload, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
@@ -213,15 +213,12 @@ export function ApprovalFiles() {
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   const { page, setPage, data, err, load } = usePage(`${A}/file/list`, {}, 'POST');
   const [type, setType] = useState('1');
-  const upload = async (file: File) => {
-    const fd = new FormData();
-    fd.append('file', file);
-    const res = await fetch(`${A}/file/upload?applyType=${type}`, { method: 'POST', headers: headers(), body: fd });
-    const body = await res.json().catch(() => ({}));
-    if (res.status === 200 && body.success) {
+  const send = async (file: File) => {
+    try {
+      await upload(`${A}/file/upload?applyType=${type}`, file);
       toast(L('上传成功', 'Uploaded'));
       void load();
-    } else toast(body.msg ?? L('上传失败', 'Upload failed'), 'error');
+    } catch (e) { toast(msg(e), 'error'); }
   };
   return (
     <section className="card" aria-label={L('审批文件', 'Approval files')}>
@@ -230,7 +227,7 @@ export function ApprovalFiles() {
         {perms.has('approval_file_add') && (
           <span className="row-actions">
             <select aria-label={L('申请类型', 'Apply type')} value={type} onChange={(e) => setType(e.target.value)}>{TYPES.map(([k, zh, en]) => <option key={k} value={k}>{L(zh, en)}</option>)}</select>
-            <label className="btn btn-primary">{L('上传文件', 'Upload')}<input type="file" hidden aria-label={L('上传文件', 'Upload')} onChange={(e) => { const f = e.target.files?.[0]; if (f) void upload(f); e.target.value = ''; }} /></label>
+            <label className="btn btn-primary">{L('上传文件', 'Upload')}<input type="file" hidden aria-label={L('上传文件', 'Upload')} onChange={(e) => { const f = e.target.files?.[0]; if (f) void send(f); e.target.value = ''; }} /></label>
           </span>
         )}
       </div>

@@ -7,7 +7,7 @@ import { useProps } from '../../app';
 import { FormRow } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { email, phone, required } from '../../lib/validators';
-import { post, ApiError } from '../../lib/api';
+import { post, upload, ApiError } from '../../lib/api';
 import { md5 } from '../../lib/md5';
 
 export const AVATAR_MAX = 500 * 1024;
@@ -39,15 +39,13 @@ export function InfoPage() {
       setPw({ oldPassword: '', newPassword: '', newPassword1: '' });
     } catch (x) { fail(x); }
   };
-  const upload = async (file: File | undefined) => {
+  const setAvatar = async (file: File | undefined) => {
     if (!file) return;
     if (!avatarOk(file)) return toast(t('info.avatarTip'), 'warning');
-    const fd = new FormData();
-    fd.append('file', file);
-    const r = await fetch('/api/blade-resource/oss/endpoint/put-file', { method: 'POST', body: fd, headers: (await import('../../lib/api')).headers() });
-    const b = await r.json().catch(() => null);
-    if (b?.success) setInfo({ ...info, avatar: b.data?.link ?? b.data });
-    else toast(b?.msg || t('err.unknown'), 'error');
+    try {
+      const d = await upload('/api/blade-resource/oss/endpoint/put-file', file);
+      setInfo({ ...info, avatar: d?.link ?? d });
+    } catch (x) { fail(x); }
   };
 
   const text = (k: 'name' | 'realName' | 'phone' | 'email') => (
@@ -73,7 +71,7 @@ export function InfoPage() {
           <div className="avatar-up">
             {info.avatar && <img src={info.avatar} alt="" width={64} height={64} />}
             {/* The native file box says "Choose File / No file chosen" in the browser's language: hide it behind a translated button. */}
-            <input id="info-avatar" className="sr-only file-input" type="file" accept="image/jpeg,image/png" onChange={(e) => void upload(e.target.files?.[0])} />
+            <input id="info-avatar" className="sr-only file-input" type="file" accept="image/jpeg,image/png" onChange={(e) => void setAvatar(e.target.files?.[0])} />
             <label htmlFor="info-avatar" className="btn file-btn">{t('info.chooseAvatar')}</label>
             <small className="muted">{t('info.avatarTip')}</small>
           </div>
