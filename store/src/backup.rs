@@ -245,7 +245,7 @@ pub(crate) fn copy_aside(db: &Database, out: &Path) -> Result<()> {
     Ok(())
 }
 
-type RecTable = TableDefinition<'static, (&'static str, &'static str, u64), &'static [u8]>;
+type RecTable = TableDefinition<'static, crate::tables::RecK, &'static [u8]>;
 
 /// Copies a record table in chunks, one short read transaction each; with `defs`, also the index entries and
 /// unique keys of each record (resources without a declaration are noted in `undeclared`).

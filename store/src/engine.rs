@@ -11,6 +11,7 @@ use crate::error::{Result, StoreError};
 use crate::query::{Filter, Hint, Op, Page, Query, Ticker, order};
 use crate::resource::{FieldKind, ResourceDef};
 use crate::{Actor, PLATFORM_TENANT, now_millis};
+use crate::tables;
 
 /// Platform resources are kept under the platform tenant whoever reads them.
 /// At most this many candidates of an exact filter are sorted in memory rather than read in the sort's order.
@@ -22,7 +23,6 @@ pub fn storage_tenant<'a>(def: &ResourceDef, tenant: &'a str) -> &'a str {
     if def.platform { PLATFORM_TENANT } else { tenant }
 }
 
-type RecKey<'a> = (&'a str, &'a str, u64);
 type IdxKey<'a> = (&'a str, &'a str, &'a str, &'a [u8], u64);
 
 /// Read access to the record tables, shared by read and write transactions.
@@ -34,18 +34,18 @@ pub struct Tables<R, I, U, C> {
 }
 
 pub type ReadTables = Tables<
-    ReadOnlyTable<RecKey<'static>, &'static [u8]>,
-    ReadOnlyTable<IdxKey<'static>, ()>,
-    ReadOnlyTable<(&'static str, &'static str, &'static str, &'static str), u64>,
-    ReadOnlyTable<(&'static str, &'static str), u64>,
+    ReadOnlyTable<tables::RecK, &'static [u8]>,
+    ReadOnlyTable<tables::IdxK, ()>,
+    ReadOnlyTable<tables::UniqueK, u64>,
+    ReadOnlyTable<tables::PairK, u64>,
 >;
 
 impl<R, I, U, C> Tables<R, I, U, C>
 where
-    R: ReadableTable<RecKey<'static>, &'static [u8]>,
-    I: ReadableTable<IdxKey<'static>, ()>,
-    U: ReadableTable<(&'static str, &'static str, &'static str, &'static str), u64>,
-    C: ReadableTable<(&'static str, &'static str), u64>,
+    R: ReadableTable<tables::RecK, &'static [u8]>,
+    I: ReadableTable<tables::IdxK, ()>,
+    U: ReadableTable<tables::UniqueK, u64>,
+    C: ReadableTable<tables::PairK, u64>,
 {
     pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
         let t = storage_tenant(def, tenant);
@@ -763,17 +763,17 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
 }
 
 pub type WriteTables<'t> = Tables<
-    Table<'t, RecKey<'static>, &'static [u8]>,
-    Table<'t, IdxKey<'static>, ()>,
-    Table<'t, (&'static str, &'static str, &'static str, &'static str), u64>,
-    Table<'t, (&'static str, &'static str), u64>,
+    Table<'t, tables::RecK, &'static [u8]>,
+    Table<'t, tables::IdxK, ()>,
+    Table<'t, tables::UniqueK, u64>,
+    Table<'t, tables::PairK, u64>,
 >;
 
 /// Writes within one transaction. Every check happens before the first change, and the group-commit writer
 /// re-runs a batch without an operation that failed, so a refused operation never leaves a partial write.
 pub struct RecordWriter<'t> {
     pub tables: WriteTables<'t>,
-    pub deleted: Table<'t, RecKey<'static>, &'static [u8]>,
+    pub deleted: Table<'t, tables::RecK, &'static [u8]>,
     /// Keys (tenant, resource, id) of the records this transaction changed, live or deleted (an online backup
     /// copies them again).
     pub changed: Vec<(String, String, u64)>,
@@ -995,8 +995,8 @@ fn unique_text(v: Option<&Value>) -> Option<String> {
     }
 }
 
-type IndexTable<'t> = Table<'t, IdxKey<'static>, ()>;
-type UniqueTable<'t> = Table<'t, (&'static str, &'static str, &'static str, &'static str), u64>;
+type IndexTable<'t> = Table<'t, tables::IdxK, ()>;
+type UniqueTable<'t> = Table<'t, tables::UniqueK, u64>;
 
 /// Writes the index entries and unique keys of a stored record (in its file, or in a backup's copy).
 pub(crate) fn put_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {

@@ -303,10 +303,10 @@ pub fn id_floor(millis: i64) -> u64 {
 
 /// Reads inside one snapshot.
 pub struct ReadCtx {
-    chunks: redb::ReadOnlyTable<(&'static str, u64, u32), &'static [u8]>,
+    chunks: redb::ReadOnlyTable<tables::ChunkK, &'static [u8]>,
     t: engine::ReadTables,
-    sessions: redb::ReadOnlyTable<(&'static str, &'static str), &'static [u8]>,
-    meta: redb::ReadOnlyTable<&'static str, &'static [u8]>,
+    sessions: redb::ReadOnlyTable<tables::PairK, &'static [u8]>,
+    meta: redb::ReadOnlyTable<tables::Str, &'static [u8]>,
     changes: redb::ReadOnlyTable<u64, (&'static str, &'static str, u64)>,
 }
 
@@ -454,12 +454,12 @@ impl ReadCtx {
 
 /// Writes inside the current group-commit transaction.
 pub struct WriteCtx<'t> {
-    chunks: redb::Table<'t, (&'static str, u64, u32), &'static [u8]>,
+    chunks: redb::Table<'t, tables::ChunkK, &'static [u8]>,
     rec: engine::RecordWriter<'t>,
     /// Resources (and `"sessions"`) this batch changed; their versions are bumped after the commit.
     touched: std::collections::HashSet<String>,
-    sessions: redb::Table<'t, (&'static str, &'static str), &'static [u8]>,
-    meta: redb::Table<'t, &'static str, &'static [u8]>,
+    sessions: redb::Table<'t, tables::PairK, &'static [u8]>,
+    meta: redb::Table<'t, tables::Str, &'static [u8]>,
     ids: &'t IdGen,
     /// Stored files (tenant, file id) this transaction wrote or deleted.
     files: Vec<(String, u64)>,

@@ -61,7 +61,7 @@ pub(crate) fn last_id(db: &Database) -> Result<u64> {
     Ok(t.get("last_id")?.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes)).unwrap_or(0))
 }
 
-pub(crate) fn put_last_id(meta: &mut Table<&'static str, &'static [u8]>, id: u64) -> Result<()> {
+pub(crate) fn put_last_id(meta: &mut Table<crate::tables::Str, &'static [u8]>, id: u64) -> Result<()> {
     meta.insert("last_id", id.to_be_bytes().as_slice())?;
     Ok(())
 }
@@ -71,11 +71,11 @@ pub(crate) fn change_seq(r: &redb::ReadTransaction) -> Result<u64> {
     change_seq_in(&r.open_table(tables::META)?)
 }
 
-pub(crate) fn change_seq_in(meta: &impl redb::ReadableTable<&'static str, &'static [u8]>) -> Result<u64> {
+pub(crate) fn change_seq_in(meta: &impl redb::ReadableTable<crate::tables::Str, &'static [u8]>) -> Result<u64> {
     Ok(meta.get("change_seq")?.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes)).unwrap_or(0))
 }
 
-pub(crate) fn put_change_seq(meta: &mut Table<&'static str, &'static [u8]>, seq: u64) -> Result<()> {
+pub(crate) fn put_change_seq(meta: &mut Table<crate::tables::Str, &'static [u8]>, seq: u64) -> Result<()> {
     meta.insert("change_seq", seq.to_be_bytes().as_slice())?;
     Ok(())
 }
