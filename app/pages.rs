@@ -71,10 +71,11 @@ pub async fn fallback(State(st): State<AppState>, req: Request) -> Response {
 async fn page(st: &AppState, req: Request) -> Response {
     let url = req.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
     let headers = req.headers().clone();
+    // Spec §2: the screens are Chinese until the user picks English (the switch keeps the choice in a cookie);
+    // the browser's own language does not decide it.
     let lang = match cookie(&headers, "zz-lang") {
         Some("en") => Lang::En,
-        Some("zh") => Lang::Zh,
-        _ => req.extensions().get::<Lang>().copied().unwrap_or(Lang::Zh),
+        _ => Lang::Zh,
     };
     let session = match cookie(&headers, "saber-access-token") {
         Some(tok) => crate::auth::session::load(st, tok).await.ok(),
@@ -360,12 +361,26 @@ fn theme(h: &HeaderMap) -> Value {
     json!({"name": name, "color": if color_ok { Value::String(color.to_ascii_lowercase()) } else { Value::Null }})
 }
 
+/// A screen declared with `ui.hideZero: "<field>"` (the stock list) leaves out rows whose field is 0 unless the
+/// URL asks for them with `zero=1` (a screen parameter, never sent to the list API).
+fn hide_zero(def: &store::ResourceDef, pairs: &mut Vec<(String, String)>) {
+    let Some(field) = def.ui.as_ref().and_then(|u| u.get("hideZero")).and_then(Value::as_str) else { return };
+    let all = pairs.iter().any(|(k, v)| k == "zero" && v == "1");
+    pairs.retain(|(k, _)| k != "zero");
+    if !all && !pairs.iter().any(|(k, _)| k.starts_with(field) && k[field.len()..].starts_with('_')) {
+        pairs.push((format!("{field}_gt"), "0".into()));
+    }
+}
+
 /// The first screen of a generic list: schema plus the page the URL's query asks for (bad parameters fall back
 /// to the defaults; the screen then shows what it could).
 async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str, lang: Lang) -> Result<Value, ApiError> {
     let def: Arc<store::ResourceDef> = st.res.get(name);
     let raw = url.split_once('?').map(|(_, q)| q).unwrap_or("");
     let mut pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
+    // The screen's own query (what its search form shows), before the screen's defaults are added.
+    let shown: serde_json::Map<String, Value> = pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    hide_zero(&def, &mut pairs);
     // A resource served in a dialect pages by its own default (the project list by 6, spec §9).
     if let Some(decl) = st.res.decl(name)
         && !pairs.iter().any(|(k, _)| k == "size") {
@@ -384,7 +399,10 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     let (d, t, lim, off) = (def.clone(), s.tenant.clone(), query.limit, query.offset);
     let page = crate::engine::listq::run(st, &d, &t, query).await?;
     let records: Vec<Value> = crate::engine::crud::wire_records(st, &def, &s.tenant, page.records).await?.into_iter().map(Value::Object).collect();
-    let q: serde_json::Map<String, Value> = pairs.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+    let mut q = shown;
+    if let Some((_, size)) = pairs.iter().find(|(k, _)| k == "size") {
+        q.entry("size").or_insert_with(|| Value::String(size.clone()));
+    }
     Ok(json!({
         "kind": "list",
         "resource": crate::engine::crud::schema(st, &def, api, lang).await?,

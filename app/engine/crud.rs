@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Map, Value};
 use store::ResourceDef;
 
@@ -38,79 +38,10 @@ impl Api {
         let g = Guard::read(&def);
         self.base(base, name)
             .get(format!("{base}/schema"), g.clone(), move |st, s, l| schema_route(st, s, l, d5, api))
-            .get(format!("{base}/export"), g.clone(), move |st, s, q, l| export(st, s, q, l, d6))
+            .get(format!("{base}/export"), g.clone(), move |st, s, q, l| crate::engine::xlsx::export(st, s, q, l, d6))
             .get(format!("{base}/list"), g.clone(), move |st, s, raw, q| list(st, s, raw, q, d1))
             .get(format!("{base}/detail"), g, move |st, s, q| detail(st, s, q, d2))
     }
-}
-
-/// Most rows in one export.
-const EXPORT_MAX: u64 = 10_000;
-
-/// GET `<base>/export?<filters>`: the current filter as an Excel file (list columns, labels in the client's
-/// language), at most 10,000 rows.
-pub async fn export(
-    State(st): State<AppState>,
-    s: Session,
-    QueryPairs(q): QueryPairs,
-    lang: axum::Extension<crate::error::Lang>,
-    def: Arc<ResourceDef>,
-) -> ApiResult<Response> {
-    s.require(def.code())?;
-    let pairs: Vec<(String, String)> = q.into_iter().filter(|(k, _)| k != "current" && k != "size").collect();
-    let mut query = crate::engine::listq::parse(&def, st.settings.zone, &pairs)?;
-    query.offset = 0;
-    query.limit = EXPORT_MAX;
-    query.any = crate::auth::scope::guard(&st, &s, &def).await?.unwrap_or_default();
-    let query = crate::engine::listq::with_hint(&st, &def, &s.tenant, query).await?;
-    let (d, t) = (def.clone(), s.tenant.clone());
-    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
-    let en = lang.0 == crate::error::Lang::En;
-    let cols: Vec<&store::FieldDef> = def.fields.iter().filter(|f| f.list && !f.secret).collect();
-    let mut book = rust_xlsxwriter::Workbook::new();
-    let sheet = book.add_worksheet();
-    let xl = |e: rust_xlsxwriter::XlsxError| ApiError::internal(e);
-    let bold = rust_xlsxwriter::Format::new().set_bold();
-    for (i, f) in cols.iter().enumerate() {
-        let label = if en && !f.label_en.is_empty() { &f.label_en } else { &f.label };
-        sheet.write_string_with_format(0, i as u16, label.as_str(), &bold).map_err(xl)?;
-        sheet.set_column_width(i as u16, 18).map_err(xl)?;
-    }
-    let created = cols.len() as u16;
-    sheet.write_string_with_format(0, created, if en { "Created" } else { "创建时间" }, &bold).map_err(xl)?;
-    sheet.set_column_width(created, 20).map_err(xl)?;
-    for (r, rec) in page.records.into_iter().enumerate() {
-        let rec = crate::wire::record(&def, st.settings.zone, rec);
-        let row = r as u32 + 1;
-        for (i, f) in cols.iter().enumerate() {
-            match rec.get(&f.name) {
-                Some(Value::Number(n)) if f.kind != store::FieldKind::Long => sheet.write_number(row, i as u16, n.as_f64().unwrap_or(0.0)).map_err(xl)?,
-                Some(Value::String(v)) => sheet.write_string(row, i as u16, v.as_str()).map_err(xl)?,
-                Some(Value::Null) | None => sheet,
-                Some(other) => sheet.write_string(row, i as u16, other.to_string()).map_err(xl)?,
-            };
-        }
-        if let Some(Value::String(c)) = rec.get("createTime") {
-            sheet.write_string(row, created, c.as_str()).map_err(xl)?;
-        }
-    }
-    let bytes = book.save_to_buffer().map_err(xl)?;
-    let label = if en && !def.label_en.is_empty() { def.label_en.clone() } else { def.label.clone() };
-    let day: String = st.settings.zone.format(store::now_millis()).chars().take(10).collect();
-    let file = format!("{label}-{day}.xlsx");
-    let enc: String = file
-        .bytes()
-        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
-        .collect();
-    let disposition = format!("attachment; filename=\"export.xlsx\"; filename*=UTF-8''{enc}");
-    let mut resp = bytes.into_response();
-    let h = resp.headers_mut();
-    h.insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"));
-    if let Ok(v) = axum::http::HeaderValue::from_str(&disposition) {
-        h.insert(axum::http::header::CONTENT_DISPOSITION, v);
-    }
-    h.insert(axum::http::header::X_CONTENT_TYPE_OPTIONS, axum::http::HeaderValue::from_static("nosniff"));
-    Ok(resp)
 }
 
 pub async fn list(
@@ -335,12 +266,13 @@ pub fn refs_version(st: &AppState, def: &ResourceDef) -> u64 {
 }
 
 /// The field that names a record for people: `realName`, else the first text field called `…Name`/`name`/
-/// `…Title`/`title`, else the first `…Code` field.
+/// `…Title`/`title`, else the first `…Code` field, else the first `…No` (a document's number).
 pub fn title_field(def: &ResourceDef) -> Option<&str> {
     let text = |f: &&store::FieldDef| matches!(f.kind, store::FieldKind::Text) && !f.secret;
     def.field("realName")
         .or_else(|| def.fields.iter().filter(text).find(|f| f.name.ends_with("Name") || f.name == "name" || f.name.ends_with("Title") || f.name == "title"))
         .or_else(|| def.fields.iter().filter(text).find(|f| f.name.ends_with("Code")))
+        .or_else(|| def.fields.iter().filter(text).find(|f| f.name.ends_with("No")))
         .map(|f| f.name.as_str())
 }
 

@@ -89,6 +89,9 @@ pub struct ApiDecl {
     /// The order of a list whose client names none, as Blade sort parameters (`ascs=orderStatus&descs=updateTime,createTime`).
     #[serde(default)]
     pub default_sort: Option<String>,
+    /// Records can be imported from Excel (`import-template`, `import`; see `engine::xlsx`).
+    #[serde(default)]
+    pub import: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -194,7 +197,7 @@ impl ApiDecl {
                 Some((serde_json::to_value(a).ok()?.as_str()?.to_string(), json!(format!("{m} {p}"))))
             })
             .collect();
-        json!({"routes": routes, "parent": self.parent, "pageSize": self.page_size})
+        json!({"routes": routes, "parent": self.parent, "pageSize": self.page_size, "import": self.import})
     }
 }
 
@@ -292,7 +295,19 @@ impl Api {
         let (api_base, d5, d6) = (decl.base.clone(), def.clone(), def.clone());
         api = api
             .get(format!("{}/schema", decl.base), Guard::read(&def), move |st, s, l| crud::schema_route(st, s, l, d5, api_base))
-            .get(format!("{}/export", decl.base), Guard::read(&def), move |st, s, q, l| crud::export(st, s, q, l, d6));
+            .get(format!("{}/export", decl.base), Guard::read(&def), move |st, s, q, l| crate::engine::xlsx::export(st, s, q, l, d6));
+        if decl.import {
+            let (d7, d8) = (def.clone(), def.clone());
+            let label = def.label.clone();
+            api = api
+                .get(format!("{}/import-template", decl.base), Guard::write(&def, &["add"]), move |st, s, l| crate::engine::xlsx::template(st, s, l, d7))
+                .doc(&format!("{label} · the Excel import template: the columns to fill in (required ones in red) and a sheet of notes per column"), &[])
+                .post_upload(format!("{}/import", decl.base), Guard::write(&def, &["add"]), move |st, s, q, req| crate::engine::xlsx::import(st, s, q, d8, rules, req))
+                .doc(
+                    &format!("{label} · import records from an Excel file (multipart `file`, columns by their header as in the template or an export); all rows or none, a refused row named by its number; answers {{inserted, updated, skipped}}"),
+                    &[("isCovered", "query: 1 updates the records whose code a row names (needs the edit code too); otherwise such rows are skipped")],
+                );
+        }
         for action in decl.routes.keys().copied() {
             let Some((method, path)) = decl.path(action) else { continue };
             let guard = match action {

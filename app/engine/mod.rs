@@ -1,6 +1,6 @@
 //! The generic engine every area builds on: the route table with its guards (`routes`), the declared resources
 //! (`resources`), the generic list/detail/submit/remove handlers (`crud`) and Blade list parameters turned into
-//! store queries (`listq`). Areas under `api/` register their routes here and hand-write only real behaviour.
+//! store queries (`listq`), and Excel export and import of declared resources (`xlsx`). Areas under `api/` register their routes here and hand-write only real behaviour.
 pub mod crud;
 pub mod dialect;
 pub mod listq;
@@ -8,5 +8,6 @@ pub mod params;
 pub mod rec;
 pub mod resources;
 pub mod routes;
+pub mod xlsx;
 
 pub use routes::{Api, Guard, RouteInfo};

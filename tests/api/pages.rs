@@ -145,3 +145,14 @@ async fn admin_screens_render_their_rows_on_the_server() {
     let (_, _, body) = page(&app, "/system/user", None, &[("x-zz-props", "1")]).await;
     assert!(body.contains("\"kind\":\"none\""));
 }
+
+#[tokio::test]
+async fn screens_are_chinese_until_english_is_chosen() {
+    let app = ssr_app();
+    // Spec §2: default zh. A browser that prefers English still gets Chinese screens; the switch's cookie decides.
+    let (s, _, html) = page(&app, "/login", None, &[("accept-language", "en-US,en;q=0.9")]).await;
+    assert_eq!(s, 200);
+    assert!(html.contains("<html lang=\"zh-CN\">") && html.contains("\"locale\":\"zh\""), "default zh");
+    let (_, _, html) = page(&app, "/login", None, &[("accept-language", "en-US"), ("cookie", "zz-lang=en")]).await;
+    assert!(html.contains("<html lang=\"en\">") && html.contains("\"locale\":\"en\""), "the user's choice");
+}

@@ -115,6 +115,14 @@ impl App {
         (s.as_u16(), v)
     }
 
+    /// The bytes of a 200 answer (a file).
+    pub async fn download(&self, token: &str, url: &str) -> Vec<u8> {
+        let req = Request::get(url).header("blade-auth", format!("bearer {token}")).body(Body::empty()).unwrap();
+        let resp = self.router.clone().oneshot(req).await.unwrap();
+        assert_eq!(resp.status(), 200, "{url}");
+        resp.into_body().collect().await.unwrap().to_bytes().to_vec()
+    }
+
     pub async fn get(&self, url: &str, token: &str) -> (StatusCode, Value) {
         self.req("GET", url, Some(token), None, &[]).await
     }

@@ -478,3 +478,93 @@ async fn random_sequences_keep_balances_equal_to_moves() {
     }
     assert!(done > 30, "{done} steps did something ({refused} refused)");
 }
+
+/// A workbook with a header row and rows of text.
+fn book(header: &[&str], rows: &[Vec<&str>]) -> Vec<u8> {
+    let mut b = rust_xlsxwriter::Workbook::new();
+    let s = b.add_worksheet();
+    for (i, h) in header.iter().enumerate() {
+        s.write_string(0, i as u16, *h).unwrap();
+    }
+    for (r, row) in rows.iter().enumerate() {
+        for (i, v) in row.iter().enumerate() {
+            s.write_string(r as u32 + 1, i as u16, *v).unwrap();
+        }
+    }
+    b.save_to_buffer().unwrap()
+}
+
+/// Every cell of a sheet as text.
+fn cells(bytes: Vec<u8>, sheet: usize) -> Vec<Vec<String>> {
+    use calamine::Reader;
+    let mut b: calamine::Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).unwrap();
+    b.worksheet_range_at(sheet).unwrap().unwrap().rows().map(|r| r.iter().map(zhizhuang::engine::xlsx::cell).collect()).collect()
+}
+
+#[tokio::test]
+async fn master_data_imports_from_excel_all_rows_or_none() {
+    let app = App::new();
+    let a = app.admin(A).await;
+    let b = app.admin(B).await;
+    let up = |url: String, bytes: Vec<u8>, t: String| { let app = &app; async move { app.upload(&t, &url, "data.xlsx", bytes).await } };
+
+    // The template: the columns to fill in, and notes that name the choices of a dictionary column.
+    let t = app.download(&a, &format!("{W}/reservoirarea/import-template")).await;
+    assert_eq!(cells(t.clone(), 0)[0], ["所属仓库", "库区编码", "库区名称", "库区类型", "备注"]);
+    let notes = cells(t, 1);
+    assert!(notes.iter().any(|r| r[0] == "库区类型" && r[2].contains("存储区")), "{notes:?}");
+
+    // Stores, codes generated; zones naming their store by name or by code, kind by label; bins by zone code.
+    let (s, v) = up(format!("{W}/store/import"), book(&["仓库名称", "负责人", "联系电话", "启用"], &[vec!["江宁材料仓", "王仓管", "13900000011", "是"], vec!["浦口中转仓", "李仓管", "", "否"]]), a.clone()).await;
+    assert_eq!((s, &v["data"]), (200, &json!({"inserted": 2, "updated": 0, "skipped": 0})), "{v}");
+    let (_, v) = get(&app, &a, &format!("{W}/store/list?storeName=浦口")).await;
+    let pukou = &v["data"]["records"][0];
+    assert_eq!(pukou["enabled"], 0, "否 is 0: {v}");
+    let pukou_code = pukou["storeCode"].as_str().unwrap().to_string();
+    assert!(pukou_code.starts_with("WH"), "{v}");
+    let file = book(&["所属仓库", "库区编码", "库区名称", "库区类型"], &[vec!["江宁材料仓", "JN-A", "存储A区", "存储区"], vec![&pukou_code, "PK-R", "收货区", "Receiving"]]);
+    let (s, v) = up(format!("{W}/reservoirarea/import"), file, a.clone()).await;
+    assert_eq!((s, v["data"]["inserted"].as_u64()), (200, Some(2)), "{v}");
+    let (_, v) = get(&app, &a, &format!("{W}/reservoirarea/list?areaCode=PK-R")).await;
+    assert_eq!((v["data"]["records"][0]["areaKind"].as_i64(), v["data"]["records"][0]["storeName"].as_str()), (Some(1), Some("浦口中转仓")), "{v}");
+    let (s, v) = up(format!("{W}/storagespace/import"), book(&["所属库区", "储位编码", "容量", "取货次序"], &[vec!["JN-A", "JN-A-01", "500", "1"], vec!["JN-A", "JN-A-02", "", "2"]]), a.clone()).await;
+    assert_eq!((s, v["data"]["inserted"].as_u64()), (200, Some(2)), "{v}");
+    let (_, v) = get(&app, &a, &format!("{W}/storagespace/list?spaceCode=JN-A-01")).await;
+    assert_eq!((v["data"]["records"][0]["capacity"].as_str(), v["data"]["records"][0]["storeName"].as_str()), (Some("500"), Some("江宁材料仓")), "{v}");
+
+    // All or nothing: a bad row refuses the file, names its row and column, and nothing is written.
+    let (_, before) = get(&app, &a, &format!("{W}/goods/list")).await;
+    let file = book(&["商品名称", "单位", "参考单价(元)", "安全库存下限"], &[vec!["石膏板", "张", "32.5", "20"], vec!["", "张", "1", ""], vec!["龙骨", "根", "8", ""]]);
+    let (s, v) = up(format!("{W}/goods/import"), file, a.clone()).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("第 3 行") && msg(&v).contains("商品名称"), "{v}");
+    let (_, after) = get(&app, &a, &format!("{W}/goods/list")).await;
+    assert_eq!(before["data"]["total"], after["data"]["total"], "nothing of a refused file is written");
+    let (s, v) = up(format!("{W}/goods/import"), book(&["商品名称", "单位", "参考单价(元)"], &[vec!["石膏板", "张", "32.555"]]), a.clone()).await;
+    assert!(s == 400 && msg(&v).contains("第 2 行") && msg(&v).contains("参考单价"), "money exact to the fen: {v}");
+    let (s, v) = app.req("POST", &format!("{W}/goods/import"), Some(&a), None, &[]).await;
+    assert_eq!(s, 400, "no file: {v}");
+    let (s, v) = up(format!("{W}/goods/import"), b"PK not really".to_vec(), a.clone()).await;
+    assert!(s == 400 && msg(&v).contains("Excel"), "{v}");
+    let (s, v) = up(format!("{W}/goods/import"), book(&["尺寸"], &[vec!["1"]]), a.clone()).await;
+    assert!(s == 400 && msg(&v).contains("导入模板"), "{v}");
+
+    // Good goods; the export imports as it is: skipped without overwriting, updated with it.
+    let (s, v) = up(format!("{W}/goods/import"), book(&["商品名称", "单位", "参考单价(元)", "安全库存下限", "商品分类"], &[vec!["纸面石膏板", "张", "32.5", "20", "板材"], vec!["轻钢龙骨", "根", "8", "", "龙骨"]]), a.clone()).await;
+    assert_eq!((s, &v["data"]), (200, &json!({"inserted": 2, "updated": 0, "skipped": 0})), "{v}");
+    let exported = app.download(&a, &format!("{W}/goods/export?goodsName=石膏板")).await;
+    let rows = cells(exported.clone(), 0);
+    let price_col = rows[0].iter().position(|h| h == "参考单价(元)").unwrap();
+    assert_eq!(rows[1][price_col], "32.5", "amounts are numbers in the file: {rows:?}");
+    let (s, v) = up(format!("{W}/goods/import"), exported.clone(), a.clone()).await;
+    assert_eq!((s, &v["data"]), (200, &json!({"inserted": 0, "updated": 0, "skipped": 1})), "{v}");
+    let (s, v) = up(format!("{W}/goods/import?isCovered=1"), exported, a.clone()).await;
+    assert_eq!((s, &v["data"]), (200, &json!({"inserted": 0, "updated": 1, "skipped": 0})), "{v}");
+
+    // Another tenant's store is not found by its name or code.
+    let (s, v) = up(format!("{W}/reservoirarea/import"), book(&["所属仓库", "库区名称"], &[vec!["江宁材料仓", "偷看区"]]), b.clone()).await;
+    assert!(s == 400 && msg(&v).contains("找不到") && msg(&v).contains("第 2 行"), "{v}");
+    let (s, v) = up(format!("{W}/reservoirarea/import"), book(&["所属仓库", "库区名称"], &[vec![&pukou_code, "偷看区"]]), b.clone()).await;
+    assert_eq!(s, 400, "{v}");
+    audit_clean(&app);
+}

@@ -8,7 +8,7 @@ export type FieldKind = 'text' | 'textarea' | 'int' | 'long' | 'flag' | 'decimal
 export type Field = {
   name: string; kind: FieldKind; label: string; labelEn: string; required: boolean;
   maxLen?: number; min?: number; max?: number; pattern?: 'phone' | 'email' | 'digits' | 'nospace' | 'code';
-  filter: boolean; sort: boolean; search: boolean; dict?: string; list: boolean; form: boolean;
+  filter: boolean; sort: boolean; search: boolean; dict?: string; list: boolean; form: boolean; readonly?: boolean;
   /** A record of another resource: how to pick one (its list route, the field shown). */
   refers?: { resource: string; list: string; title: string } | null;
   /** A comma-separated list of ids (with `refers`: several records picked). */
@@ -20,9 +20,15 @@ export type DictItem = { dictKey: string; dictValue: string };
 export type ResourceSchema = {
   name: string; label: string; labelEn: string; api: string; fields: Field[]; dicts: Record<string, DictItem[]>;
   /** Resources served in a route dialect (blade-scm): action → "METHOD /path", the parent field. */
-  dialect?: { routes: Record<string, string>; parent?: string | null; pageSize: number } | null;
+  dialect?: { routes: Record<string, string>; parent?: string | null; pageSize: number; import?: boolean } | null;
   /** Screen hints of the declaration (e.g. `detail`: the record's own page, `/project/detail/:projectCode`). */
-  ui?: { detail?: string; overdue?: { date: string; field: string; done: unknown[] }; low?: { qty: string; min: string } } | null;
+  ui?: { detail?: string; overdue?: { date: string; field: string; done: unknown[] }; low?: { qty: string; min: string };
+    /** Rows whose field is 0 are left out unless the screen's `zero=1` asks for them (the stock list). */
+    hideZero?: string;
+    /** Records are never added by hand (no add button). */
+    noAdd?: boolean;
+    /** The edit action's name, [zh, en], when editing is something else (a count). */
+    editLabel?: [string, string] } | null;
 };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
 /** Dictionary entries by code, for the administration screens' first render. */

@@ -68,7 +68,7 @@ async fn gen_schema(st: State<AppState>, Path(name): Path<String>, s: Session, l
 }
 async fn gen_export(st: State<AppState>, Path(name): Path<String>, s: Session, q: QueryPairs, l: axum::Extension<Lang>) -> ApiResult<Response> {
     let def = generated(&st, &name)?;
-    crud::export(st, s, q, l, def).await
+    crate::engine::xlsx::export(st, s, q, l, def).await
 }
 async fn gen_submit(st: State<AppState>, Path(name): Path<String>, s: Session, b: JsonObject) -> ApiResult<Response> {
     let def = generated(&st, &name)?;

@@ -28,7 +28,9 @@ export function errorMessage(status: number, body: any): string {
 }
 
 export function headers(extra: Record<string, string> = {}): Record<string, string> {
-  const h: Record<string, string> = { Authorization: BASIC, 'Tenant-Id': tenantId, ...extra };
+  // Server messages in the language the screens show (the switch's cookie), not the browser's.
+  const en = typeof document !== 'undefined' && /(?:^|;\s*)zz-lang=en(?:;|$)/.test(document.cookie);
+  const h: Record<string, string> = { Authorization: BASIC, 'Tenant-Id': tenantId, 'Accept-Language': en ? 'en' : 'zh-CN', ...extra };
   const t = getToken();
   if (t) h['Blade-Auth'] = 'bearer ' + t;
   return h;
@@ -83,4 +85,28 @@ export async function upload<T = any>(url: string, file: File): Promise<T> {
   if (res.status === 401 || body?.code === 401) onUnauthorized();
   if (res.status !== 200 || !body?.success) throw new ApiError(body?.code ?? res.status, errorMessage(res.status, body));
   return body.data as T;
+}
+
+/** Fetches a file with the session's headers (tokens never go in URLs) and saves it as `name`; rejects with an
+ * ApiError carrying the server's message. */
+export async function download(url: string, name: string): Promise<void> {
+  const res = await fetch(url, { headers: headers(), credentials: 'same-origin' });
+  if (!res.ok) {
+    const body = await res.json().catch(() => null);
+    if (res.status === 401) onUnauthorized();
+    throw new ApiError(body?.code ?? res.status, errorMessage(res.status, body));
+  }
+  const href = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = href;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 10_000);
+}
+
+/** Uploads one file as multipart `file` to an import route; resolves with what it answers. */
+export async function importFile<T = any>(url: string, file: File, params: Record<string, unknown> = {}): Promise<T> {
+  return upload<T>(url + qs(params), file);
 }

@@ -1293,6 +1293,49 @@ test('warehouse: an inbound order received, reviewed and put away; an outbound o
   await shot(page, 'wms-stock-card');
 });
 
+test('warehouse master data: export, the import template, an exported file imported over its records, a refused file; empty stock rows hidden; a count from the stock list', async (t) => {
+  const { page } = await session(t);
+  t.allow.push(/status of 400.*goods\/import/); // the refused file below
+  await visit(page, '/wms/goods?goodsName=LED筒灯');
+  await page.getByRole('table').waitFor();
+  // Export the filter: the file the clerk gets.
+  const [exp] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: '导出', exact: true }).click()]);
+  const exported = await exp.path();
+  check(exp.suggestedFilename() === '商品管理.xlsx', `export name ${exp.suggestedFilename()}`);
+  await page.getByRole('button', { name: '导入', exact: true }).click();
+  const dlg = dialogNamed(page, /导入商品管理/);
+  const [tpl] = await Promise.all([page.waitForEvent('download'), dlg.getByRole('button', { name: '点击下载' }).click()]);
+  check(/导入模板\.xlsx$/.test(tpl.suggestedFilename()), `template name ${tpl.suggestedFilename()}`);
+  // A file that is not a workbook is refused in the dialog, nothing imported.
+  await dlg.locator('input[type=file]').setInputFiles({ name: 'goods.xlsx', mimeType: 'application/octet-stream', buffer: Buffer.from('not a workbook') });
+  await api(page, '/goods/import', () => dlg.getByRole('button', { name: '导入', exact: true }).click());
+  await dlg.getByRole('alert').getByText(/不是可读取的 Excel/).waitFor();
+  // The exported file, imported over its records: every row updated.
+  await dlg.locator('input[type=file]').setInputFiles(exported);
+  await dlg.getByLabel('数据覆盖').check();
+  await api(page, '/goods/import', () => dlg.getByRole('button', { name: '导入', exact: true }).click());
+  await toast(page, /^导入完成:新增 0 条,更新 [1-9]\d* 条,跳过 0 条$/).waitFor();
+  await dlg.waitFor({ state: 'detached' });
+
+  // Stock: empty rows are left out until asked for; a count shows what is counted.
+  await visit(page, '/wms/stockdata');
+  const table = page.getByRole('table');
+  await table.waitFor();
+  check(!(await page.getByRole('button', { name: '新增', exact: true }).isVisible()), 'stock is never added by hand');
+  const total = async () => Number(((await page.getByText(/^共 \d+ 条$/).innerText()).match(/\d+/) || ['0'])[0]);
+  const withStock = await total();
+  await page.getByLabel('显示零库存').check();
+  await page.waitForFunction(() => location.search.includes('zero=1'));
+  await page.waitForFunction((n) => /共 (\d+) 条/.test(document.body.innerText) && Number(document.body.innerText.match(/共 (\d+) 条/)[1]) > n, withStock);
+  await page.getByLabel('显示零库存').uncheck();
+  await page.waitForFunction((n) => Number((document.body.innerText.match(/共 (\d+) 条/) || [0, -1])[1]) === n, withStock);
+  await table.getByRole('button', { name: '盘点' }).first().click();
+  const count = dialogNamed(page, /盘点 · 库存数据/);
+  await count.getByText('在库数量').waitFor();
+  await shot(page, 'wms-count');
+  await count.getByRole('button', { name: '取消' }).click();
+});
+
 test('approvals: a model designed and deployed; a leave applied for, decided by the leader, claimed and approved by an administrator; its history and diagram', async (t) => {
   // The platform administrator designs a process: a step is added after the start, given a role, checked.
   const { page: p0 } = await session(t, { host: TENANTS[0].host });

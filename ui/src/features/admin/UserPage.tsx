@@ -6,7 +6,8 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Confirm, Dialog } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
-import { ApiError, headers, post, qs } from '../../lib/api';
+import { ApiError, download as dl, errText, post, qs } from '../../lib/api';
+import { ImportDialog } from '../crud/ImportDialog';
 import { nodeLabel, nodeValue, oneTimePasswords, passwordsMatch, type FormField, type OneTime } from '../../lib/admin';
 import { CrudTable, type CrudConfig } from './CrudTable';
 import { CheckTree, usePageSeed, useTree } from './widgets';
@@ -53,25 +54,7 @@ export function UserPage() {
       toast(e instanceof ApiError ? t(e.message) : t('err.unknown'), 'error');
     }
   };
-  const download = async (url: string, name: string) => {
-    try {
-      const res = await fetch(url, { headers: headers(), credentials: 'same-origin' });
-      if (!res.ok) {
-        const b = await res.json().catch(() => null);
-        throw new Error(b?.msg || 'err.unknown');
-      }
-      const blob = await res.blob();
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(blob);
-      a.download = name;
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-    } catch (e) {
-      toast(t((e as Error).message), 'error');
-    }
-  };
+  const download = (url: string, name: string) => void dl(url, name).catch((e) => toast(t(errText(e)), 'error'));
 
   const cfg: CrudConfig = useMemo(() => ({
     api: USER_API, listUrl: USER_API + '/page', paged: true, params: { deptId }, perm: 'user',
@@ -122,7 +105,7 @@ export function UserPage() {
       {grant && <GrantRoles userIds={grant.ids} roles={grant.roles} onClose={() => setGrant(null)} onDone={() => { setGrant(null); setReloadKey((k) => k + 1); }} />}
       <Confirm open={resetIds !== null && shown === null} onOpenChange={(o) => { if (!o) setResetIds(null); }} text={t('adm.resetConfirm')} onConfirm={doReset} />
       {shown && <OneTimeDialog items={shown} onClose={() => { setShown(null); setResetIds(null); }} />}
-      {importing && <ImportDialog onClose={() => setImporting(false)} onDone={() => { setImporting(false); setReloadKey((k) => k + 1); }} download={download} />}
+      {importing && <ImportDialog title={t('adm.importTitle')} url={USER_API + '/import-user'} template={USER_API + '/export-template'} templateName="user-template.xlsx" onClose={() => setImporting(false)} onDone={() => { setImporting(false); setReloadKey((k) => k + 1); }} />}
     </div>
   );
 }
@@ -178,35 +161,3 @@ function OneTimeDialog({ items, onClose }: { items: OneTime[]; onClose: () => vo
   );
 }
 
-function ImportDialog({ onClose, onDone, download }: { onClose: () => void; onDone: () => void; download: (url: string, name: string) => void }) {
-  const { t } = useTranslation();
-  const toast = useToast();
-  const [file, setFile] = useState<File | null>(null);
-  const [covered, setCovered] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const send = async () => {
-    if (!file) return toast(t('adm.importChoose'), 'warning');
-    setBusy(true);
-    try {
-      const fd = new FormData();
-      fd.append('file', file);
-      const res = await fetch(USER_API + '/import-user' + qs({ isCovered: covered ? 1 : 0 }), { method: 'POST', headers: headers(), body: fd, credentials: 'same-origin' });
-      const b = await res.json().catch(() => null);
-      if (!res.ok || b?.code !== 200) throw new Error(b?.msg || 'err.unknown');
-      toast(b.msg || t('adm.imported'));
-      onDone();
-    } catch (e) {
-      toast(t((e as Error).message), 'error');
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <Dialog open onOpenChange={(o) => { if (!o) onClose(); }} title={t('adm.importTitle')} width={560}
-      footer={<><button type="button" className="btn" onClick={onClose}>{t('common.cancel')}</button><button type="button" className="btn btn-primary" disabled={busy} onClick={send}>{t('adm.import')}</button></>}>
-      <div className="form-row"><label htmlFor="imp-file">{t('adm.importFile')}</label><div className="form-ctl"><input id="imp-file" type="file" accept=".xlsx,.xls" onChange={(e) => setFile(e.target.files?.[0] ?? null)} /></div></div>
-      <div className="form-row"><label htmlFor="imp-cover">{t('adm.importCover')}</label><div className="form-ctl"><label className="inline"><input id="imp-cover" type="checkbox" checked={covered} onChange={(e) => setCovered(e.target.checked)} />{covered ? t('common.yes') : t('common.no')}</label></div></div>
-      <div className="form-row"><label>{t('adm.importTemplate')}</label><div className="form-ctl"><button type="button" className="link" style={{ alignSelf: 'flex-start' }} onClick={() => download(USER_API + '/export-template', 'user-template.xlsx')}>{t('adm.templateDownload')}</button></div></div>
-    </Dialog>
-  );
-}

@@ -7,12 +7,15 @@ import { Dialog, FormRow } from '../../components/ui/dialog';
 import { fieldError } from '../../lib/validators';
 import { ApiError } from '../../lib/api';
 import { detail, save as saveRecord, listVia, refKey } from '../../lib/resource';
-import { fieldLabel } from './ListPage';
+import { display, fieldLabel } from './ListPage';
 
 export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { resource: ResourceSchema; mode: 'add' | 'edit' | 'view'; row?: any; onClose: () => void; onSaved: (added: boolean) => void }) {
   const { t } = useTranslation();
   const { props } = useApp();
   const fields = res.fields.filter((f) => f.form);
+  // Editing or viewing a record shows the columns the server keeps (on hand, location…) as plain text above the
+  // form, so a person sees what they change (a count of a stock row shows the goods, the bin and what is on hand).
+  const kept = mode === 'add' ? [] : res.fields.filter((f) => f.readonly && f.list);
   const [form, setForm] = useState<Record<string, any>>(() => (row ? { ...row } : {}));
   const [errors, setErrors] = useState<Record<string, string | null>>({});
   const [msg, setMsg] = useState<string | null>(null);
@@ -45,11 +48,18 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
     }
   }
 
-  const title = t(mode === 'add' ? 'crud.addTitle' : mode === 'edit' ? 'crud.editTitle' : 'crud.viewTitle') + ' · ' + fieldLabel(res, props.locale);
+  const edit = res.ui?.editLabel ? (props.locale === 'en' ? res.ui.editLabel[1] : res.ui.editLabel[0]) : t('crud.editTitle');
+  const title = (mode === 'add' ? t('crud.addTitle') : mode === 'edit' ? edit : t('crud.viewTitle')) + ' · ' + fieldLabel(res, props.locale);
+  const yesNo: [string, string] = [t('common.yes'), t('common.no')];
   return (
     <Dialog open onOpenChange={(o) => { if (!o) onClose(); }} title={title} width={640}
       footer={ro ? <button className="btn" onClick={onClose}>{t('common.close')}</button> : <><button className="btn" onClick={onClose}>{t('common.cancel')}</button><button className="btn btn-primary" onClick={save}>{t('common.save')}</button></>}>
       <form className="crud-form" onSubmit={(e) => { e.preventDefault(); if (!ro) void save(); }}>
+        {kept.length > 0 && (
+          <dl className="kept">
+            {kept.map((f) => [<dt key={'t-' + f.name}>{L(f)}</dt>, <dd key={'d-' + f.name}>{display(f, form[f.name], res.dicts, form, yesNo) || '—'}</dd>])}
+          </dl>
+        )}
         {fields.map((f) => {
           const id = 'f-' + f.name;
           const v = form[f.name] ?? '';

@@ -4,7 +4,8 @@ import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
 import type { Field, ResourceSchema } from '../../types';
-import { qs, headers, errorMessage } from '../../lib/api';
+import { qs, download, errText } from '../../lib/api';
+import { ImportDialog } from './ImportDialog';
 import { useRemove } from './useRemove';
 import { useToast } from '../../components/ui/toast';
 import { FormDialog } from './FormDialog';
@@ -17,13 +18,17 @@ export { PAGE_SIZES } from '../../components/ui/pager';
 export function fieldLabel(f: { label: string; labelEn: string }, locale: string) {
   return locale === 'en' ? f.labelEn || f.label : f.label;
 }
-export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts'], row?: any) {
+export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts'], row?: any, yesNo?: [string, string]) {
   if (f.refers && row && row[refKey(f.name)]) return String(row[refKey(f.name)]);
   // A reference of 0 names no record (a top category).
   if (v == null || (f.refers && String(v) === '0')) return '';
   if (f.dict) return dicts[f.dict]?.find((d) => String(d.dictKey) === String(v))?.dictValue ?? String(v);
+  if (f.kind === 'flag' && yesNo) return String(v) === '1' ? yesNo[0] : String(v) === '0' ? yesNo[1] : String(v);
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
+
+/** Free text that may run long (remarks, addresses, notes): its column wraps; every other cell stays on one line. */
+export const longText = (f: Field) => f.kind === 'textarea' || f.kind === 'json' || (f.kind === 'text' && (f.maxLen ?? 0) > 64 && !/(Code|No|Name)$/.test(f.name));
 
 export function ListPage() {
   const { t } = useTranslation();
@@ -36,7 +41,11 @@ export function ListPage() {
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   // A dialect resource offers only the actions its declaration routes (a ledger is listed, never edited here).
   const routed: Record<string, string[]> = { add: ['add', 'save'], edit: ['update', 'save'], delete: ['delete', 'remove', 'batchDelete'], view: ['detail'] };
-  const can = (op: string) => perms.has(`${res.name}_${op}`) && (!res.dialect || (routed[op] ?? [op]).some((r) => res.dialect!.routes[r]));
+  // A declaration may say its records are never added by hand (stock comes from documents: `ui.noAdd`).
+  const can = (op: string) => perms.has(`${res.name}_${op}`) && (!res.dialect || (routed[op] ?? [op]).some((r) => res.dialect!.routes[r])) && !(op === 'add' && res.ui?.noAdd);
+  const yesNo: [string, string] = [t('common.yes'), t('common.no')];
+  /** The edit action's name when editing means something else (a count of a stock row: 盘点). */
+  const editLabel = res.ui?.editLabel ? (props.locale === 'en' ? res.ui.editLabel[1] : res.ui.editLabel[0]) : t('common.edit');
   const [filters, setFilters] = useState<Record<string, string>>(() => ({ ...query }));
   const [selected, setSelected] = useState<string[]>([]);
   const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
@@ -61,27 +70,14 @@ export function ListPage() {
   const low = res.ui?.low;
   const isLow = (row: any) => !!low && row[low.min] != null && row[low.min] !== '' && Number(row[low.qty] ?? 0) < Number(row[low.min]);
   const detailPath = (row: any) => res.ui?.detail?.replace(/:(\w+)/g, (_, k) => encodeURIComponent(String(row[k] ?? '')));
-  /** Excel of the current filter: fetched with the Blade-Auth header (tokens never go in URLs), saved as a file. */
-  const exportExcel = async () => {
-    try {
-      const { current: _c, size: _s, ...filter } = query as Record<string, string>;
-      const r = await fetch(res.api + '/export' + qs(filter), { headers: headers(), credentials: 'same-origin' });
-      if (!r.ok) {
-        const body = await r.json().catch(() => null);
-        return toast(t(errorMessage(r.status, body)), 'error');
-      }
-      const url = URL.createObjectURL(await r.blob());
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = `${L(res)}.xlsx`;
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-    } catch {
-      toast(t('err.unknown'), 'error');
-    }
+  /** Excel of the current filter (the file holds what the screen shows, without empty stock rows unless shown). */
+  const exportExcel = () => {
+    const { current: _c, size: _s, zero, ...filter } = query as Record<string, string>;
+    const hz = res.ui?.hideZero;
+    if (hz && zero !== '1' && !Object.keys(filter).some((k) => k.startsWith(hz + '_'))) filter[hz + '_gt'] = '0';
+    void download(res.api + '/export' + qs(filter), `${L(res)}.xlsx`).catch((e) => toast(t(errText(e)), 'error'));
   };
+  const [importing, setImporting] = useState(false);
   const allIds = data.records.map((r) => String(r.id));
   const allOn = allIds.length > 0 && allIds.every((id) => selected.includes(id));
 
@@ -113,12 +109,19 @@ export function ListPage() {
           <span className="dash">–</span>
           <input type="date" aria-label={t('common.to')} value={filters.createTime_datelt ?? ''} onChange={(e) => setFilters({ ...filters, createTime_datelt: e.target.value })} />
         </label>
+        {res.ui?.hideZero && (
+          <label className="check">
+            <input type="checkbox" checked={filters.zero === '1'} onChange={(e) => { const f = { ...filters, zero: e.target.checked ? '1' : '' }; setFilters(f); navigate(path + qs({ ...f, current: 1, size })); }} />
+            <span>{t('common.showZero')}</span>
+          </label>
+        )}
         <button type="submit" className="btn btn-primary">{t('common.search')}</button>
         <button type="button" className="btn" onClick={() => { setFilters({}); navigate(path + qs({ current: 1, size })); }}>{t('common.reset')}</button>
       </form>
       <div className="crud-tools">
         {can('add') && <button type="button" className="btn btn-primary" onClick={() => setDialog({ mode: 'add' })}>{t('common.add')}</button>}
         {can('delete') && <button type="button" className="btn btn-danger" onClick={() => askDelete(selected)}>{t('common.delete')}</button>}
+        {res.dialect?.import && can('add') && <button type="button" className="btn" onClick={() => setImporting(true)}>{t('adm.import')}</button>}
         <button type="button" className="btn" onClick={exportExcel}>{t('common.export')}</button>
         {selected.length > 0 && <span className="muted">{t('common.selected', { n: selected.length })}</span>}
       </div>
@@ -141,11 +144,11 @@ export function ListPage() {
                 <tr key={id} className={[on ? 'selected' : '', isOverdue(row) ? 'overdue' : '', isLow(row) ? 'low' : ''].join(' ').trim()} title={isOverdue(row) ? t('common.overdue') : isLow(row) ? t('common.lowStock') : undefined}>
                   <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
-                  {cols.map((f) => <td key={f.name}>{display(f, row[f.name], res.dicts, row)}</td>)}
+                  {cols.map((f) => <td key={f.name} className={longText(f) ? 'wrap' : undefined}>{display(f, row[f.name], res.dicts, row, yesNo)}</td>)}
                   <td className="col-action">
                     {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}
-                    {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{t('common.edit')}</button>}
+                    {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{editLabel}</button>}
                     {can('delete') && <button type="button" className="link danger" onClick={() => askDelete([id])}>{t('common.delete')}</button>}
                   </td>
                 </tr>
@@ -155,6 +158,8 @@ export function ListPage() {
         </table>
       </div>
       <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={go} />
+      {importing && <ImportDialog title={t('crud.importTitle', { name: L(res) })} url={res.api + '/import'} template={res.api + '/import-template'} templateName={t('crud.templateFile', { name: L(res) })}
+        onClose={() => setImporting(false)} onDone={() => { setImporting(false); reload(); }} />}
       {dialog && <FormDialog resource={res} mode={dialog.mode} row={dialog.row} onClose={() => setDialog(null)} onSaved={(added) => { toast(t(added ? 'crud.added' : 'crud.updated')); setDialog(null); reload(); }} />}
       {confirm}
     </section>

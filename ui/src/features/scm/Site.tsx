@@ -3,7 +3,7 @@
 // node matrix, reporting a task's progress and its history. Data from the blade-scm routes.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApp } from '../../app';
-import { post, get, headers, qs, errText } from '../../lib/api';
+import { post, get, headers, qs, errText, download } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { byCode, Facts, MODEL_STATUS, Table, useL } from './ProjectDetail';
@@ -92,16 +92,7 @@ function ImportDialog({ projectId, onClose }: { projectId: string; onClose: () =
       toast(errText(e), 'error');
     }
   };
-  const template = async () => {
-    const res = await fetch(`${S}/building/info/template`, { headers: headers(), credentials: 'same-origin' });
-    if (!res.ok) return toast(L('模板下载失败', 'The template could not be downloaded'), 'error');
-    const url = URL.createObjectURL(await res.blob());
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = '楼栋导入模板.xlsx';
-    a.click();
-    URL.revokeObjectURL(url);
-  };
+  const template = () => download(`${S}/building/info/template`, '楼栋导入模板.xlsx').catch((e) => toast(errText(e), 'error'));
   const done = task && task.state !== 'running';
   return (
     <Dialog open onOpenChange={(o) => { if (!o && !busy) onClose(); }} title={L('导入楼栋', 'Import buildings')} width={620}
