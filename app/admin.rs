@@ -57,6 +57,19 @@ pub fn backup(dir: &Path, out: &Path) -> anyhow::Result<()> {
 }
 
 pub fn verify(file: &Path) -> anyhow::Result<bool> {
+    // Commits the last run left in the write-ahead log are part of the data: fold them in first (what the server
+    // does at start), so the file checked is the one it will serve.
+    if store::wal::path_for(file).exists() {
+        match Store::open(file, &store::Options::default()) {
+            Ok(st) => {
+                let r = st.replayed().clone();
+                st.close();
+                println!("write-ahead log: {} commits folded into the file{}", r.records, if r.torn_tail { " (a torn last record, never acknowledged, cut off)" } else { "" });
+            }
+            Err(StoreError::Locked) => println!("write-ahead log: a server holds the file; its log is checked when it stops"),
+            Err(e) => return Err(e.into()),
+        }
+    }
     let report = store::verify_file(file)?;
     let v = serde_json::to_value(&report)?;
     println!("{}: {}", file.display(), if report.ok { "OK" } else { "DAMAGED" });
@@ -214,6 +227,11 @@ pub fn restore(dir: &Path, file: &Path) -> anyhow::Result<()> {
         let aside = dir.join(format!("{}.before-restore-{}", store::DATA_FILE, store::now_millis()));
         std::fs::rename(&target, &aside)?;
         println!("previous data file kept as {}", aside.display());
+        // A log left beside the old file (it did not open) belongs with it.
+        let log = store::wal::path_for(&target);
+        if log.exists() {
+            std::fs::rename(&log, store::wal::path_for(&aside))?;
+        }
     }
     std::fs::rename(&tmp, &target)?;
     let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());

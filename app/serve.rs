@@ -37,6 +37,13 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(ms) = store.repaired_ms() {
         tracing::warn!(target: "zz::store", ms, "the data file was not closed cleanly (crash or kill); repaired on open");
     }
+    let replayed = store.replayed();
+    if replayed.records > 0 || replayed.torn_tail {
+        tracing::warn!(target: "zz::store", commits = replayed.records, torn_tail = replayed.torn_tail, "write-ahead log of the last run applied to the data file");
+    }
+    if let Some(p) = &replayed.set_aside {
+        tracing::warn!(target: "zz::store", aside = %p.display(), "a write-ahead log of another data file was found beside this one and set aside, not applied");
+    }
     let res = Resources::load()?;
     let issued = {
         let (s, r, pw, demo) = (store.clone(), res.clone(), args.admin_password.clone(), args.demo);

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::codec::decode_record;
 use crate::engine::{drop_keys as remove_keys, put_keys as add_keys};
+use crate::wal::Logged;
 use crate::error::{Result, StoreError};
 use crate::resource::ResourceDef;
 use crate::writer::WriterHandle;
@@ -180,6 +181,12 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         apply(&dst, fetch(&snap, changes)?, defs, &mut undeclared)?;
         let w = dst.begin_write()?;
         tables::copy_table(&snap, &w, tables::META)?;
+        {
+            // The copy is another file: it gets its own write-ahead log identity when first opened.
+            let mut meta = w.open_table(tables::META)?;
+            meta.remove(crate::wal::META_ID)?;
+            meta.remove(crate::wal::META_SEQ)?;
+        }
         tables::copy_table(&snap, &w, tables::SESSIONS)?;
         tables::copy_table(&snap, &w, tables::COUNTERS)?;
         {
@@ -238,6 +245,12 @@ pub(crate) fn copy_aside(db: &Database, out: &Path) -> Result<()> {
         for t in tables::ALL {
             (t.copy)(&snap, &w)?;
         }
+        // Another file: it gets its own write-ahead log identity when opened.
+        {
+            let mut meta = w.open_table(tables::META)?;
+            meta.remove(crate::wal::META_ID)?;
+            meta.remove(crate::wal::META_SEQ)?;
+        }
         w.commit()?;
     }
     File::open(&tmp)?.sync_all()?;
@@ -277,8 +290,8 @@ fn copy_records(
         w.set_durability(Durability::None)?;
         {
             let mut out = w.open_table(table)?;
-            let mut index = w.open_table(tables::INDEX)?;
-            let mut unique = w.open_table(tables::UNIQUE)?;
+            let mut index = Logged::plain(w.open_table(tables::INDEX)?);
+            let mut unique = Logged::plain(w.open_table(tables::UNIQUE)?);
             let mut cache: Option<(String, Option<Arc<ResourceDef>>)> = None;
             for ((t, r, id), v) in &rows {
                 out.insert((t.as_str(), r.as_str(), *id), v.as_slice())?;
@@ -376,8 +389,8 @@ fn apply(dst: &Database, got: Fetched, defs: Defs, undeclared: &mut BTreeSet<(St
     {
         let mut live = w.open_table(tables::RECORDS)?;
         let mut deleted = w.open_table(tables::DELETED)?;
-        let mut index = w.open_table(tables::INDEX)?;
-        let mut unique = w.open_table(tables::UNIQUE)?;
+        let mut index = Logged::plain(w.open_table(tables::INDEX)?);
+        let mut unique = Logged::plain(w.open_table(tables::UNIQUE)?);
         let mut chunks = w.open_table(tables::FILE_CHUNKS)?;
         for ((t, r, id), now_live, now_deleted) in &got.records {
             let key = (t.as_str(), r.as_str(), *id);

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
-use redb::{ReadOnlyTable, ReadableTable, Table};
+use redb::{ReadOnlyTable, ReadableTable};
 use serde_json::{Map, Value};
 
 use crate::codec::{decode_record, encode_record, index_bytes};
@@ -12,6 +12,7 @@ use crate::query::{Filter, Hint, Op, Page, Query, Ticker, order};
 use crate::resource::{FieldKind, ResourceDef};
 use crate::{Actor, PLATFORM_TENANT, now_millis};
 use crate::tables;
+use crate::wal::Logged;
 
 /// Platform resources are kept under the platform tenant whoever reads them.
 /// At most this many candidates of an exact filter are sorted in memory rather than read in the sort's order.
@@ -762,18 +763,19 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
     }
 }
 
+/// The tables a write transaction changes, each recording its changes for the write-ahead log (`wal`).
 pub type WriteTables<'t> = Tables<
-    Table<'t, tables::RecK, &'static [u8]>,
-    Table<'t, tables::IdxK, ()>,
-    Table<'t, tables::UniqueK, u64>,
-    Table<'t, tables::PairK, u64>,
+    Logged<'t, tables::RecK, &'static [u8]>,
+    Logged<'t, tables::IdxK, ()>,
+    Logged<'t, tables::UniqueK, u64>,
+    Logged<'t, tables::PairK, u64>,
 >;
 
 /// Writes within one transaction. Every check happens before the first change, and the group-commit writer
 /// re-runs a batch without an operation that failed, so a refused operation never leaves a partial write.
 pub struct RecordWriter<'t> {
     pub tables: WriteTables<'t>,
-    pub deleted: Table<'t, tables::RecK, &'static [u8]>,
+    pub deleted: Logged<'t, tables::RecK, &'static [u8]>,
     /// Keys (tenant, resource, id) of the records this transaction changed, live or deleted (an online backup
     /// copies them again).
     pub changed: Vec<(String, String, u64)>,
@@ -822,8 +824,24 @@ impl RecordWriter<'_> {
         patch: Map<String, Value>,
         actor: &Actor,
     ) -> Result<Map<String, Value>> {
-        let t = storage_tenant(def, tenant);
         let old = self.tables.get(def, tenant, id)?.ok_or(StoreError::NotFound)?;
+        self.update_from(def, tenant, id, old, patch, actor)
+    }
+
+    /// `update` of a record the caller has just read in this transaction and not written since (`old`, exactly
+    /// as stored): the record is not read and decoded a second time. A stale `old` would leave wrong index
+    /// entries, so debug builds check it against the stored record.
+    pub fn update_from(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        old: Map<String, Value>,
+        patch: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        debug_assert_eq!(self.tables.get(def, tenant, id).ok().flatten().as_ref(), Some(&old), "update_from with a stale record");
+        let t = storage_tenant(def, tenant);
         let mut doc = old.clone();
         for (k, v) in patch {
             doc.insert(k, v);
@@ -921,10 +939,7 @@ impl RecordWriter<'_> {
             }
             for f in stored.iter().filter(|f| !want.contains(&f.as_str())) {
                 let end = format!("{f}\0");
-                self.tables.index.retain_in((t, res, f.as_str(), &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| {
-                    removed += 1;
-                    false
-                })?;
+                removed += self.tables.index.remove_in((t, res, f.as_str(), &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)?;
             }
             let missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == f)).collect();
             if missing.is_empty() {
@@ -995,8 +1010,8 @@ fn unique_text(v: Option<&Value>) -> Option<String> {
     }
 }
 
-type IndexTable<'t> = Table<'t, tables::IdxK, ()>;
-type UniqueTable<'t> = Table<'t, tables::UniqueK, u64>;
+type IndexTable<'t> = Logged<'t, tables::IdxK, ()>;
+type UniqueTable<'t> = Logged<'t, tables::UniqueK, u64>;
 
 /// Writes the index entries and unique keys of a stored record (in its file, or in a backup's copy).
 pub(crate) fn put_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {

@@ -8,6 +8,7 @@ mod meta;
 mod query;
 mod resource;
 mod tables;
+pub mod wal;
 mod writer;
 
 use std::path::{Path, PathBuf};
@@ -48,11 +49,20 @@ pub struct Options {
     pub cache_bytes: usize,
     /// Save redb's allocator state in every commit (fast reopen after a crash, slower commits).
     pub quick_repair: bool,
+    /// Make group commits durable through the write-ahead log (`wal`) instead of a durable redb commit each.
+    pub wal: bool,
+    /// Checkpoint the log while running (false: only at close; tests that look at the log itself).
+    pub fold: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { cache_bytes: 64 << 20, quick_repair: std::env::var("ZZ_QUICK_REPAIR").map(|v| v == "1").unwrap_or(false) }
+        Options {
+            cache_bytes: 64 << 20,
+            quick_repair: std::env::var("ZZ_QUICK_REPAIR").map(|v| v == "1").unwrap_or(false),
+            wal: std::env::var("ZZ_WAL").map(|v| v != "0").unwrap_or(true),
+            fold: true,
+        }
     }
 }
 
@@ -62,6 +72,8 @@ pub(crate) struct Inner {
     ids: IdGen,
     versions: Versions,
     quick_repair: bool,
+    /// Checkpoints while running (see `Options::fold`).
+    fold: bool,
     /// How long opening took when the file needed repair after an unclean shutdown.
     repair_ms: Option<u64>,
     /// Keys changed since an online backup began (None: no backup running).
@@ -72,6 +84,10 @@ pub(crate) struct Inner {
     pub(crate) indexed: AtomicU64,
     /// Entries of the log up to here are gone.
     pub(crate) pruned: AtomicU64,
+    /// The write-ahead log (None: every durable batch is a durable redb commit). Used by the writer thread.
+    pub(crate) wal: std::sync::Mutex<Option<wal::Wal>>,
+    /// What opening found in the write-ahead log left by the last run.
+    replayed: wal::Replayed,
 }
 
 /// The last committed change-log sequence number, with a condition variable for followers.
@@ -149,7 +165,16 @@ impl Store {
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
             .create(path)?;
         let repair_ms = repaired.load(std::sync::atomic::Ordering::Relaxed).then(|| started.elapsed().as_millis() as u64);
+        // The log of the last run first: its records are changes of the schema it ran with.
+        let replayed = if existed { wal::replay(&db, path, opts.quick_repair)? } else { wal::Replayed::default() };
         meta::prepare(&db, path, existed)?;
+        let wal = if opts.wal {
+            let (id, seq) = wal::ensure_id(&db, opts.quick_repair)?;
+            Some(wal::Wal::create(&wal::path_for(path), &id, seq.max(replayed.seq))?)
+        } else {
+            let _ = std::fs::remove_file(wal::path_for(path));
+            None
+        };
         let last = meta::last_id(&db)?;
         let (seq, first) = {
             let r = db.begin_read()?;
@@ -162,11 +187,14 @@ impl Store {
             ids: IdGen::new(last),
             versions: Versions::default(),
             quick_repair: opts.quick_repair,
+            fold: opts.fold,
             repair_ms,
             changes: std::sync::Mutex::new(None),
             seq: ChangeSeq::default(),
             indexed: AtomicU64::new(0),
             pruned: AtomicU64::new(first.map(|f| f.saturating_sub(1)).unwrap_or(seq)),
+            wal: std::sync::Mutex::new(wal),
+            replayed,
         });
         inner.seq.publish(seq);
         let writer = writer::start(inner.clone());
@@ -262,6 +290,11 @@ impl Store {
     /// Milliseconds spent repairing the file at open, when it was not shut down cleanly (a crash, kill -9).
     pub fn repaired_ms(&self) -> Option<u64> {
         self.inner.repair_ms
+    }
+
+    /// What opening applied from the write-ahead log the last run left (after a crash: its last commits).
+    pub fn replayed(&self) -> &wal::Replayed {
+        &self.inner.replayed
     }
 
     /// Stops the writer after the queued writes are committed. Further writes answer `Closed`.
@@ -454,12 +487,12 @@ impl ReadCtx {
 
 /// Writes inside the current group-commit transaction.
 pub struct WriteCtx<'t> {
-    chunks: redb::Table<'t, tables::ChunkK, &'static [u8]>,
+    chunks: wal::Logged<'t, tables::ChunkK, &'static [u8]>,
     rec: engine::RecordWriter<'t>,
     /// Resources (and `"sessions"`) this batch changed; their versions are bumped after the commit.
     touched: std::collections::HashSet<String>,
-    sessions: redb::Table<'t, tables::PairK, &'static [u8]>,
-    meta: redb::Table<'t, tables::Str, &'static [u8]>,
+    sessions: wal::Logged<'t, tables::PairK, &'static [u8]>,
+    meta: wal::Logged<'t, tables::Str, &'static [u8]>,
     ids: &'t IdGen,
     /// Stored files (tenant, file id) this transaction wrote or deleted.
     files: Vec<(String, u64)>,
@@ -502,6 +535,19 @@ impl WriteCtx<'_> {
     ) -> Result<Map<String, Value>> {
         self.touch(&def.name);
         self.rec.update(def, tenant, id, patch, actor)
+    }
+    /// `update` of a record read in this transaction and not written since, passed as read (no second read).
+    pub fn update_from(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        old: Map<String, Value>,
+        patch: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        self.touch(&def.name);
+        self.rec.update_from(def, tenant, id, old, patch, actor)
     }
     pub fn remove(&mut self, def: &ResourceDef, tenant: &str, ids: &[u64], actor: &Actor) -> Result<u64> {
         self.touch(&def.name);

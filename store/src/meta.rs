@@ -2,7 +2,7 @@
 //! and then migrated step by step; a file from a newer binary is refused.
 use std::path::Path;
 
-use redb::{Database, ReadableDatabase, Table, WriteTransaction};
+use redb::{Database, ReadableDatabase, WriteTransaction};
 
 use crate::error::{Result, StoreError};
 use crate::tables;
@@ -61,7 +61,7 @@ pub(crate) fn last_id(db: &Database) -> Result<u64> {
     Ok(t.get("last_id")?.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes)).unwrap_or(0))
 }
 
-pub(crate) fn put_last_id(meta: &mut Table<crate::tables::Str, &'static [u8]>, id: u64) -> Result<()> {
+pub(crate) fn put_last_id(meta: &mut crate::wal::Logged<crate::tables::Str, &'static [u8]>, id: u64) -> Result<()> {
     meta.insert("last_id", id.to_be_bytes().as_slice())?;
     Ok(())
 }
@@ -75,7 +75,7 @@ pub(crate) fn change_seq_in(meta: &impl redb::ReadableTable<crate::tables::Str, 
     Ok(meta.get("change_seq")?.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes)).unwrap_or(0))
 }
 
-pub(crate) fn put_change_seq(meta: &mut Table<crate::tables::Str, &'static [u8]>, seq: u64) -> Result<()> {
+pub(crate) fn put_change_seq(meta: &mut crate::wal::Logged<crate::tables::Str, &'static [u8]>, seq: u64) -> Result<()> {
     meta.insert("change_seq", seq.to_be_bytes().as_slice())?;
     Ok(())
 }

@@ -6,6 +6,11 @@
 //! with the next durable commit, which the writer makes itself when none comes within `LAZY_FLUSH`. So a
 //! request's audit-log entry never costs a second fsync on the request path, and at most `LAZY_FLUSH` of log
 //! entries can be lost in a crash; every acknowledged data write is still durable before its answer.
+//!
+//! With the write-ahead log (`wal`, the default) a batch commits to redb without durability and is durable once
+//! its record is appended to the log and the log fsynced, before the commit makes it visible; a checkpoint (a
+//! durable redb commit, then the log emptied) follows every `FOLD_EVERY`, when the log passes `FOLD_BYTES`, when
+//! the writer has been idle for `FOLD_IDLE`, and at close.
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -17,6 +22,7 @@ use redb::ReadableTable;
 use std::time::{Duration, Instant};
 
 use crate::error::{Result, StoreError};
+use crate::wal::{Logged, Redo, T};
 use crate::{Inner, WriteCtx, engine, meta, tables};
 
 type AnyBox = Box<dyn Any + Send>;
@@ -53,6 +59,12 @@ const LAZY_EVERY: u32 = 8;
 const RIDE_ALONG: usize = 32;
 /// How long a light lazy operation waits for a durable batch to ride along with.
 const LAZY_HOLD: Duration = Duration::from_millis(20);
+/// A checkpoint at least this often while writes come (each dirty page is written once per checkpoint).
+const FOLD_EVERY: Duration = Duration::from_millis(1_000);
+/// A checkpoint once the log holds this much.
+const FOLD_BYTES: u64 = 32 << 20;
+/// A checkpoint once the writer has had nothing to do for this long.
+const FOLD_IDLE: Duration = Duration::from_millis(200);
 
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
@@ -141,6 +153,15 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
             }
+        } else if unfolded(inner) {
+            match rx.recv_timeout(FOLD_IDLE) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => {
+                    fold(inner);
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
         } else {
             match rx.recv() {
                 Ok(m) => Some(m),
@@ -183,6 +204,9 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             if !deferred.is_empty() {
                 skipped += 1;
             }
+            if fold_due(inner) {
+                fold(inner);
+            }
         } else if let Some((front, since)) = deferred.front() {
             // Nothing durable is waiting: a large lazy operation goes now, a small one once it has waited
             // LAZY_HOLD for company.
@@ -205,6 +229,13 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
     if pending {
         flush(inner);
     }
+    // A clean shutdown leaves the data file whole: the last checkpoint, and no log beside it.
+    fold(inner);
+    if let Ok(mut g) = inner.wal.lock()
+        && g.as_ref().is_some_and(|w| w.pending() == 0)
+        && let Some(w) = g.take() {
+        w.remove();
+    }
     // Anything queued after Close is refused, not silently dropped.
     while let Ok(m) = rx.try_recv() {
         if let Msg::Item(i) = m {
@@ -218,8 +249,13 @@ enum Failed {
     Storage(String),
 }
 
-/// An empty durable commit: makes every earlier lazy commit durable. True when it succeeded.
+/// Makes every earlier lazy commit durable: the log's fsync, or (without a log) an empty durable commit. True
+/// when it succeeded.
 fn flush(inner: &Inner) -> bool {
+    if let Ok(mut g) = inner.wal.lock()
+        && let Some(w) = g.as_mut() {
+        return w.sync().is_ok();
+    }
     let r = (|| -> Result<()> {
         let mut txn = inner.db.begin_write()?;
         txn.set_quick_repair(inner.quick_repair);
@@ -227,6 +263,28 @@ fn flush(inner: &Inner) -> bool {
         Ok(())
     })();
     r.is_ok()
+}
+
+/// Whether the log holds commits a checkpoint has not folded into the file (and checkpoints run while serving).
+fn unfolded(inner: &Inner) -> bool {
+    inner.fold && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() > 0)).unwrap_or(false)
+}
+
+fn fold_due(inner: &Inner) -> bool {
+    inner.fold && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() >= FOLD_BYTES || (w.pending() > 0 && w.folded_at.elapsed() >= FOLD_EVERY))).unwrap_or(false)
+}
+
+/// A checkpoint: what the log holds becomes part of the file, and the log is emptied. A failure leaves the log as
+/// it is (the next checkpoint, or the next start, folds it in).
+fn fold(inner: &Inner) {
+    let Ok(mut g) = inner.wal.lock() else { return };
+    let Some(w) = g.as_mut() else { return };
+    if w.pending() == 0 {
+        return;
+    }
+    if let Err(e) = w.sync().and_then(|_| crate::wal::checkpoint(&inner.db, w, inner.quick_repair)) {
+        eprintln!("zz-writer: checkpoint of the write-ahead log failed: {e}");
+    }
 }
 
 fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
@@ -260,30 +318,33 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
     let mut pruned = None;
     let storage = |e: StoreError| Failed::Storage(e.to_string());
     let mut txn = inner.db.begin_write().map_err(|e| storage(e.into()))?;
-    if durable {
+    let logged_to_wal = inner.wal.lock().map(|g| g.is_some()).unwrap_or(false);
+    if durable && !logged_to_wal {
         txn.set_quick_repair(inner.quick_repair);
     } else {
         txn.set_durability(redb::Durability::None).map_err(|e| storage(e.into()))?;
     }
+    // Every change the batch makes is recorded here for the log (nothing is recorded without one).
+    let redo = Redo::new(logged_to_wal);
     let mut results = Vec::with_capacity(batch.len());
     let outcome = (|| -> std::result::Result<(), Failed> {
         let mut ctx = WriteCtx {
-            chunks: txn.open_table(tables::FILE_CHUNKS)?,
+            chunks: Logged::new(txn.open_table(tables::FILE_CHUNKS)?, T::Chunks, &redo),
             touched: std::collections::HashSet::new(),
             rec: engine::RecordWriter {
                 tables: engine::Tables {
-                    records: txn.open_table(tables::RECORDS)?,
-                    index: txn.open_table(tables::INDEX)?,
-                    unique: txn.open_table(tables::UNIQUE)?,
-                    counters: txn.open_table(tables::COUNTERS)?,
+                    records: Logged::new(txn.open_table(tables::RECORDS)?, T::Records, &redo),
+                    index: Logged::new(txn.open_table(tables::INDEX)?, T::Index, &redo),
+                    unique: Logged::new(txn.open_table(tables::UNIQUE)?, T::Unique, &redo),
+                    counters: Logged::new(txn.open_table(tables::COUNTERS)?, T::Counters, &redo),
                 },
-                deleted: txn.open_table(tables::DELETED)?,
+                deleted: Logged::new(txn.open_table(tables::DELETED)?, T::Deleted, &redo),
                 changed: Vec::new(),
                 logged: Vec::new(),
             },
             files: Vec::new(),
-            sessions: txn.open_table(tables::SESSIONS)?,
-            meta: txn.open_table(tables::META)?,
+            sessions: Logged::new(txn.open_table(tables::SESSIONS)?, T::Sessions, &redo),
+            meta: Logged::new(txn.open_table(tables::META)?, T::Meta, &redo),
             ids: &inner.ids,
         };
         for (i, item) in batch.iter_mut().enumerate() {
@@ -297,7 +358,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
         meta::put_last_id(&mut ctx.meta, inner.ids.last()).map_err(|e| Failed::Storage(e.to_string()))?;
         let logged = std::mem::take(&mut ctx.rec.logged);
         let st = |e: redb::StorageError| Failed::Storage(e.to_string());
-        let mut log = txn.open_table(tables::CHANGES)?;
+        let mut log = Logged::new(txn.open_table(tables::CHANGES)?, T::Changes, &redo);
         if !logged.is_empty() {
             for (t, r, id) in &logged {
                 seq += 1;
@@ -329,7 +390,11 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
     })();
     match outcome {
         Ok(()) => {
-            txn.commit().map_err(|e| storage(e.into()))?;
+            if logged_to_wal {
+                commit_logged(inner, txn, &redo, durable).map_err(storage)?;
+            } else {
+                txn.commit().map_err(|e| storage(e.into()))?;
+            }
             // Only now, with the batch durable and visible, may cached readers see a new version.
             inner.versions.bump(&touched);
             inner.seq.publish(seq);
@@ -344,6 +409,33 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
             Err(f)
         }
     }
+}
+
+/// Appends the batch's record to the log, fsyncs it for a durable batch, and only then commits (without redb's
+/// own durability): a visible commit is always in the log. A commit that fails takes its record back.
+fn commit_logged(inner: &Inner, txn: redb::WriteTransaction, redo: &Redo, durable: bool) -> Result<()> {
+    let mut g = inner.wal.lock().map_err(|_| StoreError::Storage("write-ahead log lock".into()))?;
+    let w = g.as_mut().ok_or_else(|| StoreError::Storage("write-ahead log closed".into()))?;
+    let Some(rec) = redo.record(w.seq + 1) else {
+        // Nothing was written (a batch of reads, refusals, replays of stored results).
+        txn.commit()?;
+        return Ok(());
+    };
+    let before = w.append(&rec)?;
+    w.seq += 1;
+    let undo = |w: &mut crate::wal::Wal| {
+        w.seq -= 1;
+        let _ = w.truncate(before);
+    };
+    if durable && let Err(e) = w.sync() {
+        undo(w);
+        return Err(e);
+    }
+    if let Err(e) = txn.commit() {
+        undo(w);
+        return Err(e.into());
+    }
+    Ok(())
 }
 
 impl From<redb::TableError> for Failed {

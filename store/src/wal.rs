@@ -1,0 +1,472 @@
+//! The write-ahead log (`<data file>-wal`): what makes a group commit durable without writing redb's pages.
+//!
+//! A durable redb commit writes every page the batch dirtied, each a random 4 KiB write, then an fsync: on the
+//! development disk that is ~36 µs a page, and a batch of 64 stock picks dirties about a thousand of them. With
+//! the log, a batch commits to redb without durability (redb 4 keeps those pages in memory and reuses them until
+//! the next durable commit) and its changes — every key written or removed, table by table, as redb encodes them —
+//! are appended to this file and fsynced: one sequential write. Every second or so, when the log passes a few
+//! MiB, when the writer falls idle and at shutdown, a checkpoint makes redb durable (each dirty page written
+//! once, however many batches changed it), records the last log sequence it holds in meta `wal_seq`, and empties
+//! the log. A clean shutdown removes the file: the data file alone is the whole database again.
+//!
+//! Opening the store replays the log first: records after the file's `wal_seq`, up to the first torn or damaged
+//! one (a crash in the middle of an append: that batch was never acknowledged), are applied and checkpointed.
+//! The log names the data file it belongs to (meta `wal_id`, random per file; a backup's copy gets its own): a
+//! log of another file is set aside, never applied.
+//!
+//! Record: `len u32 | crc32 u32 | seq u64 | ops`, an op `table u8 | kind u8 | key len u32 | key | (value len u32
+//! | value)` — little-endian; the crc covers `seq` and the ops.
+use std::borrow::Borrow;
+use std::cell::RefCell;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::RangeBounds;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use redb::{AccessGuard, Key, Range, ReadableTable, ReadableTableMetadata, StorageError, Table, TableStats, Value, WriteTransaction};
+
+use crate::error::{Result, StoreError};
+use crate::tables;
+
+const MAGIC: &[u8; 8] = b"ZZWAL\0\0\x01";
+/// Magic and the data file's id.
+const HEADER: u64 = 8 + 16;
+const PUT: u8 = 1;
+const DEL: u8 = 2;
+
+/// Meta keys of the data file: its id, and the last log sequence a checkpoint folded into it.
+pub(crate) const META_ID: &str = "wal_id";
+pub(crate) const META_SEQ: &str = "wal_seq";
+
+/// The log beside a data file.
+pub fn path_for(data: &Path) -> PathBuf {
+    let mut s = data.as_os_str().to_owned();
+    s.push("-wal");
+    PathBuf::from(s)
+}
+
+/// Which table an op names (its byte in the log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum T {
+    Meta = 0,
+    Records = 1,
+    Deleted = 2,
+    Index = 3,
+    Unique = 4,
+    Counters = 5,
+    Sessions = 6,
+    Chunks = 7,
+    Changes = 8,
+}
+
+/// The changes of one write transaction, shared by the tables it writes through (one thread: the writer).
+#[derive(Clone, Default)]
+pub(crate) struct Redo(Option<Rc<RefCell<Vec<u8>>>>);
+
+impl Redo {
+    /// A redo buffer that records (`on`), or one that does nothing (the log is off, or a backup's copy).
+    pub(crate) fn new(on: bool) -> Redo {
+        Redo(on.then(|| Rc::new(RefCell::new(Vec::with_capacity(16 << 10)))))
+    }
+
+    fn op(&self, t: T, kind: u8, k: &[u8], v: Option<&[u8]>) {
+        if let Some(buf) = &self.0 {
+            let mut b = buf.borrow_mut();
+            b.push(t as u8);
+            b.push(kind);
+            b.extend_from_slice(&(k.len() as u32).to_le_bytes());
+            b.extend_from_slice(k);
+            if let Some(v) = v {
+                b.extend_from_slice(&(v.len() as u32).to_le_bytes());
+                b.extend_from_slice(v);
+            }
+        }
+    }
+
+    /// The record of everything recorded, numbered `seq` (None when nothing was written or it does not record).
+    pub(crate) fn record(&self, seq: u64) -> Option<Vec<u8>> {
+        let cell: &RefCell<Vec<u8>> = self.0.as_ref()?;
+        let buf = cell.borrow();
+        if buf.is_empty() {
+            return None;
+        }
+        let mut body = Vec::with_capacity(8 + buf.len());
+        body.extend_from_slice(&seq.to_le_bytes());
+        body.extend_from_slice(&buf);
+        let mut rec = Vec::with_capacity(8 + body.len());
+        rec.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        rec.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        rec.extend_from_slice(&body);
+        Some(rec)
+    }
+}
+
+/// A write table whose every change is also recorded in the transaction's redo buffer. Reads go straight to
+/// the table; the store writes only through these, so nothing a batch changes is missing from its record.
+pub struct Logged<'t, K: Key + 'static, V: Value + 'static> {
+    t: Table<'t, K, V>,
+    id: T,
+    redo: Redo,
+}
+
+impl<'t, K: Key + 'static, V: Value + 'static> Logged<'t, K, V> {
+    pub(crate) fn new(t: Table<'t, K, V>, id: T, redo: &Redo) -> Self {
+        Logged { t, id, redo: redo.clone() }
+    }
+
+    /// A table of another database (a backup's copy): nothing recorded.
+    pub(crate) fn plain(t: Table<'t, K, V>) -> Self {
+        Logged { t, id: T::Meta, redo: Redo::default() }
+    }
+
+    pub fn insert<'k, 'v>(&mut self, key: impl Borrow<K::SelfType<'k>>, value: impl Borrow<V::SelfType<'v>>) -> std::result::Result<Option<AccessGuard<'_, V>>, StorageError> {
+        self.redo.op(self.id, PUT, K::as_bytes(key.borrow()).as_ref(), Some(V::as_bytes(value.borrow()).as_ref()));
+        self.t.insert(key, value)
+    }
+
+    pub fn remove<'a>(&mut self, key: impl Borrow<K::SelfType<'a>>) -> std::result::Result<Option<AccessGuard<'_, V>>, StorageError> {
+        self.redo.op(self.id, DEL, K::as_bytes(key.borrow()).as_ref(), None);
+        self.t.remove(key)
+    }
+
+    /// Removes the entries of `range` for which `keep` is false; returns how many went.
+    pub fn remove_in<'a, KR>(&mut self, range: impl RangeBounds<KR> + 'a, mut keep: impl FnMut(K::SelfType<'_>, V::SelfType<'_>) -> bool) -> Result<u64>
+    where
+        KR: Borrow<K::SelfType<'a>> + 'a,
+    {
+        let mut doomed: Vec<Vec<u8>> = Vec::new();
+        for e in self.t.range(range)? {
+            let (k, v) = e?;
+            if !keep(k.value(), v.value()) {
+                doomed.push(K::as_bytes(&k.value()).as_ref().to_vec());
+            }
+        }
+        for k in &doomed {
+            self.remove(K::from_bytes(k))?;
+        }
+        Ok(doomed.len() as u64)
+    }
+}
+
+impl<K: Key + 'static, V: Value + 'static> ReadableTableMetadata for Logged<'_, K, V> {
+    fn stats(&self) -> std::result::Result<TableStats, StorageError> {
+        self.t.stats()
+    }
+    fn len(&self) -> std::result::Result<u64, StorageError> {
+        self.t.len()
+    }
+}
+
+impl<K: Key + 'static, V: Value + 'static> ReadableTable<K, V> for Logged<'_, K, V> {
+    fn get<'a>(&self, key: impl Borrow<K::SelfType<'a>>) -> std::result::Result<Option<AccessGuard<'_, V>>, StorageError> {
+        self.t.get(key)
+    }
+    fn range<'a, KR>(&self, range: impl RangeBounds<KR> + 'a) -> std::result::Result<Range<'_, K, V>, StorageError>
+    where
+        KR: Borrow<K::SelfType<'a>> + 'a,
+    {
+        self.t.range(range)
+    }
+    fn first(&self) -> std::result::Result<Option<(AccessGuard<'_, K>, AccessGuard<'_, V>)>, StorageError> {
+        self.t.first()
+    }
+    fn last(&self) -> std::result::Result<Option<(AccessGuard<'_, K>, AccessGuard<'_, V>)>, StorageError> {
+        self.t.last()
+    }
+}
+
+/// The open log of a running store (used by the writer thread only).
+pub(crate) struct Wal {
+    file: File,
+    path: PathBuf,
+    /// Bytes in the file.
+    len: u64,
+    /// Bytes known to be on disk.
+    synced: u64,
+    /// The last sequence number given out.
+    pub(crate) seq: u64,
+    /// When the log was last emptied by a checkpoint.
+    pub(crate) folded_at: std::time::Instant,
+}
+
+impl Wal {
+    /// A fresh, empty log for the data file with `id` (replacing any file there: replay has run).
+    pub(crate) fn create(path: &Path, id: &[u8; 16], seq: u64) -> Result<Wal> {
+        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        file.write_all(MAGIC)?;
+        file.write_all(id)?;
+        file.sync_all()?;
+        sync_dir(path);
+        Ok(Wal { file, path: path.to_path_buf(), len: HEADER, synced: HEADER, seq, folded_at: std::time::Instant::now() })
+    }
+
+    /// Bytes of records waiting for a checkpoint.
+    pub(crate) fn pending(&self) -> u64 {
+        self.len - HEADER
+    }
+
+    /// Appends a record; returns the length before it (to take it back if the commit fails).
+    pub(crate) fn append(&mut self, rec: &[u8]) -> Result<u64> {
+        let before = self.len;
+        self.file.seek(SeekFrom::Start(before))?;
+        if let Err(e) = self.file.write_all(rec) {
+            let _ = self.truncate(before);
+            return Err(e.into());
+        }
+        self.len += rec.len() as u64;
+        Ok(before)
+    }
+
+    /// Makes every appended record durable.
+    pub(crate) fn sync(&mut self) -> Result<()> {
+        if self.synced < self.len {
+            self.file.sync_data()?;
+            self.synced = self.len;
+        }
+        Ok(())
+    }
+
+    /// Takes back what was appended after `len` (a record whose commit failed).
+    pub(crate) fn truncate(&mut self, len: u64) -> Result<()> {
+        self.file.set_len(len)?;
+        self.file.sync_data()?;
+        self.len = len;
+        self.synced = len;
+        Ok(())
+    }
+
+    /// Empties the log after a checkpoint holds everything in it.
+    pub(crate) fn reset(&mut self) -> Result<()> {
+        self.truncate(HEADER)?;
+        self.folded_at = std::time::Instant::now();
+        Ok(())
+    }
+
+    /// Removes the file (after the last checkpoint of a clean shutdown).
+    pub(crate) fn remove(self) {
+        drop(self.file);
+        let _ = std::fs::remove_file(&self.path);
+        sync_dir(&self.path);
+    }
+}
+
+fn sync_dir(path: &Path) {
+    if let Some(dir) = path.parent() {
+        let _ = File::open(dir).and_then(|d| d.sync_all());
+    }
+}
+
+/// What opening found in a log.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Replayed {
+    /// Records applied (after the file's `wal_seq`).
+    pub records: u64,
+    /// Records already folded into the file (a crash between a checkpoint and emptying the log).
+    pub skipped: u64,
+    /// A torn or damaged tail was cut off (a batch that was never acknowledged).
+    pub torn_tail: bool,
+    /// The log named another data file and was set aside (its new name).
+    pub set_aside: Option<PathBuf>,
+    /// The last sequence number the file now holds.
+    pub seq: u64,
+}
+
+/// The records of a log file after `header`: (seq, ops), up to the first torn or damaged one.
+fn read_records(bytes: &[u8]) -> (Vec<(u64, &[u8])>, bool) {
+    let mut out = Vec::new();
+    let mut at = HEADER as usize;
+    while at < bytes.len() {
+        let Some(head) = bytes.get(at..at + 8) else { return (out, true) };
+        let len = u32::from_le_bytes(head[0..4].try_into().expect("4 bytes")) as usize;
+        let crc = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+        let Some(body) = bytes.get(at + 8..at + 8 + len) else { return (out, true) };
+        if len < 8 || crc32fast::hash(body) != crc {
+            return (out, true);
+        }
+        out.push((u64::from_le_bytes(body[0..8].try_into().expect("8 bytes")), &body[8..]));
+        at += 8 + len;
+    }
+    (out, false)
+}
+
+/// The tables a replay writes, opened once.
+struct Apply<'t> {
+    meta: Table<'t, tables::Str, &'static [u8]>,
+    records: Table<'t, tables::RecK, &'static [u8]>,
+    deleted: Table<'t, tables::RecK, &'static [u8]>,
+    index: Table<'t, tables::IdxK, ()>,
+    unique: Table<'t, tables::UniqueK, u64>,
+    counters: Table<'t, tables::PairK, u64>,
+    sessions: Table<'t, tables::PairK, &'static [u8]>,
+    chunks: Table<'t, tables::ChunkK, &'static [u8]>,
+    changes: Table<'t, u64, (&'static str, &'static str, u64)>,
+}
+
+fn one<K: Key + 'static, V: Value + 'static>(t: &mut Table<K, V>, kind: u8, k: &[u8], v: Option<&[u8]>) -> Result<()> {
+    match (kind, v) {
+        (PUT, Some(v)) => {
+            t.insert(K::from_bytes(k), V::from_bytes(v))?;
+        }
+        (DEL, None) => {
+            t.remove(K::from_bytes(k))?;
+        }
+        _ => return Err(StoreError::Storage("write-ahead log: malformed op".into())),
+    }
+    Ok(())
+}
+
+impl Apply<'_> {
+    fn open(w: &WriteTransaction) -> Result<Apply<'_>> {
+        Ok(Apply {
+            meta: w.open_table(tables::META)?,
+            records: w.open_table(tables::RECORDS)?,
+            deleted: w.open_table(tables::DELETED)?,
+            index: w.open_table(tables::INDEX)?,
+            unique: w.open_table(tables::UNIQUE)?,
+            counters: w.open_table(tables::COUNTERS)?,
+            sessions: w.open_table(tables::SESSIONS)?,
+            chunks: w.open_table(tables::FILE_CHUNKS)?,
+            changes: w.open_table(tables::CHANGES)?,
+        })
+    }
+
+    /// Applies the ops of one record.
+    fn ops(&mut self, mut ops: &[u8]) -> Result<()> {
+        let bad = || StoreError::Storage("write-ahead log: malformed record".into());
+        let take = |b: &mut &[u8], n: usize| -> Result<Vec<u8>> {
+            if b.len() < n {
+                return Err(bad());
+            }
+            let (h, t) = b.split_at(n);
+            *b = t;
+            Ok(h.to_vec())
+        };
+        while !ops.is_empty() {
+            let head = take(&mut ops, 2)?;
+            let (table, kind) = (head[0], head[1]);
+            let klen = u32::from_le_bytes(take(&mut ops, 4)?.try_into().map_err(|_| bad())?) as usize;
+            let k = take(&mut ops, klen)?;
+            let v = if kind == PUT {
+                let vlen = u32::from_le_bytes(take(&mut ops, 4)?.try_into().map_err(|_| bad())?) as usize;
+                Some(take(&mut ops, vlen)?)
+            } else {
+                None
+            };
+            let v = v.as_deref();
+            match table {
+                0 => one(&mut self.meta, kind, &k, v)?,
+                1 => one(&mut self.records, kind, &k, v)?,
+                2 => one(&mut self.deleted, kind, &k, v)?,
+                3 => one(&mut self.index, kind, &k, v)?,
+                4 => one(&mut self.unique, kind, &k, v)?,
+                5 => one(&mut self.counters, kind, &k, v)?,
+                6 => one(&mut self.sessions, kind, &k, v)?,
+                7 => one(&mut self.chunks, kind, &k, v)?,
+                8 => one(&mut self.changes, kind, &k, v)?,
+                _ => return Err(bad()),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The data file's id and folded sequence (meta), if it has an id yet.
+pub(crate) fn file_state(db: &redb::Database) -> Result<(Option<[u8; 16]>, u64)> {
+    use redb::ReadableDatabase;
+    let r = db.begin_read()?;
+    let meta = match r.open_table(tables::META) {
+        Ok(m) => m,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok((None, 0)),
+        Err(e) => return Err(e.into()),
+    };
+    let id = meta.get(META_ID)?.and_then(|v| <[u8; 16]>::try_from(v.value()).ok());
+    let seq = meta.get(META_SEQ)?.and_then(|v| v.value().try_into().ok().map(u64::from_le_bytes)).unwrap_or(0);
+    Ok((id, seq))
+}
+
+/// Gives the data file an id (a file from before the log, or a backup's copy) in a durable commit.
+pub(crate) fn ensure_id(db: &redb::Database, quick_repair: bool) -> Result<([u8; 16], u64)> {
+    if let (Some(id), seq) = file_state(db)? {
+        return Ok((id, seq));
+    }
+    let id: [u8; 16] = rand::random();
+    let mut w = db.begin_write()?;
+    w.set_quick_repair(quick_repair);
+    {
+        let mut meta = w.open_table(tables::META)?;
+        meta.insert(META_ID, id.as_slice())?;
+        meta.insert(META_SEQ, 0u64.to_le_bytes().as_slice())?;
+    }
+    w.commit()?;
+    Ok((id, 0))
+}
+
+/// Applies the log beside `data` to the open database and makes the result durable, before anything else
+/// reads or writes it. A log of another file is renamed aside.
+pub(crate) fn replay(db: &redb::Database, data: &Path, quick_repair: bool) -> Result<Replayed> {
+    let path = path_for(data);
+    let (id, folded) = file_state(db)?;
+    let mut out = Replayed { seq: folded, ..Replayed::default() };
+    let mut bytes = Vec::new();
+    match File::open(&path) {
+        Ok(mut f) => f.read_to_end(&mut bytes)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e.into()),
+    };
+    if bytes.len() < HEADER as usize {
+        // Created but never written (a crash while creating it): nothing in it.
+        return Ok(out);
+    }
+    let ours = &bytes[..8] == MAGIC && id.is_some_and(|id| bytes[8..24] == id);
+    if !ours {
+        let aside = PathBuf::from(format!("{}.orphan-{}", path.display(), crate::now_millis()));
+        std::fs::rename(&path, &aside)?;
+        out.set_aside = Some(aside);
+        return Ok(out);
+    }
+    let (records, torn) = read_records(&bytes);
+    out.torn_tail = torn;
+    let todo: Vec<&(u64, &[u8])> = records.iter().filter(|(s, _)| *s > folded).collect();
+    out.skipped = (records.len() - todo.len()) as u64;
+    if !todo.is_empty() {
+        let mut w = db.begin_write()?;
+        w.set_quick_repair(quick_repair);
+        let last = todo.last().map(|(s, _)| *s).unwrap_or(folded);
+        {
+            let mut a = Apply::open(&w)?;
+            for (_, ops) in &todo {
+                a.ops(ops)?;
+            }
+            a.meta.insert(META_SEQ, last.to_le_bytes().as_slice())?;
+        }
+        w.commit()?;
+        out.records = todo.len() as u64;
+        out.seq = last;
+    }
+    Ok(out)
+}
+
+/// Applies a checkpoint: meta `wal_seq` in a durable commit (which writes every page the non-durable commits
+/// before it left in memory), then the log is emptied.
+pub(crate) fn checkpoint(db: &redb::Database, wal: &mut Wal, quick_repair: bool) -> Result<()> {
+    let mut w = db.begin_write()?;
+    w.set_quick_repair(quick_repair);
+    w.open_table(tables::META)?.insert(META_SEQ, wal.seq.to_le_bytes().as_slice())?;
+    w.commit()?;
+    wal.reset()
+}
+
+/// Commits of a log beside `data` not yet folded into it (for `verify`): (records, bytes), without changing
+/// anything.
+pub fn pending(db: &redb::Database, data: &Path) -> Result<(u64, u64)> {
+    let Ok(bytes) = std::fs::read(path_for(data)) else { return Ok((0, 0)) };
+    let (id, folded) = file_state(db)?;
+    if bytes.len() < HEADER as usize || &bytes[..8] != MAGIC || !id.is_some_and(|id| bytes[8..24] == id) {
+        return Ok((0, 0));
+    }
+    let (records, _) = read_records(&bytes);
+    let todo: Vec<_> = records.iter().filter(|(s, _)| *s > folded).collect();
+    Ok((todo.len() as u64, todo.iter().map(|(_, o)| o.len() as u64 + 16).sum()))
+}

@@ -1,0 +1,195 @@
+//! The write-ahead log: every change a write transaction makes reaches the log, so a data file as a crash leaves
+//! it (its last checkpoint) plus the log replays to exactly the file a clean shutdown writes; a torn tail is cut
+//! off; a log of another file is never applied.
+use std::path::Path;
+use std::sync::Arc;
+
+use redb::{ReadableDatabase, ReadableTable, TableDefinition};
+use serde_json::{Map, Value, json};
+use store::{Actor, Options, ResourceDef, Store};
+
+fn def() -> Arc<ResourceDef> {
+    Arc::new(
+        serde_json::from_value(json!({
+            "name": "param", "label": "参数",
+            "fields": [
+                {"name": "paramName", "label": "n", "required": true, "filter": true, "sort": true, "search": true},
+                {"name": "paramKey", "label": "k", "unique": true, "filter": true},
+                {"name": "n", "kind": "int", "label": "n", "filter": true, "sort": true}
+            ]
+        }))
+        .unwrap(),
+    )
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+/// Every table of a data file, entry by entry, as bytes (the tables of `store/src/tables.rs`).
+fn dump(path: &Path) -> Vec<(String, Vec<(Vec<u8>, Vec<u8>)>)> {
+    fn table<K: redb::Key + 'static, V: redb::Value + 'static>(r: &redb::ReadTransaction, d: TableDefinition<K, V>) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let t = r.open_table(d).unwrap();
+        t.iter().unwrap().map(|e| {
+            let (k, v) = e.unwrap();
+            (K::as_bytes(&k.value()).as_ref().to_vec(), V::as_bytes(&v.value()).as_ref().to_vec())
+        }).collect()
+    }
+    let db = redb::Database::open(path).unwrap();
+    let r = db.begin_read().unwrap();
+    vec![
+        ("meta".into(), table(&r, TableDefinition::<&str, &[u8]>::new("meta"))),
+        ("records".into(), table(&r, TableDefinition::<(&str, &str, u64), &[u8]>::new("records"))),
+        ("records_deleted".into(), table(&r, TableDefinition::<(&str, &str, u64), &[u8]>::new("records_deleted"))),
+        ("index".into(), table(&r, TableDefinition::<(&str, &str, &str, &[u8], u64), ()>::new("index"))),
+        ("unique".into(), table(&r, TableDefinition::<(&str, &str, &str, &str), u64>::new("unique"))),
+        ("counters".into(), table(&r, TableDefinition::<(&str, &str), u64>::new("counters"))),
+        ("sessions".into(), table(&r, TableDefinition::<(&str, &str), &[u8]>::new("sessions"))),
+        ("file_chunks".into(), table(&r, TableDefinition::<(&str, u64, u32), &[u8]>::new("file_chunks"))),
+        ("changes".into(), table(&r, TableDefinition::<u64, (&str, &str, u64)>::new("changes"))),
+    ]
+}
+
+/// Writes of every kind the store makes: inserts, updates, soft and hard deletes, named counters, sessions,
+/// files, meta, refused operations, lazy writes.
+fn work(s: &Store, round: u64) {
+    let d = def();
+    let a = Actor::default();
+    let ids: Vec<u64> = {
+        let d = d.clone();
+        s.write(move |w| {
+            let mut ids = Vec::new();
+            for i in 0..50 {
+                let rec = w.insert(&d, "157270", obj(json!({"paramName": format!("参数{round}-{i}"), "paramKey": format!("k{round}.{i}"), "n": i})), &Actor::default())?;
+                ids.push(rec["id"].as_u64().unwrap());
+            }
+            Ok(ids)
+        })
+        .unwrap()
+    };
+    let (d2, i2) = (d.clone(), ids.clone());
+    s.write(move |w| {
+        for (n, id) in i2.iter().enumerate().take(20) {
+            w.update(&d2, "157270", *id, obj(json!({"n": 100 + n, "paramName": format!("改{round}-{n}")})), &Actor::default())?;
+        }
+        w.remove(&d2, "157270", &i2[20..30], &Actor::default())?;
+        w.add_counter("157270", &format!("$bench.{round}"), 7)?;
+        w.put_session("157270", &format!("s{round}"), &json!({"user": round}))?;
+        w.put_file("157270", 900 + round, &vec![round as u8; 300_000])?;
+        w.put_meta(&format!("note.{round}"), b"x")?;
+        Ok(())
+    })
+    .unwrap();
+    // A refused operation leaves nothing (its batch is re-run without it).
+    let d3 = d.clone();
+    let dup = s.write(move |w| w.insert(&d3, "157270", obj(json!({"paramName": "重复", "paramKey": format!("k{round}.1")})), &Actor::default()));
+    assert!(dup.is_err());
+    let (d4, gone) = (d.clone(), ids[40]);
+    s.write(move |w| {
+        w.delete_session("157270", &format!("s{}", round.saturating_sub(1)))?;
+        w.purge_before(&d4, "157270", gone, 5)?;
+        Ok(())
+    })
+    .unwrap();
+    let d5 = d.clone();
+    s.write_lazy(1, move |w| w.insert(&d5, "000000", obj(json!({"paramName": "懒", "paramKey": format!("lazy{round}")})), &Actor::default())).unwrap();
+    let _ = a;
+}
+
+fn no_fold() -> Options {
+    Options { fold: false, ..Options::default() }
+}
+
+#[test]
+fn a_crash_copy_replays_to_the_file_a_clean_shutdown_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let s = Store::open(&path, &no_fold()).unwrap();
+    for round in 0..4 {
+        work(&s, round);
+    }
+    // What a crash leaves: the file as on disk (its state at open, no checkpoint since) and the log.
+    let crash = dir.path().join("crash");
+    std::fs::create_dir(&crash).unwrap();
+    std::fs::copy(&path, crash.join("t.redb")).unwrap();
+    std::fs::copy(store::wal::path_for(&path), store::wal::path_for(&crash.join("t.redb"))).unwrap();
+    s.close();
+    drop(s);
+    assert!(!store::wal::path_for(&path).exists(), "a clean shutdown leaves no log beside the file");
+    let clean = dump(&path);
+
+    let before = dump(&crash.join("t.redb"));
+    assert_ne!(before, clean, "the crash copy's file lacks the logged commits");
+    let s = Store::open(&crash.join("t.redb"), &Options::default()).unwrap();
+    let r = s.replayed().clone();
+    assert!(r.records >= 16 && !r.torn_tail && r.set_aside.is_none(), "{r:?}");
+    s.close();
+    drop(s);
+    assert_eq!(dump(&crash.join("t.redb")), clean, "replayed file equals the cleanly closed one, table by table");
+}
+
+#[test]
+fn a_torn_tail_is_cut_off_and_a_foreign_log_is_set_aside() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let s = Store::open(&path, &no_fold()).unwrap();
+    work(&s, 0);
+    let log = store::wal::path_for(&path);
+    let whole = std::fs::read(&log).unwrap();
+    let crash = dir.path().join("crash.redb");
+    std::fs::copy(&path, &crash).unwrap();
+    s.close();
+    drop(s);
+
+    // The last record half written (a crash in the middle of an append): it is not applied, the rest is.
+    let mut torn = whole.clone();
+    torn.truncate(whole.len() - 10);
+    std::fs::write(store::wal::path_for(&crash), &torn).unwrap();
+    let s = Store::open(&crash, &Options::default()).unwrap();
+    let r = s.replayed().clone();
+    assert!(r.torn_tail && r.records >= 3, "{r:?}");
+    let d = def();
+    let lazy = s.read(|r| r.find_unique(&d, "000000", "paramKey", "lazy0")).unwrap();
+    assert!(lazy.is_none(), "the torn record (the last, lazy write) is not applied");
+    let first = s.read(|r| r.find_unique(&d, "157270", "paramKey", "k0.49")).unwrap();
+    assert!(first.is_some(), "the records before it are");
+    s.close();
+    drop(s);
+
+    // A log naming another data file is never applied: set aside.
+    let other = dir.path().join("other.redb");
+    Store::open(&other, &Options::default()).unwrap().close();
+    std::fs::write(store::wal::path_for(&other), &whole).unwrap();
+    let before = dump(&other);
+    let s = Store::open(&other, &Options::default()).unwrap();
+    let r = s.replayed().clone();
+    assert!(r.records == 0 && r.set_aside.as_ref().is_some_and(|p| p.exists()), "{r:?}");
+    s.close();
+    drop(s);
+    let after = dump(&other);
+    assert_eq!(before.iter().filter(|(n, _)| n != "meta").collect::<Vec<_>>(), after.iter().filter(|(n, _)| n != "meta").collect::<Vec<_>>());
+}
+
+#[test]
+fn a_log_already_folded_is_skipped_and_writes_go_on_after_a_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let s = Store::open(&path, &no_fold()).unwrap();
+    work(&s, 0);
+    let log = std::fs::read(store::wal::path_for(&path)).unwrap();
+    s.close();
+    drop(s);
+    // A crash between a checkpoint and emptying the log: the records are already in the file.
+    std::fs::write(store::wal::path_for(&path), &log).unwrap();
+    let clean = dump(&path);
+    let s = Store::open(&path, &Options::default()).unwrap();
+    assert_eq!((s.replayed().records, s.replayed().skipped > 0), (0, true), "{:?}", s.replayed());
+    work(&s, 1);
+    s.close();
+    drop(s);
+    assert_ne!(dump(&path), clean);
+    let s = Store::open(&path, &Options::default()).unwrap();
+    let d = def();
+    assert!(s.read(|r| r.find_unique(&d, "157270", "paramKey", "k1.49")).unwrap().is_some());
+    s.close();
+}
