@@ -19,6 +19,9 @@ pub struct Spec {
     pub headers: Vec<(String, String)>,
     pub conns: usize,
     pub duration: Duration,
+    /// Each body of `bodies` is sent once (then the connections stop, before `duration` if they are done), so a
+    /// write that cannot be repeated (completing a task) is never counted twice.
+    pub once: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -87,6 +90,9 @@ async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadl
         tokio::spawn(c);
         while Instant::now() < deadline {
             let n = counter.fetch_add(1, Ordering::Relaxed);
+            if spec.once && n as usize >= spec.bodies.len() {
+                break 'outer;
+            }
             let body = if spec.bodies.is_empty() {
                 spec.body.as_ref().map(|b| b.replace("{n}", &n.to_string())).unwrap_or_default()
             } else {

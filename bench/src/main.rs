@@ -120,6 +120,9 @@ enum Cmd {
         /// A file of bodies, one per line, used in turn (request n sends line n mod count).
         #[arg(long)]
         bodies: Option<PathBuf>,
+        /// Send each of `--bodies` once and stop (the rate is over the time they took).
+        #[arg(long)]
+        once: bool,
         #[arg(long)]
         token: Option<String>,
         /// Sends the token as the browser does for pages: `Cookie: saber-access-token=…` (server-rendered screens).
@@ -222,7 +225,7 @@ fn main() -> anyhow::Result<()> {
             println!("{}", wmsgen::stock(&file, &out, &tenant, goods, moves, hot)?);
             Ok(())
         }
-        Cmd::Load { addr, method, path, body, bodies, token, cookie, conns, secs } => {
+        Cmd::Load { addr, method, path, body, bodies, once, token, cookie, conns, secs } => {
             let mut headers = token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default();
             if let Some(c) = cookie {
                 headers.push(("cookie".to_string(), format!("saber-access-token={c}")));
@@ -231,7 +234,7 @@ fn main() -> anyhow::Result<()> {
                 Some(f) => std::fs::read_to_string(f)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect(),
                 None => Vec::new(),
             };
-            let spec = load::Spec { addr, method, path, body, bodies, headers, conns, duration: Duration::from_secs(secs) };
+            let spec = load::Spec { addr, method, path, body, bodies, headers, conns, duration: Duration::from_secs(secs), once };
             println!("{}", rt.block_on(load::run(spec))?.line("load"));
             Ok(())
         }
@@ -341,6 +344,7 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
         headers: token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default(),
         conns: 64,
         duration: dur,
+        once: false,
     };
     let hello = load::run(spec(&hello_addr, "GET", "/", None, None)).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
@@ -501,7 +505,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
     let hello_addr = free_addr();
     let hello_proc = Proc(Command::new(&me).args(["hello", &hello_addr]).spawn()?);
     wait_ready(&hello_addr, "/").await;
-    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, bodies: Vec::new(), headers: vec![], conns: 64, duration: dur }).await?;
+    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, bodies: Vec::new(), headers: vec![], conns: 64, duration: dur, once: false }).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
     drop(hello_proc);
 
@@ -547,6 +551,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
         headers: vec![("blade-auth".to_string(), format!("bearer {viewer}"))],
         conns,
         duration: dur,
+        once: false,
     };
     let r = load::run(spec(path.clone(), 64)).await?;
     lines.push(r.line("user page, dept filter + data scope 4, 1,000,000 users, 64 conns"));
@@ -568,7 +573,7 @@ async fn findable(addr: &str, token: &str, conns: usize, secs: u64) -> anyhow::R
     let headers = vec![("blade-auth".to_string(), auth.clone())];
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis();
     let body = format!(r#"{{"paramName":"负载参数{{n}}","paramKey":"load{stamp}.{{n}}","paramValue":"v"}}"#);
-    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), bodies: Vec::new(), headers, conns, duration: Duration::from_secs(secs) };
+    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), bodies: Vec::new(), headers, conns, duration: Duration::from_secs(secs), once: false };
     let load = tokio::spawn(load::run(spec));
     let h = [("blade-auth", auth.as_str())];
     let until = Instant::now() + Duration::from_secs(secs.saturating_sub(2).max(1));

@@ -97,12 +97,15 @@ pub struct Move<'a> {
     pub doc: Doc<'a>,
     pub project: Option<u64>,
     pub construct: Option<u64>,
+    /// The source balance row when the caller has just read it in this transaction (id, record as stored):
+    /// it is not looked up again.
+    pub from_row: Option<(u64, &'a Map<String, Value>)>,
 }
 
 impl<'a> Move<'a> {
     /// A move of `qty` with no reservation consumed, no expiry, no project: set those with struct update syntax.
     pub fn new(goods: u64, from: Loc, to: Loc, batch: &'a str, qty: i64, doc: Doc<'a>) -> Move<'a> {
-        Move { goods, from, to, batch, qty, consume: 0, expire: None, doc, project: None, construct: None }
+        Move { goods, from, to, batch, qty, consume: 0, expire: None, doc, project: None, construct: None, from_row: None }
     }
 }
 
@@ -209,7 +212,10 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
         if from.locked {
             return Err(rule(format!("储位 {} 已锁定,不能出库", from.name), format!("Bin {} is locked", from.name)));
         }
-        let found = quant(w, cx, m.goods, m.from, m.batch)?;
+        let found = match m.from_row {
+            Some((qid, r)) if text(r, "quantKey") == quant_key(m.goods, m.from, m.batch) => Some((qid, r.clone())),
+            _ => quant(w, cx, m.goods, m.from, m.batch)?,
+        };
         let (on_hand, reserved) = found.as_ref().map(|(_, r)| (qty(r, "qty"), qty(r, "reserved"))).unwrap_or((0, 0));
         let free_needed = m.qty - m.consume;
         if m.consume > reserved || on_hand - reserved < free_needed {
@@ -235,13 +241,13 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
                 ),
             ));
         }
-        let (qid, _) = found.expect("checked above");
+        let (qid, row) = found.expect("checked above");
         let (nq, nr) = (on_hand - m.qty, reserved - m.consume);
         let mut patch = Map::new();
         patch.insert("qty".into(), json!(nq));
         patch.insert("reserved".into(), json!(nr));
         patch.insert("available".into(), json!(nq - nr));
-        w.update(&sdef, t, qid, patch, cx.actor)?;
+        w.update_from(&sdef, t, qid, row, patch, cx.actor)?;
         if let Some(space) = from.space {
             bin_total(w, cx, space, -m.qty)?;
         }
@@ -272,7 +278,7 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
                 if let Some(e) = m.expire.filter(|e| !e.is_empty()) {
                     patch.insert("expireDate".into(), json!(e));
                 }
-                w.update(&sdef, t, qid, patch, cx.actor)?;
+                w.update_from(&sdef, t, qid, r, patch, cx.actor)?;
             }
             None => {
                 let mut doc = Map::new();

@@ -259,7 +259,7 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
     let recs = st
         .write(move |w| {
             let cx = env.cx();
-            let (mut out, mut touched) = (Vec::new(), Vec::new());
+            let (mut out, mut touched): (Vec<Map<String, Value>>, Vec<(u64, bool)>) = (Vec::new(), Vec::new());
             for (line, stock, space, batch, n, op) in &parsed {
                 if let Some(done) = replayed(w, &cx, "down", op.as_deref())? {
                     out.push(done);
@@ -297,7 +297,7 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                 let mut held: Vec<Reservation> = ledger::reservations_of(&l);
                 let here = held.iter().find(|(q, _)| *q == sid).map(|(_, h)| *h).unwrap_or(0);
                 let consume = here.min(*n);
-                ledger::post(w, &cx, &Move { consume, ..Move::new(goods, Loc::Bin(id(&sq, "spaceId")), Loc::Disp(store_id), text(&sq, "batch"), *n, doc_of(&o, *line)) })?;
+                ledger::post(w, &cx, &Move { consume, from_row: Some((sid, &sq)), ..Move::new(goods, Loc::Bin(id(&sq, "spaceId")), Loc::Disp(store_id), text(&sq, "batch"), *n, doc_of(&o, *line)) })?;
                 // The line keeps exactly its open quantity reserved: what was taken here, plus any excess picked
                 // beyond this bin's reservation released from its other bins.
                 for h in held.iter_mut().filter(|(q, _)| *q == sid) {
@@ -317,19 +317,25 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                 ledger::release(w, &cx, &give_back)?;
                 held.retain(|(_, q)| *q > 0);
                 let reserved: i64 = held.iter().map(|(_, q)| q).sum();
-                patch(w, &cx, "mxck", *line, &[
-                    ("pickedQty", json!(qty(&l, "pickedQty") + n)),
-                    ("reservedQty", json!(reserved)),
-                    ("reservations", ledger::reservations_json(&held)),
-                ])?;
-                out.push(journal(w, &cx, "down", &l, op.as_deref(), json!({"spaceId": id(&sq, "spaceId"), "stockId": sid, "batch": text(&sq, "batch"), "qty": n}))?);
-                if !touched.contains(&id(&o, "id")) {
-                    touched.push(id(&o, "id"));
+                let picked = qty(&l, "pickedQty") + n;
+                let line_done = picked >= qty(&l, "qty");
+                let rec = journal(w, &cx, "down", &l, op.as_deref(), json!({"spaceId": id(&sq, "spaceId"), "stockId": sid, "batch": text(&sq, "batch"), "qty": n}))?;
+                // The line as read above: only the stock rows changed since (no second read of it).
+                let lpatch: Map<String, Value> = [("pickedQty", json!(picked)), ("reservedQty", json!(reserved)), ("reservations", ledger::reservations_json(&held))]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+                w.update_from(&cx.def("mxck"), cx.tenant, *line, l, lpatch, cx.actor)?;
+                out.push(rec);
+                match touched.iter_mut().find(|(oid, _)| *oid == id(&o, "id")) {
+                    Some(t) => t.1 |= line_done,
+                    None => touched.push((id(&o, "id"), line_done)),
                 }
             }
-            for oid in touched {
+            for (oid, a_line_done) in touched {
                 let o = w.get(&cx.def("order_ck"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
-                let all = lines_of(w, &cx, oid)?.iter().all(|l| qty(l, "pickedQty") >= qty(l, "qty"));
+                // The order is picked when its last open line is: its other lines are read only then.
+                let all = a_line_done && lines_of(w, &cx, oid)?.iter().all(|l| qty(l, "pickedQty") >= qty(l, "qty"));
                 let to = if all { 3 } else { 2 };
                 if qty(&o, "orderStatus") != to {
                     let saved = patch(w, &cx, "order_ck", oid, &[("orderStatus", json!(to))])?;
