@@ -141,7 +141,7 @@ fn run(store: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receive
             // Lazy: no fsync of its own; durable with the next data write or within half a second.
             let r = store.write_lazy(n as usize, move |w| {
                 for (def, t, user, doc) in &items {
-                    w.insert(def, t, doc.clone(), &store::Actor { user_id: *user, dept_id: 0 })?;
+                    w.insert(def, t, doc.clone(), &store::Actor { user_id: *user, dept_id: 0, at: None })?;
                 }
                 Ok(())
             });

@@ -414,7 +414,7 @@ fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes: &HashMap<S
                 "sex": u["sex"], "birthday": u["birthday"], "deptId": dept, "postId": post, "roleId": role_ids.join(","),
                 "userType": 1, "passwordHash": hashes.get(s(u, "account")), "tokenVersion": 0,
             }));
-            let actor = Actor { user_id: 0, dept_id: dept.parse().unwrap_or(0) };
+            let actor = Actor { user_id: 0, dept_id: dept.parse().unwrap_or(0), at: None };
             let uid = w.insert(&res.get("user"), tenant, doc, &actor)?["id"].as_u64().unwrap_or(0);
             // The first person listed in a department leads it (approvals go to department leaders).
             if let Some(d) = depts.get(s(u, "dept"))
@@ -725,7 +725,7 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
     crate::api::wms::demo::demo(w, &cx, city, &under_way)?;
     // The contract ledgers, posted by the tenant's administrator.
     let admin = w.all(&res.get("user"), tenant)?.into_iter().find(|u| u["account"] == "admin").and_then(|u| u["id"].as_u64()).unwrap_or(0);
-    let clerk = Actor { user_id: admin, dept_id: 0 };
+    let clerk = Actor { user_id: admin, dept_id: 0, at: None };
     crate::api::finance::ledger::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     crate::api::scm::replay_demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     crate::api::finance::cost::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;

@@ -28,7 +28,7 @@ pub struct Session {
 
 impl Session {
     pub fn actor(&self) -> store::Actor {
-        store::Actor { user_id: self.user_id, dept_id: self.dept_id }
+        store::Actor { user_id: self.user_id, dept_id: self.dept_id, at: None }
     }
 
     /// 403 unless one of the user's roles grants `code` and, when the roles granting it carry API scopes for

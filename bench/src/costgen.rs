@@ -18,7 +18,7 @@ pub fn cost(file: &Path, tenant: &str, issues: u64, days: u64) -> anyhow::Result
     let res = Resources::load()?;
     let st = Store::open(file, &Options::default())?;
     let start = Instant::now();
-    let sys = Actor { user_id: 1, dept_id: 1 };
+    let sys = Actor { user_id: 1, dept_id: 1, at: None };
     let now = "2026-11-23 09:00:00".to_string();
     let (r, t, n2) = (res.clone(), tenant.to_string(), now.clone());
     // Projects, contracts (signed: the ledger hook opens their ledgers), constructs, budgets, a store with goods.

@@ -25,7 +25,7 @@ pub fn params(file: &Path, tenant: &str, count: u64, value_bytes: usize) -> anyh
                 m.insert("paramKey".into(), json!(format!("bench.key.{i}")));
                 m.insert("paramValue".into(), Value::String(format!("{i}:{f}")));
                 m.insert("remark".into(), json!("基准测试数据"));
-                w.insert(&d, &t, m, &Actor { user_id: 1, dept_id: 1 })?;
+                w.insert(&d, &t, m, &Actor { user_id: 1, dept_id: 1, at: None })?;
             }
             Ok(())
         })?;
@@ -105,7 +105,7 @@ pub fn users(file: &Path, tenant: &str, count: u64) -> anyhow::Result<Org> {
                 let team = teams[(i % teams.len() as u64) as usize];
                 let doc = json!({"account": format!("bu{i}"), "name": format!("员工{i}"), "realName": format!("员工{}", i % 9973),
                     "deptId": team.to_string(), "userType": 1, "passwordHash": "-", "tokenVersion": 0});
-                w.insert(&u, &t, doc.as_object().cloned().unwrap_or_default(), &Actor { user_id: 1, dept_id: team })?;
+                w.insert(&u, &t, doc.as_object().cloned().unwrap_or_default(), &Actor { user_id: 1, dept_id: team, at: None })?;
             }
             Ok(())
         })?;
@@ -151,7 +151,7 @@ pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> an
         let n = (projects - done).min(10_000);
         let (p, c, t, cs) = (project.clone(), contract.clone(), tenant.to_string(), companies.clone());
         let batch: Vec<(u64, u64)> = st.write(move |w| {
-            let sys = Actor { user_id: 1, dept_id: 1 };
+            let sys = Actor { user_id: 1, dept_id: 1, at: None };
             let mut out = Vec::new();
             for i in done..done + n {
                 let doc = json!({"projectCode": format!("XMB{i:08}"), "projectName": format!("基准项目{i}号楼精装修"), "projectCompanyId": cs[(i % 20) as usize],
@@ -174,7 +174,7 @@ pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> an
         let n = (constructs - done).min(20_000);
         let (k, t, ids) = (construct.clone(), tenant.to_string(), ids.clone());
         st.write(move |w| {
-            let sys = Actor { user_id: 1, dept_id: 1 };
+            let sys = Actor { user_id: 1, dept_id: 1, at: None };
             for i in done..done + n {
                 let (pid, cid) = ids[(i % ids.len() as u64) as usize];
                 let doc = json!({"constructCode": format!("SGB{i:09}"), "constructName": "基准施工", "projectId": pid, "contractId": cid,
@@ -224,7 +224,7 @@ pub fn products(file: &Path, tenant: &str, count: u64) -> anyhow::Result<()> {
                 let brand = ["东鹏", "马可波罗", "诺贝尔", "大自然"][(i % 4) as usize];
                 let doc = json!({"productCode": format!("CPB{i:07}"), "productName": name, "productType": ty, "categoryId": cat, "brand": brand,
                     "unit": "片", "price": 1000 + (i % 9000) as i64, "productStatus": 1});
-                w.insert(&d, &t, doc.as_object().cloned().unwrap_or_default(), &Actor { user_id: 1, dept_id: 1 })?;
+                w.insert(&d, &t, doc.as_object().cloned().unwrap_or_default(), &Actor { user_id: 1, dept_id: 1, at: None })?;
             }
             Ok(())
         })?;

@@ -45,7 +45,7 @@ pub fn flows(file: &Path, out: &Path, tenant: &str, users: u64, running: u64, mi
     anyhow::ensure!(flow::check(&def).is_empty(), "bench definition");
     let (r, t, d, n) = (res.clone(), tenant.to_string(), def.clone(), now.clone());
     let process: Map<String, Value> = st.write(move |w| {
-        let actor = Actor { user_id: admin, dept_id: 0 };
+        let actor = Actor { user_id: admin, dept_id: 0, at: None };
         let cx = Ctx { tenant: &t, actor: &actor, res: &r, now: &n };
         zhizhuang::api::flow::models::deploy_in(w, &cx, "bench", "基准审批", 1, &d, 0, "bench.json")
     })?;
@@ -62,7 +62,7 @@ pub fn flows(file: &Path, out: &Path, tenant: &str, users: u64, running: u64, mi
             for i in done..done + n {
                 let starter = p[(i % p.len() as u64) as usize];
                 let who = p[((i * 7 + 3) % p.len() as u64) as usize];
-                let actor = Actor { user_id: starter, dept_id: 0 };
+                let actor = Actor { user_id: starter, dept_id: 0, at: None };
                 let state = json!({"status": "passed", "active": [], "joins": {}, "path": ["s", "t", "e"]});
                 let inst = w.insert(&idef, &t, obj(json!({"processId": pid, "processKey": "bench", "processName": "基准审批", "category": 1, "version": 1,
                     "starterId": starter, "startTime": now, "status": 1, "running": 0, "vars": {"who": who.to_string(), "pass": true}, "state": state, "currentNodes": "", "endTime": now})), &actor)?;
@@ -93,7 +93,7 @@ pub fn flows(file: &Path, out: &Path, tenant: &str, users: u64, running: u64, mi
             for i in done..done + n {
                 let starter = p[((i * 13 + 5) % p.len() as u64) as usize];
                 let who = if i < mine_n { admin } else { p[(i % p.len() as u64) as usize] };
-                let actor = Actor { user_id: starter, dept_id: 0 };
+                let actor = Actor { user_id: starter, dept_id: 0, at: None };
                 let cx = Ctx { tenant: &t, actor: &actor, res: &r, now: &now };
                 let mut vars = flow::Vars::new();
                 vars.insert("who".into(), flow::Val::User(who));

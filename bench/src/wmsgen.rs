@@ -19,7 +19,7 @@ pub fn stock(file: &Path, out: &Path, tenant: &str, goods: u64, moves: u64, hot:
     let res = Resources::load()?;
     let st = Store::open(file, &Options::default())?;
     let start = Instant::now();
-    let sys = Actor { user_id: 1, dept_id: 1 };
+    let sys = Actor { user_id: 1, dept_id: 1, at: None };
     let now = "2026-11-23 09:00:00".to_string();
     let (r, t) = (res.clone(), tenant.to_string());
     let (store_id, bins): (u64, Vec<u64>) = st.write(move |w| {

@@ -794,7 +794,7 @@ impl RecordWriter<'_> {
     ) -> Result<Map<String, Value>> {
         let t = storage_tenant(def, tenant);
         self.check_unique(def, t, &doc, None)?;
-        let now = now_millis();
+        let now = actor.at.unwrap_or_else(now_millis);
         doc.insert("id".into(), id.into());
         // A platform resource may declare `tenantId` as its own data (the tenants table does).
         if def.field("tenantId").is_none() {
@@ -847,7 +847,7 @@ impl RecordWriter<'_> {
             doc.insert(k, v);
         }
         doc.insert("updateUser".into(), actor.user_id.into());
-        doc.insert("updateTime".into(), now_millis().into());
+        doc.insert("updateTime".into(), actor.at.unwrap_or_else(now_millis).into());
         self.check_unique(def, t, &doc, Some(id))?;
         // Only the index entries and unique keys whose values changed are rewritten (a stock balance changes
         // its quantities, not its goods or bin).
@@ -872,7 +872,7 @@ impl RecordWriter<'_> {
             self.tables.records.remove((t, def.name.as_str(), id))?;
             doc.insert("isDeleted".into(), 1.into());
             doc.insert("updateUser".into(), actor.user_id.into());
-            doc.insert("updateTime".into(), now_millis().into());
+            doc.insert("updateTime".into(), actor.at.unwrap_or_else(now_millis).into());
             self.deleted.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
             self.note(def, t, id);
             n += 1;

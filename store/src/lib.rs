@@ -36,6 +36,9 @@ pub const DATA_FILE: &str = "zhizhuang.redb";
 pub struct Actor {
     pub user_id: u64,
     pub dept_id: u64,
+    /// When the write is recorded as made (`createTime`, `updateTime`): None is now. Only the server's own seeding
+    /// sets it (demo data of past weeks); a client never can.
+    pub at: Option<i64>,
 }
 
 pub fn now_millis() -> i64 {

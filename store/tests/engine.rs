@@ -34,7 +34,7 @@ fn seed(s: &Store, tenant: &str, n: usize) {
     let t = tenant.to_string();
     s.write(move |w| {
         for i in 0..n {
-            w.insert(&d, &t, doc(json!({"paramName": format!("名称{:03}", i % 7), "paramKey": format!("k{i:04}"), "n": i as i64})), &Actor { user_id: 7, dept_id: 3 })?;
+            w.insert(&d, &t, doc(json!({"paramName": format!("名称{:03}", i % 7), "paramKey": format!("k{i:04}"), "n": i as i64})), &Actor { user_id: 7, dept_id: 3, at: None })?;
         }
         Ok(())
     })
@@ -328,25 +328,25 @@ fn lazy_writes_are_visible_at_once_and_reach_the_disk() {
     {
         let s = Store::open(&path, &Options::default()).unwrap();
         let d2 = d.clone();
-        s.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy1"})), &Actor { user_id: 1, dept_id: 0 }))
+        s.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy1"})), &Actor { user_id: 1, dept_id: 0, at: None }))
             .unwrap();
         assert_eq!(s.read(|r| r.list(&d, "A", &Query { limit: 10, ..Default::default() })).unwrap().total, 1);
         // A durable write after it carries it to disk; so does the idle flush and closing.
         let d2 = d.clone();
-        s.write_lazy(1000, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy2"})), &Actor { user_id: 1, dept_id: 0 }))
+        s.write_lazy(1000, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy2"})), &Actor { user_id: 1, dept_id: 0, at: None }))
             .unwrap();
         // A light lazy write rides along with a durable one that comes while it waits; both are answered.
         let (d2, d3) = (d.clone(), d.clone());
         let s2 = s.clone();
         let t = std::thread::spawn(move || {
-            s2.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "ride"})), &Actor { user_id: 1, dept_id: 0 }))
+            s2.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "ride"})), &Actor { user_id: 1, dept_id: 0, at: None }))
         });
-        s.write(move |w| w.insert(&d3, "A", doc(json!({"paramName": "数据", "paramKey": "durable"})), &Actor { user_id: 1, dept_id: 0 }))
+        s.write(move |w| w.insert(&d3, "A", doc(json!({"paramName": "数据", "paramKey": "durable"})), &Actor { user_id: 1, dept_id: 0, at: None }))
             .unwrap();
         t.join().unwrap().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(800));
         let d2 = d.clone();
-        s.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy3"})), &Actor { user_id: 1, dept_id: 0 }))
+        s.write_lazy(1, move |w| w.insert(&d2, "A", doc(json!({"paramName": "日志", "paramKey": "lazy3"})), &Actor { user_id: 1, dept_id: 0, at: None }))
             .unwrap();
         s.close();
     }
@@ -384,7 +384,7 @@ fn contains_matches_like_sql_like_with_or_without_the_raw_prefilter() {
     let d2 = d.clone();
     s.write(move |w| {
         for (name, key) in [("订单超时时间", "a1"), ("超时", "a2"), ("Order TIMEOUT 30", "a3"), ("引号\"超时\"", "a4"), ("其他", "超时key")] {
-            w.insert(&d2, "A", doc(json!({"paramName": name, "paramKey": key})), &Actor { user_id: 1, dept_id: 0 })?;
+            w.insert(&d2, "A", doc(json!({"paramName": name, "paramKey": key})), &Actor { user_id: 1, dept_id: 0, at: None })?;
         }
         Ok(())
     })
@@ -526,7 +526,7 @@ fn reconcile_index_follows_a_changed_declaration() {
     assert_eq!(page.total, 300);
     assert_eq!(page.records.iter().map(|r| r["n"].as_i64().unwrap()).collect::<Vec<_>>(), vec![299, 298, 297]);
     let n2 = next.clone();
-    s.write(move |w| w.insert(&n2, "A", doc(json!({"paramName": "新", "paramKey": "new1", "n": 1000, "remark": "备注"})), &Actor { user_id: 7, dept_id: 3 }))
+    s.write(move |w| w.insert(&n2, "A", doc(json!({"paramName": "新", "paramKey": "new1", "n": 1000, "remark": "备注"})), &Actor { user_id: 7, dept_id: 3, at: None }))
         .unwrap();
     let q = Query { limit: 10, filters: vec![Filter::new("remark", Op::Equal, json!("备注"))], ..Default::default() };
     assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().total, 1);

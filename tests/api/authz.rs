@@ -17,7 +17,7 @@ fn put(app: &App, tenant: &str, res: &str, doc: Value, creator: u64) -> u64 {
     app.st
         .store
         .write(move |w| {
-            let actor = store::Actor { user_id: creator, dept_id: 0 };
+            let actor = store::Actor { user_id: creator, dept_id: 0, at: None };
             Ok(w.insert(&r.get(&res), &t, doc.as_object().unwrap().clone(), &actor)?["id"].as_u64().unwrap())
         })
         .unwrap()

@@ -23,7 +23,7 @@ fn fill(app: &App, n: usize) -> u64 {
             let mut first = 0;
             for i in 0..n {
                 let doc = json!({"paramName": format!("订单超时时间{i}"), "paramKey": format!("walk.{i}"), "paramValue": "30"});
-                let rec = w.insert(&def, "157270", doc.as_object().unwrap().clone(), &store::Actor { user_id: 1, dept_id: 0 })?;
+                let rec = w.insert(&def, "157270", doc.as_object().unwrap().clone(), &store::Actor { user_id: 1, dept_id: 0, at: None })?;
                 if i == 0 {
                     first = rec["id"].as_u64().unwrap();
                 }

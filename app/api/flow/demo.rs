@@ -37,7 +37,7 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     let now = super::runtime::seed_clock();
     for (i, (account, from_days, hours, reason, decisions)) in scripts.iter().enumerate() {
         let Some((uid, dept)) = user(w, res, tenant, account)? else { continue };
-        let actor = Actor { user_id: uid, dept_id: dept };
+        let actor = Actor { user_id: uid, dept_id: dept, at: None };
         let stamp = now.format("%Y-%m-%d %H:%M:%S").to_string();
         let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
         let process = leave::latest_leave(w, &cx)?;
@@ -50,7 +50,7 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         for (pass, comment) in decisions.iter() {
             let Some(task) = open_task(w, res, tenant, iid)? else { break };
             let who = id(&task, "assignee");
-            let approver = Actor { user_id: who, dept_id: 0 };
+            let approver = Actor { user_id: who, dept_id: 0, at: None };
             let acx = Ctx { tenant, actor: &approver, res, now: &stamp };
             runtime::complete(w, &acx, id(&task, "id"), Some(iid), &Decision { pass: *pass, comment: comment.to_string(), vars: Map::new() })?;
         }
@@ -68,7 +68,7 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
     let Some((pm, dept)) = user(w, res, tenant, "zhangwei")? else { return Ok(()) };
     let Some(admin) = w.find_unique(&res.get("user"), tenant, "account", "admin")? else { return Ok(()) };
     let stamp = super::runtime::seed_clock().format("%Y-%m-%d %H:%M:%S").to_string();
-    let actor = Actor { user_id: pm, dept_id: dept };
+    let actor = Actor { user_id: pm, dept_id: dept, at: None };
     let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
     let constructs = w.all(&res.get("construct"), tenant)?;
     // A construct still to inspect gets its first measure, submitted; one under construction a re-measure, a draft.
@@ -85,7 +85,7 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
     if let Some(k) = constructs.iter().find(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(2)) {
         let inst = super::approval::start_in(w, &cx, 2, id(k, "id"), "木工 3 人、瓦工 2 人,下周一进场")?;
         if let Some(task) = open_task(w, res, tenant, id(&inst, "id"))? {
-            let a = Actor { user_id: admin, dept_id: 0 };
+            let a = Actor { user_id: admin, dept_id: 0, at: None };
             let acx = Ctx { tenant, actor: &a, res, now: &stamp };
             runtime::claim(w, &acx, id(&task, "id"))?;
             runtime::complete(w, &acx, id(&task, "id"), None, &Decision { pass: true, comment: "同意,注意安全交底".into(), vars: Map::new() })?;

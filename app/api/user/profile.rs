@@ -64,7 +64,7 @@ pub async fn set_password(st: &AppState, tenant: &str, uid: u64, phc: String, mu
         patch.insert("passwordHash".into(), json!(phc));
         patch.insert("tokenVersion".into(), json!(ver));
         patch.insert("mustChangePassword".into(), json!(must_change as i64));
-        w.update(&def, &t, uid, patch, &store::Actor { user_id: uid, dept_id: 0 })?;
+        w.update(&def, &t, uid, patch, &store::Actor { user_id: uid, dept_id: 0, at: None })?;
         Ok(())
     })
     .await?;

@@ -3,7 +3,7 @@
 //! through the ledger (`ledger::post`, `ledger::reserve`), so the demo's balances equal its moves like any
 //! other data.
 use serde_json::{Map, Value, json};
-use store::{QTY_SCALE, WriteCtx};
+use store::{Actor, QTY_SCALE, WriteCtx};
 
 use super::journal;
 use super::ledger::{self, Doc, Loc, Move};
@@ -60,22 +60,39 @@ const GOODS: &[(&str, &str, &[&str], &str, i64)] = &[
 /// Stores, zones, bins, parties, goods and orders of `tenant`.
 pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::Result<()> {
     let t = cx.tenant;
-    let ins = |w: &mut WriteCtx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&cx.def(name), t, obj(v), cx.actor)?["id"].as_u64().unwrap_or(0)) };
-    let s1 = ins(w, "store", json!({"storeCode": "WH01", "storeName": format!("{city}建材总仓"), "address": format!("{city}市江宁区秣陵街道将军大道88号"), "manager": "王德胜", "phone": "13951000001", "enabled": 1}))?;
-    let s2 = ins(w, "store", json!({"storeCode": "WH02", "storeName": format!("{city}河西中转仓"), "address": format!("{city}市建邺区江东中路318号"), "manager": "李晓峰", "phone": "13951000002", "enabled": 1}))?;
+    let ins = |w: &mut WriteCtx, cx: &Ctx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&cx.def(name), t, obj(v), cx.actor)?["id"].as_u64().unwrap_or(0)) };
+    // The depot's keeper does the work, on the day each document is of (its records and moves carry that time).
+    let today = crate::api::flow::runtime::seed_clock().date();
+    let keeper = match w.find_unique(&cx.def("user"), t, "account", "liuqiang")? {
+        Some(uid) => {
+            let u = w.get(&cx.def("user"), t, uid)?.unwrap_or_default();
+            Actor { user_id: uid, dept_id: ledger::text(&u, "deptId").split(',').next().and_then(|d| d.parse().ok()).unwrap_or(0), at: None }
+        }
+        None => *cx.actor,
+    };
+    // (the actor on day `d` ago at h:m, and that local time as text) in the product's zone (+08:00).
+    let on = |d: i64, h: u32, m: u32| -> (Actor, String) {
+        let local = (today - chrono::TimeDelta::days(d)).and_hms_opt(h, m.min(59), 0).unwrap_or_default();
+        let ms = (local - chrono::TimeDelta::hours(8)).and_utc().timestamp_millis();
+        (Actor { at: Some(ms), ..keeper }, local.format("%Y-%m-%d %H:%M:%S").to_string())
+    };
+    let (a, now) = on(45, 9, 0);
+    let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
+    let s1 = ins(w, cx, "store", json!({"storeCode": "WH01", "storeName": format!("{city}建材总仓"), "address": format!("{city}市江宁区秣陵街道将军大道88号"), "manager": "王德胜", "phone": "13951000001", "enabled": 1}))?;
+    let s2 = ins(w, cx, "store", json!({"storeCode": "WH02", "storeName": format!("{city}河西中转仓"), "address": format!("{city}市建邺区江东中路318号"), "manager": "李晓峰", "phone": "13951000002", "enabled": 1}))?;
     let mut storage: Vec<(u64, Vec<u64>)> = Vec::new();
     for (s, prefix, rows) in [(s1, "A", 3), (s1, "B", 2), (s2, "C", 2)] {
         let code = if s == s1 { "WH01" } else { "WH02" };
         if prefix != "B" {
-            ins(w, "reservoirarea", json!({"storeId": s, "areaCode": format!("{code}-SH"), "areaName": "收货区", "areaKind": 1}))?;
-            ins(w, "reservoirarea", json!({"storeId": s, "areaCode": format!("{code}-FH"), "areaName": "发货区", "areaKind": 4}))?;
+            ins(w, cx, "reservoirarea", json!({"storeId": s, "areaCode": format!("{code}-SH"), "areaName": "收货区", "areaKind": 1}))?;
+            ins(w, cx, "reservoirarea", json!({"storeId": s, "areaCode": format!("{code}-FH"), "areaName": "发货区", "areaKind": 4}))?;
         }
-        let area = ins(w, "reservoirarea", json!({"storeId": s, "areaCode": format!("{code}-{prefix}"), "areaName": format!("存储{prefix}区"), "areaKind": 2}))?;
+        let area = ins(w, cx, "reservoirarea", json!({"storeId": s, "areaCode": format!("{code}-{prefix}"), "areaName": format!("存储{prefix}区"), "areaKind": 2}))?;
         let mut bins = Vec::new();
         for r in 1..=rows {
             for c in 1..=8 {
                 let locked = prefix == "B" && r == 2 && c == 8;
-                let b = ins(w, "storagespace", json!({
+                let b = ins(w, cx, "storagespace", json!({
                     "areaId": area, "storeId": s, "spaceCode": format!("{prefix}-{r:02}-{c:02}"), "barcode": format!("{code}{prefix}{r:02}{c:02}"),
                     "capacity": 5000 * QTY_SCALE, "pickOrder": r * 10 + c, "putOrder": r * 10 + c, "spaceState": if locked { 2 } else { 0 }, "remark": if locked { "货架维修中" } else { "" },
                 }))?;
@@ -86,11 +103,11 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         }
         storage.push((s, bins));
     }
-    let owner = ins(w, "wms_customer", json!({"customerCode": "KH001", "customerName": "自营", "contact": "王德胜", "phone": "13951000001", "enabled": 1}))?;
-    ins(w, "wms_customer", json!({"customerCode": "KH002", "customerName": "万科集采代管", "contact": "黄经理", "phone": "13770001103", "enabled": 1}))?;
+    let owner = ins(w, cx, "wms_customer", json!({"customerCode": "KH001", "customerName": "自营", "contact": "王德胜", "phone": "13951000001", "enabled": 1}))?;
+    ins(w, cx, "wms_customer", json!({"customerCode": "KH002", "customerName": "万科集采代管", "contact": "黄经理", "phone": "13770001103", "enabled": 1}))?;
     let mut suppliers = Vec::new();
     for (i, (name, kind, contact)) in [("北新建材集团有限公司", 1, "张建"), ("东方雨虹防水技术股份有限公司", 1, "刘畅"), ("公牛集团股份有限公司", 1, "陈立"), ("浙江伟星新型建材股份有限公司", 1, "周敏"), ("德邦物流", 2, "孙师傅")].iter().enumerate() {
-        suppliers.push(ins(w, "thirdpartcustomer", json!({"partyCode": format!("DS{:03}", i + 1), "partyName": name, "partyType": kind, "contact": contact, "phone": format!("1380000{:04}", 2001 + i), "enabled": 1}))?);
+        suppliers.push(ins(w, cx, "thirdpartcustomer", json!({"partyCode": format!("DS{:03}", i + 1), "partyName": name, "partyType": kind, "contact": contact, "phone": format!("1380000{:04}", 2001 + i), "enabled": 1}))?);
     }
     // 200 goods: every name × spec, then numbered variants until 200.
     let mut goods: Vec<(u64, i64)> = Vec::new();
@@ -104,7 +121,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
                 n += 1;
                 let spec = if round == 0 { spec.to_string() } else { format!("{spec} {}", (["", "B款", "C款"][round])) };
                 let shelf = if *cat == "涂料" || *cat == "辅料" { 365 } else { 0 };
-                let g = ins(w, "goods", json!({
+                let g = ins(w, cx, "goods", json!({
                     "goodsCode": format!("SP{n:05}"), "barcode": format!("69{:011}", 20_000_000 + n * 37), "goodsName": name, "spec": spec, "unit": unit,
                     "category": cat, "customerId": owner, "shelfLifeDays": if shelf > 0 { Some(shelf) } else { None },
                     "safetyMin": 20 * QTY_SCALE, "safetyMax": 600 * QTY_SCALE, "price": price + (n as i64 % 7) * 50, "enabled": 1,
@@ -115,18 +132,19 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
     }
     // Opening stock (期初入库) 40 days ago: every goods in one of the two main zones, a few below their safety
     // stock so the goods list shows what to reorder.
-    let today = chrono::Local::now().date_naive();
     let opening = (today - chrono::TimeDelta::days(40)).format("%Y-%m-%d").to_string();
     for (half, (store, bins)) in storage.iter().take(2).enumerate() {
+        let (a, now) = on(40, 9, half as u32 * 30);
+        let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
         let no = format!("RK{}-{:04}", opening.replace('-', ""), half + 1);
-        let o = ins(w, "order_rk", json!({"orderNo": no, "storeId": store, "orderType": 9, "customerId": owner, "expectedDate": opening, "orderStatus": 0, "remark": "期初库存导入"}))?;
+        let o = ins(w, cx, "order_rk", json!({"orderNo": no, "storeId": store, "orderType": 9, "customerId": owner, "expectedDate": opening, "orderStatus": 0, "remark": "期初库存导入"}))?;
         let mut total = 0;
         let mut lines = 0;
         for (gi, (g, _)) in goods.iter().enumerate().filter(|(i, _)| i % 2 == half) {
             let q = if gi % 9 == 4 { (8 + gi % 7) as i64 } else { (60 + (gi * 17) % 400) as i64 } * QTY_SCALE;
             let bin = bins[gi % bins.len()];
             let batch = format!("QC{}", &opening.replace('-', "")[2..]);
-            let l = ins(w, "mxrk", json!({"orderId": o, "goodsId": g, "storeId": store, "batch": batch, "expectedQty": q, "receivedQty": q, "passedQty": q, "failedQty": 0, "putQty": q}))?;
+            let l = ins(w, cx, "mxrk", json!({"orderId": o, "goodsId": g, "storeId": store, "batch": batch, "expectedQty": q, "receivedQty": q, "passedQty": q, "failedQty": 0, "putQty": q}))?;
             let line = w.get(&cx.def("mxrk"), t, l)?.unwrap_or_default();
             let doc = Doc { kind: "rk", id: o, no: &no, line: l };
             let mv = |from, to| Move::new(*g, from, to, &batch, q, doc);
@@ -149,9 +167,11 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         let (store, bins) = &storage[if k % 4 == 3 { 2 } else { k % 2 }];
         let status = match k { 17 => 0, 16 => 1, 15 => 2, 14 => 3, _ => 4 };
         let d = 35 - k as i64 * 2;
+        let (a, now) = on(d, 9, 5 + k as u32 * 2);
+        let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
         seq += 1;
         let no = format!("RK{}-{seq:04}", day(d).replace('-', ""));
-        let o = ins(w, "order_rk", json!({
+        let o = ins(w, cx, "order_rk", json!({
             "orderNo": no, "storeId": store, "orderType": if k % 7 == 6 { 2 } else { 1 }, "customerId": owner, "supplierId": suppliers[k % 4],
             "expectedDate": day(d), "orderStatus": 0, "lineCount": 0, "expectedTotal": 0, "receivedTotal": 0, "remark": "",
         }))?;
@@ -165,7 +185,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
             let expected = (40 + ((k * 13 + j * 29) % 160) as i64) * QTY_SCALE;
             let batch = format!("B{}", day(d + 20).replace('-', "")[2..].to_string());
             let expire = (today + chrono::TimeDelta::days(300 + (k * 9 + j) as i64)).format("%Y-%m-%d").to_string();
-            let l = ins(w, "mxrk", json!({"orderId": o, "goodsId": g, "storeId": store, "batch": batch, "expireDate": expire, "expectedQty": expected,
+            let l = ins(w, cx, "mxrk", json!({"orderId": o, "goodsId": g, "storeId": store, "batch": batch, "expireDate": expire, "expectedQty": expected,
                 "receivedQty": 0, "passedQty": 0, "failedQty": 0, "putQty": 0}))?;
             exp_total += expected;
             let line = w.get(&cx.def("mxrk"), t, l)?.unwrap_or_default();
@@ -211,11 +231,13 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         let (store, _) = &storage[k % 2];
         let status = match k { 13 => 0, 12 => 1, _ => 4 };
         let d = 28 - k as i64 * 2;
+        let (a, now) = on(d, 8, 30 + k as u32);
+        let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
         seq += 1;
         let no = format!("CK{}-{seq:04}", day(d).replace('-', ""));
         let requisition = k % 3 != 2 && !projects.is_empty();
         let project = if requisition { Some(projects[k % projects.len()]) } else { None };
-        let o = ins(w, "order_ck", json!({
+        let o = ins(w, cx, "order_ck", json!({
             "orderNo": no, "storeId": store, "orderType": if requisition { 2 } else { 1 }, "customerId": owner, "projectId": project,
             "consignee": (["马志强", "朱刚", "冯建军", "邓志勇"][k % 4]), "phone": format!("1380000{:04}", 3001 + k), "address": format!("{city}市"),
             "orderStatus": 0, "lineCount": 0, "totalQty": 0, "remark": if requisition { "工地领料" } else { "" },
@@ -225,14 +247,18 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         for j in 0..(2 + k % 3) {
             // Goods that this store holds: the stock rows of the store with something available.
             let q = store::Query {
-                filters: vec![store::Filter::new("storeId", store::Op::Equal, json!(store)), store::Filter::new("available", store::Op::Gt, json!(5 * QTY_SCALE))],
+                filters: vec![
+                    store::Filter::new("storeId", store::Op::Equal, json!(store)),
+                    store::Filter::new("available", store::Op::Gt, json!(5 * QTY_SCALE)),
+                    store::Filter::new("spaceId", store::Op::Gt, json!(0)),
+                ],
                 limit: 1, offset: (k * 7 + j * 3) as u64 % 20,
                 ..store::Query::default()
             };
             let Some(row) = w.list(&cx.def("stockdata"), t, &q)?.records.into_iter().find(|r| ledger::text(r, "location").starts_with("bin:")) else { continue };
             let g = ledger::id(&row, "goodsId");
             let want = (ledger::qty(&row, "available") / QTY_SCALE / 4).max(1) * QTY_SCALE;
-            let l = ins(w, "mxck", json!({"orderId": o, "goodsId": g, "storeId": store, "qty": want, "reservedQty": 0, "pickedQty": 0}))?;
+            let l = ins(w, cx, "mxck", json!({"orderId": o, "goodsId": g, "storeId": store, "qty": want, "reservedQty": 0, "pickedQty": 0}))?;
             total += want;
             nlines += 1;
             if status == 0 {
@@ -266,10 +292,12 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         }
     }
     // A planned transfer between the stores.
+    let (a, now) = on(1, 15, 20);
+    let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
     let q = store::Query { filters: vec![store::Filter::new("storeId", store::Op::Equal, json!(s1)), store::Filter::new("available", store::Op::Gt, json!(10 * QTY_SCALE))], limit: 5, ..store::Query::default() };
     let rows = w.list(&cx.def("stockdata"), t, &q)?.records;
     if let Some(row) = rows.iter().find(|r| ledger::id(r, "spaceId") > 0) {
-        ins(w, "transfer", json!({"transferNo": format!("YK{}-0001", day(1).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
+        ins(w, cx, "transfer", json!({"transferNo": format!("YK{}-0001", day(1).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
             "batch": ledger::text(row, "batch"), "toSpaceId": storage[2].1[0], "qty": 10 * QTY_SCALE, "storeId": s1, "toStoreId": s2, "transferStatus": 0, "remark": "补河西中转仓"}))?;
     }
     Ok(())

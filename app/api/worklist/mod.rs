@@ -250,7 +250,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         for (k, text) in replies.iter().enumerate() {
             let by = if k == 0 { assignee } else { requester };
             let name = w.get(&cx.def("user"), cx.tenant, by)?.map(|u| crate::engine::rec::text(&u, "realName").to_string()).unwrap_or_default();
-            w.insert(&rdef, cx.tenant, obj(json!({"orderId": id(&o, "id"), "content": text, "authorName": name})), &store::Actor { user_id: by, dept_id: 0 })?;
+            w.insert(&rdef, cx.tenant, obj(json!({"orderId": id(&o, "id"), "content": text, "authorName": name})), &store::Actor { user_id: by, dept_id: 0, at: None })?;
         }
         if !replies.is_empty() {
             w.update(&odef, cx.tenant, id(&o, "id"), obj(json!({"replyCount": replies.len()})), cx.actor)?;

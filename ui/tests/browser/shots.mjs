@@ -33,6 +33,7 @@ const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', arg
 const ctx = await browser.newContext({ viewport: { width: 1366, height: 768 }, storageState: state, locale: process.env.LOCALE || 'zh-CN' });
 mkdirSync(out, { recursive: true });
 const page = await ctx.newPage();
+if (process.env.PRINT === '1') await page.emulateMedia({ media: 'print' });
 const errs = [];
 page.on('pageerror', (e) => errs.push(String(e)));
 page.on('console', (m) => { if (m.type() === 'error') errs.push(m.text()); });
