@@ -160,14 +160,14 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
                     records: records.drain(..records.len().min(CHUNK)).collect(),
                     files: files.drain(..files.len().min(64)).collect(),
                 };
-                let got = fetch(&inner.db.begin_read()?, part)?;
+                let got = fetch(&inner.begin_read()?, part)?;
                 apply(&dst, got, defs, &mut undeclared)?;
             }
         }
         // The consistent cut: a snapshot and the changes up to it, taken between two commits.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let ok = writer.run(Box::new(move |inner: &Inner| {
-            let snap = inner.db.begin_read().map_err(StoreError::from);
+            let snap = inner.begin_read().map_err(StoreError::from);
             let changes = inner.changes.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
             let _ = tx.send(snap.map(|s| (s, changes)));
         }));
@@ -176,7 +176,7 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         } else {
             // No writer (the store is closing): nothing changes any more.
             let changes = inner.changes.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
-            (inner.db.begin_read()?, changes)
+            (inner.begin_read()?, changes)
         };
         apply(&dst, fetch(&snap, changes)?, defs, &mut undeclared)?;
         let w = dst.begin_write()?;
@@ -273,7 +273,7 @@ fn copy_records(
     loop {
         let mut rows: Vec<((String, String, u64), Vec<u8>)> = Vec::with_capacity(CHUNK);
         {
-            let snap = inner.db.begin_read()?;
+            let snap = inner.begin_read()?;
             let src = snap.open_table(table)?;
             let range = match &after {
                 Some((t, r, id)) => src.range::<(&str, &str, u64)>((Bound::Excluded((t.as_str(), r.as_str(), *id)), Bound::Unbounded))?,
@@ -319,7 +319,7 @@ fn copy_chunks(inner: &Inner, dst: &Database) -> Result<()> {
         let mut rows: Vec<((String, u64, u32), Vec<u8>)> = Vec::new();
         let mut bytes = 0usize;
         {
-            let snap = inner.db.begin_read()?;
+            let snap = inner.begin_read()?;
             let src = snap.open_table(tables::FILE_CHUNKS)?;
             let range = match &after {
                 Some((t, f, i)) => src.range::<(&str, u64, u32)>((Bound::Excluded((t.as_str(), *f, *i)), Bound::Unbounded))?,

@@ -70,7 +70,8 @@ impl Default for Options {
 }
 
 pub(crate) struct Inner {
-    db: Database,
+    /// The database; taken (and so closed cleanly, allocator state saved) by the writer when the store closes.
+    db: std::sync::RwLock<Option<Database>>,
     path: PathBuf,
     ids: IdGen,
     versions: Versions,
@@ -91,6 +92,27 @@ pub(crate) struct Inner {
     pub(crate) wal: std::sync::Mutex<Option<wal::Wal>>,
     /// What opening found in the write-ahead log left by the last run.
     replayed: wal::Replayed,
+}
+
+impl Inner {
+    /// Runs `f` with the open database (`Closed` once the store closed).
+    pub(crate) fn with_db<R>(&self, f: impl FnOnce(&Database) -> Result<R>) -> Result<R> {
+        let g = self.db.read().map_err(|_| StoreError::Closed)?;
+        f(g.as_ref().ok_or(StoreError::Closed)?)
+    }
+    pub(crate) fn begin_read(&self) -> Result<redb::ReadTransaction> {
+        self.with_db(|db| Ok(db.begin_read()?))
+    }
+    pub(crate) fn begin_write(&self) -> Result<redb::WriteTransaction> {
+        self.with_db(|db| Ok(db.begin_write()?))
+    }
+    /// Closes the database (after the writer's last commit): redb records a clean shutdown, so the next open
+    /// needs no repair.
+    pub(crate) fn close_db(&self) {
+        if let Ok(mut g) = self.db.write() {
+            g.take();
+        }
+    }
 }
 
 /// The last committed change-log sequence number, with a condition variable for followers.
@@ -185,7 +207,7 @@ impl Store {
             (meta::change_seq(&r)?, first)
         };
         let inner = Arc::new(Inner {
-            db,
+            db: std::sync::RwLock::new(Some(db)),
             path: path.to_path_buf(),
             ids: IdGen::new(last),
             versions: Versions::default(),
@@ -231,7 +253,7 @@ impl Store {
 
     /// Runs `f` against a consistent snapshot.
     pub fn read<R>(&self, f: impl FnOnce(&ReadCtx) -> Result<R>) -> Result<R> {
-        let txn = self.inner.db.begin_read()?;
+        let txn = self.inner.begin_read()?;
         let ctx = ReadCtx::new(&txn)?;
         f(&ctx)
     }
@@ -282,7 +304,7 @@ impl Store {
     pub fn space(&self) -> Result<FileSpace> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let sent = self.writer.run(Box::new(move |inner: &Inner| {
-            let _ = tx.send(backup::space(&inner.db, &inner.path));
+            let _ = tx.send(inner.with_db(|db| backup::space(db, &inner.path)));
         }));
         if !sent {
             return Err(StoreError::Closed);

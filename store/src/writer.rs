@@ -236,6 +236,10 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
         && let Some(w) = g.take() {
         w.remove();
     }
+    // The last commit is made: the database is closed cleanly (no repair at the next open).
+    if closing {
+        inner.close_db();
+    }
     // Anything queued after Close is refused, not silently dropped.
     while let Ok(m) = rx.try_recv() {
         if let Msg::Item(i) = m {
@@ -257,7 +261,7 @@ fn flush(inner: &Inner) -> bool {
         return w.sync().is_ok();
     }
     let r = (|| -> Result<()> {
-        let mut txn = inner.db.begin_write()?;
+        let mut txn = inner.begin_write()?;
         txn.set_quick_repair(inner.quick_repair);
         txn.commit()?;
         Ok(())
@@ -282,7 +286,7 @@ fn fold(inner: &Inner) {
     if w.pending() == 0 {
         return;
     }
-    if let Err(e) = w.sync().and_then(|_| crate::wal::checkpoint(&inner.db, w, inner.quick_repair)) {
+    if let Err(e) = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair))) {
         eprintln!("zz-writer: checkpoint of the write-ahead log failed: {e}");
     }
 }
@@ -317,7 +321,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
     let mut seq = inner.seq.get();
     let mut pruned = None;
     let storage = |e: StoreError| Failed::Storage(e.to_string());
-    let mut txn = inner.db.begin_write().map_err(|e| storage(e.into()))?;
+    let mut txn = inner.begin_write().map_err(storage)?;
     let logged_to_wal = inner.wal.lock().map(|g| g.is_some()).unwrap_or(false);
     if durable && !logged_to_wal {
         txn.set_quick_repair(inner.quick_repair);

@@ -193,3 +193,20 @@ fn a_log_already_folded_is_skipped_and_writes_go_on_after_a_replay() {
     assert!(s.read(|r| r.find_unique(&d, "157270", "paramKey", "k1.49")).unwrap().is_some());
     s.close();
 }
+
+#[test]
+fn a_closed_store_reopens_without_repair() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let s = Store::open(&path, &Options::default()).unwrap();
+    work(&s, 0);
+    let clone = s.clone();
+    s.close();
+    // A handle kept elsewhere (a task the server did not wait for) does not keep the file open: it answers
+    // Closed, and the file opens again at once, closed cleanly (no repair).
+    assert!(clone.read(|r| r.meta("x")).is_err());
+    let again = Store::open(&path, &Options::default()).unwrap();
+    assert_eq!(again.repaired_ms(), None, "closed cleanly: no repair at the next open");
+    again.close();
+    drop((s, clone));
+}
