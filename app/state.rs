@@ -128,6 +128,9 @@ pub struct Inner {
     pub search_cache: crate::cache::Stamped<String, u64, bytes::Bytes>,
     /// dictKey → dictValue of platform dictionaries by code, valid while dictionaries are unchanged.
     pub dict_labels: crate::cache::Stamped<String, u64, Arc<std::collections::HashMap<String, String>>>,
+    /// Every menu and button record (platform data), valid while menus are unchanged: each page's props and each
+    /// search-box question build the user's menu forest from them (decoding all of them took 40% of a search).
+    pub menus: crate::cache::Stamped<(), u64, Arc<Vec<serde_json::Map<String, serde_json::Value>>>>,
     /// Department trees by tenant, valid while departments are unchanged (data scope 4, department filters).
     pub dept_trees: crate::cache::Stamped<String, u64, Arc<crate::auth::scope::DeptTree>>,
     /// A title per route (`METHOD path-pattern` → 参数管理 列表) and whether it only reads, for the api log; set when
@@ -196,6 +199,7 @@ impl AppState {
             list_cache: crate::cache::Stamped::new(2_000),
             search_cache: crate::cache::Stamped::new(1_000),
             dept_trees: crate::cache::Stamped::new(1_000),
+            menus: crate::cache::Stamped::new(1),
             dict_labels: crate::cache::Stamped::new(500),
             route_titles: std::sync::OnceLock::new(),
             started_at: std::time::Instant::now(),

@@ -27,8 +27,11 @@ const VERSION_FILE: &str = "zz-schema-version";
 const LAYOUT_FILE: &str = "zz-layout";
 /// The payload of the commits of a rebuild before its last: an index found so was interrupted and starts over.
 const REBUILDING: &str = "rebuilding";
-/// Memory of the one index writer (tantivy's minimum is 15 MB per thread).
+/// Memory of each indexing thread of a rebuild (tantivy's minimum is 15 MB per thread).
 const WRITER_HEAP: usize = 32 << 20;
+/// Memory of the one writer that follows the store's changes (batches of at most a few thousand records): what
+/// the index keeps while serving.
+const FOLLOW_HEAP: usize = 16 << 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -186,7 +189,7 @@ impl Index {
                 (index, Opened::Fresh)
             }
         };
-        let writer = index.writer_with_num_threads(1, WRITER_HEAP)?;
+        let writer = index.writer_with_num_threads(1, FOLLOW_HEAP)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let visible = AtomicU64::new(match opened {
             Opened::Current(s) => s,
@@ -201,7 +204,8 @@ impl Index {
         let mut guard = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
         // The old writer releases the directory lock when dropped.
         drop(guard.take());
-        *guard = Some(self.index.writer_with_num_threads(threads.max(1), WRITER_HEAP * threads.max(1))?);
+        let heap = if threads <= 1 { FOLLOW_HEAP } else { WRITER_HEAP * threads };
+        *guard = Some(self.index.writer_with_num_threads(threads.max(1), heap)?);
         Ok(())
     }
 

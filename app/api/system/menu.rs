@@ -11,14 +11,21 @@ use crate::error::{ApiResult, Lang};
 use crate::http::ok;
 use crate::state::AppState;
 
-async fn menus(st: &AppState) -> ApiResult<Vec<Map<String, Value>>> {
+/// Every menu record, decoded once per change of the menus.
+async fn menus(st: &AppState) -> ApiResult<std::sync::Arc<Vec<Map<String, Value>>>> {
+    let version = st.store.version("menu");
+    if let Some(all) = st.menus.get(&(), &version) {
+        return Ok(all);
+    }
     let st2 = st.clone();
-    st.read(move |r| r.all(&st2.res.get("menu"), store::PLATFORM_TENANT)).await
+    let all = std::sync::Arc::new(st.read(move |r| r.all(&st2.res.get("menu"), store::PLATFORM_TENANT)).await?);
+    st.menus.put((), version, all.clone());
+    Ok(all)
 }
 
 /// The granted nodes of `category` plus all their ancestors, as a forest sorted by `sort`.
-fn forest(all: &[Map<String, Value>], granted: &HashSet<u64>, keep: impl Fn(&Map<String, Value>) -> bool, lang: Lang, with_leaf_children: bool) -> Vec<Value> {
-    let by_id: HashMap<u64, &Map<String, Value>> = all.iter().map(|m| (id(m, "id"), m)).collect();
+fn forest(all: &[&Map<String, Value>], granted: &HashSet<u64>, keep: impl Fn(&Map<String, Value>) -> bool, lang: Lang, with_leaf_children: bool) -> Vec<Value> {
+    let by_id: HashMap<u64, &Map<String, Value>> = all.iter().map(|m| (id(m, "id"), *m)).collect();
     let mut include: HashSet<u64> = HashSet::new();
     for m in all.iter().filter(|m| granted.contains(&id(m, "id")) && keep(m)) {
         let mut cur = Some(id(m, "id"));
@@ -27,7 +34,7 @@ fn forest(all: &[Map<String, Value>], granted: &HashSet<u64>, keep: impl Fn(&Map
         }
     }
     let mut children: HashMap<u64, Vec<&Map<String, Value>>> = HashMap::new();
-    for m in all.iter().filter(|m| include.contains(&id(m, "id"))) {
+    for m in all.iter().copied().filter(|m| include.contains(&id(m, "id"))) {
         let parent = id(m, "parentId");
         let parent = if include.contains(&parent) { parent } else { 0 };
         children.entry(parent).or_default().push(m);
@@ -74,7 +81,7 @@ fn category(m: &Map<String, Value>) -> i64 {
 /// The signed-in user's menu forest (what menu/routes answers; pages embed it too).
 pub async fn user_routes(st: &AppState, s: &Session, lang: Lang) -> ApiResult<Vec<Value>> {
     let all = menus(st).await?;
-    let menus_only: Vec<_> = all.into_iter().filter(|m| category(m) == 1).collect();
+    let menus_only: Vec<&Map<String, Value>> = all.iter().filter(|m| category(m) == 1).collect();
     Ok(forest(&menus_only, &s.perms.menu_ids, |_| true, lang, true))
 }
 
@@ -86,5 +93,6 @@ pub async fn routes(State(st): State<AppState>, s: Session, lang: axum::Extensio
 /// GET menu/buttons: granted buttons (category 2) under their menus; a leaf button has no `children` key.
 pub async fn buttons(State(st): State<AppState>, s: Session, lang: axum::Extension<Lang>) -> ApiResult<Response> {
     let all = menus(&st).await?;
+    let all: Vec<&Map<String, Value>> = all.iter().collect();
     Ok(ok(forest(&all, &s.perms.menu_ids, |m| category(m) == 2, lang.0, false)))
 }
