@@ -11,8 +11,8 @@ WORK=${2:-/tmp/zzwrite}
 T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
 ADDR=127.0.0.1:18096
 source "$(dirname "$0")/common.sh"
-DISK=$(lsblk -no pkname "$(df --output=source "$WORK" 2>/dev/null | tail -1)" 2>/dev/null || true)
-DISK=${DISK:-$(awk '$4 > 0 && $3 !~ /[0-9]$/ {print $3; exit}' /proc/diskstats)}
+# The first whole disk in /proc/diskstats (vda, sda, nvme0n1): its write ops and sectors.
+DISK=$(awk '$3 ~ /^(vd|sd|xvd)[a-z]+$/ || $3 ~ /^nvme[0-9]+n[0-9]+$/ {print $3; exit}' /proc/diskstats)
 writes() { awk -v d="$DISK" '$3==d {print $8, $10}' /proc/diskstats; }
 mkdir -p "$WORK/data"
 stop
