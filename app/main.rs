@@ -10,6 +10,14 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Serve(args) => {
+            // No transparent huge pages for this process: mimalloc asks for them on its arenas, and the kernel
+            // then zeroes 2 MiB at each first touch — a large list answer's buffer (a picker's 999 rows, ~450 KB)
+            // faulted in a fresh huge page on nearly every request (40% of its CPU in `clear_page_erms`; without:
+            // the 999-row page at c=1 p90 10.7 -> 4.6 ms, bench/README.md).
+            #[cfg(target_os = "linux")]
+            if let Err(e) = rustix::thread::disable_transparent_huge_pages(true) {
+                eprintln!("transparent huge pages stay on: {e}");
+            }
             // Blocking work (store reads, password hashing) is CPU-bound: past a few threads per core more threads
             // add no throughput, only memory (each keeps its allocator's pages: 64 connections of uncached lists
             // grew the default pool to 50 threads and the server by ~160 MB).

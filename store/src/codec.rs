@@ -54,6 +54,110 @@ pub fn decode_record(bytes: &[u8]) -> Result<Map<String, Value>> {
     }
 }
 
+/// A stored record's top-level fields as slices of its bytes, read without decoding: the stored format is a
+/// tag byte and the compact JSON serde_json writes (no whitespace, keys in order), so a value can be copied to
+/// an answer as it is. `None` for anything else (the caller decodes instead).
+pub struct StoredRow<'a> {
+    pub fields: Vec<(std::borrow::Cow<'a, str>, &'a [u8])>,
+}
+
+impl<'a> StoredRow<'a> {
+    pub fn parse(raw: &'a [u8]) -> Option<StoredRow<'a>> {
+        let (&RECORD_V1, b) = raw.split_first()? else { return None };
+        if b.first() != Some(&b'{') {
+            return None;
+        }
+        let mut fields = Vec::with_capacity(24);
+        let mut i = 1;
+        if b.get(1) == Some(&b'}') {
+            return (b.len() == 2).then_some(StoredRow { fields });
+        }
+        loop {
+            if b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let end = skip_string(b, i)?;
+            let key = &b[i..end];
+            let key = if key.contains(&b'\\') {
+                std::borrow::Cow::Owned(serde_json::from_slice::<String>(key).ok()?)
+            } else {
+                std::borrow::Cow::Borrowed(std::str::from_utf8(&key[1..key.len() - 1]).ok()?)
+            };
+            if b.get(end) != Some(&b':') {
+                return None;
+            }
+            let vend = skip_value(b, end + 1)?;
+            fields.push((key, &b[end + 1..vend]));
+            i = vend + 1;
+            match b.get(vend) {
+                Some(b',') => {}
+                Some(b'}') if i == b.len() => return Some(StoredRow { fields }),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The raw value of a field.
+    pub fn get(&self, name: &str) -> Option<&'a [u8]> {
+        self.fields.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
+    /// The named fields decoded (what a filter over them reads of the record); `None` if a value does not read.
+    pub fn subset(&self, names: &[&str]) -> Option<Map<String, Value>> {
+        let mut out = Map::new();
+        for (k, v) in &self.fields {
+            if names.contains(&k.as_ref()) {
+                out.insert(k.to_string(), serde_json::from_slice(v).ok()?);
+            }
+        }
+        Some(out)
+    }
+}
+
+/// The index just past the string starting at `i` (a `"`).
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        j += b.get(j..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
+        if b[j] == b'\\' {
+            j += 2;
+        } else {
+            return Some(j + 1);
+        }
+    }
+}
+
+/// The index just past the JSON value starting at `i`.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let (mut depth, mut j) = (0usize, i);
+            loop {
+                match *b.get(j)? {
+                    b'"' => j = skip_string(b, j)?,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        j += 1;
+                    }
+                    b'}' | b']' => {
+                        depth -= 1;
+                        j += 1;
+                        if depth == 0 {
+                            return Some(j);
+                        }
+                    }
+                    _ => j += 1,
+                }
+            }
+        }
+        _ => {
+            let n = b[i..].iter().position(|&c| c == b',' || c == b'}')?;
+            (n > 0).then_some(i + n)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -120,7 +120,7 @@ where
             all.sort_by(|a, b| order(&q.sorts, a, b));
             let total = all.len() as u64;
             let records = all.into_iter().skip(offset).take(limit).collect();
-            return Ok(Page { records, total });
+            return Page::of(q, records, total);
         }
         // More than one sort key: collect every match and sort in memory.
         if q.sorts.len() > 1 || unindexed_sort {
@@ -135,7 +135,7 @@ where
             all.sort_by(|a, b| order(&q.sorts, a, b));
             let total = all.len() as u64;
             let records = all.into_iter().skip(offset).take(limit).collect();
-            return Ok(Page { records, total });
+            return Page::of(q, records, total);
         }
 
         if let Some(page) = self.list_by_index(def, t, q)? {
@@ -143,18 +143,32 @@ where
         }
 
         let mut records = Vec::with_capacity(limit.min(1000));
+        let mut rows: Vec<Vec<u8>> = Vec::new();
+        let mut taken = 0usize;
         let mut matched = 0usize;
+        let mut undecoded = Ticker::new(&q.budget);
         let mut visit = |raw: &[u8]| -> Result<bool> {
-            let Some(doc) = decode(raw)? else { return Ok(true) };
-            if !q.accepts(&doc) {
-                return Ok(true);
+            // Nothing to test: the stored bytes are the row, undecoded.
+            if q.raw_rows && unfiltered {
+                undecoded.tick()?;
+            } else {
+                let Some(doc) = decode(raw)? else { return Ok(true) };
+                if !q.accepts(&doc) {
+                    return Ok(true);
+                }
+                if matched >= offset && taken < limit && !q.raw_rows {
+                    records.push(doc);
+                }
             }
-            if matched >= offset && records.len() < limit {
-                records.push(doc);
+            if matched >= offset && taken < limit {
+                if q.raw_rows {
+                    rows.push(raw.to_vec());
+                }
+                taken += 1;
             }
             matched += 1;
             // With no filter the counter gives the total, so stop once the page is full.
-            Ok(!(unfiltered && records.len() >= limit))
+            Ok(!(unfiltered && taken >= limit))
         };
 
         match q.sorts.first() {
@@ -169,7 +183,7 @@ where
             },
         }
         let total = if unfiltered { self.count(def, tenant)? } else { matched as u64 };
-        Ok(Page { records, total })
+        Ok(Page { records, total, rows })
     }
 
     /// The newest records (highest ids first) whose indexed `field` equals `value`, skipping `offset`, at most
@@ -274,12 +288,13 @@ where
         let (offset, limit) = (q.offset as usize, q.limit as usize);
         let mut sorted: Vec<Map<String, Value>> = Vec::new();
         let mut records = Vec::with_capacity(limit.min(1000));
+        let mut rows: Vec<Vec<u8>> = Vec::new();
         let mut matched = 0usize;
         for (id, trusted) in cands {
             if allowed.as_ref().is_some_and(|a| a.binary_search(&id).is_err()) {
                 continue;
             }
-            let in_page = matched >= offset && records.len() < limit;
+            let in_page = matched >= offset && records.len() + rows.len() < limit;
             if trusted && !decode_all && !by_other && !in_page {
                 matched += 1;
                 continue;
@@ -291,7 +306,13 @@ where
                 }
                 continue;
             };
-            let doc = decode_record(v.value())?;
+            // A page row the index answers for, sent as stored: only the fields the filters read are decoded
+            // to confirm it.
+            let light = q.raw_rows && trusted && !decode_all && !by_other;
+            let doc = match light.then(|| tested_fields(q, v.value())).flatten() {
+                Some(doc) => doc,
+                None => decode_record(v.value())?,
+            };
             if !q.accepts(&doc) {
                 if trusted && !decode_all {
                     return Ok(None);
@@ -303,16 +324,20 @@ where
                 continue;
             }
             if in_page {
-                records.push(doc);
+                if q.raw_rows {
+                    rows.push(v.value().to_vec());
+                } else {
+                    records.push(doc);
+                }
             }
             matched += 1;
         }
         if by_other {
             sorted.sort_by(|a, b| order(&q.sorts, a, b));
             let total = sorted.len() as u64;
-            return Ok(Some(Page { records: sorted.into_iter().skip(offset).take(limit).collect(), total }));
+            return Page::of(q, sorted.into_iter().skip(offset).take(limit).collect(), total).map(Some);
         }
-        Ok(Some(Page { records, total: matched as u64 }))
+        Ok(Some(Page { records, total: matched as u64, rows }))
     }
 
     /// A page answered from the indexes alone, when every filter and the guard select exactly by index keys
@@ -387,7 +412,7 @@ where
                     docs.reverse();
                 }
                 let records = docs.into_iter().skip(q.offset as usize).take(q.limit as usize).collect();
-                return Ok(Some(Page { records, total }));
+                return Page::of(q, records, total).map(Some);
             }
         }
         let mut exact: Option<Vec<u64>> = None;
@@ -441,16 +466,24 @@ where
             ids.iter().skip(q.offset as usize).take(q.limit as usize).copied().collect()
         };
         let mut records = Vec::with_capacity(page_ids.len());
+        let mut rows = Vec::new();
         for id in page_ids {
             let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
-            let doc = decode_record(v.value())?;
+            let doc = match q.raw_rows.then(|| tested_fields(q, v.value())).flatten() {
+                Some(doc) => doc,
+                None => decode_record(v.value())?,
+            };
             // The index said so; the record must agree, else take the general walk.
             if !q.accepts(&doc) {
                 return Ok(None);
             }
-            records.push(doc);
+            if q.raw_rows {
+                rows.push(v.value().to_vec());
+            } else {
+                records.push(doc);
+            }
         }
-        Ok(Some(Page { records, total }))
+        Ok(Some(Page { records, total, rows }))
     }
 
     /// Ids (ascending, each once) of the records whose indexed `field` holds one of `keys`.
@@ -1080,4 +1113,14 @@ pub(crate) fn drop_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &
         }
     }
     Ok(())
+}
+
+/// The fields of a stored record that the query's filters and guard read, decoded alone (enough for
+/// `Query::accepts` when there is no free-text check, which may read any field). `None`: decode it all.
+fn tested_fields(q: &Query, raw: &[u8]) -> Option<Map<String, Value>> {
+    if q.check.is_some() {
+        return None;
+    }
+    let names: Vec<&str> = q.filters.iter().chain(q.any.iter()).map(|f| f.field.as_str()).collect();
+    crate::codec::StoredRow::parse(raw)?.subset(&names)
 }

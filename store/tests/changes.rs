@@ -107,6 +107,10 @@ fn searchable_writes_are_numbered_in_their_commit_and_pruned_once_indexed() {
     assert_eq!(s.change_seq(), 9);
 }
 
+fn raw_ids(p: &store::Page) -> Vec<u64> {
+    p.rows.iter().map(|r| store::decode_record(r).unwrap()["id"].as_u64().unwrap()).collect()
+}
+
 fn hinted(q: &Query, seq: u64, ids: Vec<u64>) -> Query {
     let mut q = q.clone();
     let answers = q.filters.iter().enumerate().filter(|(_, f)| f.op == Op::Contains && f.field == "paramName").map(|(i, _)| i).collect();
@@ -149,6 +153,9 @@ fn hinted_lists_give_what_walking_gives_while_records_change() {
             let fast = s.read(|r| r.list(&d, "A", &hinted(&q, seq, ids.clone()))).unwrap();
             let idsof = |p: &store::Page| p.records.iter().map(|r| r["id"].as_u64().unwrap()).collect::<Vec<_>>();
             assert_eq!((idsof(&fast), fast.total), (idsof(&walked), walked.total), "{needle} {q:?}");
+            // The same page as stored rows (only the filtered fields decoded to confirm the index's rows).
+            let raw = s.read(|r| r.list(&d, "A", &Query { raw_rows: true, ..hinted(&q, seq, ids.clone()) })).unwrap();
+            assert_eq!((raw_ids(&raw), raw.total), (idsof(&walked), walked.total), "raw rows: {needle} {q:?}");
         }
         // A wrong hint (an id that does not match, a missing one) costs time, never a wrong row.
         let q = Query { limit: 10, filters: vec![contains.clone()], ..Default::default() };
@@ -156,8 +163,11 @@ fn hinted_lists_give_what_walking_gives_while_records_change() {
         let mut wrong = ids.clone();
         wrong.push(newer[1]);
         wrong.sort();
-        let fast = s.read(|r| r.list(&d, "A", &hinted(&q, s.change_seq(), wrong))).unwrap();
+        let fast = s.read(|r| r.list(&d, "A", &hinted(&q, s.change_seq(), wrong.clone()))).unwrap();
         assert_eq!(fast.records.len(), walked.records.len(), "{needle}");
+        let raw = s.read(|r| r.list(&d, "A", &Query { raw_rows: true, ..hinted(&q, s.change_seq(), wrong) })).unwrap();
+        let fast_ids: Vec<u64> = fast.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+        assert_eq!((raw_ids(&raw), raw.total), (fast_ids, fast.total), "a wrong hint, raw rows: {needle}");
     }
 }
 

@@ -159,7 +159,7 @@ async fn materials(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiR
             let mdef = res.get("stock_move");
             let total = crate::api::wms::ledger::project_material(r, &t, pid)?.1;
             let records = r.newest_by(&mdef, &t, "projectId", &json!(pid), (current - 1) * size, size)?.unwrap_or_default();
-            let page = store::Page { records, total };
+            let page = store::Page { records, total, ..Default::default() };
             let gdef = res.get("goods");
             let mut goods = BTreeMap::new();
             for m in &page.records {

@@ -355,7 +355,7 @@ async fn entry_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
                 _ => None,
             };
             let page = match counted {
-                Some(total) => store::Page { records: r.newest_by(&edef, &t, "ledgerId", &json!(lid), q.offset, q.limit)?.unwrap_or_default(), total },
+                Some(total) => store::Page { records: r.newest_by(&edef, &t, "ledgerId", &json!(lid), q.offset, q.limit)?.unwrap_or_default(), total, ..Default::default() },
                 None => r.list(&edef, &t, &q)?,
             };
             // The reversals of this page's entries, looked up by the page's ids (not a walk over the ledger).
@@ -363,7 +363,7 @@ async fn entry_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
             let of_page = Query { filters: vec![Filter::new("reversesId", Op::In, Value::Array(ids))], limit: 1_000, ..Query::default() };
             let reversed: HashMap<u64, u64> = r.list(&edef, &t, &of_page)?.records.iter().filter(|e| id(e, "ledgerId") == lid).map(|e| (id(e, "reversesId"), id(e, "id"))).collect();
             let authored = crate::api::scm::with_authors(r, &res.get("user"), &t, page.records)?;
-            Ok((store::Page { records: Vec::new(), total: page.total }, (reversed, authored)))
+            Ok((store::Page { records: Vec::new(), total: page.total, ..Default::default() }, (reversed, authored)))
         })
         .await?;
     let (reversed, authored) = reversed;
