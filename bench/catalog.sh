@@ -37,6 +37,7 @@ for frag in 仿古地砖 '#4242' '地板 800×800'; do
     python3 -c "import sys,json;d=json.load(sys.stdin)['data'];print('picker \"$frag\": rows',len(d['records']),'total',d['total'])"
 done
 "$T/bench" load --addr $ADDR --method POST --path "$P/list?_t={n}" --bodies "$WORK/picker.jsonl" --token "$TOK" --conns 1 --secs 10 | sed 's/^load/product picker, a different fragment each time, c=1/'
+"$T/bench" load --addr $ADDR --method POST --path "$P/list?_t={n}" --body '{"page":1,"size":999}' --token "$TOK" --conns 1 --secs 10 | sed 's/^load/product list page of 999 without a filter, uncached, c=1/'
 "$T/bench" load --addr $ADDR --method POST --path "$P/list" --body '{"page":1,"size":10}' --token "$TOK" --conns 64 --secs 10 | sed 's/^load/product list first page, c=64/'
 stop
 kill $HELLO
