@@ -125,8 +125,20 @@ impl<'a> FieldIndex<'a> {
         FieldIndex(v)
     }
 
-    pub fn get(&self, name: &str) -> Option<&'a store::FieldDef> {
-        self.0.binary_search_by(|(n, _)| (*n).cmp(name)).ok().map(|i| self.0[i].1)
+    pub fn get(&self, name: &[u8]) -> Option<&'a store::FieldDef> {
+        self.0.binary_search_by(|(n, _)| n.as_bytes().cmp(name)).ok().map(|i| self.0[i].1)
+    }
+
+    /// `get` for names asked in ascending order: a cursor walks the index alongside them.
+    fn get_ascending(&self, name: &[u8], at: &mut usize) -> Option<&'a store::FieldDef> {
+        while let Some((n, f)) = self.0.get(*at) {
+            match n.as_bytes().cmp(name) {
+                std::cmp::Ordering::Less => *at += 1,
+                std::cmp::Ordering::Equal => return Some(*f),
+                std::cmp::Ordering::Greater => return None,
+            }
+        }
+        None
     }
 }
 
@@ -140,7 +152,7 @@ fn quoted(out: &mut Vec<u8>, s: &str) {
 }
 
 /// One field's value in wire form, as `record` gives it: `None` when the field is left out (secret).
-pub fn wire_value<'v>(f: Option<&store::FieldDef>, key: &str, v: &'v [u8], zone: Zone) -> Option<std::borrow::Cow<'v, [u8]>> {
+pub fn wire_value<'v>(f: Option<&store::FieldDef>, key: &[u8], v: &'v [u8], zone: Zone) -> Option<std::borrow::Cow<'v, [u8]>> {
     use std::borrow::Cow;
     let text = |v: &[u8]| std::str::from_utf8(v).ok().map(str::to_string);
     let string = |s: &str| {
@@ -168,10 +180,10 @@ pub fn wire_value<'v>(f: Option<&store::FieldDef>, key: &str, v: &'v [u8], zone:
         }
     }
     if is_number(v) {
-        if ID_FIELDS.contains(&key) {
+        if ID_FIELDS.iter().any(|k| k.as_bytes() == key) {
             return Some(string(&text(v)?));
         }
-        if TIME_FIELDS.contains(&key) {
+        if TIME_FIELDS.iter().any(|k| k.as_bytes() == key) {
             let ms = std::str::from_utf8(v).ok().and_then(|s| s.parse::<i64>().ok()).unwrap_or(0);
             return Some(string(&zone.format(ms)));
         }
@@ -192,16 +204,18 @@ pub fn write_row(def_fields: &crate::wire::FieldIndex, row: &Row, zone: Zone, ex
         }
         *first = false;
     };
-    for (k, v) in &row.fields {
-        while let Some((ek, ev)) = rest.next_if(|(ek, _)| ek.as_str() < k.as_ref()) {
+    let mut at = 0;
+    for field in &row.fields {
+        let (k, v) = (&*field.key, field.value);
+        while let Some((ek, ev)) = rest.next_if(|(ek, _)| ek.as_bytes() < k) {
             sep(out, &mut first);
             quoted(out, ek);
             out.push(b':');
             out.extend_from_slice(ev);
         }
-        let f = def_fields.get(k.as_ref());
+        let f = if row.sorted { def_fields.get_ascending(k, &mut at) } else { def_fields.get(k) };
         let value = if f.is_none() && !is_number(v) {
-            Some(std::borrow::Cow::Borrowed(*v))
+            Some(std::borrow::Cow::Borrowed(v))
         } else {
             match wire_value(f, k, v, zone) {
                 None if f.is_some_and(|f| f.secret) => None,
@@ -211,7 +225,7 @@ pub fn write_row(def_fields: &crate::wire::FieldIndex, row: &Row, zone: Zone, ex
         };
         let Some(value) = value else { continue };
         sep(out, &mut first);
-        quoted(out, k);
+        out.extend_from_slice(field.json_key);
         out.push(b':');
         out.extend_from_slice(&value);
     }
@@ -306,6 +320,15 @@ mod tests {
             assert!(write_row(&fields, &row, zone, &extra, &mut out), "{doc:?}");
             assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&expected).unwrap(), "seed {seed}: {doc:?}");
         }
+        // Keys out of order (not how serde_json writes a map, but readable): the same fields, lookups by search.
+        let unsorted = b"\x01{\"zz\":1,\"id\":5,\"fSecret\":\"x\",\"createTime\":0,\"dMoney\":250,\"aName\":\"a\"}";
+        let row = Row::parse(unsorted).unwrap();
+        assert!(!row.sorted);
+        assert_eq!(row.get("dMoney"), Some(&b"250"[..]));
+        let mut out = Vec::new();
+        assert!(write_row(&fields, &row, zone, &[], &mut out));
+        let got: Map<String, Value> = serde_json::from_slice(&out).unwrap();
+        assert_eq!(got, record(&def, zone, store::decode_record(unsorted).unwrap()));
         assert!(Row::parse(b"\x01{\"a\":1").is_none());
         assert!(Row::parse(b"\x02{}").is_none());
         assert!(Row::parse(b"\x01{}").is_some_and(|r| r.fields.is_empty()));

@@ -133,12 +133,12 @@ pub async fn page_body(st: &AppState, def: &ResourceDef, tenant: &str, page: sto
 
 /// Whether a stored row shows `key` (a field that is not secret).
 fn row_shows(row: &crate::wire::Row, fields: &crate::wire::FieldIndex, key: &str) -> bool {
-    row.get(key).is_some() && !fields.get(key).is_some_and(|f| f.secret)
+    row.get(key).is_some() && !fields.get(key.as_bytes()).is_some_and(|f| f.secret)
 }
 
 /// A field of a stored row in wire form (`None`: absent or secret).
 fn wire_of<'v>(row: &crate::wire::Row<'v>, fields: &crate::wire::FieldIndex, field: &str, zone: crate::wire::Zone) -> Option<std::borrow::Cow<'v, [u8]>> {
-    crate::wire::wire_value(fields.get(field), field, row.get(field)?, zone)
+    crate::wire::wire_value(fields.get(field.as_bytes()), field.as_bytes(), row.get(field)?, zone)
 }
 
 pub async fn schema_route(

@@ -55,10 +55,22 @@ pub fn decode_record(bytes: &[u8]) -> Result<Map<String, Value>> {
 }
 
 /// A stored record's top-level fields as slices of its bytes, read without decoding: the stored format is a
-/// tag byte and the compact JSON serde_json writes (no whitespace, keys in order), so a value can be copied to
-/// an answer as it is. `None` for anything else (the caller decodes instead).
+/// tag byte and the compact JSON serde_json writes (no whitespace, keys in byte order), so a value can be copied
+/// to an answer as it is. `parse` gives `None` for anything else (the caller decodes instead).
 pub struct StoredRow<'a> {
-    pub fields: Vec<(std::borrow::Cow<'a, str>, &'a [u8])>,
+    pub fields: Vec<RawField<'a>>,
+    /// Keys in strictly ascending byte order (as serde_json writes a map): lookups search by halves.
+    pub sorted: bool,
+}
+
+/// One top-level field of a stored record.
+pub struct RawField<'a> {
+    /// The key as written, quotes included (valid JSON, copied as it is).
+    pub json_key: &'a [u8],
+    /// The key's text (unescaped when it had escapes).
+    pub key: std::borrow::Cow<'a, [u8]>,
+    /// The value as written (valid JSON).
+    pub value: &'a [u8],
 }
 
 impl<'a> StoredRow<'a> {
@@ -67,31 +79,36 @@ impl<'a> StoredRow<'a> {
         if b.first() != Some(&b'{') {
             return None;
         }
-        let mut fields = Vec::with_capacity(24);
-        let mut i = 1;
+        let mut fields: Vec<RawField<'a>> = Vec::with_capacity(24);
+        let mut sorted = true;
         if b.get(1) == Some(&b'}') {
-            return (b.len() == 2).then_some(StoredRow { fields });
+            return (b.len() == 2).then_some(StoredRow { fields, sorted });
         }
+        let mut i = 1;
         loop {
             if b.get(i) != Some(&b'"') {
                 return None;
             }
             let end = skip_string(b, i)?;
-            let key = &b[i..end];
-            let key = if key.contains(&b'\\') {
-                std::borrow::Cow::Owned(serde_json::from_slice::<String>(key).ok()?)
+            let json_key = &b[i..end];
+            let inner = &json_key[1..json_key.len() - 1];
+            let key = if memchr::memchr(b'\\', inner).is_some() {
+                std::borrow::Cow::Owned(serde_json::from_slice::<String>(json_key).ok()?.into_bytes())
             } else {
-                std::borrow::Cow::Borrowed(std::str::from_utf8(&key[1..key.len() - 1]).ok()?)
+                std::borrow::Cow::Borrowed(inner)
             };
             if b.get(end) != Some(&b':') {
                 return None;
             }
             let vend = skip_value(b, end + 1)?;
-            fields.push((key, &b[end + 1..vend]));
+            if let Some(prev) = fields.last() {
+                sorted &= *prev.key < *key;
+            }
+            fields.push(RawField { json_key, key, value: &b[end + 1..vend] });
             i = vend + 1;
             match b.get(vend) {
                 Some(b',') => {}
-                Some(b'}') if i == b.len() => return Some(StoredRow { fields }),
+                Some(b'}') if i == b.len() => return Some(StoredRow { fields, sorted }),
                 _ => return None,
             }
         }
@@ -99,15 +116,19 @@ impl<'a> StoredRow<'a> {
 
     /// The raw value of a field.
     pub fn get(&self, name: &str) -> Option<&'a [u8]> {
-        self.fields.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+        let name = name.as_bytes();
+        if self.sorted {
+            return self.fields.binary_search_by(|f| (*f.key).cmp(name)).ok().map(|i| self.fields[i].value);
+        }
+        self.fields.iter().find(|f| *f.key == *name).map(|f| f.value)
     }
 
     /// The named fields decoded (what a filter over them reads of the record); `None` if a value does not read.
     pub fn subset(&self, names: &[&str]) -> Option<Map<String, Value>> {
         let mut out = Map::new();
-        for (k, v) in &self.fields {
-            if names.contains(&k.as_ref()) {
-                out.insert(k.to_string(), serde_json::from_slice(v).ok()?);
+        for name in names {
+            if let Some(v) = self.get(name) {
+                out.insert((*name).to_string(), serde_json::from_slice(v).ok()?);
             }
         }
         Some(out)
@@ -118,7 +139,7 @@ impl<'a> StoredRow<'a> {
 fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     let mut j = i + 1;
     loop {
-        j += b.get(j..)?.iter().position(|&c| c == b'"' || c == b'\\')?;
+        j += memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
         if b[j] == b'\\' {
             j += 2;
         } else {
@@ -152,7 +173,7 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
             }
         }
         _ => {
-            let n = b[i..].iter().position(|&c| c == b',' || c == b'}')?;
+            let n = memchr::memchr2(b',', b'}', &b[i..])?;
             (n > 0).then_some(i + n)
         }
     }

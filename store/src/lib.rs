@@ -20,7 +20,7 @@ use redb::{Database, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
 
 pub use backup::{Defs, FileSpace, TableCount, VerifyReport, compact_file, verify_file};
-pub use codec::{StoredRow, decode_record};
+pub use codec::{RawField, StoredRow, decode_record};
 pub use engine::{storage_tenant, walks};
 pub use error::{FieldProblem, Result, StoreError};
 pub use meta::SCHEMA_VERSION;
