@@ -196,8 +196,9 @@ impl AppState {
             walk_stats: WalkStats::default(),
             hash_checks: Default::default(),
             session_cache: crate::cache::Stamped::new(20_000),
-            list_cache: crate::cache::Stamped::new(2_000),
-            search_cache: crate::cache::Stamped::new(1_000),
+            // List and search answers: 64 and 16 MiB at the most (a page of 999 rows is ~450 KB).
+            list_cache: crate::cache::Stamped::with_budget(2_000, 64 << 20),
+            search_cache: crate::cache::Stamped::with_budget(1_000, 16 << 20),
             dept_trees: crate::cache::Stamped::new(1_000),
             menus: crate::cache::Stamped::new(1),
             dict_labels: crate::cache::Stamped::new(500),

@@ -81,9 +81,9 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let body = page_body(st, def, &s.tenant, page, lim, current).await?;
-    // Filtered answers are kept when small (a page of a few dozen rows): the cache holds at most 2,000 answers.
+    // Filtered answers are kept when small (a page of a few dozen rows): the cache holds at most 2,000 answers and 64 MiB.
     if bounded || body.len() <= MAX_CACHED_FILTERED {
-        st.list_cache.put(key, version, body.clone());
+        st.list_cache.put_sized(key, version, body.clone(), body.len());
     }
     Ok(body)
 }

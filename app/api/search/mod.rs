@@ -165,7 +165,7 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
         "records": records, "menus": menus, "total": total, "size": size, "current": current,
         "pages": total.div_ceil(size), "examined": EXAMINE,
     }))?;
-    st.search_cache.put(key, stamp, body.clone());
+    st.search_cache.put_sized(key, stamp, body.clone(), body.len());
     Ok(crate::http::json_bytes(body))
 }
 

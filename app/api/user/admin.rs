@@ -124,7 +124,7 @@ pub async fn page_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let names = names(st, &s.tenant, &page.records).await?;
     let records: Vec<Map<String, Value>> = page.records.into_iter().map(|rec| names.wire(st, rec)).collect();
     let body = crate::http::ok_bytes(PageOut { records, total: page.total, size: lim, current: offset / lim + 1, pages: page.total.div_ceil(lim) })?;
-    st.list_cache.put(key, stamp, body.clone());
+    st.list_cache.put_sized(key, stamp, body.clone(), body.len());
     Ok(body)
 }
 
