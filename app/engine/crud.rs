@@ -95,20 +95,18 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
 /// 999 rows). A row that cannot be read that way sends the page through the decoding path.
 pub async fn page_body(st: &AppState, def: &ResourceDef, tenant: &str, page: store::Page, size: u64, current: u64) -> ApiResult<bytes::Bytes> {
     let envelope = |records| ok_bytes(PageOut { records, total: page.total, size, current, pages: page.total.div_ceil(size) });
-    let rows: Option<Vec<crate::wire::Row>> = page.rows.iter().map(|r| crate::wire::Row::parse(r)).collect();
+    // The decoding path: records as they came, and the rows decoded.
     let decoded = |page: &store::Page| -> ApiResult<Vec<Map<String, Value>>> {
-        let mut records = page.records.clone();
-        for r in &page.rows {
-            records.push(store::decode_record(r).map_err(ApiError::internal)?);
-        }
-        Ok(records)
+        let rows = page.rows.iter().map(|r| store::decode_record(r).map_err(ApiError::internal));
+        page.records.iter().cloned().map(Ok).chain(rows).collect()
     };
+    let rows: Option<Vec<crate::wire::Row>> = page.rows.iter().map(|r| crate::wire::Row::parse(r)).collect();
     let Some(rows) = rows.filter(|_| page.records.is_empty()) else {
         return envelope(wire_records(st, def, tenant, decoded(&page)?).await?);
     };
     let labels = Labels::load(st, def).await?;
     let refs = Refs::load_rows(st, def, tenant, &rows).await?;
-    let fields = crate::wire::FieldIndex::new(&def);
+    let fields = crate::wire::FieldIndex::new(def);
     let zone = st.settings.zone;
     // Wire rows run about a third longer than stored ones (quoted ids, formatted times, labels): one allocation.
     let mut out = Vec::with_capacity(page.rows.iter().map(|r| r.len() * 3 / 2 + 64).sum::<usize>() + 160);
@@ -136,9 +134,51 @@ fn row_shows(row: &crate::wire::Row, fields: &crate::wire::FieldIndex, key: &str
     row.get(key).is_some() && !fields.get(key.as_bytes()).is_some_and(|f| f.secret)
 }
 
-/// A field of a stored row in wire form (`None`: absent or secret).
-fn wire_of<'v>(row: &crate::wire::Row<'v>, fields: &crate::wire::FieldIndex, field: &str, zone: crate::wire::Zone) -> Option<std::borrow::Cow<'v, [u8]>> {
-    crate::wire::wire_value(fields.get(field.as_bytes()), field.as_bytes(), row.get(field)?, zone)
+/// A field of a stored row in wire form, as the labels and titles read it.
+fn wire_of(row: &crate::wire::Row, fields: &crate::wire::FieldIndex, field: &str, zone: crate::wire::Zone) -> Coded<'static> {
+    let Some(v) = row.get(field).and_then(|raw| crate::wire::wire_value(fields.get(field.as_bytes()), field.as_bytes(), raw, zone)) else { return Coded::Nothing };
+    match v.first() {
+        Some(b'"') => serde_json::from_slice::<String>(&v).map(|s| Coded::Text(s.into())).unwrap_or(Coded::Nothing),
+        Some(b'-' | b'0'..=b'9') => std::str::from_utf8(&v).map(|n| Coded::Number(n.to_string().into())).unwrap_or(Coded::Nothing),
+        _ => Coded::Nothing,
+    }
+}
+
+/// A field's value in wire form as a dictionary label or a referenced record's title is found from it (the same
+/// for a decoded record and a stored row).
+enum Coded<'a> {
+    /// Text: one code, or several separated by commas.
+    Text(std::borrow::Cow<'a, str>),
+    /// A number, as written.
+    Number(std::borrow::Cow<'a, str>),
+    Nothing,
+}
+
+impl<'a> Coded<'a> {
+    fn of(v: Option<&'a Value>) -> Coded<'a> {
+        match v {
+            Some(Value::String(s)) => Coded::Text(s.as_str().into()),
+            Some(Value::Number(n)) => Coded::Number(n.to_string().into()),
+            _ => Coded::Nothing,
+        }
+    }
+
+    /// The labels of its codes, comma-separated (a number is one code).
+    fn label(&self, labels: &std::collections::HashMap<String, String>) -> String {
+        match self {
+            Coded::Text(s) => s.split(',').filter_map(|k| labels.get(k.trim())).cloned().collect::<Vec<_>>().join(","),
+            Coded::Number(n) => labels.get(n.as_ref()).cloned().unwrap_or_default(),
+            Coded::Nothing => String::new(),
+        }
+    }
+
+    /// The id it names.
+    fn id(&self) -> Option<u64> {
+        match self {
+            Coded::Text(s) | Coded::Number(s) => s.parse().ok(),
+            Coded::Nothing => None,
+        }
+    }
 }
 
 pub async fn schema_route(
@@ -235,16 +275,7 @@ impl Labels {
             if row_shows(row, fields, key) {
                 continue;
             }
-            let label = match wire_of(row, fields, field, zone) {
-                Some(v) if v.first() == Some(&b'"') => match serde_json::from_slice::<String>(&v) {
-                    Ok(s) => s.split(',').filter_map(|k| labels.get(k.trim())).cloned().collect::<Vec<_>>().join(","),
-                    Err(_) => String::new(),
-                },
-                Some(v) if matches!(v.first(), Some(b'-' | b'0'..=b'9')) => {
-                    std::str::from_utf8(&v).ok().and_then(|n| labels.get(n)).cloned().unwrap_or_default()
-                }
-                _ => String::new(),
-            };
+            let label = wire_of(row, fields, field, zone).label(labels);
             extra.push((key.clone(), serde_json::to_vec(&label).unwrap_or_default()));
         }
     }
@@ -256,11 +287,7 @@ impl Labels {
             if rec.contains_key(key) {
                 continue;
             }
-            let label = match rec.get(field) {
-                Some(Value::String(s)) => s.split(',').filter_map(|k| labels.get(k.trim())).cloned().collect::<Vec<_>>().join(","),
-                Some(Value::Number(n)) => labels.get(&n.to_string()).cloned().unwrap_or_default(),
-                _ => String::new(),
-            };
+            let label = Coded::of(rec.get(field)).label(labels);
             rec.insert(key.clone(), Value::String(label));
         }
     }
@@ -419,10 +446,7 @@ impl Refs {
             if row_shows(row, fields, key) || extra.iter().any(|(k, _)| k == key) {
                 continue;
             }
-            let id = wire_of(row, fields, field, zone).and_then(|v| {
-                let v = v.strip_prefix(b"\"").and_then(|v| v.strip_suffix(b"\"")).map(<[u8]>::to_vec).unwrap_or_else(|| v.to_vec());
-                std::str::from_utf8(&v).ok()?.parse::<u64>().ok()
-            });
+            let id = wire_of(row, fields, field, zone).id();
             let title = id.and_then(|i| titles.get(&i)).map(String::as_str).unwrap_or("");
             extra.push((key.clone(), serde_json::to_vec(title).unwrap_or_default()));
         }
@@ -433,8 +457,7 @@ impl Refs {
             if rec.contains_key(key) {
                 continue;
             }
-            let id = rec.get(field).and_then(|v| v.as_str().and_then(|s| s.parse::<u64>().ok()).or_else(|| v.as_u64()));
-            let title = id.and_then(|i| titles.get(&i)).cloned().unwrap_or_default();
+            let title = Coded::of(rec.get(field)).id().and_then(|i| titles.get(&i)).cloned().unwrap_or_default();
             rec.insert(key.clone(), Value::String(title));
         }
     }

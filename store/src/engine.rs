@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::codec::{decode_record, encode_record, index_bytes};
 use crate::error::{Result, StoreError};
-use crate::query::{Filter, Hint, Op, Page, Query, Ticker, order};
+use crate::query::{Filter, Hint, Op, Page, PageFill, Query, Ticker, order};
 use crate::resource::{FieldKind, ResourceDef};
 use crate::{Actor, PLATFORM_TENANT, now_millis};
 use crate::tables;
@@ -142,33 +142,27 @@ where
             return Ok(page);
         }
 
-        let mut records = Vec::with_capacity(limit.min(1000));
-        let mut rows: Vec<Vec<u8>> = Vec::new();
-        let mut taken = 0usize;
+        let mut fill = PageFill::new(q);
         let mut matched = 0usize;
         let mut undecoded = Ticker::new(&q.budget);
         let mut visit = |raw: &[u8]| -> Result<bool> {
-            // Nothing to test: the stored bytes are the row, undecoded.
-            if q.raw_rows && unfiltered {
+            let doc = if q.raw_rows && unfiltered {
+                // Nothing to test: the stored bytes are the row, undecoded.
                 undecoded.tick()?;
+                None
             } else {
                 let Some(doc) = decode(raw)? else { return Ok(true) };
                 if !q.accepts(&doc) {
                     return Ok(true);
                 }
-                if matched >= offset && taken < limit && !q.raw_rows {
-                    records.push(doc);
-                }
-            }
-            if matched >= offset && taken < limit {
-                if q.raw_rows {
-                    rows.push(raw.to_vec());
-                }
-                taken += 1;
+                Some(doc)
+            };
+            if matched >= offset && fill.len() < limit {
+                fill.push(doc, raw)?;
             }
             matched += 1;
             // With no filter the counter gives the total, so stop once the page is full.
-            Ok(!(unfiltered && taken >= limit))
+            Ok(!(unfiltered && fill.len() >= limit))
         };
 
         match q.sorts.first() {
@@ -183,7 +177,7 @@ where
             },
         }
         let total = if unfiltered { self.count(def, tenant)? } else { matched as u64 };
-        Ok(Page { records, total, rows })
+        Ok(fill.finish(total))
     }
 
     /// The newest records (highest ids first) whose indexed `field` equals `value`, skipping `offset`, at most
@@ -287,14 +281,14 @@ where
         let by_other = q.sorts.len() > 1 || q.sorts.first().is_some_and(|s| s.field != "id" && s.field != "createTime");
         let (offset, limit) = (q.offset as usize, q.limit as usize);
         let mut sorted: Vec<Map<String, Value>> = Vec::new();
-        let mut records = Vec::with_capacity(limit.min(1000));
-        let mut rows: Vec<Vec<u8>> = Vec::new();
+        let mut fill = PageFill::new(q);
+        let tested = q.tested_fields();
         let mut matched = 0usize;
         for (id, trusted) in cands {
             if allowed.as_ref().is_some_and(|a| a.binary_search(&id).is_err()) {
                 continue;
             }
-            let in_page = matched >= offset && records.len() + rows.len() < limit;
+            let in_page = matched >= offset && fill.len() < limit;
             if trusted && !decode_all && !by_other && !in_page {
                 matched += 1;
                 continue;
@@ -309,7 +303,7 @@ where
             // A page row the index answers for, sent as stored: only the fields the filters read are decoded
             // to confirm it.
             let light = q.raw_rows && trusted && !decode_all && !by_other;
-            let doc = match light.then(|| tested_fields(q, v.value())).flatten() {
+            let doc = match tested.as_deref().filter(|_| light).and_then(|names| partly_decoded(names, v.value())) {
                 Some(doc) => doc,
                 None => decode_record(v.value())?,
             };
@@ -324,11 +318,7 @@ where
                 continue;
             }
             if in_page {
-                if q.raw_rows {
-                    rows.push(v.value().to_vec());
-                } else {
-                    records.push(doc);
-                }
+                fill.push(Some(doc), v.value())?;
             }
             matched += 1;
         }
@@ -337,7 +327,7 @@ where
             let total = sorted.len() as u64;
             return Page::of(q, sorted.into_iter().skip(offset).take(limit).collect(), total).map(Some);
         }
-        Ok(Some(Page { records, total: matched as u64, rows }))
+        Ok(Some(fill.finish(matched as u64)))
     }
 
     /// A page answered from the indexes alone, when every filter and the guard select exactly by index keys
@@ -465,11 +455,11 @@ where
         } else {
             ids.iter().skip(q.offset as usize).take(q.limit as usize).copied().collect()
         };
-        let mut records = Vec::with_capacity(page_ids.len());
-        let mut rows = Vec::new();
+        let mut fill = PageFill::new(q);
+        let tested = q.tested_fields().filter(|_| q.raw_rows);
         for id in page_ids {
             let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
-            let doc = match q.raw_rows.then(|| tested_fields(q, v.value())).flatten() {
+            let doc = match tested.as_deref().and_then(|names| partly_decoded(names, v.value())) {
                 Some(doc) => doc,
                 None => decode_record(v.value())?,
             };
@@ -477,13 +467,9 @@ where
             if !q.accepts(&doc) {
                 return Ok(None);
             }
-            if q.raw_rows {
-                rows.push(v.value().to_vec());
-            } else {
-                records.push(doc);
-            }
+            fill.push(Some(doc), v.value())?;
         }
-        Ok(Some(Page { records, total, rows }))
+        Ok(Some(fill.finish(total)))
     }
 
     /// Ids (ascending, each once) of the records whose indexed `field` holds one of `keys`.
@@ -1115,12 +1101,7 @@ pub(crate) fn drop_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &
     Ok(())
 }
 
-/// The fields of a stored record that the query's filters and guard read, decoded alone (enough for
-/// `Query::accepts` when there is no free-text check, which may read any field). `None`: decode it all.
-fn tested_fields(q: &Query, raw: &[u8]) -> Option<Map<String, Value>> {
-    if q.check.is_some() {
-        return None;
-    }
-    let names: Vec<&str> = q.filters.iter().chain(q.any.iter()).map(|f| f.field.as_str()).collect();
-    crate::codec::StoredRow::parse(raw)?.subset(&names)
+/// The named fields of a stored record decoded alone (`Query::tested_fields`); `None`: decode it all.
+fn partly_decoded(names: &[&str], raw: &[u8]) -> Option<Map<String, Value>> {
+    crate::codec::StoredRow::parse(raw)?.subset(names)
 }

@@ -145,6 +145,37 @@ pub struct Page {
     pub rows: Vec<Vec<u8>>,
 }
 
+/// A page being filled in the form the query asks for: decoded records, or with `raw_rows` the stored bytes.
+pub(crate) struct PageFill {
+    raw: bool,
+    records: Vec<Map<String, Value>>,
+    rows: Vec<Vec<u8>>,
+}
+
+impl PageFill {
+    pub(crate) fn new(q: &Query) -> PageFill {
+        PageFill { raw: q.raw_rows, records: Vec::with_capacity((q.limit as usize).min(1000)), rows: Vec::new() }
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.records.len() + self.rows.len()
+    }
+    /// Adds a record: its stored bytes `raw`, or its decoded `doc` (which a decoded page must be given).
+    pub(crate) fn push(&mut self, doc: Option<Map<String, Value>>, raw: &[u8]) -> crate::error::Result<()> {
+        if self.raw {
+            self.rows.push(raw.to_vec());
+        } else {
+            self.records.push(match doc {
+                Some(d) => d,
+                None => crate::codec::decode_record(raw)?,
+            });
+        }
+        Ok(())
+    }
+    pub(crate) fn finish(self, total: u64) -> Page {
+        Page { records: self.records, total, rows: self.rows }
+    }
+}
+
 impl Page {
     /// A page of decoded records in the form the query asks for (stored bytes when `raw_rows`).
     pub fn of(q: &Query, records: Vec<Map<String, Value>>, total: u64) -> crate::error::Result<Page> {
@@ -199,6 +230,11 @@ impl Query {
         self.filters.iter().all(|f| f.matches(doc))
             && (self.any.is_empty() || self.any.iter().any(|f| f.matches(doc)))
             && self.check.as_ref().is_none_or(|c| (c.test)(doc))
+    }
+    /// The fields the filters and the guard read (enough for `accepts` on a record decoded only in part), when
+    /// there is no free-text check (which may read any field).
+    pub(crate) fn tested_fields(&self) -> Option<Vec<&str>> {
+        self.check.is_none().then(|| self.filters.iter().chain(self.any.iter()).map(|f| f.field.as_str()).collect())
     }
     /// Nothing narrows the records (the maintained counter is the total).
     pub fn unfiltered(&self) -> bool {
