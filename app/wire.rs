@@ -194,7 +194,7 @@ pub fn wire_value<'v>(f: Option<&store::FieldDef>, key: &[u8], v: &'v [u8], zone
 /// Writes a stored row as `record` would give it, with `extra` (keys sorted, values already JSON) merged in
 /// key order, so the bytes equal serde_json's output of the decorated record. `false` if a value could not
 /// be read (the caller decodes the row instead).
-pub fn write_row(def_fields: &crate::wire::FieldIndex, row: &Row, zone: Zone, extra: &[(String, Vec<u8>)], out: &mut Vec<u8>) -> bool {
+pub fn write_row(def_fields: &crate::wire::FieldIndex, row: &Row, zone: Zone, extra: &[(&str, &[u8])], out: &mut Vec<u8>) -> bool {
     out.push(b'{');
     let mut first = true;
     let mut rest = extra.iter().peekable();
@@ -299,10 +299,10 @@ mod tests {
                     doc.insert(k.to_string(), value(&mut rng));
                 }
             }
-            let mut extra: Vec<(String, Vec<u8>)> = Vec::new();
+            let mut extra: Vec<(&str, Vec<u8>)> = Vec::new();
             for k in ["aNameName", "bName", "cNoName", "fSecret", "zzz", "A"] {
                 if rng.random_bool(0.5) && !(doc.contains_key(k) && k != "fSecret") {
-                    extra.push((k.to_string(), serde_json::to_vec(texts[rng.random_range(0..texts.len())]).unwrap()));
+                    extra.push((k, serde_json::to_vec(texts[rng.random_range(0..texts.len())]).unwrap()));
                 }
             }
             extra.sort_by(|a, b| a.0.cmp(&b.0));
@@ -313,10 +313,11 @@ mod tests {
             };
             let mut expected = record(&def, zone, doc.clone());
             for (k, v) in &extra {
-                expected.insert(k.clone(), serde_json::from_slice(v).unwrap());
+                expected.insert(k.to_string(), serde_json::from_slice(v).unwrap());
             }
             let row = Row::parse(&stored).expect("a stored row reads");
             let mut out = Vec::new();
+            let extra: Vec<(&str, &[u8])> = extra.iter().map(|(k, v)| (*k, v.as_slice())).collect();
             assert!(write_row(&fields, &row, zone, &extra, &mut out), "{doc:?}");
             assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&expected).unwrap(), "seed {seed}: {doc:?}");
         }

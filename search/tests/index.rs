@@ -37,14 +37,14 @@ fn contains_gives_exactly_what_like_gives() {
     ix.apply(&other, &[], 6000).unwrap();
     let mut checked = 0;
     for _ in 0..400 {
-        // A fragment of a stored text (1–6 characters), sometimes upper-cased, sometimes random.
+        // A fragment of a stored text (1–9 characters), sometimes upper-cased, sometimes random.
         let needle: String = if rng.random_bool(0.8) {
             let t: Vec<char> = texts[rng.random_range(0..texts.len())].chars().collect();
             if t.is_empty() {
                 continue;
             }
             let a = rng.random_range(0..t.len());
-            let b = (a + rng.random_range(1..=6)).min(t.len());
+            let b = (a + rng.random_range(1..=9)).min(t.len());
             t[a..b].iter().collect()
         } else {
             random_text(&mut rng).chars().take(rng.random_range(1..=6)).collect()

@@ -75,43 +75,16 @@ pub struct RawField<'a> {
 
 impl<'a> StoredRow<'a> {
     pub fn parse(raw: &'a [u8]) -> Option<StoredRow<'a>> {
-        let (&RECORD_V1, b) = raw.split_first()? else { return None };
-        if b.first() != Some(&b'{') {
-            return None;
-        }
         let mut fields: Vec<RawField<'a>> = Vec::with_capacity(24);
         let mut sorted = true;
-        if b.get(1) == Some(&b'}') {
-            return (b.len() == 2).then_some(StoredRow { fields, sorted });
-        }
-        let mut i = 1;
-        loop {
-            if b.get(i) != Some(&b'"') {
-                return None;
-            }
-            let end = skip_string(b, i)?;
-            let json_key = &b[i..end];
-            let inner = &json_key[1..json_key.len() - 1];
-            let key = if memchr::memchr(b'\\', inner).is_some() {
-                std::borrow::Cow::Owned(serde_json::from_slice::<String>(json_key).ok()?.into_bytes())
-            } else {
-                std::borrow::Cow::Borrowed(inner)
-            };
-            if b.get(end) != Some(&b':') {
-                return None;
-            }
-            let vend = skip_value(b, end + 1)?;
+        for f in RawFields::new(raw)? {
+            let f = f?;
             if let Some(prev) = fields.last() {
-                sorted &= *prev.key < *key;
+                sorted &= *prev.key < *f.key;
             }
-            fields.push(RawField { json_key, key, value: &b[end + 1..vend] });
-            i = vend + 1;
-            match b.get(vend) {
-                Some(b',') => {}
-                Some(b'}') if i == b.len() => return Some(StoredRow { fields, sorted }),
-                _ => return None,
-            }
+            fields.push(f);
         }
+        Some(StoredRow { fields, sorted })
     }
 
     /// The raw value of a field.
@@ -132,6 +105,92 @@ impl<'a> StoredRow<'a> {
             }
         }
         Some(out)
+    }
+}
+
+/// The named fields of a stored record decoded, read from its bytes up to the last of them — what
+/// `StoredRow::subset` gives, without reading the whole row. `encode_record` writes a serde_json map, whose keys
+/// come in byte order, so a key past every name ends the reading; keys found out of order before it send the
+/// row through `StoredRow`. `None` if the record does not read so (the caller decodes it).
+pub fn stored_subset(raw: &[u8], names: &[&str]) -> Option<Map<String, Value>> {
+    let last = names.iter().max()?.as_bytes();
+    let mut out = Map::new();
+    let mut prev: Option<std::borrow::Cow<[u8]>> = None;
+    for f in RawFields::new(raw)? {
+        let f = f?;
+        // Out of order (not as serde_json writes a map): read the whole row instead.
+        if prev.as_ref().is_some_and(|p| **p >= *f.key) {
+            return StoredRow::parse(raw)?.subset(names);
+        }
+        if *f.key > *last {
+            break;
+        }
+        if let Some(name) = names.iter().find(|n| n.as_bytes() == &*f.key) {
+            out.insert((*name).to_string(), serde_json::from_slice(f.value).ok()?);
+        }
+        prev = Some(f.key);
+    }
+    Some(out)
+}
+
+/// The top-level fields of a stored record in the order written; an item is `None` where the bytes do not read.
+struct RawFields<'a> {
+    b: &'a [u8],
+    i: usize,
+    done: bool,
+}
+
+impl<'a> RawFields<'a> {
+    fn new(raw: &'a [u8]) -> Option<RawFields<'a>> {
+        let (&RECORD_V1, b) = raw.split_first()? else { return None };
+        if b.first() != Some(&b'{') {
+            return None;
+        }
+        if b.get(1) == Some(&b'}') {
+            return (b.len() == 2).then_some(RawFields { b, i: 2, done: true });
+        }
+        Some(RawFields { b, i: 1, done: false })
+    }
+
+    fn field(&mut self) -> Option<RawField<'a>> {
+        let (b, i) = (self.b, self.i);
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let end = skip_string(b, i)?;
+        let json_key = &b[i..end];
+        let inner = &json_key[1..json_key.len() - 1];
+        let key = if memchr::memchr(b'\\', inner).is_some() {
+            std::borrow::Cow::Owned(serde_json::from_slice::<String>(json_key).ok()?.into_bytes())
+        } else {
+            std::borrow::Cow::Borrowed(inner)
+        };
+        if b.get(end) != Some(&b':') {
+            return None;
+        }
+        let vend = skip_value(b, end + 1)?;
+        self.i = vend + 1;
+        match b.get(vend) {
+            Some(b',') => {}
+            Some(b'}') if self.i == b.len() => self.done = true,
+            _ => return None,
+        }
+        Some(RawField { json_key, key, value: &b[end + 1..vend] })
+    }
+}
+
+impl<'a> Iterator for RawFields<'a> {
+    type Item = Option<RawField<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let f = self.field();
+        if f.is_none() {
+            self.done = true;
+        }
+        Some(f)
     }
 }
 
@@ -207,5 +266,35 @@ mod tests {
         m.insert("a".into(), json!("参数"));
         assert_eq!(decode_record(&encode_record(&m).unwrap()).unwrap(), m);
         assert!(decode_record(&[9, b'{', b'}']).is_err());
+    }
+
+    /// The named fields read from a row's bytes up to the last of them are the named fields of the decoded
+    /// record: random records (odd keys and values), random names (absent ones included), keys out of order.
+    #[test]
+    fn a_subset_read_from_the_bytes_is_the_decoded_subset() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let keys = ["a", "b\"q", "code", "id", "productName", "status", "zz", "é"];
+        let values = [json!(null), json!("地板 600×600"), json!("a\"}b"), json!(-3), json!(1.5), json!([1, {"x": "]"}]), json!({"k": "}"})];
+        for _ in 0..2000 {
+            let mut doc = Map::new();
+            for k in keys {
+                if rng.random_bool(0.7) {
+                    doc.insert(k.into(), values[rng.random_range(0..values.len())].clone());
+                }
+            }
+            let names: Vec<&str> = keys.iter().copied().filter(|_| rng.random_bool(0.3)).chain(["missing"]).collect();
+            let raw = encode_record(&doc).unwrap();
+            let expected: Map<String, Value> = names.iter().filter_map(|n| doc.get(*n).map(|v| (n.to_string(), v.clone()))).collect();
+            assert_eq!(stored_subset(&raw, &names), Some(expected.clone()), "{doc:?} {names:?}");
+            assert_eq!(StoredRow::parse(&raw).unwrap().subset(&names), Some(expected));
+        }
+        // Keys out of order before the last name: read through the whole row.
+        let raw = b"\x01{\"zz\":1,\"a\":2}";
+        assert_eq!(stored_subset(raw, &["zz"]), Some(json!({"zz": 1}).as_object().unwrap().clone()));
+        assert_eq!(stored_subset(b"\x01{\"b\":1,\"a\":2,\"c\":3}", &["a", "c"]), Some(json!({"a": 2, "c": 3}).as_object().unwrap().clone()));
+        assert_eq!(stored_subset(b"\x01{\"a\":1", &["a"]), None);
+        assert_eq!(stored_subset(b"\x01{\"a\":1}x", &["a"]), None);
+        assert_eq!(stored_subset(b"\x01{}", &["a"]), Some(Map::new()));
     }
 }
