@@ -80,6 +80,23 @@ pub struct WalkStats {
     pub cancelled: std::sync::atomic::AtomicU64,
 }
 
+impl WalkStats {
+    /// Counts a list read that stopped early: its deadline passed, or nobody waited for it any more.
+    pub fn count<T>(&self, def: &store::ResourceDef, r: &store::Result<T>) {
+        use std::sync::atomic::Ordering;
+        match r {
+            Err(store::StoreError::Interrupted(store::Interrupt::Cancelled)) => {
+                self.cancelled.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(target: "zz::list", resource = %def.name, "walk stopped: the client went away");
+            }
+            Err(store::StoreError::Interrupted(store::Interrupt::Deadline)) => {
+                self.timed_out.fetch_add(1, Ordering::Relaxed);
+            }
+            _ => {}
+        }
+    }
+}
+
 fn walk_slots(configured: usize) -> usize {
     match configured {
         0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).saturating_sub(1).max(1),

@@ -151,44 +151,63 @@ fn quoted(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-/// One field's value in wire form, as `record` gives it: `None` when the field is left out (secret).
+/// One field's value in wire form, as `record` gives it: `None` when the field is left out (secret) or its
+/// value does not read.
 pub fn wire_value<'v>(f: Option<&store::FieldDef>, key: &[u8], v: &'v [u8], zone: Zone) -> Option<std::borrow::Cow<'v, [u8]>> {
-    use std::borrow::Cow;
-    let text = |v: &[u8]| std::str::from_utf8(v).ok().map(str::to_string);
-    let string = |s: &str| {
-        let mut o = Vec::with_capacity(s.len() + 2);
-        quoted(&mut o, s);
-        Cow::Owned(o)
-    };
+    if f.is_some_and(|f| f.secret) {
+        return None;
+    }
+    let mut out = Vec::new();
+    write_value(f, key, v, zone, &mut out).then_some(std::borrow::Cow::Owned(out))
+}
+
+/// Writes a value that is a JSON number as a string: its characters (digits, sign, point, exponent) need no
+/// escaping, so the quoted bytes are what serde_json writes for its text.
+fn quoted_number(out: &mut Vec<u8>, v: &[u8]) {
+    out.push(b'"');
+    out.extend_from_slice(v);
+    out.push(b'"');
+}
+
+/// Writes a field's stored value (`v`, JSON) in wire form to `out`, as `record` gives it; `false` if the value
+/// does not read. The caller leaves secret fields out.
+fn write_value(f: Option<&store::FieldDef>, key: &[u8], v: &[u8], zone: Zone, out: &mut Vec<u8>) -> bool {
+    let int = || std::str::from_utf8(v).ok()?.parse::<i64>().ok();
     if let Some(f) = f {
-        if f.secret {
-            return None;
-        }
         if f.mask && v.first() == Some(&b'"') {
-            let s: String = serde_json::from_slice(v).ok()?;
-            return Some(string(&mask(&s)));
+            let Ok(s) = serde_json::from_slice::<String>(v) else { return false };
+            quoted(out, &mask(&s));
+            return true;
         }
         if f.kind == FieldKind::Long {
-            return Some(if is_number(v) { string(&text(v)?) } else { Cow::Borrowed(v) });
+            if is_number(v) {
+                quoted_number(out, v);
+            } else {
+                out.extend_from_slice(v);
+            }
+            return true;
         }
-        let int = || std::str::from_utf8(v).ok()?.parse::<i64>().ok();
         if f.kind == FieldKind::Money && let Some(fen) = int() {
-            return Some(string(&store::format_money(fen)));
+            quoted(out, &store::format_money(fen));
+            return true;
         }
         if f.kind == FieldKind::Qty && let Some(q) = int() {
-            return Some(string(&store::format_qty(q)));
+            quoted(out, &store::format_qty(q));
+            return true;
         }
     }
     if is_number(v) {
         if ID_FIELDS.iter().any(|k| k.as_bytes() == key) {
-            return Some(string(&text(v)?));
+            quoted_number(out, v);
+            return true;
         }
         if TIME_FIELDS.iter().any(|k| k.as_bytes() == key) {
-            let ms = std::str::from_utf8(v).ok().and_then(|s| s.parse::<i64>().ok()).unwrap_or(0);
-            return Some(string(&zone.format(ms)));
+            quoted(out, &zone.format(int().unwrap_or(0)));
+            return true;
         }
     }
-    Some(Cow::Borrowed(v))
+    out.extend_from_slice(v);
+    true
 }
 
 /// Writes a stored row as `record` would give it, with `extra` (keys sorted, values already JSON) merged in
@@ -214,20 +233,17 @@ pub fn write_row(def_fields: &crate::wire::FieldIndex, row: &Row, zone: Zone, ex
             out.extend_from_slice(ev);
         }
         let f = if row.sorted { def_fields.get_ascending(k, &mut at) } else { def_fields.get(k) };
-        let value = if f.is_none() && !is_number(v) {
-            Some(std::borrow::Cow::Borrowed(v))
-        } else {
-            match wire_value(f, k, v, zone) {
-                None if f.is_some_and(|f| f.secret) => None,
-                None => return false,
-                some => some,
-            }
-        };
-        let Some(value) = value else { continue };
+        if f.is_some_and(|f| f.secret) {
+            continue;
+        }
         sep(out, &mut first);
         out.extend_from_slice(field.json_key);
         out.push(b':');
-        out.extend_from_slice(&value);
+        if f.is_none() && !is_number(v) {
+            out.extend_from_slice(v);
+        } else if !write_value(f, k, v, zone, out) {
+            return false;
+        }
     }
     for (ek, ev) in rest {
         sep(out, &mut first);

@@ -446,6 +446,9 @@ pub struct Refs {
     by_field: Vec<(String, String, std::collections::HashMap<u64, String>)>,
 }
 
+/// At most this many referenced records are read on the calling thread (`AppState::read_now`).
+const FEW_REFS: usize = 64;
+
 impl Refs {
     pub async fn load(st: &AppState, def: &ResourceDef, tenant: &str, records: &[Map<String, Value>]) -> ApiResult<Refs> {
         let wanted = Self::wanted(st, def, |field| records.iter().filter_map(|r| r.get(field).and_then(Value::as_u64)).collect());
@@ -480,25 +483,26 @@ impl Refs {
 
     #[allow(clippy::type_complexity)]
     async fn fetch(st: &AppState, tenant: &str, wanted: Vec<(String, String, Arc<ResourceDef>, String, std::collections::BTreeSet<u64>)>) -> ApiResult<Refs> {
-        if wanted.iter().all(|w| w.4.is_empty()) {
+        let count: usize = wanted.iter().map(|w| w.4.len()).sum();
+        if count == 0 {
             return Ok(Refs { by_field: Vec::new() });
         }
         let t = tenant.to_string();
-        let by_field = st
-            .read(move |r| {
-                let mut out = Vec::new();
-                for (field, key, target, title, ids) in wanted {
-                    let mut titles = std::collections::HashMap::new();
-                    for id in ids {
-                        if let Some(rec) = r.get(&target, &t, id)? {
-                            titles.insert(id, rec.get(&title).and_then(Value::as_str).unwrap_or("").to_string());
-                        }
+        let titles = move |r: &store::ReadCtx| {
+            let mut out = Vec::new();
+            for (field, key, target, title, ids) in wanted {
+                let mut titles = std::collections::HashMap::new();
+                for id in ids {
+                    if let Some(rec) = r.get(&target, &t, id)? {
+                        titles.insert(id, rec.get(&title).and_then(Value::as_str).unwrap_or("").to_string());
                     }
-                    out.push((field, key, titles));
                 }
-                Ok(out)
-            })
-            .await?;
+                out.push((field, key, titles));
+            }
+            Ok(out)
+        };
+        // A few records (a page's categories, its few suppliers) are point reads: read here, without a thread hop.
+        let by_field = if count <= FEW_REFS { st.read_now(titles)? } else { st.read(titles).await? };
         Ok(Refs { by_field })
     }
 

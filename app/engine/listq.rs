@@ -172,21 +172,17 @@ pub async fn with_hint(st: &crate::state::AppState, def: &std::sync::Arc<Resourc
     let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        if let Err(e) = ix.hint(&d, &t, &mut query) {
-            tracing::warn!(target: "zz::search", error = %e, resource = %d.name, "index not used for a list");
-        }
+        hint(&ix, &d, &t, &mut query);
         query
     })
     .await
     .map_err(ApiError::internal)
 }
 
-pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, query: Query) -> ApiResult<store::Page> {
+pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, mut query: Query) -> ApiResult<store::Page> {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
     let deadline = std::time::Instant::now() + st.settings.walk_deadline;
-    let mut query = with_hint(st, def, tenant, query).await?;
-    let walks = store::walks(def, &query);
     let too_slow = {
         let named = describe(&query);
         let secs = st.settings.walk_deadline.as_secs().max(1);
@@ -195,6 +191,34 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
     let cancel = Arc::new(AtomicBool::new(false));
     query.budget = store::Budget { deadline: Some(deadline), cancel: Some(cancel.clone()) };
     let mut gone = CancelOnDrop(Some(cancel));
+    let ix = st.index.clone().filter(|i| i.is_ready() && crate::indexer::asks(def, &query));
+    if let Some(ix) = ix {
+        // The index's candidates and, when the hinted list walks nothing (the usual case: a text filter
+        // answered by the index), the page itself, in one trip off the async workers; a list that still
+        // walks comes back for a walk slot.
+        let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
+        let (d, t, st2) = (def.clone(), tenant.to_string(), st.clone());
+        let r = tokio::task::spawn_blocking(move || {
+            hint(&ix, &d, &t, &mut query);
+            drop(permit);
+            if store::walks(&d, &query) {
+                return Err(query);
+            }
+            let r = st2.store.read(|r| r.list(&d, &t, &query));
+            st2.walk_stats.count(&d, &r);
+            Ok(r)
+        })
+        .await
+        .map_err(ApiError::internal)?;
+        match r {
+            Ok(r) => {
+                gone.0 = None;
+                return r.map_err(ApiError::from).map_err(|e| if e.kind == Kind::WalkTimeout { too_slow() } else { e });
+            }
+            Err(q) => query = q,
+        }
+    }
+    let walks = store::walks(def, &query);
     let slot = if walks {
         match tokio::time::timeout_at(deadline.into(), st.walks.clone().acquire_owned()).await {
             Ok(Ok(p)) => Some(p),
@@ -216,21 +240,19 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
                 st2.walk_stats.started.fetch_add(1, Ordering::Relaxed);
             }
             let r = r.list(&d, &t, &query);
-            match &r {
-                Err(store::StoreError::Interrupted(store::Interrupt::Cancelled)) => {
-                    st2.walk_stats.cancelled.fetch_add(1, Ordering::Relaxed);
-                    tracing::debug!(target: "zz::list", resource = %d.name, "walk stopped: the client went away");
-                }
-                Err(store::StoreError::Interrupted(store::Interrupt::Deadline)) => {
-                    st2.walk_stats.timed_out.fetch_add(1, Ordering::Relaxed);
-                }
-                _ => {}
-            }
+            st2.walk_stats.count(&d, &r);
             r
         })
         .await;
     gone.0 = None;
     r.map_err(|e| if e.kind == Kind::WalkTimeout { too_slow() } else { e })
+}
+
+/// Sets the index's candidates on the query (`Indexer::hint`); on an index error the query stays as it was.
+fn hint(ix: &crate::indexer::Indexer, def: &ResourceDef, tenant: &str, query: &mut Query) {
+    if let Err(e) = ix.hint(def, tenant, query) {
+        tracing::warn!(target: "zz::search", error = %e, resource = %def.name, "index not used for a list");
+    }
 }
 
 /// Sets its flag when dropped while armed: the request future was dropped, nobody waits for the walk.
