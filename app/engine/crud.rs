@@ -156,6 +156,9 @@ struct ExtraKey<'p> {
     source: Source<'p>,
     /// Stored value of `field` (empty: absent) → index into `values`.
     memo: std::collections::HashMap<&'p [u8], usize>,
+    /// Where the last row held `key` and `field` (`Row::get_at`).
+    key_at: usize,
+    field_at: usize,
 }
 
 enum Source<'p> {
@@ -169,12 +172,12 @@ impl<'p> PageExtras<'p> {
         let mut keys: Vec<ExtraKey> = Vec::new();
         for (key, labels) in &labels.by_field {
             let field = &key[..key.len() - 4];
-            keys.push(ExtraKey { key, field, secret: secret(key), source: Source::Label(labels), memo: Default::default() });
+            keys.push(ExtraKey { key, field, secret: secret(key), source: Source::Label(labels), memo: Default::default(), key_at: 0, field_at: 0 });
         }
         // A label of the same name comes first (`decorate` does not add a key twice).
         for (field, key, titles) in &refs.by_field {
             if !keys.iter().any(|k| k.key == key) {
-                keys.push(ExtraKey { key, field, secret: secret(key), source: Source::Title(titles), memo: Default::default() });
+                keys.push(ExtraKey { key, field, secret: secret(key), source: Source::Title(titles), memo: Default::default(), key_at: 0, field_at: 0 });
             }
         }
         keys.sort_by(|a, b| a.key.cmp(b.key));
@@ -186,10 +189,10 @@ impl<'p> PageExtras<'p> {
         out.clear();
         for (k, ek) in self.keys.iter_mut().enumerate() {
             // A row holding the key (a field that is not secret) keeps its own value.
-            if !ek.secret && row.get(ek.key).is_some() {
+            if !ek.secret && row.get_at(ek.key, &mut ek.key_at).is_some() {
                 continue;
             }
-            let raw = row.get(ek.field);
+            let raw = row.get_at(ek.field, &mut ek.field_at);
             let v = match ek.memo.get(raw.unwrap_or(b"")) {
                 Some(&v) => v,
                 None => {

@@ -87,6 +87,35 @@ impl<'a> StoredRow<'a> {
         Some(StoredRow { fields, sorted })
     }
 
+    /// `get` remembering where the field was or would be (`at`): rows of one resource mostly hold the same
+    /// keys, so the next row's field, or its absence, is usually seen there at once, without a search.
+    pub fn get_at(&self, name: &str, at: &mut usize) -> Option<&'a [u8]> {
+        use std::cmp::Ordering;
+        let name = name.as_bytes();
+        if !self.sorted {
+            return self.fields.iter().find(|f| *f.key == *name).map(|f| f.value);
+        }
+        let i = *at;
+        if i <= self.fields.len() {
+            let after_previous = i == 0 || *self.fields[i - 1].key < *name;
+            match self.fields.get(i).map(|f| (*f.key).cmp(name)) {
+                Some(Ordering::Equal) => return Some(self.fields[i].value),
+                Some(Ordering::Greater) | None if after_previous => return None,
+                _ => {}
+            }
+        }
+        match self.fields.binary_search_by(|f| (*f.key).cmp(name)) {
+            Ok(i) => {
+                *at = i;
+                Some(self.fields[i].value)
+            }
+            Err(i) => {
+                *at = i;
+                None
+            }
+        }
+    }
+
     /// The raw value of a field.
     pub fn get(&self, name: &str) -> Option<&'a [u8]> {
         let name = name.as_bytes();
@@ -296,5 +325,30 @@ mod tests {
         assert_eq!(stored_subset(b"\x01{\"a\":1", &["a"]), None);
         assert_eq!(stored_subset(b"\x01{\"a\":1}x", &["a"]), None);
         assert_eq!(stored_subset(b"\x01{}", &["a"]), Some(Map::new()));
+    }
+
+    /// `get_at` gives what `get` gives, wherever `at` points, over rows with different keys read in turn.
+    #[test]
+    fn a_remembered_place_finds_what_a_search_finds() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let keys = ["a", "b", "bb", "c", "id", "productName", "status", "statusName", "z"];
+        let mut at = [0usize; 11];
+        for _ in 0..3000 {
+            let mut doc = Map::new();
+            for k in keys {
+                if rng.random_bool(0.6) {
+                    doc.insert(k.into(), json!(k));
+                }
+            }
+            let raw = encode_record(&doc).unwrap();
+            let row = StoredRow::parse(&raw).unwrap();
+            for (n, name) in keys.iter().chain(["0", "zz"].iter()).enumerate() {
+                if rng.random_bool(0.1) {
+                    at[n] = rng.random_range(0..30);
+                }
+                assert_eq!(row.get_at(name, &mut at[n]), row.get(name), "{name} in {doc:?}");
+            }
+        }
     }
 }
