@@ -321,7 +321,7 @@ mod tests {
                     extra.push((k, serde_json::to_vec(texts[rng.random_range(0..texts.len())]).unwrap()));
                 }
             }
-            extra.sort_by(|a, b| a.0.cmp(&b.0));
+            extra.sort_by(|a, b| a.0.cmp(b.0));
             let stored = {
                 let mut b = vec![1u8];
                 serde_json::to_writer(&mut b, &doc).unwrap();

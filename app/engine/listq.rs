@@ -202,7 +202,7 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
             hint(&ix, &d, &t, &mut query);
             drop(permit);
             if store::walks(&d, &query) {
-                return Err(query);
+                return Err(Box::new(query));
             }
             let r = st2.store.read(|r| r.list(&d, &t, &query));
             st2.walk_stats.count(&d, &r);
@@ -215,7 +215,7 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
                 gone.0 = None;
                 return r.map_err(ApiError::from).map_err(|e| if e.kind == Kind::WalkTimeout { too_slow() } else { e });
             }
-            Err(q) => query = q,
+            Err(q) => query = *q,
         }
     }
     let walks = store::walks(def, &query);
