@@ -344,8 +344,7 @@ impl Index {
             text::NeedleTerms::Char(t) => Some(term_q(self.f.chars, &t)),
             text::NeedleTerms::Pairs(ps) if ps.len() == 1 => Some(term_q(self.f.grams, &ps[0])),
             text::NeedleTerms::Pairs(ps) => {
-                let terms = text::covering_pairs(ps.len()).into_iter().map(|i| (i, Term::from_field_text(self.f.grams, &ps[i])));
-                Some(Box::new(PhraseQuery::new_with_offset(terms.collect())))
+                Some(Box::new(PhraseQuery::new(ps.iter().map(|p| Term::from_field_text(self.f.grams, p)).collect())))
             }
         }
     }

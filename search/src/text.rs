@@ -70,17 +70,6 @@ pub fn needle_terms(field: &str, needle: &str) -> NeedleTerms {
     }
 }
 
-/// Which of a needle's `n` consecutive pairs a phrase must hold to match exactly the same texts: every other
-/// pair and the last (pair `i` fixes characters `i` and `i + 1`, so these fix every character of the needle at
-/// its position). Half the terms: fewer posting and position lists read for a long needle ("地板 800×800").
-pub fn covering_pairs(n: usize) -> Vec<usize> {
-    let mut at: Vec<usize> = (0..n).step_by(2).collect();
-    if n > 0 && (n - 1) % 2 == 1 {
-        at.push(n - 1);
-    }
-    at
-}
-
 fn jieba() -> &'static jieba_rs::Jieba {
     static J: OnceLock<jieba_rs::Jieba> = OnceLock::new();
     J.get_or_init(jieba_rs::Jieba::new)
@@ -227,19 +216,6 @@ mod tests {
         }
         assert_eq!(needle_terms("f", ""), NeedleTerms::All);
         assert_eq!(needle_terms("f", "单"), NeedleTerms::Char(format!("f{SEP}单")));
-    }
-
-    /// The covering pairs fix every character of the needle: each character lies in one of them.
-    #[test]
-    fn covering_pairs_fix_every_character() {
-        for n in 1..40 {
-            let at = covering_pairs(n);
-            assert!(at.len() <= n / 2 + 1, "{n}: {at:?}");
-            assert!(at.windows(2).all(|w| w[0] < w[1]) && at.last() == Some(&(n - 1)), "{n}: {at:?}");
-            for c in 0..=n {
-                assert!(at.iter().any(|&i| i == c || i + 1 == c), "{n}: char {c} not fixed by {at:?}");
-            }
-        }
     }
 
     #[test]
