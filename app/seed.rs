@@ -581,6 +581,15 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
         ("万科城市之光外立面清洗", "TOB", 2, 2, "2026-11-05", "雨花台区万科城市之光"),
     ];
     let pdef = res.get("project");
+    // A project's records carry the time they were made — its contracts and documents on its start day, a
+    // progress report on the day reported, a clock-in at its time — in the product's zone (+08:00), so lists,
+    // history tabs and date filters read as a kept company's. `when`: `yyyy-MM-dd[ HH:mm:ss]`.
+    // A time still to come (a node's planned day, today's later hours) is recorded as now.
+    let dated = |when: &str| {
+        let at = crate::api::flow::runtime::local(when).map(|t| (t - chrono::TimeDelta::hours(8)).and_utc().timestamp_millis());
+        Actor { at: at.filter(|ms| *ms <= store::now_millis()), ..sys }
+    };
+    let ins_at = |w: &mut WriteCtx, name: &str, v: Value, when: &str| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &dated(when))?["id"].as_u64().unwrap_or(0)) };
     let today_d = chrono::Local::now().date_naive();
     let today = today_d.format("%Y-%m-%d").to_string();
     // Today and the four days before it.
@@ -595,7 +604,7 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
             "customerId": customers[*cust], "businessUnit": bu, "regionCode": if tenant == "157270" { "320100" } else { "330100" },
             "address": format!("{city}市{addr}"), "startTime": start, "managerId": manager, "projectStatus": status,
             "endTime": if status == 3 { Some(format!("{}-28", &start[..7])) } else { None },
-        })), &sys)?["id"].as_u64().unwrap_or(0);
+        })), &dated(&format!("{start} 09:{:02}:00", 10 + i * 3)))?["id"].as_u64().unwrap_or(0);
         // Contracts: a main one, a second (supplementary) for every third project; statuses follow the project.
         let n_contracts = if i % 3 == 0 { 2 } else { 1 };
         for c in 0..n_contracts {
@@ -604,35 +613,35 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
             let amount = 8_600_000_i64 + (i as i64 * 3_751_347) % 90_000_000 + c as i64 * 1_280_000;
             let cname = if c == 0 { format!("{name}施工合同") } else { format!("{name}增项补充协议") };
             let party = w.get(&res.get("customer"), tenant, customers[*cust])?.and_then(|x| x["customerName"].as_str().map(str::to_string)).unwrap_or_default();
-            let contract = ins(w, "contract", json!({
+            let contract = ins_at(w, "contract", json!({
                 "contractCode": format!("HT{day}-{:04}", i * 2 + c + 1), "contractName": cname, "projectId": p, "partyName": party,
                 "contractAmount": amount, "signDate": if cstatus >= 1 { Some(start.to_string()) } else { None }, "contractStatus": cstatus,
-            }))?;
+            }), &format!("{start} 10:{:02}:00", 15 + c * 20))?;
             if cstatus == 0 {
                 continue;
             }
             // A construct per signed contract: to inspect, to dispatch, under construction, completed.
             let kstatus = match cstatus { 3 => 4, 2 => 3, _ => 1 + (i as i64 % 2) };
-            let construct = ins(w, "construct", json!({
+            let construct = ins_at(w, "construct", json!({
                 "constructCode": format!("SG{day}-{:04}", i * 2 + c + 1), "constructName": if c == 0 { "主体装修施工" } else { "增项施工" },
                 "projectId": p, "contractId": contract, "constructMode": 1 + (i % 3), "modelStatus": kstatus,
                 "managerId": if kstatus >= 2 { manager } else { None }, "buildings": if *bu == "TOC" { "1栋" } else { "1#,2#" },
                 "planStart": start, "planEnd": format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12)),
-            }))?;
+            }), &format!("{start} 11:{:02}:00", 5 + c * 20))?;
             if kstatus >= 2 {
                 // 量房: the rooms measured before dispatch (floor area in hundredths of a square metre).
                 let rooms = [("客厅", 5400, 4200), ("主卧", 4200, 3600), ("次卧", 3300, 3000), ("厨房", 3000, 2100), ("卫生间", 2400, 1800)];
                 let area: i64 = rooms.iter().map(|(_, l, w)| (l * w + 5_000) / 10_000).sum();
-                ins(w, "measure", json!({"constructId": construct, "measureDate": start, "measurer": (["王工", "李工"][i % 2]),
+                ins_at(w, "measure", json!({"constructId": construct, "measureDate": start, "measurer": (["王工", "李工"][i % 2]),
                     "rooms": rooms.iter().map(|(n, l, w)| json!({"roomName": n, "length": l, "width": w, "height": 2800})).collect::<Vec<_>>(),
-                    "roomCount": rooms.len(), "totalArea": area, "measureStatus": 2, "remark": "现场复尺无误"}))?;
+                    "roomCount": rooms.len(), "totalArea": area, "measureStatus": 2, "remark": "现场复尺无误"}), &format!("{start} 16:30:00"))?;
             }
             if kstatus >= 3 {
                 let mut crew = Vec::new();
                 for k in 0..3 {
                     let wk = workers[(i + k * 4) % workers.len()];
                     crew.push(wk);
-                    ins(w, "construct_worker", json!({"constructId": construct, "workerId": wk, "bindKey": format!("{construct}:{wk}"), "leader": (k == 0) as i64}))?;
+                    ins_at(w, "construct_worker", json!({"constructId": construct, "workerId": wk, "bindKey": format!("{construct}:{wk}"), "leader": (k == 0) as i64}), &format!("{start} 17:{:02}:00", 10 + k))?;
                 }
                 // The node plan with its progress: completed constructs at 100%, the others part way.
                 let plan_end = format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12));
@@ -644,14 +653,20 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
                         };
                         let wk = crew[ni % crew.len()];
                         let done = if pct == 100 { Some(format!("{}-{:02}-{:02}", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + ni as u32 / 2).min(12), 10 + ni * 3)) } else { None };
-                        let task = ins(w, "speed_progress", json!({"constructId": construct, "buildingName": b, "nodeKey": node, "workerId": wk, "percent": pct,
-                            "planEnd": plan_end, "doneDate": done, "lastReport": done.clone().or_else(|| (pct > 0).then(|| today.clone())), "taskKey": format!("{construct}:{b}:{node}")}))?;
+                        let task = ins_at(w, "speed_progress", json!({"constructId": construct, "buildingName": b, "nodeKey": node, "workerId": wk, "percent": pct,
+                            "planEnd": plan_end, "doneDate": done, "lastReport": done.clone().or_else(|| (pct > 0).then(|| today.clone())), "taskKey": format!("{construct}:{b}:{node}")}),
+                            &format!("{start} 17:{:02}:00", 20 + bi * 5 + ni))?;
+                        // Reported on the day the node was done; a node under way was last reported today (seeding time).
+                        let report = |w: &mut WriteCtx, v: Value, h: u32| match &done {
+                            Some(day) => ins_at(w, "progress_report", v, &format!("{day} {h:02}:{:02}:00", 10 + ni * 7)),
+                            None => ins(w, "progress_report", v),
+                        };
                         if pct > 0 {
                             if pct == 100 && kstatus == 3 && ni == 0 {
-                                ins(w, "progress_report", json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": 50, "remark": "管线开槽完成"}))?;
-                                ins(w, "progress_report", json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 50, "percent": 100, "remark": "打压试验合格,隐蔽验收通过"}))?;
+                                report(w, json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": 50, "remark": "管线开槽完成"}), 11)?;
+                                report(w, json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 50, "percent": 100, "remark": "打压试验合格,隐蔽验收通过"}), 17)?;
                             } else {
-                                ins(w, "progress_report", json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": pct, "remark": "按节点填报"}))?;
+                                report(w, json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": pct, "remark": "按节点填报"}), 17)?;
                             }
                         }
                     }
@@ -669,23 +684,29 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
                                 (_, 5) => ("late", Some(format!("{day} 09:{:02}:00", 12 + k * 7))),
                                 _ => ("success", Some(format!("{day} 08:{:02}:00", 31 + k * 9))),
                             };
-                            ins(w, "attend_day", json!({"workerId": wk, "constructId": construct, "attendDate": day, "clockTime": at, "result": result,
-                                "distance": at.as_ref().map(|_| 20 + (k * 37 + d * 11) % 180), "dayKey": format!("{wk}:{day}")}))?;
+                            let doc = json!({"workerId": wk, "constructId": construct, "attendDate": day, "clockTime": at, "result": result,
+                                "distance": at.as_ref().map(|_| 20 + (k * 37 + d * 11) % 180), "dayKey": format!("{wk}:{day}")});
+                            // A clock-in is recorded when made; today's awaited ones at seeding.
+                            match &at {
+                                Some(t) => ins_at(w, "attend_day", doc, t)?,
+                                None => ins(w, "attend_day", doc)?,
+                            };
                         }
                     }
                     // 整改: one overdue and open, one fixed awaiting verification.
-                    ins(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
+                    ins_at(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
                         "description": (["客厅墙面局部空鼓", "卫生间地漏周边渗水", "厨房墙砖缝宽不一", "插座面板不平整", "柜门缝隙偏大", "顶面乳胶漆色差"][i % 6]),
-                        "workerId": crew[0], "deadline": days[3], "rectStatus": 1}))?;
-                    ins(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": 2,
-                        "description": "阳台防水层闭水试验渗漏", "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]}))?;
+                        "workerId": crew[0], "deadline": days[3], "rectStatus": 1}), &format!("{} 10:20:00", days[4]))?;
+                    ins_at(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": 2,
+                        "description": "阳台防水层闭水试验渗漏", "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]}), &format!("{} 15:40:00", days[3]))?;
                 }
                 for d in 0..2 {
                     let wk = workers[(i + 7 + d) % workers.len()];
                     let days = 100 + 50 * d as i64;
                     let rate = 30000 + 2500 * d as i64;
-                    crate::api::scm::insert_day_work(w, res, tenant, obj(json!({"constructId": construct, "workerId": wk, "workDate": format!("{}-{:02}", &start[..7], 10 + d + i % 10),
-                        "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }})), &sys)?;
+                    let work_date = format!("{}-{:02}", &start[..7], 10 + d + i % 10);
+                    crate::api::scm::insert_day_work(w, res, tenant, obj(json!({"constructId": construct, "workerId": wk, "workDate": work_date,
+                        "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }})), &dated(&format!("{work_date} 18:00:00")))?;
                 }
             }
         }
@@ -698,24 +719,24 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
                     for floor in 1..=6 {
                         for room in 1..=2 {
                             let no = format!("{floor}{room:02}");
-                            ins(w, "building", json!({"projectId": p, "buildingName": b, "unitName": unit.to_string(), "floor": floor, "roomNo": no,
+                            ins_at(w, "building", json!({"projectId": p, "buildingName": b, "unitName": unit.to_string(), "floor": floor, "roomNo": no,
                                 "layout": if room == 1 { "三室两厅" } else { "两室一厅" }, "area": if room == 1 { 11850 } else { 8900 }, "enabled": 1,
-                                "roomKey": format!("{p}:{b}:{unit}:{no}"), "importTask": code}))?;
+                                "roomKey": format!("{p}:{b}:{unit}:{no}"), "importTask": code}), &format!("{start} 09:12:40"))?;
                             n += 1;
                         }
                     }
                 }
             }
-            ins(w, "building_import", json!({"taskCode": code, "projectId": p, "fileName": "楼栋房间清单.xlsx", "mode": "partial", "state": "done", "percent": 100,
+            ins_at(w, "building_import", json!({"taskCode": code, "projectId": p, "fileName": "楼栋房间清单.xlsx", "mode": "partial", "state": "done", "percent": 100,
                 "total": n + 1, "done": n + 1, "imported": n, "updated": 0, "refusedCount": 1,
                 "refused": [{"row": n + 2, "reason": "楼层 须为整数", "reasonEn": "楼层 must be a whole number"}],
-                "message": format!("共 {} 行:新增 {n} 间,更新 0 间,拒绝 1 行\n{} rows: {n} rooms added, 0 updated, 1 refused", n + 1, n + 1), "finishTime": format!("{start} 09:12:40")}))?;
+                "message": format!("共 {} 行:新增 {n} 间,更新 0 间,拒绝 1 行\n{} rows: {n} rooms added, 0 updated, 1 refused", n + 1, n + 1), "finishTime": format!("{start} 09:12:40")}), &format!("{start} 09:12:10"))?;
         }
         for (k, (doc, cat)) in [("施工图纸", 2), ("合同扫描件", 1), ("隐蔽工程验收记录", 4)].iter().enumerate() {
             if k == 2 && status < 2 {
                 continue;
             }
-            ins(w, "doc", json!({"projectId": p, "docName": format!("{name}{doc}"), "category": cat}))?;
+            ins_at(w, "doc", json!({"projectId": p, "docName": format!("{name}{doc}"), "category": cat}), &format!("{start} {:02}:{:02}:00", 10 + k * 3, 5 + i * 4))?;
         }
     }
     // The depot: stores, goods and a few weeks of orders, requisitions landing on the projects under way.
