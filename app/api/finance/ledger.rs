@@ -644,6 +644,20 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
             .unwrap_or_else(|_| d.to_string())
     };
     let today: String = cx.now.chars().take(10).collect();
+    // Each entry is posted by the clerk on its own day (the journal's 登记时间), in the product's zone, a contract's
+    // postings of one day minutes apart from a morning hour of its own; a day still to come is posted now. The
+    // clerk and local time of the next posting on `date` (`seq`: the contract's index and its postings so far):
+    let seq = std::cell::Cell::new((0i64, 0i64));
+    let on = |date: &str| -> (store::Actor, String) {
+        let (i, n) = seq.get();
+        seq.set((i, n + 1));
+        let minute = 9 * 60 + (i * 13) % 120 + n * 5;
+        let when = format!("{} {:02}:{:02}:00", date.get(..10).unwrap_or(date), minute / 60, minute % 60);
+        match crate::api::flow::runtime::seed_at(&when) {
+            Some(ms) => (store::Actor { at: Some(ms), ..*cx.actor }, when),
+            None => (*cx.actor, cx.now.to_string()),
+        }
+    };
     for (i, c) in contracts.iter().enumerate() {
         let status = int(c, "contractStatus");
         if status == 0 || status == 9 {
@@ -651,11 +665,16 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         }
         let signed = text(c, "signDate").to_string();
         let amount = int(c, "contractAmount");
-        post_in(w, cx, c, SIGNED, amount, &signed, obj(json!({"remark": "合同签订"})))?;
+        seq.set((i as i64, 0));
+        let post = |w: &mut WriteCtx, t: i64, amount: i64, date: &str, extra: Map<String, Value>| {
+            let (a, now) = on(date);
+            post_in(w, &Ctx { tenant: cx.tenant, actor: &a, res: cx.res, now: &now }, c, t, amount, date, extra)
+        };
+        post(w, SIGNED, amount, &signed, obj(json!({"remark": "合同签订"})))?;
         let mut total = amount;
         if status == 2 && i % 3 == 1 {
             let change = 860_000 + (i as i64 % 4) * 125_000;
-            post_in(w, cx, c, CHANGE, change, &plus(&signed, 40), obj(json!({"remark": "业主增项:卫生间防水及墙面翻新"})))?;
+            post(w, CHANGE, change, &plus(&signed, 40), obj(json!({"remark": "业主增项:卫生间防水及墙面翻新"})))?;
             total += change;
         }
         let nodes = [("定金", 10, 7), ("首期款", 30, 30), ("中期款", 40, 90), ("尾款", 20, 180)];
@@ -665,7 +684,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
             let part = if k == nodes.len() - 1 { total - planned } else { total * pct / 100 };
             planned += part;
             let due = plus(&signed, *days);
-            post_in(w, cx, c, SCHEDULE, part, &signed, obj(json!({"node": node, "dueDate": due, "remark": format!("按合同约定{node}{pct}%")})))?;
+            post(w, SCHEDULE, part, &signed, obj(json!({"node": node, "dueDate": due, "remark": format!("按合同约定{node}{pct}%")})))?;
             parts.push((part, due));
         }
         // What has come in: all of it when completed, the first two or three nodes while executing, the deposit once signed.
@@ -682,12 +701,13 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
             let date = if date.as_str() > today.as_str() { today.clone() } else { date };
             if k == 1 && i % 4 == 2 {
                 // Typed ¥10 short, reversed and posted again the same day.
-                let wrong = post_in(w, cx, c, RECEIPT, part - 1_000, &date, obj(json!({"remark": format!("{}银行转账", nodes[k].0)})))?;
-                reverse_in(w, cx, id(&wrong, "id"), Some(*part), "金额录入有误")?;
+                let wrong = post(w, RECEIPT, part - 1_000, &date, obj(json!({"remark": format!("{}银行转账", nodes[k].0)})))?;
+                let (a, now) = on(&date);
+                reverse_in(w, &Ctx { tenant: cx.tenant, actor: &a, res: cx.res, now: &now }, id(&wrong, "id"), Some(*part), "金额录入有误")?;
             } else {
-                post_in(w, cx, c, RECEIPT, *part, &date, obj(json!({"remark": format!("{}银行转账", nodes[k].0)})))?;
+                post(w, RECEIPT, *part, &date, obj(json!({"remark": format!("{}银行转账", nodes[k].0)})))?;
             }
-            post_in(w, cx, c, INVOICE, *part, &date, obj(json!({"invoiceNo": format!("{:08}", 31_000_000 + i * 10 + k), "remark": "增值税专用发票"})))?;
+            post(w, INVOICE, *part, &date, obj(json!({"invoiceNo": format!("{:08}", 31_000_000 + i * 10 + k), "remark": "增值税专用发票"})))?;
         }
     }
     Ok(())

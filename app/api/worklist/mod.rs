@@ -233,7 +233,10 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         let requester = users.get(n % users.len().max(1)).copied().unwrap_or(0);
         // The administrator (first user) has the urgent and due ones.
         let assignee = if matches!(n, 1 | 4 | 11) { users.first().copied().unwrap_or(0) } else { users.get((n + 3) % users.len().max(1)).copied().unwrap_or(0) };
-        let mut doc = obj(json!({"orderNo": format!("GD{}-{:04}", today.replace('-', ""), n + 1), "title": title, "categoryId": cats[*cat], "priority": priority,
+        // Raised a few days before it was due (or before today), answered the next day, the last reply when resolved.
+        let raised = day((*due).min(0) - 2 - n as i64 % 3);
+        let at = |when: String, by: u64| store::Actor { user_id: by, dept_id: 0, at: crate::api::flow::runtime::seed_at(&when) };
+        let mut doc = obj(json!({"orderNo": format!("GD{}-{:04}", raised.replace('-', ""), n + 1), "title": title, "categoryId": cats[*cat], "priority": priority,
             "requesterId": requester, "assigneeId": assignee, "dueTime": day(*due), "orderStatus": status, "content": content, "replyCount": 0}));
         if projects.len() > n {
             doc.insert("projectId".into(), json!(projects[n]));
@@ -241,7 +244,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         if *status >= 3 {
             doc.insert("resolvedTime".into(), json!(format!("{} 16:30:00", day(*due - 1))));
         }
-        let o = w.insert(&odef, cx.tenant, doc, cx.actor)?;
+        let o = w.insert(&odef, cx.tenant, doc, &at(format!("{raised} 09:{:02}:00", 10 + n * 4), cx.actor.user_id))?;
         let replies: &[&str] = match status {
             1 => &[],
             2 => &["已安排人员跟进,今天下午到现场。"],
@@ -250,7 +253,8 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         for (k, text) in replies.iter().enumerate() {
             let by = if k == 0 { assignee } else { requester };
             let name = w.get(&cx.def("user"), cx.tenant, by)?.map(|u| crate::engine::rec::text(&u, "realName").to_string()).unwrap_or_default();
-            w.insert(&rdef, cx.tenant, obj(json!({"orderId": id(&o, "id"), "content": text, "authorName": name})), &store::Actor { user_id: by, dept_id: 0, at: None })?;
+            let when = if k == 0 { format!("{} 10:{:02}:00", day((*due).min(0) - 1 - n as i64 % 3), 5 + n * 3) } else { format!("{} 16:40:00", day(*due - 1)) };
+            w.insert(&rdef, cx.tenant, obj(json!({"orderId": id(&o, "id"), "content": text, "authorName": name})), &at(when, by))?;
         }
         if !replies.is_empty() {
             w.update(&odef, cx.tenant, id(&o, "id"), obj(json!({"replyCount": replies.len()})), cx.actor)?;
