@@ -35,28 +35,34 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         ("yangmin", 20, 4, "体检", &[]),
     ];
     let now = super::runtime::seed_clock();
+    let fmt = |t: chrono::NaiveDateTime| t.format("%Y-%m-%d %H:%M:%S").to_string();
+    // Who acts and the local time they do (the product's zone): applied a day or three ago in the morning, decided
+    // hours later; a time still to come is now.
+    let acting = |user_id: u64, dept_id: u64, t: chrono::NaiveDateTime| {
+        let stamp = fmt(t.min(now));
+        (Actor { user_id, dept_id, at: runtime::seed_at(&stamp) }, stamp)
+    };
     for (i, (account, from_days, hours, reason, decisions)) in scripts.iter().enumerate() {
         let Some((uid, dept)) = user(w, res, tenant, account)? else { continue };
-        let actor = Actor { user_id: uid, dept_id: dept, at: None };
-        let stamp = now.format("%Y-%m-%d %H:%M:%S").to_string();
+        let applied = (now - chrono::Duration::days(i as i64 % 3 + 1)).date().and_hms_opt(9, 10 + i as u32 * 7, 0).unwrap_or(now);
+        let (actor, stamp) = acting(uid, dept, applied);
         let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
         let process = leave::latest_leave(w, &cx)?;
         let start = (now + chrono::Duration::days(*from_days)).date().and_hms_opt(9, 0, 0).unwrap_or(now);
         let end = start + chrono::Duration::hours(*hours);
         let days = (end - start).num_milliseconds() * flow::NUM_SCALE / 86_400_000;
-        let fmt = |t: chrono::NaiveDateTime| t.format("%Y-%m-%d %H:%M:%S").to_string();
         let (_, inst) = leave::apply(w, &cx, &process, &Leave { task_user: None, from: fmt(start), to: fmt(end), days, reason: reason.to_string() })?;
         let iid = id(&inst, "id");
-        for (pass, comment) in decisions.iter() {
+        for (k, (pass, comment)) in decisions.iter().enumerate() {
             let Some(task) = open_task(w, res, tenant, iid)? else { break };
-            let who = id(&task, "assignee");
-            let approver = Actor { user_id: who, dept_id: 0, at: None };
+            let (approver, stamp) = acting(id(&task, "assignee"), 0, applied + chrono::Duration::minutes(200 + 90 * k as i64));
             let acx = Ctx { tenant, actor: &approver, res, now: &stamp };
             runtime::complete(w, &acx, id(&task, "id"), Some(iid), &Decision { pass: *pass, comment: comment.to_string(), vars: Map::new() })?;
         }
         // The last one is taken back by its applicant.
         if i == scripts.len() - 1 {
-            runtime::withdraw(w, &cx, iid)?;
+            let (actor, stamp) = acting(uid, dept, applied + chrono::Duration::minutes(45));
+            runtime::withdraw(w, &Ctx { tenant, actor: &actor, res, now: &stamp }, iid)?;
         }
     }
     construction(w, res, tenant)
@@ -67,8 +73,15 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
 fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
     let Some((pm, dept)) = user(w, res, tenant, "zhangwei")? else { return Ok(()) };
     let Some(admin) = w.find_unique(&res.get("user"), tenant, "account", "admin")? else { return Ok(()) };
-    let stamp = super::runtime::seed_clock().format("%Y-%m-%d %H:%M:%S").to_string();
-    let actor = Actor { user_id: pm, dept_id: dept, at: None };
+    // The measure submitted yesterday afternoon, the crew organisation two days ago and passed that afternoon (local
+    // times in the product's zone).
+    let now = super::runtime::seed_clock();
+    let acting = |user_id: u64, dept_id: u64, days_ago: i64, h: u32, m: u32| {
+        let t = (now - chrono::Duration::days(days_ago)).date().and_hms_opt(h, m, 0).unwrap_or(now).min(now);
+        let stamp = t.format("%Y-%m-%d %H:%M:%S").to_string();
+        (Actor { user_id, dept_id, at: runtime::seed_at(&stamp) }, stamp)
+    };
+    let (actor, stamp) = acting(pm, dept, 1, 16, 20);
     let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
     let constructs = w.all(&res.get("construct"), tenant)?;
     // A construct still to inspect gets its first measure, submitted; one under construction a re-measure, a draft.
@@ -83,9 +96,10 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
         }
     }
     if let Some(k) = constructs.iter().find(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(2)) {
-        let inst = super::approval::start_in(w, &cx, 2, id(k, "id"), "木工 3 人、瓦工 2 人,下周一进场")?;
+        let (actor, stamp) = acting(pm, dept, 2, 10, 5);
+        let inst = super::approval::start_in(w, &Ctx { tenant, actor: &actor, res, now: &stamp }, 2, id(k, "id"), "木工 3 人、瓦工 2 人,下周一进场")?;
         if let Some(task) = open_task(w, res, tenant, id(&inst, "id"))? {
-            let a = Actor { user_id: admin, dept_id: 0, at: None };
+            let (a, stamp) = acting(admin, 0, 2, 14, 30);
             let acx = Ctx { tenant, actor: &a, res, now: &stamp };
             runtime::claim(w, &acx, id(&task, "id"))?;
             runtime::complete(w, &acx, id(&task, "id"), None, &Decision { pass: true, comment: "同意,注意安全交底".into(), vars: Map::new() })?;
