@@ -167,7 +167,7 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         // The consistent cut: a snapshot and the changes up to it, taken between two commits.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let ok = writer.run(Box::new(move |inner: &Inner| {
-            let snap = inner.begin_read().map_err(StoreError::from);
+            let snap = inner.begin_read();
             let changes = inner.changes.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
             let _ = tx.send(snap.map(|s| (s, changes)));
         }));
@@ -349,11 +349,16 @@ fn copy_chunks(inner: &Inner, dst: &Database) -> Result<()> {
     }
 }
 
+/// A record's key (tenant, resource, id) with its live and deleted versions, as a snapshot holds them.
+type FetchedRecord = ((String, String, u64), Option<Vec<u8>>, Option<Vec<u8>>);
+/// A file's key (tenant, id) with its chunks (number, bytes).
+type FetchedFile = ((String, u64), Vec<(u32, Vec<u8>)>);
+
 /// The state of changed keys read from one snapshot: each record key with its live and deleted versions,
 /// each changed file with its chunks.
 struct Fetched {
-    records: Vec<((String, String, u64), Option<Vec<u8>>, Option<Vec<u8>>)>,
-    files: Vec<((String, u64), Vec<(u32, Vec<u8>)>)>,
+    records: Vec<FetchedRecord>,
+    files: Vec<FetchedFile>,
 }
 
 /// Reads the changed keys' current state from `snap` (then the snapshot can go: none is held while writing).

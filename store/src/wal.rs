@@ -463,7 +463,7 @@ pub(crate) fn checkpoint(db: &redb::Database, wal: &mut Wal, quick_repair: bool)
 pub fn pending(db: &redb::Database, data: &Path) -> Result<(u64, u64)> {
     let Ok(bytes) = std::fs::read(path_for(data)) else { return Ok((0, 0)) };
     let (id, folded) = file_state(db)?;
-    if bytes.len() < HEADER as usize || &bytes[..8] != MAGIC || !id.is_some_and(|id| bytes[8..24] == id) {
+    if bytes.len() < HEADER as usize || &bytes[..8] != MAGIC || id.is_none_or(|id| bytes[8..24] != id) {
         return Ok((0, 0));
     }
     let (records, _) = read_records(&bytes);
