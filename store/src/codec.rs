@@ -118,11 +118,9 @@ impl<'a> StoredRow<'a> {
 
     /// The raw value of a field.
     pub fn get(&self, name: &str) -> Option<&'a [u8]> {
-        let name = name.as_bytes();
-        if self.sorted {
-            return self.fields.binary_search_by(|f| (*f.key).cmp(name)).ok().map(|i| self.fields[i].value);
-        }
-        self.fields.iter().find(|f| *f.key == *name).map(|f| f.value)
+        // No remembered place: a search.
+        let mut at = usize::MAX;
+        self.get_at(name, &mut at)
     }
 
     /// The named fields decoded (what a filter over them reads of the record); `None` if a value does not read.

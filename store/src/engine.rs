@@ -303,10 +303,7 @@ where
             // A page row the index answers for, sent as stored: only the fields the filters read are decoded
             // to confirm it.
             let light = q.raw_rows && trusted && !decode_all && !by_other;
-            let doc = match tested.as_deref().filter(|_| light).and_then(|names| partly_decoded(names, v.value())) {
-                Some(doc) => doc,
-                None => decode_record(v.value())?,
-            };
+            let doc = tested_doc(tested.as_deref().filter(|_| light), v.value())?;
             if !q.accepts(&doc) {
                 if trusted && !decode_all {
                     return Ok(None);
@@ -459,10 +456,7 @@ where
         let tested = q.tested_fields().filter(|_| q.raw_rows);
         for id in page_ids {
             let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
-            let doc = match tested.as_deref().and_then(|names| partly_decoded(names, v.value())) {
-                Some(doc) => doc,
-                None => decode_record(v.value())?,
-            };
+            let doc = tested_doc(tested.as_deref(), v.value())?;
             // The index said so; the record must agree, else take the general walk.
             if !q.accepts(&doc) {
                 return Ok(None);
@@ -1101,7 +1095,11 @@ pub(crate) fn drop_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &
     Ok(())
 }
 
-/// The named fields of a stored record decoded alone (`Query::tested_fields`); `None`: decode it all.
-fn partly_decoded(names: &[&str], raw: &[u8]) -> Option<Map<String, Value>> {
-    crate::codec::stored_subset(raw, names)
+/// A stored record decoded for `Query::accepts`: only the `names` fields when given (`Query::tested_fields`) and
+/// the bytes read so, else whole.
+fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<String, Value>> {
+    match names.and_then(|names| crate::codec::stored_subset(raw, names)) {
+        Some(doc) => Ok(doc),
+        None => decode_record(raw),
+    }
 }
