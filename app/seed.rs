@@ -585,7 +585,7 @@ fn demo_business(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resu
     // progress report on the day reported, a clock-in at its time — in the product's zone (+08:00), so lists,
     // history tabs and date filters read as a kept company's. `when`: `yyyy-MM-dd[ HH:mm:ss]`.
     // A time still to come (a node's planned day, today's later hours) is recorded as now.
-    let dated = |when: &str| Actor { at: crate::api::flow::runtime::seed_at(when), ..sys };
+    let dated = |when: &str| crate::api::flow::runtime::seed_as(sys, when).0;
     let ins_at = |w: &mut WriteCtx, name: &str, v: Value, when: &str| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &dated(when))?["id"].as_u64().unwrap_or(0)) };
     let today_d = chrono::Local::now().date_naive();
     let today = today_d.format("%Y-%m-%d").to_string();

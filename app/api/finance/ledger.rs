@@ -652,11 +652,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         let (i, n) = seq.get();
         seq.set((i, n + 1));
         let minute = 9 * 60 + (i * 13) % 120 + n * 5;
-        let when = format!("{} {:02}:{:02}:00", date.get(..10).unwrap_or(date), minute / 60, minute % 60);
-        match crate::api::flow::runtime::seed_at(&when) {
-            Some(ms) => (store::Actor { at: Some(ms), ..*cx.actor }, when),
-            None => (*cx.actor, cx.now.to_string()),
-        }
+        crate::api::flow::runtime::seed_as(*cx.actor, &format!("{} {:02}:{:02}:00", date.get(..10).unwrap_or(date), minute / 60, minute % 60))
     };
     for (i, c) in contracts.iter().enumerate() {
         let status = int(c, "contractStatus");

@@ -38,10 +38,7 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     let fmt = |t: chrono::NaiveDateTime| t.format("%Y-%m-%d %H:%M:%S").to_string();
     // Who acts and the local time they do (the product's zone): applied a day or three ago in the morning, decided
     // hours later; a time still to come is now.
-    let acting = |user_id: u64, dept_id: u64, t: chrono::NaiveDateTime| {
-        let stamp = fmt(t.min(now));
-        (Actor { user_id, dept_id, at: runtime::seed_at(&stamp) }, stamp)
-    };
+    let acting = |user_id: u64, dept_id: u64, t: chrono::NaiveDateTime| runtime::seed_as(Actor { user_id, dept_id, at: None }, &fmt(t));
     for (i, (account, from_days, hours, reason, decisions)) in scripts.iter().enumerate() {
         let Some((uid, dept)) = user(w, res, tenant, account)? else { continue };
         let applied = (now - chrono::Duration::days(i as i64 % 3 + 1)).date().and_hms_opt(9, 10 + i as u32 * 7, 0).unwrap_or(now);
@@ -77,9 +74,8 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
     // times in the product's zone).
     let now = super::runtime::seed_clock();
     let acting = |user_id: u64, dept_id: u64, days_ago: i64, h: u32, m: u32| {
-        let t = (now - chrono::Duration::days(days_ago)).date().and_hms_opt(h, m, 0).unwrap_or(now).min(now);
-        let stamp = t.format("%Y-%m-%d %H:%M:%S").to_string();
-        (Actor { user_id, dept_id, at: runtime::seed_at(&stamp) }, stamp)
+        let t = (now - chrono::Duration::days(days_ago)).date().and_hms_opt(h, m, 0).unwrap_or(now);
+        runtime::seed_as(Actor { user_id, dept_id, at: None }, &t.format("%Y-%m-%d %H:%M:%S").to_string())
     };
     let (actor, stamp) = acting(pm, dept, 1, 16, 20);
     let cx = Ctx { tenant, actor: &actor, res, now: &stamp };

@@ -492,11 +492,15 @@ pub fn seed_clock() -> chrono::NaiveDateTime {
     (chrono::Utc::now() + chrono::Duration::hours(8)).naive_utc()
 }
 
-/// Epoch milliseconds of a local time `yyyy-MM-dd[ HH:mm:ss]` in the product's zone (+08:00, as `seed_clock`),
-/// for demo records dated in the past (`store::Actor::at`); `None` when it does not read or is later than now
-/// (such a record is dated now).
-pub fn seed_at(when: &str) -> Option<i64> {
-    local(when).map(|t| (t - chrono::TimeDelta::hours(8)).and_utc().timestamp_millis()).filter(|ms| *ms <= store::now_millis())
+/// `actor` acting at a local time `yyyy-MM-dd[ HH:mm:ss]` in the product's zone (+08:00, as `seed_clock`), for
+/// demo records dated in the past (`store::Actor::at`), and that time as the write's local time (`Ctx::now`). A
+/// time that does not read or is still to come is now.
+pub fn seed_as(actor: store::Actor, when: &str) -> (store::Actor, String) {
+    let at = local(when).map(|t| (t - chrono::TimeDelta::hours(8)).and_utc().timestamp_millis()).filter(|ms| *ms <= store::now_millis());
+    match at {
+        Some(_) => (store::Actor { at, ..actor }, when.to_string()),
+        None => (store::Actor { at: None, ..actor }, seed_clock().format("%Y-%m-%d %H:%M:%S").to_string()),
+    }
 }
 
 /// A local time `yyyy-MM-dd HH:mm:ss` (or a date) as a naive date-time: both ends of a duration are in the

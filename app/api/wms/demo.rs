@@ -73,8 +73,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
     // (the actor on day `d` ago at h:m, and that local time as text) in the product's zone (+08:00).
     let on = |d: i64, h: u32, m: u32| -> (Actor, String) {
         let local = (today - chrono::TimeDelta::days(d)).and_hms_opt(h, m.min(59), 0).unwrap_or_default();
-        let ms = (local - chrono::TimeDelta::hours(8)).and_utc().timestamp_millis();
-        (Actor { at: Some(ms), ..keeper }, local.format("%Y-%m-%d %H:%M:%S").to_string())
+        crate::api::flow::runtime::seed_as(keeper, &local.format("%Y-%m-%d %H:%M:%S").to_string())
     };
     let (a, now) = on(45, 9, 0);
     let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
