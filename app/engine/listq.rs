@@ -160,16 +160,11 @@ fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Opti
     Ok(Some(vec![Filter::new(field, op, value)]))
 }
 
-/// Runs a list query that may walk records, under the walk rules: a deadline (`Settings::walk_deadline`, waiting
-/// included), at most `Settings::walk_slots` walks at once (lists answered from indexes do not take a slot),
-/// and a walk stops when its caller goes away (the request's future is dropped when the client disconnects).
-/// A walk that does not finish in time is answered 503 naming the filters it was asked for.
 /// The query with candidates from the search index for its text filters and keyword (`store::Hint`), found off
 /// the async workers, when the index is current and can answer them; else the query as it was.
 pub async fn with_hint(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, mut query: Query) -> ApiResult<Query> {
-    let Some(ix) = st.index.clone().filter(|i| i.is_ready() && crate::indexer::asks(def, &query)) else { return Ok(query) };
+    let Some((ix, permit)) = index_slot(st, def, &query).await? else { return Ok(query) };
     let (d, t) = (def.clone(), tenant.to_string());
-    let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
         hint(&ix, &d, &t, &mut query);
@@ -179,6 +174,18 @@ pub async fn with_hint(st: &crate::state::AppState, def: &std::sync::Arc<Resourc
     .map_err(ApiError::internal)
 }
 
+/// The search index and a slot to ask it (at most `index_slots` questions at once), when it is current and can
+/// answer the query's text filters or keyword.
+async fn index_slot(st: &crate::state::AppState, def: &ResourceDef, query: &Query) -> ApiResult<Option<(std::sync::Arc<crate::indexer::Indexer>, tokio::sync::OwnedSemaphorePermit)>> {
+    let Some(ix) = st.index.clone().filter(|i| i.is_ready() && crate::indexer::asks(def, query)) else { return Ok(None) };
+    let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
+    Ok(Some((ix, permit)))
+}
+
+/// Runs a list query that may walk records, under the walk rules: a deadline (`Settings::walk_deadline`, waiting
+/// included), at most `Settings::walk_slots` walks at once (lists answered from indexes do not take a slot),
+/// and a walk stops when its caller goes away (the request's future is dropped when the client disconnects).
+/// A walk that does not finish in time is answered 503 naming the filters it was asked for.
 pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>, tenant: &str, mut query: Query) -> ApiResult<store::Page> {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -191,12 +198,10 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
     let cancel = Arc::new(AtomicBool::new(false));
     query.budget = store::Budget { deadline: Some(deadline), cancel: Some(cancel.clone()) };
     let mut gone = CancelOnDrop(Some(cancel));
-    let ix = st.index.clone().filter(|i| i.is_ready() && crate::indexer::asks(def, &query));
-    if let Some(ix) = ix {
+    if let Some((ix, permit)) = index_slot(st, def, &query).await? {
         // The index's candidates and, when the hinted list walks nothing (the usual case: a text filter
         // answered by the index), the page itself, in one trip off the async workers; a list that still
         // walks comes back for a walk slot.
-        let permit = st.index_slots.clone().acquire_owned().await.map_err(|_| ApiError::new(Kind::Unavailable))?;
         let (d, t, st2) = (def.clone(), tenant.to_string(), st.clone());
         let r = tokio::task::spawn_blocking(move || {
             hint(&ix, &d, &t, &mut query);
