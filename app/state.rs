@@ -124,6 +124,8 @@ pub struct Inner {
     pub logs: crate::logsink::LogSink,
     pub captchas: Captchas,
     pub throttle: Throttle,
+    /// One import at a time per tenant (`engine::sheet`).
+    pub imports: crate::engine::sheet::ImportGate,
     pub perms: PermCache,
     /// At most two password hashes computed at once: sign-in cannot starve the machine.
     pub hashing: Semaphore,
@@ -206,6 +208,7 @@ impl AppState {
             logs,
             captchas: Captchas::default(),
             throttle: Throttle::default(),
+            imports: Default::default(),
             perms: PermCache::default(),
             hashing: Semaphore::new(2),
             walks: Arc::new(Semaphore::new(slots)),

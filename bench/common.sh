@@ -6,7 +6,11 @@ start() {
   for _ in $(seq 1 600); do curl -s -o /dev/null http://$ADDR/api/blade-system/tenant/info && return; sleep 0.2; done
   echo "server did not start"; exit 1
 }
-stop() { pkill -f "zhizhuang serve --http $ADDR" || true; sleep 1; }
+# `stop` waits (up to 30 s) until the server has exited, so the next `start` never meets the old one.
+stop() {
+  pkill -f "zhizhuang serve --http $ADDR" || true
+  for _ in $(seq 1 300); do pgrep -f "zhizhuang serve --http $ADDR" > /dev/null || return 0; sleep 0.1; done
+}
 token() {
   MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1)
   curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 157270' \

@@ -1,6 +1,6 @@
 //! The generic engine every area builds on: the route table with its guards (`routes`), the declared resources
 //! (`resources`), the generic list/detail/submit/remove handlers (`crud`) and Blade list parameters turned into
-//! store queries (`listq`), and Excel export and import of declared resources (`xlsx`). Areas under `api/` register their routes here and hand-write only real behaviour.
+//! store queries (`listq`), Excel export and import of declared resources (`xlsx`) and the bounded reader every import uses (`sheet`). Areas under `api/` register their routes here and hand-write only real behaviour.
 pub mod crud;
 pub mod dialect;
 pub mod listq;
@@ -8,6 +8,7 @@ pub mod params;
 pub mod rec;
 pub mod resources;
 pub mod routes;
+pub mod sheet;
 pub mod xlsx;
 
 pub use routes::{Api, Guard, RouteInfo};

@@ -110,6 +110,8 @@ pub struct RouteInfo {
     /// Answers without changing anything (a GET, or a POST that lists with its filter in the body): the api log's
     /// `writes` mode leaves it out.
     pub read: bool,
+    /// Takes a multipart file (`post_upload`): the upload matrices post hostile files to every such route.
+    pub upload: bool,
 }
 
 /// The route table under construction.
@@ -153,7 +155,11 @@ impl Api {
         T: 'static,
     {
         let limit = axum::extract::DefaultBodyLimit::max(crate::api::resource::files::MAX_FILE + 64 * 1024);
-        self.add("POST", path.as_ref(), guard, axum::routing::post(h).layer(limit))
+        let mut api = self.add("POST", path.as_ref(), guard, axum::routing::post(h).layer(limit));
+        if let Some(r) = api.routes.last_mut() {
+            r.upload = true;
+        }
+        api
     }
 
     pub fn post<H, T>(self, path: impl AsRef<str>, guard: Guard, h: H) -> Api
@@ -174,7 +180,7 @@ impl Api {
         };
         self.router = self.router.route(path, mr);
         let action = path.rsplit('/').next().unwrap_or("").to_string();
-        self.routes.push(RouteInfo { method, path: path.to_string(), guard, resource: None, action, doc: None, read: method == "GET" });
+        self.routes.push(RouteInfo { method, path: path.to_string(), guard, resource: None, action, doc: None, read: method == "GET", upload: false });
         self
     }
 

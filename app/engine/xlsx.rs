@@ -17,7 +17,6 @@ use std::sync::Arc;
 
 use axum::extract::{FromRequest, Request, State};
 use axum::response::{IntoResponse, Response};
-use calamine::Reader;
 use serde_json::{Map, Value, json};
 use store::{FieldDef, FieldKind, Filter, Op, Query, ResourceDef, StoreError, WriteCtx};
 
@@ -306,57 +305,41 @@ pub async fn template(State(st): State<AppState>, s: Session, lang: axum::Extens
     Ok(xlsx_response(bytes, &file_name(&st, &def, en, if en { " template" } else { "导入模板" })))
 }
 
-/// A cell as text (numbers without a needless `.0`, dates as `yyyy-MM-dd`).
-pub fn cell(c: &calamine::Data) -> String {
-    crate::api::user::xls::cell(c)
-}
-
 /// One row of the file: its row number in the sheet and the text of each column, by field name.
 struct Row {
     no: usize,
     cells: Vec<(String, String)>,
 }
 
-/// The sheet's rows mapped to the resource's columns by their headers.
-fn read_rows(def: &ResourceDef, bytes: Vec<u8>) -> ApiResult<Vec<Row>> {
-    let not_a_sheet = || ApiError::rule("文件不是可读取的 Excel(.xlsx)文件", "The file is not a readable Excel (.xlsx) workbook");
-    let mut book: calamine::Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).map_err(|_| not_a_sheet())?;
-    let range = book.worksheet_range_at(0).ok_or_else(not_a_sheet)?.map_err(|_| not_a_sheet())?;
-    let mut rows = range.rows();
-    let header: Vec<String> = rows.next().map(|r| r.iter().map(cell).collect()).unwrap_or_default();
+/// The sheet's rows mapped to the resource's columns by their headers (read within `sheet`'s bounds).
+fn read_rows(def: &ResourceDef, bytes: &[u8]) -> ApiResult<Vec<Row>> {
     let cols = columns(def);
     // Header → field: the Chinese or English label, or the field's own name; other columns (read-only ones
     // and 创建时间 of an exported file) are left alone.
-    let mut at: Vec<(usize, String)> = Vec::new();
-    for (i, h) in header.iter().enumerate() {
-        let h = h.trim().trim_start_matches('*');
-        if let Some(f) = cols.iter().find(|f| f.label == h || (!f.label_en.is_empty() && f.label_en.eq_ignore_ascii_case(h)) || f.name == h)
-            && !at.iter().any(|(_, n)| *n == f.name) {
-            at.push((i, f.name.clone()));
+    let mut names: Vec<String> = Vec::new();
+    let rows = crate::engine::sheet::read(bytes, IMPORT_MAX, |header| {
+        let mut at: Vec<usize> = Vec::new();
+        for (i, h) in header.iter().enumerate() {
+            let h = h.trim().trim_start_matches('*');
+            if let Some(f) = cols.iter().find(|f| f.label == h || (!f.label_en.is_empty() && f.label_en.eq_ignore_ascii_case(h)) || f.name == h)
+                && !names.contains(&f.name) {
+                at.push(i);
+                names.push(f.name.clone());
+            }
         }
-    }
-    if at.is_empty() {
-        let names: Vec<&str> = cols.iter().map(|f| f.label.as_str()).collect();
-        return Err(ApiError::rule(
-            format!("第一行没有可识别的列名;请使用导入模板(列:{})", names.join("、")),
-            "The first row names no known column; use the import template",
-        ));
-    }
-    let mut out = Vec::new();
-    for (n, row) in rows.enumerate() {
-        let cells: Vec<(String, String)> = at.iter().map(|(i, name)| (name.clone(), row.get(*i).map(cell).unwrap_or_default())).collect();
-        if cells.iter().all(|(_, v)| v.is_empty()) {
-            continue;
+        if at.is_empty() {
+            let labels: Vec<&str> = cols.iter().map(|f| f.label.as_str()).collect();
+            return Err(ApiError::rule(
+                format!("第一行没有可识别的列名;请使用导入模板(列:{})", labels.join("、")),
+                "The first row names no known column; use the import template",
+            ));
         }
-        out.push(Row { no: n + 2, cells });
-        if out.len() > IMPORT_MAX {
-            return Err(ApiError::rule(format!("一次最多导入 {IMPORT_MAX} 行"), format!("At most {IMPORT_MAX} rows per file")));
-        }
-    }
-    if out.is_empty() {
+        Ok(at)
+    })?;
+    if rows.is_empty() {
         return Err(ApiError::rule("文件中没有数据行", "The file has no data rows"));
     }
-    Ok(out)
+    Ok(rows.into_iter().map(|r| Row { no: r.no, cells: names.iter().cloned().zip(r.cells().map(str::to_string)).collect() }).collect())
 }
 
 /// A dictionary cell to its key: a label (either language) or the key itself.
@@ -467,7 +450,9 @@ pub async fn import(
     }
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
     let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_FILE).await?;
-    let rows = read_rows(&def, up.bytes)?;
+    let _slot = st.imports.enter(&s.tenant)?;
+    let d = def.clone();
+    let rows = tokio::task::spawn_blocking(move || read_rows(&d, &up.bytes)).await.map_err(ApiError::internal)??;
     let dicts = dicts(&st, &def).await?;
     // Rows naming an existing record by code: updated when covering (within the user's data scope), else skipped.
     let key = key_field(&st, &def).map(|f| f.name.clone());

@@ -498,7 +498,7 @@ fn book(header: &[&str], rows: &[Vec<&str>]) -> Vec<u8> {
 fn cells(bytes: Vec<u8>, sheet: usize) -> Vec<Vec<String>> {
     use calamine::Reader;
     let mut b: calamine::Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).unwrap();
-    b.worksheet_range_at(sheet).unwrap().unwrap().rows().map(|r| r.iter().map(zhizhuang::engine::xlsx::cell).collect()).collect()
+    b.worksheet_range_at(sheet).unwrap().unwrap().rows().map(|r| r.iter().map(|c| match c { calamine::Data::Float(f) if f.fract() == 0.0 => format!("{}", *f as i64), calamine::Data::Empty => String::new(), other => other.to_string().trim().to_string() }).collect()).collect()
 }
 
 #[tokio::test]

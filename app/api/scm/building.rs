@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::extract::{FromRequest, Request, State};
 use axum::response::Response;
-use calamine::Reader;
 use serde_json::{Map, Value, json};
 use store::{Filter, Op, Query, StoreError, WriteCtx};
 
@@ -129,6 +128,8 @@ async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPair
     if !up.bytes.starts_with(b"PK\x03\x04") {
         return Err(ApiError::with(Kind::BadFormat, "file (.xlsx)"));
     }
+    // Held by the background job until it has read and written everything.
+    let slot = st.imports.enter(&s.tenant)?;
     let now = store::now_millis();
     let stamp: String = st.settings.zone.format(now).chars().filter(char::is_ascii_digit).collect();
     let code = format!("BI{stamp}{:04}", SEQ.fetch_add(1, Ordering::Relaxed) % 10_000);
@@ -148,13 +149,30 @@ async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPair
     let job = Job { st: st.clone(), tenant: s.tenant.clone(), actor: s.actor(), task, code: code.clone(), project, mode };
     tokio::spawn(async move {
         let (st, tenant, task) = (job.st.clone(), job.tenant.clone(), job.task);
-        if let Err(e) = job.run(up.bytes).await {
-            let (zh, en) = (e.message(Lang::Zh), e.message(Lang::En));
-            tracing::warn!(target: "zz::import", task, error = %en, "building import failed");
-            let _ = finish(&st, &tenant, task, "failed", &format!("导入失败:{zh}"), &format!("Import failed: {en}"), None).await;
+        let outcome = job.run(up.bytes).await;
+        // The slot is free once the work is done, before the task says so.
+        drop(slot);
+        let end = match outcome {
+            Ok(end) => end,
+            Err(e) => {
+                let (zh, en) = (e.message(Lang::Zh), e.message(Lang::En));
+                tracing::warn!(target: "zz::import", task, error = %en, "building import failed");
+                End { state: "failed", zh: format!("导入失败:{zh}"), en: format!("Import failed: {en}"), counts: None }
+            }
+        };
+        if let Err(e) = finish(&st, &tenant, task, end.state, &end.zh, &end.en, end.counts).await {
+            tracing::error!(target: "zz::import", task, error = %e.message(Lang::En), "the end of a building import could not be recorded");
         }
     });
     Ok(ok(json!({"taskCode": code})))
+}
+
+/// How a task ended: its state, message in both languages and (when the rows were checked) counts.
+struct End {
+    state: &'static str,
+    zh: String,
+    en: String,
+    counts: Option<(usize, usize, Value)>,
 }
 
 struct Job {
@@ -168,32 +186,36 @@ struct Job {
 }
 
 impl Job {
-    async fn run(self, bytes: Vec<u8>) -> ApiResult<()> {
+    async fn run(self, bytes: Vec<u8>) -> ApiResult<End> {
         let def = self.st.res.get("building");
         let project = self.project;
         // Read and check every row first (off the async workers).
-        let checked = tokio::task::spawn_blocking(move || -> ApiResult<(Vec<Map<String, Value>>, Vec<Refused>, usize)> {
-            let rows = read_sheet(bytes)?;
-            let total = rows.len();
-            let (good, refused) = check_rows(&def, project, rows);
-            Ok((good, refused, total))
+        let checked = tokio::task::spawn_blocking(move || -> ApiResult<_> {
+            let rows = read_sheet(&bytes)?;
+            drop(bytes);
+            let (good, refused) = check_rows(&def, project, &rows);
+            Ok((rows, good, refused))
         })
         .await
         .map_err(ApiError::internal)??;
-        let (good, refused, total) = checked;
+        let (rows, good, refused) = checked;
+        let total = rows.len();
         let refused_json = refused_json(&refused);
         let refused_n = refused.len();
         if self.mode == Mode::All && refused_n > 0 {
             let zh = format!("共 {total} 行,{refused_n} 行不合格,按所选方式未导入任何数据");
             let en = format!("{refused_n} of {total} rows refused; as chosen, nothing was imported");
-            return finish(&self.st, &self.tenant, self.task, "failed", &zh, &en, Some((total, refused_n, refused_json))).await;
+            return Ok(End { state: "failed", zh, en, counts: Some((total, refused_n, refused_json)) });
         }
         self.progress(json!({"total": total, "refusedCount": refused_n, "refused": refused_json, "percent": 5})).await?;
         let (mut added, mut updated, mut done) = (0usize, 0usize, refused_n);
-        let n = good.len();
-        for chunk in good.chunks(BATCH) {
-            let len = chunk.len();
-            let chunk: Vec<Map<String, Value>> = chunk.to_vec();
+        let n = total - refused_n;
+        let def = self.st.res.get("building");
+        let good_rows: Vec<&crate::engine::sheet::Row> = rows.iter().zip(&good).filter(|(_, g)| **g).map(|(r, _)| r).collect();
+        for batch in good_rows.chunks(BATCH) {
+            let len = batch.len();
+            // Checked above: every good row makes its document again.
+            let chunk: Vec<Map<String, Value>> = batch.iter().filter_map(|r| room_doc(&def, project, r.cells()).ok()).collect();
             let (bdef, pdef, idef) = (self.st.res.get("building"), self.st.res.get("project"), self.st.res.get("building_import"));
             let (t, actor, task, code) = (self.tenant.clone(), self.actor.clone(), self.task, self.code.clone());
             let base = (added, updated, done);
@@ -240,7 +262,7 @@ impl Job {
         }
         let zh = format!("共 {total} 行:新增 {added} 间,更新 {updated} 间,拒绝 {refused_n} 行");
         let en = format!("{total} rows: {added} rooms added, {updated} updated, {refused_n} refused");
-        finish(&self.st, &self.tenant, self.task, "done", &zh, &en, None).await
+        Ok(End { state: "done", zh, en, counts: None })
     }
 
     async fn progress(&self, patch: Value) -> ApiResult<()> {
@@ -271,67 +293,70 @@ fn refused_json(refused: &[Refused]) -> Value {
     Value::Array(refused.iter().take(KEEP_REFUSED).map(|r| json!({"row": r.row, "reason": r.zh, "reasonEn": r.en})).collect())
 }
 
-/// The sheet's rows after the header, each with its row number (header = 1), blank rows left out.
-fn read_sheet(bytes: Vec<u8>) -> ApiResult<Vec<(usize, Vec<String>)>> {
-    let bad = |why: &str| ApiError::with(Kind::BadFormat, why.to_string());
-    let mut book: calamine::Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).map_err(|_| bad("file (.xlsx)"))?;
-    let range = book.worksheet_range_at(0).ok_or_else(|| bad("file (.xlsx)"))?.map_err(|_| bad("file (.xlsx)"))?;
-    let mut rows = range.rows();
-    let header: Vec<String> = rows.next().map(|r| r.iter().map(crate::api::user::xls::cell).collect()).unwrap_or_default();
-    if header.len() < COLUMNS.len() || COLUMNS.iter().zip(&header).any(|((_, want), got)| want != got) {
-        let want: Vec<&str> = COLUMNS.iter().map(|(_, h)| *h).collect();
-        return Err(ApiError::with(Kind::BadFormat, format!("template: {}", want.join(","))));
-    }
-    let mut out = Vec::new();
-    for (i, row) in rows.enumerate() {
-        let values: Vec<String> = row.iter().take(COLUMNS.len()).map(crate::api::user::xls::cell).collect();
-        if values.iter().all(String::is_empty) {
-            continue;
+/// The sheet's rows after the header, each with its row number (header = 1), blank rows left out; read within
+/// `engine::sheet`'s bounds.
+fn read_sheet(bytes: &[u8]) -> ApiResult<Vec<crate::engine::sheet::Row>> {
+    crate::engine::sheet::read(bytes, MAX_ROWS, |header| {
+        if header.len() < COLUMNS.len() || COLUMNS.iter().zip(header).any(|((_, want), got)| want != got) {
+            let want: Vec<&str> = COLUMNS.iter().map(|(_, h)| *h).collect();
+            return Err(ApiError::with(Kind::BadFormat, format!("template: {}", want.join(","))));
         }
-        if out.len() == MAX_ROWS {
-            return Err(ApiError::with(Kind::OutOfRange, format!("rows (at most {MAX_ROWS})")));
+        Ok((0..COLUMNS.len()).collect())
+    })
+}
+
+/// A row as the room it describes (typed by the declaration), or why it is refused.
+fn room_doc<'a>(def: &store::ResourceDef, project: u64, values: impl Iterator<Item = &'a str>) -> Result<Map<String, Value>, Refused> {
+    let mut input = Map::new();
+    input.insert("projectId".into(), json!(project.to_string()));
+    for ((field, _), v) in COLUMNS.iter().zip(values.map(str::trim)) {
+        if !v.is_empty() {
+            input.insert(field.to_string(), json!(v));
         }
-        out.push((i + 2, values));
     }
-    Ok(out)
+    match def.parse_input(&input, true) {
+        Err(e) => {
+            // Named by the template's column headers, as the user sees them.
+            let e = ApiError::from(e);
+            let name = |mut m: String| {
+                for (f, h) in COLUMNS {
+                    m = m.replace(f, h);
+                }
+                m
+            };
+            Err(Refused { row: 0, zh: name(e.message(Lang::Zh)), en: name(e.message(Lang::En)) })
+        }
+        Ok(mut doc) => {
+            let text = |f: &str| doc.get(f).and_then(Value::as_str).unwrap_or("").to_string();
+            let key = room_key(project, &text("buildingName"), &text("unitName"), &text("roomNo"));
+            doc.insert("roomKey".into(), json!(key));
+            doc.insert("enabled".into(), json!(1));
+            Ok(doc)
+        }
+    }
 }
 
 /// Checks every row against the declaration (required, lengths, floor range, area as a number with at most two
-/// decimals) and against the rows above it (the same room twice). Good rows come back as typed documents.
-fn check_rows(def: &store::ResourceDef, project: u64, rows: Vec<(usize, Vec<String>)>) -> (Vec<Map<String, Value>>, Vec<Refused>) {
+/// decimals) and against the rows above it (the same room twice). Answers which rows are good (their documents
+/// are made again when written, so that a large file is never held as documents) and the refused ones.
+fn check_rows(def: &store::ResourceDef, project: u64, rows: &[crate::engine::sheet::Row]) -> (Vec<bool>, Vec<Refused>) {
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let (mut good, mut refused) = (Vec::new(), Vec::new());
-    for (row, values) in rows {
-        let mut input = Map::new();
-        input.insert("projectId".into(), json!(project.to_string()));
-        for ((field, _), v) in COLUMNS.iter().zip(values.iter().map(|v| v.trim())) {
-            if !v.is_empty() {
-                input.insert(field.to_string(), json!(v));
+    let (mut good, mut refused) = (Vec::with_capacity(rows.len()), Vec::new());
+    for r in rows {
+        match room_doc(def, project, r.cells()) {
+            Err(why) => {
+                refused.push(Refused { row: r.no, ..why });
+                good.push(false);
             }
-        }
-        match def.parse_input(&input, true) {
-            Err(e) => {
-                // Named by the template's column headers, as the user sees them.
-                let e = ApiError::from(e);
-                let name = |mut m: String| {
-                    for (f, h) in COLUMNS {
-                        m = m.replace(f, h);
-                    }
-                    m
-                };
-                refused.push(Refused { row, zh: name(e.message(Lang::Zh)), en: name(e.message(Lang::En)) });
-            }
-            Ok(mut doc) => {
-                let text = |f: &str| doc.get(f).and_then(Value::as_str).unwrap_or("").to_string();
-                let key = room_key(project, &text("buildingName"), &text("unitName"), &text("roomNo"));
+            Ok(doc) => {
+                let key = doc.get("roomKey").and_then(Value::as_str).unwrap_or("").to_string();
                 if let Some(first) = seen.get(&key) {
-                    refused.push(Refused { row, zh: format!("与第 {first} 行重复(同一楼栋、单元、房号)"), en: format!("Same building, unit and room as row {first}") });
+                    refused.push(Refused { row: r.no, zh: format!("与第 {first} 行重复(同一楼栋、单元、房号)"), en: format!("Same building, unit and room as row {first}") });
+                    good.push(false);
                     continue;
                 }
-                seen.insert(key.clone(), row);
-                doc.insert("roomKey".into(), json!(key));
-                doc.insert("enabled".into(), json!(1));
-                good.push(doc);
+                seen.insert(key, r.no);
+                good.push(true);
             }
         }
     }

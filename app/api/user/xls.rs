@@ -8,7 +8,6 @@ use std::collections::HashMap;
 
 use axum::extract::{FromRequest, Request, State};
 use axum::response::{IntoResponse, Response};
-use calamine::Reader;
 use serde_json::{Map, Value, json};
 
 use crate::auth::session::{Session, id_list};
@@ -105,50 +104,20 @@ pub async fn export(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     Ok(xlsx(workbook(&page.records, &names)?, "users.xlsx"))
 }
 
-pub(crate) fn cell(c: &calamine::Data) -> String {
-    match c {
-        calamine::Data::String(s) => s.trim().to_string(),
-        calamine::Data::Int(i) => i.to_string(),
-        calamine::Data::Float(f) if f.fract() == 0.0 => format!("{}", *f as i64),
-        calamine::Data::Float(f) => f.to_string(),
-        calamine::Data::Bool(b) => (*b as i64).to_string(),
-        calamine::Data::DateTimeIso(s) => s.chars().take(10).collect(),
-        calamine::Data::DateTime(d) => chrono::NaiveDate::from_ymd_opt(1899, 12, 30)
-            .and_then(|base| base.checked_add_signed(chrono::TimeDelta::days(d.as_f64().floor() as i64)))
-            .map(|day| day.format("%Y-%m-%d").to_string())
-            .unwrap_or_default(),
-        _ => String::new(),
-    }
-}
-
-/// The template's rows as field maps (header row checked against `COLUMNS`).
-fn read_rows(bytes: Vec<u8>) -> ApiResult<Vec<Map<String, Value>>> {
-    let bad = |why: String| ApiError::with(Kind::BadFormat, why);
-    let mut book: calamine::Xlsx<_> = calamine::open_workbook_from_rs(std::io::Cursor::new(bytes)).map_err(|_| bad("file".into()))?;
-    let range = book.worksheet_range_at(0).ok_or_else(|| bad("file".into()))?.map_err(|_| bad("file".into()))?;
-    let mut rows = range.rows();
-    let header: Vec<String> = rows.next().map(|r| r.iter().map(cell).collect()).unwrap_or_default();
-    if header.len() < COLUMNS.len() || COLUMNS.iter().zip(&header).any(|((_, want), got)| want != got) {
-        return Err(bad("template".into()));
-    }
-    let mut out = Vec::new();
-    for row in rows {
-        let values: Vec<String> = row.iter().map(cell).collect();
-        if values.iter().all(String::is_empty) {
-            continue;
+/// The template's rows as field maps (header row checked against `COLUMNS`), read within `engine::sheet`'s bounds.
+fn read_rows(bytes: &[u8]) -> ApiResult<Vec<Map<String, Value>>> {
+    let rows = crate::engine::sheet::read(bytes, IMPORT_MAX, |header| {
+        if header.len() < COLUMNS.len() || COLUMNS.iter().zip(header).any(|((_, want), got)| want != got) {
+            return Err(ApiError::with(Kind::BadFormat, "template"));
         }
-        let mut m = Map::new();
-        for ((field, _), v) in COLUMNS.iter().zip(values) {
-            if !v.is_empty() {
-                m.insert(field.to_string(), json!(v));
-            }
-        }
-        out.push(m);
-    }
-    if out.len() > IMPORT_MAX {
-        return Err(ApiError::with(Kind::OutOfRange, "rows"));
-    }
-    Ok(out)
+        Ok((0..COLUMNS.len()).collect())
+    })?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            COLUMNS.iter().zip(r.cells()).filter(|(_, v)| !v.is_empty()).map(|((field, _), v)| (field.to_string(), json!(v))).collect()
+        })
+        .collect())
 }
 
 /// One row to a parsed user document; names resolved to ids of the tenant.
@@ -176,7 +145,8 @@ pub async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     let covered = q.iter().any(|(k, v)| k == "isCovered" && (v == "1" || v == "true"));
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
     let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_FILE).await?;
-    let rows = read_rows(up.bytes)?;
+    let _slot = st.imports.enter(&s.tenant)?;
+    let rows = tokio::task::spawn_blocking(move || read_rows(&up.bytes)).await.map_err(ApiError::internal)??;
     if rows.iter().any(|r| r.contains_key("roleName")) {
         s.require("user_role")?;
     }
