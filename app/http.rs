@@ -248,6 +248,18 @@ pub fn peer_ip(parts_ext: &axum::http::Extensions) -> String {
 }
 
 /// The request's host name without port, lower-cased.
+/// A cookie's value (the first of that name), if set and not empty.
+pub fn cookie<'a>(h: &'a axum::http::HeaderMap, name: &str) -> Option<&'a str> {
+    h.get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim())
+        .filter(|v| !v.is_empty())
+}
+
 pub fn host_of(headers: &axum::http::HeaderMap) -> String {
     let h = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
     let h = if h.starts_with('[') { h.split(']').next().map(|s| &s[1..]).unwrap_or(h) } else { h.split(':').next().unwrap_or(h) };

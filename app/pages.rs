@@ -45,17 +45,6 @@ pub fn server_bundle() -> &'static str {
     ui::SERVER_JS
 }
 
-fn cookie<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    h.get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim())
-        .filter(|v| !v.is_empty())
-}
-
 /// Fallback of the router: pages for GET outside `/api`, the error table for everything else.
 pub async fn fallback(State(st): State<AppState>, req: Request) -> Response {
     let path = req.uri().path().to_string();
@@ -73,11 +62,11 @@ async fn page(st: &AppState, req: Request) -> Response {
     let headers = req.headers().clone();
     // Spec §2: the screens are Chinese until the user picks English (the switch keeps the choice in a cookie);
     // the browser's own language does not decide it.
-    let lang = match cookie(&headers, "zz-lang") {
+    let lang = match crate::http::cookie(&headers, "zz-lang") {
         Some("en") => Lang::En,
         _ => Lang::Zh,
     };
-    let session = match cookie(&headers, "saber-access-token") {
+    let session = match crate::http::cookie(&headers, "saber-access-token") {
         Some(tok) => crate::auth::session::load(st, tok).await.ok(),
         None => None,
     };
@@ -351,7 +340,7 @@ pub const THEMES: &[&str] = &["default", "white", "dark", "star", "bule", "iview
 /// The theme the browser chose (cookie `zz-theme=<name>|<#rrggbb>`), so the server renders it and nothing
 /// flashes; anything malformed is ignored.
 fn theme(h: &HeaderMap) -> Value {
-    let Some(raw) = cookie(h, "zz-theme") else { return Value::Null };
+    let Some(raw) = crate::http::cookie(h, "zz-theme") else { return Value::Null };
     let raw = raw.replace("%7C", "|").replace("%7c", "|").replace("%23", "#");
     let (name, color) = raw.split_once('|').unwrap_or((raw.as_str(), ""));
     let color_ok = color.len() == 7 && color.starts_with('#') && color[1..].bytes().all(|b| b.is_ascii_hexdigit());

@@ -185,6 +185,16 @@ pub fn upgrade(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         }
         w.put_meta("upgrade:flow_seed", b"1")?;
     }
+    // Files attached before attachments were bound to what they belong to (issue 32): bound now, once, so that
+    // downloads follow the approval or work order from the first start of this version.
+    if w.meta("upgrade:file_owners")?.is_none() {
+        let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string)).collect();
+        for t in tenants {
+            crate::api::flow::approval::bind_files(w, res, &t)?;
+            crate::api::worklist::bind_files(w, res, &t)?;
+        }
+        w.put_meta("upgrade:file_owners", b"1")?;
+    }
     // The project cost totals (material issued to projects, day work per construct), for files made before them.
     if w.meta("upgrade:cost_totals")?.is_none() {
         crate::api::finance::cost::rebuild_totals(w, res)?;

@@ -84,7 +84,12 @@ pub fn id_list(v: Option<&Value>) -> Vec<u64> {
 }
 
 pub fn bearer(parts: &Parts) -> Option<&str> {
-    let v = parts.headers.get("blade-auth")?.to_str().ok()?.trim();
+    bearer_in(&parts.headers)
+}
+
+/// The token of `Blade-Auth: bearer <token>`.
+pub fn bearer_in(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let v = headers.get("blade-auth")?.to_str().ok()?.trim();
     let (scheme, tok) = v.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| tok.trim()).filter(|t| !t.is_empty())
 }
@@ -167,6 +172,10 @@ async fn validate(st: &AppState, token: &str, now: i64) -> ApiResult<(Session, i
             let role_ids = id_list(user.get("roleId"));
             // Role aliases and codes come from the cache (dropped on any grant or role change).
             let perms = st2.perms.get_or_compute(r, &st2.res, &claims.tid, &role_ids)?;
+            // Sign-in admits no technical worker and no user without a role; neither does a session.
+            if perms.worker || perms.aliases.is_empty() {
+                return Ok(None);
+            }
             let aliases = perms.aliases.clone();
             let dept_id = id_list(user.get("deptId")).first().copied().unwrap_or(0);
             Ok(Some((

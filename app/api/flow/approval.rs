@@ -469,22 +469,55 @@ async fn upload(State(st): State<AppState>, s: Session, crate::http::QueryPairs(
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
     let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_FILE).await?;
     let size = up.bytes.len();
-    let saved = crate::api::resource::files::store_upload(&st, &s, up, "approval", &[]).await?;
-    let doc = obj(json!({
-        "attachName": saved["originalName"], "attachLink": saved["link"], "attachSize": size, "attachId": saved["id"],
-        "applyType": apply, "taskGroupId": group, "businessId": business,
-    }));
-    let def = st.res.get("approval_file");
-    let (d, env) = (def.clone(), Env::new(&st, &s));
-    let rec = st.write(move |w| w.insert(&d, &env.tenant, doc.clone(), &env.actor)).await?;
-    Ok(ok(file_row(&rec)))
+    // The approval file and its attachment in one transaction: the file is the approval's from the start.
+    let (def, env) = (st.res.get("approval_file"), Env::new(&st, &s));
+    let (_, rec) = crate::api::resource::files::store_upload_with(&st, &s, up, "approval", &[], move |w, saved| {
+        let doc = obj(json!({
+            "attachName": saved["originalName"], "attachLink": saved["link"], "attachSize": size, "attachId": saved["id"],
+            "applyType": apply, "taskGroupId": group, "businessId": business,
+        }));
+        let rec = w.insert(&def, &env.tenant, doc, &env.actor)?;
+        Ok(Some((format!("approval_file:{}", id(&rec, "id")), rec)))
+    })
+    .await?;
+    Ok(ok(file_row(&rec.unwrap_or_default())))
 }
 
+/// Binds the attachments of a tenant's approval files that are not bound yet (files of an older data file).
+pub fn bind_files(w: &mut store::WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+    let adef = res.get("attach");
+    for f in w.all(&res.get("approval_file"), tenant)? {
+        let attach = id(&f, "attachId");
+        if let Some(a) = w.get(&adef, tenant, attach)?
+            && text(&a, "boundTo").is_empty() {
+            w.update(&adef, tenant, attach, obj(json!({"boundTo": format!("approval_file:{}", id(&f, "id"))})), &store::Actor::default())?;
+        }
+    }
+    Ok(())
+}
+
+/// Who may see an approval file: whoever may see its approval; while it belongs to none yet, whoever uploaded it
+/// (and holders of flow_follow, who see every approval).
+pub fn file_visible(r: &store::ReadCtx, res: &crate::engine::resources::Resources, s: &Session, f: &Map<String, Value>) -> store::Result<()> {
+    match id(f, "taskGroupId") {
+        0 if f.get("createUser").and_then(Value::as_u64) == Some(s.user_id) || s.perms.codes.contains("flow_follow") => Ok(()),
+        0 => Err(StoreError::NotFound),
+        g => super::visible_instance(r, res, s, g).map(|_| ()),
+    }
+}
+
+/// Files of one approval the user may see, or (without `taskGroupId`) the user's own uploads — every file only
+/// for holders of flow_follow, who see every approval.
 async fn file_list(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
     let (page, size) = paging(&b)?;
     let mut f = Vec::new();
-    if let Some(g) = idv(&b, "taskGroupId")? {
+    let group = idv(&b, "taskGroupId")?;
+    if let Some(g) = group {
+        let (res, s2) = (st.res.clone(), s.clone());
+        st.read(move |r| super::visible_instance(r, &res, &s2, g).map(|_| ())).await?;
         f.push(Filter::new("taskGroupId", Op::Equal, json!(g)));
+    } else if !s.perms.codes.contains("flow_follow") {
+        f.push(Filter::new("createUser", Op::Equal, json!(s.user_id)));
     }
     if let Some(a) = num(&b, "applyType")? {
         f.push(Filter::new("applyType", Op::Equal, json!(a)));
@@ -501,13 +534,26 @@ async fn file_list(State(st): State<AppState>, s: Session, JsonObject(b): JsonOb
 
 async fn file_detail(State(st): State<AppState>, s: Session, Path(fid): Path<String>) -> ApiResult<Response> {
     let fid = crud::parse_id(Some(&fid))?;
-    let (res, tenant) = (st.res.clone(), s.tenant.clone());
-    let f = st.read(move |r| r.get(&res.get("approval_file"), &tenant, fid)).await?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    let (res, s2) = (st.res.clone(), s.clone());
+    let f = st
+        .read(move |r| {
+            let f = r.get(&res.get("approval_file"), &s2.tenant, fid)?.ok_or(StoreError::NotFound)?;
+            file_visible(r, &res, &s2, &f)?;
+            Ok(f)
+        })
+        .await?;
     Ok(ok(file_row(&f)))
 }
 
 async fn file_delete(State(st): State<AppState>, s: Session, Path(fid): Path<String>) -> ApiResult<Response> {
     let fid = crud::parse_id(Some(&fid))?;
+    // Only a file the user may see (404 otherwise, as for a file that does not exist).
+    let (res, s2) = (st.res.clone(), s.clone());
+    st.read(move |r| {
+        let f = r.get(&res.get("approval_file"), &s2.tenant, fid)?.ok_or(StoreError::NotFound)?;
+        file_visible(r, &res, &s2, &f)
+    })
+    .await?;
     let env = Env::new(&st, &s);
     st.write(move |w| {
         let cx = env.cx();

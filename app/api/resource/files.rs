@@ -1,10 +1,15 @@
 //! Object storage inside the data file (one file stays the whole backup): uploads read as a stream with the
 //! size limit enforced while reading, content checked against its type by magic bytes, server-chosen names,
-//! per-tenant quota; downloads with Content-Disposition and nosniff. A file is reached by an unguessable
-//! 128-bit key in its link (a capability URL: images in <img> cannot send the Blade-Auth header, and tokens
-//! never go in URLs).
+//! per-tenant quota; downloads with Content-Disposition and nosniff.
+//!
+//! A download needs a session of the file's tenant — the Blade-Auth header, or the UI's `saber-access-token`
+//! cookie, since an <img> or a link cannot send headers (tokens never go in URLs) — and the right to see what
+//! the file is attached to (`boundTo` of its attach record, set in the transaction that attaches it): an
+//! approval's files follow the approval's visibility, a work order's files the order's. Files attached to
+//! nothing (avatars, pictures in notices, uploads not yet attached) are seen by every signed-in user of their
+//! tenant. Anything else — another tenant's session, no session, a record the user may not see — is 404.
 use axum::extract::{Multipart, Path, State};
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
@@ -29,25 +34,33 @@ pub struct Upload {
     pub bytes: Vec<u8>,
 }
 
-/// Reads the `file` field of a multipart body, refusing as soon as it passes `limit`.
+/// Reads the `file` field of a multipart body, refusing as soon as it passes `limit` (413 naming the limit).
 pub async fn read_upload(mut mp: Multipart, limit: usize) -> ApiResult<Upload> {
-    while let Some(mut field) = mp.next_field().await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))? {
+    let too_large = || ApiError::with(Kind::FileTooLarge, size_text(limit));
+    // The route's body limit ends the stream with its own error: that is a file too large, not a bad form.
+    let refused = |e: axum::extract::multipart::MultipartError| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE { too_large() } else { ApiError::with(Kind::BadFormat, "multipart") }
+    };
+    while let Some(mut field) = mp.next_field().await.map_err(refused)? {
         if field.name() != Some("file") {
             continue;
         }
         let original = field.file_name().unwrap_or("file").chars().filter(|c| !c.is_control()).take(200).collect::<String>();
         let mut bytes = Vec::new();
-        while let Some(chunk) = field.chunk().await.map_err(|e| {
-            if e.to_string().contains("limit") { ApiError::new(Kind::PayloadTooLarge) } else { ApiError::with(Kind::BadFormat, "multipart") }
-        })? {
+        while let Some(chunk) = field.chunk().await.map_err(refused)? {
             if bytes.len() + chunk.len() > limit {
-                return Err(ApiError::new(Kind::PayloadTooLarge));
+                return Err(too_large());
             }
             bytes.extend_from_slice(&chunk);
         }
         return Ok(Upload { original, bytes });
     }
     Err(ApiError::with(Kind::Missing, "file"))
+}
+
+/// A byte limit as people write it: `10 MB`, `500 KB`.
+pub fn size_text(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { format!("{} MB", bytes >> 20) } else { format!("{} KB", bytes.div_ceil(1024)) }
 }
 
 /// The type the content really is (magic bytes), and its canonical extension.
@@ -80,13 +93,27 @@ pub fn sniff(bytes: &[u8], original: &str) -> ApiResult<(&'static str, String)> 
 
 /// Stores an upload: the attach record and its chunks in one transaction, within the tenant's quota.
 pub async fn store_upload(st: &AppState, s: &Session, up: Upload, purpose: &str, only: &[&str]) -> ApiResult<Map<String, Value>> {
+    store_upload_with(st, s, up, purpose, only, |_, _| Ok(None::<(String, ())>)).await.map(|(saved, _)| saved)
+}
+
+/// `store_upload`, and in the same transaction `attach(w, saved attach record)`: the record the file belongs to,
+/// whose `<resource>:<id>` becomes the file's `boundTo` (who may download it follows who may see that record).
+pub async fn store_upload_with<R: Send + 'static>(
+    st: &AppState,
+    s: &Session,
+    up: Upload,
+    purpose: &str,
+    only: &[&str],
+    mut attach: impl FnMut(&mut store::WriteCtx, &Map<String, Value>) -> store::Result<Option<(String, R)>> + Send + 'static,
+) -> ApiResult<(Map<String, Value>, Option<R>)> {
     let (mime, ext) = sniff(&up.bytes, &up.original)?;
     if !only.is_empty() && !only.contains(&ext.as_str()) {
         return Err(ApiError::new(Kind::FileType));
     }
     let key = crate::auth::token::random_hex(16);
     let day = st.settings.zone.format(store::now_millis()).replace('-', "");
-    let name = format!("{}/{}.{ext}", &day[..8], &key[..12]);
+    // The stored name shares nothing with the key.
+    let name = format!("{}/{}.{ext}", &day[..8], crate::auth::token::random_hex(6));
     let link = format!("/files/{}/{key}", s.tenant);
     let doc = json!({"originalName": up.original, "name": name, "link": link, "extension": ext, "mime": mime,
         "attachSize": up.bytes.len(), "fileKey": key, "purpose": purpose});
@@ -97,10 +124,15 @@ pub async fn store_upload(st: &AppState, s: &Session, up: Upload, purpose: &str,
         if used + bytes.len() as u64 > TENANT_QUOTA {
             return Err(store::StoreError::Rule("quota".into()));
         }
-        let saved = w.insert(&def, &t, doc.clone(), &actor)?;
-        w.put_file(&t, saved["id"].as_u64().unwrap_or(0), &bytes)?;
+        let mut saved = w.insert(&def, &t, doc.clone(), &actor)?;
+        let id = saved["id"].as_u64().unwrap_or(0);
+        w.put_file(&t, id, &bytes)?;
         w.add_counter(&t, QUOTA_COUNTER, bytes.len() as i64)?;
-        Ok(saved)
+        let owner = attach(w, &saved)?;
+        if let Some((bound, _)) = &owner {
+            saved = w.update(&def, &t, id, json!({"boundTo": bound}).as_object().cloned().unwrap_or_default(), &actor)?;
+        }
+        Ok((saved, owner.map(|(_, r)| r)))
     })
     .await
     .map_err(|e| if e.kind == Kind::Internal { ApiError::new(Kind::QuotaExceeded) } else { e })
@@ -116,20 +148,56 @@ pub async fn put_file(State(st): State<AppState>, s: Session, mp: Multipart) -> 
     })))
 }
 
-/// GET /files/{tenant}/{key}: the file, streamed from its chunks.
-pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(String, String)>) -> Response {
+/// The record a file is attached to, as `boundTo` names it: `<resource>:<id>`.
+pub fn bound_to(attach: &Map<String, Value>) -> Option<(&str, u64)> {
+    let (res, id) = attach.get("boundTo").and_then(Value::as_str)?.split_once(':')?;
+    Some((res, id.parse().ok()?))
+}
+
+/// Whether the session may see what the file is attached to.
+async fn may_see(st: &AppState, s: &Session, attach: &Map<String, Value>) -> ApiResult<()> {
+    let Some((res, id)) = bound_to(attach) else { return Ok(()) };
+    if res == "approval_file" {
+        let (r2, s2) = (st.res.clone(), s.clone());
+        let rec = st.read(move |r| r.get(&r2.get("approval_file"), &s2.tenant, id)).await?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+        let (r2, s2) = (st.res.clone(), s.clone());
+        return st.read(move |r| crate::api::flow::approval::file_visible(r, &r2, &s2, &rec)).await;
+    }
+    let def = st.res.find(res).ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    if !s.perms.codes.contains(def.code()) {
+        return Err(ApiError::new(Kind::NotFound));
+    }
+    crate::engine::crud::get_scoped(st, s, &def, id).await.map(|_| ())
+}
+
+/// GET /files/{tenant}/{key}: the file, streamed from its chunks, to a session of its tenant that may see what
+/// it is attached to.
+pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(String, String)>, headers: HeaderMap) -> Response {
     let not_found = || ApiError::new(Kind::NotFound).into_response();
     if key.len() != 32 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return not_found();
+    }
+    let token = crate::auth::session::bearer_in(&headers).or_else(|| crate::http::cookie(&headers, "saber-access-token"));
+    let Some(token) = token else { return ApiError::new(Kind::Unauthorized).into_response() };
+    let s = match crate::auth::session::load(&st, token).await {
+        Ok(s) => s,
+        Err(e) => return e.into_response(),
+    };
+    // Another tenant's session learns nothing, not even that the file exists.
+    if s.tenant != tenant {
         return not_found();
     }
     let st2 = st.clone();
     let found = st.read_now(|r| {
         let def = st2.res.get("attach");
         let Some(id) = r.find_unique(&def, &tenant, "fileKey", &key)? else { return Ok(None) };
-        let Some(doc) = r.get(&def, &tenant, id)? else { return Ok(None) };
-        Ok(Some((doc, r.file_chunks(&tenant, id)?)))
+        Ok(r.get(&def, &tenant, id)?.map(|doc| (id, doc)))
     });
-    let Ok(Some((doc, chunks))) = found else { return not_found() };
+    let Ok(Some((id, doc))) = found else { return not_found() };
+    if may_see(&st, &s, &doc).await.is_err() {
+        return not_found();
+    }
+    let Ok(chunks) = st.read_now(|r| r.file_chunks(&tenant, id)) else { return not_found() };
     let mime = doc.get("mime").and_then(Value::as_str).unwrap_or("application/octet-stream").to_string();
     let name = doc.get("originalName").and_then(Value::as_str).unwrap_or("file");
     let inline = mime.starts_with("image/") || mime == "application/pdf";
@@ -145,7 +213,9 @@ pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(Str
     }
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=86400"));
+    // Private to the signed-in browser; a shared cache must not keep what a session unlocked.
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=3600"));
+    h.insert(header::VARY, HeaderValue::from_static("Cookie, Blade-Auth"));
     r
 }
 

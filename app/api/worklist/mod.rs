@@ -8,7 +8,7 @@ use store::{Filter, Op, Query, ReadCtx, StoreError, WriteCtx};
 
 use crate::engine::dialect::{Ctx, Rules, after, after_i64, status_name};
 use crate::engine::rec::{id, int, obj, text};
-use crate::error::rule;
+use crate::error::{refuse, rule};
 
 const STATUS: &[(i64, &str, &str)] = &[(1, "待处理", "open"), (2, "处理中", "in progress"), (3, "已解决", "resolved"), (4, "已关闭", "closed")];
 
@@ -29,7 +29,7 @@ pub fn routes(api: crate::engine::Api) -> crate::engine::Api {
 
 pub fn rules(name: &str) -> Option<Rules> {
     match name {
-        "worklist_order" => Some(Rules { save: Some(order_save), remove: Some(order_remove), saved: None }),
+        "worklist_order" => Some(Rules { save: Some(order_save), remove: Some(order_remove), saved: Some(order_saved) }),
         "worklist_reply" => Some(Rules { save: Some(reply_save), remove: Some(reply_remove), saved: Some(reply_saved) }),
         _ => None,
     }
@@ -47,13 +47,15 @@ fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
     if !STATUS.iter().any(|s| s.0 == to) {
         return Err(StoreError::invalid("orderStatus", store::FieldProblem::OutOfRange { min: Some(1), max: Some(4) }));
     }
+    if let Some(a) = doc.get("attachments").and_then(Value::as_str) {
+        attachment_names(w, cx, a, old.map(|o| id(o, "id")))?;
+    }
     if old.is_none() {
         if to != 1 {
             return Err(refused(1, to));
         }
-        if after(old, doc, "requesterId").is_none_or(|v| v.is_null() || v.as_u64() == Some(0)) {
-            doc.insert("requesterId".into(), json!(cx.actor.user_id));
-        }
+        // Whoever raises an order is its requester (the field is read-only: nobody raises one in another's name).
+        doc.insert("requesterId".into(), json!(cx.actor.user_id));
         if after(old, doc, "dueTime").is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
             let cat = after(old, doc, "categoryId").and_then(Value::as_u64).unwrap_or(0);
             let hours = w.get(&cx.def("worklist_category"), cx.tenant, cat)?.map(|c| int(&c, "defaultHours")).filter(|h| *h > 0).unwrap_or(48);
@@ -99,8 +101,12 @@ fn order_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::
     Ok(())
 }
 
-/// Replies go on open orders only; a reply never moves to another order.
+/// Replies go on open orders only; a reply never moves to another order, and only its author changes it.
 fn reply_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
+    if let Some(o) = old
+        && o.get("createUser").and_then(Value::as_u64) != Some(cx.actor.user_id) {
+        return Err(refuse("只有回复人本人可以修改这条回复", "Only whoever wrote this reply may change it"));
+    }
     if let Some(o) = old
         && doc.contains_key("orderId") && o.get("orderId") != doc.get("orderId") {
         return Err(rule("回复不能移到其他工单", "A reply cannot move to another work order"));
@@ -115,7 +121,7 @@ fn reply_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
         doc.insert("authorName".into(), json!(name));
     }
     if let Some(a) = doc.get("attachments").cloned() {
-        let names = attachment_names(w, cx, a.as_str().unwrap_or(""))?;
+        let names = attachment_names(w, cx, a.as_str().unwrap_or(""), Some(order))?;
         doc.insert("attachNames".into(), json!(names));
     }
     Ok(())
@@ -124,30 +130,82 @@ fn reply_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
 /// Most files on one reply.
 const MAX_ATTACHMENTS: usize = 10;
 
-/// A reply's attachments are links (comma-separated) to files uploaded in this tenant (`put-file`): anything
-/// else — another tenant's file, an outside address, a script URL — is refused, so a link in a thread is always
-/// one of ours. Returns the files' original names in the same order, as a JSON array, for the thread to show.
-fn attachment_names(w: &WriteCtx, cx: &Ctx, links: &str) -> store::Result<String> {
+/// What an order's files are bound to (`attach.boundTo`): the order, for its replies' files too. Whoever may see
+/// the order may download them, and nobody else (`resource::files`).
+fn owner(order: u64) -> String {
+    format!("worklist_order:{order}")
+}
+
+/// The attach records of an order's or reply's attachment links (comma-separated): each must be a file uploaded in
+/// this tenant (`put-file`) and not already another record's — anything else (another tenant's file, an outside
+/// address, a script URL, a file of another order) is refused, so a link in a thread is always one of ours.
+fn attached(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>) -> store::Result<Vec<Map<String, Value>>> {
     let def = cx.def("attach");
     let prefix = format!("/files/{}/", cx.tenant);
     let links: Vec<&str> = links.split(',').map(str::trim).filter(|l| !l.is_empty()).collect();
     if links.len() > MAX_ATTACHMENTS {
-        return Err(rule(format!("一条回复最多 {MAX_ATTACHMENTS} 个附件"), format!("A reply takes at most {MAX_ATTACHMENTS} files")));
+        return Err(rule(format!("一条工单或回复最多 {MAX_ATTACHMENTS} 个附件"), format!("An order or reply takes at most {MAX_ATTACHMENTS} files")));
     }
-    let mut names = Vec::new();
+    let mine = order.map(owner);
+    let mut out = Vec::new();
     for l in links {
         let key = l.strip_prefix(&prefix).filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()));
         let found = match key {
             Some(k) => w.find_unique(&def, cx.tenant, "fileKey", k)?.map(|i| w.get(&def, cx.tenant, i)).transpose()?.flatten(),
             None => None,
         };
+        let shown: String = l.chars().take(60).collect();
         let Some(f) = found else {
-            let shown: String = l.chars().take(60).collect();
             return Err(rule(format!("附件 {shown} 不是本系统上传的文件,请通过上传添加"), format!("Attachment {shown} is not a file uploaded here; add it by uploading")));
         };
-        names.push(text(&f, "originalName").to_string());
+        let bound = text(&f, "boundTo");
+        if !bound.is_empty() && Some(bound) != mine.as_deref() {
+            return Err(rule(format!("附件 {shown} 已属于其他记录,请重新上传"), format!("Attachment {shown} belongs to another record; upload it again")));
+        }
+        out.push(f);
     }
+    Ok(out)
+}
+
+/// Checks the links (`attached`) and answers the files' original names in the same order, as a JSON array, for the
+/// thread to show.
+fn attachment_names(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>) -> store::Result<String> {
+    let names: Vec<String> = attached(w, cx, links, order)?.iter().map(|f| text(f, "originalName").to_string()).collect();
     Ok(serde_json::to_string(&names).unwrap_or_default())
+}
+
+/// Binds the files of `links` to the order, in the transaction that attaches them.
+fn bind(w: &mut WriteCtx, cx: &Ctx, links: &str, order: u64) -> store::Result<()> {
+    let def = cx.def("attach");
+    for f in attached(w, cx, links, Some(order))? {
+        if text(&f, "boundTo").is_empty() {
+            w.update(&def, cx.tenant, id(&f, "id"), obj(json!({"boundTo": owner(order)})), cx.actor)?;
+        }
+    }
+    Ok(())
+}
+
+/// Binds the files of a tenant's orders and replies that are not bound yet (files of an older data file); a link
+/// that names no file of the tenant is left as it is.
+pub fn bind_files(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+    let adef = res.get("attach");
+    let prefix = format!("/files/{tenant}/");
+    let mut links: Vec<(u64, String)> = w.all(&res.get("worklist_order"), tenant)?.iter().map(|o| (id(o, "id"), text(o, "attachments").to_string())).collect();
+    links.extend(w.all(&res.get("worklist_reply"), tenant)?.iter().map(|r| (id(r, "orderId"), text(r, "attachments").to_string())));
+    for (order, list) in links {
+        for key in list.split(',').filter_map(|l| l.trim().strip_prefix(&prefix)) {
+            let Some(i) = w.find_unique(&adef, tenant, "fileKey", key)? else { continue };
+            if w.get(&adef, tenant, i)?.is_some_and(|a| text(&a, "boundTo").is_empty()) {
+                w.update(&adef, tenant, i, obj(json!({"boundTo": owner(order)})), &store::Actor::default())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An order's own files become the order's.
+fn order_saved(w: &mut WriteCtx, cx: &Ctx, _old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
+    bind(w, cx, text(new, "attachments"), id(new, "id"))
 }
 
 fn recount(w: &mut WriteCtx, cx: &Ctx, order: u64, gone: u64) -> store::Result<Map<String, Value>> {
@@ -158,8 +216,9 @@ fn recount(w: &mut WriteCtx, cx: &Ctx, order: u64, gone: u64) -> store::Result<M
     w.update(&cx.def("worklist_order"), cx.tenant, order, patch, cx.actor)
 }
 
-/// The count follows; the assignee's first reply takes an open order in hand.
+/// The count follows; the reply's files become the order's; the assignee's first reply takes an open order in hand.
 fn reply_saved(w: &mut WriteCtx, cx: &Ctx, _old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
+    bind(w, cx, text(new, "attachments"), id(new, "orderId"))?;
     let o = recount(w, cx, id(new, "orderId"), 0)?;
     if int(&o, "orderStatus") == 1 && id(&o, "assigneeId") == cx.actor.user_id && cx.actor.user_id != 0 {
         let mut patch = Map::new();
