@@ -21,6 +21,9 @@ pub struct Perms {
     /// API scopes by permission code: present only when every role granting the code limits its menu's
     /// routes; the request path must then match one of the patterns.
     pub api: HashMap<String, Vec<String>>,
+    /// One of the roles is a technical worker's: such a user may not sign in, and a session of one that became
+    /// a worker since ends.
+    pub worker: bool,
 }
 
 /// One data scope granted to a role: type 1 all, 2 own rows, 3 own department, 4 own department and below,
@@ -109,6 +112,7 @@ fn compute(r: &ReadCtx, res: &Resources, tenant: &str, role_ids: &[u64]) -> stor
         let Some(role) = r.get(&role_def, tenant, *id)? else { continue };
         let alias = role.get("roleAlias").and_then(Value::as_str).unwrap_or("").to_string();
         let all = tenant == store::PLATFORM_TENANT && alias == "administrator";
+        p.worker |= role.get("isWorker").and_then(Value::as_i64) == Some(1);
         p.aliases.push(alias);
         let granted: HashSet<u64> = ids_of(role.get("menuIds")).into_iter().collect();
         let mut g = RoleGrants { codes: HashSet::new(), data: HashMap::new(), api: HashMap::new() };

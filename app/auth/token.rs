@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::auth::jwt::{AUDIENCE, Claims, ISSUER};
 use crate::auth::password;
+use crate::auth::throttle::Key;
 use crate::auth::session::{Session, id_list};
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, ReqCtx, host_of, ok, peer_ip};
@@ -92,19 +93,23 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
         other => return Err(ApiError::with(Kind::UnsupportedGrant, other.chars().take(40).collect::<String>())),
     }
     let tenant_id = resolve_tenant(st, &caller.headers, p.get("tenantId")).await?;
-    if grant_type == "captcha" {
-        let (key, code) = (header(&caller.headers, "captcha-key"), header(&caller.headers, "captcha-code"));
-        if !st.captchas.check(key, code) {
-            return Err(ApiError::new(Kind::CaptchaWrong));
-        }
+    let (key, code) = (header(&caller.headers, "captcha-key"), header(&caller.headers, "captcha-code"));
+    if grant_type == "captcha" && !st.captchas.check(key, code) {
+        return Err(ApiError::new(Kind::CaptchaWrong));
     }
     let account = p.get("username").unwrap_or("").trim().to_string();
     let secret = password::normalize(p.get("password").unwrap_or(""));
-    let throttle_key = format!("{tenant_id}:{}", account.to_lowercase());
-    if let Some(wait) = st.throttle.wait(&throttle_key, &caller.ip) {
+    let who = format!("{tenant_id}:{}", account.to_lowercase());
+    let keys = [Key::pair("sign-in", &who, &caller.ip), Key::address("sign-in", &caller.ip), Key::account("sign-in", &who)];
+    if let Some(wait) = st.throttle.wait(&keys) {
         let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());
         e.retry_after = Some(wait);
         return Err(e);
+    }
+    // An account guessed at from anywhere asks for a solved captcha: the owner types one, a guesser pays one
+    // per guess. A password grant may bring one in the same headers.
+    if grant_type != "captcha" && st.throttle.needs_captcha(&keys[2]) && !(!key.is_empty() && st.captchas.check(key, code)) {
+        return Err(ApiError::new(Kind::CaptchaRequired));
     }
     let st2 = st.clone();
     let (t2, a2) = (tenant_id.clone(), account.clone());
@@ -131,23 +136,13 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
     let user = match user {
         Some(u) if good => u,
         _ => {
-            st.throttle.failed(&throttle_key, &caller.ip);
+            st.throttle.failed(&keys);
             tracing::info!(target: "zz::signin", tenant = %tenant_id, account = %account, ip = %caller.ip, result = "bad_credentials");
             return Err(ApiError::new(Kind::BadCredentials));
         }
     };
-    st.throttle.succeeded(&throttle_key);
-    if user.get("status").and_then(Value::as_i64) != Some(1) {
-        return Err(ApiError::new(Kind::AccountDisabled));
-    }
-    let roles = roles_of(st, &tenant_id, &user).await?;
-    if roles.iter().any(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)) || is_worker_account(st, &tenant_id, &user).await? {
-        return Err(ApiError::new(Kind::WorkerRefused));
-    }
-    // As BladeX: a user whose roles are none (or all removed) gets no token.
-    if roles.is_empty() {
-        return Err(ApiError::new(Kind::NoRole));
-    }
+    st.throttle.succeeded(&[Key::pair("sign-in", &who, &caller.ip), Key::account("sign-in", &who)]);
+    let roles = admit(st, &tenant_id, &user).await?;
     let uid = user.get("id").and_then(Value::as_u64).unwrap_or(0);
     let (sid, secret) = (random_hex(16), random_hex(32));
     let now = store::now_millis();
@@ -212,14 +207,33 @@ async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) ->
     let st2 = st.clone();
     let t = tenant_id.clone();
     let user = st.read(move |r| r.get(&st2.res.get("user"), &t, uid)).await?.ok_or_else(bad)?;
+    // Everything a sign-in checks, checked again: a refresh token does not outlive a role change, a disabled
+    // account or a lapsed tenant (the tenant was checked by `resolve_tenant`). Refused, the session ends.
+    let roles = match admit(st, &tenant_id, &user).await {
+        Ok(roles) => roles,
+        Err(e) => {
+            tracing::warn!(target: "zz::signin", tenant = %tenant_id, ip = %caller.ip, result = e.code(), "refresh refused");
+            revoke(st, &tenant_id, Some(sid), None).await?;
+            return Err(e);
+        }
+    };
+    Ok(token_body(st, &tenant_id, &user, &roles, sid, &new_secret, client))
+}
+
+/// What a user must be to hold a session, checked at sign-in and at every refresh: an active account, not a
+/// technical worker (by role, or by a worker record naming the account), with at least one role (as BladeX).
+async fn admit(st: &AppState, tenant: &str, user: &Map<String, Value>) -> ApiResult<Vec<Map<String, Value>>> {
     if user.get("status").and_then(Value::as_i64) != Some(1) {
-        return Err(bad());
+        return Err(ApiError::new(Kind::AccountDisabled));
     }
-    let roles = roles_of(st, &tenant_id, &user).await?;
+    let roles = roles_of(st, tenant, user).await?;
+    if roles.iter().any(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)) || is_worker_account(st, tenant, user).await? {
+        return Err(ApiError::new(Kind::WorkerRefused));
+    }
     if roles.is_empty() {
         return Err(ApiError::new(Kind::NoRole));
     }
-    Ok(token_body(st, &tenant_id, &user, &roles, sid, &new_secret, client))
+    Ok(roles)
 }
 
 fn token_body(

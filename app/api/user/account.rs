@@ -12,6 +12,7 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use crate::auth::password;
+use crate::auth::throttle::Key;
 use crate::auth::session::Session;
 use crate::auth::token::Caller;
 use crate::error::{ApiError, ApiResult, Kind};
@@ -55,8 +56,14 @@ fn key(tenant: &str, purpose: &str, who: &str) -> String {
     format!("{tenant}\u{1f}{purpose}\u{1f}{}", who.to_lowercase())
 }
 
+/// The throttle's keys of an attempt about `k` from `ip`: the subject from anywhere (codes sent to one phone or
+/// account are limited however many addresses ask) and the address over every subject.
+fn keys(k: &str, ip: &str) -> [Key; 2] {
+    [Key::own("account", k), Key::address("account", ip)]
+}
+
 fn throttled(st: &AppState, k: &str, ip: &str) -> ApiResult<()> {
-    if let Some(wait) = st.throttle.wait(k, ip) {
+    if let Some(wait) = st.throttle.wait(&keys(k, ip)) {
         let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());
         e.retry_after = Some(wait);
         return Err(e);
@@ -69,7 +76,7 @@ fn throttled(st: &AppState, k: &str, ip: &str) -> ApiResult<()> {
 fn issue(st: &AppState, tenant: &str, purpose: &str, who: &str, phone: Option<&str>, ip: &str) -> ApiResult<()> {
     let k = key(tenant, purpose, who);
     throttled(st, &k, ip)?;
-    st.throttle.failed(&k, ip);
+    st.throttle.failed(&keys(&k, ip));
     let code = format!("{:06}", rand::random_range(0..1_000_000u32));
     if let Some(phone) = phone {
         provider().send(tenant, phone, &format!("【智装】验证码 {code},5分钟内有效。"));
@@ -119,7 +126,7 @@ pub async fn register_guest(State(st): State<AppState>, caller: Caller, p: AnyPa
     input.insert("realName".into(), json!(p.get("realName").unwrap_or(name)));
     let def = st.res.get("user");
     let mut doc = def.parse_input(&input, true)?;
-    st.throttle.failed(&k, &caller.ip);
+    st.throttle.failed(&keys(&k, &caller.ip));
     let hash = crate::api::user::admin::hash_pw(&st, password::normalize(pw)).await?;
     doc.insert("passwordHash".into(), json!(hash));
     doc.insert("tokenVersion".into(), json!(0));
@@ -200,7 +207,7 @@ pub async fn retrieve_update(State(st): State<AppState>, caller: Caller, p: AnyP
     let found = phone_of(&st, &tenant, account).await?;
     let good = consume(&tenant, "retrieve", account, code);
     let Some((uid, _)) = found.filter(|_| good) else {
-        st.throttle.failed(&k, &caller.ip);
+        st.throttle.failed(&keys(&k, &caller.ip));
         return Err(ApiError::new(Kind::SmsCodeWrong));
     };
     let hash = crate::api::user::admin::hash_pw(&st, password::normalize(pw)).await?;

@@ -4,6 +4,7 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use crate::auth::password;
+use crate::auth::throttle::Key;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, ok};
@@ -29,8 +30,8 @@ pub async fn update_password(State(st): State<AppState>, s: Session, p: AnyParam
     if old == new {
         return Err(ApiError::new(Kind::PasswordSame));
     }
-    let key = format!("{}:{}", s.tenant, s.user.get("account").and_then(Value::as_str).unwrap_or("").to_lowercase());
-    if let Some(wait) = st.throttle.wait(&key, "password-change") {
+    let who = format!("{}:{}", s.tenant, s.user.get("account").and_then(Value::as_str).unwrap_or(""));
+    if let Some(wait) = st.throttle.wait(&[Key::own("password-change", &who)]) {
         let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());
         e.retry_after = Some(wait);
         return Err(e);
@@ -46,7 +47,7 @@ pub async fn update_password(State(st): State<AppState>, s: Session, p: AnyParam
         .map_err(ApiError::internal)?
     };
     let Some(new_hash) = new_hash.filter(|_| good) else {
-        st.throttle.failed(&key, "password-change");
+        st.throttle.failed(&[Key::own("password-change", &who)]);
         return Err(ApiError::new(Kind::OldPasswordWrong));
     };
     set_password(&st, &s.tenant, s.user_id, new_hash, false).await?;
@@ -76,8 +77,9 @@ pub async fn set_password(st: &AppState, tenant: &str, uid: u64, phc: String, mu
 pub async fn check_password(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let given = p.get("password").map(str::trim).filter(|v| !v.is_empty()).ok_or_else(|| ApiError::with(Kind::Missing, "password"))?;
     let given = password::normalize(given);
-    let key = format!("{}:{}", s.tenant, s.user.get("account").and_then(Value::as_str).unwrap_or("").to_lowercase());
-    if let Some(wait) = st.throttle.wait(&key, "unlock") {
+    // The user's own key: one tenant's unlocks never delay another's, nor another user's.
+    let who = format!("{}:{}", s.tenant, s.user.get("account").and_then(Value::as_str).unwrap_or(""));
+    if let Some(wait) = st.throttle.wait(&[Key::own("unlock", &who)]) {
         let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());
         e.retry_after = Some(wait);
         return Err(e);
@@ -88,7 +90,7 @@ pub async fn check_password(State(st): State<AppState>, s: Session, p: AnyParams
         tokio::task::spawn_blocking(move || password::verify(&given, &phc)).await.map_err(ApiError::internal)?
     };
     if !good {
-        st.throttle.failed(&key, "unlock");
+        st.throttle.failed(&[Key::own("unlock", &who)]);
         return Err(ApiError::new(Kind::PasswordWrong));
     }
     Ok(ok(Value::Null))
