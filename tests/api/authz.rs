@@ -1069,3 +1069,61 @@ async fn excel_import_and_export_share_one_template() {
     assert_eq!(s, 400, "{v}");
     assert!(v.to_string().contains("template"));
 }
+
+/// Hostile files for every route that takes one (issue 32): the far corner of the grid, a part that inflates a
+/// thousandfold, and more rows than any import takes. Every upload route gets each of them — a new importer is
+/// covered by being registered with `post_upload` — and must answer below 500 at once (a background import
+/// fails with its reason), never grow the server by the sheet's declared size.
+#[tokio::test]
+async fn upload_matrix_every_route_refuses_hostile_files() {
+    use zhizhuang::engine::sheet::fixtures::{sheet_xml, workbook};
+    let app = App::new();
+    let (a, p) = (app.admin(A).await, app.admin(P).await);
+    let project = put(&app, A, "project", json!({"projectName": "江岸名邸", "projectCode": "XM-M-1"}), 0);
+    let far = workbook(&sheet_xml("A1:XFD1048576", &[("A1", "名称"), ("B1", "单元"), ("C1", "楼层"), ("D1", "房号"), ("E1", "户型"), ("F1", "面积(㎡)"), ("XFD1048576", "x")]), None);
+    let si = "<si><t>bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb</t></si>";
+    let strings = format!(r#"<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">{}</sst>"#, si.repeat(90_000));
+    let bomb = workbook(&sheet_xml("A1", &[("A1", "名称")]), Some(&strings));
+    let many: String = (2..60_003).map(|i| format!(r#"<row r="{i}"><c r="A{i}" t="inlineStr"><is><t>{i}</t></is></c></row>"#)).collect();
+    let many = workbook(&format!(r#"<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>楼栋</t></is></c></row>{many}</sheetData></worksheet>"#), None);
+    let mut n = 0;
+    for r in crate::support::routes().into_iter().filter(|r| r.upload) {
+        let who = if r.path.starts_with("/api/blade-flow/manager/") { &p } else { &a };
+        let url = format!("{}?isCovered=0&projectId={project}", r.path);
+        for (name, file) in [("far corner", &far), ("inflating part", &bomb), ("60,000 rows", &many)] {
+            let started = std::time::Instant::now();
+            let (s, v) = app.upload(who, &url, "data.xlsx", file.clone()).await;
+            assert!((400..500).contains(&s) || s == 200, "{} with the {name}: {s} {v}", r.path);
+            if let Some(code) = v["data"]["taskCode"].as_str() {
+                let task = loop {
+                    let (_, t) = app.get(&format!("/api/blade-scm/building/getImportStatus?taskCode={code}"), &a).await;
+                    if t["data"]["state"] != "running" {
+                        break t;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                };
+                assert_eq!(task["data"]["state"], "failed", "{} with the {name}: {task}", r.path);
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(20), "{} with the {name}: {:?}", r.path, started.elapsed());
+            n += 1;
+        }
+    }
+    assert!(n >= 3 * 8, "{n} uploads: every importer and attachment route");
+}
+
+/// Files of another tenant, by their link, with this tenant's session: nothing (the attachment routes' side of the
+/// cross-tenant matrix; `abuse.rs` covers the rights within a tenant).
+#[tokio::test]
+async fn files_of_another_tenant_are_not_served() {
+    let app = App::new();
+    let (a, b) = (app.admin(A).await, app.admin(B).await);
+    let (s, v) = app.upload(&b, "/api/blade-resource/oss/endpoint/put-file", "b_secret.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj".to_vec()).await;
+    assert_eq!(s, 200, "{v}");
+    let link = v["data"]["link"].as_str().unwrap().to_string();
+    let req = |t: &str, url: &str| axum::http::Request::get(url).header("blade-auth", format!("bearer {t}")).body(axum::body::Body::empty()).unwrap();
+    assert_eq!(app.call(req(&b, &link)).await.0, 200);
+    assert_eq!(app.call(req(&a, &link)).await.0, 404);
+    assert_eq!(app.call(req(&a, &link.replace(&format!("/{B}/"), &format!("/{A}/")))).await.0, 404);
+    let (s, _, _) = app.call(axum::http::Request::get(&link).body(axum::body::Body::empty()).unwrap()).await;
+    assert_eq!(s, 401);
+}

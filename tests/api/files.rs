@@ -37,14 +37,14 @@ async fn avatar_upload_checks_type_size_and_serves_safely() {
     let (_, info) = app.get("/api/blade-user/info", &token).await;
     assert_eq!(info["data"]["avatar"], link.as_str());
 
-    let (s, h, _) = app.call(Request::get(&link).body(Body::empty()).unwrap()).await;
+    let (s, h, _) = app.call(Request::get(&link).header("blade-auth", format!("bearer {token}")).body(Body::empty()).unwrap()).await;
     assert_eq!(s, 200);
     assert_eq!(h["content-type"], "image/png");
     assert_eq!(h["x-content-type-options"], "nosniff");
     assert!(h["content-disposition"].to_str().unwrap().contains("me.png"));
     // Another tenant's path with the same key finds nothing.
     let other = link.replace("/157270/", "/741487/");
-    let (s, _, _) = app.call(Request::get(&other).body(Body::empty()).unwrap()).await;
+    let (s, _, _) = app.call(Request::get(&other).header("blade-auth", format!("bearer {token}")).body(Body::empty()).unwrap()).await;
     assert_eq!(s, 404);
 
     let (s, v) = upload(&app, "/api/blade-user/avatar", &token, "big.png", &png(600 * 1024)).await;

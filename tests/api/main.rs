@@ -1,4 +1,5 @@
 //! HTTP scenario tests of the root package, compiled as one binary.
+mod abuse;
 mod admin;
 mod authz;
 mod cli;

@@ -1186,8 +1186,11 @@ test('work orders: raised from the top bar, replied to, resolved; urgent ones on
   await sent.waitFor();
   if ((await thread.getByText('草稿.txt').count()) !== 0) throw new Fail('a removed attachment was sent');
   const href = await sent.getAttribute('href');
-  const file = await fetch(`http://127.0.0.1:${server.port}${href}`);
-  if (file.status !== 200 || !(file.headers.get('content-type') ?? '').includes('pdf')) throw new Fail(`attachment ${href}: ${file.status}`);
+  // The link opens for the signed-in browser (its session cookie goes with it), and for nobody else.
+  const file = await page.evaluate(async (u) => { const r = await fetch(u); return { status: r.status, type: r.headers.get('content-type') ?? '' }; }, href);
+  if (file.status !== 200 || !file.type.includes('pdf')) throw new Fail(`attachment ${href}: ${file.status}`);
+  const stranger = await fetch(`http://127.0.0.1:${server.port}${href}`);
+  if (stranger.status !== 401) throw new Fail(`attachment ${href} without a session: ${stranger.status}`);
   await page.getByRole('button', { name: '标记解决' }).click();
   await toast(page, '已标记解决').waitFor();
   await page.getByRole('heading', { name: /主卧墙面开裂/ }).getByText('已解决').waitFor();
