@@ -1,4 +1,4 @@
-//! Operator commands: backup, verify, restore and password reset. Each works on a data directory no server
+//! Operator commands: backup, verify, restore, recover, compact and password reset. Each works on a data directory no server
 //! holds by opening the file directly, and (backup, password reset) through the running server's admin socket
 //! `DIR/admin.sock` (mode 0600: only whoever can read DIR can use it) when one does.
 use std::io::{BufRead, BufReader, Write};
@@ -38,25 +38,117 @@ fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
     Ok(if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir()?.join(p) })
 }
 
-pub fn backup(dir: &Path, out: &Path) -> anyhow::Result<()> {
-    let out = absolute(out)?;
-    let report = match Store::open(&data_file(dir), &store::Options::default()) {
+/// Where `backup --with-logs` writes the logs' copy: FILE with `-logs` before its extension.
+pub fn logs_backup_path(out: &Path) -> PathBuf {
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = out.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    out.with_file_name(format!("{stem}-logs{ext}"))
+}
+
+/// A backup of one store's file `file` to `out`, offline (no server holds it) — None when a server does.
+fn backup_offline(file: &Path, out: &Path) -> anyhow::Result<Option<Value>> {
+    match Store::open(file, &store::Options::default()) {
         Ok(st) => {
             let res = crate::engine::resources::Resources::load()?;
             res.load_generated(&st)?;
-            let r = st.backup_to(&out, &|name| res.try_get(name));
+            let r = st.backup_to(out, &|name| res.try_get(name));
             st.close();
-            serde_json::to_value(r?)?
+            Ok(Some(serde_json::to_value(r?)?))
         }
-        Err(StoreError::Locked) => call(dir, &json!({"cmd": "backup", "out": out}))?["report"].clone(),
-        Err(e) => return Err(e.into()),
+        Err(StoreError::Locked) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub fn backup(dir: &Path, out: &Path, with_logs: bool) -> anyhow::Result<()> {
+    let out = absolute(out)?;
+    let logs_out = with_logs.then(|| logs_backup_path(&out));
+    let (report, logs_report) = match backup_offline(&data_file(dir), &out)? {
+        Some(r) => {
+            let l = match &logs_out {
+                Some(lo) => {
+                    let f = crate::logsink::file_for(&data_file(dir));
+                    if f.exists() { backup_offline(&f, lo)? } else { None }
+                }
+                None => None,
+            };
+            (r, l)
+        }
+        None => {
+            let v = call(dir, &json!({"cmd": "backup", "out": out, "logs_out": logs_out}))?;
+            (v["report"].clone(), Some(v["logs_report"].clone()).filter(|x| !x.is_null()))
+        }
     };
     println!("backup written to {}", out.display());
     print_counts(&report);
+    if let (Some(lo), Some(r)) = (&logs_out, &logs_report) {
+        println!("logs backup written to {}", lo.display());
+        print_counts(r);
+    }
+    Ok(())
+}
+
+/// `zhizhuang recover --dir DIR --accept-loss`: opens the data file and the logs' file accepting the loss of what
+/// a damaged log holds after the damage; prints what was applied and discarded.
+pub fn recover(dir: &Path, accept_loss: bool) -> anyhow::Result<()> {
+    if !accept_loss {
+        bail!("recover discards the records of a damaged write-ahead log after the damage: add --accept-loss to do it (or restore a backup)");
+    }
+    if server_running(dir) {
+        bail!("a server is running on {}; it opened its files, so there is nothing to recover", dir.display());
+    }
+    let data = data_file(dir);
+    for file in [data.clone(), crate::logsink::file_for(&data)] {
+        if !file.exists() {
+            continue;
+        }
+        let refused = match Store::open(&file, &store::Options::default()) {
+            Ok(st) => {
+                st.close();
+                println!("{}: opens as it is; nothing to recover", file.display());
+                continue;
+            }
+            Err(StoreError::LogRefused(r)) => r,
+            Err(StoreError::Locked) => bail!("another process holds {}", file.display()),
+            Err(e) => return Err(e.into()),
+        };
+        let st = Store::open(&file, &store::Options { accept_loss: true, ..Default::default() })?;
+        let rep = st.replayed().clone();
+        st.close();
+        println!(
+            "{}: {} records applied; the log was set aside as {} ({} records after byte {} discarded)",
+            file.display(),
+            rep.records,
+            rep.set_aside.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            refused.discarded,
+            refused.position
+        );
+    }
     Ok(())
 }
 
 pub fn verify(file: &Path) -> anyhow::Result<bool> {
+    let ok = verify_one(file)?;
+    // The logs' file beside a data file (a backup's `-logs` copy beside it too).
+    let mut logs_ok = true;
+    let beside = if file.file_name().is_some_and(|n| n == store::DATA_FILE) { crate::logsink::file_for(file) } else { logs_backup_path(file) };
+    for l in [beside] {
+        if l.exists() && l != file {
+            println!();
+            let report = store::verify_file(&l)?;
+            println!("{} (logs): {}", l.display(), if report.ok { "OK" } else { "DAMAGED" });
+            print_counts(&serde_json::to_value(&report)?);
+            for p in &report.problems {
+                println!("problem: {p}");
+            }
+            logs_ok &= report.ok;
+            break;
+        }
+    }
+    Ok(ok && logs_ok)
+}
+
+fn verify_one(file: &Path) -> anyhow::Result<bool> {
     // Commits the last run left in the write-ahead log are part of the data: fold them in first (what the server
     // does at start), so the file checked is the one it will serve.
     if store::wal::path_for(file).exists() {
@@ -164,9 +256,18 @@ pub fn reindex(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Compacts DIR's data file (no server may hold it) and prints its size before and after.
+/// Compacts DIR's data file and logs' file (no server may hold them) and prints their sizes before and after.
 pub fn compact(dir: &Path) -> anyhow::Result<()> {
-    let file = data_file(dir);
+    compact_file(&data_file(dir))?;
+    let logs = crate::logsink::file_for(&data_file(dir));
+    if logs.exists() {
+        compact_file(&logs)?;
+    }
+    Ok(())
+}
+
+fn compact_file(file: &Path) -> anyhow::Result<()> {
+    let file = file.to_path_buf();
     // Opening the store first tells a running server (locked) apart from a missing file.
     match Store::open(&file, &store::Options::default()) {
         Ok(st) => st.close(),
@@ -203,11 +304,46 @@ fn print_counts(report: &Value) {
     }
 }
 
-/// Replaces DIR's data file with a verified backup; the previous file is kept beside it.
-pub fn restore(dir: &Path, file: &Path) -> anyhow::Result<()> {
+/// Replaces DIR's data file (and, given `logs`, the logs' file) with a verified backup; the previous file is kept
+/// beside it.
+pub fn restore(dir: &Path, file: &Path, logs: Option<&Path>) -> anyhow::Result<()> {
     if server_running(dir) {
         bail!("a server is running on {}; stop it before restoring", dir.display());
     }
+    if let Some(l) = logs {
+        if !store::verify_file(l)?.ok {
+            bail!("{} fails verification; nothing changed", l.display());
+        }
+        let target = crate::logsink::file_for(&data_file(dir));
+        replace_file(dir, l, &target)?;
+        println!("restored the logs {} into {}", l.display(), target.display());
+    }
+    restore_data(dir, file)
+}
+
+/// Puts `from` (a verified copy) in place of `target` through a synced temporary file, keeping the old one (and a
+/// write-ahead log left beside it) aside.
+fn replace_file(dir: &Path, from: &Path, target: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!("{name}.restoring"));
+    std::fs::copy(from, &tmp)?;
+    std::fs::File::open(&tmp)?.sync_all()?;
+    if target.exists() {
+        let aside = dir.join(format!("{name}.before-restore-{}", store::now_millis()));
+        std::fs::rename(target, &aside)?;
+        println!("previous file kept as {}", aside.display());
+        let log = store::wal::path_for(target);
+        if log.exists() {
+            std::fs::rename(&log, store::wal::path_for(&aside))?;
+        }
+    }
+    std::fs::rename(&tmp, target)?;
+    std::fs::File::open(dir)?.sync_all()?;
+    Ok(())
+}
+
+fn restore_data(dir: &Path, file: &Path) -> anyhow::Result<()> {
     let target = data_file(dir);
     if target.exists() {
         match Store::open(&target, &store::Options::default()) {
@@ -219,22 +355,8 @@ pub fn restore(dir: &Path, file: &Path) -> anyhow::Result<()> {
     if !store::verify_file(file)?.ok {
         bail!("{} fails verification; nothing changed", file.display());
     }
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!("{}.restoring", store::DATA_FILE));
-    std::fs::copy(file, &tmp)?;
-    std::fs::File::open(&tmp)?.sync_all()?;
-    if target.exists() {
-        let aside = dir.join(format!("{}.before-restore-{}", store::DATA_FILE, store::now_millis()));
-        std::fs::rename(&target, &aside)?;
-        println!("previous data file kept as {}", aside.display());
-        // A log left beside the old file (it did not open) belongs with it.
-        let log = store::wal::path_for(&target);
-        if log.exists() {
-            std::fs::rename(&log, store::wal::path_for(&aside))?;
-        }
-    }
-    std::fs::rename(&tmp, &target)?;
-    let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    // A log left beside the old file (it did not open) goes aside with it.
+    replace_file(dir, file, &target)?;
     // The search index described the replaced file: it is rebuilt from the restored one at the next start.
     let index_dir = crate::indexer::index_dir(&target);
     if index_dir.exists() {
@@ -323,8 +445,12 @@ async fn handle(st: &crate::state::AppState, req: Value) -> Value {
                 tracing::info!(target: "zz::admin", out = %out.display(), "online backup started");
                 let res = st.res.clone();
                 let report = st.store.backup_to(&out, &|name| res.try_get(name))?;
+                let logs_report = match req["logs_out"].as_str() {
+                    Some(lo) => Some(st.log_store.backup_to(Path::new(lo), &|name| res.try_get(name))?),
+                    None => None,
+                };
                 tracing::info!(target: "zz::admin", out = %out.display(), "online backup done");
-                Ok(json!({"ok": true, "report": report}))
+                Ok(json!({"ok": true, "report": report, "logs_report": logs_report}))
             }
             Some("passwd") => {
                 let (t, a, m) = (req["tenant"].as_str().unwrap_or(""), req["account"].as_str().unwrap_or(""), req["md5"].as_str().unwrap_or(""));

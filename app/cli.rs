@@ -1,4 +1,4 @@
-//! Command line: `serve`, `backup`, `verify`, `compact`, `restore`, `reindex`, `admin passwd`. Every flag has a `ZZ_*` variable; the
+//! Command line: `serve`, `backup`, `verify`, `compact`, `restore`, `recover`, `reindex`, `admin passwd`. Every flag has a `ZZ_*` variable; the
 //! doc comments are the help text.
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -22,19 +22,35 @@ pub enum Cmd {
         dir: PathBuf,
         #[arg(long)]
         out: PathBuf,
+        /// Also back up the logs' file (api, error, sign-in and general logs), to FILE with `-logs` added to its name.
+        #[arg(long)]
+        with_logs: bool,
     },
-    /// Check a data file or backup and print per-table counts. Exit code 1 when damaged.
+    /// Check a data file or backup (and the logs' file beside it) and print per-table counts. Exit code 1 when damaged.
     Verify { file: PathBuf },
-    /// Give the free space inside DIR's data file back to the disk (refused while a server holds DIR).
+    /// Give the free space inside DIR's data file and logs' file back to the disk (refused while a server holds DIR).
     Compact {
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
     },
-    /// Replace DIR's data file with a verified backup (refused while a server holds DIR).
+    /// Replace DIR's data file with a verified backup (refused while a server holds DIR); `--logs` also replaces
+    /// the logs' file with a backup of it (else the logs stay as they are).
     Restore {
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
         file: PathBuf,
+        #[arg(long)]
+        logs: Option<PathBuf>,
+    },
+    /// Open DIR after a write-ahead log was refused as untrustworthy: the records before the damage are applied,
+    /// the log is set aside (kept, renamed) and the number of records discarded printed. Restoring a backup loses
+    /// less when one is recent; this is for when none is.
+    Recover {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+        /// Required: you accept that the records after the damage are lost.
+        #[arg(long)]
+        accept_loss: bool,
     },
     /// Rebuild the search index of DIR (`DIR/index/`) from the data file (refused while a server holds DIR). A
     /// server rebuilds it by itself when it is missing or damaged; this does it offline, and prints how long.
@@ -134,11 +150,18 @@ pub struct ServeArgs {
     /// they cannot starve the other requests.
     #[arg(long, env = "ZZ_WALK_SLOTS", default_value_t = 0)]
     pub walk_slots: usize,
-    /// Which requests the api log records: `all`, or `writes` (every request but a successful read: each
-    /// change and each refused or failed request). Every entry is a record write, so at thousands of reads a
-    /// second `writes` spares the disk and the writer.
-    #[arg(long, env = "ZZ_API_LOG", default_value = "all", value_parser = ["all", "writes"])]
+    /// Which requests the api log records: `writes` (the default, as BladeX: every change and every refused or
+    /// failed request; successful reads are counted per route on the status screen and at /api/metrics), or
+    /// `all` (successful reads too, one entry each; those may be shed under load, counted).
+    #[arg(long, env = "ZZ_API_LOG", default_value = "writes", value_parser = ["all", "writes"])]
     pub api_log: String,
+    /// The most the logs' file (zhizhuang-logs.redb) may hold in use, in MiB; beyond it the oldest entries go.
+    #[arg(long, env = "ZZ_LOG_MAX_MB", default_value_t = 2048, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    pub log_max_mb: u64,
+    /// A token a monitoring system sends (`Authorization: Bearer <token>`) to scrape /api/metrics; without it
+    /// only the platform administrator may read them. Set it in the environment, not on the command line.
+    #[arg(long, env = "ZZ_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
     /// Run without the search index (for comparison): text filters walk the records, the search box answers 503.
     #[arg(long, env = "ZZ_NO_SEARCH_INDEX")]
     pub no_search_index: bool,

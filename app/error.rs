@@ -101,6 +101,7 @@ pub enum Kind {
     Refused,
     Internal,
     Unavailable,
+    StorageFailed,
 }
 
 struct Spec {
@@ -193,6 +194,7 @@ fn spec(k: Kind) -> Spec {
         IndexBuilding => s("index_building", 503, "搜索索引正在建立,请稍后重试", "The search index is being built; retry shortly"),
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
+        StorageFailed => s("storage_failed", 503, "存储写入故障，已停止写入，请检查磁盘后重启", "Writing to storage failed; writes are stopped. Check the disk, then restart the server"),
     }
 }
 
@@ -333,6 +335,10 @@ impl From<StoreError> for ApiError {
             StoreError::Rule(r) if r.contains(RULE_SEP) => ApiError::with(Kind::Rule, r),
             StoreError::Rule(r) => ApiError::internal(format!("unexpected rule failure: {r}")),
             StoreError::Closed => ApiError::new(Kind::Unavailable),
+            StoreError::Failed(what) => {
+                tracing::error!(target: "zz::error", cause = %what, "write refused: storage failed");
+                ApiError { cause: Some(what.chars().take(2000).collect::<String>().into()), ..ApiError::new(Kind::StorageFailed) }
+            }
             StoreError::Interrupted(_) => ApiError::with(Kind::WalkTimeout, "-"),
             other => ApiError::internal(other),
         }
@@ -352,7 +358,7 @@ mod tests {
             Forbidden, PlatformOnly, ApiScopeDenied, LastAdmin, OwnAccount, RoleInUse, SmsCodeWrong, BadRule, TooManyRequests, UnknownRoute, MethodNotAllowed, UnsupportedMediaType,
             PayloadTooLarge, FileTooLarge, ImportBusy, CaptchaRequired, Sealed, FileType, QuotaExceeded, PasswordWrong, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
             TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
-            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, IndexBuilding, Internal, Unavailable,
+            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, IndexBuilding, Internal, Unavailable, StorageFailed,
             DictCodeRequired, DictNameRequired, DictSortRequired, DictSealedRequired, DictKeyRequired, DictCodeTaken, DictKeyTaken, BadParent, HasChildren, HasUsers, TenantProtected, TenantIdTaken, NameTaken,
         ];
         let mut codes = std::collections::HashSet::new();

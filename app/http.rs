@@ -49,11 +49,8 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     let rid = format!("{:x}-{:x}", store::now_millis(), NEXT_RID.fetch_add(1, Ordering::Relaxed));
     let lang = Lang::from_accept(req.headers().get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok()));
     let method = req.method().clone();
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|m| m.as_str().to_string())
-        .unwrap_or_else(|| req.uri().path().chars().take(200).collect());
+    let matched = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_string());
+    let route = matched.clone().unwrap_or_else(|| req.uri().path().chars().take(200).collect());
     let agent: String = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("").chars().take(300).collect();
     let ctx = ReqCtx::default();
     req.extensions_mut().insert(ctx.clone());
@@ -78,7 +75,16 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     // the successful ones are left out.
     let titled = st.route_titles.get().and_then(|t| t.get(&format!("{method} {route}")));
     let read = method == Method::GET || method == Method::HEAD || titled.is_some_and(|(_, r)| *r);
-    let quiet_read = st.settings.api_log_writes_only && read && status < 400;
+    // Every request is counted by its route pattern (paths no route matched share one name each: pages and
+    // unknown api paths, so a scanner cannot grow the table).
+    let pattern = match &matched {
+        Some(p) => format!("{method} {p}"),
+        None if route.starts_with("/api/") => format!("{method} (unknown api path)"),
+        None => format!("{method} (page)"),
+    };
+    st.metrics.observe(&pattern, status, ms, store::now_millis());
+    let successful_read = read && status < 400;
+    let quiet_read = st.settings.api_log_writes_only && successful_read;
     if route.starts_with("/api/") && !quiet_read {
         let uid: u64 = who.user.parse().unwrap_or(0);
         let tenant = if who.tenant.is_empty() { store::PLATFORM_TENANT.to_string() } else { who.tenant.clone() };
@@ -97,7 +103,9 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         doc.insert("serverIp".into(), st.settings.listen.clone().into());
         doc.insert("env".into(), st.settings.env.clone().into());
         doc.insert("userAgent".into(), agent.into());
-        st.logs.push(crate::logsink::Entry { resource: "log_api", tenant: tenant.clone(), user: uid, doc });
+        let entry = crate::logsink::Entry { resource: "log_api", tenant: tenant.clone(), user: uid, doc };
+        // A change, a refusal or a failure is an audit entry: its answer waits for room rather than lose it.
+        if successful_read { st.logs.offer(entry) } else { st.logs.record(entry).await }
     }
     if status >= 500 {
         // Server errors go to the platform's error log (their causes are for operators, not tenants).
@@ -110,7 +118,7 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         doc.insert("url".into(), route.chars().take(500).collect::<String>().into());
         doc.insert("time".into(), st.settings.zone.format(store::now_millis()).into());
         doc.insert("requestId".into(), rid.into());
-        st.logs.push(crate::logsink::Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.into(), user: who.user.parse().unwrap_or(0), doc });
+        st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.into(), user: who.user.parse().unwrap_or(0), doc }).await;
     }
     resp
 }

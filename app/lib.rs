@@ -10,6 +10,7 @@ pub mod error;
 pub mod http;
 pub mod indexer;
 pub mod logsink;
+pub mod metrics;
 pub mod openapi;
 pub mod pages;
 pub mod seed;

@@ -1,19 +1,45 @@
-//! The server's own logs: every API call (`log_api`), every server error (`log_error`), every sign-in attempt
-//! (`log_login`) and notable administrative events (`log_usual`). Requests hand entries to a bounded channel and
-//! never wait: a thread group-writes them in large lazy commits (no fsync of their own: they reach the disk with
-//! the next data write, or within half a second), so the log keeps up with any request rate the writer can serve.
-//! Should the queue ever fill, the entries shed are counted and an error-log entry records how many and when.
-//! Secrets never reach an entry: query parameters are redacted by name before they are queued.
+//! The server's own logs: API calls (`log_api`: by default every change and every refused or failed request),
+//! server errors (`log_error`), sign-in attempts (`log_login`) and notable administrative events (`log_usual`).
+//!
+//! They live in their own file beside the data file (`zhizhuang-logs.redb`, its own store with its own writer and
+//! write-ahead log): the business data file holds business data only, reads never write to it, and a log burst
+//! never waits on (or delays) a business write. `backup` copies the data file (`--with-logs` adds this one).
+//!
+//! Requests hand entries to a bounded queue; a thread group-writes them in large lazy commits (durable within
+//! half a second). An audit entry (a change, a refusal or failure, a sign-in, an error) is never shed: its request
+//! waits for room (`record`). Only successful reads, recorded with `--api-log all`, may be shed when the queue is
+//! full (`offer`): counted, and an error-log entry records how many and when. The logs are kept for
+//! `--log-retention-days` and within `--log-max-mb` (oldest pruned first). Secrets never reach an entry: query
+//! parameters are redacted by name before they are queued.
 use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
 use serde_json::{Map, Value};
+use tokio::sync::mpsc::{Receiver, Sender, channel, error::TrySendError};
 
 use crate::engine::resources::Resources;
 
-/// Entries waiting at most; beyond that new ones are dropped (counted, and the count logged).
+/// The logs' file, beside the data file.
+pub const LOG_FILE: &str = "zhizhuang-logs.redb";
+
+/// The logs' file of a data file.
+pub fn file_for(data: &Path) -> PathBuf {
+    data.with_file_name(LOG_FILE)
+}
+
+/// Whether a resource is one of the server's logs (kept in the logs' file).
+pub fn is_log(name: &str) -> bool {
+    LOG_RESOURCES.contains(&name)
+}
+
+/// Opens the logs' store beside `data` (a small page cache: they are written far more than read).
+pub fn open_store(data: &Path) -> store::Result<store::Store> {
+    store::Store::open(&file_for(data), &store::Options { cache_bytes: 16 << 20, ..store::Options::default() })
+}
+
+/// Entries waiting at most: an audit entry waits for room beyond this, a read's entry is shed.
 const CAPACITY: usize = 50_000;
 /// Entries written in one transaction at most.
 const BATCH: usize = 256;
@@ -33,7 +59,7 @@ enum Msg {
 }
 
 pub struct LogSink {
-    tx: SyncSender<Msg>,
+    tx: Sender<Msg>,
     /// Entries dropped because the queue was full.
     pub dropped: Arc<AtomicU64>,
     /// Entries written since start.
@@ -41,61 +67,68 @@ pub struct LogSink {
 }
 
 impl LogSink {
-    pub fn start(store: store::Store, res: Resources, zone: crate::wire::Zone) -> LogSink {
+    /// The sink writing to the logs' store `logs`; `data` is the business store (whose tenants entries name).
+    pub fn start(logs: store::Store, data: store::Store, res: Resources, zone: crate::wire::Zone) -> LogSink {
         let (sink, rx) = LogSink::queue(CAPACITY);
-        sink.spawn(store, res, zone, rx);
+        sink.spawn(logs, data, res, zone, rx);
         sink
     }
 
     /// The queue alone; `spawn` starts its writer (separate so a test can fill the queue first).
     fn queue(capacity: usize) -> (LogSink, Receiver<Msg>) {
-        let (tx, rx) = sync_channel(capacity);
+        let (tx, rx) = channel(capacity);
         (LogSink { tx, dropped: Arc::default(), written: Arc::default() }, rx)
     }
 
-    fn spawn(&self, store: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receiver<Msg>) {
+    fn spawn(&self, logs: store::Store, data: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receiver<Msg>) {
         let (written, dropped) = (self.written.clone(), self.dropped.clone());
         let _ = std::thread::Builder::new()
             .name("zz-logs".into())
-            .spawn(move || run(store, res, zone, rx, written, dropped));
+            .spawn(move || run(logs, data, res, zone, rx, written, dropped));
     }
 
-    /// Queues an entry; never blocks. A full queue drops it and counts the drop.
-    pub fn push(&self, e: Entry) {
+    /// Queues an audit entry, waiting for room when the queue is full (backpressure: never shed).
+    pub async fn record(&self, e: Entry) {
+        // Only a stopped writer (the server is closing) refuses it.
+        let _ = self.tx.send(Msg::Log(e)).await;
+    }
+
+    /// Queues a successful read's entry without waiting: a full queue sheds it, counted.
+    pub fn offer(&self, e: Entry) {
         match self.tx.try_send(Msg::Log(e)) {
             Ok(()) => {}
-            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+            Err(TrySendError::Full(_)) | Err(TrySendError::Closed(_)) => {
                 if self.dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(1000) {
-                    tracing::warn!(target: "zz::logs", "log queue full: entries dropped");
+                    tracing::warn!(target: "zz::logs", "log queue full: read entries shed");
                 }
             }
         }
     }
 
     /// An administrative event in the usual log.
-    pub fn usual(&self, tenant: &str, user: u64, key: &str, message: &str) {
+    pub async fn usual(&self, tenant: &str, user: u64, key: &str, message: &str) {
         let mut doc = Map::new();
         doc.insert("logLevel".into(), "INFO".into());
         doc.insert("logId".into(), key.chars().take(64).collect::<String>().into());
         doc.insert("logData".into(), message.chars().take(2000).collect::<String>().into());
-        self.push(Entry { resource: "log_usual", tenant: tenant.to_string(), user, doc });
+        self.record(Entry { resource: "log_usual", tenant: tenant.to_string(), user, doc }).await;
     }
 
     /// Waits until everything queued before this call is written (tests, shutdown).
     pub async fn flush(&self) {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let sender = self.tx.clone();
-        let _ = tokio::task::spawn_blocking(move || sender.send(Msg::Flush(tx))).await;
-        let _ = rx.await;
+        if self.tx.send(Msg::Flush(tx)).await.is_ok() {
+            let _ = rx.await;
+        }
     }
 }
 
-fn run(store: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receiver<Msg>, written: Arc<AtomicU64>, dropped: Arc<AtomicU64>) {
+fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::wire::Zone, mut rx: Receiver<Msg>, written: Arc<AtomicU64>, dropped: Arc<AtomicU64>) {
     let mut known: HashSet<String> = HashSet::new();
     // Drops already recorded in the error log, and when the current run of drops was first seen.
     let mut recorded = 0u64;
     let mut drops_since: Option<i64> = None;
-    while let Ok(first) = rx.recv() {
+    while let Some(first) = rx.blocking_recv() {
         let mut batch = Vec::new();
         let mut flushes = Vec::new();
         let mut next = Some(first);
@@ -122,7 +155,7 @@ fn run(store: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receive
         if !batch.is_empty() {
             // Entries of a tenant that does not exist (a failed sign-in naming one) go to the platform's log.
             let tenant_def = res.get("tenant");
-            let _ = store.read(|r| {
+            let _ = tenants.read(|r| {
                 for e in batch.iter_mut() {
                     if e.tenant == store::PLATFORM_TENANT || known.contains(&e.tenant) {
                         continue;
@@ -204,11 +237,10 @@ pub fn redact_query(q: &str) -> String {
     s
 }
 
-/// Hard-deletes log entries older than `days` before `now_ms` in every tenant; returns how many went.
-pub fn prune(store: &store::Store, res: &Resources, days: u32, now_ms: i64) -> store::Result<u64> {
-    let floor = store::id_floor(now_ms - days as i64 * 86_400_000);
+/// The tenants whose logs a store may hold: every tenant, and the platform.
+fn tenants(data: &store::Store, res: &Resources) -> store::Result<Vec<String>> {
     let tenant_def = res.get("tenant");
-    let mut tenants: Vec<String> = store
+    let mut tenants: Vec<String> = data
         .read(|r| r.all(&tenant_def, store::PLATFORM_TENANT))?
         .iter()
         .filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string))
@@ -216,6 +248,13 @@ pub fn prune(store: &store::Store, res: &Resources, days: u32, now_ms: i64) -> s
     if !tenants.iter().any(|t| t == store::PLATFORM_TENANT) {
         tenants.push(store::PLATFORM_TENANT.into());
     }
+    Ok(tenants)
+}
+
+/// Hard-deletes log entries older than `days` before `now_ms` in every tenant; returns how many went.
+pub fn prune(logs: &store::Store, data: &store::Store, res: &Resources, days: u32, now_ms: i64) -> store::Result<u64> {
+    let floor = store::id_floor(now_ms - days as i64 * 86_400_000);
+    let tenants = tenants(data, res)?;
     let mut total = 0;
     for name in LOG_RESOURCES {
         let def = res.get(name);
@@ -223,7 +262,7 @@ pub fn prune(store: &store::Store, res: &Resources, days: u32, now_ms: i64) -> s
             // Bounded batches, so a large backlog never holds the writer for long.
             loop {
                 let (d, t2) = (def.clone(), t.clone());
-                let n = store.write(move |w| w.purge_before(&d, &t2, floor, 5_000))?;
+                let n = logs.write(move |w| w.purge_before(&d, &t2, floor, 5_000))?;
                 total += n;
                 if n < 5_000 {
                     break;
@@ -232,6 +271,88 @@ pub fn prune(store: &store::Store, res: &Resources, days: u32, now_ms: i64) -> s
         }
     }
     Ok(total)
+}
+
+/// Keeps the logs within `max_bytes` of pages in use: when over, the oldest entries (of any log, any tenant) go
+/// first, a batch at a time, until a tenth below. Returns how many went.
+pub fn prune_to_size(logs: &store::Store, data: &store::Store, res: &Resources, max_bytes: u64) -> store::Result<u64> {
+    let space = logs.space()?;
+    if space.allocated_bytes <= max_bytes {
+        return Ok(0);
+    }
+    let tenants = tenants(data, res)?;
+    let defs: Vec<Arc<store::ResourceDef>> = LOG_RESOURCES.iter().map(|n| res.get(n)).collect();
+    let entries: u64 = logs.read(|r| {
+        let mut n = 0;
+        for d in &defs {
+            for t in &tenants {
+                n += r.count(d, t)?;
+            }
+        }
+        Ok(n)
+    })?;
+    // Entries to delete: their share of the pages over nine tenths of the cap.
+    let target = max_bytes / 10 * 9;
+    let mut left = (entries as u128 * (space.allocated_bytes - target) as u128 / space.allocated_bytes.max(1) as u128) as u64;
+    let mut total = 0;
+    while left > 0 {
+        // The log and tenant whose oldest entry is the oldest of all.
+        let oldest = logs.read(|r| {
+            let mut best: Option<(u64, usize, String)> = None;
+            for (i, d) in defs.iter().enumerate() {
+                for t in &tenants {
+                    if let Some(first) = r.oldest(d, t, 0, 1)?.first().and_then(|m| m.get("id")).and_then(Value::as_u64)
+                        && best.as_ref().is_none_or(|b| first < b.0) {
+                        best = Some((first, i, t.clone()));
+                    }
+                }
+            }
+            Ok(best)
+        })?;
+        let Some((_, i, t)) = oldest else { break };
+        let (d, n) = (defs[i].clone(), left.min(2_000) as usize);
+        let gone = logs.write(move |w| w.purge_before(&d, &t, u64::MAX, n))?;
+        if gone == 0 {
+            break;
+        }
+        total += gone;
+        left = left.saturating_sub(gone);
+    }
+    Ok(total)
+}
+
+/// Moves the log entries an older data file holds into the logs' store, once, without losing one: each batch is
+/// committed (durably) in the logs' store before it is deleted from the data file, and a batch copied twice (a
+/// crash between the two) is not stored twice. Returns how many moved.
+pub fn move_out(data: &store::Store, logs: &store::Store, res: &Resources) -> store::Result<u64> {
+    let mut moved = 0u64;
+    for name in LOG_RESOURCES {
+        let def = res.get(name);
+        let d0 = def.clone();
+        let holders = data.read(move |r| r.tenants_of(&d0))?;
+        for t in holders {
+            loop {
+                let (d, t2) = (def.clone(), t.clone());
+                let batch = data.read(move |r| r.oldest(&d, &t2, 0, 5_000))?;
+                let Some(last) = batch.last().and_then(|m| m.get("id")).and_then(Value::as_u64) else { break };
+                let n = batch.len();
+                let (d, t2, b) = (def.clone(), t.clone(), Arc::new(batch));
+                logs.write(move |w| {
+                    for doc in b.iter() {
+                        w.put_as_is(&d, &t2, doc)?;
+                    }
+                    Ok(())
+                })?;
+                let (d, t2) = (def.clone(), t.clone());
+                data.write(move |w| w.purge_before(&d, &t2, last + 1, n))?;
+                moved += n as u64;
+                if moved % 100_000 < n as u64 {
+                    tracing::info!(target: "zz::logs", moved, "moving log entries out of the data file");
+                }
+            }
+        }
+    }
+    Ok(moved)
 }
 
 #[cfg(test)]
@@ -254,13 +375,15 @@ mod tests {
         let store = store::Store::open(&dir.path().join("data.redb"), &store::Options::default()).unwrap();
         let res = Resources::load().unwrap();
         let zone = crate::wire::Zone::parse("+08:00").unwrap();
-        // A queue of two with its writer not yet running: five pushes shed three.
+        // A queue of two with its writer not yet running: five offered reads shed three.
         let (sink, rx) = LogSink::queue(2);
         for i in 0..5 {
-            sink.usual(store::PLATFORM_TENANT, 1, "test", &format!("event {i}"));
+            let mut doc = Map::new();
+            doc.insert("logId".into(), format!("event {i}").into());
+            sink.offer(Entry { resource: "log_usual", tenant: store::PLATFORM_TENANT.into(), user: 1, doc });
         }
         assert_eq!(sink.dropped.load(Ordering::Relaxed), 3);
-        sink.spawn(store.clone(), res.clone(), zone, rx);
+        sink.spawn(store.clone(), store.clone(), res.clone(), zone, rx);
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         rt.block_on(sink.flush());
         let errors = store.read(|r| r.all(&res.get("log_error"), store::PLATFORM_TENANT)).unwrap();

@@ -24,14 +24,15 @@ fn main() -> anyhow::Result<()> {
             let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
             tokio::runtime::Builder::new_multi_thread().enable_all().max_blocking_threads((4 * cores).max(8)).build()?.block_on(zhizhuang::serve::run(args))
         }
-        Cmd::Backup { dir, out } => zhizhuang::admin::backup(&dir, &out),
+        Cmd::Backup { dir, out, with_logs } => zhizhuang::admin::backup(&dir, &out, with_logs),
         Cmd::Verify { file } => {
             if !zhizhuang::admin::verify(&file)? {
                 std::process::exit(1);
             }
             Ok(())
         }
-        Cmd::Restore { dir, file } => zhizhuang::admin::restore(&dir, &file),
+        Cmd::Restore { dir, file, logs } => zhizhuang::admin::restore(&dir, &file, logs.as_deref()),
+        Cmd::Recover { dir, accept_loss } => zhizhuang::admin::recover(&dir, accept_loss),
         Cmd::Compact { dir } => zhizhuang::admin::compact(&dir),
         Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),
         Cmd::Admin { cmd: AdminCmd::Passwd { dir, tenant, account, password } } => zhizhuang::admin::passwd(&dir, &tenant, &account, password),

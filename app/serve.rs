@@ -65,6 +65,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         feedback_url: args.feedback_url.clone(),
         appraise_url: args.appraise_url.clone(),
         log_retention_days: args.log_retention_days,
+        log_max_mb: args.log_max_mb,
+        metrics_token: args.metrics_token.clone().filter(|t| !t.trim().is_empty()),
         listen: args.http.to_string(),
         env: args.env.chars().take(32).collect(),
         walk_deadline: Duration::from_millis(args.walk_deadline_ms),
@@ -74,6 +76,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;
+    let log_store = st.log_store.clone();
     // Imports a stopped server left running are finished (failed; all-or-nothing ones undone) before serving.
     match crate::api::scm::building::recover(&st).await {
         Ok(0) => {}
@@ -87,7 +90,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
     let erp = crate::api::wms::erp::spawn(st.clone());
-    let log_pruner = tokio::spawn(prune_logs(st));
+    let log_pruner = tokio::spawn(prune_logs(st.clone()));
     tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown_signal())
@@ -100,7 +103,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(i) = index {
         i.stop();
     }
-    tokio::task::spawn_blocking(move || store.close()).await?;
+    // The logs of the last requests, then both files closed (each leaves no log of its own behind).
+    st.logs.flush().await;
+    drop(st);
+    tokio::task::spawn_blocking(move || {
+        store.close();
+        log_store.close();
+    })
+    .await?;
     tracing::info!(target: "zz::serve", "stopped; data file closed");
     Ok(())
 }
@@ -144,15 +154,30 @@ async fn prune_sessions(st: AppState) {
     }
 }
 
-/// Hourly: delete log entries older than the retention (`--log-retention-days`).
+/// Hourly: delete log entries older than the retention (`--log-retention-days`); every five minutes: keep the
+/// logs' file within `--log-max-mb` (the oldest entries first).
 async fn prune_logs(st: AppState) {
-    let mut tick = tokio::time::interval(Duration::from_secs(3600));
+    let mut tick = tokio::time::interval(Duration::from_secs(300));
+    let mut n = 0u64;
     loop {
         tick.tick().await;
-        let (s, r, days) = (st.store.clone(), st.res.clone(), st.settings.log_retention_days);
-        match tokio::task::spawn_blocking(move || crate::logsink::prune(&s, &r, days, store::now_millis())).await {
-            Ok(Ok(n)) if n > 0 => tracing::info!(target: "zz::logs", pruned = n, days, "old log entries removed"),
-            Ok(Ok(_)) => {}
+        let (l, d, r, days, cap) = (st.log_store.clone(), st.store.clone(), st.res.clone(), st.settings.log_retention_days, st.settings.log_max_mb << 20);
+        let by_age = n.is_multiple_of(12);
+        n += 1;
+        let done = tokio::task::spawn_blocking(move || -> store::Result<(u64, u64)> {
+            let old = if by_age { crate::logsink::prune(&l, &d, &r, days, store::now_millis())? } else { 0 };
+            Ok((old, crate::logsink::prune_to_size(&l, &d, &r, cap)?))
+        })
+        .await;
+        match done {
+            Ok(Ok((old, big))) => {
+                if old > 0 {
+                    tracing::info!(target: "zz::logs", pruned = old, days, "old log entries removed");
+                }
+                if big > 0 {
+                    tracing::info!(target: "zz::logs", pruned = big, max_mb = cap >> 20, "oldest log entries removed to keep the logs within their size");
+                }
+            }
             Ok(Err(e)) => tracing::warn!(target: "zz::logs", error = %e, "log pruning failed"),
             Err(e) => tracing::warn!(target: "zz::logs", error = %e, "log pruning task failed"),
         }

@@ -35,6 +35,10 @@ pub struct Settings {
     pub ssr: bool,
     /// Days the api, error, login and usual logs are kept (pruned hourly).
     pub log_retention_days: u32,
+    /// The most the logs' file may hold in use, in MiB (the oldest entries go first).
+    pub log_max_mb: u64,
+    /// A bearer token a monitoring system scrapes `/api/metrics` with (None: only the platform administrator).
+    pub metrics_token: Option<String>,
     /// The address served (the api log's server IP).
     pub listen: String,
     /// The environment name the api log records (BladeX `env`).
@@ -63,11 +67,13 @@ impl Default for Settings {
             appraise_url: "https://appraise.example.com".into(),
             ssr: true,
             log_retention_days: 90,
+            log_max_mb: 2048,
+            metrics_token: None,
             listen: "127.0.0.1:8090".into(),
             env: "prod".into(),
             walk_deadline: Duration::from_secs(5),
             walk_slots: 0,
-            api_log_writes_only: false,
+            api_log_writes_only: true,
             search_index: true,
         }
     }
@@ -116,7 +122,12 @@ pub fn default_apps() -> Vec<serde_json::Value> {
 pub struct AppState(pub Arc<Inner>);
 
 pub struct Inner {
+    /// The business data (`zhizhuang.redb`).
     pub store: Store,
+    /// The server's own logs (`zhizhuang-logs.redb`, beside it): api, error, sign-in and usual logs.
+    pub log_store: Store,
+    /// Requests per route (count and latency by minute) for the status screen and `/api/metrics`.
+    pub metrics: crate::metrics::Metrics,
     pub res: Resources,
     pub settings: Settings,
     pub keys: Keys,
@@ -185,7 +196,16 @@ impl AppState {
         let keys = Keys::load(&store)?;
         res.load_generated(&store)?;
         let slots = walk_slots(settings.walk_slots);
-        let logs = crate::logsink::LogSink::start(store.clone(), res.clone(), settings.zone);
+        // The logs' file beside the data file; the log entries an older data file holds move there first.
+        let log_store = match crate::logsink::open_store(store.path()) {
+            Err(store::StoreError::Locked) => anyhow::bail!("another process holds {}", crate::logsink::file_for(store.path()).display()),
+            other => other?,
+        };
+        let moved = crate::logsink::move_out(&store, &log_store, &res)?;
+        if moved > 0 {
+            tracing::warn!(target: "zz::logs", moved, "log entries moved out of the data file into {} (run `zhizhuang compact` to give the space back to the disk)", crate::logsink::LOG_FILE);
+        }
+        let logs = crate::logsink::LogSink::start(log_store.clone(), store.clone(), res.clone(), settings.zone);
         let index = if !settings.search_index {
             None
         } else {
@@ -202,6 +222,8 @@ impl AppState {
         };
         Ok(AppState(Arc::new(Inner {
             store,
+            log_store,
+            metrics: Default::default(),
             res,
             settings,
             keys,
@@ -262,6 +284,26 @@ impl AppState {
     ) -> ApiResult<R> {
         let s = self.store.clone();
         tokio::task::spawn_blocking(move || s.read(f)).await.map_err(ApiError::internal)?.map_err(ApiError::from)
+    }
+
+    /// The store a resource lives in: the logs' for the server's logs, the data file for everything else.
+    pub fn store_of(&self, def: &store::ResourceDef) -> &Store {
+        if crate::logsink::is_log(&def.name) { &self.log_store } else { &self.store }
+    }
+
+    /// `read` in the store `def` lives in.
+    pub async fn read_of<R: Send + 'static>(
+        &self,
+        def: &store::ResourceDef,
+        f: impl FnOnce(&store::ReadCtx) -> store::Result<R> + Send + 'static,
+    ) -> ApiResult<R> {
+        let s = self.store_of(def).clone();
+        tokio::task::spawn_blocking(move || s.read(f)).await.map_err(ApiError::internal)?.map_err(ApiError::from)
+    }
+
+    /// `read_now` in the store `def` lives in.
+    pub fn read_now_of<R>(&self, def: &store::ResourceDef, f: impl FnOnce(&store::ReadCtx) -> store::Result<R>) -> ApiResult<R> {
+        self.store_of(def).read(f).map_err(ApiError::from)
     }
 
     /// Runs a bounded read on the calling thread: a few point reads or one page walked from an index end.

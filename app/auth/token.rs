@@ -50,7 +50,7 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
 
 pub async fn token(State(st): State<AppState>, caller: Caller, params: AnyParams) -> Response {
     let result = grant(&st, &caller, &params).await;
-    login_log(&st, &caller, &params, &result);
+    login_log(&st, &caller, &params, &result).await;
     match result {
         Ok(body) => axum::Json(body).into_response(),
         Err(e) => e.oauth().into_response(),
@@ -58,7 +58,7 @@ pub async fn token(State(st): State<AppState>, caller: Caller, params: AnyParams
 }
 
 /// Every sign-in attempt (and refresh) with its result into the login log; the password never.
-fn login_log(st: &AppState, caller: &Caller, p: &AnyParams, result: &ApiResult<Value>) {
+async fn login_log(st: &AppState, caller: &Caller, p: &AnyParams, result: &ApiResult<Value>) {
     let grant_type = p.get("grant_type").unwrap_or("").chars().take(32).collect::<String>();
     let (tenant, user, outcome, msg) = match result {
         Ok(body) => (
@@ -80,7 +80,7 @@ fn login_log(st: &AppState, caller: &Caller, p: &AnyParams, result: &ApiResult<V
     doc.insert("message".into(), msg.into());
     doc.insert("ip".into(), caller.ip.clone().into());
     doc.insert("userAgent".into(), header(&caller.headers, "user-agent").chars().take(300).collect::<String>().into());
-    st.logs.push(crate::logsink::Entry { resource: "log_login", tenant, user, doc });
+    st.logs.record(crate::logsink::Entry { resource: "log_login", tenant, user, doc }).await;
 }
 
 async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value> {
@@ -350,7 +350,7 @@ pub fn client_secret_hash(secret: &str) -> String {
     format!("sha256:{}", sha256_hex(secret))
 }
 
-fn constant_eq(a: &[u8], b: &[u8]) -> bool {
+pub fn constant_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 

@@ -70,7 +70,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     // (`any`) depends on the viewer's scope rules, as worked out now: they are part of the key. A first page
     // without filters walks at most offset + limit entries from an index end and is read on this thread.
     let bounded = query.unfiltered() && query.sorts.len() <= 1 && query.offset + query.limit <= 2_000;
-    let version = st.store.version(&def.name) + st.store.version("dict") + st.store.version("dictbiz") + refs_version(st, def);
+    let version = st.store_of(def).version(&def.name) + st.store.version("dict") + st.store.version("dictbiz") + refs_version(st, def);
     let viewer = if query.any.is_empty() && stores.is_none() { String::new() } else { format!("{:?}{:?}", query.any, stores) };
     query.filters.extend(stores);
     let key = format!("{}\u{1f}{}\u{1f}{}\u{1f}{}", s.tenant, def.name, viewer, raw);
@@ -78,7 +78,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
         return Ok(body);
     }
     query.raw_rows = true;
-    let page = if bounded { st.read_now(|r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
+    let page = if bounded { st.read_now_of(&d, |r| r.list(&d, &t, &query))? } else { crate::engine::listq::run(st, &d, &t, query).await? };
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let body = page_body(st, def, &s.tenant, page, lim, current).await?;
     // Filtered answers are kept when small (a page of a few dozen rows): the cache holds at most 2,000 answers and 64 MiB.
@@ -525,7 +525,7 @@ pub async fn get_scoped(st: &AppState, s: &Session, def: &ResourceDef, id: u64) 
     let guard = crate::auth::scope::guard(st, s, def).await?;
     let stores = crate::auth::scope::store_limit(st, s, def).await?;
     let t = s.tenant.clone();
-    let rec = st.read_now(|r| r.get(def, &t, id))?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    let rec = st.read_now_of(def, |r| r.get(def, &t, id))?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
     if !crate::auth::scope::admits(&guard, &rec) || stores.is_some_and(|f| !f.matches(&rec)) {
         return Err(ApiError::new(Kind::NotFound));
     }

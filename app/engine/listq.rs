@@ -209,7 +209,7 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
             if store::walks(&d, &query) {
                 return Err(Box::new(query));
             }
-            let r = st2.store.read(|r| r.list(&d, &t, &query));
+            let r = st2.store_of(&d).read(|r| r.list(&d, &t, &query));
             st2.walk_stats.count(&d, &r);
             Ok(r)
         })
@@ -238,7 +238,7 @@ pub async fn run(st: &crate::state::AppState, def: &std::sync::Arc<ResourceDef>,
     };
     let (d, t, st2) = (def.clone(), tenant.to_string(), st.clone());
     let r = st
-        .read(move |r| {
+        .read_of(def, move |r| {
             // The slot is held by the walk itself: a dropped request frees it only when the walk has stopped.
             let _slot = slot;
             if walks {

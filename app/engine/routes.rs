@@ -35,6 +35,8 @@ pub enum Guard {
     /// A generated resource named by the path segment after `/api/blade-gen/`: one of the codes made of its name
     /// and these suffixes (`""` is the read code).
     Generated(&'static [&'static str]),
+    /// As `Platform`, or a monitoring system bearing the configured scrape token (`--metrics-token`).
+    Scrape(Arc<[String]>),
 }
 
 impl Guard {
@@ -66,6 +68,7 @@ impl Guard {
             Guard::Signed => "any signed-in user".into(),
             Guard::Codes(c) => format!("one of the permission codes: {}", c.join(", ")),
             Guard::Platform(c) => format!("the platform administrator, with one of: {}", c.join(", ")),
+            Guard::Scrape(c) => format!("the platform administrator, with one of: {}; or `Authorization: Bearer <the scrape token>`", c.join(", ")),
             Guard::Generated(s) => {
                 let codes: Vec<String> = s.iter().map(|x| format!("{{res}}{x}")).collect();
                 format!("one of the permission codes: {}", codes.join(", "))
@@ -78,7 +81,7 @@ impl Guard {
         match self {
             Guard::Public | Guard::Signed => Ok(()),
             Guard::Codes(c) => s.require_any(&c.iter().map(String::as_str).collect::<Vec<_>>()),
-            Guard::Platform(c) => {
+            Guard::Platform(c) | Guard::Scrape(c) => {
                 s.require_any(&c.iter().map(String::as_str).collect::<Vec<_>>())?;
                 if s.is_platform_admin() { Ok(()) } else { Err(ApiError::new(Kind::PlatformOnly)) }
             }
@@ -247,11 +250,23 @@ pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMa
         .collect()
 }
 
+/// The token of `Authorization: Bearer <token>` (a monitoring system's; sessions use `Blade-Auth`).
+fn scrape_token(h: &axum::http::HeaderMap) -> Option<&str> {
+    let v = h.get(axum::http::header::AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, tok) = v.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| tok.trim()).filter(|t| !t.is_empty())
+}
+
 /// The guard layer: session, then codes; the admitted session is handed to the handler's extractor.
 async fn check(g: Guard, req: Request, next: Next) -> Response {
     let Some(st) = req.extensions().get::<AppState>().cloned() else {
         return ApiError::internal("guard without application state").into_response();
     };
+    if let Guard::Scrape(_) = &g
+        && let Some(token) = st.settings.metrics_token.as_deref()
+        && scrape_token(req.headers()).is_some_and(|t| crate::auth::token::constant_eq(t.as_bytes(), token.as_bytes())) {
+        return next.run(req).await;
+    }
     let (mut parts, body) = req.into_parts();
     let s = match Session::from_request_parts(&mut parts, &st).await {
         Ok(s) => s,

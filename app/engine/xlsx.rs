@@ -122,7 +122,7 @@ pub async fn export(
     }
     let query = crate::engine::listq::with_hint(&st, &def, &s.tenant, query).await?;
     let (d, t) = (def.clone(), s.tenant.clone());
-    let page = st.read(move |r| r.list(&d, &t, &query)).await?;
+    let page = st.read_of(&def, move |r| r.list(&d, &t, &query)).await?;
     let en = lang.0 == Lang::En;
     let multi = multi_titles(&st, &def, &s.tenant, &page.records).await?;
     let records = crud::wire_records(&st, &def, &s.tenant, page.records).await?;

@@ -894,6 +894,22 @@ impl RecordWriter<'_> {
         Ok(n)
     }
 
+    /// Stores a record exactly as given (its id and audit columns kept: a record moved from another file), with
+    /// its keys and count. A record already there under that id is left alone: false.
+    pub fn put_as_is(&mut self, def: &ResourceDef, tenant: &str, doc: &Map<String, Value>) -> Result<bool> {
+        let t = storage_tenant(def, tenant);
+        let id = doc.get("id").and_then(Value::as_u64).ok_or_else(|| StoreError::invalid("id", crate::FieldProblem::Required))?;
+        if self.tables.records.get((t, def.name.as_str(), id))?.is_some() {
+            return Ok(false);
+        }
+        self.check_unique(def, t, doc, None)?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_record(doc)?.as_slice())?;
+        self.add_keys(def, t, id, doc)?;
+        self.bump(t, &def.name, 1)?;
+        self.note(def, t, id);
+        Ok(true)
+    }
+
     /// Hard delete of the oldest live records (ids below `before`, at most `max`): retention of logs, so the data
     /// file does not grow without bound. Nothing moves to the deleted table. Returns how many went.
     pub fn purge_before(&mut self, def: &ResourceDef, tenant: &str, before: u64, max: usize) -> Result<u64> {

@@ -34,12 +34,20 @@ pub enum StoreError {
     /// A walk over records stopped at its deadline, or because its caller went away.
     #[error("walk interrupted: {0:?}")]
     Interrupted(crate::query::Interrupt),
+    /// An earlier write, sync or truncate of the log or a commit of the data file failed: the store takes no more
+    /// writes until it is restarted (reads go on). The text says what failed.
+    #[error("storage failed, writes stopped: {0}")]
+    Failed(String),
+    /// The write-ahead log holds something opening cannot trust (damage before valid records, a gap, a log of a
+    /// newer copy of the data file): the store refuses to open rather than guess.
+    #[error("{0}")]
+    LogRefused(Box<crate::wal::Refusal>),
 }
 
 impl StoreError {
     /// Storage-level failures abort a whole group commit; the others only reject their own operation.
     pub fn is_storage(&self) -> bool {
-        matches!(self, StoreError::Storage(_) | StoreError::Closed)
+        matches!(self, StoreError::Storage(_) | StoreError::Closed | StoreError::Failed(_))
     }
     pub fn invalid(field: &str, problem: FieldProblem) -> Self {
         StoreError::Invalid { field: field.to_string(), problem }

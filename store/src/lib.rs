@@ -4,6 +4,7 @@ mod backup;
 mod codec;
 mod engine;
 mod error;
+pub mod fs;
 mod meta;
 mod query;
 mod resource;
@@ -57,6 +58,11 @@ pub struct Options {
     pub wal: bool,
     /// Checkpoint the log while running (false: only at close; tests that look at the log itself).
     pub fold: bool,
+    /// The files: the operating system's, or a test's that fails or records on command.
+    pub fs: Arc<dyn fs::Fs>,
+    /// Opening applies the trustworthy part of a log it would refuse and sets the log aside (`zhizhuang recover
+    /// --accept-loss`), instead of refusing to open.
+    pub accept_loss: bool,
 }
 
 impl Default for Options {
@@ -66,6 +72,8 @@ impl Default for Options {
             quick_repair: std::env::var("ZZ_QUICK_REPAIR").map(|v| v == "1").unwrap_or(false),
             wal: std::env::var("ZZ_WAL").map(|v| v != "0").unwrap_or(true),
             fold: true,
+            fs: Arc::new(fs::OsFs),
+            accept_loss: false,
         }
     }
 }
@@ -93,6 +101,9 @@ pub(crate) struct Inner {
     pub(crate) wal: std::sync::Mutex<Option<wal::Wal>>,
     /// What opening found in the write-ahead log left by the last run.
     replayed: wal::Replayed,
+    /// What failed, once a write, sync or truncate of the log or a commit of the data file has: from then on every
+    /// write is refused (`StoreError::Failed`) and reads go on (fail-stop: nothing is retried).
+    failed: std::sync::Mutex<Option<String>>,
 }
 
 impl Inner {
@@ -106,6 +117,17 @@ impl Inner {
     }
     pub(crate) fn begin_write(&self) -> Result<redb::WriteTransaction> {
         self.with_db(|db| Ok(db.begin_write()?))
+    }
+    /// Stops taking writes for good (this process): `what` failed.
+    pub(crate) fn fail(&self, what: String) {
+        if let Ok(mut g) = self.failed.lock()
+            && g.is_none() {
+            eprintln!("zz-writer: storage failure, writes stopped: {what}");
+            *g = Some(what);
+        }
+    }
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.failed.lock().ok().and_then(|g| g.clone())
     }
     /// Closes the database (after the writer's last commit): redb records a clean shutdown, so the next open
     /// needs no repair.
@@ -186,19 +208,20 @@ impl Store {
         let repaired = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = repaired.clone();
         let started = std::time::Instant::now();
+        let backend = opts.fs.data(path).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
         let db = Database::builder()
             .set_cache_size(opts.cache_bytes)
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
-            .create(path)?;
+            .create_with_backend(fs::Boxed(backend))?;
         let repair_ms = repaired.load(std::sync::atomic::Ordering::Relaxed).then(|| started.elapsed().as_millis() as u64);
         // The log of the last run first: its records are changes of the schema it ran with.
-        let replayed = if existed { wal::replay(&db, path, opts.quick_repair)? } else { wal::Replayed::default() };
+        let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
         meta::prepare(&db, path, existed)?;
         let wal = if opts.wal {
             let (id, seq) = wal::ensure_id(&db, opts.quick_repair)?;
-            Some(wal::Wal::create(&wal::path_for(path), &id, seq.max(replayed.seq))?)
+            Some(wal::Wal::create(&opts.fs, &wal::path_for(path), &id, seq.max(replayed.seq))?)
         } else {
-            let _ = std::fs::remove_file(wal::path_for(path));
+            opts.fs.remove(&wal::path_for(path))?;
             None
         };
         let last = meta::last_id(&db)?;
@@ -221,6 +244,7 @@ impl Store {
             pruned: AtomicU64::new(first.map(|f| f.saturating_sub(1)).unwrap_or(seq)),
             wal: std::sync::Mutex::new(wal),
             replayed,
+            failed: std::sync::Mutex::new(None),
         });
         inner.seq.publish(seq);
         let writer = writer::start(inner.clone());
@@ -323,6 +347,17 @@ impl Store {
         &self.inner.replayed
     }
 
+    /// What failed, if a write, sync or truncate of the log or a commit of the data file has: the store then takes
+    /// no more writes (each answers `StoreError::Failed`) until the process restarts; reads go on.
+    pub fn failure(&self) -> Option<String> {
+        self.inner.failure()
+    }
+
+    /// Bytes in the write-ahead log waiting for a checkpoint (0 without a log).
+    pub fn log_bytes(&self) -> u64 {
+        self.inner.wal.lock().map(|g| g.as_ref().map(|w| w.pending()).unwrap_or(0)).unwrap_or(0)
+    }
+
     /// Stops the writer after the queued writes are committed. Further writes answer `Closed`.
     pub fn close(&self) {
         self.writer.close();
@@ -352,6 +387,10 @@ impl IdGen {
     }
     pub(crate) fn last(&self) -> u64 {
         self.0.load(Ordering::Relaxed)
+    }
+    /// Makes every later id larger than `id`.
+    pub(crate) fn observe(&self, id: u64) {
+        self.0.fetch_max(id, Ordering::Relaxed);
     }
 }
 
@@ -463,6 +502,21 @@ impl ReadCtx {
             let (t, r) = k.value();
             if r == def.name && v.value() > 0 {
                 out.push(t.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// At most `n` live records of a resource in a (storage) tenant with ids above `after`, oldest first.
+    pub fn oldest(&self, def: &ResourceDef, tenant: &str, after: u64, n: usize) -> Result<Vec<Map<String, Value>>> {
+        let mut out = Vec::new();
+        if after == u64::MAX {
+            return Ok(out);
+        }
+        for e in self.t.records.range((tenant, def.name.as_str(), after + 1)..=(tenant, def.name.as_str(), u64::MAX))? {
+            out.push(codec::decode_record(e?.1.value())?);
+            if out.len() >= n {
+                break;
             }
         }
         Ok(out)
@@ -607,6 +661,15 @@ impl WriteCtx<'_> {
             self.chunks.remove((tenant, file, i))?;
         }
         Ok(bytes)
+    }
+    /// Stores a record exactly as read from another file (id and audit columns kept); false when one with its id
+    /// is there already. New ids of this store stay above it.
+    pub fn put_as_is(&mut self, def: &ResourceDef, tenant: &str, doc: &Map<String, Value>) -> Result<bool> {
+        self.touch(&def.name);
+        if let Some(id) = doc.get("id").and_then(Value::as_u64) {
+            self.ids.observe(id);
+        }
+        self.rec.put_as_is(def, tenant, doc)
     }
     /// Hard delete of live records older than `before` (an id from `id_floor`), at most `max`: log retention.
     pub fn purge_before(&mut self, def: &ResourceDef, tenant: &str, before: u64, max: usize) -> Result<u64> {

@@ -9,27 +9,42 @@
 //! once, however many batches changed it), records the last log sequence it holds in meta `wal_seq`, and empties
 //! the log. A clean shutdown removes the file: the data file alone is the whole database again.
 //!
-//! Opening the store replays the log first: records after the file's `wal_seq`, up to the first torn or damaged
-//! one (a crash in the middle of an append: that batch was never acknowledged), are applied and checkpointed.
-//! The log names the data file it belongs to (meta `wal_id`, random per file; a backup's copy gets its own): a
-//! log of another file is set aside, never applied.
+//! Opening the store replays the log first: the records after the file's `wal_seq` are applied and checkpointed.
+//! What opening trusts, and what it refuses (`Refusal`, the server does not start; `recover_accepting_loss` is
+//! the operator's way on):
+//! - a torn tail — the last records of an append the crash interrupted, never acknowledged — is cut off. A bad
+//!   record counts as torn only when no valid record after it was written after a sync that covered it (each
+//!   record carries `synced`, the last sequence durable when it was written): then none of them was acknowledged;
+//! - a bad record followed by one written after it was synced is damage, refused: the records after it were
+//!   acknowledged and would be lost silently;
+//! - the first record applied must follow `wal_seq` exactly and records must be consecutive: a gap means the data
+//!   file is an older copy than the log (or records are missing), refused;
+//! - the log names the data file it belongs to (meta `wal_id`, random per file; a backup's copy gets its own): a
+//!   log of another file is set aside, never applied.
 //!
-//! Record: `len u32 | crc32 u32 | seq u64 | ops`, an op `table u8 | kind u8 | key len u32 | key | (value len u32
-//! | value)` — little-endian; the crc covers `seq` and the ops.
+//! Every file operation goes through `fs::Fs` (tests fail or record them). An error writing, syncing or
+//! truncating the log is never retried: the writer stops taking writes (`StoreError::Failed`).
+//!
+//! Record: `len u32 | crc32 u32 | seq u64 | synced u64 | ops`, an op `table u8 | kind u8 | key len u32 | key |
+//! (value len u32 | value)` — little-endian; the crc covers everything after it. (Logs of format 1, without
+//! `synced`, are still read.)
 use std::borrow::Borrow;
 use std::cell::RefCell;
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::RangeBounds;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use redb::{AccessGuard, Key, Range, ReadableTable, ReadableTableMetadata, StorageError, Table, TableStats, Value, WriteTransaction};
 
 use crate::error::{Result, StoreError};
+use crate::fs::{Fs, LogFile};
 use crate::tables;
 
-const MAGIC: &[u8; 8] = b"ZZWAL\0\0\x01";
+/// Format 2: records carry `synced`.
+const MAGIC: &[u8; 8] = b"ZZWAL\0\0\x02";
+/// Format 1, read at open (a log left by the binary before).
+const MAGIC_1: &[u8; 8] = b"ZZWAL\0\0\x01";
 /// Magic and the data file's id.
 const HEADER: u64 = 8 + 16;
 const PUT: u8 = 1;
@@ -85,15 +100,17 @@ impl Redo {
         }
     }
 
-    /// The record of everything recorded, numbered `seq` (None when nothing was written or it does not record).
-    pub(crate) fn record(&self, seq: u64) -> Option<Vec<u8>> {
+    /// The record of everything recorded, numbered `seq`, written when `synced` was the last durable sequence
+    /// (None when nothing was written or it does not record).
+    pub(crate) fn record(&self, seq: u64, synced: u64) -> Option<Vec<u8>> {
         let cell: &RefCell<Vec<u8>> = self.0.as_ref()?;
         let buf = cell.borrow();
         if buf.is_empty() {
             return None;
         }
-        let mut body = Vec::with_capacity(8 + buf.len());
+        let mut body = Vec::with_capacity(16 + buf.len());
         body.extend_from_slice(&seq.to_le_bytes());
+        body.extend_from_slice(&synced.to_le_bytes());
         body.extend_from_slice(&buf);
         let mut rec = Vec::with_capacity(8 + body.len());
         rec.extend_from_slice(&(body.len() as u32).to_le_bytes());
@@ -179,7 +196,8 @@ impl<K: Key + 'static, V: Value + 'static> ReadableTable<K, V> for Logged<'_, K,
 
 /// The open log of a running store (used by the writer thread only).
 pub(crate) struct Wal {
-    file: File,
+    file: Box<dyn LogFile>,
+    fs: Arc<dyn Fs>,
     path: PathBuf,
     /// Bytes in the file.
     len: u64,
@@ -187,19 +205,22 @@ pub(crate) struct Wal {
     synced: u64,
     /// The last sequence number given out.
     pub(crate) seq: u64,
+    /// The last sequence number known to be on disk (in the log, or folded into the data file).
+    pub(crate) durable_seq: u64,
     /// When the log was last emptied by a checkpoint.
     pub(crate) folded_at: std::time::Instant,
 }
 
 impl Wal {
     /// A fresh, empty log for the data file with `id` (replacing any file there: replay has run).
-    pub(crate) fn create(path: &Path, id: &[u8; 16], seq: u64) -> Result<Wal> {
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
-        file.write_all(MAGIC)?;
-        file.write_all(id)?;
-        file.sync_all()?;
-        sync_dir(path);
-        Ok(Wal { file, path: path.to_path_buf(), len: HEADER, synced: HEADER, seq, folded_at: std::time::Instant::now() })
+    pub(crate) fn create(fs: &Arc<dyn Fs>, path: &Path, id: &[u8; 16], seq: u64) -> Result<Wal> {
+        let mut file = fs.create_log(path)?;
+        let mut head = MAGIC.to_vec();
+        head.extend_from_slice(id);
+        file.write_at(0, &head)?;
+        file.sync()?;
+        fs.sync_dir(path)?;
+        Ok(Wal { file, fs: fs.clone(), path: path.to_path_buf(), len: HEADER, synced: HEADER, seq, durable_seq: seq, folded_at: std::time::Instant::now() })
     }
 
     /// Bytes of records waiting for a checkpoint.
@@ -207,32 +228,33 @@ impl Wal {
         self.len - HEADER
     }
 
-    /// Appends a record; returns the length before it (to take it back if the commit fails).
+    /// Appends a record; returns the length before it (to take it back if the commit fails). A failed write
+    /// leaves the length as it was (what reached the file past it is cut at the next truncate, or is a torn tail).
     pub(crate) fn append(&mut self, rec: &[u8]) -> Result<u64> {
         let before = self.len;
-        self.file.seek(SeekFrom::Start(before))?;
-        if let Err(e) = self.file.write_all(rec) {
-            let _ = self.truncate(before);
-            return Err(e.into());
-        }
+        self.file.write_at(before, rec)?;
         self.len += rec.len() as u64;
         Ok(before)
     }
 
-    /// Makes every appended record durable.
+    /// Makes every appended record durable. Never retried: after a failed fsync the kernel may report later ones
+    /// as successful for pages that never reached the disk, so the caller stops writing.
     pub(crate) fn sync(&mut self) -> Result<()> {
         if self.synced < self.len {
-            self.file.sync_data()?;
+            self.file.sync()?;
             self.synced = self.len;
+            self.durable_seq = self.seq;
         }
         Ok(())
     }
 
-    /// Takes back what was appended after `len` (a record whose commit failed).
+    /// Takes back what was appended after `len` (a record whose commit failed). The length is the file's as soon
+    /// as it is set, whether or not the sync after it succeeds.
     pub(crate) fn truncate(&mut self, len: u64) -> Result<()> {
         self.file.set_len(len)?;
-        self.file.sync_data()?;
         self.len = len;
+        self.synced = self.synced.min(len);
+        self.file.sync()?;
         self.synced = len;
         Ok(())
     }
@@ -240,21 +262,18 @@ impl Wal {
     /// Empties the log after a checkpoint holds everything in it.
     pub(crate) fn reset(&mut self) -> Result<()> {
         self.truncate(HEADER)?;
+        self.durable_seq = self.seq;
         self.folded_at = std::time::Instant::now();
         Ok(())
     }
 
     /// Removes the file (after the last checkpoint of a clean shutdown).
     pub(crate) fn remove(self) {
-        drop(self.file);
-        let _ = std::fs::remove_file(&self.path);
-        sync_dir(&self.path);
-    }
-}
-
-fn sync_dir(path: &Path) {
-    if let Some(dir) = path.parent() {
-        let _ = File::open(dir).and_then(|d| d.sync_all());
+        let Wal { file, fs, path, .. } = self;
+        drop(file);
+        if fs.remove(&path).is_ok() {
+            let _ = fs.sync_dir(&path);
+        }
     }
 }
 
@@ -265,7 +284,7 @@ pub struct Replayed {
     pub records: u64,
     /// Records already folded into the file (a crash between a checkpoint and emptying the log).
     pub skipped: u64,
-    /// A torn or damaged tail was cut off (a batch that was never acknowledged).
+    /// A torn tail was cut off (records of an append the crash interrupted: never acknowledged).
     pub torn_tail: bool,
     /// The log named another data file and was set aside (its new name).
     pub set_aside: Option<PathBuf>,
@@ -273,22 +292,101 @@ pub struct Replayed {
     pub seq: u64,
 }
 
-/// The records of a log file after `header`: (seq, ops), up to the first torn or damaged one.
-fn read_records(bytes: &[u8]) -> (Vec<(u64, &[u8])>, bool) {
-    let mut out = Vec::new();
+/// Why opening refused a log: which file, where, what was found. Its text tells the operator what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub file: PathBuf,
+    /// Byte offset in the log of the first record that cannot be trusted.
+    pub position: u64,
+    /// What was found (English; `zh` is the same in Chinese).
+    pub what: String,
+    pub zh: String,
+    /// Valid records from the refused one to the end: what `recover_accepting_loss` discards.
+    pub discarded: u64,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "写前日志 {} 在第 {} 字节处不可信:{}。请从备份恢复数据目录(zhizhuang restore),或运行 `zhizhuang recover --dir <数据目录> --accept-loss` 将日志移到一旁(将丢弃其后的 {} 条记录)。\n\
+             The write-ahead log {} cannot be trusted at byte {}: {}. Restore the data directory from a backup (zhizhuang restore), or run `zhizhuang recover --dir <DIR> --accept-loss` to set the log aside ({} records after that point are discarded).",
+            self.file.display(), self.position, self.zh, self.discarded, self.file.display(), self.position, self.what, self.discarded
+        )
+    }
+}
+
+/// One record read back: its place, sequence, what was durable when it was written, and its ops.
+struct Rec<'a> {
+    at: u64,
+    seq: u64,
+    synced: u64,
+    ops: &'a [u8],
+}
+
+/// How a log ends after its valid records.
+#[derive(Debug, PartialEq, Eq)]
+enum End {
+    Clean,
+    /// A bad record at this offset, and nothing trustworthy after it.
+    Torn(u64),
+    /// A bad record at this offset followed by valid records that were written after it was synced: how many.
+    Damaged(u64, u64),
+}
+
+/// The record at `at`, if whole and its crc right.
+fn parse_at(bytes: &[u8], at: usize, v2: bool) -> Option<(Rec<'_>, usize)> {
+    let head = bytes.get(at..at + 8)?;
+    let len = u32::from_le_bytes(head[0..4].try_into().ok()?) as usize;
+    let crc = u32::from_le_bytes(head[4..8].try_into().ok()?);
+    let min = if v2 { 16 } else { 8 };
+    let body = bytes.get(at + 8..(at + 8).checked_add(len)?)?;
+    if len < min || crc32fast::hash(body) != crc {
+        return None;
+    }
+    let seq = u64::from_le_bytes(body[0..8].try_into().ok()?);
+    let (synced, ops) = if v2 { (u64::from_le_bytes(body[8..16].try_into().ok()?), &body[16..]) } else { (0, &body[8..]) };
+    Some((Rec { at: at as u64, seq, synced, ops }, at + 8 + len))
+}
+
+/// The valid records of a log and how it ends. After a bad record, every later offset is tried for a valid
+/// record with a later sequence: one that was written once the bad one was synced (its `synced` reaches it)
+/// proves damage, not a torn append.
+fn read_records(bytes: &[u8], v2: bool, folded: u64) -> (Vec<Rec<'_>>, End) {
+    let mut out: Vec<Rec<'_>> = Vec::new();
     let mut at = HEADER as usize;
     while at < bytes.len() {
-        let Some(head) = bytes.get(at..at + 8) else { return (out, true) };
-        let len = u32::from_le_bytes(head[0..4].try_into().expect("4 bytes")) as usize;
-        let crc = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
-        let Some(body) = bytes.get(at + 8..at + 8 + len) else { return (out, true) };
-        if len < 8 || crc32fast::hash(body) != crc {
-            return (out, true);
+        match parse_at(bytes, at, v2) {
+            Some((r, next)) => {
+                out.push(r);
+                at = next;
+            }
+            None => {
+                // The bad record's number: after the last good one, or (the first of the log) after the file's.
+                let bad = out.last().map(|r| r.seq).unwrap_or(folded) + 1;
+                let mut later = 0u64;
+                let mut proof = false;
+                let mut off = at + 1;
+                // Most offsets are ruled out by their sequence field alone, before any checksum.
+                let plausible = |off: usize| {
+                    bytes.get(off + 8..off + 16).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).is_some_and(|s| s >= bad && s - bad < 1 << 32)
+                };
+                while off + 8 <= bytes.len() {
+                    if plausible(off)
+                        && let Some((r, next)) = parse_at(bytes, off, v2)
+                        && r.seq >= bad {
+                        later += 1;
+                        proof |= r.synced >= bad;
+                        off = next;
+                        continue;
+                    }
+                    off += 1;
+                }
+                return (out, if proof { End::Damaged(at as u64, later) } else { End::Torn(at as u64) });
+            }
         }
-        out.push((u64::from_le_bytes(body[0..8].try_into().expect("8 bytes")), &body[8..]));
-        at += 8 + len;
     }
-    (out, false)
+    (out, End::Clean)
 }
 
 /// The tables a replay writes, opened once.
@@ -404,46 +502,96 @@ pub(crate) fn ensure_id(db: &redb::Database, quick_repair: bool) -> Result<([u8;
 }
 
 /// Applies the log beside `data` to the open database and makes the result durable, before anything else
-/// reads or writes it. A log of another file is renamed aside.
-pub(crate) fn replay(db: &redb::Database, data: &Path, quick_repair: bool) -> Result<Replayed> {
+/// reads or writes it. A log of another file is renamed aside; a log opening cannot trust is refused (see the
+/// module's comment) unless `accept_loss`, which applies the trustworthy records before the refused point and sets
+/// the log aside.
+pub(crate) fn replay(db: &redb::Database, fs: &Arc<dyn Fs>, data: &Path, quick_repair: bool, accept_loss: bool) -> Result<Replayed> {
     let path = path_for(data);
     let (id, folded) = file_state(db)?;
     let mut out = Replayed { seq: folded, ..Replayed::default() };
-    let mut bytes = Vec::new();
-    match File::open(&path) {
-        Ok(mut f) => f.read_to_end(&mut bytes)?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(e.into()),
-    };
+    let Some(bytes) = fs.read(&path)? else { return Ok(out) };
     if bytes.len() < HEADER as usize {
         // Created but never written (a crash while creating it): nothing in it.
         return Ok(out);
     }
-    let ours = &bytes[..8] == MAGIC && id.is_some_and(|id| bytes[8..24] == id);
+    let v2 = &bytes[..8] == MAGIC;
+    let ours = (v2 || &bytes[..8] == MAGIC_1) && id.is_some_and(|id| bytes[8..24] == id);
+    let aside = |out: &mut Replayed, why: &str| -> Result<()> {
+        let to = PathBuf::from(format!("{}.{why}-{}", path.display(), crate::now_millis()));
+        fs.rename(&path, &to)?;
+        fs.sync_dir(&to)?;
+        out.set_aside = Some(to);
+        Ok(())
+    };
     if !ours {
-        let aside = PathBuf::from(format!("{}.orphan-{}", path.display(), crate::now_millis()));
-        std::fs::rename(&path, &aside)?;
-        out.set_aside = Some(aside);
+        aside(&mut out, "orphan")?;
         return Ok(out);
     }
-    let (records, torn) = read_records(&bytes);
-    out.torn_tail = torn;
-    let todo: Vec<&(u64, &[u8])> = records.iter().filter(|(s, _)| *s > folded).collect();
-    out.skipped = (records.len() - todo.len()) as u64;
+    let (records, end) = read_records(&bytes, v2, folded);
+    let refuse = |position: u64, what: String, zh: String, discarded: u64| {
+        StoreError::LogRefused(Box::new(Refusal { file: path.clone(), position, what, zh, discarded }))
+    };
+    let mut todo: Vec<&Rec<'_>> = Vec::new();
+    let mut refused = None;
+    for r in &records {
+        if r.seq <= folded {
+            out.skipped += 1;
+            continue;
+        }
+        let want = todo.last().map(|p| p.seq + 1).unwrap_or(folded + 1);
+        if r.seq != want {
+            let (what, zh) = if todo.is_empty() {
+                (format!("its first record is number {} but the data file holds up to {folded}: the data file is an older copy than the log, or records are missing", r.seq),
+                 format!("日志的第一条记录是第 {} 条,而数据文件只到第 {folded} 条:数据文件比日志旧,或缺少记录", r.seq))
+            } else {
+                (format!("record {} follows record {}: records are missing", r.seq, want - 1), format!("第 {} 条记录接在第 {} 条之后:中间缺少记录", r.seq, want - 1))
+            };
+            let rest = records.iter().filter(|x| x.at >= r.at).count() as u64;
+            refused = Some(refuse(r.at, what, zh, rest));
+            break;
+        }
+        todo.push(r);
+    }
+    if refused.is_none() {
+        match end {
+            End::Clean => {}
+            End::Torn(_) => out.torn_tail = true,
+            End::Damaged(at, later) => {
+                refused = Some(refuse(
+                    at,
+                    format!("a damaged record is followed by {later} valid records written after it was synced"),
+                    format!("一条损坏的记录之后还有 {later} 条在它落盘后写入的有效记录"),
+                    later + 1,
+                ));
+            }
+        }
+    }
+    if let Some(e) = refused {
+        if !accept_loss {
+            return Err(e);
+        }
+        if let StoreError::LogRefused(r) = &e {
+            out.records = 0;
+            eprintln!("{r}");
+        }
+    }
     if !todo.is_empty() {
         let mut w = db.begin_write()?;
         w.set_quick_repair(quick_repair);
-        let last = todo.last().map(|(s, _)| *s).unwrap_or(folded);
+        let last = todo.last().map(|r| r.seq).unwrap_or(folded);
         {
             let mut a = Apply::open(&w)?;
-            for (_, ops) in &todo {
-                a.ops(ops)?;
+            for r in &todo {
+                a.ops(r.ops)?;
             }
             a.meta.insert(META_SEQ, last.to_le_bytes().as_slice())?;
         }
         w.commit()?;
         out.records = todo.len() as u64;
         out.seq = last;
+    }
+    if accept_loss {
+        aside(&mut out, "set-aside")?;
     }
     Ok(out)
 }
@@ -463,10 +611,11 @@ pub(crate) fn checkpoint(db: &redb::Database, wal: &mut Wal, quick_repair: bool)
 pub fn pending(db: &redb::Database, data: &Path) -> Result<(u64, u64)> {
     let Ok(bytes) = std::fs::read(path_for(data)) else { return Ok((0, 0)) };
     let (id, folded) = file_state(db)?;
-    if bytes.len() < HEADER as usize || &bytes[..8] != MAGIC || id.is_none_or(|id| bytes[8..24] != id) {
+    let v2 = bytes.get(..8) == Some(MAGIC.as_slice());
+    if bytes.len() < HEADER as usize || (!v2 && &bytes[..8] != MAGIC_1) || id.is_none_or(|id| bytes[8..24] != id) {
         return Ok((0, 0));
     }
-    let (records, _) = read_records(&bytes);
-    let todo: Vec<_> = records.iter().filter(|(s, _)| *s > folded).collect();
-    Ok((todo.len() as u64, todo.iter().map(|(_, o)| o.len() as u64 + 16).sum()))
+    let (records, _) = read_records(&bytes, v2, folded);
+    let todo: Vec<_> = records.iter().filter(|r| r.seq > folded).collect();
+    Ok((todo.len() as u64, todo.iter().map(|r| r.ops.len() as u64 + 24).sum()))
 }

@@ -10,7 +10,13 @@
 //! With the write-ahead log (`wal`, the default) a batch commits to redb without durability and is durable once
 //! its record is appended to the log and the log fsynced, before the commit makes it visible; a checkpoint (a
 //! durable redb commit, then the log emptied) follows every `FOLD_EVERY`, when the log passes `FOLD_BYTES`, when
-//! the writer has been idle for `FOLD_IDLE`, and at close.
+//! the writer has been idle for `FOLD_IDLE`, and at close — whatever the traffic: the schedule is checked after
+//! every commit, durable or lazy, and at every wake-up.
+//!
+//! Fail-stop: once appending, syncing or truncating the log, a commit or a checkpoint fails, the store takes no
+//! more writes (`Inner::fail`; every queued and later write answers `StoreError::Failed`). Nothing is retried —
+//! after a failed fsync Linux may report the next one as successful for pages that never reached the disk — and
+//! nothing acknowledged before the failure is lost: it is in the log or in the file.
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -120,8 +126,9 @@ impl WriterHandle {
 fn run(inner: &Inner, rx: Receiver<Msg>) {
     use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
     let mut closing = false;
-    // A lazy commit is waiting for a durable one.
+    // A lazy commit is waiting for a durable one (since when).
     let mut pending = false;
+    let mut pending_since = Instant::now();
     // Lazy operations wait here, so a request's write never waits behind a log batch: a small one rides along
     // with the next durable batch (one commit for a request's write and the log entry of the one before), a
     // large one is committed on its own when no durable operation is waiting.
@@ -130,6 +137,13 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
     // stream of requests cannot hold the logs back until their queue sheds.
     let mut skipped = 0u32;
     while !closing {
+        // The checkpoint and the lazy flush are due by the clock, whatever keeps the writer busy.
+        if fold_due(inner) {
+            fold(inner);
+            pending = false;
+        } else if pending && pending_since.elapsed() >= LAZY_FLUSH {
+            pending = !flush(inner);
+        }
         let first = if let Some((front, since)) = deferred.front() {
             if front.weight > RIDE_ALONG {
                 match rx.try_recv() {
@@ -204,15 +218,15 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             if !deferred.is_empty() {
                 skipped += 1;
             }
-            if fold_due(inner) {
-                fold(inner);
-            }
         } else if let Some((front, since)) = deferred.front() {
             // Nothing durable is waiting: a large lazy operation goes now, a small one once it has waited
             // LAZY_HOLD for company.
             if front.weight > RIDE_ALONG || since.elapsed() >= LAZY_HOLD || closing {
                 let (item, _) = deferred.pop_front().expect("front");
                 commit_batch(inner, vec![item], false);
+                if !pending {
+                    pending_since = Instant::now();
+                }
                 pending = true;
                 skipped = 0;
             }
@@ -256,9 +270,15 @@ enum Failed {
 /// Makes every earlier lazy commit durable: the log's fsync, or (without a log) an empty durable commit. True
 /// when it succeeded.
 fn flush(inner: &Inner) -> bool {
+    if inner.failure().is_some() {
+        return true;
+    }
     if let Ok(mut g) = inner.wal.lock()
         && let Some(w) = g.as_mut() {
-        return w.sync().is_ok();
+        if let Err(e) = w.sync() {
+            inner.fail(format!("syncing the write-ahead log: {e}"));
+        }
+        return true;
     }
     let r = (|| -> Result<()> {
         let mut txn = inner.begin_write()?;
@@ -266,32 +286,45 @@ fn flush(inner: &Inner) -> bool {
         txn.commit()?;
         Ok(())
     })();
-    r.is_ok()
+    if let Err(e) = r {
+        inner.fail(format!("committing the data file: {e}"));
+    }
+    true
 }
 
 /// Whether the log holds commits a checkpoint has not folded into the file (and checkpoints run while serving).
 fn unfolded(inner: &Inner) -> bool {
-    inner.fold && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() > 0)).unwrap_or(false)
+    inner.fold && inner.failure().is_none() && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() > 0)).unwrap_or(false)
 }
 
 fn fold_due(inner: &Inner) -> bool {
-    inner.fold && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() >= FOLD_BYTES || (w.pending() > 0 && w.folded_at.elapsed() >= FOLD_EVERY))).unwrap_or(false)
+    inner.fold && inner.failure().is_none() && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() >= FOLD_BYTES || (w.pending() > 0 && w.folded_at.elapsed() >= FOLD_EVERY))).unwrap_or(false)
 }
 
-/// A checkpoint: what the log holds becomes part of the file, and the log is emptied. A failure leaves the log as
-/// it is (the next checkpoint, or the next start, folds it in).
+/// A checkpoint: what the log holds becomes part of the file, and the log is emptied. A failure stops writes: the
+/// log still holds everything (the next start folds it in).
 fn fold(inner: &Inner) {
+    if inner.failure().is_some() {
+        return;
+    }
     let Ok(mut g) = inner.wal.lock() else { return };
     let Some(w) = g.as_mut() else { return };
     if w.pending() == 0 {
         return;
     }
     if let Err(e) = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair))) {
-        eprintln!("zz-writer: checkpoint of the write-ahead log failed: {e}");
+        drop(g);
+        inner.fail(format!("checkpoint of the write-ahead log: {e}"));
     }
 }
 
 fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
+    if let Some(what) = inner.failure() {
+        for item in batch {
+            (item.done)(Err(StoreError::Failed(what.clone())));
+        }
+        return;
+    }
     while !batch.is_empty() {
         match try_batch(inner, &mut batch, durable) {
             Ok(results) => {
@@ -305,8 +338,10 @@ fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
                 (item.done)(Err(e));
             }
             Err(Failed::Storage(e)) => {
+                // A storage error is the disk's or the file's: no more writes (reads go on).
+                inner.fail(e.clone());
                 for item in batch {
-                    (item.done)(Err(StoreError::Storage(e.clone())));
+                    (item.done)(Err(StoreError::Failed(e.clone())));
                 }
                 return;
             }
@@ -354,6 +389,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
         for (i, item) in batch.iter_mut().enumerate() {
             match catch_unwind(AssertUnwindSafe(|| (item.op)(&mut ctx))) {
                 Ok(Ok(r)) => results.push(r),
+                Ok(Err(StoreError::Closed)) => return Err(Failed::Op(i, StoreError::Closed)),
                 Ok(Err(e)) if e.is_storage() => return Err(Failed::Storage(e.to_string())),
                 Ok(Err(e)) => return Err(Failed::Op(i, e)),
                 Err(_) => return Err(Failed::Op(i, StoreError::Rule("internal error".into()))),
@@ -416,28 +452,34 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
 }
 
 /// Appends the batch's record to the log, fsyncs it for a durable batch, and only then commits (without redb's
-/// own durability): a visible commit is always in the log. A commit that fails takes its record back.
+/// own durability): a visible commit is always in the log. A failure refuses the batch and stops writes; a record
+/// whose sync or commit failed is taken back first, so that the next start does not replay a refused batch (when
+/// even that fails, it may: the error says so).
 fn commit_logged(inner: &Inner, txn: redb::WriteTransaction, redo: &Redo, durable: bool) -> Result<()> {
     let mut g = inner.wal.lock().map_err(|_| StoreError::Storage("write-ahead log lock".into()))?;
     let w = g.as_mut().ok_or_else(|| StoreError::Storage("write-ahead log closed".into()))?;
-    let Some(rec) = redo.record(w.seq + 1) else {
+    let Some(rec) = redo.record(w.seq + 1, w.durable_seq) else {
         // Nothing was written (a batch of reads, refusals, replays of stored results).
         txn.commit()?;
         return Ok(());
     };
-    let before = w.append(&rec)?;
+    // A failed append leaves at most a torn tail, which the next start cuts off.
+    let before = w.append(&rec).map_err(|e| StoreError::Storage(format!("appending to the write-ahead log: {e}")))?;
     w.seq += 1;
-    let undo = |w: &mut crate::wal::Wal| {
-        w.seq -= 1;
-        let _ = w.truncate(before);
+    let undo = |w: &mut crate::wal::Wal, what: String| -> StoreError {
+        match w.truncate(before) {
+            Ok(()) => {
+                w.seq -= 1;
+                StoreError::Storage(what)
+            }
+            Err(t) => StoreError::Storage(format!("{what}; taking its record back failed too ({t}): the next start may apply this refused batch")),
+        }
     };
     if durable && let Err(e) = w.sync() {
-        undo(w);
-        return Err(e);
+        return Err(undo(w, format!("syncing the write-ahead log: {e}")));
     }
     if let Err(e) = txn.commit() {
-        undo(w);
-        return Err(e.into());
+        return Err(undo(w, format!("committing the data file: {e}")));
     }
     Ok(())
 }

@@ -300,7 +300,7 @@ async fn logs_are_written_redacted_and_pruned() {
     let res = app.st.res.clone();
     let all = app
         .st
-        .store
+        .log_store
         .read(move |r| {
             let mut out = Vec::new();
             for t in ["000000", "157270", "741487"] {
@@ -328,8 +328,8 @@ async fn logs_are_written_redacted_and_pruned() {
     run_cases(&app, &tok, &cases).await;
     // Retention: nothing is pruned within the window; everything older goes.
     let now = store::now_millis();
-    assert_eq!(zhizhuang::logsink::prune(&app.st.store, &app.st.res, 90, now).unwrap(), 0);
-    let gone = zhizhuang::logsink::prune(&app.st.store, &app.st.res, 1, now + 2 * 86_400_000).unwrap();
+    assert_eq!(zhizhuang::logsink::prune(&app.st.log_store, &app.st.store, &app.st.res, 90, now).unwrap(), 0);
+    let gone = zhizhuang::logsink::prune(&app.st.log_store, &app.st.store, &app.st.res, 1, now + 2 * 86_400_000).unwrap();
     assert!(gone as usize >= all.len(), "pruned {gone} of {}", all.len());
     let (_, v) = app.get("/api/blade-log/login/list", &tok[A]).await;
     assert!(v["data"]["total"].as_u64().unwrap() <= 1, "{v}");
@@ -415,6 +415,7 @@ async fn code_generation_end_to_end() {
     let file = app._dir.path().join(store::DATA_FILE);
     let crate::support::App { st, router, _dir } = app;
     st.store.close();
+    st.log_store.close();
     drop(router);
     drop(st);
     let mut reopened = None;

@@ -15,7 +15,7 @@ const P: &str = "000000";
 fn put(app: &App, tenant: &str, res: &str, doc: Value, creator: u64) -> u64 {
     let (r, t, res) = (app.st.res.clone(), tenant.to_string(), res.to_string());
     app.st
-        .store
+        .store_of(&r.get(&res))
         .write(move |w| {
             let actor = store::Actor { user_id: creator, dept_id: 0, at: None };
             Ok(w.insert(&r.get(&res), &t, doc.as_object().unwrap().clone(), &actor)?["id"].as_u64().unwrap())
@@ -25,7 +25,7 @@ fn put(app: &App, tenant: &str, res: &str, doc: Value, creator: u64) -> u64 {
 
 fn get_rec(app: &App, tenant: &str, res: &str, id: u64) -> Option<Value> {
     let r = app.st.res.clone();
-    app.st.store.read(|x| x.get(&r.get(res), tenant, id)).unwrap().map(Value::Object)
+    app.st.store_of(&r.get(res)).read(|x| x.get(&r.get(res), tenant, id)).unwrap().map(Value::Object)
 }
 
 fn menu_id(app: &App, code: &str) -> u64 {

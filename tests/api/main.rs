@@ -16,6 +16,7 @@ mod scm;
 mod security;
 mod search;
 mod signin;
+mod storage;
 mod walks;
 mod wms;
 mod support;

@@ -64,7 +64,8 @@ async fn child_list_is_a_plain_array_and_a_new_child_appears_in_it() {
 
 #[tokio::test]
 async fn display_names_beside_ids() {
-    let app = App::new();
+    // Reads are recorded one by one in the api log only with `--api-log all`.
+    let app = App::with(zhizhuang::state::Settings { api_log_writes_only: false, ..Default::default() });
     let t = admin_tokens(&app).await;
     let a = &t[A];
     let (_, v) = app.post("/api/blade-system/dept/submit", a, &json!({"parentId": "0", "deptName": "工程部", "fullName": "工程部", "deptCategory": 1, "sort": 1}).to_string()).await;

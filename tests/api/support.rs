@@ -59,10 +59,15 @@ impl App {
     }
 
     pub fn with(settings: Settings) -> App {
+        Self::with_options(settings, store::Options::default())
+    }
+
+    /// With the data file opened with `opts` (a test's file layer).
+    pub fn with_options(settings: Settings, opts: store::Options) -> App {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join(store::DATA_FILE);
         std::fs::copy(template(), &file).unwrap();
-        let store = store::Store::open(&file, &store::Options::default()).unwrap();
+        let store = store::Store::open(&file, &opts).unwrap();
         let st = AppState::new(store, Resources::load().unwrap(), settings).unwrap();
         App { router: zhizhuang::router(st.clone()), st, _dir: dir }
     }

@@ -211,7 +211,7 @@ async fn gen_code(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
         st.res.add_generated(def).map_err(ApiError::internal)?;
     }
     st.perms.invalidate();
-    st.logs.usual(&s.tenant, s.user_id, "code_gen", &format!("generated resources: {}", names.join(",")));
+    st.logs.usual(&s.tenant, s.user_id, "code_gen", &format!("generated resources: {}", names.join(","))).await;
     Ok(ok(json!({"resources": names.iter().map(|n| json!({"name": n, "api": format!("{GEN_BASE}/{n}"), "path": format!("/gen/{n}")})).collect::<Vec<_>>()})))
 }
 

@@ -53,13 +53,18 @@ pub async fn upload(State(st): State<AppState>, s: Session, body: axum::body::By
         .collect();
     let n = docs.len();
     let (def, t, actor) = (st.res.get("log_error"), s.tenant.clone(), s.actor());
-    st.write(move |w| {
-        for d in &docs {
-            w.insert(&def, &t, d.clone(), &actor)?;
-        }
-        Ok(())
+    // Into the logs' file, durably: the user is told they were uploaded.
+    let logs = st.log_store.clone();
+    tokio::task::spawn_blocking(move || {
+        logs.write(move |w| {
+            for d in &docs {
+                w.insert(&def, &t, d.clone(), &actor)?;
+            }
+            Ok(())
+        })
     })
-    .await?;
+    .await
+    .map_err(ApiError::internal)??;
     Ok(ok(json!({"saved": n})))
 }
 

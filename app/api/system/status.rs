@@ -1,20 +1,31 @@
-//! The system status screen's figures (platform administrator): the data file's size and free space, the
-//! server's own counters (log entries written and shed, record walks and how they ended), uptime and version.
+//! The system status screen's figures (platform administrator): the data file's and the logs' file's size and free
+//! space, their write-ahead logs, whether storage failed (writes stopped), the server's own counters (log entries
+//! written and shed, record walks and how they ended), requests per route minute by minute, uptime and version;
+//! and the same as Prometheus text at `/api/metrics` (for the platform administrator or a scrape token).
+use std::fmt::Write;
 use std::sync::atomic::Ordering;
 
 use axum::extract::State;
-use axum::response::Response;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::http::ok;
 use crate::state::AppState;
 
+/// Space of both files, measured off the async workers.
+async fn spaces(st: &AppState) -> ApiResult<(store::FileSpace, store::FileSpace)> {
+    let (d, l) = (st.store.clone(), st.log_store.clone());
+    let r = tokio::task::spawn_blocking(move || -> store::Result<_> { Ok((d.space()?, l.space()?)) }).await.map_err(ApiError::internal)??;
+    Ok(r)
+}
+
 /// GET /api/blade-system/status
 pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
-    let store = st.store.clone();
-    let space = tokio::task::spawn_blocking(move || store.space()).await.map_err(crate::error::ApiError::internal)??;
+    let (space, logs) = spaces(&st).await?;
     let w = &st.walk_stats;
+    let routes: Vec<_> = st.metrics.figures(store::now_millis()).into_iter().take(50).collect();
     Ok(ok(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "dataFile": st.store.path().display().to_string(),
@@ -22,6 +33,16 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "allocatedBytes": space.allocated_bytes,
         "storedBytes": space.stored_bytes,
         "freeBytes": space.free_bytes,
+        "walBytes": st.store.log_bytes(),
+        "storageFailure": st.store.failure(),
+        "logsFile": st.log_store.path().display().to_string(),
+        "logsFileBytes": logs.file_bytes,
+        "logsAllocatedBytes": logs.allocated_bytes,
+        "logsWalBytes": st.log_store.log_bytes(),
+        "logsFailure": st.log_store.failure(),
+        "logMaxMb": st.settings.log_max_mb,
+        "logRetentionDays": st.settings.log_retention_days,
+        "apiLog": if st.settings.api_log_writes_only { "writes" } else { "all" },
         "uptimeSeconds": st.started_at.elapsed().as_secs(),
         "repairedMs": st.store.repaired_ms(),
         "logsWritten": st.logs.written.load(Ordering::Relaxed),
@@ -32,5 +53,31 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "walkSlots": st.walks.available_permits(),
         "walkDeadlineMs": st.settings.walk_deadline.as_millis() as u64,
         "index": st.index.as_ref().map(|i| serde_json::to_value(i.status()).unwrap_or_default()),
+        "routes": routes,
     })))
+}
+
+/// GET /api/metrics: Prometheus' text format.
+pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
+    let (space, logs) = spaces(&st).await?;
+    let mut out = String::with_capacity(16 << 10);
+    let mut gauge = |name: &str, help: &str, kind: &str, v: f64| {
+        let _ = write!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}\n");
+    };
+    gauge("zz_data_file_bytes", "Size of the data file.", "gauge", space.file_bytes as f64);
+    gauge("zz_data_allocated_bytes", "Pages in use in the data file.", "gauge", space.allocated_bytes as f64);
+    gauge("zz_data_wal_bytes", "Bytes in the data file's write-ahead log waiting for a checkpoint.", "gauge", st.store.log_bytes() as f64);
+    gauge("zz_logs_file_bytes", "Size of the logs' file.", "gauge", logs.file_bytes as f64);
+    gauge("zz_logs_allocated_bytes", "Pages in use in the logs' file.", "gauge", logs.allocated_bytes as f64);
+    gauge("zz_logs_wal_bytes", "Bytes in the logs' write-ahead log waiting for a checkpoint.", "gauge", st.log_store.log_bytes() as f64);
+    gauge("zz_storage_failed", "1 once a write to the data file failed: writes are stopped until a restart.", "gauge", st.store.failure().is_some() as u8 as f64);
+    gauge("zz_log_entries_written_total", "Log entries written since start.", "counter", st.logs.written.load(Ordering::Relaxed) as f64);
+    gauge("zz_log_entries_shed_total", "Read log entries shed because the log queue was full (--api-log all).", "counter", st.logs.dropped.load(Ordering::Relaxed) as f64);
+    gauge("zz_walks_started_total", "Lists that walked records.", "counter", st.walk_stats.started.load(Ordering::Relaxed) as f64);
+    gauge("zz_walks_timed_out_total", "Walks stopped at their deadline (answered 503).", "counter", st.walk_stats.timed_out.load(Ordering::Relaxed) as f64);
+    gauge("zz_uptime_seconds", "Seconds since the server started.", "gauge", st.started_at.elapsed().as_secs() as f64);
+    st.metrics.prometheus(&mut out);
+    let mut r = out.into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
+    Ok(r)
 }

@@ -163,7 +163,7 @@ async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): Js
         .await?
         .map_err(Err_::new)?;
     let tid = saved.get("tenantId").and_then(Value::as_str).unwrap_or("").to_string();
-    st.logs.usual(&s.tenant, s.user_id, "tenant_create", &format!("tenant {tid} created with its admin account"));
+    st.logs.usual(&s.tenant, s.user_id, "tenant_create", &format!("tenant {tid} created with its admin account")).await;
     Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
 }
 

@@ -1,6 +1,7 @@
-// System status (platform administrator): the data file's size and free space, the server's own counters.
-// Figures come from GET /api/blade-system/status; `zhizhuang compact --dir DIR` (server stopped) returns the
-// free space to the disk.
+// System status (platform administrator): the data file's and the logs' file's size and free space, their
+// write-ahead logs, a storage failure (writes stopped), the server's own counters and requests per route minute by
+// minute. Figures come from GET /api/blade-system/status (the same as Prometheus text at /api/metrics);
+// `zhizhuang compact --dir DIR` (server stopped) returns the free space to the disk.
 import { useCallback, useEffect, useState } from 'react';
 import { useProps } from '../../app';
 import { get, ApiError } from '../../lib/api';
@@ -10,6 +11,9 @@ type Status = {
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: { ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number } | null;
+  walBytes: number; storageFailure: string | null; logsFile: string; logsFileBytes: number; logsAllocatedBytes: number;
+  logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
+  routes: { route: string; total: number; errors: number; minutes: { at: number; count: number; p50Ms: number; p99Ms: number }[] }[];
 };
 
 /** 1536 → "1.5 KiB"; exact bytes stay in the title attribute. */
@@ -49,11 +53,17 @@ export function StatusPage() {
   useEffect(() => { void load(); }, [load]);
   const freePct = st && st.fileBytes > 0 ? Math.round((st.freeBytes / st.fileBytes) * 100) : 0;
   const rows: [string, string, string?][] = st ? [
+    ...(st.storageFailure ? [[L('存储故障', 'Storage failure'), `${L('已停止写入', 'writes stopped')}：${st.storageFailure}`] as [string, string]] : []),
     [L('数据文件', 'Data file'), st.dataFile],
     [L('文件大小', 'File size'), bytes(st.fileBytes), `${st.fileBytes}`],
     [L('已用空间', 'In use'), bytes(st.allocatedBytes), `${st.allocatedBytes}`],
     [L('其中数据', 'Of which data'), bytes(st.storedBytes), `${st.storedBytes}`],
     [L('可用空间', 'Free inside the file'), `${bytes(st.freeBytes)}（${freePct}%）`, `${st.freeBytes}`],
+    [L('待检查点日志', 'Write-ahead log'), bytes(st.walBytes), `${st.walBytes}`],
+    [L('日志文件', 'Logs file'), st.logsFile],
+    [L('日志占用', 'Logs in use'), `${bytes(st.logsAllocatedBytes)} / ${st.logMaxMb} MiB（${L('保留', 'kept')} ${st.logRetentionDays} ${L('天', 'days')}）`, `${st.logsAllocatedBytes}`],
+    [L('日志文件大小', 'Logs file size'), bytes(st.logsFileBytes), `${st.logsFileBytes}`],
+    [L('接口日志记录', 'API log records'), st.apiLog === 'all' ? L('全部请求', 'every request') : L('修改及失败的请求（读取按接口计数）', 'changes and refused or failed requests (reads counted per route)')],
     [L('运行时长', 'Uptime'), duration(st.uptimeSeconds, en)],
     [L('版本', 'Version'), st.version],
     [L('上次启动修复', 'Repair at last start'), st.repairedMs == null ? L('无（正常关闭）', 'none (clean shutdown)') : `${st.repairedMs} ms`],
@@ -73,6 +83,24 @@ export function StatusPage() {
         <table className="kv">
           <tbody>
             {rows.map(([k, v, title]) => (<tr key={k}><th scope="row">{k}</th><td title={title}>{v}</td></tr>))}
+          </tbody>
+        </table>
+      )}
+      {st && st.routes.length > 0 && (
+        <table className="grid route-figures" aria-label={L('接口请求（每分钟）', 'Requests per route (by minute)')}>
+          <thead>
+            <tr><th>{L('接口', 'Route')}</th><th>{L('总数', 'Total')}</th><th>{L('失败', 'Failed')}</th><th>{L('上一分钟', 'Last minute')}</th><th>p50</th><th>p99</th></tr>
+          </thead>
+          <tbody>
+            {st.routes.slice(0, 20).map((r) => {
+              const last = r.minutes[r.minutes.length - 1];
+              return (
+                <tr key={r.route}>
+                  <td className="route">{r.route}</td><td>{r.total}</td><td>{r.errors}</td>
+                  <td>{last ? last.count : '—'}</td><td>{last ? `${last.p50Ms} ms` : '—'}</td><td>{last ? `${last.p99Ms} ms` : '—'}</td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}

@@ -1,0 +1,138 @@
+//! The files the store writes, behind one small interface: the data file (as redb's `StorageBackend`) and its
+//! write-ahead log, plus the few directory operations the log needs. `OsFs` is the real one. Tests put their
+//! own in `Options::fs`: one that fails a chosen operation on command (fault injection), one that records every
+//! write, truncate and sync so that every state a power loss could leave can be rebuilt (tests/crash.rs).
+use std::fmt::Debug;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+pub use redb::{BackendError, StorageBackend};
+
+/// An open log file: positioned writes, truncation and a data sync.
+pub trait LogFile: Send + Debug {
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()>;
+    fn set_len(&mut self, len: u64) -> io::Result<()>;
+    fn sync(&mut self) -> io::Result<()>;
+}
+
+/// The file operations of a store.
+pub trait Fs: Send + Sync + Debug + 'static {
+    /// The data file at `path` (created empty when missing) as redb's storage, locked against other processes.
+    fn data(&self, path: &Path) -> io::Result<Box<dyn StorageBackend>>;
+    /// The log at `path`, created or emptied.
+    fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>>;
+    /// A whole file, or None when there is none.
+    fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>>;
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
+    fn remove(&self, path: &Path) -> io::Result<()>;
+    /// Makes the directory holding `path` durable (a created, renamed or removed name in it).
+    fn sync_dir(&self, path: &Path) -> io::Result<()>;
+}
+
+/// The directory a path's file lives in (`.` for a bare file name).
+pub fn dir_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The operating system's files.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct OsFs;
+
+#[derive(Debug)]
+struct OsLog(File);
+
+impl LogFile for OsLog {
+    fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        self.0.write_all_at(data, offset)
+    }
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        self.0.set_len(len)
+    }
+    fn sync(&mut self) -> io::Result<()> {
+        self.0.sync_data()
+    }
+}
+
+impl Fs for OsFs {
+    fn data(&self, path: &Path) -> io::Result<Box<dyn StorageBackend>> {
+        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
+        let backend = redb::backends::FileBackend::new(file).map_err(|e| match e {
+            redb::DatabaseError::DatabaseAlreadyOpen => io::Error::new(io::ErrorKind::WouldBlock, "locked"),
+            other => io::Error::other(other.to_string()),
+        })?;
+        Ok(Box::new(backend))
+    }
+    fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        let f = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        Ok(Box::new(OsLog(f)))
+    }
+    fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
+        match std::fs::read(path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        match std::fs::remove_file(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
+    }
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        File::open(dir_of(path))?.sync_all()
+    }
+}
+
+/// A boxed backend as redb takes one (`Builder::create_with_backend` wants a sized type): every call, the
+/// locks included, goes to the box.
+#[derive(Debug)]
+pub(crate) struct Boxed(pub(crate) Box<dyn StorageBackend>);
+
+impl StorageBackend for Boxed {
+    fn len(&self) -> Result<u64, io::Error> {
+        self.0.len()
+    }
+    fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), io::Error> {
+        self.0.read(offset, out)
+    }
+    fn set_len(&self, len: u64) -> Result<(), io::Error> {
+        self.0.set_len(len)
+    }
+    fn sync_data(&self) -> Result<(), io::Error> {
+        self.0.sync_data()
+    }
+    fn write(&self, offset: u64, data: &[u8]) -> Result<(), io::Error> {
+        self.0.write(offset, data)
+    }
+    fn close(&self) -> Result<(), io::Error> {
+        self.0.close()
+    }
+    fn try_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.0.try_lock_range(start, end)
+    }
+    fn try_lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.0.try_lock_shared_range(start, end)
+    }
+    fn lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.0.lock_range(start, end)
+    }
+    fn lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.0.lock_shared_range(start, end)
+    }
+    fn unlock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.0.unlock_range(start, end)
+    }
+    fn query_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.0.query_lock_range(start, end)
+    }
+}
