@@ -208,7 +208,16 @@ impl Store {
         let repaired = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let flag = repaired.clone();
         let started = std::time::Instant::now();
-        let backend = opts.fs.data(path).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
+        // A new file is made whole under another name and then renamed into place: a crash while creating it
+        // leaves no half-made data file (the next start makes it again).
+        let creating = creating_path(path);
+        let at = if existed {
+            path.to_path_buf()
+        } else {
+            opts.fs.remove(&creating)?;
+            creating.clone()
+        };
+        let backend = opts.fs.data(&at).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
         let db = Database::builder()
             .set_cache_size(opts.cache_bytes)
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
@@ -217,12 +226,17 @@ impl Store {
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
         meta::prepare(&db, path, existed)?;
-        let wal = if opts.wal {
-            let (id, seq) = wal::ensure_id(&db, opts.quick_repair)?;
-            Some(wal::Wal::create(&opts.fs, &wal::path_for(path), &id, seq.max(replayed.seq))?)
-        } else {
-            opts.fs.remove(&wal::path_for(path))?;
-            None
+        let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };
+        if !existed {
+            opts.fs.rename(&creating, path)?;
+            opts.fs.sync_dir(path)?;
+        }
+        let wal = match wal_ids {
+            Some((id, seq)) => Some(wal::Wal::create(&opts.fs, &wal::path_for(path), &id, seq.max(replayed.seq))?),
+            None => {
+                opts.fs.remove(&wal::path_for(path))?;
+                None
+            }
         };
         let last = meta::last_id(&db)?;
         let (seq, first) = {
@@ -362,6 +376,13 @@ impl Store {
     pub fn close(&self) {
         self.writer.close();
     }
+}
+
+/// Where a new data file is made before it is renamed into place.
+fn creating_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".creating");
+    PathBuf::from(s)
 }
 
 /// Ids: milliseconds since 2020 shifted left 16 bits, plus a sequence; strictly increasing within the process
