@@ -297,7 +297,20 @@ fn print_counts(report: &Value) {
         print_space(&report["space"]);
     }
     for t in report["tables"].as_array().into_iter().flatten() {
-        println!("  table {:<16} {:>10} rows", t["name"].as_str().unwrap_or(""), t["rows"]);
+        let n = |k: &str| t[k].as_u64().unwrap_or(0);
+        // Pages are 4 KiB: what the table takes in the file, and per row.
+        let bytes = n("pages") * 4096;
+        let per_row = if n("rows") > 0 { format!("{:>6} B/row", bytes / n("rows")) } else { String::new() };
+        println!(
+            "  table {:<16} {:>10} rows {:>9.1} MiB in {:>8} pages (keys and values {:.1} MiB, tree {:.1} MiB, unused {:.1} MiB) {per_row}",
+            t["name"].as_str().unwrap_or(""),
+            n("rows"),
+            bytes as f64 / 1048576.0,
+            n("pages"),
+            n("stored_bytes") as f64 / 1048576.0,
+            n("metadata_bytes") as f64 / 1048576.0,
+            n("fragmented_bytes") as f64 / 1048576.0
+        );
     }
     for (name, n) in report["resources"].as_object().into_iter().flatten() {
         println!("  resource {:<13} {:>10} live records", name, n);

@@ -22,6 +22,11 @@ use crate::{Inner, meta, tables};
 pub struct TableCount {
     pub name: &'static str,
     pub rows: u64,
+    /// Bytes of keys and values, of the tree's own metadata, and left unused in its pages.
+    pub stored_bytes: u64,
+    pub metadata_bytes: u64,
+    pub fragmented_bytes: u64,
+    pub pages: u64,
 }
 
 /// Space in a data file: its length, the bytes its pages hold, and what is free for reuse (or returned by
@@ -454,7 +459,8 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
     }
     let mut counts = Vec::new();
     for t in tables::ALL {
-        counts.push(TableCount { name: t.name, rows: (t.count)(&r)? });
+        let (stored_bytes, metadata_bytes, fragmented_bytes, pages) = (t.space)(&r)?;
+        counts.push(TableCount { name: t.name, rows: (t.count)(&r)?, stored_bytes, metadata_bytes, fragmented_bytes, pages });
     }
     let mut actual: BTreeMap<(String, String), u64> = BTreeMap::new();
     for e in r.open_table(tables::RECORDS)?.iter()? {

@@ -90,10 +90,12 @@ pub const SESSIONS: TableDefinition<PairK, &[u8]> = TableDefinition::new("sessio
 /// written in the commit that took the number. Pruned once the index holds the change; never backed up.
 pub const CHANGES: TableDefinition<u64, (&str, &str, u64)> = TableDefinition::new("changes");
 
-/// One registered table: how to count and copy it without knowing its types.
+/// One registered table: how to count, measure and copy it without knowing its types.
 pub struct TableInfo {
     pub name: &'static str,
     pub count: fn(&ReadTransaction) -> Result<u64>,
+    /// (bytes of keys and values, bytes of the tree's own metadata, bytes of pages left unused, pages).
+    pub space: fn(&ReadTransaction) -> Result<(u64, u64, u64, u64)>,
     pub copy: fn(&ReadTransaction, &WriteTransaction) -> Result<u64>,
 }
 
@@ -102,6 +104,7 @@ macro_rules! registry {
         pub const ALL: &[TableInfo] = &[$(TableInfo {
             name: stringify!($def),
             count: |r| count_table(r, $def),
+            space: |r| space_of(r, $def),
             copy: |r, w| copy_table(r, w, $def),
         }),*];
         /// Creates every table so that readers never meet a missing one.
@@ -118,6 +121,11 @@ fn count_table<K: redb::Key + 'static, V: redb::Value + 'static>(
     def: TableDefinition<K, V>,
 ) -> Result<u64> {
     Ok(r.open_table(def)?.len()?)
+}
+
+fn space_of<K: redb::Key + 'static, V: redb::Value + 'static>(r: &ReadTransaction, def: TableDefinition<K, V>) -> Result<(u64, u64, u64, u64)> {
+    let s = r.open_table(def)?.stats()?;
+    Ok((s.stored_bytes(), s.metadata_bytes(), s.fragmented_bytes(), s.leaf_pages() + s.branch_pages()))
 }
 
 pub(crate) fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
