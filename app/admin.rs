@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use store::{Store, StoreError};
 
 use crate::auth::password;
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 
 pub const SOCKET: &str = "admin.sock";
 
@@ -49,7 +49,7 @@ pub fn logs_backup_path(out: &Path) -> PathBuf {
 fn backup_offline(file: &Path, out: &Path) -> anyhow::Result<Option<Value>> {
     match Store::open(file, &store::Options::default()) {
         Ok(st) => {
-            let res = crate::engine::resources::Resources::load()?;
+            let res = crate::decl::Resources::load()?;
             res.load_generated(&st)?;
             let r = st.backup_to(out, &|name| res.try_get(name));
             st.close();
@@ -181,8 +181,8 @@ fn verify_one(file: &Path) -> anyhow::Result<bool> {
     Ok(report.ok && ledger_ok)
 }
 
-/// The stock ledger of a data file (every balance recomputed from the moves, `api::wms::ledger::audit`) and the
-/// approvals (`api::flow::runtime::audit`).
+/// What each area checks of a data file's records (`api::Area::verify`): the stock ledger's balances against the
+/// moves, every approval against its tasks, the contract ledgers and day-work totals.
 fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
     let st = match Store::open(file, &store::Options::default()) {
         Err(StoreError::Locked) => {
@@ -191,33 +191,25 @@ fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
         }
         other => other?,
     };
-    let res = crate::engine::resources::Resources::load()?;
-    let audit = st.read(|r| crate::api::wms::ledger::audit(r, &res));
-    let flows = st.read(|r| crate::api::flow::runtime::audit(r, &res));
-    let ledgers = st.read(|r| crate::api::finance::ledger::audit(r, &res));
-    let labour = st.read(|r| crate::api::finance::cost::audit(r, &res));
+    let res = crate::decl::Resources::load()?;
+    let mut ok = true;
+    for area in crate::api::AREAS {
+        let Some(verify) = area.verify else { continue };
+        let (line, problems) = match st.read(|r| verify(r, &res)) {
+            Ok(v) => v,
+            Err(e) => {
+                st.close();
+                return Err(e.into());
+            }
+        };
+        println!("{line}");
+        for p in problems.iter().take(50) {
+            println!("problem: {p}");
+        }
+        ok &= problems.is_empty();
+    }
     st.close();
-    let (audit, flows, ledgers, labour) = (audit?, flows?, ledgers?, labour?);
-    println!("stock ledger: {} moves, {} balances: {}", audit.moves, audit.balances, if audit.problems.is_empty() { "balances equal the moves" } else { "MISMATCH" });
-    for p in &audit.problems {
-        println!("problem: {p}");
-    }
-    // The approvals: every instance's engine state agrees with its tasks and history.
-    println!("approvals: {} instances, {} tasks: {}", flows.instances, flows.tasks, if flows.problems.is_empty() { "every instance agrees with its tasks" } else { "MISMATCH" });
-    for p in flows.problems.iter().take(50) {
-        println!("problem: {p}");
-    }
-    // The contract ledgers: every balance equals the sum of its entries.
-    println!("contract ledgers: {} ledgers, {} entries: {}", ledgers.ledgers, ledgers.entries, if ledgers.problems.is_empty() { "balances equal the entries" } else { "MISMATCH" });
-    for p in ledgers.problems.iter().take(50) {
-        println!("problem: {p}");
-    }
-    // Project cost: every construct's day-work total equals its rows (the material totals are in the stock ledger's).
-    println!("project cost: {} constructs: {}", labour.constructs, if labour.problems.is_empty() { "day-work totals equal their rows" } else { "MISMATCH" });
-    for p in labour.problems.iter().take(50) {
-        println!("problem: {p}");
-    }
-    Ok(audit.problems.is_empty() && flows.problems.is_empty() && ledgers.problems.is_empty() && labour.problems.is_empty())
+    Ok(ok)
 }
 
 /// Rebuilds DIR's search index offline and prints the figures.
@@ -233,7 +225,7 @@ pub fn reindex(dir: &Path) -> anyhow::Result<()> {
         Err(StoreError::Locked) => bail!("another process holds {}", file.display()),
         other => other?,
     };
-    let res = crate::engine::resources::Resources::load()?;
+    let res = crate::decl::Resources::load()?;
     res.load_generated(&st)?;
     let index_dir = crate::indexer::index_dir(&file);
     if index_dir.exists() {

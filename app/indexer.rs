@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use store::{Hint, Op, Predicate, Query, ResourceDef, Store};
 
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 
 /// The index directory inside the data directory.
 pub const INDEX_DIR: &str = "index";

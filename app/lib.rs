@@ -5,6 +5,7 @@ pub mod assets;
 pub mod auth;
 pub mod cache;
 pub mod cli;
+pub mod decl;
 pub mod engine;
 pub mod error;
 pub mod http;

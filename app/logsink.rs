@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::{Map, Value};
 use tokio::sync::mpsc::{Receiver, Sender, channel, error::TrySendError};
 
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 
 /// The logs' file, beside the data file.
 pub const LOG_FILE: &str = "zhizhuang-logs.redb";

@@ -37,7 +37,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),
         Cmd::Admin { cmd: AdminCmd::Passwd { dir, tenant, account, password } } => zhizhuang::admin::passwd(&dir, &tenant, &account, password),
         Cmd::Openapi { out } => {
-            let doc = zhizhuang::openapi::render(&zhizhuang::engine::resources::Resources::load()?);
+            let doc = zhizhuang::openapi::render(&zhizhuang::decl::Resources::load()?);
             match out {
                 Some(path) => std::fs::write(&path, doc).map_err(|e| anyhow::anyhow!("{}: {e}", path.display())),
                 None => {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use store::{FieldDef, FieldKind, ResourceDef};
 
 use crate::engine::RouteInfo;
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 
 pub fn document(res: &Resources) -> Value {
     let routes = crate::api::table(res);
@@ -71,12 +71,7 @@ pub fn document(res: &Resources) -> Value {
     })
 }
 
-pub fn schema_name(resource: &str) -> String {
-    resource.split('_').map(|w| {
-        let mut c = w.chars();
-        c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
-    }).collect()
-}
+pub use crate::decl::api::schema_name;
 
 fn field_schema(f: &FieldDef) -> Value {
     let mut s = match f.kind {

@@ -172,7 +172,7 @@ fn document(lang: Lang, body: &str, props: &str) -> String {
 async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&Session>) -> Result<Value, ApiError> {
     let host = crate::http::host_of(h);
     let st2 = st.clone();
-    let tenant = st.read_now(|r| crate::api::system::tenant::by_domain(r, &st2, &host))?;
+    let tenant = st.read_now(|r| crate::auth::tenants::by_domain(r, &st2, &host))?;
     let tenant_json = match &tenant {
         Some(t) => json!({"id": t.get("tenantId"), "name": t.get("tenantName"), "knownFromHost": true}),
         None => json!({"id": st.settings.default_tenant, "name": "", "knownFromHost": false}),
@@ -203,7 +203,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
     codes.sort();
     out["permissions"] = json!(codes);
     let path = url.split('?').next().unwrap_or("/");
-    if let Some((name, api, _)) = crate::api::screens(&st.res).iter().find(|(_, _, p)| p == path) {
+    if let Some((name, api, _)) = crate::decl::screens(&st.res).iter().find(|(_, _, p)| p == path) {
         if s.require(name).is_ok() {
             out["page"] = list_page(st, s, name, api, url, lang).await?;
         }
@@ -243,7 +243,7 @@ async fn search_box(st: &AppState, tenant: &str) -> Result<bool, ApiError> {
 /// screen. A signed-out visitor is sent to sign in for these and to /404 for anything else.
 async fn known_path(st: &AppState, path: &str) -> Result<bool, ApiError> {
     let path = if path.len() > 1 { path.trim_end_matches('/') } else { path };
-    if crate::api::screens(&st.res).iter().any(|(_, _, p)| p == path) {
+    if crate::decl::screens(&st.res).iter().any(|(_, _, p)| p == path) {
         return Ok(true);
     }
     if path.strip_prefix("/gen/").is_some_and(|n| st.res.generated(n).is_some()) {

@@ -7,7 +7,7 @@ use anyhow::Context;
 use store::{Store, StoreError};
 
 use crate::cli::{LogFormat, ServeArgs};
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 use crate::state::{AppState, Settings};
 use crate::wire::Zone;
 
@@ -77,11 +77,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let st = AppState::new(store.clone(), res, settings)?;
     let log_store = st.log_store.clone();
-    // Imports a stopped server left running are finished (failed; all-or-nothing ones undone) before serving.
-    match crate::api::scm::building::recover(&st).await {
-        Ok(0) => {}
-        Ok(n) => tracing::warn!(target: "zz::serve", n, "building imports interrupted by the last stop marked failed"),
-        Err(e) => anyhow::bail!("recovering interrupted imports: {}", e.message(crate::error::Lang::En)),
+    // What the areas finish before serving (a building import a stopped server left running).
+    for area in crate::api::AREAS {
+        if let Some(start) = area.start {
+            let st2 = st.clone();
+            tokio::task::spawn_blocking(move || start(&st2)).await??;
+        }
     }
     st.start_ssr();
     let app = crate::router(st.clone());
@@ -89,7 +90,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let index = st.index.clone();
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
-    let erp = crate::api::wms::erp::spawn(st.clone());
+    let tasks: Vec<tokio::task::JoinHandle<()>> = crate::api::AREAS.iter().filter_map(|a| a.tasks).map(|t| t(st.clone())).collect();
     let log_pruner = tokio::spawn(prune_logs(st.clone()));
     tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
@@ -97,7 +98,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .await?;
     socket.abort();
     pruner.abort();
-    erp.abort();
+    tasks.iter().for_each(|t| t.abort());
     log_pruner.abort();
     let _ = std::fs::remove_file(args.dir.join(crate::admin::SOCKET));
     if let Some(i) = index {

@@ -10,7 +10,7 @@ use crate::auth::jwt::Keys;
 use crate::auth::perms::PermCache;
 use crate::auth::throttle::Throttle;
 use crate::error::{ApiError, ApiResult};
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 use crate::wire::Zone;
 
 #[derive(Clone, Debug)]

@@ -1,7 +1,13 @@
-//! The HTTP API, one folder per area (`system`, `user`, `resource`, `desk`, `develop`, `log`). `build` assembles
-//! every area's routes into one table (`engine::routes`): each route carries its guard, so everything but the few
-//! `Guard::Public` routes requires a session, and everything but self-service requires a permission code, checked
-//! before any body is read.
+//! The areas of the product, one folder each, listed once in `AREAS`: the platform's (`system`, `user`,
+//! `resource`, `desk`, `log`, `search`, `develop`) and the business's (`scm`, `wms`, `flow`, `finance`, `worklist`).
+//! An area plugs into the engine through its `Area`: routes, the rules of the resources it declares, what it does
+//! after another area's record is written, tenant setup, upgrades, demo data, what `verify` checks, work before
+//! serving and background tasks. `serve`, `seed`, `admin` and `build` walk `AREAS`; areas read each other only
+//! through the few functions `tests/api/layers.rs` lists.
+//!
+//! `build` assembles every area's routes into one table (`engine::routes`): each route carries its guard, so
+//! everything but the few `Guard::Public` routes requires a session, and everything but self-service requires a
+//! permission code, checked before any body is read.
 pub mod desk;
 pub mod develop;
 pub mod finance;
@@ -18,55 +24,84 @@ pub mod worklist;
 use axum::Router;
 use axum::response::IntoResponse;
 
+use store::{ReadCtx, WriteCtx};
+
 use crate::auth::token;
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
+use crate::engine::dialect::{Rules, SavedRule};
 use crate::engine::{Api, Guard, RouteInfo};
 use crate::state::AppState;
 
-/// Resources with a generic list screen: (resource, API base, screen path). Users, roles, menus, departments,
-/// tenants and both dictionaries have screens of their own in the UI (`ui/src/routes.tsx` ADMIN_SCREENS) whose
-/// first screen `pages::admin_page` fills from their own API functions. The page handler renders the
-/// screen at the path with the first page of data; the API base serves list/detail/submit/remove/schema/export.
-pub const SCREENS: &[(&str, &str, &str)] = &[
-    ("param", "/api/blade-system/param", "/system/param"),
-    ("post", "/api/blade-system/post", "/system/post"),
-    ("client", "/api/blade-system/client", "/system/client"),
-    ("region", "/api/blade-system/region", "/base/region"),
-    ("log_usual", "/api/blade-log/usual", "/monitor/log/usual"),
-    ("log_api", "/api/blade-log/api", "/monitor/log/api"),
-    ("log_error", "/api/blade-log/error", "/monitor/log/error"),
-    ("log_login", "/api/blade-log/login", "/monitor/log/login"),
-    ("notice", "/api/blade-desk/notice", "/desk/notice"),
-    ("oss", "/api/blade-resource/oss", "/resource/oss"),
-    ("attach", "/api/blade-resource/attach", "/resource/attach"),
-    ("sms", "/api/blade-resource/sms", "/resource/sms"),
-    ("code", "/api/blade-develop/code", "/tool/code"),
-    ("datasource", "/api/blade-develop/datasource", "/tool/datasource"),
-    ("report", "/api/blade-report/report/rest", "/report/reportlist"),
-    ("topmenu", "/api/blade-system/topmenu", "/system/topmenu"),
-    ("datascope", "/api/blade-system/data-scope", "/authority/datascope"),
-    ("apiscope", "/api/blade-system/api-scope", "/authority/apiscope"),
-];
+/// A tenant's setup an area needs (records every tenant gets at creation, and once for the tenants of an older
+/// data file).
+pub type TenantSetup = fn(&mut WriteCtx, &Resources, &str) -> store::Result<()>;
+/// An upgrade of what older versions wrote, run once per data file (its meta key marks it done).
+pub type Upgrade = fn(&mut WriteCtx, &Resources) -> store::Result<()>;
+/// A tenant's demo data (`--demo`), after the platform's people and the areas listed before this one.
+pub type Demo = fn(&mut WriteCtx, &Resources, &str) -> store::Result<()>;
+/// What `zhizhuang verify` checks of an area's records: a line saying what was checked, and the problems.
+pub type Verify = fn(&ReadCtx, &Resources) -> store::Result<(String, Vec<String>)>;
 
-/// Every generic list screen: `SCREENS` and the screens of the resources declared with a dialect
-/// (`engine::dialect`: their declaration names base and screen).
-pub fn screens(res: &Resources) -> Vec<(String, String, String)> {
-    let mut v: Vec<(String, String, String)> = SCREENS.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string())).collect();
-    for (def, decl) in res.declared() {
-        if let Some(screen) = &decl.screen {
-            v.push((def.name.clone(), decl.base.clone(), screen.clone()));
-        }
-    }
-    v
+/// What an area adds to the server.
+pub struct Area {
+    pub name: &'static str,
+    /// Its hand-written routes (its declared resources are served from their declarations, with `rules`).
+    pub routes: fn(Api) -> Api,
+    /// The rules of the declared resources it owns.
+    pub rules: fn(&str) -> Option<Rules>,
+    /// What it does, in the same transaction, after another area's record is written: (resource, rule). Finance
+    /// opens a contract's ledger when the contract is signed without the contract's area naming finance.
+    pub after: &'static [(&'static str, SavedRule)],
+    pub tenant: Option<TenantSetup>,
+    pub upgrades: &'static [(&'static str, Upgrade)],
+    pub demo: Option<Demo>,
+    pub verify: Option<Verify>,
+    /// Work to finish before serving (an import a stopped server left running).
+    pub start: Option<fn(&AppState) -> anyhow::Result<()>>,
+    /// Background work of a running server.
+    pub tasks: Option<fn(AppState) -> tokio::task::JoinHandle<()>>,
 }
 
-/// The hand-written rules of a resource served by a dialect, from its area.
-fn rules(name: &str) -> crate::engine::dialect::Rules {
-    if let Some(r) = worklist::rules(name) {
-        return r;
+impl Area {
+    /// An area that adds routes only.
+    pub const fn routes_only(name: &'static str, routes: fn(Api) -> Api) -> Area {
+        Area { name, routes, rules: |_| None, after: &[], tenant: None, upgrades: &[], demo: None, verify: None, start: None, tasks: None }
     }
-    let r = wms::rules(name);
-    if r.save.is_some() || r.remove.is_some() || r.saved.is_some() { r } else { scm::rules(name) }
+}
+
+/// Every area, in the order their routes, tenant setups, upgrades and demos run.
+pub const AREAS: &[Area] = &[
+    system::AREA,
+    user::AREA,
+    resource::AREA,
+    desk::AREA,
+    log::AREA,
+    search::AREA,
+    develop::AREA,
+    scm::AREA,
+    wms::AREA,
+    flow::AREA,
+    finance::AREA,
+    worklist::AREA,
+];
+
+/// The platform areas, whose routes come before the declared resources' (the order of the route table).
+const PLATFORM: usize = 7;
+
+/// The rules of a declared resource: its own area's, with what other areas do after it is written.
+pub fn rules(name: &str) -> Rules {
+    static AFTER: std::sync::OnceLock<std::collections::HashMap<&'static str, Vec<SavedRule>>> = std::sync::OnceLock::new();
+    let after = AFTER.get_or_init(|| {
+        let mut m: std::collections::HashMap<&'static str, Vec<SavedRule>> = std::collections::HashMap::new();
+        for a in AREAS {
+            for (res, f) in a.after {
+                m.entry(res).or_default().push(*f);
+            }
+        }
+        m
+    });
+    let own = AREAS.iter().find_map(|a| (a.rules)(name)).unwrap_or_default();
+    Rules { after: after.get(name).map(Vec::as_slice).unwrap_or(&[]), ..own }
 }
 
 /// Every route: the router and the table the contract and the tests walk.
@@ -80,23 +115,12 @@ pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
         .get("/api/blade-auth/oauth/logout", Guard::Signed, token::logout)
         .post("/api/blade-auth/oauth/logout", Guard::Signed, token::logout)
         .get("/api/blade-auth/oauth/clear-cache", Guard::Signed, token::clear_cache);
-    let api = system::routes(api);
-    let api = user::routes(api);
-    let api = resource::routes(api);
-    let api = desk::routes(api);
-    let api = log::routes(api);
-    let api = search::routes(api);
-    let mut api = develop::routes(api);
+    let mut api = AREAS[..PLATFORM].iter().fold(api, |api, a| (a.routes)(api));
     // Resources whose declaration names a route dialect: served from it, with their area's rules.
     for (def, _) in res.declared() {
         api = api.declared(&def.name, rules(&def.name));
     }
-    let api = scm::routes(api);
-    let api = wms::routes(api);
-    let api = flow::routes(api);
-    let api = finance::routes(api);
-    let api = worklist::routes(api);
-    api.finish()
+    AREAS[PLATFORM..].iter().fold(api, |api, a| (a.routes)(api)).finish()
 }
 
 /// The route table alone (contract, tests).

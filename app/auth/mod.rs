@@ -5,5 +5,6 @@ pub mod password;
 pub mod perms;
 pub mod scope;
 pub mod session;
+pub mod tenants;
 pub mod throttle;
 pub mod token;

@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock};
 use serde_json::Value;
 use store::{ReadCtx, ResourceDef};
 
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 
 #[derive(Debug, Default)]
 pub struct Perms {

@@ -170,26 +170,22 @@ fn filter_of(def: &ResourceDef, g: &DataGrant, user: u64, depts: &[u64], below: 
     })
 }
 
-/// The stores a user works in (`userconfig`), as a filter on records of a resource that names a store (or on
-/// the stores themselves): None when the resource has no store or no configuration limits the user (the
-/// platform administrator is never limited). Applied to lists, details and removals beside the data scope.
+/// What a declared access list (`access`: the warehouse's `userconfig` grants users stores) allows the user of
+/// `def`, as a filter on its records — the granted ones, or those naming one — or None when no access list
+/// limits the resource or the user has no entry in it (the platform administrator is never limited). Applied to
+/// lists, details and removals beside the data scope.
 pub async fn store_limit(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<Option<Filter>> {
-    let field = match def.name.as_str() {
-        "store" => "id",
-        "userconfig" => return Ok(None),
-        _ if def.field("storeId").is_some_and(|f| f.refers.as_deref() == Some("store")) => "storeId",
-        _ => return Ok(None),
-    };
+    let Some((access, field)) = st.res.access_for(def) else { return Ok(None) };
     if s.is_platform_admin() {
         return Ok(None);
     }
-    let Some(cdef) = st.res.find("userconfig") else { return Ok(None) };
-    let (t, user) = (s.tenant.clone(), s.user_id.to_string());
-    let stores = st.read_now(|r| match r.find_unique(&cdef, &t, "userId", &user)? {
-        Some(cid) => Ok(r.get(&cdef, &t, cid)?.map(|c| crate::auth::session::id_list(c.get("storeIds")))),
+    let Some(cdef) = st.res.find(&access.list) else { return Ok(None) };
+    let (t, user, grants) = (s.tenant.clone(), s.user_id.to_string(), access.grants.clone());
+    let ids = st.read_now(|r| match r.find_unique(&cdef, &t, &access.user, &user)? {
+        Some(cid) => Ok(r.get(&cdef, &t, cid)?.map(|c| crate::auth::session::id_list(c.get(&grants)))),
         None => Ok(None),
     })?;
-    Ok(stores.map(|ids| Filter::new(field, Op::In, json!(ids))))
+    Ok(ids.map(|ids| Filter::new(&field, Op::In, json!(ids))))
 }
 
 /// True when the record is visible under the guard.

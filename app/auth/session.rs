@@ -164,8 +164,8 @@ async fn validate(st: &AppState, token: &str, now: i64) -> ApiResult<(Session, i
             {
                 return Ok(None);
             }
-            let Some(tenant) = crate::api::system::tenant::active(r, &st2, &claims.tid)? else { return Ok(None) };
-            let until = [token_until, head.expires, crate::api::system::tenant::expiry_millis(&st2, &tenant).unwrap_or(i64::MAX)]
+            let Some(tenant) = crate::auth::tenants::active(r, &st2, &claims.tid)? else { return Ok(None) };
+            let until = [token_until, head.expires, crate::auth::tenants::expiry_millis(&st2, &tenant).unwrap_or(i64::MAX)]
                 .into_iter()
                 .min()
                 .unwrap_or(0);

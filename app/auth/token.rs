@@ -364,14 +364,14 @@ pub async fn resolve_tenant(st: &AppState, h: &HeaderMap, param: Option<&str>) -
         .read(move |r| {
             let id = match explicit {
                 Some(t) => t,
-                None => crate::api::system::tenant::by_domain(r, &st2, &host)?
+                None => crate::auth::tenants::by_domain(r, &st2, &host)?
                     .and_then(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string))
                     .unwrap_or_else(|| st2.settings.default_tenant.clone()),
             };
             let def = st2.res.get("tenant");
             let Some(tid) = r.find_unique(&def, store::PLATFORM_TENANT, "tenantId", &id)? else { return Ok(Err(Kind::TenantNotFound)) };
             let _ = tid;
-            match crate::api::system::tenant::active(r, &st2, &id)? {
+            match crate::auth::tenants::active(r, &st2, &id)? {
                 Some(_) => Ok(Ok(id)),
                 None => Ok(Err(Kind::TenantExpired)),
             }

@@ -274,7 +274,7 @@ pub async fn schema_route(
 pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::error::Lang) -> ApiResult<Value> {
     let mut dicts = serde_json::Map::new();
     for code in def.fields.iter().filter_map(|f| f.dict.as_deref()) {
-        let entries = crate::api::system::dict::entries(st, code).await?;
+        let entries = crate::engine::dict::entries(st, code).await?;
         let list: Vec<Value> = entries
             .iter()
             .map(|e| {
@@ -319,7 +319,7 @@ fn ref_picker(st: &AppState, resource: &str) -> Option<Value> {
     let list = match st.res.decl(resource) {
         Some(d) => d.path(crate::engine::dialect::Action::List).or_else(|| d.path(crate::engine::dialect::Action::Page)).map(|(m, p)| format!("{m} {p}"))?,
         None if resource == "user" => "GET /api/blade-user/page".to_string(),
-        None => format!("GET {}/list", crate::api::screens(&st.res).into_iter().find(|(n, ..)| n == resource)?.1),
+        None => format!("GET {}/list", crate::decl::screens(&st.res).into_iter().find(|(n, ..)| n == resource)?.1),
     };
     Some(serde_json::json!({"resource": resource, "list": list, "title": title}))
 }
@@ -364,7 +364,7 @@ pub async fn dict_labels(st: &AppState, code: &str) -> ApiResult<Arc<std::collec
     if let Some(m) = st.dict_labels.get(&code.to_string(), &version) {
         return Ok(m);
     }
-    let entries = crate::api::system::dict::entries(st, code).await?;
+    let entries = crate::engine::dict::entries(st, code).await?;
     let map: std::collections::HashMap<String, String> = entries
         .iter()
         .filter_map(|e| {

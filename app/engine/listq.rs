@@ -7,7 +7,7 @@ use crate::error::{ApiError, ApiResult, Kind};
 use crate::wire::Zone;
 
 /// Largest page size accepted; the UI offers 10, 30, 50, 100 and 200.
-pub const MAX_SIZE: u64 = 1000;
+pub use crate::decl::api::MAX_SIZE;
 /// Deepest offset accepted, so that a request cannot make the server walk without end.
 pub const MAX_OFFSET: u64 = 10_000_000;
 /// Parameters clients add that are not filters (cache busters).

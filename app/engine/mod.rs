@@ -2,13 +2,17 @@
 //! (`resources`), the generic list/detail/submit/remove handlers (`crud`) and Blade list parameters turned into
 //! store queries (`listq`), Excel export and import of declared resources (`xlsx`) and the bounded reader every import uses (`sheet`). Areas under `api/` register their routes here and hand-write only real behaviour.
 pub mod crud;
+pub mod demo;
+pub mod dict;
 pub mod dialect;
 pub mod listq;
+pub mod names;
 pub mod params;
 pub mod rec;
-pub mod resources;
+
 pub mod routes;
 pub mod sheet;
+pub mod uploads;
 pub mod xlsx;
 
 pub use routes::{Api, Guard, RouteInfo};

@@ -17,7 +17,7 @@ use axum::routing::MethodRouter;
 use store::ResourceDef;
 
 use crate::auth::session::Session;
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 use crate::error::{ApiError, Kind};
 use crate::state::AppState;
 
@@ -157,7 +157,7 @@ impl Api {
         H: Handler<T, AppState>,
         T: 'static,
     {
-        let limit = axum::extract::DefaultBodyLimit::max(crate::api::resource::files::MAX_FILE + 64 * 1024);
+        let limit = axum::extract::DefaultBodyLimit::max(crate::engine::uploads::MAX_FILE + 64 * 1024);
         let mut api = self.add("POST", path.as_ref(), guard, axum::routing::post(h).layer(limit));
         if let Some(r) = api.routes.last_mut() {
             r.upload = true;

@@ -251,7 +251,7 @@ async fn dicts(st: &AppState, def: &ResourceDef) -> ApiResult<HashMap<String, Di
         if out.contains_key(code) {
             continue;
         }
-        let entries = crate::api::system::dict::entries(st, code).await?;
+        let entries = crate::engine::dict::entries(st, code).await?;
         let rows = entries
             .iter()
             .map(|e| {
@@ -449,7 +449,7 @@ pub async fn import(
         crud::check_write(&s, &def, "edit")?;
     }
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_FILE).await?;
+    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_FILE).await?;
     let _slot = st.imports.enter(&s.tenant)?;
     let d = def.clone();
     let rows = tokio::task::spawn_blocking(move || read_rows(&d, &up.bytes)).await.map_err(ApiError::internal)??;

@@ -12,7 +12,7 @@ use store::{Actor, Options, QTY_SCALE, Store};
 use zhizhuang::api::wms::ledger::{self, Doc, Loc, Move};
 use zhizhuang::engine::dialect::Ctx;
 use zhizhuang::engine::rec::obj;
-use zhizhuang::engine::resources::Resources;
+use zhizhuang::decl::Resources;
 
 pub fn cost(file: &Path, tenant: &str, issues: u64, days: u64) -> anyhow::Result<u64> {
     let res = Resources::load()?;

@@ -195,7 +195,7 @@ pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> an
 /// Issue 10's catalogue: 40 categories over the four product types and COUNT products whose names combine a
 /// material, a kind and a size (`仿古 地砖 600×600 #123`), written through the store (indexes, unique codes).
 pub fn products(file: &Path, tenant: &str, count: u64) -> anyhow::Result<()> {
-    let res = zhizhuang::engine::resources::Resources::load()?;
+    let res = zhizhuang::decl::Resources::load()?;
     let (cdef, pdef) = (res.get("product_category"), res.get("product"));
     let st = Store::open(file, &Options::default())?;
     let start = Instant::now();

@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 use store::{Actor, Options, Store};
 use zhizhuang::engine::dialect::Ctx;
-use zhizhuang::engine::resources::Resources;
+use zhizhuang::decl::Resources;
 
 use zhizhuang::engine::rec::obj;
 

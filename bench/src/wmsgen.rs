@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use store::{Actor, Options, QTY_SCALE, Store};
 use zhizhuang::api::wms::ledger::{self, Doc, Loc, Move};
 use zhizhuang::engine::dialect::Ctx;
-use zhizhuang::engine::resources::Resources;
+use zhizhuang::decl::Resources;
 
 use zhizhuang::engine::rec::obj;
 

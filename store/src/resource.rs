@@ -160,6 +160,11 @@ pub struct ResourceDef {
     /// as `blade-scm`'s); read by the app, opaque to the store.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<Value>,
+    /// Records of this resource limit what each user may reach of another resource: `{"user": "userId",
+    /// "grants": "storeIds", "to": "store", "by": "storeId"}` — a user with a record here sees only the granted
+    /// records of `to` and the records naming one of them in field `by`. Read by the app, opaque to the store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Value>,
 }
 
 /// Columns every record has, stamped by the server; a client can never set them.

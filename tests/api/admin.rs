@@ -240,7 +240,7 @@ async fn notices_attachments_and_messages() {
     let (s, _, v) = app.call(req).await;
     assert_eq!(s, 200, "{v}");
     let attach = v["data"]["attachId"].as_str().unwrap().to_string();
-    let used = |app: &App| app.st.store.read(|r| r.counter(A, zhizhuang::api::resource::files::QUOTA_COUNTER)).unwrap();
+    let used = |app: &App| app.st.store.read(|r| r.counter(A, zhizhuang::engine::uploads::QUOTA_COUNTER)).unwrap();
     assert_eq!(used(&app), png.len() as u64);
     let cases = [
         c("notice list", "GET", "/api/blade-desk/notice/list?title=通知", A, None, 200, &["\"total\":1"]),
@@ -429,7 +429,7 @@ async fn code_generation_end_to_end() {
         }
     }
     let store = reopened.expect("the data file reopens");
-    let st = zhizhuang::state::AppState::new(store, zhizhuang::engine::resources::Resources::load().unwrap(), Default::default()).unwrap();
+    let st = zhizhuang::state::AppState::new(store, zhizhuang::decl::Resources::load().unwrap(), Default::default()).unwrap();
     let app2 = crate::support::App { router: zhizhuang::router(st.clone()), st, _dir };
     let p = app2.admin(P).await;
     let (s, v) = app2.get("/api/blade-gen/supplier/list", &p).await;

@@ -182,7 +182,7 @@ async fn a_data_file_without_an_index_directory_gets_one_rebuilt_on_start() {
     app.st.store.backup_to(&file, &move |n: &str| res.find(n)).unwrap();
     assert!(!keep.path().join("index").exists());
     let store = store::Store::open(&file, &store::Options::default()).unwrap();
-    let st = zhizhuang::state::AppState::new(store, zhizhuang::engine::resources::Resources::load().unwrap(), Default::default()).unwrap();
+    let st = zhizhuang::state::AppState::new(store, zhizhuang::decl::Resources::load().unwrap(), Default::default()).unwrap();
     let ix = st.index.clone().unwrap();
     assert!(ix.wait_caught_up(std::time::Duration::from_secs(30)), "{:?}", ix.status());
     assert_eq!(ix.status().rebuilds, 1);
@@ -196,7 +196,7 @@ async fn every_searched_resource_stays_in_its_tenant() {
     let app = App::new();
     let mut planted = Vec::new();
     // A record of every searched, tenant-scoped resource in tenant B, its searched text fields holding a token.
-    for (name, _, _) in zhizhuang::api::search::searched(&zhizhuang::engine::resources::Resources::load().unwrap()) {
+    for (name, _, _) in zhizhuang::api::search::searched(&zhizhuang::decl::Resources::load().unwrap()) {
         let def = app.st.res.get(&name);
         if def.platform || !def.searchable() {
             continue;

@@ -8,7 +8,7 @@ use crate::support::{App, admin_tokens};
 
 const A: &str = "157270";
 
-fn count(s: &store::Store, res: &zhizhuang::engine::resources::Resources, name: &str) -> u64 {
+fn count(s: &store::Store, res: &zhizhuang::decl::Resources, name: &str) -> u64 {
     let d = res.get(name);
     s.read(|r| {
         let mut n = 0;

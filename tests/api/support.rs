@@ -8,7 +8,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
-use zhizhuang::engine::resources::Resources;
+use zhizhuang::decl::Resources;
 use zhizhuang::state::{AppState, Settings};
 
 /// Every served route as the route table registers it (method, path, guard).

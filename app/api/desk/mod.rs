@@ -55,3 +55,6 @@ mod tests {
         assert!(clean.contains("<b>ok</b>") && clean.contains("<p>"));
     }
 }
+
+/// 工作台: notices and the desk: routes only.
+pub const AREA: crate::api::Area = crate::api::Area::routes_only("desk", routes);

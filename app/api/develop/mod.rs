@@ -15,7 +15,7 @@ use crate::engine::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind, Lang};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
-use crate::engine::resources::GENERATED_META;
+use crate::decl::GENERATED_META;
 use crate::state::AppState;
 
 pub const GEN_BASE: &str = "/api/blade-gen";
@@ -122,6 +122,7 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
         ignore: Vec::new(),
         ui: None,
         api: None,
+        access: None,
     };
     def.check().map_err(|e| ApiError::with(Kind::BadFormat, e.chars().take(120).collect::<String>()))?;
     Ok(def)
@@ -246,3 +247,6 @@ async fn copy(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
         .await?;
     Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
 }
+
+/// 开发: code generation and data sources: routes only.
+pub const AREA: crate::api::Area = crate::api::Area::routes_only("develop", routes);

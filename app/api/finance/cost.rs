@@ -80,7 +80,7 @@ impl Figures {
     }
 }
 
-fn figures(r: &ReadCtx, res: &crate::engine::resources::Resources, t: &str, project: u64) -> store::Result<Figures> {
+fn figures(r: &ReadCtx, res: &crate::decl::Resources, t: &str, project: u64) -> store::Result<Figures> {
     let by = |field: &str, v: u64| Query { filters: vec![Filter::new(field, Op::Equal, json!(v))], limit: 1_000_000, ..Query::default() };
     let mut f = Figures::default();
     for l in r.list(&res.get("contract_ledger"), t, &by("projectId", project))?.records {
@@ -224,7 +224,7 @@ pub struct Audit {
     pub problems: Vec<String>,
 }
 
-pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::Result<Audit> {
+pub fn audit(r: &ReadCtx, res: &crate::decl::Resources) -> store::Result<Audit> {
     let (kdef, ddef) = (res.get("construct"), res.get("day_worker"));
     let mut out = Audit::default();
     let mut tenants = r.tenants_of(&kdef)?;
@@ -256,7 +256,7 @@ pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::R
 
 /// Sets the material and labour totals of every tenant from their rows: once, for a data file written before the
 /// totals were kept (`seed::upgrade`).
-pub fn rebuild_totals(w: &mut store::WriteCtx, res: &crate::engine::resources::Resources) -> store::Result<()> {
+pub fn rebuild_totals(w: &mut store::WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
     let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().map(|t| text(t, "tenantId").to_string()).collect();
     for t in tenants {
         crate::api::wms::ledger::rebuild_project_totals(w, res, &t)?;

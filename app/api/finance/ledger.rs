@@ -238,7 +238,7 @@ struct Node {
 }
 
 /// The live schedule of a ledger (reversed nodes and reversals left out), receipts applied in due-date order.
-fn schedule(r: &ReadCtx, res: &crate::engine::resources::Resources, tenant: &str, ledger: &Map<String, Value>, today: &str) -> store::Result<Vec<Node>> {
+fn schedule(r: &ReadCtx, res: &crate::decl::Resources, tenant: &str, ledger: &Map<String, Value>, today: &str) -> store::Result<Vec<Node>> {
     // The ledger's schedule entries only (both filters are index keys), and the reversals among them.
     let edef = res.get("ledger_entry");
     let q = Query {
@@ -362,7 +362,7 @@ async fn entry_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
             let ids: Vec<Value> = page.records.iter().map(|e| json!(id(e, "id"))).collect();
             let of_page = Query { filters: vec![Filter::new("reversesId", Op::In, Value::Array(ids))], limit: 1_000, ..Query::default() };
             let reversed: HashMap<u64, u64> = r.list(&edef, &t, &of_page)?.records.iter().filter(|e| id(e, "ledgerId") == lid).map(|e| (id(e, "reversesId"), id(e, "id"))).collect();
-            let authored = crate::api::scm::with_authors(r, &res.get("user"), &t, page.records)?;
+            let authored = crate::engine::names::with_authors(r, &res, &t, page.records)?;
             Ok((store::Page { records: Vec::new(), total: page.total, ..Default::default() }, (reversed, authored)))
         })
         .await?;
@@ -573,7 +573,7 @@ pub struct Audit {
 }
 
 /// Recomputes every ledger's balances from its entries; checks each reversal against what it reverses.
-pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::Result<Audit> {
+pub fn audit(r: &ReadCtx, res: &crate::decl::Resources) -> store::Result<Audit> {
     let (ldef, edef) = (res.get("contract_ledger"), res.get("ledger_entry"));
     let mut out = Audit::default();
     let mut tenants = r.tenants_of(&ldef)?;

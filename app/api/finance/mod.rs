@@ -31,3 +31,37 @@ pub fn routes(api: Api) -> Api {
     let api = cost::routes(api);
     statistic::routes(api)
 }
+
+/// 财务 in every area list: its routes; a signed contract opens its ledger (`contract` is the scm area's); what
+/// `verify` checks (ledgers against their entries, day-work totals); the demo ledgers, costs and targets.
+pub const AREA: crate::api::Area = crate::api::Area {
+    after: &[("contract", ledger::contract_saved)],
+    upgrades: &[("upgrade:cost_totals", cost::rebuild_totals)],
+    demo: Some(demo),
+    verify: Some(verify),
+    ..crate::api::Area::routes_only("finance", routes)
+};
+
+/// The demo ledgers, project costs and monthly targets, posted by the tenant's administrator.
+fn demo(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
+    let clerk = crate::engine::demo::admin_of(w, res, tenant)?;
+    let now = crate::engine::demo::now_text();
+    let cx = crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now };
+    ledger::demo(w, &cx)?;
+    cost::demo(w, &cx)?;
+    statistic::demo(w, &cx)
+}
+
+fn verify(r: &store::ReadCtx, res: &crate::decl::Resources) -> store::Result<(String, Vec<String>)> {
+    let l = ledger::audit(r, res)?;
+    let c = cost::audit(r, res)?;
+    let line = format!(
+        "contract ledgers: {} ledgers, {} entries: {}; project cost: {} constructs: {}",
+        l.ledgers,
+        l.entries,
+        if l.problems.is_empty() { "balances equal the entries" } else { "MISMATCH" },
+        c.constructs,
+        if c.problems.is_empty() { "day-work totals equal their rows" } else { "MISMATCH" }
+    );
+    Ok((line, l.problems.into_iter().chain(c.problems).collect()))
+}

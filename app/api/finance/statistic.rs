@@ -43,7 +43,7 @@ fn company_param(p: &AnyParams) -> ApiResult<u64> {
 }
 
 /// The tenant's projects, or one company's.
-fn projects(r: &ReadCtx, res: &crate::engine::resources::Resources, t: &str, company: u64) -> store::Result<Vec<serde_json::Map<String, Value>>> {
+fn projects(r: &ReadCtx, res: &crate::decl::Resources, t: &str, company: u64) -> store::Result<Vec<serde_json::Map<String, Value>>> {
     let filters = if company > 0 { vec![Filter::new("projectCompanyId", Op::Equal, json!(company))] } else { Vec::new() };
     Ok(r.list(&res.get("project"), t, &Query { filters, limit: 1_000_000, ..Query::default() })?.records)
 }
@@ -116,7 +116,7 @@ async fn company_info(State(st): State<AppState>, s: Session, p: AnyParams) -> A
 }
 
 /// Target and invoiced value per month `yyyy-MM` of a year.
-fn months(r: &ReadCtx, res: &crate::engine::resources::Resources, t: &str, company: u64, year: i32) -> store::Result<Vec<(String, i64, i64)>> {
+fn months(r: &ReadCtx, res: &crate::decl::Resources, t: &str, company: u64, year: i32) -> store::Result<Vec<(String, i64, i64)>> {
     let mut target: BTreeMap<String, i64> = BTreeMap::new();
     let q = Query { filters: vec![Filter::new("month", Op::StartsWith, json!(format!("{year}-")))], limit: 10_000, ..Query::default() };
     for m in r.list(&res.get("month_target"), t, &q)?.records {

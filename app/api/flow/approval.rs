@@ -195,7 +195,7 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
 }
 
 /// An application row: the instance with its type, business record and applicant.
-fn application(r: &store::ReadCtx, res: &crate::engine::resources::Resources, tenant: &str, inst: &Map<String, Value>) -> store::Result<Map<String, Value>> {
+fn application(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, inst: &Map<String, Value>) -> store::Result<Map<String, Value>> {
     let table = text(inst, "businessTable");
     let apply = TYPES.iter().find(|x| x.2 == table && x.1 == text(inst, "processKey")).or_else(|| TYPES.iter().find(|x| x.2 == table)).map(|x| x.0).unwrap_or(0);
     let bid = id(inst, "businessId");
@@ -329,7 +329,7 @@ async fn detail(State(st): State<AppState>, s: Session, Path(task): Path<String>
     Ok(ok(out))
 }
 
-fn runtime_candidate(r: &store::ReadCtx, res: &crate::engine::resources::Resources, s: &Session, task: u64) -> store::Result<bool> {
+fn runtime_candidate(r: &store::ReadCtx, res: &crate::decl::Resources, s: &Session, task: u64) -> store::Result<bool> {
     let q = Query { filters: vec![Filter::new("taskId", Op::Equal, json!(task)), Filter::new("userId", Op::Equal, json!(s.user_id))], limit: 1, ..Query::default() };
     Ok(r.list(&res.get("flow_candidate"), &s.tenant, &q)?.total > 0)
 }
@@ -339,7 +339,7 @@ fn file_row(f: &Map<String, Value>) -> Value {
         "applyType": int(f, "applyType"), "taskGroupId": id(f, "taskGroupId").to_string(), "businessId": id(f, "businessId").to_string(), "createUser": f.get("createUser").and_then(Value::as_u64).unwrap_or(0).to_string()})
 }
 
-fn files_of(r: &store::ReadCtx, res: &crate::engine::resources::Resources, tenant: &str, group: u64) -> store::Result<Vec<Value>> {
+fn files_of(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, group: u64) -> store::Result<Vec<Value>> {
     let q = Query { filters: vec![Filter::new("taskGroupId", Op::Equal, json!(group))], limit: 200, ..Query::default() };
     Ok(r.list(&res.get("approval_file"), tenant, &q)?.records.iter().map(file_row).collect())
 }
@@ -467,11 +467,11 @@ async fn upload(State(st): State<AppState>, s: Session, crate::http::QueryPairs(
         st.read(move |r| super::visible_instance(r, &res, &s2, g).map(|_| ())).await?;
     }
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_FILE).await?;
+    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_FILE).await?;
     let size = up.bytes.len();
     // The approval file and its attachment in one transaction: the file is the approval's from the start.
     let (def, env) = (st.res.get("approval_file"), Env::new(&st, &s));
-    let (_, rec) = crate::api::resource::files::store_upload_with(&st, &s, up, "approval", &[], move |w, saved| {
+    let (_, rec) = crate::engine::uploads::store_upload_with(&st, &s, up, "approval", &[], move |w, saved| {
         let doc = obj(json!({
             "attachName": saved["originalName"], "attachLink": saved["link"], "attachSize": size, "attachId": saved["id"],
             "applyType": apply, "taskGroupId": group, "businessId": business,
@@ -484,7 +484,7 @@ async fn upload(State(st): State<AppState>, s: Session, crate::http::QueryPairs(
 }
 
 /// Binds the attachments of a tenant's approval files that are not bound yet (files of an older data file).
-pub fn bind_files(w: &mut store::WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+pub fn bind_files(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
     let adef = res.get("attach");
     for f in w.all(&res.get("approval_file"), tenant)? {
         let attach = id(&f, "attachId");
@@ -498,7 +498,7 @@ pub fn bind_files(w: &mut store::WriteCtx, res: &crate::engine::resources::Resou
 
 /// Who may see an approval file: whoever may see its approval; while it belongs to none yet, whoever uploaded it
 /// (and holders of flow_follow, who see every approval).
-pub fn file_visible(r: &store::ReadCtx, res: &crate::engine::resources::Resources, s: &Session, f: &Map<String, Value>) -> store::Result<()> {
+pub fn file_visible(r: &store::ReadCtx, res: &crate::decl::Resources, s: &Session, f: &Map<String, Value>) -> store::Result<()> {
     match id(f, "taskGroupId") {
         0 if f.get("createUser").and_then(Value::as_u64) == Some(s.user_id) || s.perms.codes.contains("flow_follow") => Ok(()),
         0 => Err(StoreError::NotFound),

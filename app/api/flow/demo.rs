@@ -7,7 +7,7 @@ use store::{Actor, WriteCtx};
 use super::leave::{self, Leave};
 use super::runtime::{self, Decision, id};
 use crate::engine::dialect::Ctx;
-use crate::engine::resources::Resources;
+use crate::decl::Resources;
 
 fn user(w: &WriteCtx, res: &Resources, tenant: &str, account: &str) -> store::Result<Option<(u64, u64)>> {
     let udef = res.get("user");

@@ -479,7 +479,7 @@ async fn reassign(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
 
 /// An instance the session may look at: its starter, anyone who has or had a task on it (or is a candidate),
 /// and holders of `flow_follow`. Anyone else: 404.
-pub fn visible_instance(r: &store::ReadCtx, res: &crate::engine::resources::Resources, s: &Session, iid: u64) -> store::Result<Map<String, Value>> {
+pub fn visible_instance(r: &store::ReadCtx, res: &crate::decl::Resources, s: &Session, iid: u64) -> store::Result<Map<String, Value>> {
     let inst = r.get(&res.get("flow_instance"), &s.tenant, iid)?.ok_or(store::StoreError::NotFound)?;
     if id(&inst, "starterId") == s.user_id || s.perms.codes.contains("flow_follow") {
         return Ok(inst);
@@ -574,4 +574,41 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
         })
         .await?;
     Ok(ok(out))
+}
+
+/// 审批: the process engine's routes, the seeded processes every tenant gets, the approvals' demo; `verify` checks
+/// every instance against its tasks and history.
+pub const AREA: crate::api::Area = crate::api::Area {
+    tenant: Some(seed_tenant),
+    upgrades: &[("upgrade:flow_seed", seed_every_tenant), ("upgrade:file_owners", bind_every_tenant)],
+    demo: Some(demo::seed),
+    verify: Some(verify),
+    ..crate::api::Area::routes_only("flow", routes)
+};
+
+/// The tenants of a data file.
+fn tenants(w: &store::WriteCtx, res: &crate::decl::Resources) -> store::Result<Vec<String>> {
+    Ok(w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string)).collect())
+}
+
+/// The seeded processes (leave, construction approvals), for the tenants of a file made before the engine.
+fn seed_every_tenant(w: &mut store::WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
+    for t in tenants(w, res)? {
+        seed_tenant(w, res, &t)?;
+    }
+    Ok(())
+}
+
+/// Approval files attached before attachments were bound to their approval (issue 32).
+fn bind_every_tenant(w: &mut store::WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
+    for t in tenants(w, res)? {
+        approval::bind_files(w, res, &t)?;
+    }
+    Ok(())
+}
+
+fn verify(r: &store::ReadCtx, res: &crate::decl::Resources) -> store::Result<(String, Vec<String>)> {
+    let a = runtime::audit(r, res)?;
+    let line = format!("approvals: {} instances, {} tasks: {}", a.instances, a.tasks, if a.problems.is_empty() { "every instance agrees with its tasks" } else { "MISMATCH" });
+    Ok((line, a.problems))
 }

@@ -383,7 +383,7 @@ fn construction_definitions() -> Vec<(&'static str, &'static str, flow::Definiti
 }
 
 /// Adds the seeded models, deployed, to a tenant that has none of them (first start, new tenants, upgrades).
-pub fn seed_tenant(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+pub fn seed_tenant(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
     let mdef = res.get("flow_model");
     let actor = store::Actor::default();
     let now = super::runtime::seed_clock().format("%Y-%m-%d %H:%M:%S").to_string();

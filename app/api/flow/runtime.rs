@@ -486,29 +486,7 @@ pub fn duration_ms(from: &str, to: &str) -> i64 {
     }
 }
 
-/// The local time of seeded records (first start, demo): the product's home zone, UTC+8 (the server's `--tz`
-/// default), as the routes' times are.
-pub fn seed_clock() -> chrono::NaiveDateTime {
-    (chrono::Utc::now() + chrono::Duration::hours(8)).naive_utc()
-}
-
-/// `actor` acting at a local time `yyyy-MM-dd[ HH:mm:ss]` in the product's zone (+08:00, as `seed_clock`), for
-/// demo records dated in the past (`store::Actor::at`), and that time as the write's local time (`Ctx::now`). A
-/// time that does not read or is still to come is now.
-pub fn seed_as(actor: store::Actor, when: &str) -> (store::Actor, String) {
-    let at = local(when).map(|t| (t - chrono::TimeDelta::hours(8)).and_utc().timestamp_millis()).filter(|ms| *ms <= store::now_millis());
-    match at {
-        Some(_) => (store::Actor { at, ..actor }, when.to_string()),
-        None => (store::Actor { at: None, ..actor }, seed_clock().format("%Y-%m-%d %H:%M:%S").to_string()),
-    }
-}
-
-/// A local time `yyyy-MM-dd HH:mm:ss` (or a date) as a naive date-time: both ends of a duration are in the
-/// server's zone.
-pub fn local(s: &str) -> Option<chrono::NaiveDateTime> {
-    let s = s.trim();
-    chrono::NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").ok().or_else(|| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().and_then(|d| d.and_hms_opt(0, 0, 0)))
-}
+pub use crate::engine::demo::local;
 
 /// `1天2小时3分` for a duration (BladeX's history column).
 pub fn duration_text(ms: i64) -> String {
@@ -533,21 +511,8 @@ pub fn duration_text(ms: i64) -> String {
     out
 }
 
-/// Users by id → display name, for rows.
-pub fn names(r: &store::ReadCtx, res: &crate::engine::resources::Resources, tenant: &str, ids: impl IntoIterator<Item = u64>) -> store::Result<BTreeMap<u64, String>> {
-    let udef = res.get("user");
-    let mut out = BTreeMap::new();
-    for u in ids {
-        if u == 0 || out.contains_key(&u) {
-            continue;
-        }
-        if let Some(rec) = r.get(&udef, tenant, u)? {
-            let n = [text(&rec, "realName"), text(&rec, "name"), text(&rec, "account")].into_iter().find(|s| !s.is_empty()).unwrap_or("").to_string();
-            out.insert(u, n);
-        }
-    }
-    Ok(out)
-}
+pub use crate::engine::demo::{seed_as, seed_clock};
+pub use crate::engine::names::names;
 
 /// What `zhizhuang verify` finds of the approvals: every instance's engine state agrees with its rows.
 #[derive(Debug, Default)]
@@ -560,7 +525,7 @@ pub struct Audit {
 /// Checks every instance of every tenant: running exactly when its state is running and it waits on at least one
 /// step; its open tasks are exactly the state's open steps (one row per assignee, or one claimable row with a
 /// candidate row per candidate); no task decided twice (one pass or reject in the history per decided task).
-pub fn audit(r: &store::ReadCtx, res: &crate::engine::resources::Resources) -> store::Result<Audit> {
+pub fn audit(r: &store::ReadCtx, res: &crate::decl::Resources) -> store::Result<Audit> {
     let (idef, tdef, cdef, hdef) = (res.get("flow_instance"), res.get("flow_task"), res.get("flow_candidate"), res.get("flow_history"));
     let mut out = Audit::default();
     let mut tenants = r.tenants_of(&idef)?;

@@ -75,3 +75,6 @@ pub fn routes(api: Api) -> Api {
         .read("/api/blade-log/api", "log_api")
         .read("/api/blade-log/login", "log_login")
 }
+
+/// 日志: the log screens and the UI's error upload: routes only.
+pub const AREA: crate::api::Area = crate::api::Area::routes_only("log", routes);

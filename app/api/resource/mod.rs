@@ -14,3 +14,6 @@ pub fn routes(api: Api) -> Api {
     let api = api.post(format!("{R}/sms/send-message"), Guard::code("sms_send"), providers::send_message);
     providers::attach_routes(api, &format!("{R}/attach"))
 }
+
+/// 资源: files, OSS and SMS configurations, attachments: routes only.
+pub const AREA: crate::api::Area = crate::api::Area::routes_only("resource", routes);

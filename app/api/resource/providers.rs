@@ -130,7 +130,7 @@ async fn attach_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> 
             }
             for id in &live {
                 let bytes = w.delete_file(&t, *id)?;
-                w.add_counter(&t, crate::api::resource::files::QUOTA_COUNTER, -(bytes as i64))?;
+                w.add_counter(&t, crate::engine::uploads::QUOTA_COUNTER, -(bytes as i64))?;
             }
             w.remove(&def, &t, &live, &actor)
         })

@@ -123,7 +123,7 @@ async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPair
     };
     crud::get_scoped(&st, &s, &st.res.get("project"), project).await?;
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_FILE).await?;
+    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_FILE).await?;
     // An .xlsx is a zip archive.
     if !up.bytes.starts_with(b"PK\x03\x04") {
         return Err(ApiError::with(Kind::BadFormat, "file (.xlsx)"));
@@ -361,6 +361,15 @@ fn check_rows(def: &store::ResourceDef, project: u64, rows: &[crate::engine::she
         }
     }
     (good, refused)
+}
+
+/// `recover`, before serving (`api::Area::start`, on a blocking thread of the runtime).
+pub fn recover_before_serving(st: &AppState) -> anyhow::Result<()> {
+    let n = tokio::runtime::Handle::current().block_on(recover(st)).map_err(|e| anyhow::anyhow!("recovering interrupted imports: {}", e.message(Lang::En)))?;
+    if n > 0 {
+        tracing::warn!(target: "zz::serve", n, "building imports interrupted by the last stop marked failed");
+    }
+    Ok(())
 }
 
 /// Finishes the imports a stopped server left running: failed, and with `mode=all` their rows removed.

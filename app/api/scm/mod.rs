@@ -17,6 +17,7 @@
 //! A record of another tenant, outside the caller's data scope, or not of the named parent is a 404.
 pub mod building;
 mod catalog;
+mod demo;
 mod progress;
 mod replay;
 pub use replay::demo as replay_demo;
@@ -37,19 +38,20 @@ use crate::http::{AnyParams, ok};
 use crate::state::AppState;
 
 /// The rules of the declared resources of this area.
-pub fn rules(name: &str) -> Rules {
-    match name {
-        "project" => Rules { save: Some(project_save), remove: None, saved: None },
-        "contract" => Rules { save: Some(contract_save), remove: Some(contract_remove), saved: Some(crate::api::finance::ledger::contract_saved) },
-        "construct" => Rules { save: Some(construct_save), remove: Some(construct_remove), saved: None },
-        "building" => Rules { save: Some(building::room_save), remove: None, saved: None },
-        "measure" => Rules { save: Some(site::measure_save), remove: Some(site::measure_remove), saved: None },
-        "building_rectification" => Rules { save: Some(site::rectification_save), remove: Some(site::rectification_remove), saved: None },
-        "product_category" => Rules { save: Some(catalog::category_save), remove: Some(catalog::category_remove), saved: None },
-        "product" => Rules { save: Some(catalog::product_save), remove: None, saved: None },
-        "worker" => Rules { save: Some(worker_save), remove: None, saved: None },
-        other => replay::rules(other).unwrap_or_default(),
-    }
+pub fn rules(name: &str) -> Option<Rules> {
+    Some(match name {
+        "project" => Rules { save: Some(project_save), remove: None, saved: None, after: &[] },
+        // A signed contract's ledger is finance's follow-up (`finance::AREA.after`).
+        "contract" => Rules { save: Some(contract_save), remove: Some(contract_remove), saved: None, after: &[] },
+        "construct" => Rules { save: Some(construct_save), remove: Some(construct_remove), saved: None, after: &[] },
+        "building" => Rules { save: Some(building::room_save), remove: None, saved: None, after: &[] },
+        "measure" => Rules { save: Some(site::measure_save), remove: Some(site::measure_remove), saved: None, after: &[] },
+        "building_rectification" => Rules { save: Some(site::rectification_save), remove: Some(site::rectification_remove), saved: None, after: &[] },
+        "product_category" => Rules { save: Some(catalog::category_save), remove: Some(catalog::category_remove), saved: None, after: &[] },
+        "product" => Rules { save: Some(catalog::product_save), remove: None, saved: None, after: &[] },
+        "worker" => Rules { save: Some(worker_save), remove: None, saved: None, after: &[] },
+        other => return replay::rules(other),
+    })
 }
 
 pub fn routes(api: Api) -> Api {
@@ -296,7 +298,7 @@ fn construct_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
             if cst == 1 {
                 let mut patch = Map::new();
                 patch.insert("contractStatus".into(), json!(2));
-                dialect::write_in(w, cx, &cdef, rules("contract"), Some(contract_id), patch)?;
+                dialect::write_in(w, cx, &cdef, crate::api::rules("contract"), Some(contract_id), patch)?;
             }
             // The node plan: one task per building and node, in the same commit as the start.
             let buildings = after(old, doc, "buildings").and_then(Value::as_str).unwrap_or("").to_string();
@@ -317,20 +319,6 @@ fn construct_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
 fn open_nodes(w: &WriteCtx, cx: &Ctx, construct: u64) -> store::Result<u64> {
     let q = Query { filters: vec![Filter::new("constructId", Op::Equal, json!(construct)), Filter::new("percent", Op::Lt, json!(100))], limit: 1, ..Query::default() };
     Ok(w.list(&cx.def("speed_progress"), cx.tenant, &q)?.total)
-}
-
-/// Each record with the real name of the user who wrote it (`createUser`), each user read once.
-pub(super) fn with_authors(r: &store::ReadCtx, udef: &store::ResourceDef, tenant: &str, recs: Vec<Map<String, Value>>) -> store::Result<Vec<(Map<String, Value>, String)>> {
-    let mut names: std::collections::HashMap<u64, String> = Default::default();
-    let mut out = Vec::with_capacity(recs.len());
-    for rec in recs {
-        let uid = rec.get("createUser").and_then(Value::as_u64).unwrap_or(0);
-        if let std::collections::hash_map::Entry::Vacant(e) = names.entry(uid) {
-            e.insert(r.get(udef, tenant, uid)?.and_then(|u| u.get("realName").and_then(Value::as_str).map(str::to_string)).unwrap_or_default());
-        }
-        out.push((rec, names[&uid].clone()));
-    }
-    Ok(out)
 }
 
 /// The construct, when it is under construction (status 3); otherwise the rule `zh`/`en` refusing what was asked.
@@ -360,7 +348,7 @@ pub fn daywork_total(r: &store::ReadCtx, tenant: &str, construct: u64) -> store:
 
 /// Writes one day's work as it is (amount included) and adds it to its construct's total: the demo's and the
 /// generators' way in (`day/worker/bind` checks and prices it first, then does the same).
-pub fn insert_day_work(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str, doc: Map<String, Value>, actor: &store::Actor) -> store::Result<Map<String, Value>> {
+pub fn insert_day_work(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str, doc: Map<String, Value>, actor: &store::Actor) -> store::Result<Map<String, Value>> {
     let saved = w.insert(&res.get("day_worker"), tenant, doc, actor)?;
     let (k, amount) = (crate::engine::rec::id(&saved, "constructId"), crate::engine::rec::int(&saved, "amount"));
     w.add_counter(tenant, &daywork_counter(k), amount)?;
@@ -368,7 +356,7 @@ pub fn insert_day_work(w: &mut WriteCtx, res: &crate::engine::resources::Resourc
 }
 
 /// Sets every construct's day-work total of a tenant to what its rows sum to (a data file from before the totals).
-pub fn rebuild_daywork_totals(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+pub fn rebuild_daywork_totals(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
     let mut sums: std::collections::HashMap<u64, i64> = std::collections::HashMap::new();
     for d in w.all(&res.get("day_worker"), tenant)? {
         *sums.entry(crate::engine::rec::id(&d, "constructId")).or_default() += crate::engine::rec::int(&d, "amount");
@@ -427,7 +415,7 @@ async fn contract_bind(State(st): State<AppState>, s: Session, p: AnyParams) -> 
             }
             let mut patch = Map::new();
             patch.insert("projectId".into(), json!(project));
-            dialect::write_in(w, &cx, &cdef, rules("contract"), Some(*id), patch)?;
+            dialect::write_in(w, &cx, &cdef, crate::api::rules("contract"), Some(*id), patch)?;
         }
         Ok(())
     })
@@ -465,7 +453,7 @@ async fn contract_unbind(State(st): State<AppState>, s: Session, Path((project, 
         }
         let mut patch = Map::new();
         patch.insert("projectId".into(), Value::Null);
-        let saved = dialect::write_in(w, &cx, &cdef, rules("contract"), Some(contract), patch)?;
+        let saved = dialect::write_in(w, &cx, &cdef, crate::api::rules("contract"), Some(contract), patch)?;
         if remove {
             contract_remove(w, &cx, &saved)?;
             dialect::record_change(w, &cx, &cdef, Some(&saved), None)?;
@@ -526,7 +514,7 @@ async fn unbound_contracts(State(st): State<AppState>, s: Session, Path(project)
 async fn ope_record(State(st): State<AppState>, s: Session, Path(id): Path<String>) -> ApiResult<Response> {
     let id = crud::parse_id(Some(&id))?;
     crud::get_scoped(&st, &s, &st.res.get("contract"), id).await?;
-    let (def, udef, t) = (st.res.get("op_record"), st.res.get("user"), s.tenant.clone());
+    let (def, res, t) = (st.res.get("op_record"), st.res.clone(), s.tenant.clone());
     let rows = st
         .read(move |r| {
             let q = Query {
@@ -534,7 +522,7 @@ async fn ope_record(State(st): State<AppState>, s: Session, Path(id): Path<Strin
                 limit: 1000,
                 ..Query::default()
             };
-            with_authors(r, &udef, &t, r.list(&def, &t, &q)?.records)
+            crate::engine::names::with_authors(r, &res, &t, r.list(&def, &t, &q)?.records)
         })
         .await?;
     let def = st.res.get("op_record");
@@ -558,7 +546,7 @@ async fn assign_manager(State(st): State<AppState>, s: Session, p: AnyParams) ->
     crud::get_scoped(&st, &s, &def, id).await?;
     let mut patch = Map::new();
     patch.insert("managerId".into(), json!(manager));
-    let saved = dialect::write(&st, &s, &def, rules("construct"), Some(id), patch).await?;
+    let saved = dialect::write(&st, &s, &def, crate::api::rules("construct"), Some(id), patch).await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
 }
 
@@ -782,5 +770,15 @@ async fn day_worker_detail(State(st): State<AppState>, s: Session, p: AnyParams)
 /// GET customer/type
 async fn customer_types(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
     s.require("customer")?;
-    Ok(ok(crate::api::system::dict::entries(&st, "customer_type").await?))
+    Ok(ok(crate::engine::dict::entries(&st, "customer_type").await?))
 }
+
+/// 业务管理: projects, contracts, constructs and crews, the site (buildings, measures, progress, attendance,
+/// rectifications), the catalogue, companies, customers, post-mortems; an interrupted building import is finished
+/// before serving.
+pub const AREA: crate::api::Area = crate::api::Area {
+    rules,
+    demo: Some(demo::demo),
+    start: Some(building::recover_before_serving),
+    ..crate::api::Area::routes_only("scm", routes)
+};

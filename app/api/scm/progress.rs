@@ -272,11 +272,11 @@ async fn task_data(State(st): State<AppState>, s: Session, Path(id): Path<String
 async fn history(State(st): State<AppState>, s: Session, Path(id): Path<String>) -> ApiResult<Response> {
     let id = crud::parse_id(Some(&id))?;
     crud::get_scoped(&st, &s, &st.res.get("speed_progress"), id).await?;
-    let (rdef, udef, t) = (st.res.get("progress_report"), st.res.get("user"), s.tenant.clone());
+    let (rdef, res, t) = (st.res.get("progress_report"), st.res.clone(), s.tenant.clone());
     let rows = st
         .read(move |r| {
             let q = Query { filters: vec![Filter::new("taskId", Op::Equal, json!(id))], limit: 1000, ..Query::default() };
-            super::with_authors(r, &udef, &t, r.list(&rdef, &t, &q)?.records)
+            crate::engine::names::with_authors(r, &res, &t, r.list(&rdef, &t, &q)?.records)
         })
         .await?;
     let def = st.res.get("progress_report");

@@ -99,8 +99,8 @@ async fn add_with_items(State(st): State<AppState>, s: Session, JsonObject(mut b
         parsed.push(idef.parse_input(&m, true)?);
     }
     let env = Env::new(&st, &s);
-    let rules = super::rules("replay");
-    let item_rules = super::rules("replay_item");
+    let rules = crate::api::rules("replay");
+    let item_rules = crate::api::rules("replay_item");
     let saved = st
         .write(move |w| {
             let cx = env.cx();
@@ -120,8 +120,8 @@ async fn add_with_items(State(st): State<AppState>, s: Session, JsonObject(mut b
 /// The rules of the two declarations.
 pub(super) fn rules(name: &str) -> Option<Rules> {
     match name {
-        "replay" => Some(Rules { save: None, remove: Some(replay_remove), saved: None }),
-        "replay_item" => Some(Rules { save: None, remove: Some(item_remove), saved: Some(item_saved) }),
+        "replay" => Some(Rules { save: None, remove: Some(replay_remove), saved: None, after: &[] }),
+        "replay_item" => Some(Rules { save: None, remove: Some(item_remove), saved: Some(item_saved), after: &[] }),
         _ => None,
     }
 }
@@ -145,12 +145,12 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         let name = format!("{}项目复盘", p.get("projectName").and_then(Value::as_str).unwrap_or(""));
         let doc: Map<String, Value> = json!({"replayName": name, "projectId": id(p, "id"), "replayDate": date, "hostId": who(n),
             "summary": "按节点复盘工期、质量与成本偏差,形成改进措施并指定责任人跟踪。"}).as_object().cloned().unwrap_or_default();
-        let replay = dialect::write_in(w, cx, &rdef, super::rules("replay"), None, doc)?;
+        let replay = dialect::write_in(w, cx, &rdef, crate::api::rules("replay"), None, doc)?;
         for (k, (happened, cause, action, status)) in items.iter().enumerate().skip(n % 2) {
             let it: Map<String, Value> = json!({"replayId": id(&replay, "id"), "happened": happened, "cause": cause, "action": action,
                 "ownerId": who(n + k + 1), "dueDate": if *status == 1 { "2026-11-30" } else { "2026-10-31" }, "itemStatus": if n == 0 && k == 3 { 1 } else { *status }})
                 .as_object().cloned().unwrap_or_default();
-            dialect::write_in(w, cx, &idef, super::rules("replay_item"), None, it)?;
+            dialect::write_in(w, cx, &idef, crate::api::rules("replay_item"), None, it)?;
         }
     }
     Ok(())

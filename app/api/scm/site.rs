@@ -116,7 +116,7 @@ async fn reset(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResul
 
 /// GET worker/category/type
 async fn categories(State(st): State<AppState>, _s: Session) -> ApiResult<Response> {
-    let entries = crate::api::system::dict::entries(&st, "rectification_category").await?;
+    let entries = crate::engine::dict::entries(&st, "rectification_category").await?;
     Ok(ok(entries))
 }
 
@@ -135,8 +135,8 @@ async fn worker_dicts(State(st): State<AppState>, s: Session) -> ApiResult<Respo
             Value::Object(j)
         })
         .collect();
-    let clock = crate::api::system::dict::entries(&st, "clock_result").await?;
-    let nodes = crate::api::system::dict::entries(&st, "progress_node").await?;
+    let clock = crate::engine::dict::entries(&st, "clock_result").await?;
+    let nodes = crate::engine::dict::entries(&st, "progress_node").await?;
     Ok(ok(json!({"jobs": jobs, "clockResult": clock, "progressNode": nodes})))
 }
 

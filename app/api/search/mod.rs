@@ -17,8 +17,8 @@ use crate::state::AppState;
 
 /// Resources the search box finds, with their list API base and screen: the generic screens and the
 /// administration screens of their own.
-pub fn searched(res: &crate::engine::resources::Resources) -> Vec<(String, String, String)> {
-    let mut v = crate::api::screens(res);
+pub fn searched(res: &crate::decl::Resources) -> Vec<(String, String, String)> {
+    let mut v = crate::decl::screens(res);
     v.extend([
         ("user", "/api/blade-user", "/system/user"),
         ("dept", "/api/blade-system/dept", "/system/dept"),
@@ -225,3 +225,6 @@ async fn menu_hits(st: &AppState, s: &Session, lang: Lang, q: &str) -> ApiResult
     out.truncate(10);
     Ok(out)
 }
+
+/// 搜索: the header's search box: routes only.
+pub const AREA: crate::api::Area = crate::api::Area::routes_only("search", routes);

@@ -31,6 +31,20 @@ pub fn routes(api: Api, base: &str, name: &str) -> Api {
         .post(format!("{base}/remove"), Guard::write(&def, &["delete"]), move |st, s, p| remove(st, s, p, d6))
 }
 
+/// `bladeDict` (spec §7, prefix-less): the work-list app's business dictionary (`code=work_list_app`), served by
+/// the business dictionary's own functions (the work-order area names the dictionary; the system area serves it) — its entries, submit, and `deleteByIds`.
+pub fn blade_dict_routes(api: Api) -> Api {
+    let def = api.def("dictbiz");
+    let (d1, d2, d3) = (def.clone(), def.clone(), def.clone());
+    api.get("/bladeDict/list", Guard::Signed, move |st, s, q, l| dictionary_of(st, s, q, l, d1))
+        .reads()
+        .doc("工单 · the entries of a business dictionary (query: code, e.g. work_list_app): the work-list app's options", &[])
+        .post("/bladeDict/submit", Guard::write(&def, &["add", "edit"]), move |st, s, b| submit(st, s, b, d2))
+        .doc("工单 · add or change a business-dictionary entry (as dict-biz/submit)", &[])
+        .post("/bladeDict/deleteByIds", Guard::write(&def, &["delete"]), move |st, s, p| remove(st, s, p, d3))
+        .doc("工单 · remove business-dictionary entries (ids; sealed entries refused, as dict-biz/remove)", &[])
+}
+
 /// A list with one extra `parentId_equal` filter (the cache key carries it too).
 async fn scoped_list(State(st): State<AppState>, s: Session, raw: RawQuery, q: Vec<(String, String)>, def: Arc<ResourceDef>, parent: Option<u64>) -> ApiResult<Response> {
     Ok(json_bytes(scoped_list_body(&st, &s, raw.0.as_deref().unwrap_or(""), q, &def, parent).await?))
@@ -153,23 +167,7 @@ pub async fn dictionary_data(st: &AppState, s: &Session, def: &ResourceDef, code
     Ok(out)
 }
 
-/// The child entries of platform dictionary `code`, sorted by `sort`.
-pub async fn entries(st: &AppState, code: &str) -> ApiResult<Vec<Map<String, Value>>> {
-    entries_in(st, "dict", store::PLATFORM_TENANT, code).await
-}
-
-/// The child entries of dictionary `code` of resource `dict` or `dictbiz` in `tenant`, sorted by `sort`.
-pub async fn entries_in(st: &AppState, resource: &str, tenant: &str, code: &str) -> ApiResult<Vec<Map<String, Value>>> {
-    let (def, code, t) = (st.res.get(resource), code.to_string(), tenant.to_string());
-    st.read(move |r| {
-        let q = store::Query { filters: vec![store::Filter::new("code", store::Op::Equal, json!(code))], limit: 10_000, ..Default::default() };
-        let mut rows: Vec<_> =
-            r.list(&def, &t, &q)?.records.into_iter().filter(|e| e.get("parentId").and_then(Value::as_u64).unwrap_or(0) != 0).collect();
-        rows.sort_by_key(|e| e.get("sort").and_then(Value::as_i64).unwrap_or(0));
-        Ok(rows)
-    })
-    .await
-}
+pub use crate::engine::dict::{entries, entries_in};
 
 fn blank(v: Option<&Value>) -> bool {
     match v {

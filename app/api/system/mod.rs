@@ -30,9 +30,13 @@ pub fn routes(api: Api) -> Api {
     let api = scopes::routes(api);
     let api = dict::routes(api, &format!("{S}/dict"), "dict");
     let api = dict::routes(api, &format!("{S}/dict-biz"), "dictbiz");
+    let api = dict::blade_dict_routes(api);
     let api = tenant::routes(api, &format!("{S}/tenant"));
     let api = org::post_routes(api, &format!("{S}/post"));
     let api = org::dept_routes(api, &format!("{S}/dept"));
     let api = org::client_routes(api, &format!("{S}/client"));
     org::region_routes(api, &format!("{S}/region"))
 }
+
+/// 系统管理: users and roles aside, the platform's settings, menus, dictionaries, tenants, organisation: routes only.
+pub const AREA: crate::api::Area = crate::api::Area::routes_only("system", routes);

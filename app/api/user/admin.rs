@@ -76,7 +76,7 @@ async fn names(st: &AppState, tenant: &str, rows: &[Map<String, Value>]) -> ApiR
                 }
                 Ok(out)
             };
-            let tenant = crate::api::system::tenant::by_id(r, &st2, &t)?
+            let tenant = crate::auth::tenants::by_id(r, &st2, &t)?
                 .and_then(|m| m.get("tenantName").and_then(Value::as_str).map(str::to_string))
                 .unwrap_or_default();
             Ok((pick("role", &role_ids, "roleName")?, pick("dept", &dept_ids, "deptName")?, pick("post", &post_ids, "postName")?, tenant))

@@ -38,3 +38,6 @@ pub fn routes(api: Api) -> Api {
         .get(format!("{U}/export-user"), g("user_export"), xls::export)
         .post_upload(format!("{U}/import-user"), g("user_import"), xls::import)
 }
+
+/// 用户: accounts, sign-in helpers, the personal screens, Excel of users: routes only.
+pub const AREA: crate::api::Area = crate::api::Area::routes_only("user", routes);

@@ -115,8 +115,8 @@ pub async fn update_info(State(st): State<AppState>, s: Session, crate::http::Js
 
 /// POST avatar (multipart `file`): jpg or png of at most 500 KB, checked by content; becomes the avatar.
 pub async fn avatar(State(st): State<AppState>, s: Session, mp: axum::extract::Multipart) -> ApiResult<Response> {
-    let up = crate::api::resource::files::read_upload(mp, crate::api::resource::files::MAX_AVATAR).await?;
-    let saved = crate::api::resource::files::store_upload(&st, &s, up, "avatar", &["jpg", "png"]).await?;
+    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_AVATAR).await?;
+    let saved = crate::engine::uploads::store_upload(&st, &s, up, "avatar", &["jpg", "png"]).await?;
     let link = saved["link"].clone();
     let (def, t, uid, actor) = (st.res.get("user"), s.tenant.clone(), s.user_id, s.actor());
     let mut patch = serde_json::Map::new();

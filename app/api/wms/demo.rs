@@ -58,6 +58,13 @@ const GOODS: &[(&str, &str, &[&str], &str, i64)] = &[
 ];
 
 /// Stores, zones, bins, parties, goods and orders of `tenant`.
+/// The warehouse area's demo: the depot of the tenant's city, its requisitions landing on the projects under way.
+pub fn area_demo(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
+    let under_way: Vec<u64> = w.all(&res.get("project"), tenant)?.iter().filter(|p| p["projectStatus"] == 2).filter_map(|p| p["id"].as_u64()).collect();
+    let (now, sys) = (crate::engine::demo::now_text(), Actor::default());
+    demo(w, &Ctx { tenant, actor: &sys, res, now: &now }, crate::engine::demo::city(tenant).0, &under_way)
+}
+
 pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::Result<()> {
     let t = cx.tenant;
     let ins = |w: &mut WriteCtx, cx: &Ctx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&cx.def(name), t, obj(v), cx.actor)?["id"].as_u64().unwrap_or(0)) };

@@ -394,7 +394,7 @@ fn project_totals(r: impl Fn(&str) -> store::Result<u64>, p: u64) -> store::Resu
 }
 
 /// Sets every project total of a tenant to what its moves sum to (a data file from before the totals were kept).
-pub fn rebuild_project_totals(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+pub fn rebuild_project_totals(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
     let mut sums = HashMap::new();
     for m in w.all(&res.get("stock_move"), tenant)? {
         add_project_sums(&mut sums, &m);
@@ -555,7 +555,7 @@ pub struct Audit {
 }
 
 /// Recomputes every balance from the moves and compares: balances, reserved and available, goods totals.
-pub fn audit(r: &ReadCtx, res: &crate::engine::resources::Resources) -> store::Result<Audit> {
+pub fn audit(r: &ReadCtx, res: &crate::decl::Resources) -> store::Result<Audit> {
     let (mdef, sdef, gdef) = (res.get("stock_move"), res.get("stockdata"), res.get("goods"));
     let mut out = Audit::default();
     let mut tenants = r.tenants_of(&mdef)?;

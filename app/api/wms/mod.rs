@@ -34,25 +34,25 @@ use ledger::{id, text};
 pub const BASE: &str = "/api/blade-api/wms";
 
 /// The rules of the declared resources of this area.
-pub fn rules(name: &str) -> Rules {
-    match name {
-        "store" => Rules { save: None, remove: Some(stock::store_remove), saved: None },
-        "reservoirarea" => Rules { save: Some(stock::area_save), remove: None, saved: None },
-        "storagespace" => Rules { save: Some(stock::space_save), remove: Some(stock::space_remove), saved: None },
-        "userconfig" => Rules { save: Some(stock::userconfig_save), remove: None, saved: None },
-        "order_rk" => Rules { save: Some(inbound::order_save), remove: Some(inbound::order_remove), saved: None },
-        "mxrk" => Rules { save: Some(inbound::line_save), remove: Some(inbound::line_remove), saved: None },
-        "received" => Rules { save: None, remove: Some(inbound::received_remove), saved: None },
-        "review" => Rules { save: None, remove: Some(inbound::review_remove), saved: None },
-        "up" => Rules { save: None, remove: Some(inbound::up_remove), saved: None },
-        "order_ck" => Rules { save: Some(outbound::order_save), remove: Some(outbound::order_remove), saved: None },
-        "mxck" => Rules { save: Some(outbound::line_save), remove: Some(outbound::line_remove), saved: None },
-        "down" => Rules { save: None, remove: Some(outbound::down_remove), saved: None },
-        "transfer" => Rules { save: Some(stock::transfer_save), remove: Some(stock::transfer_remove), saved: None },
-        "stockdata" => Rules { save: Some(stock::count_save), remove: Some(stock::stock_remove), saved: None },
-        "erpcallback" => Rules { save: Some(erp::callback_save), remove: None, saved: None },
-        _ => Rules::default(),
-    }
+pub fn rules(name: &str) -> Option<Rules> {
+    Some(match name {
+        "store" => Rules { save: None, remove: Some(stock::store_remove), saved: None, after: &[] },
+        "reservoirarea" => Rules { save: Some(stock::area_save), remove: None, saved: None, after: &[] },
+        "storagespace" => Rules { save: Some(stock::space_save), remove: Some(stock::space_remove), saved: None, after: &[] },
+        "userconfig" => Rules { save: Some(stock::userconfig_save), remove: None, saved: None, after: &[] },
+        "order_rk" => Rules { save: Some(inbound::order_save), remove: Some(inbound::order_remove), saved: None, after: &[] },
+        "mxrk" => Rules { save: Some(inbound::line_save), remove: Some(inbound::line_remove), saved: None, after: &[] },
+        "received" => Rules { save: None, remove: Some(inbound::received_remove), saved: None, after: &[] },
+        "review" => Rules { save: None, remove: Some(inbound::review_remove), saved: None, after: &[] },
+        "up" => Rules { save: None, remove: Some(inbound::up_remove), saved: None, after: &[] },
+        "order_ck" => Rules { save: Some(outbound::order_save), remove: Some(outbound::order_remove), saved: None, after: &[] },
+        "mxck" => Rules { save: Some(outbound::line_save), remove: Some(outbound::line_remove), saved: None, after: &[] },
+        "down" => Rules { save: None, remove: Some(outbound::down_remove), saved: None, after: &[] },
+        "transfer" => Rules { save: Some(stock::transfer_save), remove: Some(stock::transfer_remove), saved: None, after: &[] },
+        "stockdata" => Rules { save: Some(stock::count_save), remove: Some(stock::stock_remove), saved: None, after: &[] },
+        "erpcallback" => Rules { save: Some(erp::callback_save), remove: None, saved: None, after: &[] },
+        _ => return None,
+    })
 }
 
 pub fn routes(api: Api) -> Api {
@@ -270,4 +270,20 @@ pub fn replayed(w: &WriteCtx, cx: &Ctx, name: &str, op: Option<&str>) -> store::
         Some(rid) => w.get(&def, cx.tenant, rid),
         None => Ok(None),
     }
+}
+
+/// 仓库管理: the warehouse; `verify` recomputes every balance from the moves; the ERP callbacks are delivered in
+/// the background.
+pub const AREA: crate::api::Area = crate::api::Area {
+    rules,
+    demo: Some(demo::area_demo),
+    verify: Some(verify),
+    tasks: Some(erp::spawn),
+    ..crate::api::Area::routes_only("wms", routes)
+};
+
+fn verify(r: &store::ReadCtx, res: &crate::decl::Resources) -> store::Result<(String, Vec<String>)> {
+    let a = ledger::audit(r, res)?;
+    let line = format!("stock ledger: {} moves, {} balances: {}", a.moves, a.balances, if a.problems.is_empty() { "balances equal the moves" } else { "MISMATCH" });
+    Ok((line, a.problems))
 }

@@ -168,7 +168,7 @@ async fn execute(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
     crud::get_scoped(&st, &s, &def, tid).await?;
     let mut doc = Map::new();
     doc.insert("transferStatus".into(), json!(1));
-    let saved = crate::engine::dialect::write(&st, &s, &def, super::rules("transfer"), Some(tid), doc).await?;
+    let saved = crate::engine::dialect::write(&st, &s, &def, crate::api::rules("transfer"), Some(tid), doc).await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
 }
 

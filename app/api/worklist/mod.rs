@@ -12,25 +12,10 @@ use crate::error::{refuse, rule};
 
 const STATUS: &[(i64, &str, &str)] = &[(1, "待处理", "open"), (2, "处理中", "in progress"), (3, "已解决", "resolved"), (4, "已关闭", "closed")];
 
-/// `bladeDict` (spec §7, prefix-less): the work-list app's business dictionary (`code=work_list_app`), served by
-/// the business dictionary's own functions — its entries, submit, and `deleteByIds`.
-pub fn routes(api: crate::engine::Api) -> crate::engine::Api {
-    use crate::engine::Guard;
-    let def = api.def("dictbiz");
-    let (d1, d2, d3) = (def.clone(), def.clone(), def.clone());
-    api.get("/bladeDict/list", Guard::Signed, move |st, s, q, l| crate::api::system::dict::dictionary_of(st, s, q, l, d1))
-        .reads()
-        .doc("工单 · the entries of a business dictionary (query: code, e.g. work_list_app): the work-list app's options", &[])
-        .post("/bladeDict/submit", Guard::write(&def, &["add", "edit"]), move |st, s, b| crate::api::system::dict::submit(st, s, b, d2))
-        .doc("工单 · add or change a business-dictionary entry (as dict-biz/submit)", &[])
-        .post("/bladeDict/deleteByIds", Guard::write(&def, &["delete"]), move |st, s, p| crate::api::system::dict::remove(st, s, p, d3))
-        .doc("工单 · remove business-dictionary entries (ids; sealed entries refused, as dict-biz/remove)", &[])
-}
-
 pub fn rules(name: &str) -> Option<Rules> {
     match name {
-        "worklist_order" => Some(Rules { save: Some(order_save), remove: Some(order_remove), saved: Some(order_saved) }),
-        "worklist_reply" => Some(Rules { save: Some(reply_save), remove: Some(reply_remove), saved: Some(reply_saved) }),
+        "worklist_order" => Some(Rules { save: Some(order_save), remove: Some(order_remove), saved: Some(order_saved), after: &[] }),
+        "worklist_reply" => Some(Rules { save: Some(reply_save), remove: Some(reply_remove), saved: Some(reply_saved), after: &[] }),
         _ => None,
     }
 }
@@ -187,7 +172,7 @@ fn bind(w: &mut WriteCtx, cx: &Ctx, links: &str, order: u64) -> store::Result<()
 
 /// Binds the files of a tenant's orders and replies that are not bound yet (files of an older data file); a link
 /// that names no file of the tenant is left as it is.
-pub fn bind_files(w: &mut WriteCtx, res: &crate::engine::resources::Resources, tenant: &str) -> store::Result<()> {
+pub fn bind_files(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
     let adef = res.get("attach");
     let prefix = format!("/files/{tenant}/");
     let mut links: Vec<(u64, String)> = w.all(&res.get("worklist_order"), tenant)?.iter().map(|o| (id(o, "id"), text(o, "attachments").to_string())).collect();
@@ -234,7 +219,7 @@ fn reply_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::
 
 /// The desk's urgent work orders of a user: assigned to them, not resolved, urgent or due by tomorrow; due
 /// soonest first, at most five.
-pub fn urgent(r: &ReadCtx, res: &crate::engine::resources::Resources, tenant: &str, user: u64, today: &str) -> store::Result<Vec<Value>> {
+pub fn urgent(r: &ReadCtx, res: &crate::decl::Resources, tenant: &str, user: u64, today: &str) -> store::Result<Vec<Value>> {
     let q = Query { filters: vec![Filter::new("assigneeId", Op::Equal, json!(user)), Filter::new("orderStatus", Op::In, json!([1, 2]))], limit: 1_000, ..Query::default() };
     let tomorrow = date_plus_hours(&format!("{today} 00:00:00"), 24);
     let mut rows: Vec<Map<String, Value>> = r
@@ -320,4 +305,28 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         }
     }
     Ok(())
+}
+
+/// 工单: work orders, their categories and replies (declared resources served by the engine, with these rules).
+pub const AREA: crate::api::Area = crate::api::Area {
+    rules,
+    upgrades: &[("upgrade:worklist_file_owners", bind_every_tenant)],
+    demo: Some(area_demo),
+    ..crate::api::Area::routes_only("worklist", |api| api)
+};
+
+/// Work-order files attached before attachments were bound to their order (issue 32).
+fn bind_every_tenant(w: &mut WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
+    let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string)).collect();
+    for t in tenants {
+        bind_files(w, res, &t)?;
+    }
+    Ok(())
+}
+
+/// The demo work orders, raised and answered by the tenant's people.
+fn area_demo(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
+    let clerk = crate::engine::demo::admin_of(w, res, tenant)?;
+    let now = crate::engine::demo::now_text();
+    demo(w, &Ctx { tenant, actor: &clerk, res, now: &now })
 }

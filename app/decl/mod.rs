@@ -1,14 +1,20 @@
-//! The registry of declared resources: the built-in ones loaded from `assets/resources/*.json` at start-up,
+//! Declarations, the lowest layer of the app (below state, auth and the engine; it imports none of them): the
+//! registry of declared resources — the built-in ones loaded from `assets/resources/<area>/*.json` at start-up,
 //! plus resources generated at runtime by the code generator (`blade-develop/code/gen-code`), which are kept in
-//! the data file and added back when a server opens it. Each declaration drives storage, the generic API, list
-//! filters and sorts, and the field schema the UI renders from.
+//! the data file and added back when a server opens it — and their route dialects (`api`). Each declaration
+//! drives storage, the generic API, list filters and sorts, the search index and the field schema the UI renders.
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use store::ResourceDef;
 
+pub mod api;
+pub mod screens;
+
 use crate::assets::Assets;
-use crate::engine::dialect::ApiDecl;
+use api::ApiDecl;
+
+pub use screens::screens;
 
 /// Meta key holding the generated declarations (a JSON array).
 pub const GENERATED_META: &str = "generated_resources";
@@ -21,10 +27,25 @@ pub struct Resources {
     decls: Arc<HashMap<String, Arc<ApiDecl>>>,
     /// For each resource, the (resource, field) pairs of built-in declarations that refer to its records.
     referrers: Arc<HashMap<String, Vec<Referrer>>>,
+    /// The declared access lists (`access`).
+    access: Arc<Vec<Access>>,
 }
 
 /// A declaration and its field that refers to another resource's records.
 pub type Referrer = (Arc<ResourceDef>, String);
+
+/// A declared access list (`access` of a declaration): the resource whose records grant access, its field naming
+/// the user and its field listing the granted ids, and the resource they grant access to.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Access {
+    #[serde(skip)]
+    pub list: String,
+    pub user: String,
+    pub grants: String,
+    pub to: String,
+    /// The field by which other records name one of `to` (and so are limited with it).
+    pub by: String,
+}
 
 impl Resources {
     /// Loads every embedded declaration; a bad one stops start-up with its name.
@@ -50,8 +71,19 @@ impl Resources {
                 referrers.entry(f.1.clone()).or_default().push((def.clone(), f.0.name.clone()));
             }
         }
-        let (decls, referrers) = (Arc::new(decls), Arc::new(referrers));
-        Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default(), decls, referrers })
+        let mut access = Vec::new();
+        for def in by_name.values() {
+            if let Some(v) = &def.access {
+                let mut a: Access = serde_json::from_value(v.clone()).map_err(|e| anyhow::anyhow!("{}: access: {e}", def.name))?;
+                if def.field(&a.user).is_none() || def.field(&a.grants).is_none() || !by_name.contains_key(&a.to) {
+                    anyhow::bail!("{}: access names a field or resource that is not declared", def.name);
+                }
+                a.list = def.name.clone();
+                access.push(a);
+            }
+        }
+        let (decls, referrers, access) = (Arc::new(decls), Arc::new(referrers), Arc::new(access));
+        Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default(), decls, referrers, access })
     }
 
     /// A declaration by name, if there is one (names that come from clients).
@@ -83,6 +115,20 @@ impl Resources {
     /// The declarations (and their fields) that refer to records of `name`.
     pub fn referrers(&self, name: &str) -> &[Referrer] {
         self.referrers.get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The access list that limits records of `def`, and the field of `def` it limits by (`id` for the records the
+    /// list grants, or a field naming one): the warehouse's stores and everything kept in a store.
+    pub fn access_for(&self, def: &ResourceDef) -> Option<(&Access, String)> {
+        self.access.iter().find_map(|a| {
+            if def.name == a.list {
+                None
+            } else if def.name == a.to {
+                Some((a, "id".to_string()))
+            } else {
+                def.field(&a.by).filter(|f| f.refers.as_deref() == Some(a.to.as_str())).map(|f| (a, f.name.clone()))
+            }
+        })
     }
 
     /// Every declaration served in a dialect, with its dialect, in name order.

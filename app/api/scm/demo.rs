@@ -1,0 +1,273 @@
+//! 业务管理 demo data of a tenant: the catalogue, companies, customers, trades with day rates, workers, a dozen
+//! projects across regions and business units, their contracts (every status), constructs in every status with
+//! managers, crews and day work, buildings, documents, and post-mortems — written consistently with the rules the
+//! API enforces, each record dated as it would have been made.
+use serde_json::{Value, json};
+use store::{Actor, WriteCtx};
+
+use crate::decl::Resources;
+use crate::engine::rec::obj;
+
+/// The product catalogue of a decoration company: categories per product type and the products a project manager
+/// picks (prices in fen).
+fn demo_catalogue(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
+    let sys = Actor::default();
+    type Item<'a> = (&'a str, &'a str, &'a str, &'a str, i64);
+    let tree: &[(i64, &str, &[(&str, &[Item])])] = &[
+        (1, "瓷砖", &[
+            ("地砖", &[("仿古砖 600×600", "马可波罗", "600×600×10mm", "片", 4550), ("通体大理石瓷砖 800×800", "东鹏", "800×800×11mm", "片", 8900), ("木纹砖 200×1200", "诺贝尔", "200×1200×10mm", "片", 6800)]),
+            ("墙砖", &[("釉面墙砖 300×600", "东鹏", "300×600×8mm", "片", 2350), ("厨卫墙砖 400×800", "马可波罗", "400×800×9mm", "片", 3900)]),
+        ]),
+        (1, "地板", &[("实木复合地板", &[("橡木实木复合地板", "大自然", "1215×195×15mm", "㎡", 26800), ("强化复合地板 AC4", "圣象", "1218×198×12mm", "㎡", 12800)])]),
+        (1, "卫浴洁具", &[("坐便器", &[("虹吸式连体坐便器", "九牧", "305坑距", "套", 189900)]), ("花洒", &[("恒温花洒套装", "汉斯格雅", "AXOR", "套", 268000)])]),
+        (1, "板材", &[("石膏板", &[("纸面石膏板", "龙牌", "1200×2400×9.5mm", "张", 3250), ("防潮石膏板", "可耐福", "1200×2400×9.5mm", "张", 4200)])]),
+        (2, "水电辅材", &[("电线", &[("BV2.5 铜芯线", "正泰", "100m/卷", "卷", 29800), ("BV4 铜芯线", "正泰", "100m/卷", "卷", 46800)]), ("管材", &[("PPR 冷热水管 25", "伟星", "4m/根", "根", 3600), ("PVC 线管 20", "联塑", "3.8m/根", "根", 850)])]),
+        (2, "泥瓦辅材", &[("水泥砂浆", &[("P.O 42.5 水泥", "海螺", "50kg/袋", "袋", 3200), ("瓷砖胶 C2", "德高", "20kg/袋", "袋", 6800)]), ("防水", &[("柔韧型防水涂料", "东方雨虹", "18kg/桶", "桶", 35800)])]),
+        (3, "灯具", &[("吸顶灯", &[("LED 吸顶灯 36W", "欧普", "φ500mm", "盏", 39900), ("LED 筒灯 7W", "雷士", "开孔 75mm", "个", 2800)])]),
+        (3, "窗帘", &[("布艺窗帘", &[("高遮光窗帘布", "如鱼得水", "幅宽 2.8m", "米", 8800)])]),
+        (4, "拆改", &[("墙体拆除", &[("非承重墙拆除", "", "含垃圾清运", "㎡", 4500)])]),
+        (4, "水电施工", &[("水电改造", &[("水电改造(开槽布管)", "", "按延米", "米", 7500)])]),
+    ];
+    let (cdef, pdef) = (res.get("product_category"), res.get("product"));
+    let mut n = 0;
+    for (ty, top, subs) in tree {
+        let t = w.insert(&cdef, tenant, obj(json!({"parentId": 0, "categoryName": top, "productType": ty, "sort": 1})), &sys)?["id"].as_u64().unwrap_or(0);
+        for (i, (sub, items)) in subs.iter().enumerate() {
+            let c = w.insert(&cdef, tenant, obj(json!({"parentId": t, "categoryName": sub, "productType": ty, "sort": i + 1})), &sys)?["id"].as_u64().unwrap_or(0);
+            for (name, brand, spec, unit, price) in items.iter() {
+                n += 1;
+                w.insert(&pdef, tenant, obj(json!({"productCode": format!("CP20260105-{n:04}"), "productName": name, "productType": ty, "categoryId": c, "brand": brand, "spec": spec, "unit": unit, "price": price, "productStatus": if n % 11 == 0 { 2 } else { 1 }})), &sys)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// 业务管理 demo data of a tenant: companies, customers, trades with day rates, workers, a dozen projects across
+/// regions and business units, their contracts (every status), constructs in every status with managers, crews
+/// and day work, documents. Written consistently with the rules the API enforces.
+pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
+    let sys = Actor::default();
+    let ins = |w: &mut WriteCtx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &sys)?["id"].as_u64().unwrap_or(0)) };
+    demo_catalogue(w, res, tenant)?;
+    let (city, other) = crate::engine::demo::city(tenant);
+    let mut companies = Vec::new();
+    for (name, kind, contact, phone) in [
+        (format!("{city}分公司"), 1, "周建国", "13905150001"),
+        (format!("{other}分公司"), 1, "钱海波", "13905150002"),
+        (format!("{city}恒安建设劳务有限公司"), 2, "孙永福", "13905150003"),
+    ] {
+        companies.push(ins(w, "company", json!({"companyName": name, "companyType": kind, "contactName": contact, "contactPhone": phone, "address": format!("{city}市建邺区江东中路")}))?);
+    }
+    let mut customers = Vec::new();
+    for (name, kind, contact, phone) in [
+        ("陈志远", 1, "陈志远", "13770001101"), ("刘雅婷", 1, "刘雅婷", "13770001102"), ("万科地产华东区域", 3, "黄经理", "13770001103"),
+        ("华润置地", 3, "吴经理", "13770001104"), ("江宁区教育局", 4, "赵科长", "13770001105"), ("星巴克企业管理(中国)有限公司", 2, "林女士", "13770001106"),
+    ] {
+        customers.push(ins(w, "customer", json!({"customerName": name, "customerType": kind, "contactName": contact, "phone": phone, "address": format!("{city}市")}))?);
+    }
+    let mut levels: Vec<(u64, Vec<u64>)> = Vec::new();
+    for (i, (job, rates)) in [("水电工", [32000, 38000, 45000]), ("泥瓦工", [30000, 36000, 42000]), ("木工", [30000, 36000, 43000]), ("油漆工", [28000, 33000, 38000]), ("安装工", [26000, 30000, 35000])].iter().enumerate() {
+        let j = ins(w, "worker_job", json!({"jobName": job, "sort": i + 1}))?;
+        let mut ls = Vec::new();
+        for (k, (lv, rate)) in ["初级", "中级", "高级"].iter().zip(rates).enumerate() {
+            ls.push(ins(w, "worker_job_level", json!({"workerJobId": j, "levelName": lv, "dayRate": rate, "sort": k + 1}))?);
+        }
+        levels.push((j, ls));
+    }
+    let names = ["马志强", "朱刚", "冯建军", "邓志勇", "何建华", "蒋文斌", "沈国庆", "韩立新", "杨永军", "曹明亮", "彭学东", "吕志华"];
+    let users = w.all(&res.get("user"), tenant)?; // the office staff, before the workers' accounts
+    // The first worker of each trade has a site-app account with that trade's technical-worker role (refused by
+    // the back-office sign-in, SPEC §6); it has no password ("!" matches no hash) until an admin sets one.
+    let trade_roles = ["plumber_electrician", "tiler", "carpenter", "painter", "installer"];
+    let roles = w.all(&res.get("role"), tenant)?;
+    let role_of = |alias: &str| roles.iter().find(|r| r.get("roleAlias").and_then(Value::as_str) == Some(alias)).and_then(|r| r["id"].as_u64());
+    let mut workers = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let (job, ls) = &levels[i % levels.len()];
+        let phone = format!("1{}{:09}", if tenant == "157270" { 5 } else { 8 }, 801_000_100 + i);
+        let id_card = format!("3201{:02}19{:02}0{}1{:02}{:03}X", 10 + i, 75 + i, 1 + i % 9, 10 + i, 100 + i);
+        let mut doc = json!({"workerName": name, "phone": phone, "idCard": id_card, "workerJobId": job, "workerJobLevelId": ls[i % 3], "teamName": format!("施工{}队", ["一", "二", "三"][i % 3])});
+        if let Some(role) = trade_roles.get(i).and_then(|a| role_of(a)) {
+            let user = ins(w, "user", json!({"account": format!("gr{phone}"), "name": name, "realName": name, "phone": phone, "userType": 1, "roleId": role.to_string(), "passwordHash": "!", "tokenVersion": 0}))?;
+            doc["userId"] = json!(user);
+        }
+        workers.push(ins(w, "worker", doc)?);
+    }
+    let managers: Vec<u64> = users.iter().filter(|u| u["roleId"].as_str().is_some()).filter_map(|u| u["id"].as_u64()).take(4).collect();
+    let projects = [
+        ("万科翡翠公园12#楼公区精装修", "TOB", 2, 0, "2026-01-08", "江宁区万科翡翠公园"),
+        ("陈志远 翠屏城3-1201全包家装", "TOC", 0, 0, "2026-02-16", "江宁区翠屏城3栋1201"),
+        ("华润悦府样板间软装", "BBC", 3, 1, "2026-03-02", "鼓楼区华润悦府"),
+        ("江宁区实验小学教学楼改造", "TOB", 4, 0, "2026-04-11", "江宁区天元东路"),
+        ("星巴克新街口店装修", "TOB", 5, 1, "2026-05-20", "秦淮区新街口"),
+        ("刘雅婷 月安花园二手房翻新", "TOC", 1, 0, "2026-06-03", "鼓楼区月安花园5栋602"),
+        ("万科金域蓝湾集采橱柜安装", "SC", 2, 2, "2026-06-28", "栖霞区万科金域蓝湾"),
+        ("华润置地万象天地商铺改造", "TOB", 3, 1, "2026-07-15", "秦淮区万象天地"),
+        ("陈志远 父母家卫生间改造", "TOC", 0, 0, "2026-08-09", "玄武区锁金村"),
+        ("星巴克河西万达店翻新", "BBC", 5, 2, "2026-09-01", "建邺区河西万达"),
+        ("江宁区教育局幼儿园地坪工程", "SC", 4, 1, "2026-10-12", "江宁区东山街道"),
+        ("万科城市之光外立面清洗", "TOB", 2, 2, "2026-11-05", "雨花台区万科城市之光"),
+    ];
+    let pdef = res.get("project");
+    // A project's records carry the time they were made — its contracts and documents on its start day, a
+    // progress report on the day reported, a clock-in at its time — in the product's zone (+08:00), so lists,
+    // history tabs and date filters read as a kept company's. `when`: `yyyy-MM-dd[ HH:mm:ss]`.
+    // A time still to come (a node's planned day, today's later hours) is recorded as now.
+    let dated = |when: &str| crate::engine::demo::seed_as(sys, when).0;
+    let ins_at = |w: &mut WriteCtx, name: &str, v: Value, when: &str| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &dated(when))?["id"].as_u64().unwrap_or(0)) };
+    let today_d = chrono::Local::now().date_naive();
+    let today = today_d.format("%Y-%m-%d").to_string();
+    // Today and the four days before it.
+    let mut clocked = std::collections::HashSet::new();
+    let days: Vec<String> = (0..5).map(|d| (today_d - chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).collect();
+    for (i, (name, bu, cust, comp, start, addr)) in projects.iter().enumerate() {
+        let day: String = start.chars().filter(char::is_ascii_digit).collect();
+        let status = match i { 0..=3 => 2, 4 => 3, _ => if i % 3 == 0 { 1 } else { 2 } };
+        let manager = managers.get(i % managers.len().max(1)).copied();
+        let p = w.insert(&pdef, tenant, obj(json!({
+            "projectCode": format!("XM{day}-{:04}", i + 1), "projectName": name, "projectCompanyId": companies[*comp],
+            "customerId": customers[*cust], "businessUnit": bu, "regionCode": if tenant == "157270" { "320100" } else { "330100" },
+            "address": format!("{city}市{addr}"), "startTime": start, "managerId": manager, "projectStatus": status,
+            "endTime": if status == 3 { Some(format!("{}-28", &start[..7])) } else { None },
+        })), &dated(&format!("{start} 09:{:02}:00", 10 + i * 3)))?["id"].as_u64().unwrap_or(0);
+        // Contracts: a main one, a second (supplementary) for every third project; statuses follow the project.
+        let n_contracts = if i % 3 == 0 { 2 } else { 1 };
+        for c in 0..n_contracts {
+            let cstatus = match (status, c) { (3, _) => 3, (1, _) => 0, (_, 1) => 1, _ if i % 5 == 4 => 1, _ => 2 };
+            // fen: ¥86,000 plus a spread up to ¥900,000; a supplement adds ¥12,800.
+            let amount = 8_600_000_i64 + (i as i64 * 3_751_347) % 90_000_000 + c as i64 * 1_280_000;
+            let cname = if c == 0 { format!("{name}施工合同") } else { format!("{name}增项补充协议") };
+            let party = w.get(&res.get("customer"), tenant, customers[*cust])?.and_then(|x| x["customerName"].as_str().map(str::to_string)).unwrap_or_default();
+            let contract = ins_at(w, "contract", json!({
+                "contractCode": format!("HT{day}-{:04}", i * 2 + c + 1), "contractName": cname, "projectId": p, "partyName": party,
+                "contractAmount": amount, "signDate": if cstatus >= 1 { Some(start.to_string()) } else { None }, "contractStatus": cstatus,
+            }), &format!("{start} 10:{:02}:00", 15 + c * 20))?;
+            if cstatus == 0 {
+                continue;
+            }
+            // A construct per signed contract: to inspect, to dispatch, under construction, completed.
+            let kstatus = match cstatus { 3 => 4, 2 => 3, _ => 1 + (i as i64 % 2) };
+            let construct = ins_at(w, "construct", json!({
+                "constructCode": format!("SG{day}-{:04}", i * 2 + c + 1), "constructName": if c == 0 { "主体装修施工" } else { "增项施工" },
+                "projectId": p, "contractId": contract, "constructMode": 1 + (i % 3), "modelStatus": kstatus,
+                "managerId": if kstatus >= 2 { manager } else { None }, "buildings": if *bu == "TOC" { "1栋" } else { "1#,2#" },
+                "planStart": start, "planEnd": format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12)),
+            }), &format!("{start} 11:{:02}:00", 5 + c * 20))?;
+            if kstatus >= 2 {
+                // 量房: the rooms measured before dispatch (floor area in hundredths of a square metre).
+                let rooms = [("客厅", 5400, 4200), ("主卧", 4200, 3600), ("次卧", 3300, 3000), ("厨房", 3000, 2100), ("卫生间", 2400, 1800)];
+                let area: i64 = rooms.iter().map(|(_, l, w)| (l * w + 5_000) / 10_000).sum();
+                ins_at(w, "measure", json!({"constructId": construct, "measureDate": start, "measurer": (["王工", "李工"][i % 2]),
+                    "rooms": rooms.iter().map(|(n, l, w)| json!({"roomName": n, "length": l, "width": w, "height": 2800})).collect::<Vec<_>>(),
+                    "roomCount": rooms.len(), "totalArea": area, "measureStatus": 2, "remark": "现场复尺无误"}), &format!("{start} 16:30:00"))?;
+            }
+            if kstatus >= 3 {
+                let mut crew = Vec::new();
+                for k in 0..3 {
+                    let wk = workers[(i + k * 4) % workers.len()];
+                    crew.push(wk);
+                    ins_at(w, "construct_worker", json!({"constructId": construct, "workerId": wk, "bindKey": format!("{construct}:{wk}"), "leader": (k == 0) as i64}), &format!("{start} 17:{:02}:00", 10 + k))?;
+                }
+                // The node plan with its progress: completed constructs at 100%, the others part way.
+                let plan_end = format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12));
+                let site = if *bu == "TOC" { vec!["1栋"] } else { vec!["1#", "2#"] };
+                for (bi, b) in site.iter().enumerate() {
+                    for (ni, node) in [10, 20, 30, 40, 50].iter().enumerate() {
+                        let pct: i64 = if kstatus == 4 { 100 } else {
+                            match ni { 0 => 100, 1 => if bi == 0 { 100 } else { 60 }, 2 if bi == 0 => [30, 55, 80][i % 3], _ => 0 }
+                        };
+                        let wk = crew[ni % crew.len()];
+                        let done = if pct == 100 { Some(format!("{}-{:02}-{:02}", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + ni as u32 / 2).min(12), 10 + ni * 3)) } else { None };
+                        let task = ins_at(w, "speed_progress", json!({"constructId": construct, "buildingName": b, "nodeKey": node, "workerId": wk, "percent": pct,
+                            "planEnd": plan_end, "doneDate": done, "lastReport": done.clone().or_else(|| (pct > 0).then(|| today.clone())), "taskKey": format!("{construct}:{b}:{node}")}),
+                            &format!("{start} 17:{:02}:00", 20 + bi * 5 + ni))?;
+                        // Reported on the day the node was done; a node under way was last reported today (seeding time).
+                        let report = |w: &mut WriteCtx, v: Value, h: u32| match &done {
+                            Some(day) => ins_at(w, "progress_report", v, &format!("{day} {h:02}:{:02}:00", 10 + ni * 7)),
+                            None => ins(w, "progress_report", v),
+                        };
+                        if pct > 0 {
+                            if pct == 100 && kstatus == 3 && ni == 0 {
+                                report(w, json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": 50, "remark": "管线开槽完成"}), 11)?;
+                                report(w, json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 50, "percent": 100, "remark": "打压试验合格,隐蔽验收通过"}), 17)?;
+                            } else {
+                                report(w, json!({"taskId": task, "constructId": construct, "workerId": wk, "before": 0, "percent": pct, "remark": "按节点填报"}), 17)?;
+                            }
+                        }
+                    }
+                }
+                // Attendance of the crew over the last five days: on time mostly, now and then late; today not all in yet.
+                if kstatus == 3 {
+                    for (d, day) in days.iter().enumerate() {
+                        for (k, wk) in crew.iter().enumerate() {
+                            // One record per worker and day: a worker on two crews clocks in on the first.
+                            if !clocked.insert(format!("{wk}:{day}")) {
+                                continue;
+                            }
+                            let (result, at) = match (d, (i + k + d) % 7) {
+                                (0, x) if x < 3 => ("wait", None),
+                                (_, 5) => ("late", Some(format!("{day} 09:{:02}:00", 12 + k * 7))),
+                                _ => ("success", Some(format!("{day} 08:{:02}:00", 31 + k * 9))),
+                            };
+                            let doc = json!({"workerId": wk, "constructId": construct, "attendDate": day, "clockTime": at, "result": result,
+                                "distance": at.as_ref().map(|_| 20 + (k * 37 + d * 11) % 180), "dayKey": format!("{wk}:{day}")});
+                            // A clock-in is recorded when made; today's awaited ones at seeding.
+                            match &at {
+                                Some(t) => ins_at(w, "attend_day", doc, t)?,
+                                None => ins(w, "attend_day", doc)?,
+                            };
+                        }
+                    }
+                    // 整改: one overdue and open, one fixed awaiting verification.
+                    ins_at(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
+                        "description": (["客厅墙面局部空鼓", "卫生间地漏周边渗水", "厨房墙砖缝宽不一", "插座面板不平整", "柜门缝隙偏大", "顶面乳胶漆色差"][i % 6]),
+                        "workerId": crew[0], "deadline": days[3], "rectStatus": 1}), &format!("{} 10:20:00", days[4]))?;
+                    ins_at(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": 2,
+                        "description": "阳台防水层闭水试验渗漏", "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]}), &format!("{} 15:40:00", days[3]))?;
+                }
+                for d in 0..2 {
+                    let wk = workers[(i + 7 + d) % workers.len()];
+                    let days = 100 + 50 * d as i64;
+                    let rate = 30000 + 2500 * d as i64;
+                    let work_date = format!("{}-{:02}", &start[..7], 10 + d + i % 10);
+                    super::insert_day_work(w, res, tenant, obj(json!({"constructId": construct, "workerId": wk, "workDate": work_date,
+                        "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }})), &dated(&format!("{work_date} 18:00:00")))?;
+                }
+            }
+        }
+        // Rooms of the apartment-block projects, as an import of the developer's room list leaves them.
+        if *bu == "TOB" && i < 4 {
+            let code = format!("BI{day}0900000{i}");
+            let mut n = 0;
+            for b in ["1#", "2#"] {
+                for unit in 1..=2 {
+                    for floor in 1..=6 {
+                        for room in 1..=2 {
+                            let no = format!("{floor}{room:02}");
+                            ins_at(w, "building", json!({"projectId": p, "buildingName": b, "unitName": unit.to_string(), "floor": floor, "roomNo": no,
+                                "layout": if room == 1 { "三室两厅" } else { "两室一厅" }, "area": if room == 1 { 11850 } else { 8900 }, "enabled": 1,
+                                "roomKey": format!("{p}:{b}:{unit}:{no}"), "importTask": code}), &format!("{start} 09:12:40"))?;
+                            n += 1;
+                        }
+                    }
+                }
+            }
+            ins_at(w, "building_import", json!({"taskCode": code, "projectId": p, "fileName": "楼栋房间清单.xlsx", "mode": "partial", "state": "done", "percent": 100,
+                "total": n + 1, "done": n + 1, "imported": n, "updated": 0, "refusedCount": 1,
+                "refused": [{"row": n + 2, "reason": "楼层 须为整数", "reasonEn": "楼层 must be a whole number"}],
+                "message": format!("共 {} 行:新增 {n} 间,更新 0 间,拒绝 1 行\n{} rows: {n} rooms added, 0 updated, 1 refused", n + 1, n + 1), "finishTime": format!("{start} 09:12:40")}), &format!("{start} 09:12:10"))?;
+        }
+        for (k, (doc, cat)) in [("施工图纸", 2), ("合同扫描件", 1), ("隐蔽工程验收记录", 4)].iter().enumerate() {
+            if k == 2 && status < 2 {
+                continue;
+            }
+            ins_at(w, "doc", json!({"projectId": p, "docName": format!("{name}{doc}"), "category": cat}), &format!("{start} {:02}:{:02}:00", 10 + k * 3, 5 + i * 4))?;
+        }
+    }
+    // Post-mortems of the projects, by the tenant's administrator.
+    let clerk = crate::engine::demo::admin_of(w, res, tenant)?;
+    let now = crate::engine::demo::now_text();
+    super::replay::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
+    Ok(())
+}
