@@ -13,9 +13,7 @@ use crate::auth::session::Session;
 use crate::error::{ApiError, Kind, Lang};
 use crate::state::AppState;
 
-mod ui {
-    include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
-}
+use crate::assets::ui;
 
 
 /// Content-Security-Policy of every page: scripts only from this server, no inline script (the props are a
@@ -38,11 +36,6 @@ pub async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Re
         }
         None => ApiError::with(Kind::UnknownRoute, format!("/assets/{name}")).into_response(),
     }
-}
-
-/// The server bundle, for starting the render pool.
-pub fn server_bundle() -> &'static str {
-    ui::SERVER_JS
 }
 
 /// Fallback of the router: pages for GET outside `/api`, the error table for everything else.

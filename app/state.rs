@@ -260,7 +260,7 @@ impl AppState {
         let st = self.clone();
         std::thread::spawn(move || {
             let t = std::time::Instant::now();
-            match ssr::Pool::new(crate::pages::server_bundle(), ssr::PoolConfig::default()) {
+            match ssr::Pool::new(crate::assets::server_bundle(), ssr::PoolConfig::default()) {
                 Ok(pool) => {
                     let _ = st.ssr.set(pool);
                     tracing::info!(target: "zz::ssr", ms = t.elapsed().as_millis() as u64, "render pool ready");
@@ -272,7 +272,7 @@ impl AppState {
 
     /// Loads the render pool now (tests; `serve` uses `start_ssr`).
     pub fn start_ssr_now(&self) -> Result<(), ssr::SsrError> {
-        let pool = ssr::Pool::new(crate::pages::server_bundle(), ssr::PoolConfig { threads: 1, ..Default::default() })?;
+        let pool = ssr::Pool::new(crate::assets::server_bundle(), ssr::PoolConfig { threads: 1, ..Default::default() })?;
         let _ = self.ssr.set(pool);
         Ok(())
     }

@@ -716,3 +716,44 @@ mod tests {
         }
     }
 }
+
+/// Ids of `raw` (comma list) that all exist in the tenant as records of `res`, else 404.
+pub async fn existing(st: &AppState, tenant: &str, res: &str, raw: &str) -> ApiResult<Vec<u64>> {
+    let ids = parse_ids(Some(raw))?;
+    let (d, t, want) = (st.res.get(res), tenant.to_string(), ids.clone());
+    let found = st.read(move |r| Ok(want.iter().filter(|i| r.get(&d, &t, **i).ok().flatten().is_some()).count())).await?;
+    if found != ids.len() {
+        return Err(ApiError::new(Kind::NotFound));
+    }
+    Ok(ids)
+}
+
+
+/// Drops blank write-only fields from an update (the edit form never has them: they are not returned).
+pub fn keep_secrets_on_update(def: &ResourceDef, body: &mut Map<String, Value>, update: bool) {
+    if update {
+        for f in def.fields.iter().filter(|f| f.secret) {
+            if matches!(body.get(&f.name), Some(Value::Null)) || body.get(&f.name).and_then(Value::as_str).is_some_and(|v| v.is_empty()) {
+                body.remove(&f.name);
+            }
+        }
+    }
+}
+
+/// Submit of a resource with write-only fields: blank secrets keep the stored ones on update, `prepare` turns
+/// secrets into their stored form (a hash) before the write.
+pub async fn secret_submit(
+    State(st): State<AppState>,
+    s: Session,
+    JsonObject(mut body): JsonObject,
+    def: Arc<ResourceDef>,
+    prepare: fn(&mut Map<String, Value>),
+) -> ApiResult<Response> {
+    let id = body_id(&body)?;
+    keep_secrets_on_update(&def, &mut body, id.is_some());
+    let saved = save_with(&st, &s, &body, &def, prepare).await?;
+    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
+}
+
+pub fn no_prepare(_: &mut Map<String, Value>) {}
+

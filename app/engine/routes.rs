@@ -21,6 +21,9 @@ use crate::decl::Resources;
 use crate::error::{ApiError, Kind};
 use crate::state::AppState;
 
+/// Where generated resources are served (`/api/blade-gen/{resource}/...`).
+pub const GEN_BASE: &str = "/api/blade-gen";
+
 /// Who may call a route, decided before the request body is read.
 #[derive(Clone, Debug)]
 pub enum Guard {
@@ -86,7 +89,7 @@ impl Guard {
                 if s.is_platform_admin() { Ok(()) } else { Err(ApiError::new(Kind::PlatformOnly)) }
             }
             Guard::Generated(suffixes) => {
-                let name = s.path.strip_prefix(crate::api::develop::GEN_BASE).and_then(|r| r.split('/').nth(1)).unwrap_or("");
+                let name = s.path.strip_prefix(GEN_BASE).and_then(|r| r.split('/').nth(1)).unwrap_or("");
                 // An unknown name is answered by the handler (404); a known one needs its codes.
                 if st.res.generated(name).is_none() {
                     return Ok(());

@@ -8,6 +8,7 @@ mod crash;
 mod files;
 mod finance;
 mod flow;
+mod layers;
 mod net;
 mod openapi;
 mod pages;

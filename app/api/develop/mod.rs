@@ -10,7 +10,6 @@ use serde_json::{Map, Value, json};
 use store::{FieldDef, ResourceDef};
 
 use crate::engine::{Api, Guard};
-use crate::api::system::org as system;
 use crate::engine::crud;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind, Lang};
@@ -18,7 +17,7 @@ use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
 use crate::decl::GENERATED_META;
 use crate::state::AppState;
 
-pub const GEN_BASE: &str = "/api/blade-gen";
+pub use crate::engine::routes::GEN_BASE;
 
 pub fn routes(api: Api) -> Api {
     let (code, ds) = (api.def("code"), api.def("datasource"));
@@ -28,7 +27,7 @@ pub fn routes(api: Api) -> Api {
         .post("/api/blade-develop/code/copy", Guard::write(&code, &["copy"]), copy)
         .read("/api/blade-develop/datasource", "datasource")
         .remove("/api/blade-develop/datasource", "datasource")
-        .post("/api/blade-develop/datasource/submit", dsg, move |st, s, b| system::secret_submit(st, s, b, ds.clone(), system::no_prepare))
+        .post("/api/blade-develop/datasource/submit", dsg, move |st, s, b| crate::engine::crud::secret_submit(st, s, b, ds.clone(), crate::engine::crud::no_prepare))
         // The code generator's data-source picker (BladeX DatasourceController.select).
         .get("/api/blade-develop/datasource/select", Guard::any(&["datasource", "code"]), datasource_select)
         .read("/api/blade-report/report/rest", "report")

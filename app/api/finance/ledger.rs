@@ -652,7 +652,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         let (i, n) = seq.get();
         seq.set((i, n + 1));
         let minute = 9 * 60 + (i * 13) % 120 + n * 5;
-        crate::api::flow::runtime::seed_as(*cx.actor, &format!("{} {:02}:{:02}:00", date.get(..10).unwrap_or(date), minute / 60, minute % 60))
+        crate::engine::demo::seed_as(*cx.actor, &format!("{} {:02}:{:02}:00", date.get(..10).unwrap_or(date), minute / 60, minute % 60))
     };
     for (i, c) in contracts.iter().enumerate() {
         let status = int(c, "contractStatus");

@@ -7,7 +7,6 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 use store::ResourceDef;
 
-use crate::api::system::org as system;
 use crate::engine::{Api, Guard, crud};
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
@@ -21,7 +20,7 @@ pub fn provider_routes(api: Api, base: &str, name: &str) -> Api {
     let (gs, ge) = (Guard::write(&def, &["add", "edit"]), Guard::write(&def, &["enable"]));
     api.read(base, name)
         .remove(base, name)
-        .post(format!("{base}/submit"), gs, move |st, s, b| system::secret_submit(st, s, b, def.clone(), system::no_prepare))
+        .post(format!("{base}/submit"), gs, move |st, s, b| crate::engine::crud::secret_submit(st, s, b, def.clone(), crate::engine::crud::no_prepare))
         .post(format!("{base}/enable"), ge, move |st, s, p| enable(st, s, p, d2.clone()))
 }
 

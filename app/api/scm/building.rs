@@ -475,7 +475,7 @@ async fn template(State(_st): State<AppState>, _s: Session) -> ApiResult<Respons
         sheet.write_string(r, 5, *area).map_err(xl)?;
     }
     let bytes = book.save_to_buffer().map_err(xl)?;
-    Ok(crate::api::user::xls::xlsx(bytes, "building-template.xlsx"))
+    Ok(crate::engine::xlsx::xlsx_response(bytes, "building-template.xlsx"))
 }
 
 /// POST building/record/list: a project's imports.

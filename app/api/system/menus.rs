@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use crate::engine::{Api, Guard};
 use crate::engine::crud::{self, parse_id, parse_ids};
 use crate::api::system::tree;
-use crate::api::user::admin::existing;
+use crate::engine::crud::existing;
 use crate::auth::session::Session;
 use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};

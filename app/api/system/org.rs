@@ -212,33 +212,7 @@ fn hash_client_secret(doc: &mut Map<String, Value>) {
     }
 }
 
-/// Drops blank write-only fields from an update (the edit form never has them: they are not returned).
-pub fn keep_secrets_on_update(def: &ResourceDef, body: &mut Map<String, Value>, update: bool) {
-    if update {
-        for f in def.fields.iter().filter(|f| f.secret) {
-            if matches!(body.get(&f.name), Some(Value::Null)) || body.get(&f.name).and_then(Value::as_str).is_some_and(|v| v.is_empty()) {
-                body.remove(&f.name);
-            }
-        }
-    }
-}
-
-/// Submit of a resource with write-only fields: blank secrets keep the stored ones on update, `prepare` turns
-/// secrets into their stored form (a hash) before the write.
-pub async fn secret_submit(
-    State(st): State<AppState>,
-    s: Session,
-    JsonObject(mut body): JsonObject,
-    def: Arc<ResourceDef>,
-    prepare: fn(&mut Map<String, Value>),
-) -> ApiResult<Response> {
-    let id = crud::body_id(&body)?;
-    keep_secrets_on_update(&def, &mut body, id.is_some());
-    let saved = crud::save_with(&st, &s, &body, &def, prepare).await?;
-    Ok(ok(crate::wire::record(&def, st.settings.zone, saved)))
-}
-
-pub fn no_prepare(_: &mut Map<String, Value>) {}
+pub use crate::engine::crud::{keep_secrets_on_update, no_prepare, secret_submit};
 
 // ---- regions ----
 

@@ -44,7 +44,7 @@ async fn check(st: &AppState, s: &Session, def: &ResourceDef, body: &Map<String,
     };
     merged.extend(body.iter().map(|(k, v)| (k.clone(), v.clone())));
     if let Some(m) = merged.get("menuId").and_then(store::parse_id_value) {
-        crate::api::user::admin::existing(st, store::PLATFORM_TENANT, "menu", &m.to_string()).await.map_err(|_| ApiError::with(Kind::BadId, "menuId"))?;
+        crate::engine::crud::existing(st, store::PLATFORM_TENANT, "menu", &m.to_string()).await.map_err(|_| ApiError::with(Kind::BadId, "menuId"))?;
     }
     let code = text(&merged, "resourceCode");
     if def.name == "datascope" {

@@ -183,16 +183,7 @@ async fn new_password(st: &AppState, insert: bool, pw: Option<String>, pw2: Opti
     }
 }
 
-/// Ids of `raw` (comma list) that all exist in the tenant as records of `res`, else 404.
-pub async fn existing(st: &AppState, tenant: &str, res: &str, raw: &str) -> ApiResult<Vec<u64>> {
-    let ids = parse_ids(Some(raw))?;
-    let (d, t, want) = (st.res.get(res), tenant.to_string(), ids.clone());
-    let found = st.read(move |r| Ok(want.iter().filter(|i| r.get(&d, &t, **i).ok().flatten().is_some()).count())).await?;
-    if found != ids.len() {
-        return Err(ApiError::new(Kind::NotFound));
-    }
-    Ok(ids)
-}
+pub use crate::engine::crud::existing;
 
 /// Refuses a change that would leave the tenant without an active administrator. `changes` maps user ids to
 /// their new role list (None: removed). Runs inside the write so that concurrent changes cannot race it.

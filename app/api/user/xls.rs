@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use axum::extract::{FromRequest, Request, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Map, Value, json};
 
 use crate::auth::session::{Session, id_list};
@@ -74,21 +74,10 @@ fn workbook(rows: &[Map<String, Value>], names: &Names) -> ApiResult<Vec<u8>> {
     book.save_to_buffer().map_err(xl)
 }
 
-pub(crate) fn xlsx(bytes: Vec<u8>, file: &str) -> Response {
-    let mut resp = bytes.into_response();
-    let h = resp.headers_mut();
-    h.insert(axum::http::header::CONTENT_TYPE, axum::http::HeaderValue::from_static("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"));
-    if let Ok(v) = axum::http::HeaderValue::from_str(&format!("attachment; filename=\"{file}\"")) {
-        h.insert(axum::http::header::CONTENT_DISPOSITION, v);
-    }
-    h.insert(axum::http::header::X_CONTENT_TYPE_OPTIONS, axum::http::HeaderValue::from_static("nosniff"));
-    resp
-}
-
 /// GET export-template: the header row only.
 pub async fn template(State(_st): State<AppState>, s: Session) -> ApiResult<Response> {
     s.require_any(&["user_import", "user_export"])?;
-    Ok(xlsx(workbook(&[], &Names::new())?, "user-template.xlsx"))
+    Ok(crate::engine::xlsx::xlsx_response(workbook(&[], &Names::new())?, "user-template.xlsx"))
 }
 
 /// GET export-user?<page filters>: the users the page would show, in the template.
@@ -101,7 +90,7 @@ pub async fn export(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     let (d, t) = (st.res.get("user"), s.tenant.clone());
     let page = crate::engine::listq::run(&st, &d, &t, query).await?;
     let names = names(&st, &s.tenant).await?;
-    Ok(xlsx(workbook(&page.records, &names)?, "users.xlsx"))
+    Ok(crate::engine::xlsx::xlsx_response(workbook(&page.records, &names)?, "users.xlsx"))
 }
 
 /// The template's rows as field maps (header row checked against `COLUMNS`), read within `engine::sheet`'s bounds.

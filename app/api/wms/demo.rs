@@ -69,7 +69,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
     let t = cx.tenant;
     let ins = |w: &mut WriteCtx, cx: &Ctx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&cx.def(name), t, obj(v), cx.actor)?["id"].as_u64().unwrap_or(0)) };
     // The depot's keeper does the work, on the day each document is of (its records and moves carry that time).
-    let today = crate::api::flow::runtime::seed_clock().date();
+    let today = crate::engine::demo::seed_clock().date();
     let keeper = match w.find_unique(&cx.def("user"), t, "account", "liuqiang")? {
         Some(uid) => {
             let u = w.get(&cx.def("user"), t, uid)?.unwrap_or_default();
@@ -80,7 +80,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
     // (the actor on day `d` ago at h:m, and that local time as text) in the product's zone (+08:00).
     let on = |d: i64, h: u32, m: u32| -> (Actor, String) {
         let local = (today - chrono::TimeDelta::days(d)).and_hms_opt(h, m.min(59), 0).unwrap_or_default();
-        crate::api::flow::runtime::seed_as(keeper, &local.format("%Y-%m-%d %H:%M:%S").to_string())
+        crate::engine::demo::seed_as(keeper, &local.format("%Y-%m-%d %H:%M:%S").to_string())
     };
     let (a, now) = on(45, 9, 0);
     let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };

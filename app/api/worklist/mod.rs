@@ -279,7 +279,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         let assignee = if matches!(n, 1 | 4 | 11) { users.first().copied().unwrap_or(0) } else { users.get((n + 3) % users.len().max(1)).copied().unwrap_or(0) };
         // Raised a few days before it was due (or before today), answered the next day, the last reply when resolved.
         let raised = day((*due).min(0) - 2 - n as i64 % 3);
-        let at = |when: String, by: u64| crate::api::flow::runtime::seed_as(store::Actor { user_id: by, dept_id: 0, at: None }, &when).0;
+        let at = |when: String, by: u64| crate::engine::demo::seed_as(store::Actor { user_id: by, dept_id: 0, at: None }, &when).0;
         let mut doc = obj(json!({"orderNo": format!("GD{}-{:04}", raised.replace('-', ""), n + 1), "title": title, "categoryId": cats[*cat], "priority": priority,
             "requesterId": requester, "assigneeId": assignee, "dueTime": day(*due), "orderStatus": status, "content": content, "replyCount": 0}));
         if projects.len() > n {
