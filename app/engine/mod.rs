@@ -11,6 +11,7 @@ pub mod params;
 pub mod rec;
 
 pub mod routes;
+pub mod rules;
 pub mod sheet;
 pub mod uploads;
 pub mod xlsx;

@@ -1,0 +1,119 @@
+//! 合同管理: contracts (0 draft → 1 signed → 2 executing → 3 completed, 9 terminated), those bound to no
+//! project, and each contract's change record. A signed contract's ledger is the finance area's follow-up.
+use axum::extract::{Path, State};
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+use store::{Filter, Op, Query, WriteCtx};
+
+use super::{in_table, page_of, scoped_page, transition_refused};
+use crate::auth::session::Session;
+use crate::engine::crud;
+use crate::engine::dialect::{Ctx, after, after_i64};
+use crate::engine::{Api, Guard};
+use crate::error::{ApiResult, rule};
+use crate::http::{AnyParams, ok};
+use crate::state::AppState;
+
+pub(super) const CONTRACT_STATUS: &[(i64, &str, &str)] = &[(0, "草稿", "draft"), (1, "已签订", "signed"), (2, "执行中", "executing"), (3, "已完成", "completed"), (9, "已终止", "terminated")];
+
+pub(super) fn routes(api: Api) -> Api {
+    let contract = api.def("contract");
+    let c = "/api/blade-scm/contract";
+    api.post(format!("{c}/unsigned/list/{{projectId}}"), Guard::read(&contract), unbound_contracts)
+        .reads()
+        .doc("合同管理 · contracts bound to no project yet (candidates to bind to project {projectId}); body page, size, contractName", &[("projectId", "the project they would be bound to (must exist)")])
+        .post(format!("{c}/ope/record/{{id}}"), Guard::read(&contract), ope_record)
+        .reads()
+        .doc("合同管理 · every change of the contract: who, when, action and each field before and after, newest first", &[("id", "the contract")])
+}
+
+/// Contract: 0 draft → 1 signed (needs the signing date) → 2 executing → 3 completed, or 9 terminated from any
+/// open state. Completed and terminated contracts are read-only; a signed one keeps its project while a
+/// construct uses it.
+pub(super) fn contract_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
+    let to = after_i64(old, doc, "contractStatus").unwrap_or(0);
+    in_table(CONTRACT_STATUS, to, "contractStatus")?;
+    let from = match old {
+        None => {
+            if to > 1 {
+                return Err(transition_refused(CONTRACT_STATUS, ("合同", "contract"), 0, to));
+            }
+            0
+        }
+        Some(o) => o.get("contractStatus").and_then(Value::as_i64).unwrap_or(0),
+    };
+    if old.is_some() && (from == 3 || from == 9) {
+        return Err(rule("已完成或已终止的合同不能修改", "A completed or terminated contract cannot be changed"));
+    }
+    if to != from && !(to == from + 1 || to == 9) {
+        return Err(transition_refused(CONTRACT_STATUS, ("合同", "contract"), from, to));
+    }
+    if to >= 1 && to != 9 && after(old, doc, "signDate").is_none_or(Value::is_null) {
+        if to == 1 && from == 0 {
+            doc.insert("signDate".into(), json!(&cx.now[..10]));
+        } else {
+            return Err(rule("请填写签订日期", "Enter the signing date"));
+        }
+    }
+    if let Some(o) = old {
+        let (was, now) = (o.get("projectId").and_then(Value::as_u64), after(Some(o), doc, "projectId").and_then(Value::as_u64));
+        if was.is_some() && was != now && used_by_construct(w, cx, o)? {
+            return Err(rule("合同已拆分施工单,不能更换项目", "Constructs use this contract; its project cannot change"));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn used_by_construct(w: &WriteCtx, cx: &Ctx, contract: &Map<String, Value>) -> store::Result<bool> {
+    let id = contract.get("id").and_then(Value::as_u64).unwrap_or(0);
+    let q = Query { filters: vec![Filter::new("contractId", Op::Equal, json!(id))], limit: 1, ..Query::default() };
+    Ok(!w.list(&cx.def("construct"), cx.tenant, &q)?.records.is_empty())
+}
+
+/// Only drafts are removed; a signed contract is terminated instead (its history stays).
+pub(super) fn contract_remove(_w: &mut WriteCtx, _cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {
+    let st = rec.get("contractStatus").and_then(Value::as_i64).unwrap_or(0);
+    if st != 0 {
+        return Err(rule("只能删除草稿合同,已签订的合同请终止", "Only draft contracts can be removed; terminate a signed one"));
+    }
+    Ok(())
+}
+
+/// POST contract/unsigned/list/{projectId}
+pub(super) async fn unbound_contracts(State(st): State<AppState>, s: Session, Path(project): Path<String>, p: AnyParams) -> ApiResult<Response> {
+    let project = crud::parse_id(Some(&project))?;
+    crud::get_scoped(&st, &s, &st.res.get("project"), project).await?;
+    let (current, size) = page_of(&p)?;
+    let mut filters = vec![Filter::new("projectId", Op::Null, Value::Null), Filter::new("contractStatus", Op::Lt, json!(3))];
+    if let Some(name) = p.get("contractName").filter(|v| !v.trim().is_empty()) {
+        filters.push(Filter::new("contractName", Op::Contains, json!(name.trim())));
+    }
+    Ok(ok(scoped_page(&st, &s, "contract", filters, current, size).await?))
+}
+
+/// POST contract/ope/record/{id}
+pub(super) async fn ope_record(State(st): State<AppState>, s: Session, Path(id): Path<String>) -> ApiResult<Response> {
+    let id = crud::parse_id(Some(&id))?;
+    crud::get_scoped(&st, &s, &st.res.get("contract"), id).await?;
+    let (def, res, t) = (st.res.get("op_record"), st.res.clone(), s.tenant.clone());
+    let rows = st
+        .read(move |r| {
+            let q = Query {
+                filters: vec![Filter::new("recordId", Op::Equal, json!(id)), Filter::new("resource", Op::Equal, json!("contract"))],
+                limit: 1000,
+                ..Query::default()
+            };
+            crate::engine::names::with_authors(r, &res, &t, r.list(&def, &t, &q)?.records)
+        })
+        .await?;
+    let def = st.res.get("op_record");
+    let out: Vec<Map<String, Value>> = rows
+        .into_iter()
+        .map(|(r, name)| {
+            let mut w = crate::wire::record(&def, st.settings.zone, r);
+            w.insert("operatorName".into(), json!(name));
+            w
+        })
+        .collect();
+    Ok(ok(out))
+}
