@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 use store::{Actor, Options, ResourceDef, Store};
 
-const PARAM: &str = include_str!("../../assets/resources/param.json");
+const PARAM: &str = include_str!("../../assets/resources/system/param.json");
 
 pub fn params(file: &Path, tenant: &str, count: u64, value_bytes: usize) -> anyhow::Result<()> {
     let def: ResourceDef = serde_json::from_str(PARAM)?;
@@ -38,11 +38,11 @@ pub fn params(file: &Path, tenant: &str, count: u64, value_bytes: usize) -> anyh
     Ok(())
 }
 
-const USER: &str = include_str!("../../assets/resources/user.json");
-const DEPT: &str = include_str!("../../assets/resources/dept.json");
-const ROLE: &str = include_str!("../../assets/resources/role.json");
-const MENU: &str = include_str!("../../assets/resources/menu.json");
-const DATASCOPE: &str = include_str!("../../assets/resources/datascope.json");
+const USER: &str = include_str!("../../assets/resources/user/user.json");
+const DEPT: &str = include_str!("../../assets/resources/system/dept.json");
+const ROLE: &str = include_str!("../../assets/resources/system/role.json");
+const MENU: &str = include_str!("../../assets/resources/system/menu.json");
+const DATASCOPE: &str = include_str!("../../assets/resources/system/datascope.json");
 
 /// What the user benchmark needs to know about the generated organisation.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -119,10 +119,10 @@ pub fn users(file: &Path, tenant: &str, count: u64) -> anyhow::Result<Org> {
 }
 
 const UNITS: [&str; 4] = ["TOB", "BBC", "TOC", "SC"];
-const COMPANY: &str = include_str!("../../assets/resources/company.json");
-const PROJECT: &str = include_str!("../../assets/resources/project.json");
-const CONTRACT: &str = include_str!("../../assets/resources/contract.json");
-const CONSTRUCT: &str = include_str!("../../assets/resources/construct.json");
+const COMPANY: &str = include_str!("../../assets/resources/scm/company.json");
+const PROJECT: &str = include_str!("../../assets/resources/scm/project.json");
+const CONTRACT: &str = include_str!("../../assets/resources/scm/contract.json");
+const CONSTRUCT: &str = include_str!("../../assets/resources/scm/construct.json");
 
 /// Issue 9's data: 20 companies, `projects` projects spread over them and over three years of start dates, one
 /// signed contract per project and `constructs` constructs spread over the projects (every status), through

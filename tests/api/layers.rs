@@ -114,3 +114,37 @@ fn areas_read_each_other_only_through_the_listed_functions_and_never_in_a_circle
         walk(&graph, a, &mut Vec::new());
     }
 }
+
+#[test]
+fn every_declaration_lives_in_its_areas_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/resources");
+    let mut loose = Vec::new();
+    for e in std::fs::read_dir(&root).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.path().is_dir() {
+            // A folder per area (`app/api/<area>`), and `engine` for what the engine itself writes (change history).
+            assert!(name == "engine" || app().join("api").join(&name).is_dir(), "assets/resources/{name}/ is no area");
+        } else {
+            loose.push(name);
+        }
+    }
+    assert!(loose.is_empty(), "declarations outside an area's folder: {loose:?}");
+    // And each is loaded: the registry knows every file.
+    let res = zhizhuang::decl::Resources::load().unwrap();
+    let mut files = Vec::new();
+    files_of(&root, &mut files);
+    for f in files {
+        let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(res.find(&name).is_some(), "{} not loaded", f.display());
+    }
+}
+
+fn files_of(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            files_of(&e.path(), out);
+        } else {
+            out.push(e.path());
+        }
+    }
+}

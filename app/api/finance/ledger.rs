@@ -34,6 +34,9 @@ pub const INVOICE: i64 = 5;
 const L: &str = "/api/blade-scm/contractledger";
 const R: &str = "/blade-api/edu-sub-account/receivables";
 
+/// The contract ledger's and the receivables' routes. The one generic route, `GET contractledger/list` (filters
+/// and paging of ledgers), is declared with the resource (`assets/resources/finance/contract_ledger.json`) and
+/// served by the engine; every other is here.
 pub fn routes(api: Api) -> Api {
     let ledger = api.def("contract_ledger");
     api.get(format!("{L}/detail"), Guard::read(&ledger), detail)

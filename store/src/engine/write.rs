@@ -1,0 +1,349 @@
+//! The writer's side of the record engine: insert, update, soft delete, purge and records moved as they are,
+//! each keeping the secondary indexes, unique keys and counters in step inside the caller's transaction, and
+//! reconciling an index with a changed declaration.
+use redb::ReadableTable;
+use serde_json::{Map, Value};
+
+use super::{Tables, index_values, storage_tenant};
+use crate::codec::{decode_record, encode_record};
+use crate::error::{Result, StoreError};
+use crate::resource::ResourceDef;
+use crate::tables;
+use crate::wal::Logged;
+use crate::{Actor, now_millis};
+
+/// The tables a write transaction changes, each recording its changes for the write-ahead log (`wal`).
+pub type WriteTables<'t> = Tables<
+    Logged<'t, tables::RecK, &'static [u8]>,
+    Logged<'t, tables::IdxK, ()>,
+    Logged<'t, tables::UniqueK, u64>,
+    Logged<'t, tables::PairK, u64>,
+>;
+
+/// Writes within one transaction. Every check happens before the first change, and the group-commit writer
+/// re-runs a batch without an operation that failed, so a refused operation never leaves a partial write.
+pub struct RecordWriter<'t> {
+    pub tables: WriteTables<'t>,
+    pub deleted: Logged<'t, tables::RecK, &'static [u8]>,
+    /// Keys (tenant, resource, id) of the records this transaction changed, live or deleted (an online backup
+    /// copies them again).
+    pub changed: Vec<(String, String, u64)>,
+    /// The changed records of searchable resources: the writer numbers them into the change log.
+    pub logged: Vec<(String, String, u64)>,
+}
+
+impl RecordWriter<'_> {
+    pub fn insert(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        mut doc: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        let t = storage_tenant(def, tenant);
+        self.check_unique(def, t, &doc, None)?;
+        let now = actor.at.unwrap_or_else(now_millis);
+        doc.insert("id".into(), id.into());
+        // A platform resource may declare `tenantId` as its own data (the tenants table does).
+        if def.field("tenantId").is_none() {
+            doc.insert("tenantId".into(), t.into());
+        }
+        doc.insert("createUser".into(), actor.user_id.into());
+        doc.insert("createDept".into(), actor.dept_id.into());
+        doc.insert("createTime".into(), now.into());
+        doc.insert("updateUser".into(), actor.user_id.into());
+        doc.insert("updateTime".into(), now.into());
+        if doc.get("status").is_none_or(Value::is_null) {
+            doc.insert("status".into(), 1.into());
+        }
+        doc.insert("isDeleted".into(), 0.into());
+        self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+        self.add_keys(def, t, id, &doc)?;
+        self.bump(t, &def.name, 1)?;
+        self.note(def, t, id);
+        Ok(doc)
+    }
+
+    pub fn update(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        patch: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        let old = self.tables.get(def, tenant, id)?.ok_or(StoreError::NotFound)?;
+        self.update_from(def, tenant, id, old, patch, actor)
+    }
+
+    /// `update` of a record the caller has just read in this transaction and not written since (`old`, exactly
+    /// as stored): the record is not read and decoded a second time. A stale `old` would leave wrong index
+    /// entries, so debug builds check it against the stored record.
+    pub fn update_from(
+        &mut self,
+        def: &ResourceDef,
+        tenant: &str,
+        id: u64,
+        old: Map<String, Value>,
+        patch: Map<String, Value>,
+        actor: &Actor,
+    ) -> Result<Map<String, Value>> {
+        debug_assert_eq!(self.tables.get(def, tenant, id).ok().flatten().as_ref(), Some(&old), "update_from with a stale record");
+        let t = storage_tenant(def, tenant);
+        let mut doc = old.clone();
+        for (k, v) in patch {
+            doc.insert(k, v);
+        }
+        doc.insert("updateUser".into(), actor.user_id.into());
+        doc.insert("updateTime".into(), actor.at.unwrap_or_else(now_millis).into());
+        self.check_unique(def, t, &doc, Some(id))?;
+        // Only the index entries and unique keys whose values changed are rewritten (a stock balance changes
+        // its quantities, not its goods or bin).
+        change_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, &old, &doc)?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+        // The search index holds the searched fields only: an update that leaves them alone is not logged.
+        let searched_changed = def.search_fields().any(|f| old.get(&f.name) != doc.get(&f.name));
+        self.changed.push((t.to_string(), def.name.clone(), id));
+        if def.searchable() && searched_changed {
+            self.logged.push((t.to_string(), def.name.clone(), id));
+        }
+        Ok(doc)
+    }
+
+    /// Soft delete: the record moves to the deleted table with `isDeleted = 1`. Returns how many were live.
+    pub fn remove(&mut self, def: &ResourceDef, tenant: &str, ids: &[u64], actor: &Actor) -> Result<u64> {
+        let t = storage_tenant(def, tenant);
+        let mut n = 0;
+        for &id in ids {
+            let Some(mut doc) = self.tables.get(def, tenant, id)? else { continue };
+            self.remove_keys(def, t, id, &doc)?;
+            self.tables.records.remove((t, def.name.as_str(), id))?;
+            doc.insert("isDeleted".into(), 1.into());
+            doc.insert("updateUser".into(), actor.user_id.into());
+            doc.insert("updateTime".into(), actor.at.unwrap_or_else(now_millis).into());
+            self.deleted.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+            self.note(def, t, id);
+            n += 1;
+        }
+        self.bump(t, &def.name, -(n as i64))?;
+        Ok(n)
+    }
+
+    /// Stores a record exactly as given (its id and audit columns kept: a record moved from another file), with
+    /// its keys and count. A record already there under that id is left alone: false.
+    pub fn put_as_is(&mut self, def: &ResourceDef, tenant: &str, doc: &Map<String, Value>) -> Result<bool> {
+        let t = storage_tenant(def, tenant);
+        let id = doc.get("id").and_then(Value::as_u64).ok_or_else(|| StoreError::invalid("id", crate::FieldProblem::Required))?;
+        if self.tables.records.get((t, def.name.as_str(), id))?.is_some() {
+            return Ok(false);
+        }
+        self.check_unique(def, t, doc, None)?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_record(doc)?.as_slice())?;
+        self.add_keys(def, t, id, doc)?;
+        self.bump(t, &def.name, 1)?;
+        self.note(def, t, id);
+        Ok(true)
+    }
+
+    /// Hard delete of the oldest live records (ids below `before`, at most `max`): retention of logs, so the data
+    /// file does not grow without bound. Nothing moves to the deleted table. Returns how many went.
+    pub fn purge_before(&mut self, def: &ResourceDef, tenant: &str, before: u64, max: usize) -> Result<u64> {
+        let t = storage_tenant(def, tenant);
+        let mut doomed = Vec::new();
+        for e in self.tables.records.range((t, def.name.as_str(), 0)..(t, def.name.as_str(), before))? {
+            let (k, v) = e?;
+            doomed.push((k.value().2, decode_record(v.value())?));
+            if doomed.len() >= max {
+                break;
+            }
+        }
+        for (id, doc) in &doomed {
+            self.remove_keys(def, t, *id, doc)?;
+            self.tables.records.remove((t, def.name.as_str(), *id))?;
+            self.note(def, t, *id);
+        }
+        let n = doomed.len() as u64;
+        self.bump(t, &def.name, -(n as i64))?;
+        Ok(n)
+    }
+
+    /// Brings a resource's secondary index in line with its declaration, for a file written by a version whose
+    /// declaration indexed other fields: entries of fields no longer indexed are removed, a newly indexed field
+    /// gets an entry for every live record. Every record has an entry for every indexed field (null included), so
+    /// the fields a tenant's index holds are read from the index itself. Returns (entries removed, added).
+    pub fn reconcile_index(&mut self, def: &ResourceDef) -> Result<(u64, u64)> {
+        let res = def.name.as_str();
+        let mut tenants = Vec::new();
+        for e in self.tables.counters.iter()? {
+            let (k, v) = e?;
+            let (t, r) = k.value();
+            if r == res && v.value() > 0 {
+                tenants.push(t.to_string());
+            }
+        }
+        let want: Vec<&str> = def.indexed_fields().collect();
+        let (mut removed, mut added) = (0u64, 0u64);
+        for t in &tenants {
+            let t = t.as_str();
+            // The fields present, one seek each.
+            let mut stored: Vec<String> = Vec::new();
+            let mut from = String::new();
+            loop {
+                let next = match self.tables.index.range((t, res, from.as_str(), &[][..], 0u64)..)?.next() {
+                    Some(e) => {
+                        let (k, _) = e?;
+                        let k = k.value();
+                        (k.0 == t && k.1 == res).then(|| k.2.to_string())
+                    }
+                    None => None,
+                };
+                let Some(f) = next else { break };
+                from = format!("{f}\0");
+                stored.push(f);
+            }
+            for f in stored.iter().filter(|f| !want.contains(&f.as_str())) {
+                let end = format!("{f}\0");
+                removed += self.tables.index.remove_in((t, res, f.as_str(), &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)?;
+            }
+            let missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == f)).collect();
+            if missing.is_empty() {
+                continue;
+            }
+            let mut entries: Vec<(&str, Vec<u8>, u64)> = Vec::new();
+            for e in self.tables.records.range((t, res, 0)..=(t, res, u64::MAX))? {
+                let (k, v) = e?;
+                let doc = decode_record(v.value())?;
+                for f in &missing {
+                    for bytes in index_values(def, f, &doc) {
+                        entries.push((f, bytes, k.value().2));
+                    }
+                }
+            }
+            for (f, bytes, id) in entries {
+                self.tables.index.insert((t, res, f, bytes.as_slice(), id), ())?;
+                added += 1;
+            }
+        }
+        Ok((removed, added))
+    }
+
+    fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<u64>) -> Result<()> {
+        for f in def.fields.iter().filter(|f| f.unique) {
+            if let Some(v) = unique_text(doc.get(&f.name))
+                && let Some(holder) = self.tables.unique.get((t, def.name.as_str(), f.name.as_str(), v.as_str()))?
+                && Some(holder.value()) != me {
+                return Err(StoreError::Duplicate { field: f.name.clone() });
+            }
+        }
+        Ok(())
+    }
+
+    fn add_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+        put_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, doc)
+    }
+
+    fn remove_keys(&mut self, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+        drop_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, doc)
+    }
+
+    /// Notes a changed record (for backup) and, for a searchable resource, for the change log.
+    fn note(&mut self, def: &ResourceDef, t: &str, id: u64) {
+        self.changed.push((t.to_string(), def.name.clone(), id));
+        if def.searchable() {
+            self.logged.push((t.to_string(), def.name.clone(), id));
+        }
+    }
+
+    fn bump(&mut self, t: &str, res: &str, delta: i64) -> Result<()> {
+        if delta == 0 {
+            return Ok(());
+        }
+        let cur = self.tables.counters.get((t, res))?.map(|v| v.value()).unwrap_or(0);
+        let next = (cur as i64 + delta).max(0) as u64;
+        self.tables.counters.insert((t, res), next)?;
+        Ok(())
+    }
+}
+
+fn unique_text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Null => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+type IndexTable<'t> = Logged<'t, tables::IdxK, ()>;
+type UniqueTable<'t> = Logged<'t, tables::UniqueK, u64>;
+
+/// Writes the index entries and unique keys of a stored record (in its file, or in a backup's copy).
+pub(crate) fn put_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+    let res = def.name.as_str();
+    for name in def.indexed_fields() {
+        for bytes in index_values(def, name, doc) {
+            index.insert((t, res, name, bytes.as_slice(), id), ())?;
+        }
+    }
+    for f in def.fields.iter().filter(|f| f.unique) {
+        if let Some(v) = unique_text(doc.get(&f.name)) {
+            unique.insert((t, res, f.name.as_str(), v.as_str()), id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Moves a record's index entries and unique keys from `old` to `new`, touching only the values that differ.
+fn change_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, old: &Map<String, Value>, new: &Map<String, Value>) -> Result<()> {
+    let res = def.name.as_str();
+    for name in def.indexed_fields() {
+        if old.get(name) == new.get(name) {
+            continue;
+        }
+        let (before, after) = (index_values(def, name, old), index_values(def, name, new));
+        for bytes in before.iter().filter(|b| !after.contains(b)) {
+            index.remove((t, res, name, bytes.as_slice(), id))?;
+        }
+        for bytes in after.iter().filter(|b| !before.contains(b)) {
+            index.insert((t, res, name, bytes.as_slice(), id), ())?;
+        }
+    }
+    for f in def.fields.iter().filter(|f| f.unique) {
+        let (a, b) = (unique_text(old.get(&f.name)), unique_text(new.get(&f.name)));
+        if a == b {
+            continue;
+        }
+        if let Some(v) = a {
+            let key = (t, res, f.name.as_str(), v.as_str());
+            if unique.get(key)?.is_some_and(|h| h.value() == id) {
+                unique.remove(key)?;
+            }
+        }
+        if let Some(v) = b {
+            unique.insert((t, res, f.name.as_str(), v.as_str()), id)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes what `put_keys` wrote for a record; a unique key only while it still names this record (in a
+/// backup's copy another record may hold the value by then).
+pub(crate) fn drop_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
+    let res = def.name.as_str();
+    for name in def.indexed_fields() {
+        for bytes in index_values(def, name, doc) {
+            index.remove((t, res, name, bytes.as_slice(), id))?;
+        }
+    }
+    for f in def.fields.iter().filter(|f| f.unique) {
+        if let Some(v) = unique_text(doc.get(&f.name)) {
+            let key = (t, res, f.name.as_str(), v.as_str());
+            if unique.get(key)?.is_some_and(|h| h.value() == id) {
+                unique.remove(key)?;
+            }
+        }
+    }
+    Ok(())
+}
+
