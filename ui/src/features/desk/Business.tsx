@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'react';
 import { useApp } from '../../app';
 import { get, post } from '../../lib/api';
-import { useL, yuan } from '../scm/ProjectDetail';
+import { useL, yuan } from '../../lib/words';
 
 type Row = Record<string, any>;
 const S = '/api/blade-biz/statistic';

@@ -7,7 +7,8 @@ import { Group } from '@visx/group';
 import { Bar } from '@visx/shape';
 import { get, ApiError } from '../../lib/api';
 import { Pager } from '../../components/ui/pager';
-import { Facts, Table, useL, yuan } from '../scm/ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL, yuan } from '../../lib/words';
 
 type Row = Record<string, any>;
 const C = '/api/blade-biz/bim/projectcost';

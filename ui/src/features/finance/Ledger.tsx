@@ -9,7 +9,8 @@ import { get, post, ApiError, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
-import { Facts, Table, useL, yuan } from '../scm/ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL, yuan } from '../../lib/words';
 
 type Row = Record<string, any>;
 const L = '/api/blade-scm/contractledger';

@@ -7,7 +7,8 @@ import { get, post, upload, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
-import { Facts, Table, useL } from '../scm/ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL } from '../../lib/words';
 import { usePage } from './usePage';
 
 type Row = Record<string, any>;

@@ -7,7 +7,8 @@ import { get, post, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
-import { Facts, Table, useL } from '../scm/ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL } from '../../lib/words';
 import { Diagram, type Definition } from './Diagram';
 
 type Row = Record<string, any>;

@@ -6,7 +6,7 @@ import { useApp } from '../../app';
 import { get, post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog, Confirm } from '../../components/ui/dialog';
-import { useL } from './ProjectDetail';
+import { useL } from '../../lib/words';
 
 type Node = { id: string; categoryName: string; sort?: number; remark?: string; parentId: string; productType: number; children: Node[] };
 const C = '/api/blade-scm/productCategory';

@@ -11,7 +11,9 @@ import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
 import { RefPicker } from '../crud/FormDialog';
 import type { Field } from '../../types';
-import { byCode, Facts, MODE, MODEL_STATUS, Table, useL, yuan } from './ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL, yuan } from '../../lib/words';
+import { byCode, MODE, MODEL_STATUS } from './ProjectDetail';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';

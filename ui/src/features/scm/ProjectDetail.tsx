@@ -6,6 +6,8 @@ import { useApp } from '../../app';
 import { post, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { BuildingsCard } from './Site';
+import { Facts, Table } from '../../components/ui/record';
+import { useL, yuan } from '../../lib/words';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';
@@ -14,38 +16,6 @@ const CONTRACT_STATUS: Record<string, [string, string]> = { 0: ['草稿', 'Draft
 export const MODEL_STATUS: Record<string, [string, string]> = { 1: ['待勘察', 'To inspect'], 2: ['待派单', 'To dispatch'], 3: ['施工中', 'Under construction'], 4: ['已完工', 'Completed'] };
 const PROJECT_STATUS: Record<string, [string, string]> = { 1: ['筹备中', 'Preparing'], 2: ['进行中', 'In progress'], 3: ['已竣工', 'Completed'], 4: ['已关闭', 'Closed'] };
 export const MODE: Record<string, [string, string]> = { 0: ['无', 'None'], 1: ['自有团队', 'Own team'], 2: ['自有+劳务', 'Own + labour'], 3: ['劳务团队', 'Labour team'] };
-
-/** ¥1,280,000.10 from the wire's exact "1280000.10". */
-export function yuan(v: unknown): string {
-  const s = String(v ?? '');
-  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(s);
-  if (!m) return s;
-  return `${m[1]}¥${m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(m[3] ?? '').padEnd(2, '0')}`;
-}
-
-export function useL() {
-  const { props } = useApp();
-  const en = props.locale === 'en';
-  return { en, L: (zh: string, e: string) => (en ? e : zh), st: (m: Record<string, [string, string]>, k: unknown) => (m[String(k)] ?? [String(k ?? ''), String(k ?? '')])[en ? 1 : 0] };
-}
-
-export function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) => ReactNode][]; rows: Row[]; empty: string; label: string }) {
-  return (
-    <div className="table-wrap">
-      <table className="table" aria-label={label}>
-        <thead><tr>{cols.map(([h]) => <th key={h} scope="col">{h}</th>)}</tr></thead>
-        <tbody>
-          {rows.length === 0 && <tr><td colSpan={cols.length} className="empty">{empty}</td></tr>}
-          {rows.map((r) => <tr key={String(r.id)}>{cols.map(([h, f]) => <td key={h}>{f(r)}</td>)}</tr>)}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-export function Facts({ rows }: { rows: [string, ReactNode][] }) {
-  return <dl className="facts">{rows.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v || '—'}</dd></div>)}</dl>;
-}
 
 /** The one record whose code is `code` (exact), or null. */
 export async function byCode(resource: string, field: string, code: string): Promise<Row | null> {

@@ -6,7 +6,9 @@ import { post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { RefPicker } from '../crud/FormDialog';
 import type { Field } from '../../types';
-import { byCode, Facts, Table, useL } from './ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL } from '../../lib/words';
+import { byCode } from './ProjectDetail';
 
 type Row = Record<string, any>;
 const B = '/api/blade-scm/replay';

@@ -6,7 +6,9 @@ import { useApp } from '../../app';
 import { post, get, headers, qs, errText, download } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Dialog } from '../../components/ui/dialog';
-import { byCode, Facts, MODEL_STATUS, Table, useL } from './ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL } from '../../lib/words';
+import { byCode, MODEL_STATUS } from './ProjectDetail';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';

@@ -7,7 +7,8 @@ import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } fro
 import { useApp } from '../../app';
 import { get, post, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
-import { Facts, Table, useL } from '../scm/ProjectDetail';
+import { Facts, Table } from '../../components/ui/record';
+import { useL } from '../../lib/words';
 
 type Row = Record<string, any>;
 const W = '/api/blade-api/wms';

@@ -7,7 +7,8 @@ import { get, post, upload, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { RefPicker } from '../crud/FormDialog';
 import type { Field } from '../../types';
-import { Facts, useL } from '../scm/ProjectDetail';
+import { Facts } from '../../components/ui/record';
+import { useL } from '../../lib/words';
 import { IconClip } from '../../components/ui/icons';
 
 type Row = Record<string, any>;

@@ -1,0 +1,24 @@
+// A record's facts (a definition list) and a plain table of rows with an empty-state line: the detail pages of
+// every area build on these.
+import type { ReactNode } from 'react';
+
+type Row = Record<string, any>;
+
+export function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) => ReactNode][]; rows: Row[]; empty: string; label: string }) {
+  return (
+    <div className="table-wrap">
+      <table className="table" aria-label={label}>
+        <thead><tr>{cols.map(([h]) => <th key={h} scope="col">{h}</th>)}</tr></thead>
+        <tbody>
+          {rows.length === 0 && <tr><td colSpan={cols.length} className="empty">{empty}</td></tr>}
+          {rows.map((r) => <tr key={String(r.id)}>{cols.map(([h, f]) => <td key={h}>{f(r)}</td>)}</tr>)}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Facts({ rows }: { rows: [string, ReactNode][] }) {
+  return <dl className="facts">{rows.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v || '—'}</dd></div>)}</dl>;
+}
+
