@@ -126,10 +126,10 @@ const FINAL_AT: usize = 5_000;
 /// is exactly the state at that moment. Index entries and unique keys are rebuilt from the records and their
 /// declarations (copied as they are for records with no declaration). The new file is compacted, verified,
 /// synced and renamed into place.
-pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Defs) -> Result<VerifyReport> {
+pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Defs) -> Result<(VerifyReport, u64)> {
     let tmp = out.with_extension("partial");
     let _ = std::fs::remove_file(&tmp);
-    let r = (|| -> Result<()> {
+    let r = (|| -> Result<u64> {
         if let Ok(mut g) = inner.changes.lock() {
             *g = Some(Changes::default());
         }
@@ -171,17 +171,19 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         }
         // The consistent cut: a snapshot and the changes up to it, taken between two commits.
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        // The log position the snapshot holds exactly (every record up to it is committed, none after).
+        let position = |inner: &Inner| inner.wal.lock().ok().and_then(|g| g.as_ref().map(|w| w.seq)).unwrap_or(0);
         let ok = writer.run(Box::new(move |inner: &Inner| {
             let snap = inner.begin_read();
             let changes = inner.changes.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
-            let _ = tx.send(snap.map(|s| (s, changes)));
+            let _ = tx.send(snap.map(|s| (s, changes, position(inner))));
         }));
-        let (snap, changes) = if ok {
+        let (snap, changes, seq) = if ok {
             rx.recv().map_err(|_| StoreError::Closed)??
         } else {
             // No writer (the store is closing): nothing changes any more.
             let changes = inner.changes.lock().ok().and_then(|mut g| g.take()).unwrap_or_default();
-            (inner.begin_read()?, changes)
+            (inner.begin_read()?, changes, position(inner))
         };
         apply(&dst, fetch(&snap, changes)?, defs, &mut undeclared)?;
         let w = dst.begin_write()?;
@@ -220,12 +222,15 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         w.commit()?;
         drop(snap);
         while dst.compact().map_err(|e| StoreError::Storage(e.to_string()))? {}
-        Ok(())
+        Ok(seq)
     })();
-    if let Err(e) = r {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
+    let seq = match r {
+        Ok(seq) => seq,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
     let report = verify_file(&tmp)?;
     if !report.ok {
         let _ = std::fs::remove_file(&tmp);
@@ -236,7 +241,7 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         let _ = File::open(dir).and_then(|d| d.sync_all());
     }
-    Ok(report)
+    Ok((report, seq))
 }
 
 /// A whole copy of a file nobody writes to yet (before a migration, at open): every table from one snapshot.

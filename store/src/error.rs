@@ -42,6 +42,10 @@ pub enum StoreError {
     /// newer copy of the data file): the store refuses to open rather than guess.
     #[error("{0}")]
     LogRefused(Box<crate::wal::Refusal>),
+    /// The store takes no writes now: a standby following a primary, or a primary another machine replaced. The
+    /// text says why (and where writes go).
+    #[error("read only: {0}")]
+    ReadOnly(String),
 }
 
 impl StoreError {

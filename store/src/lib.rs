@@ -8,6 +8,7 @@ pub mod fs;
 mod meta;
 mod query;
 mod resource;
+pub mod ship;
 mod tables;
 pub mod wal;
 mod writer;
@@ -63,6 +64,9 @@ pub struct Options {
     /// Opening applies the trustworthy part of a log it would refuse and sets the log aside (`zhizhuang recover
     /// --accept-loss`), instead of refusing to open.
     pub accept_loss: bool,
+    /// Keep every folded log in this directory (and hand records to `Store::feed`) for shipping off the machine
+    /// (see `ship`). None: checkpoints empty the log.
+    pub ship_dir: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -74,6 +78,7 @@ impl Default for Options {
             fold: true,
             fs: Arc::new(fs::OsFs),
             accept_loss: false,
+            ship_dir: None,
         }
     }
 }
@@ -104,9 +109,21 @@ pub(crate) struct Inner {
     /// What failed, once a write, sync or truncate of the log or a commit of the data file has: from then on every
     /// write is refused (`StoreError::Failed`) and reads go on (fail-stop: nothing is retried).
     failed: std::sync::Mutex<Option<String>>,
+    /// Why writes are refused for now (a standby; a primary replaced by another machine): None takes writes.
+    refuse: std::sync::Mutex<Option<String>>,
+    /// The last log sequence on disk (what may be shipped).
+    durable: Arc<AtomicU64>,
+    /// Records for the shipper (with `Options::ship_dir`).
+    pub(crate) feed: Option<Arc<ship::Feed>>,
+    /// Opening changed the file outside the log (a new log identity, a schema migration): a shipped stream of
+    /// its changes cannot continue across this start.
+    broke_stream: bool,
 }
 
 impl Inner {
+    pub(crate) fn read_only(&self) -> Option<String> {
+        self.refuse.lock().ok().and_then(|g| g.clone())
+    }
     /// Runs `f` with the open database (`Closed` once the store closed).
     pub(crate) fn with_db<R>(&self, f: impl FnOnce(&Database) -> Result<R>) -> Result<R> {
         let g = self.db.read().map_err(|_| StoreError::Closed)?;
@@ -225,14 +242,27 @@ impl Store {
         let repair_ms = repaired.load(std::sync::atomic::Ordering::Relaxed).then(|| started.elapsed().as_millis() as u64);
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
-        meta::prepare(&db, path, existed)?;
+        let migrated = meta::prepare(&db, path, existed)?;
+        let had_id = wal::file_state(&db)?.0.is_some();
         let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };
+        let broke_stream = migrated || !had_id;
         if !existed {
             opts.fs.rename(&creating, path)?;
             opts.fs.sync_dir(path)?;
         }
+        let durable = Arc::new(AtomicU64::new(0));
+        if let Some(dir) = &opts.ship_dir {
+            std::fs::create_dir_all(dir)?;
+            // The log the last run left is folded now; its records are kept until shipped.
+            if let Some((first, last)) = replayed.range
+                && opts.wal {
+                let to = dir.join(wal::kept_name(first, last));
+                opts.fs.rename(&wal::path_for(path), &to)?;
+                opts.fs.sync_dir(&to)?;
+            }
+        }
         let wal = match wal_ids {
-            Some((id, seq)) => Some(wal::Wal::create(&opts.fs, &wal::path_for(path), &id, seq.max(replayed.seq))?),
+            Some((id, seq)) => Some(wal::Wal::create(&opts.fs, &wal::path_for(path), &id, seq.max(replayed.seq), opts.ship_dir.clone(), durable.clone())?),
             None => {
                 opts.fs.remove(&wal::path_for(path))?;
                 None
@@ -259,6 +289,10 @@ impl Store {
             wal: std::sync::Mutex::new(wal),
             replayed,
             failed: std::sync::Mutex::new(None),
+            refuse: std::sync::Mutex::new(None),
+            durable,
+            feed: opts.ship_dir.as_ref().map(|_| Arc::new(ship::Feed::new(64 << 20))),
+            broke_stream,
         });
         inner.seq.publish(seq);
         let writer = writer::start(inner.clone());
@@ -305,7 +339,7 @@ impl Store {
         op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
         done: impl FnOnce(Result<R>) + Send + 'static,
     ) {
-        self.writer.submit(true, 1, op, done)
+        self.writer.submit(true, false, 1, op, done)
     }
 
     /// A lazy write: committed (visible to readers) without waiting for the disk, and durable with the next
@@ -318,7 +352,7 @@ impl Store {
         op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
     ) -> Result<R> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.writer.submit(false, records, op, move |r| {
+        self.writer.submit(false, false, records, op, move |r| {
             let _ = tx.send(r);
         });
         rx.recv().unwrap_or(Err(StoreError::Closed))
@@ -333,10 +367,75 @@ impl Store {
         rx.recv().unwrap_or(Err(StoreError::Closed))
     }
 
+    /// A durable write taken even while the store refuses writes (`set_read_only`): for this machine's own
+    /// sign-in sessions, which a standby keeps so that people can sign in to read.
+    pub fn write_local<R: Send + 'static>(&self, op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static) -> Result<R> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.writer.submit(true, true, 1, op, move |r| {
+            let _ = tx.send(r);
+        });
+        rx.recv().unwrap_or(Err(StoreError::Closed))
+    }
+
     /// Consistent online copy into `out`: one read transaction, a new file, verified, then renamed into place.
     /// Writes keep flowing while it runs.
     pub fn backup_to(&self, out: &Path, defs: backup::Defs) -> Result<VerifyReport> {
+        backup::backup(&self.inner, &self.writer, out, defs).map(|(r, _)| r)
+    }
+
+    /// `backup_to`, and the log position the copy holds exactly: every record up to it, none after (a snapshot
+    /// for shipping).
+    pub fn snapshot_to(&self, out: &Path, defs: backup::Defs) -> Result<(VerifyReport, u64)> {
         backup::backup(&self.inner, &self.writer, out, defs)
+    }
+
+    /// Refuses every write but this machine's sessions (`write_local`) with `StoreError::ReadOnly(why)`, or takes
+    /// writes again (None).
+    pub fn set_read_only(&self, why: Option<String>) {
+        if let Ok(mut g) = self.inner.refuse.lock() {
+            *g = why;
+        }
+    }
+
+    pub fn read_only(&self) -> Option<String> {
+        self.inner.read_only()
+    }
+
+    /// The last log sequence number on disk: what may leave the machine.
+    pub fn durable_seq(&self) -> u64 {
+        self.inner.durable.load(Ordering::Acquire)
+    }
+
+    /// The records for the shipper (with `Options::ship_dir`).
+    pub fn feed(&self) -> Option<Arc<ship::Feed>> {
+        self.inner.feed.clone()
+    }
+
+    /// Whether opening changed the file outside its log (see `Inner::broke_stream`).
+    pub fn broke_stream(&self) -> bool {
+        self.inner.broke_stream
+    }
+
+    /// The data file's log identity (random per file; a backup's or a restore's copy gets its own).
+    pub fn log_id(&self) -> Result<Option<[u8; 16]>> {
+        self.inner.with_db(|db| Ok(wal::file_state(db)?.0))
+    }
+
+    /// Applies a primary's records (a follower): see `ship`. Blocks until they are durable and visible.
+    pub fn apply_replica(&self, records: Vec<ship::LogRecord>) -> Result<ship::Applied> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.writer.replica(writer::Replica {
+            records,
+            done: Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        });
+        rx.recv().unwrap_or(Err(StoreError::Closed))
+    }
+
+    /// The primary's position this copy holds (meta `follow_seq`; 0 when it never followed one).
+    pub fn follow_seq(&self) -> Result<u64> {
+        self.inner.with_db(ship::follow_seq_of)
     }
 
     /// Space in the live file (length, allocated, free), measured on the writer thread between two commits.

@@ -14,7 +14,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 type Migration = fn(&WriteTransaction) -> Result<()>;
 const MIGRATIONS: &[(u32, Migration)] = &[];
 
-pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<()> {
+/// Creates the tables and migrates the file to this binary's schema; true when a migration ran.
+pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<bool> {
     let found = {
         let r = db.begin_read()?;
         match r.open_table(tables::META) {
@@ -36,6 +37,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<()> {
     w.set_quick_repair(true);
     tables::create_all(&w)?;
     let mut v = found.unwrap_or(SCHEMA_VERSION);
+    let was = v;
     for (from, m) in MIGRATIONS {
         if *from == v {
             m(&w)?;
@@ -44,7 +46,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<()> {
     }
     w.open_table(tables::META)?.insert("schema_version", v.to_be_bytes().as_slice())?;
     w.commit()?;
-    Ok(())
+    Ok(v != was)
 }
 
 fn u32_of(b: &[u8]) -> u32 {

@@ -46,7 +46,12 @@ const MAGIC: &[u8; 8] = b"ZZWAL\0\0\x02";
 /// Format 1, read at open (a log left by the binary before).
 const MAGIC_1: &[u8; 8] = b"ZZWAL\0\0\x01";
 /// Magic and the data file's id.
-const HEADER: u64 = 8 + 16;
+pub(crate) const HEADER: u64 = 8 + 16;
+
+/// Whether `b` starts with the header of a log of this format.
+pub(crate) fn is_v2_header(b: &[u8]) -> bool {
+    b.get(..8) == Some(MAGIC.as_slice())
+}
 const PUT: u8 = 1;
 const DEL: u8 = 2;
 
@@ -199,6 +204,8 @@ pub(crate) struct Wal {
     file: Box<dyn LogFile>,
     fs: Arc<dyn Fs>,
     path: PathBuf,
+    /// The data file's id (the header of every log file of it).
+    id: [u8; 16],
     /// Bytes in the file.
     len: u64,
     /// Bytes known to be on disk.
@@ -207,20 +214,51 @@ pub(crate) struct Wal {
     pub(crate) seq: u64,
     /// The last sequence number known to be on disk (in the log, or folded into the data file).
     pub(crate) durable_seq: u64,
+    /// `durable_seq` for other threads (the shipper reads what it may send).
+    durable: Arc<std::sync::atomic::AtomicU64>,
+    /// The first sequence number of this file's records (the one after the last checkpoint).
+    first: u64,
+    /// Where a checkpoint moves the log it folded, instead of emptying it (shipping keeps them until sent).
+    keep: Option<PathBuf>,
     /// When the log was last emptied by a checkpoint.
     pub(crate) folded_at: std::time::Instant,
 }
 
+/// The name a folded log gets in the keep directory: its first and last sequence numbers.
+pub fn kept_name(first: u64, last: u64) -> String {
+    format!("{first:020}-{last:020}.wal")
+}
+
 impl Wal {
-    /// A fresh, empty log for the data file with `id` (replacing any file there: replay has run).
-    pub(crate) fn create(fs: &Arc<dyn Fs>, path: &Path, id: &[u8; 16], seq: u64) -> Result<Wal> {
+    /// A fresh, empty log for the data file with `id` (replacing any file there: replay has run). With `keep`, each
+    /// checkpoint moves the folded log there (`kept_name`) and starts a new file.
+    pub(crate) fn create(fs: &Arc<dyn Fs>, path: &Path, id: &[u8; 16], seq: u64, keep: Option<PathBuf>, durable: Arc<std::sync::atomic::AtomicU64>) -> Result<Wal> {
+        let file = Self::new_file(fs, path, id)?;
+        durable.store(seq, std::sync::atomic::Ordering::Release);
+        Ok(Wal {
+            file,
+            fs: fs.clone(),
+            path: path.to_path_buf(),
+            id: *id,
+            len: HEADER,
+            synced: HEADER,
+            seq,
+            durable_seq: seq,
+            durable,
+            first: seq + 1,
+            keep,
+            folded_at: std::time::Instant::now(),
+        })
+    }
+
+    fn new_file(fs: &Arc<dyn Fs>, path: &Path, id: &[u8; 16]) -> Result<Box<dyn LogFile>> {
         let mut file = fs.create_log(path)?;
         let mut head = MAGIC.to_vec();
         head.extend_from_slice(id);
         file.write_at(0, &head)?;
         file.sync()?;
         fs.sync_dir(path)?;
-        Ok(Wal { file, fs: fs.clone(), path: path.to_path_buf(), len: HEADER, synced: HEADER, seq, durable_seq: seq, folded_at: std::time::Instant::now() })
+        Ok(file)
     }
 
     /// Bytes of records waiting for a checkpoint.
@@ -243,9 +281,14 @@ impl Wal {
         if self.synced < self.len {
             self.file.sync()?;
             self.synced = self.len;
-            self.durable_seq = self.seq;
+            self.set_durable(self.seq);
         }
         Ok(())
+    }
+
+    fn set_durable(&mut self, seq: u64) {
+        self.durable_seq = seq;
+        self.durable.store(seq, std::sync::atomic::Ordering::Release);
     }
 
     /// Takes back what was appended after `len` (a record whose commit failed). The length is the file's as soon
@@ -259,10 +302,24 @@ impl Wal {
         Ok(())
     }
 
-    /// Empties the log after a checkpoint holds everything in it.
+    /// Empties the log after a checkpoint holds everything in it: the file is cut back to its header, or (when
+    /// logs are kept for shipping) moved to the keep directory under `kept_name` and a new file started. The
+    /// move is a rename: nothing is copied, and a crash leaves either the old log (its records are folded: the
+    /// next start skips them and keeps the file) or none.
     pub(crate) fn reset(&mut self) -> Result<()> {
-        self.truncate(HEADER)?;
-        self.durable_seq = self.seq;
+        match &self.keep {
+            Some(dir) if self.seq >= self.first => {
+                let to = dir.join(kept_name(self.first, self.seq));
+                self.fs.rename(&self.path, &to)?;
+                self.fs.sync_dir(&to)?;
+                self.file = Self::new_file(&self.fs, &self.path, &self.id)?;
+                self.len = HEADER;
+                self.synced = HEADER;
+            }
+            _ => self.truncate(HEADER)?,
+        }
+        self.set_durable(self.seq);
+        self.first = self.seq + 1;
         self.folded_at = std::time::Instant::now();
         Ok(())
     }
@@ -290,6 +347,8 @@ pub struct Replayed {
     pub set_aside: Option<PathBuf>,
     /// The last sequence number the file now holds.
     pub seq: u64,
+    /// The first and last sequence numbers of the valid records the log held (applied or already folded).
+    pub range: Option<(u64, u64)>,
 }
 
 /// Why opening refused a log: which file, where, what was found. Its text tells the operator what to do.
@@ -389,20 +448,23 @@ fn read_records(bytes: &[u8], v2: bool, folded: u64) -> (Vec<Rec<'_>>, End) {
     (out, End::Clean)
 }
 
-/// The tables a replay writes, opened once.
-struct Apply<'t> {
-    meta: Table<'t, tables::Str, &'static [u8]>,
-    records: Table<'t, tables::RecK, &'static [u8]>,
-    deleted: Table<'t, tables::RecK, &'static [u8]>,
-    index: Table<'t, tables::IdxK, ()>,
-    unique: Table<'t, tables::UniqueK, u64>,
-    counters: Table<'t, tables::PairK, u64>,
-    sessions: Table<'t, tables::PairK, &'static [u8]>,
-    chunks: Table<'t, tables::ChunkK, &'static [u8]>,
-    changes: Table<'t, u64, (&'static str, &'static str, u64)>,
+/// The tables a replay (or a follower, or a restore) writes, opened once. Through `Logged` tables: a follower's
+/// applied records go into its own log like any batch; a replay records nothing (`Redo::default()`).
+pub(crate) struct Apply<'t> {
+    meta: Logged<'t, tables::Str, &'static [u8]>,
+    records: Logged<'t, tables::RecK, &'static [u8]>,
+    deleted: Logged<'t, tables::RecK, &'static [u8]>,
+    index: Logged<'t, tables::IdxK, ()>,
+    unique: Logged<'t, tables::UniqueK, u64>,
+    counters: Logged<'t, tables::PairK, u64>,
+    sessions: Logged<'t, tables::PairK, &'static [u8]>,
+    chunks: Logged<'t, tables::ChunkK, &'static [u8]>,
+    changes: Logged<'t, u64, (&'static str, &'static str, u64)>,
+    /// Resources whose records the applied ops wrote (and `"sessions"`): their versions move after the commit.
+    pub(crate) touched: std::collections::HashSet<String>,
 }
 
-fn one<K: Key + 'static, V: Value + 'static>(t: &mut Table<K, V>, kind: u8, k: &[u8], v: Option<&[u8]>) -> Result<()> {
+fn one<K: Key + 'static, V: Value + 'static>(t: &mut Logged<K, V>, kind: u8, k: &[u8], v: Option<&[u8]>) -> Result<()> {
     match (kind, v) {
         (PUT, Some(v)) => {
             t.insert(K::from_bytes(k), V::from_bytes(v))?;
@@ -416,22 +478,29 @@ fn one<K: Key + 'static, V: Value + 'static>(t: &mut Table<K, V>, kind: u8, k: &
 }
 
 impl Apply<'_> {
-    fn open(w: &WriteTransaction) -> Result<Apply<'_>> {
+    pub(crate) fn open<'w>(w: &'w WriteTransaction, redo: &Redo) -> Result<Apply<'w>> {
         Ok(Apply {
-            meta: w.open_table(tables::META)?,
-            records: w.open_table(tables::RECORDS)?,
-            deleted: w.open_table(tables::DELETED)?,
-            index: w.open_table(tables::INDEX)?,
-            unique: w.open_table(tables::UNIQUE)?,
-            counters: w.open_table(tables::COUNTERS)?,
-            sessions: w.open_table(tables::SESSIONS)?,
-            chunks: w.open_table(tables::FILE_CHUNKS)?,
-            changes: w.open_table(tables::CHANGES)?,
+            meta: Logged::new(w.open_table(tables::META)?, T::Meta, redo),
+            records: Logged::new(w.open_table(tables::RECORDS)?, T::Records, redo),
+            deleted: Logged::new(w.open_table(tables::DELETED)?, T::Deleted, redo),
+            index: Logged::new(w.open_table(tables::INDEX)?, T::Index, redo),
+            unique: Logged::new(w.open_table(tables::UNIQUE)?, T::Unique, redo),
+            counters: Logged::new(w.open_table(tables::COUNTERS)?, T::Counters, redo),
+            sessions: Logged::new(w.open_table(tables::SESSIONS)?, T::Sessions, redo),
+            chunks: Logged::new(w.open_table(tables::FILE_CHUNKS)?, T::Chunks, redo),
+            changes: Logged::new(w.open_table(tables::CHANGES)?, T::Changes, redo),
+            touched: std::collections::HashSet::new(),
         })
     }
 
+    /// Sets a meta key (through the log when the tables record).
+    pub(crate) fn put_meta(&mut self, key: &str, v: &[u8]) -> Result<()> {
+        self.meta.insert(key, v)?;
+        Ok(())
+    }
+
     /// Applies the ops of one record.
-    fn ops(&mut self, mut ops: &[u8]) -> Result<()> {
+    pub(crate) fn ops(&mut self, mut ops: &[u8]) -> Result<()> {
         let bad = || StoreError::Storage("write-ahead log: malformed record".into());
         let take = |b: &mut &[u8], n: usize| -> Result<Vec<u8>> {
             if b.len() < n {
@@ -455,12 +524,17 @@ impl Apply<'_> {
             let v = v.as_deref();
             match table {
                 0 => one(&mut self.meta, kind, &k, v)?,
-                1 => one(&mut self.records, kind, &k, v)?,
-                2 => one(&mut self.deleted, kind, &k, v)?,
+                1 | 2 => {
+                    self.touched.insert(<tables::RecK as Value>::from_bytes(&k).1.to_string());
+                    one(if table == 1 { &mut self.records } else { &mut self.deleted }, kind, &k, v)?
+                }
                 3 => one(&mut self.index, kind, &k, v)?,
                 4 => one(&mut self.unique, kind, &k, v)?,
                 5 => one(&mut self.counters, kind, &k, v)?,
-                6 => one(&mut self.sessions, kind, &k, v)?,
+                6 => {
+                    self.touched.insert("sessions".to_string());
+                    one(&mut self.sessions, kind, &k, v)?
+                }
                 7 => one(&mut self.chunks, kind, &k, v)?,
                 8 => one(&mut self.changes, kind, &k, v)?,
                 _ => return Err(bad()),
@@ -528,6 +602,7 @@ pub(crate) fn replay(db: &redb::Database, fs: &Arc<dyn Fs>, data: &Path, quick_r
         return Ok(out);
     }
     let (records, end) = read_records(&bytes, v2, folded);
+    out.range = records.first().zip(records.last()).map(|(a, b)| (a.seq, b.seq));
     let refuse = |position: u64, what: String, zh: String, discarded: u64| {
         StoreError::LogRefused(Box::new(Refusal { file: path.clone(), position, what, zh, discarded }))
     };
@@ -580,11 +655,11 @@ pub(crate) fn replay(db: &redb::Database, fs: &Arc<dyn Fs>, data: &Path, quick_r
         w.set_quick_repair(quick_repair);
         let last = todo.last().map(|r| r.seq).unwrap_or(folded);
         {
-            let mut a = Apply::open(&w)?;
+            let mut a = Apply::open(&w, &Redo::default())?;
             for r in &todo {
                 a.ops(r.ops)?;
             }
-            a.meta.insert(META_SEQ, last.to_le_bytes().as_slice())?;
+            a.put_meta(META_SEQ, last.to_le_bytes().as_slice())?;
         }
         w.commit()?;
         out.records = todo.len() as u64;

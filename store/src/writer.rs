@@ -40,6 +40,8 @@ struct Item {
     done: Done,
     /// Must be on disk before `done` is called.
     durable: bool,
+    /// Taken even while the store refuses writes (`Store::set_read_only`): this machine's own sign-in sessions.
+    local: bool,
     /// Records a lazy operation writes (as its caller counts them): a light one rides along with a durable batch.
     weight: usize,
 }
@@ -47,9 +49,16 @@ struct Item {
 /// Work run on the writer thread between two commits (so it sees no commit half-done).
 pub(crate) type Task = Box<dyn FnOnce(&Inner) + Send>;
 
+/// Records of a primary for a follower to apply, and who waits for the outcome.
+pub(crate) struct Replica {
+    pub(crate) records: Vec<crate::ship::LogRecord>,
+    pub(crate) done: Box<dyn FnOnce(Result<crate::ship::Applied>) + Send>,
+}
+
 enum Msg {
     Run(Task),
     Item(Item),
+    Replica(Replica),
     Close,
 }
 
@@ -91,6 +100,7 @@ impl WriterHandle {
     pub(crate) fn submit<R: Send + 'static>(
         &self,
         durable: bool,
+        local: bool,
         weight: usize,
         mut op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static,
         done: impl FnOnce(Result<R>) + Send + 'static,
@@ -101,6 +111,7 @@ impl WriterHandle {
                 done(r.map(|b| *b.downcast::<R>().expect("writer result type")));
             }),
             durable,
+            local,
             weight,
         };
         if let Err(e) = self.tx.send(Msg::Item(item))
@@ -113,6 +124,14 @@ impl WriterHandle {
     /// Runs `task` on the writer thread between commits. False when the writer has stopped.
     pub(crate) fn run(&self, task: Task) -> bool {
         self.tx.send(Msg::Run(task)).is_ok()
+    }
+
+    /// Queues a follower's batch of the primary's records.
+    pub(crate) fn replica(&self, r: Replica) {
+        if let Err(e) = self.tx.send(Msg::Replica(r))
+            && let Msg::Replica(r) = e.0 {
+            (r.done)(Err(StoreError::Closed));
+        }
     }
 
     pub(crate) fn close(&self) {
@@ -184,6 +203,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
         };
         let mut batch = Vec::new();
         let mut after = None;
+        let mut replica = None;
         let mut next = first;
         while let Some(m) = next.take() {
             match m {
@@ -191,6 +211,10 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                 Msg::Item(i) => deferred.push_back((i, Instant::now())),
                 Msg::Run(task) => {
                     after = Some(task);
+                    break;
+                }
+                Msg::Replica(r) => {
+                    replica = Some(r);
                     break;
                 }
                 Msg::Close => {
@@ -234,6 +258,10 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
         if let Some(task) = after {
             task(inner);
         }
+        if let Some(r) = replica {
+            let out = apply_replica(inner, &r.records);
+            (r.done)(out);
+        }
     }
     // Closing: the deferred lazy operations are still written, then made durable.
     while let Some((item, _)) = deferred.pop_front() {
@@ -256,8 +284,10 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
     }
     // Anything queued after Close is refused, not silently dropped.
     while let Ok(m) = rx.try_recv() {
-        if let Msg::Item(i) = m {
-            (i.done)(Err(StoreError::Closed));
+        match m {
+            Msg::Item(i) => (i.done)(Err(StoreError::Closed)),
+            Msg::Replica(r) => (r.done)(Err(StoreError::Closed)),
+            _ => {}
         }
     }
 }
@@ -324,6 +354,17 @@ fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
             (item.done)(Err(StoreError::Failed(what.clone())));
         }
         return;
+    }
+    // A standby, or a primary another machine has replaced: only this machine's own sessions are written.
+    if let Some(why) = inner.read_only() {
+        let (ok, refused): (Vec<Item>, Vec<Item>) = batch.into_iter().partition(|i| i.local);
+        for item in refused {
+            (item.done)(Err(StoreError::ReadOnly(why.clone())));
+        }
+        batch = ok;
+        if batch.is_empty() {
+            return;
+        }
     }
     while !batch.is_empty() {
         match try_batch(inner, &mut batch, durable) {
@@ -396,6 +437,10 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
             }
         }
         meta::put_last_id(&mut ctx.meta, inner.ids.last()).map_err(|e| Failed::Storage(e.to_string()))?;
+        if logged_to_wal {
+            // The commit time travels with the record: a restore to a moment stops by the primary's own clock.
+            ctx.meta.insert(crate::ship::COMMIT_MS, crate::now_millis().to_be_bytes().as_slice()).map_err(|e| Failed::Storage(e.to_string()))?;
+        }
         let logged = std::mem::take(&mut ctx.rec.logged);
         let st = |e: redb::StorageError| Failed::Storage(e.to_string());
         let mut log = Logged::new(txn.open_table(tables::CHANGES)?, T::Changes, &redo);
@@ -481,7 +526,71 @@ fn commit_logged(inner: &Inner, txn: redb::WriteTransaction, redo: &Redo, durabl
     if let Err(e) = txn.commit() {
         return Err(undo(w, format!("committing the data file: {e}")));
     }
+    if let Some(feed) = &inner.feed {
+        feed.push(w.seq, &rec);
+    }
     Ok(())
+}
+
+/// A follower's batch: the primary's records applied in one transaction of this store (through its own log like
+/// any durable batch), the primary's position kept in meta `follow_seq`, then readers told what changed: the
+/// versions of the resources the records wrote, the change log's new end (the search index follows it), ids
+/// above the primary's.
+fn apply_replica(inner: &Inner, records: &[crate::ship::LogRecord]) -> Result<crate::ship::Applied> {
+    if let Some(what) = inner.failure() {
+        return Err(StoreError::Failed(what));
+    }
+    let mut txn = inner.begin_write()?;
+    let logged_to_wal = inner.wal.lock().map(|g| g.is_some()).unwrap_or(false);
+    if logged_to_wal {
+        txn.set_durability(redb::Durability::None)?;
+    } else {
+        txn.set_quick_repair(inner.quick_repair);
+    }
+    let redo = Redo::new(logged_to_wal);
+    let mut out = crate::ship::Applied::default();
+    let applied = (|| -> Result<std::collections::HashSet<String>> {
+        let mut at = crate::ship::follow_seq_in(&txn)?;
+        let mut a = crate::wal::Apply::open(&txn, &redo)?;
+        out.seq = at;
+        for r in records {
+            if r.seq <= at {
+                continue;
+            }
+            if r.seq != at + 1 {
+                return Err(StoreError::Rule(format!("records missing: {} follows {at}", r.seq)));
+            }
+            a.ops(r.ops())?;
+            at = r.seq;
+            out.records += 1;
+            out.commit_ms = r.commit_ms.or(out.commit_ms);
+        }
+        out.seq = at;
+        a.put_meta(crate::ship::FOLLOW_SEQ, at.to_be_bytes().as_slice())?;
+        Ok(std::mem::take(&mut a.touched))
+    })();
+    let touched = match applied {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = txn.abort();
+            return Err(e);
+        }
+    };
+    let r = if logged_to_wal { commit_logged(inner, txn, &redo, true) } else { txn.commit().map_err(Into::into) };
+    if let Err(e) = r {
+        inner.fail(e.to_string());
+        return Err(e);
+    }
+    inner.versions.bump(&touched);
+    let (last_id, change) = {
+        let r = inner.begin_read()?;
+        let m = r.open_table(tables::META)?;
+        let last = m.get("last_id")?.and_then(|v| v.value().try_into().ok().map(u64::from_be_bytes)).unwrap_or(0);
+        (last, meta::change_seq_in(&m)?)
+    };
+    inner.ids.observe(last_id);
+    inner.seq.publish(change);
+    Ok(out)
 }
 
 impl From<redb::TableError> for Failed {

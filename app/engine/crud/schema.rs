@@ -1,0 +1,79 @@
+//! The field schema the generic screens render from (`<base>/schema`).
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::Value;
+use store::ResourceDef;
+
+use super::decorate::title_field;
+use crate::auth::session::Session;
+use crate::error::ApiResult;
+use crate::http::ok;
+use crate::state::AppState;
+
+pub async fn schema_route(
+    State(st): State<AppState>,
+    s: Session,
+    lang: axum::Extension<crate::error::Lang>,
+    def: Arc<ResourceDef>,
+    api: String,
+) -> ApiResult<Response> {
+    s.require(def.code())?;
+    Ok(ok(schema(&st, &def, &api, lang.0).await?))
+}
+
+/// The field schema the UI renders a generic screen from: declared fields (secrets left out), their rules and
+/// the entries of the dictionaries they bind.
+pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::error::Lang) -> ApiResult<Value> {
+    let mut dicts = serde_json::Map::new();
+    for code in def.fields.iter().filter_map(|f| f.dict.as_deref()) {
+        let entries = crate::engine::dict::entries(st, code).await?;
+        let list: Vec<Value> = entries
+            .iter()
+            .map(|e| {
+                let label = match lang {
+                    crate::error::Lang::En => e.get("dictValueEn").and_then(Value::as_str).filter(|s| !s.is_empty()),
+                    crate::error::Lang::Zh => None,
+                }
+                .or_else(|| e.get("dictValue").and_then(Value::as_str));
+                serde_json::json!({"dictKey": e.get("dictKey"), "dictValue": label})
+            })
+            .collect();
+        dicts.insert(code.to_string(), Value::Array(list));
+    }
+    let fields: Vec<Value> = def
+        .fields
+        .iter()
+        .filter(|f| !f.secret)
+        .map(|f| {
+            serde_json::json!({
+                "name": f.name, "kind": f.kind, "label": f.label, "labelEn": f.label_en, "required": f.required,
+                "maxLen": f.max_len, "min": f.min, "max": f.max, "pattern": f.pattern, "filter": f.filter, "sort": f.sort,
+                "search": f.search, "dict": f.dict, "list": f.list, "form": f.form && !f.readonly, "readonly": f.readonly,
+                "default": f.default, "ui": f.ui, "mask": f.mask,
+                // A comma-separated list of ids of another resource (`ui.control: "refs"`, `ui.refers`): picked like one.
+                "refers": f.refers.as_deref().or_else(|| f.ui.as_ref().filter(|u| u["control"] == "refs").and_then(|u| u["refers"].as_str())).and_then(|r| ref_picker(st, r)),
+                "multi": f.multi,
+            })
+        })
+        .collect();
+    let dialect = st.res.decl(&def.name).map(|d| d.describe());
+    Ok(serde_json::json!({
+        "name": def.name, "label": def.label, "labelEn": def.label_en, "api": api, "platform": def.platform,
+        "fields": fields, "dicts": dicts, "ui": def.ui, "dialect": dialect,
+    }))
+}
+
+/// How a form picks a record of `resource`: its list route (`"METHOD path"`), the field shown and the key the
+/// list answers it under (`<stem>Name` beside the id in the referring record).
+fn ref_picker(st: &AppState, resource: &str) -> Option<Value> {
+    let target = st.res.find(resource)?;
+    let title = title_field(&target)?.to_string();
+    let list = match st.res.decl(resource) {
+        Some(d) => d.path(crate::engine::dialect::Action::List).or_else(|| d.path(crate::engine::dialect::Action::Page)).map(|(m, p)| format!("{m} {p}"))?,
+        None if resource == "user" => "GET /api/blade-user/page".to_string(),
+        None => format!("GET {}/list", crate::decl::screens(&st.res).into_iter().find(|(n, ..)| n == resource)?.1),
+    };
+    Some(serde_json::json!({"resource": resource, "list": list, "title": title}))
+}

