@@ -30,7 +30,7 @@ fn call(dir: &Path, req: &Value) -> anyhow::Result<Value> {
     Ok(v)
 }
 
-fn server_running(dir: &Path) -> bool {
+pub fn server_running(dir: &Path) -> bool {
     UnixStream::connect(dir.join(SOCKET)).is_ok()
 }
 
@@ -316,14 +316,23 @@ pub fn restore(dir: &Path, file: &Path, logs: Option<&Path>) -> anyhow::Result<(
         bail!("a server is running on {}; stop it before restoring", dir.display());
     }
     if let Some(l) = logs {
-        if !store::verify_file(l)?.ok {
-            bail!("{} fails verification; nothing changed", l.display());
-        }
-        let target = crate::logsink::file_for(&data_file(dir));
-        replace_file(dir, l, &target)?;
-        println!("restored the logs {} into {}", l.display(), target.display());
+        restore_logs(dir, l)?;
     }
     restore_data(dir, file)
+}
+
+/// Replaces the logs' file of DIR with a verified backup of it.
+pub fn restore_logs(dir: &Path, l: &Path) -> anyhow::Result<()> {
+    if server_running(dir) {
+        bail!("a server is running on {}; stop it before restoring", dir.display());
+    }
+    if !store::verify_file(l)?.ok {
+        bail!("{} fails verification; nothing changed", l.display());
+    }
+    let target = crate::logsink::file_for(&data_file(dir));
+    replace_file(dir, l, &target)?;
+    println!("restored the logs {} into {}", l.display(), target.display());
+    Ok(())
 }
 
 /// Puts `from` (a verified copy) in place of `target` through a synced temporary file, keeping the old one (and a

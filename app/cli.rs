@@ -1,4 +1,4 @@
-//! Command line: `serve`, `backup`, `verify`, `compact`, `restore`, `recover`, `reindex`, `admin passwd`. Every flag has a `ZZ_*` variable; the
+//! Command line: `serve`, `backup`, `verify`, `compact`, `restore`, `promote`, `recover`, `reindex`, `admin passwd`. Every flag has a `ZZ_*` variable; the
 //! doc comments are the help text.
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -33,14 +33,44 @@ pub enum Cmd {
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
     },
-    /// Replace DIR's data file with a verified backup (refused while a server holds DIR); `--logs` also replaces
-    /// the logs' file with a backup of it (else the logs stay as they are).
+    /// Replace DIR's data file with a verified backup FILE (refused while a server holds DIR); `--logs` also
+    /// replaces the logs' file with a backup of it (else the logs stay as they are). Or rebuild it from a replica
+    /// (`--from s3://bucket/prefix`, see `serve --replicate`): the newest snapshot and the changes after it, up to
+    /// `--at` when given.
     Restore {
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
-        file: PathBuf,
+        #[arg(required_unless_present = "from", conflicts_with = "from")]
+        file: Option<PathBuf>,
         #[arg(long)]
         logs: Option<PathBuf>,
+        /// The replica to rebuild from (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
+        /// AWS_ENDPOINT_URL, or --replica-credentials).
+        #[arg(long)]
+        from: Option<String>,
+        /// The moment to restore, like "2026-11-27 10:00:00" in the zone of --tz: every change committed up to
+        /// then, none after. The latest when absent.
+        #[arg(long, requires = "from")]
+        at: Option<String>,
+        #[arg(long, env = "ZZ_TZ", default_value = "+08:00")]
+        tz: String,
+        /// A file of KEY=VALUE lines with the AWS_* variables.
+        #[arg(long, env = "ZZ_REPLICA_CREDENTIALS")]
+        replica_credentials: Option<PathBuf>,
+    },
+    /// Make a stopped standby (`serve --follow`) the primary of its replica: the bucket's owner object names it,
+    /// so the old primary takes no writes if it comes back. Then start it with `serve --replicate`.
+    Promote {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+        /// The replica (default: the one it followed).
+        #[arg(long)]
+        replicate: Option<String>,
+        #[arg(long, env = "ZZ_REPLICA_CREDENTIALS")]
+        replica_credentials: Option<PathBuf>,
+        /// Where people reach this server (shown by a standby when it refuses a write).
+        #[arg(long, env = "ZZ_PUBLIC_URL", default_value = "")]
+        public_url: String,
     },
     /// Open DIR after a write-ahead log was refused as untrustworthy: the records before the damage are applied,
     /// the log is set aside (kept, renamed) and the number of records discarded printed. Restoring a backup loses
@@ -165,4 +195,19 @@ pub struct ServeArgs {
     /// Run without the search index (for comparison): text filters walk the records, the search box answers 503.
     #[arg(long, env = "ZZ_NO_SEARCH_INDEX")]
     pub no_search_index: bool,
+    /// Ship every change of the data file to this replica (`s3://bucket/prefix`): continuous backup with
+    /// point-in-time restore (`restore --from`), and the stream a standby follows. Credentials: AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY, AWS_REGION and AWS_ENDPOINT_URL (a store that is not AWS), or --replica-credentials.
+    #[arg(long, env = "ZZ_REPLICATE", conflicts_with = "follow")]
+    pub replicate: Option<String>,
+    /// Serve as a read-only standby of this replica: a copy kept up to date from the bucket; writes answer 503
+    /// naming the primary. `zhizhuang promote` makes it the primary.
+    #[arg(long, env = "ZZ_FOLLOW")]
+    pub follow: Option<String>,
+    /// A file of KEY=VALUE lines with the AWS_* variables (instead of the environment).
+    #[arg(long, env = "ZZ_REPLICA_CREDENTIALS")]
+    pub replica_credentials: Option<PathBuf>,
+    /// Where people reach this server, like https://erp.example.com (a standby names the primary by it).
+    #[arg(long, env = "ZZ_PUBLIC_URL", default_value = "")]
+    pub public_url: String,
 }

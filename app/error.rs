@@ -102,6 +102,10 @@ pub enum Kind {
     Internal,
     Unavailable,
     StorageFailed,
+    /// A standby refuses writes; the argument is where the primary is.
+    Standby,
+    /// Another server took over as the primary; the argument is where.
+    Fenced,
 }
 
 struct Spec {
@@ -195,6 +199,8 @@ fn spec(k: Kind) -> Spec {
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
         StorageFailed => s("storage_failed", 503, "存储写入故障，已停止写入，请检查磁盘后重启", "Writing to storage failed; writes are stopped. Check the disk, then restart the server"),
+        Standby => s("standby", 503, "本机是只读备用服务器，不能保存修改；请到主服务器操作：{}", "This server is a read-only standby and saves no changes; make them on the primary: {}"),
+        Fenced => s("fenced", 503, "另一台服务器已接替为主服务器，本机不再保存修改；请到新的主服务器操作：{}", "Another server has taken over as the primary and this one saves no changes; make them on the new primary: {}"),
     }
 }
 
@@ -340,6 +346,11 @@ impl From<StoreError> for ApiError {
                 ApiError { cause: Some(what.chars().take(2000).collect::<String>().into()), ..ApiError::new(Kind::StorageFailed) }
             }
             StoreError::Interrupted(_) => ApiError::with(Kind::WalkTimeout, "-"),
+            StoreError::ReadOnly(why) => match why.split_once(':') {
+                Some(("fenced", at)) => ApiError::with(Kind::Fenced, at.to_string()),
+                Some((_, at)) => ApiError::with(Kind::Standby, at.to_string()),
+                None => ApiError::with(Kind::Standby, why),
+            },
             other => ApiError::internal(other),
         }
     }
@@ -358,7 +369,7 @@ mod tests {
             Forbidden, PlatformOnly, ApiScopeDenied, LastAdmin, OwnAccount, RoleInUse, SmsCodeWrong, BadRule, TooManyRequests, UnknownRoute, MethodNotAllowed, UnsupportedMediaType,
             PayloadTooLarge, FileTooLarge, ImportBusy, CaptchaRequired, Sealed, FileType, QuotaExceeded, PasswordWrong, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
             TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
-            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, IndexBuilding, Internal, Unavailable, StorageFailed,
+            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, IndexBuilding, Internal, Unavailable, StorageFailed, Standby, Fenced,
             DictCodeRequired, DictNameRequired, DictSortRequired, DictSealedRequired, DictKeyRequired, DictCodeTaken, DictKeyTaken, BadParent, HasChildren, HasUsers, TenantProtected, TenantIdTaken, NameTaken,
         ];
         let mut codes = std::collections::HashSet::new();

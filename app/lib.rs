@@ -14,6 +14,7 @@ pub mod logsink;
 pub mod metrics;
 pub mod openapi;
 pub mod pages;
+pub mod replica;
 pub mod seed;
 pub mod serve;
 pub mod state;

@@ -31,7 +31,18 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Cmd::Restore { dir, file, logs } => zhizhuang::admin::restore(&dir, &file, logs.as_deref()),
+        Cmd::Restore { dir, file, logs, from, at, tz, replica_credentials } => match (file, from) {
+            (Some(file), None) => zhizhuang::admin::restore(&dir, &file, logs.as_deref()),
+            (None, Some(url)) => {
+                zhizhuang::replica::restore_from(&dir, &url, at.as_deref(), &tz, replica_credentials.as_deref())?;
+                match logs {
+                    Some(l) => zhizhuang::admin::restore_logs(&dir, &l),
+                    None => Ok(()),
+                }
+            }
+            _ => anyhow::bail!("give a backup FILE or --from s3://bucket/prefix"),
+        },
+        Cmd::Promote { dir, replicate, replica_credentials, public_url } => zhizhuang::replica::promote(&dir, replicate.as_deref(), replica_credentials.as_deref(), &public_url),
         Cmd::Recover { dir, accept_loss } => zhizhuang::admin::recover(&dir, accept_loss),
         Cmd::Compact { dir } => zhizhuang::admin::compact(&dir),
         Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),

@@ -29,11 +29,20 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(args.log_format);
     std::fs::create_dir_all(&args.dir).with_context(|| format!("create {}", args.dir.display()))?;
     let file = crate::admin::data_file(&args.dir);
-    let opts = store::Options { cache_bytes: args.cache_mb << 20, ..Default::default() };
+    // A standby's copy is made (or checked) from the replica before anything opens it.
+    let standby = match &args.follow {
+        Some(url) => Some(crate::replica::prepare_standby(&args.dir, url, args.replica_credentials.as_deref()).await?),
+        None => None,
+    };
+    let ship_dir = args.replicate.as_ref().map(|_| crate::replica::ship_dir(&args.dir));
+    let opts = store::Options { cache_bytes: args.cache_mb << 20, ship_dir, ..Default::default() };
     let store = match Store::open(&file, &opts) {
         Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
         other => other?,
     };
+    if let Some((_, owner)) = &standby {
+        store.set_read_only(Some(offbox::follow::standby_reason(Some(owner))));
+    }
     if let Some(ms) = store.repaired_ms() {
         tracing::warn!(target: "zz::store", ms, "the data file was not closed cleanly (crash or kill); repaired on open");
     }
@@ -45,7 +54,15 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::warn!(target: "zz::store", aside = %p.display(), "a write-ahead log of another data file was found beside this one and set aside, not applied");
     }
     let res = Resources::load()?;
-    let issued = {
+    // A primary settles that it owns its replica before it takes a write (a replaced one takes none).
+    let shipping = match &args.replicate {
+        Some(url) => Some(crate::replica::start_primary(store.clone(), res.clone(), &args.dir, url, args.replica_credentials.as_deref(), &args.public_url).await?),
+        None => None,
+    };
+    // A standby's copy is the primary's, seeded and upgraded there.
+    let issued = if standby.is_some() {
+        Vec::new()
+    } else {
         let (s, r, pw, demo) = (store.clone(), res.clone(), args.admin_password.clone(), args.demo);
         tokio::task::spawn_blocking(move || crate::seed::first_start(&s, &r, pw.as_deref(), demo)).await??
     };
@@ -77,9 +94,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     let st = AppState::new(store.clone(), res, settings)?;
     let log_store = st.log_store.clone();
-    // What the areas finish before serving (a building import a stopped server left running).
+    let following = standby.map(|(bucket, owner)| crate::replica::start_standby(store.clone(), bucket, owner));
+    if let Some(r) = shipping.as_ref().or(following.as_ref()) {
+        let _ = st.replica.set(r.replica.clone());
+    }
+    // What the areas finish before serving (a building import a stopped server left running): the primary's work.
     for area in crate::api::AREAS {
-        if let Some(start) = area.start {
+        if let Some(start) = area.start
+            && following.is_none() {
             let st2 = st.clone();
             tokio::task::spawn_blocking(move || start(&st2)).await??;
         }
@@ -90,7 +112,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let index = st.index.clone();
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
-    let tasks: Vec<tokio::task::JoinHandle<()>> = crate::api::AREAS.iter().filter_map(|a| a.tasks).map(|t| t(st.clone())).collect();
+    // Background work that writes business data is the primary's.
+    let tasks: Vec<tokio::task::JoinHandle<()>> = if following.is_some() { Vec::new() } else { crate::api::AREAS.iter().filter_map(|a| a.tasks).map(|t| t(st.clone())).collect() };
     let log_pruner = tokio::spawn(prune_logs(st.clone()));
     tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
@@ -103,6 +126,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(args.dir.join(crate::admin::SOCKET));
     if let Some(i) = index {
         i.stop();
+    }
+    // Shipping sends what is durable before the store closes (what the close folds goes at the next start).
+    for r in [shipping, following].into_iter().flatten() {
+        r.stop().await;
     }
     // The logs of the last requests, then both files closed (each leaves no log of its own behind).
     st.logs.flush().await;
@@ -139,8 +166,9 @@ async fn prune_sessions(st: AppState) {
     loop {
         tick.tick().await;
         let now = store::now_millis();
+        // Sessions are this machine's own (a standby keeps its sign-ins too).
         let r = st
-            .write(move |w| {
+            .write_local(move |w| {
                 w.prune_sessions(|s| {
                     let expires = s["expires"].as_i64().unwrap_or(0);
                     expires < now || (s["revoked"].as_bool() == Some(true) && expires < now + 6 * 86_400_000)

@@ -174,6 +174,8 @@ pub struct Inner {
     pub ssr: std::sync::OnceLock<ssr::Pool>,
     /// The search index and its follower (None when `DIR/index/` could not be opened: lists walk).
     pub index: Option<Arc<crate::indexer::Indexer>>,
+    /// Shipping to a replica, or following one (`serve --replicate` / `--follow`).
+    pub replica: std::sync::OnceLock<crate::replica::Replica>,
 }
 
 impl Drop for Inner {
@@ -249,6 +251,7 @@ impl AppState {
             host_name: std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default(),
             ssr: std::sync::OnceLock::new(),
             index,
+            replica: std::sync::OnceLock::new(),
         })))
     }
 
@@ -314,6 +317,21 @@ impl AppState {
     }
 
     /// A durable write through the group-commit writer; answers once it is on disk.
+    /// A write of this machine's own sign-in sessions: taken on a standby too (people sign in there to read).
+    pub async fn write_local<R: Send + 'static>(
+        &self,
+        op: impl FnMut(&mut store::WriteCtx) -> store::Result<R> + Send + 'static,
+    ) -> ApiResult<R> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.store.submit_local(op, move |r| {
+            let _ = tx.send(r);
+        });
+        match rx.await {
+            Ok(r) => r.map_err(ApiError::from),
+            Err(_) => Err(ApiError::from(store::StoreError::Closed)),
+        }
+    }
+
     pub async fn write<R: Send + 'static>(
         &self,
         op: impl FnMut(&mut store::WriteCtx) -> store::Result<R> + Send + 'static,

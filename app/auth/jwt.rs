@@ -34,6 +34,10 @@ pub struct Keys {
 impl Keys {
     /// Reads the install's signing key, creating it on first start.
     pub fn load(store: &Store) -> anyhow::Result<Keys> {
+        // Read first: a standby holds the primary's key and takes no writes.
+        if let Some(k) = store.read(|r| r.meta(KEY_META))?.filter(|k| k.len() >= 32) {
+            return Ok(Keys { enc: EncodingKey::from_secret(&k), dec: DecodingKey::from_secret(&k) });
+        }
         let key = store.write(|w| match w.meta(KEY_META)? {
             Some(k) if k.len() >= 32 => Ok(k),
             _ => {

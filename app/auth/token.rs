@@ -151,7 +151,7 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
         "current": sha256_hex(&secret), "retired": [], "revoked": false, "ip": caller.ip, "client": client,
     });
     let (t3, sid2) = (tenant_id.clone(), sid.clone());
-    st.write(move |w| w.put_session(&t3, &sid2, &session)).await?;
+    st.write_local(move |w| w.put_session(&t3, &sid2, &session)).await?;
     if let Some(ctx) = &caller.ctx {
         ctx.set(&tenant_id, &uid.to_string());
     }
@@ -171,7 +171,7 @@ async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) ->
     let ttl = st.settings.refresh_ttl.as_millis() as i64;
     // Rotation and reuse detection happen in one write, so two concurrent uses cannot both succeed.
     let outcome = st
-        .write(move |w| {
+        .write_local(move |w| {
             let Some(mut sess) = w.session(&t, &s)? else { return Ok(Err("unknown")) };
             if sess["revoked"].as_bool().unwrap_or(false) || sess["expires"].as_i64().unwrap_or(0) <= now {
                 return Ok(Err("revoked"));
@@ -403,7 +403,7 @@ pub async fn logout(State(st): State<AppState>, s: Session) -> ApiResult<Respons
 /// Revokes one session, or every session of a user.
 pub async fn revoke(st: &AppState, tenant: &str, sid: Option<&str>, uid: Option<u64>) -> ApiResult<()> {
     let (t, sid) = (tenant.to_string(), sid.map(str::to_string));
-    st.write(move |w| {
+    st.write_local(move |w| {
         let targets: Vec<(String, Value)> = match (&sid, uid) {
             (Some(s), _) => w.session(&t, s)?.map(|v| vec![(s.clone(), v)]).unwrap_or_default(),
             (None, Some(u)) => w.sessions_of_tenant(&t)?.into_iter().filter(|(_, v)| v["uid"].as_u64() == Some(u)).collect(),

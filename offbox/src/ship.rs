@@ -243,6 +243,14 @@ impl Shipper {
         }
     }
 
+    /// The replica's address, kept in the state for `promote` and the next start.
+    pub fn set_url(&mut self, url: &str) {
+        if self.state.url != url {
+            self.state.url = url.to_string();
+            let _ = self.state.save(&self.cfg.dir);
+        }
+    }
+
     fn note_problem(&self, p: &Problem) {
         if let Ok(mut s) = self.status.lock() {
             if s.reachable || s.problem.is_none() {
@@ -520,6 +528,8 @@ impl Shipper {
             self.update_lag();
             return;
         }
+        // Logs folded after their records went through the feed.
+        self.drop_kept(self.state.shipped);
         self.note_ok();
         self.update_lag();
         if self.last_owner_check.elapsed() >= Duration::from_secs(5) {

@@ -371,10 +371,15 @@ impl Store {
     /// sign-in sessions, which a standby keeps so that people can sign in to read.
     pub fn write_local<R: Send + 'static>(&self, op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static) -> Result<R> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.writer.submit(true, true, 1, op, move |r| {
+        self.submit_local(op, move |r| {
             let _ = tx.send(r);
         });
         rx.recv().unwrap_or(Err(StoreError::Closed))
+    }
+
+    /// `submit` of a write taken even while the store refuses writes (see `write_local`).
+    pub fn submit_local<R: Send + 'static>(&self, op: impl FnMut(&mut WriteCtx) -> Result<R> + Send + 'static, done: impl FnOnce(Result<R>) + Send + 'static) {
+        self.writer.submit(true, true, 1, op, done)
     }
 
     /// Consistent online copy into `out`: one read transaction, a new file, verified, then renamed into place.

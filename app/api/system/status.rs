@@ -53,6 +53,8 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "walkSlots": st.walks.available_permits(),
         "walkDeadlineMs": st.settings.walk_deadline.as_millis() as u64,
         "index": st.index.as_ref().map(|i| serde_json::to_value(i.status()).unwrap_or_default()),
+        "replica": st.replica.get().map(|r| r.status()),
+        "readOnly": st.store.read_only(),
         "routes": routes,
     })))
 }
@@ -76,6 +78,11 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_walks_started_total", "Lists that walked records.", "counter", st.walk_stats.started.load(Ordering::Relaxed) as f64);
     gauge("zz_walks_timed_out_total", "Walks stopped at their deadline (answered 503).", "counter", st.walk_stats.timed_out.load(Ordering::Relaxed) as f64);
     gauge("zz_uptime_seconds", "Seconds since the server started.", "gauge", st.started_at.elapsed().as_secs() as f64);
+    if let Some(r) = st.replica.get() {
+        for (name, help, v) in r.gauges() {
+            gauge(name, help, "gauge", v);
+        }
+    }
     st.metrics.prometheus(&mut out);
     let mut r = out.into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));

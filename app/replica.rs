@@ -1,0 +1,235 @@
+//! Off the box (issue 28), the app's side: `serve --replicate s3://…` ships the data file's changes to a bucket,
+//! `serve --follow s3://…` serves a read-only standby kept from it, `restore --from s3://… [--at TIME]` rebuilds a
+//! data file as it was at a moment, `promote` makes a standby the primary. The work is the `offbox` crate's;
+//! this module reads the flags and credentials, starts and stops it, and says on the status screen where it is.
+//!
+//! Credentials come from the standard variables (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
+//! `AWS_ENDPOINT_URL`) or from a file of `KEY=VALUE` lines (`--replica-credentials`, readable by the server
+//! only), never from the command line. The logs' file (`zhizhuang-logs.redb`) is not shipped: it is the server's
+//! own record of requests, and `backup --with-logs` covers it.
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use offbox::{Bucket, Target};
+use serde_json::{Value, json};
+
+/// Where a server keeps its folded logs until they are shipped, and its replica state.
+pub fn ship_dir(dir: &Path) -> PathBuf {
+    dir.join("zhizhuang-ship")
+}
+
+/// How long a call to the bucket may take.
+const TIMEOUT: Duration = Duration::from_secs(15);
+
+/// The bucket of `url` (`s3://bucket/prefix`), signed in with the standard variables or `credentials`' lines.
+pub fn target(url: &str, credentials: Option<&Path>) -> anyhow::Result<Target> {
+    let file: std::collections::HashMap<String, String> = match credentials {
+        Some(p) => std::fs::read_to_string(p)
+            .with_context(|| format!("read {}", p.display()))?
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim();
+                if l.starts_with('#') {
+                    return None;
+                }
+                let (k, v) = l.strip_prefix("export ").unwrap_or(l).split_once('=')?;
+                Some((k.trim().to_string(), v.trim().trim_matches('"').trim_matches('\'').to_string()))
+            })
+            .collect(),
+        None => Default::default(),
+    };
+    Target::from_url(url, |k| file.get(k).cloned().or_else(|| std::env::var(k).ok())).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// A running replica role, for the status screen.
+#[derive(Clone)]
+pub enum Replica {
+    Primary(offbox::ship::Shared),
+    Standby(offbox::follow::Shared),
+}
+
+impl Replica {
+    /// The status screen's `replica` object.
+    pub fn status(&self) -> Value {
+        match self {
+            Replica::Primary(s) => {
+                let s = s.lock().map(|g| g.clone()).unwrap_or_default();
+                json!({"role": "primary", "target": s.target, "generation": s.generation, "shippedSeq": s.shipped_seq,
+                    "shippedAt": s.shipped_at, "durableSeq": s.durable_seq, "lagMs": s.lag_ms, "reachable": s.reachable,
+                    "lastOk": s.last_ok, "problem": s.problem.map(|(zh, en)| json!({"zh": zh, "en": en})), "localBytes": s.local_bytes,
+                    "segmentsSent": s.segments_sent, "bytesSent": s.bytes_sent, "snapshots": s.snapshots, "snapshotting": s.snapshotting,
+                    "fenced": s.fenced, "broken": s.broken})
+            }
+            Replica::Standby(s) => {
+                let s = s.lock().map(|g| g.clone()).unwrap_or_default();
+                json!({"role": "standby", "target": s.target, "generation": s.generation, "appliedSeq": s.applied_seq,
+                    "appliedAt": s.applied_at, "lagMs": s.lag_ms, "reachable": s.reachable,
+                    "problem": s.problem.map(|(zh, en)| json!({"zh": zh, "en": en})), "primary": s.primary,
+                    "segmentsApplied": s.segments_applied, "stopped": s.stopped.map(|(zh, en)| json!({"zh": zh, "en": en}))})
+            }
+        }
+    }
+
+    /// Prometheus gauges.
+    pub fn gauges(&self) -> Vec<(&'static str, &'static str, f64)> {
+        match self {
+            Replica::Primary(s) => {
+                let s = s.lock().map(|g| g.clone()).unwrap_or_default();
+                vec![
+                    ("zz_replica_lag_ms", "How long the oldest change not yet in the bucket has waited.", s.lag_ms as f64),
+                    ("zz_replica_reachable", "1 when the bucket answered the last call.", s.reachable as u8 as f64),
+                    ("zz_replica_local_bytes", "Folded logs waiting on disk for the bucket.", s.local_bytes as f64),
+                    ("zz_replica_fenced", "1 when another server took over as the primary.", s.fenced.is_some() as u8 as f64),
+                ]
+            }
+            Replica::Standby(s) => {
+                let s = s.lock().map(|g| g.clone()).unwrap_or_default();
+                vec![
+                    ("zz_replica_lag_ms", "How far behind the primary this standby was when it last found changes.", s.lag_ms as f64),
+                    ("zz_replica_reachable", "1 when the bucket answered the last call.", s.reachable as u8 as f64),
+                ]
+            }
+        }
+    }
+}
+
+/// What `serve` runs beside the server.
+pub struct Running {
+    pub replica: Replica,
+    stop: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    /// Stops it after a last round (the primary sends what is durable).
+    pub async fn stop(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = tokio::time::timeout(Duration::from_secs(20), self.task).await;
+    }
+}
+
+/// A standby's copy made (or checked) before the store opens: the owner it follows.
+pub async fn prepare_standby(dir: &Path, url: &str, credentials: Option<&Path>) -> anyhow::Result<(Bucket, offbox::layout::Owner)> {
+    let t = target(url, credentials)?;
+    let bucket = Bucket::open(&t, TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+    let owner = offbox::follow::bootstrap(&bucket, &crate::admin::data_file(dir), &ship_dir(dir), url).await.map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+    Ok((bucket, owner))
+}
+
+/// Starts the shipper of a primary: who owns the replica is settled first (a fenced server takes no writes).
+pub async fn start_primary(store: store::Store, res: crate::decl::Resources, dir: &Path, url: &str, credentials: Option<&Path>, public_url: &str) -> anyhow::Result<Running> {
+    let t = target(url, credentials)?;
+    let bucket = Bucket::open(&t, TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+    let mut cfg = offbox::ship::Config::new(ship_dir(dir));
+    cfg.url = public_url.to_string();
+    if let Ok(v) = std::env::var("ZZ_SNAPSHOT_HOURS")
+        && let Ok(h) = v.parse::<f64>()
+        && h > 0.0 {
+        cfg.snapshot_every = Duration::from_secs_f64(h * 3600.0);
+    }
+    let defs: Arc<dyn Fn(&str) -> Option<Arc<store::ResourceDef>> + Send + Sync> = Arc::new(move |n: &str| res.find(n));
+    let mut sh = offbox::ship::Shipper::new(store, bucket, cfg, defs);
+    // The URL is kept for `promote` and the next start.
+    sh.set_url(url);
+    if !sh.claim().await {
+        tracing::error!(target: "zz::error", "replication: this server is not the primary of {url}; it serves reads only (see the status screen)");
+    }
+    let replica = Replica::Primary(sh.status.clone());
+    let stop = Arc::new(AtomicBool::new(false));
+    let task = tokio::spawn(sh.run(stop.clone()));
+    Ok(Running { replica, stop, task })
+}
+
+/// Starts a standby's follower.
+pub fn start_standby(store: store::Store, bucket: Bucket, owner: offbox::layout::Owner) -> Running {
+    let f = offbox::follow::Follower::new(store, bucket, owner, Duration::from_millis(200));
+    let replica = Replica::Standby(f.status.clone());
+    let stop = Arc::new(AtomicBool::new(false));
+    let task = tokio::spawn(f.run(stop.clone()));
+    Running { replica, stop, task }
+}
+
+/// A moment as people write it (`2026-11-27 10:00:00`, `2026-11-27 10:00`, `2026-11-27T10:00:00`), in the zone
+/// `tz`, as milliseconds since the epoch.
+pub fn parse_moment(text: &str, zone: crate::wire::Zone) -> anyhow::Result<i64> {
+    let t = text.trim().replace('T', " ");
+    let t = if t.len() == 16 { format!("{t}:00") } else { t };
+    if let Some(ms) = zone.parse_millis(&t) {
+        return Ok(ms);
+    }
+    bail!("--at {text:?}: write it like \"2026-11-27 10:00:00\" (in the zone of --tz)")
+}
+
+/// `zhizhuang restore --dir DIR --from s3://… [--at TIME]`: see the module's comment.
+pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentials: Option<&Path>) -> anyhow::Result<()> {
+    let zone = crate::wire::Zone::parse(tz).context("--tz must look like +08:00 or be `local`")?;
+    let until = at.map(|a| parse_moment(a, zone)).transpose()?;
+    std::fs::create_dir_all(dir)?;
+    let t = target(url, credentials)?;
+    let tmp = dir.join("zhizhuang.redb.from-bucket");
+    let _ = std::fs::remove_file(&tmp);
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let started = std::time::Instant::now();
+    let restored = rt.block_on(async {
+        let bucket = Bucket::open(&t, TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+        offbox::restore::restore(&bucket, &tmp, until, None).await.map_err(|p| anyhow::anyhow!("{}", p.en()))
+    });
+    let restored = match restored {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    let fmt = |ms: i64| zone.format(ms);
+    println!(
+        "rebuilt from {}: generation {}, snapshot at position {} ({}), then {} changes from {} segments, up to position {}",
+        t.describe(),
+        restored.generation,
+        restored.snapshot_seq,
+        fmt(restored.snapshot_at),
+        restored.records,
+        restored.segments,
+        restored.seq
+    );
+    match (until, restored.at) {
+        (Some(u), Some(a)) => println!("restored to {} (asked for {}): every change committed up to then, none after", fmt(a), fmt(u)),
+        (None, Some(a)) => println!("restored to the latest change in the bucket, committed at {}", fmt(a)),
+        _ => {}
+    }
+    let r = crate::admin::restore(dir, &tmp, None);
+    let _ = std::fs::remove_file(&tmp);
+    r?;
+    // A restored file starts a new stream: the next `serve --replicate` starts a new generation.
+    let _ = std::fs::remove_file(offbox::ship::State::path(&ship_dir(dir)));
+    println!("done in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `zhizhuang promote --dir DIR`: this standby becomes the primary of its replica (see `offbox::follow::promote`).
+pub fn promote(dir: &Path, url: Option<&str>, credentials: Option<&Path>, public_url: &str) -> anyhow::Result<()> {
+    let state = offbox::ship::State::load(&ship_dir(dir));
+    let url = match (url, &state) {
+        (Some(u), _) => u.to_string(),
+        (None, Some(s)) if !s.url.is_empty() => s.url.clone(),
+        _ => bail!("{} was never a standby: give the replica with --replicate s3://bucket/prefix", dir.display()),
+    };
+    if crate::admin::server_running(dir) {
+        bail!("a server is running on {}; stop the standby, promote it, then start it with --replicate {url}", dir.display());
+    }
+    let t = target(&url, credentials)?;
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let owner = rt.block_on(async {
+        let bucket = Bucket::open(&t, TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+        offbox::follow::promote(&bucket, &ship_dir(dir), &offbox::ship::hostname(), public_url).await.map_err(|p| anyhow::anyhow!("{}", p.en()))
+    })?;
+    let mut st = offbox::ship::State::load(&ship_dir(dir)).unwrap_or_default();
+    st.url = url.clone();
+    st.save(&ship_dir(dir))?;
+    println!("{} is now the primary of {url} (generation {}); the old primary takes no writes if it comes back.", dir.display(), owner.generation);
+    println!("start it with: zhizhuang serve --dir {} --replicate {url}", dir.display());
+    Ok(())
+}
