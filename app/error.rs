@@ -106,6 +106,8 @@ pub enum Kind {
     Standby,
     /// Another server took over as the primary; the argument is where.
     Fenced,
+    /// The tenant's object storage failed; the argument says what to fix (both languages).
+    ObjectStorage,
 }
 
 struct Spec {
@@ -200,6 +202,7 @@ fn spec(k: Kind) -> Spec {
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
         StorageFailed => s("storage_failed", 503, "存储写入故障，已停止写入，请检查磁盘后重启", "Writing to storage failed; writes are stopped. Check the disk, then restart the server"),
         Standby => s("standby", 503, "本机是只读备用服务器，不能保存修改；请到主服务器操作：{}", "This server is a read-only standby and saves no changes; make them on the primary: {}"),
+        ObjectStorage => s("object_storage", 502, "对象存储出错：{}", "Object storage failed: {}"),
         Fenced => s("fenced", 503, "另一台服务器已接替为主服务器，本机不再保存修改；请到新的主服务器操作：{}", "Another server has taken over as the primary and this one saves no changes; make them on the new primary: {}"),
     }
 }
@@ -369,7 +372,7 @@ mod tests {
             Forbidden, PlatformOnly, ApiScopeDenied, LastAdmin, OwnAccount, RoleInUse, SmsCodeWrong, BadRule, TooManyRequests, UnknownRoute, MethodNotAllowed, UnsupportedMediaType,
             PayloadTooLarge, FileTooLarge, ImportBusy, CaptchaRequired, Sealed, FileType, QuotaExceeded, PasswordWrong, OldPasswordWrong, PasswordsDiffer, PasswordSame, BadCredentials,
             TenantNotFound, TenantExpired, CaptchaWrong, WorkerRefused, AccountDisabled, BadClient,
-            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, IndexBuilding, Internal, Unavailable, StorageFailed, Standby, Fenced,
+            UnsupportedGrant, SocialNotConfigured, NoRole, RoleRequired, BadRefreshToken, WalkTimeout, IndexBuilding, Internal, Unavailable, StorageFailed, Standby, Fenced, ObjectStorage,
             DictCodeRequired, DictNameRequired, DictSortRequired, DictSealedRequired, DictKeyRequired, DictCodeTaken, DictKeyTaken, BadParent, HasChildren, HasUsers, TenantProtected, TenantIdTaken, NameTaken,
         ];
         let mut codes = std::collections::HashSet::new();

@@ -59,8 +59,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(url) => Some(crate::replica::start_primary(store.clone(), res.clone(), &args.dir, url, args.replica_credentials.as_deref(), &args.public_url).await?),
         None => None,
     };
-    // A standby's copy is the primary's, seeded and upgraded there.
-    let issued = if standby.is_some() {
+    // A standby's copy is the primary's, seeded and upgraded there; a replaced primary writes nothing.
+    let read_only = store.read_only().is_some();
+    let issued = if read_only {
         Vec::new()
     } else {
         let (s, r, pw, demo) = (store.clone(), res.clone(), args.admin_password.clone(), args.demo);
@@ -101,7 +102,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // What the areas finish before serving (a building import a stopped server left running): the primary's work.
     for area in crate::api::AREAS {
         if let Some(start) = area.start
-            && following.is_none() {
+            && !read_only {
             let st2 = st.clone();
             tokio::task::spawn_blocking(move || start(&st2)).await??;
         }
@@ -113,7 +114,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
     // Background work that writes business data is the primary's.
-    let tasks: Vec<tokio::task::JoinHandle<()>> = if following.is_some() { Vec::new() } else { crate::api::AREAS.iter().filter_map(|a| a.tasks).map(|t| t(st.clone())).collect() };
+    let tasks: Vec<tokio::task::JoinHandle<()>> = if read_only { Vec::new() } else { crate::api::AREAS.iter().filter_map(|a| a.tasks).map(|t| t(st.clone())).collect() };
     let log_pruner = tokio::spawn(prune_logs(st.clone()));
     tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())

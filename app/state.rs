@@ -176,6 +176,10 @@ pub struct Inner {
     pub index: Option<Arc<crate::indexer::Indexer>>,
     /// Shipping to a replica, or following one (`serve --replicate` / `--follow`).
     pub replica: std::sync::OnceLock<crate::replica::Replica>,
+    /// Tenants' object storage (`engine::objects`): buckets by tenant and configuration, and each tenant's
+    /// enabled configuration, valid while configurations are unchanged.
+    pub buckets: crate::cache::Stamped<String, u64, Option<offbox::Bucket>>,
+    pub enabled_oss: crate::cache::Stamped<String, u64, Option<u64>>,
 }
 
 impl Drop for Inner {
@@ -252,6 +256,8 @@ impl AppState {
             ssr: std::sync::OnceLock::new(),
             index,
             replica: std::sync::OnceLock::new(),
+            buckets: crate::cache::Stamped::new(1_000),
+            enabled_oss: crate::cache::Stamped::new(1_000),
         })))
     }
 

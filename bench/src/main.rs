@@ -4,6 +4,7 @@
 //! `bench load ...` and `bench gen ...` are the pieces.
 mod datagen;
 mod load;
+mod shiplag;
 mod flowgen;
 mod wmsgen;
 mod costgen;
@@ -132,6 +133,32 @@ enum Cmd {
         conns: usize,
         #[arg(long, default_value_t = 10)]
         secs: u64,
+        /// Requests per second over all connections (default: back to back).
+        #[arg(long)]
+        rate: Option<f64>,
+    },
+    /// Issue 28: paced creates against a replicating server while the replica's bucket is watched — how long
+    /// after its commit each change is in the bucket (first seen in a listing every 20 ms) — and, with
+    /// `--standby`, how far behind a standby is (its status, sampled every 100 ms). Credentials: the AWS_* variables.
+    ShipLag {
+        #[arg(long)]
+        addr: String,
+        #[arg(long)]
+        token: String,
+        /// The replica, `s3://bucket/prefix`.
+        #[arg(long)]
+        replica: String,
+        #[arg(long, default_value_t = 1000.0)]
+        rate: f64,
+        #[arg(long, default_value_t = 8)]
+        conns: usize,
+        #[arg(long, default_value_t = 20)]
+        secs: u64,
+        /// A standby's address and a platform admin token for its status screen.
+        #[arg(long)]
+        standby: Option<String>,
+        #[arg(long)]
+        standby_token: Option<String>,
     },
     /// The user list of issue 4: 1,000,000 users, a department filter and data scope 4.
     Users {
@@ -225,7 +252,7 @@ fn main() -> anyhow::Result<()> {
             println!("{}", wmsgen::stock(&file, &out, &tenant, goods, moves, hot)?);
             Ok(())
         }
-        Cmd::Load { addr, method, path, body, bodies, once, token, cookie, conns, secs } => {
+        Cmd::Load { addr, method, path, body, bodies, once, token, cookie, conns, secs, rate } => {
             let mut headers = token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default();
             if let Some(c) = cookie {
                 headers.push(("cookie".to_string(), format!("saber-access-token={c}")));
@@ -234,11 +261,12 @@ fn main() -> anyhow::Result<()> {
                 Some(f) => std::fs::read_to_string(f)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect(),
                 None => Vec::new(),
             };
-            let spec = load::Spec { addr, method, path, body, bodies, headers, conns, duration: Duration::from_secs(secs), once };
+            let spec = load::Spec { addr, method, path, body, bodies, headers, conns, duration: Duration::from_secs(secs), once, rate };
             println!("{}", rt.block_on(load::run(spec))?.line("load"));
             Ok(())
         }
         Cmd::Findable { addr, token, conns, secs } => rt.block_on(findable(&addr, &token, conns, secs)),
+        Cmd::ShipLag { addr, token, replica, rate, conns, secs, standby, standby_token } => rt.block_on(shiplag::run(addr, token, replica, rate, conns, secs, standby, standby_token)),
         Cmd::Hello { addr } => rt.block_on(async {
             let app = axum::Router::new().route("/", axum::routing::get(|| async { "hello" }));
             let l = tokio::net::TcpListener::bind(&addr).await?;
@@ -345,6 +373,7 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
         conns: 64,
         duration: dur,
         once: false,
+        rate: None,
     };
     let hello = load::run(spec(&hello_addr, "GET", "/", None, None)).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
@@ -505,7 +534,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
     let hello_addr = free_addr();
     let hello_proc = Proc(Command::new(&me).args(["hello", &hello_addr]).spawn()?);
     wait_ready(&hello_addr, "/").await;
-    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, bodies: Vec::new(), headers: vec![], conns: 64, duration: dur, once: false }).await?;
+    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, bodies: Vec::new(), headers: vec![], conns: 64, duration: dur, once: false, rate: None }).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
     drop(hello_proc);
 
@@ -552,6 +581,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
         conns,
         duration: dur,
         once: false,
+        rate: None,
     };
     let r = load::run(spec(path.clone(), 64)).await?;
     lines.push(r.line("user page, dept filter + data scope 4, 1,000,000 users, 64 conns"));
@@ -573,7 +603,7 @@ async fn findable(addr: &str, token: &str, conns: usize, secs: u64) -> anyhow::R
     let headers = vec![("blade-auth".to_string(), auth.clone())];
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis();
     let body = format!(r#"{{"paramName":"负载参数{{n}}","paramKey":"load{stamp}.{{n}}","paramValue":"v"}}"#);
-    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), bodies: Vec::new(), headers, conns, duration: Duration::from_secs(secs), once: false };
+    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), bodies: Vec::new(), headers, conns, duration: Duration::from_secs(secs), once: false, rate: None };
     let load = tokio::spawn(load::run(spec));
     let h = [("blade-auth", auth.as_str())];
     let until = Instant::now() + Duration::from_secs(secs.saturating_sub(2).max(1));

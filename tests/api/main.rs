@@ -10,6 +10,7 @@ mod finance;
 mod flow;
 mod layers;
 mod net;
+mod offbox;
 mod openapi;
 mod pages;
 mod saber;

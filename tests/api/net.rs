@@ -21,12 +21,19 @@ pub fn free_port() -> u16 {
 
 impl Server {
     pub async fn start(dir: &Path) -> Server {
+        Self::start_with(dir, &[], &[]).await
+    }
+
+    /// `serve` with more arguments and environment variables.
+    pub async fn start_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
         let addr = format!("127.0.0.1:{}", free_port());
         let child = Command::new(BIN)
             .args(["serve", "--http", &addr, "--dir"])
             .arg(dir)
+            .args(args)
             .env("ZZ_ADMIN_PASSWORD", PW)
             .env("ZZ_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -104,7 +111,12 @@ pub async fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &st
 
 /// Runs the binary with arguments; returns (exit code, stdout + stderr).
 pub fn run(args: &[&str]) -> (i32, String) {
-    let out = Command::new(BIN).args(args).output().unwrap();
+    run_with(args, &[])
+}
+
+/// `run` with environment variables.
+pub fn run_with(args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+    let out = Command::new(BIN).args(args).envs(env.iter().copied()).output().unwrap();
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     (out.status.code().unwrap_or(-1), text)

@@ -28,8 +28,11 @@ export type ResourceSchema = {
     /** Records are never added by hand (no add button). */
     noAdd?: boolean;
     /** The edit action's name, [zh, en], when editing is something else (a count). */
-    editLabel?: [string, string] } | null;
+    editLabel?: [string, string];
+    /** A row's own actions, each `POST <api>/<path>?id=` with the `<resource>_<code>` permission (启用, 测试连接). */
+    rowActions?: RowAction[] } | null;
 };
+export type RowAction = { path: string; label: [string, string]; code: string; done: [string, string] };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
 /** Dictionary entries by code, for the administration screens' first render. */
 export type PageDicts = Record<string, DictItem[]>;

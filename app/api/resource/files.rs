@@ -1,4 +1,5 @@
-//! Files kept inside the data file (one file stays the whole backup): `put-file` (uploads themselves are
+//! Files kept inside the data file (one file stays the whole backup), or in the tenant's own bucket when it has
+//! enabled object storage (`engine::objects`): `put-file` (uploads themselves are
 //! `engine::uploads`, which every area's upload uses) and downloads with Content-Disposition and nosniff.
 //!
 //! A download needs a session of the file's tenant — the Blade-Auth header, or the UI's `saber-access-token`
@@ -78,13 +79,30 @@ pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(Str
     if may_see(&st, &s, &doc).await.is_err() {
         return not_found();
     }
-    let Ok(chunks) = st.read_now(|r| r.file_chunks(&tenant, id)) else { return not_found() };
+    let body = match (doc.get("ossId").and_then(Value::as_u64), doc.get("objectKey").and_then(Value::as_str)) {
+        // In the tenant's bucket: passed through as it is read, never whole in memory.
+        (Some(oss), Some(key)) => {
+            let bucket = match crate::engine::objects::bucket_of(&st, &tenant, oss).await {
+                Ok(Some(b)) => b,
+                Ok(None) => return not_found(),
+                Err(e) => return e.into_response(),
+            };
+            match bucket.stream(key).await {
+                Ok(Some((s, _))) => axum::body::Body::from_stream(s),
+                Ok(None) => return not_found(),
+                Err(p) => return crate::engine::objects::failed(&p).into_response(),
+            }
+        }
+        _ => {
+            let Ok(chunks) = st.read_now(|r| r.file_chunks(&tenant, id)) else { return not_found() };
+            axum::body::Body::from_stream(futures_stream(chunks))
+        }
+    };
     let mime = doc.get("mime").and_then(Value::as_str).unwrap_or("application/octet-stream").to_string();
     let name = doc.get("originalName").and_then(Value::as_str).unwrap_or("file");
     let inline = mime.starts_with("image/") || mime == "application/pdf";
     let disposition = format!("{}; filename*=UTF-8''{}", if inline { "inline" } else { "attachment" }, pct(name));
-    let stream = futures_stream(chunks);
-    let mut r = axum::body::Body::from_stream(stream).into_response();
+    let mut r = body.into_response();
     let h = r.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&mime) {
         h.insert(header::CONTENT_TYPE, v);

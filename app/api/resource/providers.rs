@@ -1,5 +1,6 @@
-//! blade-resource: OSS and SMS provider configs (per tenant; keys write-only; one enabled per tenant), SMS sending
-//! through a provider interface, and attachments (removal frees their chunks and quota).
+//! blade-resource: OSS and SMS provider configs (per tenant; keys write-only; one enabled per tenant; 测试连接 of an
+//! OSS config), SMS sending through a provider interface, and attachments (removal frees their chunks and quota,
+//! or removes their object from the tenant's bucket).
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -16,12 +17,14 @@ use crate::state::AppState;
 /// `<base>/list|detail|schema|export|submit|remove|enable` of `oss` or `sms`.
 pub fn provider_routes(api: Api, base: &str, name: &str) -> Api {
     let def = api.def(name);
-    let d2 = def.clone();
-    let (gs, ge) = (Guard::write(&def, &["add", "edit"]), Guard::write(&def, &["enable"]));
-    api.read(base, name)
+    let (d2, d3) = (def.clone(), def.clone());
+    let (gs, ge, gt) = (Guard::write(&def, &["add", "edit"]), Guard::write(&def, &["enable"]), Guard::write(&def, &["edit"]));
+    let api = api
+        .read(base, name)
         .remove(base, name)
         .post(format!("{base}/submit"), gs, move |st, s, b| crate::engine::crud::secret_submit(st, s, b, def.clone(), crate::engine::crud::no_prepare))
-        .post(format!("{base}/enable"), ge, move |st, s, p| enable(st, s, p, d2.clone()))
+        .post(format!("{base}/enable"), ge, move |st, s, p| enable(st, s, p, d2.clone()));
+    if name == "oss" { api.post(format!("{base}/test"), gt, move |st, s, p| test_oss(st, s, p, d3.clone())) } else { api }
 }
 
 /// POST enable?id=: this config becomes the tenant's one enabled config of its kind.
@@ -119,23 +122,44 @@ async fn attach_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> 
     crud::check_write(&s, &def, "delete")?;
     let ids = crud::removable_ids(&st, &s, &def, p.get("ids")).await?;
     let (t, actor) = (s.tenant.clone(), s.actor());
-    let n = st
+    let (n, objects) = st
         .write(move |w| {
             let mut live = Vec::new();
+            let mut objects = Vec::new();
             for id in &ids {
-                if w.get(&def, &t, *id)?.is_some() {
+                if let Some(rec) = w.get(&def, &t, *id)? {
                     live.push(*id);
+                    if let (Some(oss), Some(key)) = (rec.get("ossId").and_then(Value::as_u64), rec.get("objectKey").and_then(Value::as_str)) {
+                        objects.push((oss, key.to_string()));
+                    }
                 }
             }
             for id in &live {
                 let bytes = w.delete_file(&t, *id)?;
                 w.add_counter(&t, crate::engine::uploads::QUOTA_COUNTER, -(bytes as i64))?;
             }
-            w.remove(&def, &t, &live, &actor)
+            Ok((w.remove(&def, &t, &live, &actor)?, objects))
         })
         .await?;
     if n == 0 {
         return Err(ApiError::new(Kind::NotFound));
     }
+    // The objects go once their records are gone (a failed removal leaves an orphan object, never a record
+    // pointing at nothing).
+    crate::engine::objects::remove_objects(&st, &s.tenant, objects).await;
     Ok(ok(Value::Null))
+}
+
+/// POST /api/blade-resource/oss/test?id=: 测试连接 — writes, reads back and removes a small object with the saved
+/// configuration, and says what is wrong (keys, bucket, address) when it fails.
+async fn test_oss(State(st): State<AppState>, s: Session, p: AnyParams, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    crud::check_write(&s, &def, "edit")?;
+    let id = crud::parse_id(p.get("id"))?;
+    crud::get_scoped(&st, &s, &def, id).await?;
+    let bucket = crate::engine::objects::bucket_of(&st, &s.tenant, id).await?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+    let started = std::time::Instant::now();
+    match bucket.probe().await {
+        Ok(()) => Ok(ok(json!({"ok": true, "ms": started.elapsed().as_millis() as u64, "target": bucket.target().describe()}))),
+        Err(p) => Err(ApiError::rule(format!("连接失败：{}", p.zh()), format!("Connection failed: {}", p.en()))),
+    }
 }

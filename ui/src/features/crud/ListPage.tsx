@@ -3,8 +3,8 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
-import type { Field, ResourceSchema } from '../../types';
-import { qs, download, errText } from '../../lib/api';
+import type { Field, ResourceSchema, RowAction } from '../../types';
+import { qs, download, errText, post } from '../../lib/api';
 import { ImportDialog } from './ImportDialog';
 import { useRemove } from './useRemove';
 import { useToast } from '../../components/ui/toast';
@@ -78,6 +78,21 @@ export function ListPage() {
     void download(res.api + '/export' + qs(filter), `${L(res)}.xlsx`).catch((e) => toast(t(errText(e)), 'error'));
   };
   const [importing, setImporting] = useState(false);
+  // A row's own actions the declaration names (an OSS configuration's 启用 and 测试连接): done, or what went wrong.
+  const rowActions = (res.ui?.rowActions ?? []).filter((a) => perms.has(`${res.name}_${a.code}`));
+  const [running, setRunning] = useState<string | null>(null);
+  const runAction = async (a: RowAction, id: string) => {
+    setRunning(a.path + id);
+    try {
+      await post(res.api + '/' + a.path, undefined, { id });
+      toast(props.locale === 'en' ? a.done[1] : a.done[0]);
+      reload();
+    } catch (e) {
+      toast(t(errText(e)), 'error');
+    } finally {
+      setRunning(null);
+    }
+  };
   const allIds = data.records.map((r) => String(r.id));
   const allOn = allIds.length > 0 && allIds.every((id) => selected.includes(id));
 
@@ -149,6 +164,9 @@ export function ListPage() {
                     {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}
                     {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{editLabel}</button>}
+                    {rowActions.map((a) => (
+                      <button key={a.path} type="button" className="link" disabled={running === a.path + id} onClick={() => void runAction(a, id)}>{props.locale === 'en' ? a.label[1] : a.label[0]}</button>
+                    ))}
                     {can('delete') && <button type="button" className="link danger" onClick={() => askDelete([id])}>{t('common.delete')}</button>}
                   </td>
                 </tr>
