@@ -21,6 +21,60 @@ pub fn ship_dir(dir: &Path) -> PathBuf {
     dir.join("zhizhuang-ship")
 }
 
+/// The replica a platform administrator set on the status screen (`DIR/zhizhuang-replica.json`, readable by the
+/// server's user only; never in the data file): used by `serve` when no `--replicate` is given.
+pub const CONFIG_FILE: &str = "zhizhuang-replica.json";
+
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct Saved {
+    pub url: String,
+    #[serde(default)]
+    pub endpoint: String,
+    #[serde(default)]
+    pub region: String,
+    #[serde(default)]
+    pub access_key: String,
+    #[serde(default)]
+    pub secret_key: String,
+}
+
+impl Saved {
+    pub fn load(dir: &Path) -> Option<Saved> {
+        serde_json::from_slice(&std::fs::read(dir.join(CONFIG_FILE)).ok()?).ok().filter(|s: &Saved| !s.url.is_empty())
+    }
+
+    /// Written whole under another name with mode 0600, then renamed into place.
+    pub fn save(&self, dir: &Path) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let tmp = dir.join(format!("{CONFIG_FILE}.tmp"));
+        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
+        f.write_all(&serde_json::to_vec_pretty(self).unwrap_or_default())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, dir.join(CONFIG_FILE))?;
+        std::fs::File::open(dir)?.sync_all()
+    }
+
+    pub fn remove(dir: &Path) -> std::io::Result<()> {
+        match std::fs::remove_file(dir.join(CONFIG_FILE)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// The AWS_* variables it stands for (empty ones left to the environment).
+    fn var(&self, k: &str) -> Option<String> {
+        let v = match k {
+            "AWS_ACCESS_KEY_ID" => &self.access_key,
+            "AWS_SECRET_ACCESS_KEY" => &self.secret_key,
+            "AWS_REGION" => &self.region,
+            "AWS_ENDPOINT_URL" => &self.endpoint,
+            _ => return None,
+        };
+        Some(v.clone()).filter(|v| !v.is_empty())
+    }
+}
+
 /// How long a call to the bucket may take.
 const TIMEOUT: Duration = Duration::from_secs(15);
 
@@ -42,6 +96,11 @@ pub fn target(url: &str, credentials: Option<&Path>) -> anyhow::Result<Target> {
         None => Default::default(),
     };
     Target::from_url(url, |k| file.get(k).cloned().or_else(|| std::env::var(k).ok())).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// The bucket of a replica set on the status screen (its keys, else the environment's).
+pub fn saved_target(s: &Saved) -> anyhow::Result<Target> {
+    Target::from_url(&s.url, |k| s.var(k).or_else(|| std::env::var(k).ok())).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// A running replica role, for the status screen.
@@ -121,7 +180,10 @@ pub async fn prepare_standby(dir: &Path, url: &str, credentials: Option<&Path>) 
 
 /// Starts the shipper of a primary: who owns the replica is settled first (a fenced server takes no writes).
 pub async fn start_primary(store: store::Store, res: crate::decl::Resources, dir: &Path, url: &str, credentials: Option<&Path>, public_url: &str) -> anyhow::Result<Running> {
-    let t = target(url, credentials)?;
+    let t = match Saved::load(dir).filter(|s| s.url == url && credentials.is_none()) {
+        Some(s) => saved_target(&s)?,
+        None => target(url, credentials)?,
+    };
     let bucket = Bucket::open(&t, TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
     let mut cfg = offbox::ship::Config::new(ship_dir(dir));
     cfg.url = public_url.to_string();

@@ -34,7 +34,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(url) => Some(crate::replica::prepare_standby(&args.dir, url, args.replica_credentials.as_deref()).await?),
         None => None,
     };
-    let ship_dir = args.replicate.as_ref().map(|_| crate::replica::ship_dir(&args.dir));
+    // `--replicate`, or the replica a platform administrator set on the status screen.
+    let replicate = args.replicate.clone().or_else(|| if args.follow.is_none() { crate::replica::Saved::load(&args.dir).map(|s| s.url) } else { None });
+    let ship_dir = replicate.as_ref().map(|_| crate::replica::ship_dir(&args.dir));
     let opts = store::Options { cache_bytes: args.cache_mb << 20, ship_dir, ..Default::default() };
     let store = match Store::open(&file, &opts) {
         Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
@@ -55,7 +57,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let res = Resources::load()?;
     // A primary settles that it owns its replica before it takes a write (a replaced one takes none).
-    let shipping = match &args.replicate {
+    let shipping = match &replicate {
         Some(url) => Some(crate::replica::start_primary(store.clone(), res.clone(), &args.dir, url, args.replica_credentials.as_deref(), &args.public_url).await?),
         None => None,
     };

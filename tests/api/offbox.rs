@@ -236,3 +236,39 @@ async fn a_standby_serves_reads_and_once_promoted_takes_writes_while_the_old_pri
     assert_eq!(s, 503, "{b}");
     assert!(b.contains("另一台服务器已接替为主服务器"), "{b}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_platform_administrator_sets_the_replica_on_the_status_screen() {
+    let t = weed().lock().unwrap().bucket("screen-set");
+    let app = App::new();
+    let tok = admin_tokens(&app).await;
+    let p = &tok["000000"];
+    let body = |bucket: &str, secret: &str| json!({"url": format!("s3://{bucket}/company"), "endpoint": t.endpoint, "region": "us-east-1", "accessKey": "AKSCREEN123", "secretKey": secret}).to_string();
+    // A tenant's administrator may not.
+    let (s, _) = app.post("/api/blade-system/status/replica", &tok[A], &body("screen-set", "s")).await;
+    assert_eq!(s, 403);
+    // The bucket is tried before anything is saved.
+    let (s, v) = app.post("/api/blade-system/status/replica", p, &body("no-such-bucket-zz", "s")).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("空间(bucket)不存在"), "{v}");
+    let (s, v) = app.post("/api/blade-system/status/replica", p, &json!({"url": "https://x"}).to_string()).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = app.post("/api/blade-system/status/replica", p, &body("screen-set", "SECRET-ON-SCREEN")).await;
+    assert_eq!(s, 200, "{v}");
+    let dir = app.st.store.path().parent().unwrap().to_path_buf();
+    let file = dir.join(zhizhuang::replica::CONFIG_FILE);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600, "readable by the server only");
+    let (_, v) = app.get("/api/blade-system/status", p).await;
+    let cfg = &v["data"]["replicaConfig"];
+    assert_eq!(cfg["url"], "s3://screen-set/company");
+    assert_eq!(cfg["hasSecret"], true);
+    assert!(!v.to_string().contains("SECRET-ON-SCREEN") && !v.to_string().contains("AKSCREEN123"), "keys never answered: {cfg}");
+    // A blank secret keeps the saved one; an empty address clears it.
+    let (s, v) = app.post("/api/blade-system/status/replica", p, &body("screen-set", "")).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(std::fs::read_to_string(&file).unwrap().contains("SECRET-ON-SCREEN"));
+    let (s, _) = app.post("/api/blade-system/status/replica", p, &json!({"url": ""}).to_string()).await;
+    assert_eq!(s, 200);
+    assert!(!file.exists());
+}

@@ -20,6 +20,7 @@ pub fn routes(api: Api) -> Api {
         .get(format!("{S}/menu/routes"), Guard::Signed, menu::routes)
         .get(format!("{S}/menu/buttons"), Guard::Signed, menu::buttons)
         .get(format!("{S}/status"), Guard::platform(&["status"]), status::status)
+        .post(format!("{S}/status/replica"), Guard::platform(&["status"]), status::set_replica)
         .get("/api/metrics", Guard::Scrape(std::sync::Arc::from(vec!["status".to_string()])), status::metrics)
         .doc("系统状态 · requests per route (counts by status class, latency histograms), the files' sizes, log entries and storage state in the Prometheus text format", &[])
         .crud(&format!("{S}/param"), "param")

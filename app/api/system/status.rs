@@ -54,9 +54,57 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "walkDeadlineMs": st.settings.walk_deadline.as_millis() as u64,
         "index": st.index.as_ref().map(|i| serde_json::to_value(i.status()).unwrap_or_default()),
         "replica": st.replica.get().map(|r| r.status()),
+        "replicaConfig": replica_config(&st),
         "readOnly": st.store.read_only(),
         "routes": routes,
     })))
+}
+
+fn data_dir(st: &AppState) -> std::path::PathBuf {
+    st.store.path().parent().map(|p| p.to_path_buf()).unwrap_or_default()
+}
+
+/// The replica set on this screen (keys never answered: the access key masked, whether a secret is kept).
+fn replica_config(st: &AppState) -> serde_json::Value {
+    match crate::replica::Saved::load(&data_dir(st)) {
+        None => serde_json::Value::Null,
+        Some(s) => json!({"url": s.url, "endpoint": s.endpoint, "region": s.region, "accessKey": crate::wire::mask(&s.access_key), "hasSecret": !s.secret_key.is_empty()}),
+    }
+}
+
+/// POST /api/blade-system/status/replica: the platform administrator sets (or, with an empty `url`, clears) the
+/// replica the server ships to from its next start. The bucket is tried first (an object written, read back and
+/// removed); a blank secret keeps the one saved. Kept in `DIR/zhizhuang-replica.json` (mode 0600), never in the
+/// data file.
+pub async fn set_replica(State(st): State<AppState>, crate::http::JsonObject(body): crate::http::JsonObject) -> ApiResult<Response> {
+    let text = |k: &str| body.get(k).and_then(serde_json::Value::as_str).unwrap_or("").trim().to_string();
+    let dir = data_dir(&st);
+    let url = text("url");
+    if url.is_empty() {
+        crate::replica::Saved::remove(&dir).map_err(ApiError::internal)?;
+        return Ok(ok(json!({"saved": false, "restart": true})));
+    }
+    if !url.starts_with("s3://") || url.trim_start_matches("s3://").split('/').next().is_none_or(|b| b.len() < 3) {
+        return Err(ApiError::rule("备份地址应写成 s3://空间名/前缀", "The replica must look like s3://bucket/prefix"));
+    }
+    let endpoint = text("endpoint");
+    if !endpoint.is_empty() && !endpoint.starts_with("http://") && !endpoint.starts_with("https://") {
+        return Err(ApiError::rule("资源地址应以 http:// 或 https:// 开头", "The endpoint must start with http:// or https://"));
+    }
+    let old = crate::replica::Saved::load(&dir).unwrap_or_default();
+    let keep = |new: String, old: String| if new.is_empty() { old } else { new };
+    let saved = crate::replica::Saved {
+        url,
+        endpoint,
+        region: text("region"),
+        access_key: keep(text("accessKey"), old.access_key),
+        secret_key: keep(text("secretKey"), old.secret_key),
+    };
+    let target = crate::replica::saved_target(&saved).map_err(|e| ApiError::rule(format!("备份配置不完整：{e}"), format!("The replica is not fully configured: {e}")))?;
+    let bucket = offbox::Bucket::open(&target, std::time::Duration::from_secs(15)).map_err(|p| crate::engine::objects::failed(&p))?;
+    bucket.probe().await.map_err(|p| ApiError::rule(format!("连接失败：{}", p.zh()), format!("Connection failed: {}", p.en())))?;
+    saved.save(&dir).map_err(ApiError::internal)?;
+    Ok(ok(json!({"saved": true, "restart": true, "target": target.describe()})))
 }
 
 /// GET /api/metrics: Prometheus' text format.

@@ -1,5 +1,5 @@
-import { expect, test } from 'bun:test';
-import { bytes, duration, indexRows } from './StatusPage';
+import { describe, expect, test } from 'bun:test';
+import { bytes, duration, indexRows, replicaRows } from './StatusPage';
 
 test('bytes are shown in binary units', () => {
   expect(bytes(512)).toBe('512 B');
@@ -19,4 +19,43 @@ test('the search index rows say how far it is behind', () => {
   const rows = indexRows({ ready: true, seq: 90, storeSeq: 100, docs: 1000, diskBytes: 2048, rebuilds: 1, lastRebuildMs: 900 }, zh);
   expect(rows.map((r) => r[1])).toEqual(['1000 条，2.0 KiB', '10 项变更', '1（上次 900 ms）']);
   expect(indexRows({ ready: false, seq: 0, storeSeq: 5, docs: 0, diskBytes: 0, rebuilds: 0, lastRebuildMs: 0 }, zh)[0][1]).toBe('正在建立…');
+});
+
+describe('replicaRows', () => {
+  const L = (zh: string, _en: string) => zh;
+  test('a primary says where it ships, how far behind, and what is wrong with the bucket', () => {
+    const rows = replicaRows({
+      role: 'primary', target: 's3://b/p@http://x', generation: 'g1', shippedSeq: 90, shippedAt: 1_700_000_000_000, durableSeq: 120, lagMs: 65_000,
+      reachable: false, lastOk: null, problem: { zh: '无法连接对象存储地址', en: 'unreachable' }, localBytes: 2048, segmentsSent: 5, bytesSent: 4096,
+      snapshots: [{ seq: 1, at: 1_700_000_000_000 }], snapshotting: false, fenced: null, broken: false,
+    }, L, false);
+    const text = rows.map((r) => r.join(' ')).join('\n');
+    expect(text).toContain('主服务器 → s3://b/p@http://x');
+    expect(text).toContain('不可访问，变更暂存本机');
+    expect(text).toContain('无法连接对象存储地址');
+    expect(text).toContain('#90 / #120');
+    expect(text).toContain('65.0 s');
+    expect(text).toContain('2.0 KiB');
+  });
+  test('a replaced primary says so first', () => {
+    const rows = replicaRows({
+      role: 'primary', target: 't', generation: 'g', shippedSeq: 1, shippedAt: null, durableSeq: 1, lagMs: 0, reachable: true, lastOk: 1, problem: null,
+      localBytes: 0, segmentsSent: 0, bytesSent: 0, snapshots: [], snapshotting: true, fenced: 'g2 (host2, http://new)', broken: false,
+    }, L, false);
+    expect(rows[0][0]).toBe('已被接替');
+    expect(rows.map((r) => r[1]).join('\n')).toContain('正在生成第一个快照');
+  });
+  test('a standby names its primary and says when it is caught up', () => {
+    const rows = replicaRows({
+      role: 'standby', target: 't', generation: 'g', appliedSeq: 7, appliedAt: 1_700_000_000_000, lagMs: 0, reachable: true, problem: null,
+      primary: { generation: 'g', host: 'h', url: 'http://primary', since: 1_700_000_000_000 }, segmentsApplied: 3, stopped: null,
+    }, L, false);
+    const text = rows.map((r) => r.join(' ')).join('\n');
+    expect(text).toContain('只读备用服务器 ← t');
+    expect(text).toContain('http://primary');
+    expect(text).toContain('已同步');
+  });
+  test('without a replica it says the data lives on this disk only', () => {
+    expect(replicaRows(null, L, false)[0][1]).toContain('数据只在本机磁盘上');
+  });
 });

@@ -1,10 +1,10 @@
 // System status (platform administrator): the data file's and the logs' file's size and free space, their
-// write-ahead logs, a storage failure (writes stopped), the server's own counters and requests per route minute by
-// minute. Figures come from GET /api/blade-system/status (the same as Prometheus text at /api/metrics);
+// write-ahead logs, a storage failure (writes stopped), the server's own counters, the off-site replica (shipping or
+// following, its lag, the bucket's state; set here from the next start) and requests per route minute by minute. Figures come from GET /api/blade-system/status (the same as Prometheus text at /api/metrics);
 // `zhizhuang compact --dir DIR` (server stopped) returns the free space to the disk.
 import { useCallback, useEffect, useState } from 'react';
 import { useProps } from '../../app';
-import { get, ApiError } from '../../lib/api';
+import { get, post, ApiError } from '../../lib/api';
 
 type Status = {
   version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number;
@@ -14,7 +14,88 @@ type Status = {
   walBytes: number; storageFailure: string | null; logsFile: string; logsFileBytes: number; logsAllocatedBytes: number;
   logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
   routes: { route: string; total: number; errors: number; minutes: { at: number; count: number; p50Ms: number; p99Ms: number }[] }[];
+  readOnly: string | null;
+  replica: Replica | null;
+  replicaConfig: { url: string; endpoint: string; region: string; accessKey: string; hasSecret: boolean } | null;
 };
+
+type Bilingual = { zh: string; en: string } | null;
+/** Shipping to a bucket (`serve --replicate`) or following one (`serve --follow`): GET /api/blade-system/status's `replica`. */
+export type Replica =
+  | { role: 'primary'; target: string; generation: string; shippedSeq: number; shippedAt: number | null; durableSeq: number; lagMs: number; reachable: boolean;
+      lastOk: number | null; problem: Bilingual; localBytes: number; segmentsSent: number; bytesSent: number; snapshots: { seq: number; at: number }[];
+      snapshotting: boolean; fenced: string | null; broken: boolean }
+  | { role: 'standby'; target: string; generation: string; appliedSeq: number; appliedAt: number | null; lagMs: number; reachable: boolean;
+      problem: Bilingual; primary: { generation: string; host: string; url: string; since: number } | null; segmentsApplied: number; stopped: Bilingual };
+
+const when = (ms: number | null | undefined, en: boolean) => (ms ? new Date(ms).toLocaleString(en ? 'en-GB' : 'zh-CN', { hour12: false }) : '—');
+
+/** The replica's rows: where it ships or follows, how far behind, whether the bucket answers, what went wrong. */
+export function replicaRows(r: Replica | null, L: (zh: string, en: string) => string, en: boolean): [string, string, string?][] {
+  if (!r) return [[L('异地备份', 'Off-site replica'), L('未配置（数据只在本机磁盘上；可在下方设置）', 'not configured (the data lives on this disk only; set it below)')]];
+  const problem = r.problem ? [[L('对象存储问题', 'Bucket problem'), en ? r.problem.en : r.problem.zh] as [string, string]] : [];
+  if (r.role === 'primary') {
+    return [
+      ...(r.fenced ? [[L('已被接替', 'Replaced'), `${L('另一台服务器已成为主服务器，本机停止写入和备份', 'another server became the primary; this one stopped writing and shipping')}：${r.fenced}`] as [string, string]] : []),
+      ...(r.broken ? [[L('备份中断', 'Stream broken'), L('对象存储长时间不可达，本地积压已丢弃；恢复连接后将重新发送完整快照', 'the bucket was unreachable too long and the local backlog was dropped; a full snapshot is sent when it answers')] as [string, string]] : []),
+      [L('异地备份', 'Off-site replica'), `${L('主服务器', 'primary')} → ${r.target}（${L('第', 'generation ')}${r.generation}${L(' 代', '')}）`],
+      [L('对象存储', 'Bucket'), r.reachable ? L('可访问', 'reachable') : L('不可访问，变更暂存本机', 'unreachable; changes wait on this disk')],
+      ...problem,
+      [L('已备份到', 'Shipped up to'), `#${r.shippedSeq} / #${r.durableSeq}（${when(r.shippedAt, en)}）`],
+      [L('备份延迟', 'Lag'), r.lagMs === 0 ? L('无', 'none') : `${(r.lagMs / 1000).toFixed(1)} s`],
+      [L('本机待发送', 'Waiting on disk'), bytes(r.localBytes), `${r.localBytes}`],
+      [L('已发送', 'Sent'), `${r.segmentsSent} ${L('段', 'segments')}，${bytes(r.bytesSent)}`],
+      [L('快照', 'Snapshots'), r.snapshots.length === 0 ? (r.snapshotting ? L('正在生成第一个快照…', 'the first snapshot is being made…') : '—')
+        : `${r.snapshots.length} ${L('个，最新', ', newest')} ${when(r.snapshots[r.snapshots.length - 1].at, en)}${r.snapshotting ? L('（正在生成新快照）', ' (a new one is being made)') : ''}`],
+    ];
+  }
+  return [
+    ...(r.stopped ? [[L('已停止跟随', 'Stopped following'), en ? r.stopped.en : r.stopped.zh] as [string, string]] : []),
+    [L('异地备份', 'Off-site replica'), `${L('只读备用服务器', 'read-only standby')} ← ${r.target}`],
+    [L('主服务器', 'Primary'), r.primary ? `${r.primary.url || r.primary.host}（${L('自', 'since')} ${when(r.primary.since, en)}）` : '—'],
+    [L('对象存储', 'Bucket'), r.reachable ? L('可访问', 'reachable') : L('不可访问', 'unreachable')],
+    ...problem,
+    [L('已同步到', 'Applied up to'), `#${r.appliedSeq}（${L('主服务器提交于', 'committed on the primary at')} ${when(r.appliedAt, en)}）`],
+    [L('落后主服务器', 'Behind the primary'), r.lagMs === 0 ? L('已同步', 'caught up') : `${(r.lagMs / 1000).toFixed(1)} s`],
+  ];
+}
+
+/** The replica a platform administrator sets here: used from the server's next start. */
+function ReplicaForm({ cfg, L, onSaved }: { cfg: Status['replicaConfig']; L: (zh: string, en: string) => string; onSaved: () => void }) {
+  const [v, setV] = useState({ url: cfg?.url ?? '', endpoint: cfg?.endpoint ?? '', region: cfg?.region ?? '', accessKey: '', secretKey: '' });
+  const [msg, setMsg] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const set = (k: keyof typeof v) => (e: { target: { value: string } }) => setV({ ...v, [k]: e.target.value });
+  const save = async (clear: boolean) => {
+    setBusy(true);
+    setMsg(null);
+    try {
+      await post('/api/blade-system/status/replica', clear ? { url: '' } : v);
+      setMsg({ ok: true, text: clear ? L('已清除，重启服务后停止异地备份', 'Cleared: shipping stops at the next restart') : L('连接成功并已保存，重启服务后开始异地备份', 'Connected and saved: shipping starts at the next restart') });
+      onSaved();
+    } catch (e) {
+      setMsg({ ok: false, text: e instanceof ApiError ? e.message : String(e) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="replica-form" aria-label={L('异地备份设置', 'Off-site replica settings')} onSubmit={(e) => { e.preventDefault(); void save(false); }}>
+      <h3>{L('异地备份设置', 'Off-site replica settings')}</h3>
+      <p className="hint">{L('每次修改在 1 秒内备份到对象存储（MinIO、阿里云 OSS 等兼容 S3 的存储），可恢复到任意时刻。密钥只保存在本机数据目录，不会返回页面。', 'Every change reaches the bucket (MinIO, Aliyun OSS or any S3-compatible store) within a second and can be restored to any moment. The keys stay in the data directory and are never shown again.')}</p>
+      <label><span>{L('备份地址', 'Replica')}</span><input required placeholder="s3://bucket/company" value={v.url} onChange={set('url')} /></label>
+      <label><span>{L('资源地址', 'Endpoint')}</span><input placeholder="https://oss-cn-hangzhou.aliyuncs.com" value={v.endpoint} onChange={set('endpoint')} /></label>
+      <label><span>{L('地域', 'Region')}</span><input placeholder="us-east-1" value={v.region} onChange={set('region')} /></label>
+      <label><span>accessKey</span><input autoComplete="off" placeholder={cfg?.accessKey || ''} value={v.accessKey} onChange={set('accessKey')} /></label>
+      <label><span>secretKey</span><input type="password" autoComplete="new-password" placeholder={cfg?.hasSecret ? L('已保存（留空不变）', 'saved (blank keeps it)') : ''} value={v.secretKey} onChange={set('secretKey')} /></label>
+      <div className="toolbar">
+        <button type="submit" className="btn btn-primary" disabled={busy}>{L('测试连接并保存', 'Test and save')}</button>
+        {cfg && <button type="button" className="btn" disabled={busy} onClick={() => void save(true)}>{L('清除', 'Clear')}</button>}
+      </div>
+      {msg && <div className={msg.ok ? 'form-ok' : 'form-err'} role={msg.ok ? 'status' : 'alert'}>{msg.text}</div>}
+    </form>
+  );
+}
 
 /** 1536 → "1.5 KiB"; exact bytes stay in the title attribute. */
 export function bytes(n: number): string {
@@ -74,6 +155,10 @@ export function StatusPage() {
     [L('空闲查询槽 / 时限', 'Free walk slots / deadline'), `${st.walkSlots} / ${st.walkDeadlineMs} ms`],
     ...indexRows(st.index, L),
   ] : [];
+  const replica: [string, string, string?][] = st ? [
+    ...(st.readOnly && !st.replica ? [[L('只读', 'Read only'), st.readOnly] as [string, string]] : []),
+    ...replicaRows(st.replica, L, en),
+  ] : [];
   return (
     <section className="status-page" aria-label={L('系统状态', 'System status')}>
       <div className="toolbar"><button type="button" className="btn" onClick={() => void load()}>{L('刷新', 'Refresh')}</button></div>
@@ -86,6 +171,14 @@ export function StatusPage() {
           </tbody>
         </table>
       )}
+      {st && (
+        <table className="kv" aria-label={L('异地备份', 'Off-site replica')}>
+          <tbody>
+            {replica.map(([k, v, title]) => (<tr key={k}><th scope="row">{k}</th><td title={title}>{v}</td></tr>))}
+          </tbody>
+        </table>
+      )}
+      {st && st.replica?.role !== 'standby' && <ReplicaForm cfg={st.replicaConfig} L={L} onSaved={() => void load()} />}
       {st && st.routes.length > 0 && (
         <table className="grid route-figures" aria-label={L('接口请求（每分钟）', 'Requests per route (by minute)')}>
           <thead>
