@@ -41,6 +41,9 @@ pub struct Config {
     /// l0 segments merged into one l1 object once this many are older than `merge_after`.
     pub merge_at: usize,
     pub merge_after: Duration,
+    /// How often merging and pruning are looked at.
+    pub merge_every: Duration,
+    pub prune_every: Duration,
     /// This machine, and where people reach it (written into the owner object).
     pub host: String,
     pub url: String,
@@ -58,6 +61,8 @@ impl Config {
             max_segment: 8 << 20,
             merge_at: 200,
             merge_after: Duration::from_secs(600),
+            merge_every: Duration::from_secs(60),
+            prune_every: Duration::from_secs(3600),
             host: hostname(),
             url: String::new(),
         }
@@ -570,13 +575,13 @@ impl Shipper {
             self.since_snapshot = 0;
             self.snapshotting = Some(tokio::spawn(take_snapshot(self.store.clone(), self.bucket.clone(), self.defs.clone(), self.cfg.dir.clone(), self.state.generation.clone())));
         }
-        if self.last_merge.elapsed() >= Duration::from_secs(60) {
+        if self.last_merge.elapsed() >= self.cfg.merge_every {
             self.last_merge = Instant::now();
             if let Err(p) = self.merge().await {
                 self.note_problem(&p);
             }
         }
-        if self.last_prune.is_none_or(|t| t.elapsed() >= Duration::from_secs(3600)) {
+        if self.last_prune.is_none_or(|t| t.elapsed() >= self.cfg.prune_every) {
             self.last_prune = Some(Instant::now());
             if let Err(p) = self.prune().await {
                 self.note_problem(&p);
@@ -661,7 +666,7 @@ impl Shipper {
         if old.len() < self.cfg.merge_at {
             return Ok(());
         }
-        let keep_newest = 20;
+        let keep_newest = self.cfg.merge_at / 10;
         old.truncate(old.len().saturating_sub(keep_newest));
         let mut group: Vec<LogRecord> = Vec::new();
         let mut group_names: Vec<String> = Vec::new();

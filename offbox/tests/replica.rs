@@ -103,8 +103,11 @@ async fn shipped_changes_restore_exactly_latest_and_at_a_moment() {
     }
     let bucket = Bucket::open(&t, Duration::from_secs(10)).unwrap();
     let mut cfg = config(dir.path());
-    // Snapshots after a little log, so that the moment below falls between two of them.
+    // Snapshots after a little log, so that the moment below falls between two of them; segments merged early.
     cfg.snapshot_log_bytes = 16 << 10;
+    cfg.merge_at = 10;
+    cfg.merge_after = Duration::ZERO;
+    cfg.merge_every = Duration::from_millis(500);
     let mut sh = Shipper::new(store.clone(), bucket.clone(), cfg, defs());
     assert!(sh.claim().await, "a new bucket is ours");
     let status = sh.status.clone();
@@ -137,6 +140,13 @@ async fn shipped_changes_restore_exactly_latest_and_at_a_moment() {
     wait_shipped(&status, &store).await;
     let latest = keys(&store);
     assert!(status.lock().unwrap().snapshots.len() >= 2, "later snapshots were taken: {:?}", status.lock().unwrap().snapshots);
+    // Old segments were merged into fewer objects (a restore reads them in place of the many).
+    let g = status.lock().unwrap().generation.clone();
+    let t0 = Instant::now();
+    while bucket.list(&offbox::layout::level_dir(&g, 1), None).await.unwrap().is_empty() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "no merged segment");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 
     let out = dir.path().join("latest.redb");
     let r = offbox::restore::restore(&bucket, &out, None, None).await.unwrap();
