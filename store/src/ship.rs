@@ -207,7 +207,9 @@ pub struct FileApplier {
 impl FileApplier {
     /// Opens the snapshot at `path`, which holds every record up to `from`.
     pub fn open(path: &Path, from: u64) -> Result<FileApplier> {
-        let db = Database::open(path)?;
+        // A modest cache: the restore writes near the end of each table, and a machine restoring a large file
+        // should not give it a gigabyte (redb's default).
+        let db = crate::backup::open_offline(path, 128 << 20)?;
         // The snapshot's own meta may carry a position of another stream (a promoted standby's): this is its place.
         let w = db.begin_write()?;
         w.open_table(tables::META)?.insert(FOLLOW_SEQ, from.to_be_bytes().as_slice())?;
@@ -289,7 +291,7 @@ pub fn follow_seq_of(db: &Database) -> Result<u64> {
 
 /// A meta key of a file no process has open.
 pub fn meta_of_file(path: &Path, key: &str) -> Result<Option<Vec<u8>>> {
-    let db = Database::open(path)?;
+    let db = crate::backup::open_offline(path, 16 << 20)?;
     let r = db.begin_read()?;
     let t = r.open_table(tables::META)?;
     Ok(t.get(key)?.map(|v| v.value().to_vec()))

@@ -634,3 +634,19 @@ fn raw_rows_are_the_decoded_page_as_stored() {
         }
     }
 }
+
+/// Counting the pages in use holds the writer, so a recent measurement is reused (with the file's current length)
+/// and a stale one measured again.
+#[test]
+fn space_is_measured_again_only_when_stale() {
+    let (_d, s) = open();
+    let first = s.space().unwrap();
+    seed(&s, "000000", 300);
+    let (cached, age) = s.space_within(std::time::Duration::from_secs(600)).unwrap();
+    assert_eq!(cached.allocated_bytes, first.allocated_bytes, "a fresh measurement is reused");
+    assert!(age < std::time::Duration::from_secs(600));
+    assert_eq!(cached.file_bytes, std::fs::metadata(s.path()).unwrap().len(), "the length is always current");
+    let (again, age) = s.space_within(std::time::Duration::ZERO).unwrap();
+    assert_eq!(age, std::time::Duration::ZERO);
+    assert!(again.stored_bytes > first.stored_bytes, "a stale one is measured: {again:?} after {first:?}");
+}

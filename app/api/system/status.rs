@@ -14,16 +14,26 @@ use crate::error::{ApiError, ApiResult};
 use crate::http::ok;
 use crate::state::AppState;
 
-/// Space of both files, measured off the async workers.
-async fn spaces(st: &AppState) -> ApiResult<(store::FileSpace, store::FileSpace)> {
+/// How old a measurement of the pages in use may be: counting them pauses the file's writes for about 2 s per
+/// GB (see `store::Store::space_within`), so the screen and the scrape reuse it for ten minutes.
+const SPACE_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Space of both files, measured off the async workers at most every `SPACE_MAX_AGE`; and the age of the data
+/// file's measurement.
+async fn spaces(st: &AppState) -> ApiResult<(store::FileSpace, store::FileSpace, u64)> {
     let (d, l) = (st.store.clone(), st.log_store.clone());
-    let r = tokio::task::spawn_blocking(move || -> store::Result<_> { Ok((d.space()?, l.space()?)) }).await.map_err(ApiError::internal)??;
+    let r = tokio::task::spawn_blocking(move || -> store::Result<_> {
+        let (data, age) = d.space_within(SPACE_MAX_AGE)?;
+        Ok((data, l.space_within(SPACE_MAX_AGE)?.0, age.as_secs()))
+    })
+    .await
+    .map_err(ApiError::internal)??;
     Ok(r)
 }
 
 /// GET /api/blade-system/status
 pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
-    let (space, logs) = spaces(&st).await?;
+    let (space, logs, space_age) = spaces(&st).await?;
     let w = &st.walk_stats;
     let routes: Vec<_> = st.metrics.figures(store::now_millis()).into_iter().take(50).collect();
     Ok(ok(json!({
@@ -33,6 +43,7 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "allocatedBytes": space.allocated_bytes,
         "storedBytes": space.stored_bytes,
         "freeBytes": space.free_bytes,
+        "spaceAgeSeconds": space_age,
         "walBytes": st.store.log_bytes(),
         "storageFailure": st.store.failure(),
         "logsFile": st.log_store.path().display().to_string(),
@@ -109,7 +120,7 @@ pub async fn set_replica(State(st): State<AppState>, crate::http::JsonObject(bod
 
 /// GET /api/metrics: Prometheus' text format.
 pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
-    let (space, logs) = spaces(&st).await?;
+    let (space, logs, _) = spaces(&st).await?;
     let mut out = String::with_capacity(16 << 10);
     let mut gauge = |name: &str, help: &str, kind: &str, v: f64| {
         let _ = write!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {v}\n");

@@ -7,7 +7,7 @@ import { useProps } from '../../app';
 import { get, post, ApiError } from '../../lib/api';
 
 type Status = {
-  version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number;
+  version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number; spaceAgeSeconds?: number;
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: { ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number } | null;
@@ -137,7 +137,7 @@ export function StatusPage() {
     ...(st.storageFailure ? [[L('存储故障', 'Storage failure'), `${L('已停止写入', 'writes stopped')}：${st.storageFailure}`] as [string, string]] : []),
     [L('数据文件', 'Data file'), st.dataFile],
     [L('文件大小', 'File size'), bytes(st.fileBytes), `${st.fileBytes}`],
-    [L('已用空间', 'In use'), bytes(st.allocatedBytes), `${st.allocatedBytes}`],
+    [L('已用空间', 'In use'), bytes(st.allocatedBytes) + spaceAge(st.spaceAgeSeconds, L), `${st.allocatedBytes}`],
     [L('其中数据', 'Of which data'), bytes(st.storedBytes), `${st.storedBytes}`],
     [L('可用空间', 'Free inside the file'), `${bytes(st.freeBytes)}（${freePct}%）`, `${st.freeBytes}`],
     [L('待检查点日志', 'Write-ahead log'), bytes(st.walBytes), `${st.walBytes}`],
@@ -202,4 +202,11 @@ export function StatusPage() {
       )}
     </section>
   );
+}
+
+/** The pages in use are counted at most every ten minutes (counting pauses writes): say how old the figure is. */
+export function spaceAge(sec: number | undefined, L: (zh: string, en: string) => string): string {
+  if (!sec || sec < 60) return '';
+  const m = Math.floor(sec / 60);
+  return L(`（${m} 分钟前统计）`, ` (counted ${m} min ago)`);
 }
