@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use clap::builder::BoolishValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
@@ -131,7 +132,7 @@ pub struct ServeArgs {
     #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
     pub dir: PathBuf,
     /// Seed demo departments, posts, roles and users (once).
-    #[arg(long, env = "ZZ_DEMO")]
+    #[arg(long, env = "ZZ_DEMO", value_parser = BoolishValueParser::new())]
     pub demo: bool,
     /// Log format: human lines, or JSON for collectors.
     #[arg(long, env = "ZZ_LOG_FORMAT", value_enum, default_value = "human")]
@@ -146,7 +147,7 @@ pub struct ServeArgs {
     #[arg(long, env = "ZZ_TZ", default_value = "+08:00")]
     pub tz: String,
     /// Trust X-Forwarded-For for the client address (only behind your own reverse proxy).
-    #[arg(long, env = "ZZ_TRUST_PROXY")]
+    #[arg(long, env = "ZZ_TRUST_PROXY", value_parser = BoolishValueParser::new())]
     pub trust_proxy: bool,
     /// Launcher URLs of the desk, like `BIM=https://bim.example,ERP=https://erp.example`.
     #[arg(long, env = "ZZ_APP_URLS")]
@@ -161,7 +162,7 @@ pub struct ServeArgs {
     #[arg(long, env = "ZZ_APPRAISE_URL", default_value = "https://appraise.example.com")]
     pub appraise_url: String,
     /// Serve every page as the client-rendered shell (for comparing first paint with SSR off).
-    #[arg(long, env = "ZZ_NO_SSR")]
+    #[arg(long, env = "ZZ_NO_SSR", value_parser = BoolishValueParser::new())]
     pub no_ssr: bool,
     /// Page cache of the data file, in MiB.
     #[arg(long, env = "ZZ_CACHE_MB", default_value_t = 64)]
@@ -193,7 +194,7 @@ pub struct ServeArgs {
     #[arg(long, env = "ZZ_METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
     /// Run without the search index (for comparison): text filters walk the records, the search box answers 503.
-    #[arg(long, env = "ZZ_NO_SEARCH_INDEX")]
+    #[arg(long, env = "ZZ_NO_SEARCH_INDEX", value_parser = BoolishValueParser::new())]
     pub no_search_index: bool,
     /// Ship every change of the data file to this replica (`s3://bucket/prefix`): continuous backup with
     /// point-in-time restore (`restore --from`), and the stream a standby follows. Credentials: AWS_ACCESS_KEY_ID,
@@ -211,3 +212,4 @@ pub struct ServeArgs {
     #[arg(long, env = "ZZ_PUBLIC_URL", default_value = "")]
     pub public_url: String,
 }
+

@@ -38,10 +38,16 @@ pub async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Re
     }
 }
 
+/// Paths the spec serves outside `/api` (the receivables' `/blade-api/…`, `/bladeDict/…`, the work orders'
+/// `/worklist/order/…`): an unknown one is an API call gone wrong and answers the envelope, not the HTML 404 page.
+fn api_shaped(path: &str) -> bool {
+    path.starts_with("/blade-") || path.starts_with("/bladeDict") || path.starts_with("/worklist/order/")
+}
+
 /// Fallback of the router: pages for GET outside `/api`, the error table for everything else.
 pub async fn fallback(State(st): State<AppState>, req: Request) -> Response {
     let path = req.uri().path().to_string();
-    if path.starts_with("/api/") || path == "/api" {
+    if path.starts_with("/api/") || path == "/api" || api_shaped(&path) {
         return crate::http::unknown_route(req).await.into_response();
     }
     if req.method() != axum::http::Method::GET && req.method() != axum::http::Method::HEAD {

@@ -46,6 +46,10 @@ pub enum Action {
 pub struct ApiDecl {
     /// `/api/blade-scm/project`
     pub base: String,
+    /// Other bases serving the same routes, for clients that read the spec's prefixes either way (the work
+    /// orders at `/worklist/order` and `/api/blade-biz/worklist/order`).
+    #[serde(default)]
+    pub also: Vec<String>,
     /// The generic list screen of the resource (a menu path), if it has one.
     #[serde(default)]
     pub screen: Option<String>,

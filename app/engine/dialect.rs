@@ -47,8 +47,17 @@ struct Served {
 impl Api {
     /// Every route of a declared resource's dialect, plus `schema` and `export` for the UI.
     pub fn declared(self, name: &str, rules: Rules) -> Api {
-        let def = self.def(name);
         let decl = self.res.decl(name).unwrap_or_else(|| panic!("resource {name} declares no api"));
+        let mut api = self.declared_at(name, rules, decl.clone());
+        for base in &decl.also {
+            api = api.declared_at(name, rules, Arc::new(ApiDecl { base: base.clone(), also: Vec::new(), ..(*decl).clone() }));
+        }
+        api
+    }
+
+    /// The routes of one base of a declared resource.
+    fn declared_at(self, name: &str, rules: Rules, decl: Arc<ApiDecl>) -> Api {
+        let def = self.def(name);
         let sv = Served { def: def.clone(), decl: decl.clone(), rules };
         let mut api = self.base(&decl.base, name);
         let (api_base, d5, d6) = (decl.base.clone(), def.clone(), def.clone());

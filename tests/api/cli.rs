@@ -100,3 +100,61 @@ async fn backup_verify_restore_and_password_reset() {
     let (code, _) = run(&["verify", junk.to_str().unwrap()]);
     assert_ne!(code, 0);
 }
+
+/// Switches set from the environment take the words people write (1/0, true/false, yes/no, on/off): `ZZ_DEMO=1`
+/// was refused with "invalid value '1'". The server is stopped right after the arguments are read by a data
+/// directory it cannot make.
+#[test]
+fn boolean_variables_accept_1_and_yes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let blocker = tmp.path().join("a-file");
+    std::fs::write(&blocker, b"x").unwrap();
+    let run_with = |vars: &[(&str, &str)]| {
+        let mut c = std::process::Command::new(crate::net::BIN);
+        c.args(["serve", "--http", "127.0.0.1:0", "--dir"]).arg(blocker.join("data")).env("ZZ_LOG", "error");
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    for v in [[("ZZ_DEMO", "1"), ("ZZ_NO_SSR", "0")], [("ZZ_DEMO", "yes"), ("ZZ_NO_SSR", "off")], [("ZZ_DEMO", "true"), ("ZZ_TRUST_PROXY", "on")]] {
+        let err = run_with(&v);
+        assert!(!err.contains("invalid value"), "{v:?}: {err}");
+        assert!(err.contains("a-file") || err.to_lowercase().contains("not a directory"), "{v:?} got past the arguments: {err}");
+    }
+    let err = run_with(&[("ZZ_DEMO", "perhaps")]);
+    assert!(err.contains("invalid value"), "a word that is no switch is still refused: {err}");
+}
+
+/// The demo's first start is quiet: the ERP deliveries are one line per round at info (their payloads only at
+/// debug); it used to write 100 KB of payloads to the console.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_demo_start_is_quiet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("stderr.log");
+    let addr = format!("127.0.0.1:{}", crate::net::free_port());
+    let mut child = std::process::Command::new(crate::net::BIN)
+        .args(["serve", "--http", &addr, "--demo", "--dir"])
+        .arg(tmp.path().join("data"))
+        .env_remove("ZZ_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let mut text = String::new();
+    while t0.elapsed() < std::time::Duration::from_secs(90) {
+        text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("erp callbacks delivered") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(text.contains("erp callbacks delivered"), "the deliveries are summed up: {text}");
+    assert!(!text.contains("payload="), "no payload at info: {}", &text[..text.len().min(2000)]);
+    assert!(text.len() < 16 << 10, "{} bytes on the console at first start:\n{text}", text.len());
+}

@@ -254,3 +254,30 @@ async fn saber_flow_and_work_screens_load() {
     assert_eq!(leave["suspensionState"], 1);
     assert_eq!(leave["categoryName"], "请假流程");
 }
+
+/// Clients read the spec's prefixes either way: the work orders and the receivables answer with and without
+/// `/api/…`, and an unknown call on a path the spec serves outside `/api` answers the envelope, not the HTML page.
+#[tokio::test]
+async fn spec_paths_answer_with_either_prefix_and_unknown_ones_in_the_envelope() {
+    let app = App::new();
+    let t = admin_tokens(&app).await;
+    for url in ["/worklist/order/list", "/api/blade-biz/worklist/order/list"] {
+        let (s, v) = app.req("POST", url, Some(&t[A]), Some("{}"), &[]).await;
+        assert_eq!(s, 200, "{url}: {v}");
+        assert!(v["data"]["records"].is_array(), "{url}: {v}");
+    }
+    for url in ["/blade-api/edu-sub-account/receivables/list", "/api/blade-api/edu-sub-account/receivables/list"] {
+        let (s, v) = app.get(url, &t[A]).await;
+        assert_eq!(s, 200, "{url}: {v}");
+        assert!(v["data"]["records"].is_array(), "{url}: {v}");
+    }
+    for url in ["/blade-api/no-such/list", "/blade-wechat/nope/list", "/bladeDict/nope", "/worklist/order/nope"] {
+        let (s, v) = app.get(url, &t[A]).await;
+        assert_eq!(s, 404, "{url}: {v}");
+        assert_eq!(v["code"], 404, "{url} answers the envelope: {v}");
+        assert_eq!(v["success"], false, "{url}: {v}");
+    }
+    // Pages outside /api still render.
+    let (s, v) = app.req("GET", "/worklist/addworklist", None, None, &[]).await;
+    assert_eq!(s, 200, "{v}");
+}

@@ -33,13 +33,15 @@ pub const INVOICE: i64 = 5;
 
 const L: &str = "/api/blade-scm/contractledger";
 const R: &str = "/blade-api/edu-sub-account/receivables";
+const R_API: &str = "/api/blade-api/edu-sub-account/receivables";
 
 /// The contract ledger's and the receivables' routes. The one generic route, `GET contractledger/list` (filters
 /// and paging of ledgers), is declared with the resource (`assets/resources/finance/contract_ledger.json`) and
 /// served by the engine; every other is here.
 pub fn routes(api: Api) -> Api {
     let ledger = api.def("contract_ledger");
-    api.get(format!("{L}/detail"), Guard::read(&ledger), detail)
+    let api = api
+        .get(format!("{L}/detail"), Guard::read(&ledger), detail)
         .reads()
         .doc("合同台账 · one ledger (id, or contractId) with its balances, the payment schedule with receipts applied in due-date order, and the overdue amount", &[])
         .post(format!("{L}/ledgerList"), Guard::read(&ledger), entry_list)
@@ -53,14 +55,19 @@ pub fn routes(api: Api) -> Api {
         .post(format!("{L}/update/ledger"), Guard::write(&ledger, &["edit"]), correct)
         .doc("合同台账 · correct an entry: a reversing entry, then the corrected one when amount is given (body: id, amount optional, remark: the reason)", &[])
         .post(format!("{L}/remove"), Guard::write(&ledger, &["delete"]), remove)
-        .doc("合同台账 · entries are never deleted: each of ids is reversed (body or query: ids, remark)", &[])
-        .get(format!("{R}/list"), Guard::code("receivables"), receivables)
+        .doc("合同台账 · entries are never deleted: each of ids is reversed (body or query: ids, remark)", &[]);
+    // The spec writes the receivables without the common prefix; clients that add it to every call find them too.
+    [R, R_API].into_iter().fold(api, |api, r| receivable_routes(api, r))
+}
+
+fn receivable_routes(api: Api, r: &str) -> Api {
+    api.get(format!("{r}/list"), Guard::code("receivables"), receivables)
         .reads()
         .doc("应收款 · payment nodes with what was received against them (query: contractId, projectId, state 1 open / 2 overdue / 3 settled, current, size)", &[])
-        .get(format!("{R}/detail"), Guard::code("receivables"), receivable_detail)
+        .get(format!("{r}/detail"), Guard::code("receivables"), receivable_detail)
         .reads()
         .doc("应收款 · one payment node (id: its schedule entry) with its contract's receipts", &[])
-        .post(format!("{R}/save"), Guard::code("receivables_add"), receivable_save)
+        .post(format!("{r}/save"), Guard::code("receivables_add"), receivable_save)
         .doc("应收款 · record a receipt on a contract (body: contractId, amount, entryDate, remark): a receipt entry of its ledger", &[])
 }
 
