@@ -37,7 +37,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // `--replicate`, or the replica a platform administrator set on the status screen.
     let replicate = args.replicate.clone().or_else(|| if args.follow.is_none() { crate::replica::Saved::load(&args.dir).map(|s| s.url) } else { None });
     let ship_dir = replicate.as_ref().map(|_| crate::replica::ship_dir(&args.dir));
-    let opts = store::Options { cache_bytes: args.cache_mb << 20, ship_dir, ..Default::default() };
+    let cache_bytes = match args.cache_mb {
+        0 => store::cache_for(std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0), store::machine_ram().unwrap_or(1 << 30)),
+        mb => mb << 20,
+    };
+    tracing::info!(target: "zz::serve", cache_mib = cache_bytes >> 20, "page cache of the data file");
+    let opts = store::Options { cache_bytes, ship_dir, ..Default::default() };
     let store = match Store::open(&file, &opts) {
         Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
         other => other?,

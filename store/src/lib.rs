@@ -83,6 +83,34 @@ impl Default for Options {
     }
 }
 
+/// The data file's page cache (see `Store::cache`).
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheFigures {
+    pub capacity_bytes: u64,
+    pub used_bytes: u64,
+    pub read_hits: u64,
+    pub read_misses: u64,
+    pub evictions: u64,
+}
+
+/// A page cache for a data file of `file_bytes` on a machine with `ram_bytes`: a quarter of the memory, no more
+/// than the file (plus a quarter for growth), never below 64 MiB. A fixed 64 MiB made a server with a
+/// million records read its hot pages from the disk.
+pub fn cache_for(file_bytes: u64, ram_bytes: u64) -> usize {
+    let floor = 64u64 << 20;
+    let want = file_bytes + file_bytes / 4;
+    want.min(ram_bytes / 4).max(floor) as usize
+}
+
+/// The machine's memory (Linux `/proc/meminfo`), if it can be read.
+pub fn machine_ram() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 pub(crate) struct Inner {
     /// The database; taken (and so closed cleanly, allocator state saved) by the writer when the store closes.
     db: std::sync::RwLock<Option<Database>>,
@@ -120,6 +148,8 @@ pub(crate) struct Inner {
     broke_stream: bool,
     /// The last measurement of the file's pages (see `Store::space_within`).
     space: std::sync::Mutex<Option<(std::time::Instant, FileSpace)>>,
+    /// The page cache given at open.
+    cache_bytes: usize,
 }
 
 impl Inner {
@@ -296,6 +326,7 @@ impl Store {
             feed: opts.ship_dir.as_ref().map(|_| Arc::new(ship::Feed::new(64 << 20))),
             broke_stream,
             space: std::sync::Mutex::new(None),
+            cache_bytes: opts.cache_bytes,
         });
         inner.seq.publish(seq);
         let writer = writer::start(inner.clone());
@@ -493,6 +524,19 @@ impl Store {
     /// no more writes (each answers `StoreError::Failed`) until the process restarts; reads go on.
     pub fn failure(&self) -> Option<String> {
         self.inner.failure()
+    }
+
+    /// The page cache: its size, what it holds, and how reads fared since the start.
+    pub fn cache(&self) -> CacheFigures {
+        let st = self.inner.db.read().ok().and_then(|g| g.as_ref().map(|db| db.cache_stats()));
+        let mut f = CacheFigures { capacity_bytes: self.inner.cache_bytes as u64, ..CacheFigures::default() };
+        if let Some(s) = st {
+            f.used_bytes = s.used_bytes() as u64;
+            f.read_hits = s.read_hits();
+            f.read_misses = s.read_misses();
+            f.evictions = s.evictions();
+        }
+        f
     }
 
     /// Bytes in the write-ahead log waiting for a checkpoint (0 without a log).

@@ -650,3 +650,21 @@ fn space_is_measured_again_only_when_stale() {
     assert_eq!(age, std::time::Duration::ZERO);
     assert!(again.stored_bytes > first.stored_bytes, "a stale one is measured: {again:?} after {first:?}");
 }
+
+/// The page cache follows the machine and the file: a quarter of the memory, no more than the file and a quarter,
+/// never below 64 MiB; its figures count reads.
+#[test]
+fn the_page_cache_follows_the_machine() {
+    const MIB: u64 = 1 << 20;
+    assert_eq!(store::cache_for(0, 24 << 30), 64 << 20, "an empty file: the floor");
+    assert_eq!(store::cache_for(1300 * MIB, 24 << 30) as u64, 1625 * MIB, "a 1.3 GB file on 24 GiB: all of it");
+    assert_eq!(store::cache_for(40 << 30, 24 << 30) as u64, 6 << 30, "a 40 GB file on 24 GiB: a quarter of the memory");
+    assert_eq!(store::cache_for(1300 * MIB, 128 * MIB), 64 << 20, "a small machine keeps the floor");
+    assert!(store::machine_ram().is_some_and(|r| r > 64 * MIB));
+    let (_d, s) = open();
+    seed(&s, "000000", 50);
+    s.read(|r| r.count(&def(), "000000")).unwrap();
+    let c = s.cache();
+    assert_eq!(c.capacity_bytes, store::Options::default().cache_bytes as u64);
+    assert!(c.read_hits + c.read_misses > 0, "{c:?}");
+}

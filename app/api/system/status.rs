@@ -45,6 +45,7 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "freeBytes": space.free_bytes,
         "spaceAgeSeconds": space_age,
         "walBytes": st.store.log_bytes(),
+        "cache": st.store.cache(),
         "storageFailure": st.store.failure(),
         "logsFile": st.log_store.path().display().to_string(),
         "logsFileBytes": logs.file_bytes,
@@ -136,6 +137,11 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_log_entries_shed_total", "Read log entries shed because the log queue was full (--api-log all).", "counter", st.logs.dropped.load(Ordering::Relaxed) as f64);
     gauge("zz_walks_started_total", "Lists that walked records.", "counter", st.walk_stats.started.load(Ordering::Relaxed) as f64);
     gauge("zz_walks_timed_out_total", "Walks stopped at their deadline (answered 503).", "counter", st.walk_stats.timed_out.load(Ordering::Relaxed) as f64);
+    let c = st.store.cache();
+    gauge("zz_data_cache_bytes", "Page cache of the data file (size).", "gauge", c.capacity_bytes as f64);
+    gauge("zz_data_cache_used_bytes", "Page cache of the data file (held).", "gauge", c.used_bytes as f64);
+    gauge("zz_data_cache_read_hits_total", "Page reads answered from the cache.", "counter", c.read_hits as f64);
+    gauge("zz_data_cache_read_misses_total", "Page reads that went to the disk.", "counter", c.read_misses as f64);
     gauge("zz_uptime_seconds", "Seconds since the server started.", "gauge", st.started_at.elapsed().as_secs() as f64);
     if let Some(r) = st.replica.get() {
         for (name, help, v) in r.gauges() {

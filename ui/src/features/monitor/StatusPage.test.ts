@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { bytes, duration, indexRows, replicaRows } from './StatusPage';
+import { bytes, cacheText, duration, indexRows, replicaRows, spaceAge } from './StatusPage';
 
 test('bytes are shown in binary units', () => {
   expect(bytes(512)).toBe('512 B');
@@ -57,5 +57,17 @@ describe('replicaRows', () => {
   });
   test('without a replica it says the data lives on this disk only', () => {
     expect(replicaRows(null, L, false)[0][1]).toContain('数据只在本机磁盘上');
+  });
+});
+
+describe('cacheText and spaceAge', () => {
+  const zh = (a: string) => a;
+  test('the page cache says what it holds and its hit rate', () => {
+    expect(cacheText({ capacityBytes: 1 << 30, usedBytes: 512 << 20, readHits: 990, readMisses: 10 }, bytes, zh)).toBe(`${bytes(512 << 20)} / ${bytes(1 << 30)}（命中率 99.0%）`);
+    expect(cacheText({ capacityBytes: 64 << 20, usedBytes: 0, readHits: 0, readMisses: 0 }, bytes, zh)).toContain('命中率 —');
+  });
+  test('an old space figure says how old', () => {
+    expect(spaceAge(30, zh)).toBe('');
+    expect(spaceAge(300, zh)).toBe('（5 分钟前统计）');
   });
 });

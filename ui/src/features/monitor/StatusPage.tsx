@@ -8,6 +8,7 @@ import { get, post, ApiError } from '../../lib/api';
 
 type Status = {
   version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number; spaceAgeSeconds?: number;
+  cache?: { capacityBytes: number; usedBytes: number; readHits: number; readMisses: number };
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: { ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number } | null;
@@ -141,6 +142,7 @@ export function StatusPage() {
     [L('其中数据', 'Of which data'), bytes(st.storedBytes), `${st.storedBytes}`],
     [L('可用空间', 'Free inside the file'), `${bytes(st.freeBytes)}（${freePct}%）`, `${st.freeBytes}`],
     [L('待检查点日志', 'Write-ahead log'), bytes(st.walBytes), `${st.walBytes}`],
+    ...(st.cache ? [[L('页面缓存', 'Page cache'), cacheText(st.cache, bytes, L), `${st.cache.capacityBytes}`] as [string, string, string]] : []),
     [L('日志文件', 'Logs file'), st.logsFile],
     [L('日志占用', 'Logs in use'), `${bytes(st.logsAllocatedBytes)} / ${st.logMaxMb} MiB（${L('保留', 'kept')} ${st.logRetentionDays} ${L('天', 'days')}）`, `${st.logsAllocatedBytes}`],
     [L('日志文件大小', 'Logs file size'), bytes(st.logsFileBytes), `${st.logsFileBytes}`],
@@ -209,4 +211,11 @@ export function spaceAge(sec: number | undefined, L: (zh: string, en: string) =>
   if (!sec || sec < 60) return '';
   const m = Math.floor(sec / 60);
   return L(`（${m} 分钟前统计）`, ` (counted ${m} min ago)`);
+}
+
+/** The data file's page cache: held of its size, and the share of page reads it answered since the start. */
+export function cacheText(c: { capacityBytes: number; usedBytes: number; readHits: number; readMisses: number }, bytes: (n: number) => string, L: (zh: string, en: string) => string): string {
+  const reads = c.readHits + c.readMisses;
+  const rate = reads > 0 ? `${((c.readHits / reads) * 100).toFixed(1)}%` : '—';
+  return `${bytes(c.usedBytes)} / ${bytes(c.capacityBytes)}（${L('命中率', 'hit rate')} ${rate}）`;
 }
