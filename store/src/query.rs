@@ -171,6 +171,11 @@ impl PageFill {
         }
         Ok(())
     }
+    /// Turns the page around (it was filled walking from the other end).
+    pub(crate) fn reverse(&mut self) {
+        self.records.reverse();
+        self.rows.reverse();
+    }
     pub(crate) fn finish(self, total: u64) -> Page {
         Page { records: self.records, total, rows: self.rows }
     }

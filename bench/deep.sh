@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Deep pages (issue 29 item 1) against the real release binary, beside a hello-world baseline of the same run: the
+# parameter list of a file of 1,000,000 parameters (`bench gen`, see bench/README.md), one connection, each
+# request with a cache-busting `_t` so no answer comes from the answer cache: the first page, the middle, the
+# last pages newest first and oldest first, and a deep page of size 100.
+# Usage: bench/deep.sh BASE.redb [WORK_DIR]
+set -euo pipefail
+BASE=${1:?data file with 1M parameters}
+WORK=${2:-/tmp/zzdeep}
+T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
+ADDR=127.0.0.1:18095
+source "$(dirname "$0")/common.sh"
+mkdir -p "$WORK/data"
+stop
+hello
+cp "$BASE" "$WORK/data/zhizhuang.redb"
+rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"
+sync
+start --api-log writes
+TOK=$(token)
+wait_index "$TOK"
+P=/api/blade-system/param/list
+TOTAL=$(curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?current=1&size=1" | python3 -c "import sys,json;print(json.load(sys.stdin)['data']['total'])")
+LAST=$(( (TOTAL + 19) / 20 ))
+echo "parameters: $TOTAL, last page of 20: $LAST"
+page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --conns 1 --secs "${3:-5}" | sed "s|^load|$1|"; }
+page "first page (current=1)" "current=1&size=20"
+page "middle page (current=$((LAST / 2)))" "current=$((LAST / 2))&size=20"
+page "3/4 deep (current=$((LAST * 3 / 4)))" "current=$((LAST * 3 / 4))&size=20"
+page "near the end (current=$((LAST - 10)))" "current=$((LAST - 10))&size=20"
+page "last page (current=$LAST)" "current=$LAST&size=20"
+page "last page, oldest first (ascs=createTime)" "current=$LAST&size=20&ascs=createTime"
+page "page 9,000 of 100 rows" "current=9000&size=100"
+stop
+kill $HELLO
