@@ -190,6 +190,14 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         out["knownPath"] = json!(known_path(st, url.split('?').next().unwrap_or("/")).await?);
         return Ok(out);
     };
+    // Signed in, the user's own tenant decides what the page shows (the header's search box, lock, language
+    // switch, error log), whatever address the browser used: at 127.0.0.1 the address maps to no tenant.
+    if tenant.as_ref().and_then(|t| t.get("tenantId")).and_then(Value::as_str) != Some(s.tenant.as_str()) {
+        let (st3, tid) = (st.clone(), s.tenant.clone());
+        let own = st.read_now(move |r| crate::auth::tenants::by_id(r, &st3, &tid))?;
+        let name = own.as_ref().and_then(|t| t.get("tenantName")).cloned().unwrap_or(Value::String(String::new()));
+        out["tenant"] = json!({"id": s.tenant, "name": name, "knownFromHost": false});
+    }
     let u = |k: &str| s.user.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     out["user"] = json!({
         "userId": s.user_id.to_string(), "account": u("account"), "realName": u("realName"),

@@ -165,13 +165,31 @@ pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, V
     Ok(())
 }
 
+/// A resource's label as a thing: the screen's name without 管理 (商品管理 → 商品).
+fn thing(label: &str) -> &str {
+    label.strip_suffix("管理").filter(|s| !s.is_empty()).unwrap_or(label)
+}
+
+/// A resource's label as records of it: 上架管理 → 上架记录, 合同 → 合同.
+fn records_of(label: &str) -> String {
+    match label.strip_suffix("管理").filter(|s| !s.is_empty()) {
+        Some(s) => format!("{s}记录"),
+        None => label.to_string(),
+    }
+}
+
 /// Refuses to remove a record that a live record of any declared resource still names.
 pub fn check_unused(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, id: u64) -> store::Result<()> {
     for (other, field) in cx.res.referrers(&def.name) {
         let q = Query { filters: vec![Filter::new(field, Op::Equal, Value::from(id))], limit: 1, ..Query::default() };
         if !w.list(other, cx.tenant, &q)?.records.is_empty() {
             let en = if other.label_en.is_empty() { &other.name } else { &other.label_en };
-            return Err(rule(format!("仍有{}引用该{},不能删除", other.label, def.label), format!("{en} still refer to it; it cannot be removed")));
+            // In a clerk's words: "该商品已有上架记录,不能删除", not the screens' names ("仍有上架管理引用该商品管理").
+            let target_en = if def.label_en.is_empty() { def.name.as_str() } else { def.label_en.as_str() };
+            return Err(rule(
+                format!("该{}已有{},不能删除", thing(&def.label), records_of(&other.label)),
+                format!("This {} already has {}; it cannot be removed", target_en.to_lowercase(), en.to_lowercase()),
+            ));
         }
     }
     Ok(())

@@ -60,27 +60,42 @@ fn free_port() -> u16 {
     }
 }
 
+/// Four ports for s3, master, volume and filer, none within another's gRPC port (+ 10000).
+fn four_ports() -> [u16; 4] {
+    let mut ports = [0u16; 4];
+    for i in 0..4 {
+        ports[i] = loop {
+            let c = free_port();
+            if !ports[..i].iter().any(|&q| q == c || q + 10_000 == c || c + 10_000 == q) {
+                break c;
+            }
+        };
+    }
+    ports
+}
+
 impl Weed {
     /// Starts a server in a new temporary directory and waits until S3 answers (about 10 s).
     pub fn start() -> Weed {
         let bin = binary().unwrap_or_else(|e| panic!("{e}"));
         let dir = std::env::temp_dir().join(format!("zz-weed-{:016x}", rand::random::<u64>()));
         std::fs::create_dir_all(&dir).expect("weed dir");
-        let mut ports = [0u16; 4];
-        for i in 0..4 {
-            ports[i] = loop {
-                let c = free_port();
-                if !ports[..i].iter().any(|&q| q == c || q + 10_000 == c || c + 10_000 == q) {
-                    break c;
-                }
-            };
-        }
+        let ports = four_ports();
         let mut w = Weed { child: None, dir: dir.clone(), s3_port: ports[0], ports, bin, _tmp: Some(tempdir::Dir(dir)) };
-        w.launch();
-        w
+        // A port seen free can be taken by another test's server before weed binds it (its gRPC ports are
+        // the four + 10000): then it exits at once, and it is started again on other ports.
+        for _ in 0..5 {
+            if w.launch() {
+                return w;
+            }
+            w.ports = four_ports();
+            w.s3_port = w.ports[0];
+        }
+        panic!("weed did not start on five sets of ports: {}", std::fs::read_to_string(w.dir.join("weed.log")).unwrap_or_default());
     }
 
-    fn launch(&mut self) {
+    /// Starts the process and waits until S3 answers; false when it exited first (a port was taken).
+    fn launch(&mut self) -> bool {
         let [s3, master, volume, filer] = self.ports;
         let log = std::fs::File::create(self.dir.join("weed.log")).expect("weed log");
         let child = Command::new(&self.bin)
@@ -105,7 +120,11 @@ impl Weed {
                 panic!("weed did not start within 90 s: {}", std::fs::read_to_string(self.dir.join("weed.log")).unwrap_or_default());
             }
             if http(self.s3_port, "PUT", "/zz-ready").is_some_and(|c| c == 200 || c == 409) {
-                break;
+                return true;
+            }
+            if self.child.as_mut().is_some_and(|c| matches!(c.try_wait(), Ok(Some(_)))) {
+                self.child = None;
+                return false;
             }
             std::thread::sleep(Duration::from_millis(200));
         }
@@ -122,7 +141,13 @@ impl Weed {
     /// Starts it again on the same ports and data.
     pub fn restart(&mut self) {
         self.stop();
-        self.launch();
+        for _ in 0..5 {
+            if self.launch() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        panic!("weed did not start again on its ports: {}", std::fs::read_to_string(self.dir.join("weed.log")).unwrap_or_default());
     }
 
     pub fn endpoint(&self) -> String {

@@ -397,8 +397,8 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
         ("GET", "/api/blade-biz/statistic/companyinfo") => q(format!("{path}?companyId={}", ids["statistic_company"])),
         ("POST", "/api/blade-biz/statistic/monthcarryovertarget") => vec![(path.into(), Some(json!({"companyId": ids["statistic_company"].to_string()}).to_string()))],
         ("GET", p) if p.starts_with("/api/blade-biz/bim/projectcost/get") => q(format!("{path}?projectId={}", ids["project"])),
-        ("GET", "/blade-api/edu-sub-account/receivables/detail") => q(format!("{path}?id={}", ids["ledger_entry"])),
-        ("POST", "/blade-api/edu-sub-account/receivables/save") => vec![(path.into(), Some(json!({"contractId": ids["contract"].to_string(), "amount": "1"}).to_string()))],
+        ("GET", "/blade-api/edu-sub-account/receivables/detail" | "/api/blade-api/edu-sub-account/receivables/detail") => q(format!("{path}?id={}", ids["ledger_entry"])),
+        ("POST", "/blade-api/edu-sub-account/receivables/save" | "/api/blade-api/edu-sub-account/receivables/save") => vec![(path.into(), Some(json!({"contractId": ids["contract"].to_string(), "amount": "1"}).to_string()))],
         (_, p) if p.starts_with("/api/blade-api/wms/") => return wms_request(p, ids),
         (_, p) if p.starts_with("/api/blade-flow/") || p.starts_with("/api/blade-desk/process/") => return flow_request(p, ids, mine),
         _ => {
@@ -421,7 +421,7 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
 }
 
 /// Declared resources served in the Blade shape outside the generic handlers: (API base, fixture key).
-const BLADE_DIALECT: &[(&str, &str)] = &[("/api/blade-biz/statistic/monthtarget", "month_target"), ("/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/category", "worklist_category"), ("/api/blade-biz/worklist/reply", "worklist_reply")];
+const BLADE_DIALECT: &[(&str, &str)] = &[("/api/blade-biz/statistic/monthtarget", "month_target"), ("/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/category", "worklist_category"), ("/api/blade-biz/worklist/reply", "worklist_reply")];
 
 /// The `blade-scm` routes with tenant B's ids in every place an id goes: path segments, `?id=`/`?ids=` and the
 /// body (a valid body otherwise, so only the tenant can make it fail). Pure lists are checked for leaks instead.

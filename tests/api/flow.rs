@@ -130,6 +130,9 @@ async fn leave_runs_across_users_with_rule_12() {
     let (s, v) = post(&app, &p.admin, &format!("{F}/work/claim-task?taskId={claim}"), json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(todo(&app, &p.admin).await.len(), 1);
+    // Claimed, it is the administrator's: another user claiming it is refused for rights (403), not for state.
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/claim-task?taskId={claim}"), json!({})).await;
+    assert_eq!(s, 403, "someone else's task: {v}");
     let (s, v) = post(&app, &p.admin, &format!("{F}/work/complete-task"), json!({"taskId": claim, "processInstanceId": inst, "comment": "年底项目紧,请改期"})).await;
     assert_eq!(s, 200, "a rejection (no flag): {v}");
     // Back to the applicant to adjust; the applicant resubmits; the leader and the admin agree.

@@ -156,3 +156,25 @@ async fn screens_are_chinese_until_english_is_chosen() {
     let (_, _, html) = page(&app, "/login", None, &[("accept-language", "en-US"), ("cookie", "zz-lang=en")]).await;
     assert!(html.contains("<html lang=\"en\">") && html.contains("\"locale\":\"en\""), "the user's choice");
 }
+
+/// At an address that maps to no tenant (the README's 127.0.0.1:8090), a signed-in page follows the user's own
+/// tenant: it was the default tenant's, so 157270's header lost its search box, lock and language switch.
+#[tokio::test]
+async fn a_signed_in_page_follows_the_users_tenant_not_the_address() {
+    let app = App::new();
+    let token = app.admin("157270").await;
+    let req = Request::get("/wel/index")
+        .header("host", "127.0.0.1:8090")
+        .header("cookie", format!("saber-access-token={token}; zz-lang=zh"))
+        .header("x-zz-props", "1")
+        .body(Body::empty())
+        .unwrap();
+    let (s, _, body) = app.call(req).await;
+    assert_eq!(s, 200, "{body}");
+    assert_eq!(body["tenant"]["id"], "157270", "{}", body["tenant"]);
+    assert!(body["tenant"]["name"].as_str().is_some_and(|n| !n.is_empty()), "{}", body["tenant"]);
+    // Signed out, the address decides (none here: the form asks for the tenant).
+    let req = Request::get("/login").header("host", "127.0.0.1:8090").header("x-zz-props", "1").body(Body::empty()).unwrap();
+    let (_, _, body) = app.call(req).await;
+    assert_eq!(body["tenant"]["knownFromHost"], false);
+}

@@ -215,7 +215,7 @@ async fn a_project_runs_from_contract_to_completed_construct() {
     let (s, v) = post(&app, &t, &format!("{S}/contract/delete/{contract}/{project}"), json!({})).await;
     assert_eq!((s, msg(&v).contains("只能删除草稿合同")), (400, true), "{v}");
     let (s, v) = app.req("POST", &format!("{S}/company/remove?ids={company}"), Some(&t), None, &[]).await;
-    assert_eq!((s.as_u16(), msg(&v).contains("仍有项目管理引用")), (400, true), "{v}");
+    assert_eq!((s.as_u16(), msg(&v).contains("已有项目记录,不能删除")), (400, true), "{v}");
     let (s, v) = app.req("POST", &format!("{S}/workerJob/remove?ids={job}"), Some(&t), None, &[]).await;
     assert_eq!(s.as_u16(), 400, "{v}");
 
@@ -283,7 +283,7 @@ async fn path_segments_name_the_parent_and_other_tenants_see_nothing() {
     assert_eq!(v["data"]["total"], 0, "{v}");
     // The right parent removes; a project with records is kept until they go.
     let (s, v) = post(&app, &a, &format!("{S}/project/delete/{}", projects[0]), json!({})).await;
-    assert_eq!((s, msg(&v).contains("引用")), (400, true), "{v}");
+    assert_eq!((s, msg(&v).contains("不能删除")), (400, true), "{v}");
     let (s, v) = post(&app, &a, &format!("{S}/doc/delete/{doc}/{}/1", projects[0]), json!({})).await;
     assert_eq!(s, 200, "{v}");
     let (s, v) = post(&app, &a, &format!("{S}/project/contract/delete/{}/{contract}/1", projects[0]), json!({})).await;

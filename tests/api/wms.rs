@@ -110,6 +110,10 @@ async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
     let (s, v) = post(&app, &t, &format!("{W}/mxrk/submit"), json!({"orderId": rk, "goodsId": g2, "expectedQty": "1.23456"})).await;
     assert_eq!(s, 400, "five decimals are refused: {v}");
 
+    // A negative quantity says so in the words the declared resources use (超出允许范围), not "wrong type".
+    let (s, v) = post(&app, &t, &format!("{W}/received/save"), json!({"lineId": l1, "qty": "-1"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("qty") && msg(&v).contains("超出允许范围"), "{v}");
     // Receiving: over-receipt refused with the figures; a retried save with the same opId moves nothing.
     let (s, v) = post(&app, &t, &format!("{W}/received/save"), json!({"lineId": l1, "qty": "101"})).await;
     assert_eq!(s, 400, "{v}");

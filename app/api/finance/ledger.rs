@@ -436,7 +436,11 @@ async fn post_entry(st: &AppState, s: &Session, p: &AnyParams, t: i64) -> ApiRes
 
 /// POST save: an entry of type 2–5.
 async fn save(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
-    let t = p.get("entryType").and_then(|v| v.trim().parse::<i64>().ok()).ok_or_else(|| ApiError::with(Kind::Missing, "entryType"))?;
+    // Missing and malformed are told apart: "x" was answered 请输入 entryType although one was sent.
+    let t = match p.get("entryType").map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        None => return Err(ApiError::with(Kind::Missing, "entryType")),
+        Some(v) => v.parse::<i64>().map_err(|_| ApiError::with(Kind::BadFormat, "entryType"))?,
+    };
     if !(CHANGE..=INVOICE).contains(&t) {
         return Err(if t == SIGNED {
             rule("签约金额在合同签订时自动入账", "The signed amount is posted when the contract is signed").into()

@@ -399,6 +399,10 @@ pub fn claim(w: &mut WriteCtx, cx: &Ctx, task_id: u64) -> store::Result<Map<Stri
     if int(&task, "status") == TASK_OPEN && int(&task, "claimable") == 0 && id(&task, "assignee") == me {
         return Ok(task);
     }
+    if int(&task, "status") == TASK_OPEN && int(&task, "claimable") == 0 {
+        // Someone else's task: a matter of rights (403), not of the task's state.
+        return Err(refuse("该任务已由他人办理,您不能签收", "The task is assigned to someone else; you cannot claim it"));
+    }
     if int(&task, "status") != TASK_OPEN || int(&task, "claimable") != 1 {
         return Err(rule("该任务已被签收或已关闭", "The task has already been claimed or closed"));
     }

@@ -230,9 +230,11 @@ pub fn qty_of(item: &Map<String, Value>, field: &str, required: bool) -> ApiResu
     match text {
         None if required => Err(ApiError::with(Kind::Missing, field)),
         None => Ok(None),
+        // A negative quantity is out of range (as on the declared resources), not of the wrong type.
         Some(t) => match store::parse_qty(&t) {
             Some(q) if q >= 0 => Ok(Some(q)),
-            _ => Err(ApiError::with(Kind::WrongType, field)),
+            Some(_) => Err(ApiError::with(Kind::OutOfRange, field)),
+            None => Err(ApiError::with(Kind::WrongType, field)),
         },
     }
 }

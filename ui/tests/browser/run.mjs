@@ -297,6 +297,37 @@ test('unknown path shows /404', async (t) => {
   await shot(page, '404');
 });
 
+test('sidebar: an accordion that scrolls by itself; the page stays one screen high', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/wel/index');
+  const nav = sidebar(page);
+  const groups = nav.locator(':scope > ul > li.menu-group > button');
+  const n = await groups.count();
+  check(n >= 5, `top-level groups: ${n}`);
+  for (let i = 0; i < n; i++) await groups.nth(i).click();
+  const open = await nav.locator(':scope > ul > li.menu-group.open').count();
+  check(open === 1, `one top-level group open after opening each in turn, not ${open}`);
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  check(height <= 768 + 40, `the desk stays one screen high with the menu open: ${height}px`);
+  // Opening a group far down keeps it reachable: the sidebar scrolls itself.
+  const box = await page.locator('aside.sidebar').evaluate((el) => ({ overflow: getComputedStyle(el).overflowY, h: el.clientHeight }));
+  check(box.overflow === 'auto' && box.h <= 768, `sidebar scrolls by itself: ${JSON.stringify(box)}`);
+  await shot(page, 'sidebar-accordion');
+});
+
+test('a tenant signed in at 127.0.0.1 gets its own header (search box, lock), not the default tenant\'s', async (t) => {
+  const user = await token(EDU.id, 'admin');
+  const ctx = await browser.newContext({ viewport: VIEWPORT, locale: 'zh-CN', baseURL: origin('127.0.0.1'), storageState: signedInState('127.0.0.1', user) });
+  ctx.setDefaultTimeout(STEP_MS);
+  t.contexts.push(ctx);
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => t.problems.push(`page error on ${page.url()}: ${e.message}`));
+  await visit(page, '/wel/index');
+  check(await page.getByRole('button', { name: '菜单搜索' }).isVisible(), 'the search box of 157270');
+  check(await page.getByRole('button', { name: '锁屏' }).isVisible(), 'the lock of 157270');
+  await shot(page, 'header-at-ip');
+});
+
 test('tag bar: open, close active → previous, desk not closable, close others, close all, clear cache', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');

@@ -25,6 +25,12 @@ export function LoginPage() {
       .catch(() => setCaptcha(null));
   };
   useEffect(loadCaptcha, []);
+  // On an address that names no tenant, the form starts from the tenant last signed in to on this browser.
+  useEffect(() => {
+    if (props.tenant.knownFromHost) return;
+    const last = lastTenant();
+    if (last) setF((x) => (x.tenantId === props.tenant.id ? { ...x, tenantId: last } : x));
+  }, []);
 
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
 
@@ -42,6 +48,7 @@ export function LoginPage() {
     const r = await signIn(props.site.storagePrefix, { ...f, key: captcha?.key ?? '' });
     setBusy(false);
     if (r.ok === true) {
+      if (!props.tenant.knownFromHost) rememberTenant(f.tenantId.trim());
       const back = safeRedirect(new URLSearchParams(location.search).get('redirect')) ?? '/wel/index';
       window.location.assign(back);
     } else if (r.ok === 'register') {
@@ -98,4 +105,23 @@ function Field(p: { id: string; label: string; error?: string | false; children:
       {p.error && <div className="form-err" role="alert">{p.error}</div>}
     </div>
   );
+}
+
+const LAST_TENANT = 'zz-last-tenant';
+
+/** The tenant last signed in to from an address that names none (empty when unknown or storage is off). */
+export function lastTenant(): string {
+  try {
+    return globalThis.localStorage?.getItem(LAST_TENANT) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+export function rememberTenant(id: string) {
+  try {
+    if (id) globalThis.localStorage?.setItem(LAST_TENANT, id);
+  } catch {
+    // Private windows may refuse storage: the form then starts from the server's default.
+  }
 }

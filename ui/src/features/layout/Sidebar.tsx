@@ -16,19 +16,45 @@ function groupsTo(menus: MenuNode[], path: string): string[] | null {
   return null;
 }
 
+/** The groups at the same level as `id` (its siblings), with everything under them. */
+function siblingsOf(menus: MenuNode[], id: string): string[] | null {
+  if (menus.some((m) => m.id === id)) {
+    const under = (ms: MenuNode[]): string[] => ms.flatMap((m) => (m.children?.length ? [m.id, ...under(m.children)] : []));
+    return menus.filter((m) => m.id !== id && m.children?.length).flatMap((m) => [m.id, ...under(m.children ?? [])]);
+  }
+  for (const m of menus) {
+    const inner = m.children?.length ? siblingsOf(m.children, id) : null;
+    if (inner) return inner;
+  }
+  return null;
+}
+
+/**
+ * An accordion: opening a group closes the other open groups of its level (so the sidebar never grows to
+ * thousands of pixels); clicking an open group closes it.
+ */
+export function toggleGroup(menus: MenuNode[], open: ReadonlySet<string>, id: string): Set<string> {
+  const next = new Set(open);
+  if (next.delete(id)) return next;
+  for (const s of siblingsOf(menus, id) ?? []) next.delete(s);
+  next.add(id);
+  return next;
+}
+
+/** Going to a page opens the groups on its way and closes the others. */
+export function groupsFor(menus: MenuNode[], path: string, open: ReadonlySet<string>): ReadonlySet<string> {
+  const way = groupsTo(menus, path);
+  if (!way) return open;
+  return way.reduce<ReadonlySet<string>>((s, id) => (s.has(id) ? s : toggleGroup(menus, s, id)), open);
+}
+
 export function Sidebar({ menus, current, collapsed, go, label }: { menus: MenuNode[]; current: string; collapsed: boolean; go: (m: MenuNode) => void; label: string }) {
   const [open, setOpen] = useState<ReadonlySet<string>>(() => new Set(groupsTo(menus, current) ?? []));
   // Going to a page (from a tag, the menu search or a link) opens the groups that hold it.
   useEffect(() => {
-    const need = (groupsTo(menus, current) ?? []).filter((id) => !open.has(id));
-    if (need.length) setOpen((s) => new Set([...s, ...need]));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    setOpen((s) => groupsFor(menus, current, s));
   }, [current, menus]);
-  const toggle = (id: string) => setOpen((s) => {
-    const next = new Set(s);
-    if (!next.delete(id)) next.add(id);
-    return next;
-  });
+  const toggle = (id: string) => setOpen((s) => toggleGroup(menus, s, id));
 
   const list = (items: MenuNode[], depth: number): ReactNode => (
     <ul className={'menu-list depth-' + depth}>
