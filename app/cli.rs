@@ -155,11 +155,11 @@ pub struct ServeArgs {
     /// Authorisation page of the social-messaging app (its in-app browser is sent there without a code).
     #[arg(long, env = "ZZ_SOCIAL_AUTH_URL")]
     pub social_auth_url: Option<String>,
-    /// External site of the header's feedback icon.
-    #[arg(long, env = "ZZ_FEEDBACK_URL", default_value = "https://feedback.example.com")]
+    /// External site of the header's feedback icon (a tenant's 参数管理 `site.feedback` comes first; 未配置 without).
+    #[arg(long, env = "ZZ_FEEDBACK_URL", default_value = "")]
     pub feedback_url: String,
-    /// External site of the header's appraise icon.
-    #[arg(long, env = "ZZ_APPRAISE_URL", default_value = "https://appraise.example.com")]
+    /// External site of the header's appraise icon (a tenant's 参数管理 `site.appraise` comes first; 未配置 without).
+    #[arg(long, env = "ZZ_APPRAISE_URL", default_value = "")]
     pub appraise_url: String,
     /// Serve every page as the client-rendered shell (for comparing first paint with SSR off).
     #[arg(long, env = "ZZ_NO_SSR", value_parser = BoolishValueParser::new())]

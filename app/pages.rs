@@ -205,6 +205,22 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         "tenantId": s.tenant, "roleName": s.role_aliases.join(","), "deptId": u("deptId"),
     });
     out["menus"] = Value::Array(crate::api::system::menu::user_routes(st, s, lang).await?);
+    // The launcher, the 外部系统 menus and the header's feedback and appraise links: the tenant's own settings
+    // (参数管理 `site.app.bim` …, `site.feedback`, `site.appraise`), else the server's flags, else 未配置 ("").
+    let links = site_links(st, &s.tenant).await?;
+    for a in out["site"]["apps"].as_array_mut().into_iter().flatten() {
+        let name = a["name"].as_str().unwrap_or("").to_ascii_lowercase();
+        if let Some(u) = links.get(&format!("site.app.{name}")) {
+            a["url"] = json!(u);
+        }
+    }
+    for (key, field) in [("site.feedback", "feedbackUrl"), ("site.appraise", "appraiseUrl")] {
+        if let Some(u) = links.get(key) {
+            out["site"][field] = json!(u);
+        }
+    }
+    let apps = out["site"]["apps"].clone();
+    external_menus(&mut out["menus"], &apps);
     out["site"]["searchBox"] = json!(search_box(st, &s.tenant).await?);
     let mut codes: Vec<&String> = s.perms.codes.iter().collect();
     codes.sort();
@@ -234,6 +250,40 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
 /// The tenant setting that shows the header's search box (SPEC §2 shows it for tenant 157270 only): a parameter
 /// `zz.search.box` of the tenant with the value `true` (or `1`, `on`).
 pub const SEARCH_BOX_PARAM: &str = "zz.search.box";
+
+/// The tenant's link settings that are set (参数管理 keys `site.app.<name>`, `site.feedback`, `site.appraise`):
+/// only http(s) addresses are taken.
+async fn site_links(st: &AppState, tenant: &str) -> Result<std::collections::HashMap<String, String>, ApiError> {
+    let (def, t) = (st.res.get("param"), tenant.to_string());
+    let keys: Vec<String> = ["site.app.bim", "site.app.erp", "site.app.bbc", "site.app.pms", "site.feedback", "site.appraise"].map(String::from).to_vec();
+    Ok(st
+        .read(move |r| {
+            let mut out = std::collections::HashMap::new();
+            for k in keys {
+                let Some(id) = r.find_unique(&def, &t, "paramKey", &k)? else { continue };
+                let v = r.get(&def, &t, id)?.and_then(|p| p.get("paramValue").and_then(Value::as_str).map(|v| v.trim().to_string()));
+                if let Some(v) = v.filter(|v| v.starts_with("https://") || v.starts_with("http://")) {
+                    out.insert(k, v);
+                }
+            }
+            Ok(out)
+        })
+        .await?)
+}
+
+/// The 外部系统 menus (codes `external_bim` …) go where the launcher's entry of the same name goes: the
+/// tenant's setting, or nowhere (path "", shown as 未配置) — never to a made-up address.
+fn external_menus(menus: &mut Value, apps: &Value) {
+    for m in menus.as_array_mut().into_iter().flatten() {
+        if let Some(name) = m["code"].as_str().and_then(|c| c.strip_prefix("external_")).map(str::to_ascii_uppercase) {
+            let url = apps.as_array().into_iter().flatten().find(|a| a["name"] == name.as_str()).and_then(|a| a["url"].as_str()).unwrap_or("");
+            m["path"] = json!(url);
+        }
+        if m.get("children").is_some() {
+            external_menus(&mut m["children"], apps);
+        }
+    }
+}
 
 async fn search_box(st: &AppState, tenant: &str) -> Result<bool, ApiError> {
     let (def, t) = (st.res.get("param"), tenant.to_string());

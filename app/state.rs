@@ -63,8 +63,8 @@ impl Default for Settings {
             trust_proxy: false,
             apps: default_apps(),
             social_auth_url: None,
-            feedback_url: "https://feedback.example.com".into(),
-            appraise_url: "https://appraise.example.com".into(),
+            feedback_url: String::new(),
+            appraise_url: String::new(),
             ssr: true,
             log_retention_days: 90,
             log_max_mb: 2048,
@@ -110,12 +110,10 @@ fn walk_slots(configured: usize) -> usize {
     }
 }
 
-/// Launcher entries; each URL is configurable (`ZZ_APP_URLS=BIM=https://...,ERP=https://...`).
+/// Launcher entries, 未配置 (no URL) until set: by a tenant in 参数管理 (`site.app.bim` …) or for the server
+/// (`ZZ_APP_URLS=BIM=https://...,ERP=https://...`).
 pub fn default_apps() -> Vec<serde_json::Value> {
-    ["BIM", "ERP", "BBC", "PMS"]
-        .iter()
-        .map(|n| serde_json::json!({"name": n, "url": format!("https://{}.example.com", n.to_lowercase())}))
-        .collect()
+    ["BIM", "ERP", "BBC", "PMS"].iter().map(|n| serde_json::json!({"name": n, "url": ""})).collect()
 }
 
 #[derive(Clone)]

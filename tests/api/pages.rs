@@ -178,3 +178,39 @@ async fn a_signed_in_page_follows_the_users_tenant_not_the_address() {
     let (_, _, body) = app.call(req).await;
     assert_eq!(body["tenant"]["knownFromHost"], false);
 }
+
+/// The launcher, the 外部系统 menus and the header's feedback and appraise links are 未配置 (no address) until the
+/// tenant sets them in 参数管理; they were made-up *.example.com addresses.
+#[tokio::test]
+async fn external_links_are_unset_until_the_tenant_sets_them() {
+    let app = App::new();
+    let token = app.admin("157270").await;
+    async fn props(app: &App, token: String) -> serde_json::Value {
+        let req = Request::get("/wel/index").header("host", "edu.localhost:8090").header("cookie", format!("saber-access-token={token}")).header("x-zz-props", "1").body(Body::empty()).unwrap();
+        app.call(req).await.2
+    }
+    fn external(menus: &serde_json::Value, out: &mut Vec<(String, String)>) {
+        for m in menus.as_array().into_iter().flatten() {
+            if let Some(c) = m["code"].as_str().filter(|c| c.starts_with("external_")) {
+                out.push((c.to_string(), m["path"].as_str().unwrap_or("?").to_string()));
+            }
+            external(&m["children"], out);
+        }
+    }
+    let p = props(&app, token.clone()).await;
+    assert!(!p.to_string().contains("example.com"), "no made-up address: {}", p["site"]);
+    assert!(p["site"]["apps"].as_array().unwrap().iter().all(|a| a["url"] == ""), "{}", p["site"]["apps"]);
+    assert_eq!((p["site"]["feedbackUrl"].as_str(), p["site"]["appraiseUrl"].as_str()), (Some(""), Some("")));
+    for (key, value) in [("site.app.bim", "https://bim.acme.cn"), ("site.feedback", "https://feedback.acme.cn"), ("site.appraise", "javascript:alert(1)")] {
+        let (s, v) = app.req("POST", "/api/blade-system/param/submit", Some(&token), Some(&serde_json::json!({"paramName": key, "paramKey": key, "paramValue": value}).to_string()), &[]).await;
+        assert_eq!(s, 200, "{v}");
+    }
+    let p = props(&app, token).await;
+    assert_eq!(p["site"]["apps"][0]["url"], "https://bim.acme.cn", "{}", p["site"]);
+    assert_eq!(p["site"]["feedbackUrl"], "https://feedback.acme.cn");
+    assert_eq!(p["site"]["appraiseUrl"], "", "only http(s) addresses are taken");
+    let mut menus = Vec::new();
+    external(&p["menus"], &mut menus);
+    assert!(menus.contains(&("external_bim".into(), "https://bim.acme.cn".into())), "{menus:?}");
+    assert!(menus.iter().filter(|(c, _)| c != "external_bim").all(|(_, p)| p.is_empty()), "{menus:?}");
+}

@@ -329,6 +329,27 @@ test('a tenant signed in at 127.0.0.1 gets its own header (search box, lock), no
   await shot(page, 'header-at-ip');
 });
 
+test('wide lists fit 1366 px: no column under the pinned 操作, names wrap, codes and dates do not', async (t) => {
+  const { page } = await session(t);
+  for (const path of ['/project/index', '/wms/goods']) {
+    await visit(page, path);
+    await page.locator('.crud .table tbody tr').first().waitFor();
+    const m = await page.evaluate(() => {
+      const wrap = document.querySelector('.crud .table-wrap');
+      const action = wrap.querySelector('th.col-action').getBoundingClientRect();
+      const covered = [...wrap.querySelectorAll('thead th')].filter((th) => !th.classList.contains('col-action'))
+        .filter((th) => th.getBoundingClientRect().right > action.left + 1).map((th) => th.textContent);
+      const codes = [...wrap.querySelectorAll('tbody td')].filter((td) => /^[A-Z]{2}\d{8}-\d{4}$|^\d{4}-\d{2}-\d{2}/.test(td.textContent.trim()))
+        .filter((td) => { const r = document.createRange(); r.selectNodeContents(td); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1; }).map((td) => td.textContent);
+      return { scroll: wrap.scrollWidth - wrap.clientWidth, covered, codes };
+    });
+    await shot(page, 'fits-1366' + path.replaceAll('/', '_'));
+    check(m.covered.length === 0, `${path}: columns under the pinned actions: ${m.covered.join(', ')}`);
+    check(m.scroll <= 2, `${path}: the table scrolls sideways by ${m.scroll}px at 1366`);
+    check(m.codes.length === 0, `${path}: codes or dates broken over lines: ${m.codes.slice(0, 3).join(', ')}`);
+  }
+});
+
 test('tag bar: open, close active → previous, desk not closable, close others, close all, clear cache', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');
@@ -701,14 +722,27 @@ async function blurMessage(dlg, label, message) {
   await dlg.getByText(message, { exact: true }).waitFor();
 }
 
-test('header: feedback and appraise icons open their sites in a new tab', async (t) => {
+test('header and desk: external links say 未配置 until the admin sets them in 参数管理, then open in a new tab', async (t) => {
   const { page } = await session(t, { host: TENANTS[2].host });
   await visit(page, '/wel/index');
   for (const name of ['意见反馈', '评价']) {
+    check(await page.getByRole('banner').getByRole('button', { name: `${name}（未配置）` }).isVisible(), `${name} says it is not configured`);
+  }
+  check(await page.locator('.launcher .app-unset').filter({ hasText: '未配置' }).count() === 4, 'the four applications say 未配置');
+  check((await page.content()).indexOf('example.com') < 0, 'no made-up address anywhere on the desk');
+  const tn = TENANTS[2];
+  for (const [key, value] of [['site.feedback', 'https://feedback.acme.cn'], ['site.appraise', 'https://survey.acme.cn'], ['site.app.erp', 'https://erp.acme.cn']]) {
+    const r = await fetch(`http://127.0.0.1:${server.port}/api/blade-system/param/submit`, { method: 'POST', headers: { Authorization: BASIC, 'Tenant-Id': tn.id, 'Blade-Auth': 'bearer ' + t.user.access_token, 'Content-Type': 'application/json' }, body: JSON.stringify({ paramName: key, paramKey: key, paramValue: value }) });
+    check(r.ok, `param ${key}: ${r.status}`);
+  }
+  await visit(page, '/wel/index');
+  for (const [name, href] of [['意见反馈', 'https://feedback.acme.cn'], ['评价', 'https://survey.acme.cn']]) {
     const a = page.getByRole('banner').getByRole('link', { name });
-    check(/^https?:\/\//.test(await a.getAttribute('href') || ''), `${name} links to an external site`);
+    check(await a.getAttribute('href') === href, `${name} links to the tenant's setting`);
     check(await a.getAttribute('target') === '_blank', `${name} opens a new tab`);
   }
+  check(await page.locator('.launcher a', { hasText: 'ERP' }).getAttribute('href') === 'https://erp.acme.cn', 'ERP opens the tenant\'s ERP');
+  await shot(page, 'desk-links-configured');
 });
 
 for (const [path, menuName, host] of [['/system/dict', '系统字典', TENANTS[0].host], ['/system/dictbiz', '业务字典', TENANTS[2].host]]) {

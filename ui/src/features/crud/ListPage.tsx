@@ -30,6 +30,17 @@ export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts'], ro
 /** Free text that may run long (remarks, addresses, notes): its column wraps; every other cell stays on one line. */
 export const longText = (f: Field) => f.kind === 'textarea' || f.kind === 'json' || (f.kind === 'text' && (f.maxLen ?? 0) > 64 && !/(Code|No|Name)$/.test(f.name));
 
+/**
+ * Names and text that may wrap when the table would otherwise be wider than the screen (project names,
+ * companies, addresses): at 1366 px a list of ten columns then fits, and no column hides under the pinned 操作.
+ * Codes, dates, numbers, phones and dictionary values stay on one line.
+ */
+export const softText = (f: Field) =>
+  !longText(f) && !f.dict && (f.kind === 'text' && !f.pattern && !/(Code|No|no|code)$/.test(f.name) || (!!f.refers && f.kind !== 'int'));
+
+/** The class of a list cell: long text wraps in a bounded column, names may wrap, the rest stays on one line. */
+export const cellClass = (f: Field) => (longText(f) ? 'wrap' : softText(f) ? 'soft' : undefined);
+
 export function ListPage() {
   const { t } = useTranslation();
   const { props, navigate } = useApp();
@@ -159,7 +170,7 @@ export function ListPage() {
                 <tr key={id} className={[on ? 'selected' : '', isOverdue(row) ? 'overdue' : '', isLow(row) ? 'low' : ''].join(' ').trim()} title={isOverdue(row) ? t('common.overdue') : isLow(row) ? t('common.lowStock') : undefined}>
                   <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
-                  {cols.map((f) => <td key={f.name} className={longText(f) ? 'wrap' : undefined}>{display(f, row[f.name], res.dicts, row, yesNo)}</td>)}
+                  {cols.map((f) => <td key={f.name} className={cellClass(f)}>{display(f, row[f.name], res.dicts, row, yesNo)}</td>)}
                   <td className="col-action">
                     {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}

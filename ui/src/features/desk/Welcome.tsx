@@ -25,7 +25,11 @@ export function Launcher() {
       <h3 id="desk-apps">{t('desk.apps')}</h3>
       <ul className="launcher">
         {props.site.apps.map((a) => (
-          <li key={a.name}><a href={a.url} target="_blank" rel="noopener noreferrer"><span className="app-icon" aria-hidden="true">{a.name.slice(0, 1)}</span>{a.name}</a></li>
+          <li key={a.name}>
+            {a.url
+              ? <a href={a.url} target="_blank" rel="noopener noreferrer"><span className="app-icon" aria-hidden="true">{a.name.slice(0, 1)}</span>{a.name}</a>
+              : <span className="app-unset" title={t('common.notConfiguredHint', { key: `site.app.${a.name.toLowerCase()}` })}><span className="app-icon" aria-hidden="true">{a.name.slice(0, 1)}</span>{a.name}<small>{t('common.notConfigured')}</small></span>}
+          </li>
         ))}
       </ul>
     </section>

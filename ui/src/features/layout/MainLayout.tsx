@@ -57,6 +57,11 @@ export function MainLayout({ title, children }: { title: string; children: React
   }, [prefix, props.tenant.id]);
 
   const go = (m: MenuNode) => {
+    // An external system nobody has set up yet (外部系统 without an address) says so instead of going nowhere.
+    if (!m.path) {
+      window.alert(t('common.notConfiguredHint', { key: `site.app.${(m.code ?? '').replace(/^external_/, '')}` }));
+      return;
+    }
     const target = menuTarget(m);
     if (target.newWindow) window.open(target.href, '_blank', 'noopener');
     else navigate(target.href);
@@ -86,8 +91,12 @@ export function MainLayout({ title, children }: { title: string; children: React
         {edu && <LangSwitch />}
         <button type="button" className="icon-btn" aria-label={t('top.theme')} title={t('top.theme')} onClick={() => setThemeOpen(true)}><IconTheme /></button>
         <button type="button" className="icon-btn" aria-label={t('top.fullscreen')} title={t('top.fullscreen')} onClick={fullscreen}><IconFullscreen /></button>
-        {props.site.feedbackUrl && <a className="icon-btn" href={props.site.feedbackUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.feedback')} title={t('top.feedback')}><IconFeedback /></a>}
-        {props.site.appraiseUrl && <a className="icon-btn" href={props.site.appraiseUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.appraise')} title={t('top.appraise')}><IconStar /></a>}
+        {props.site.feedbackUrl
+          ? <a className="icon-btn" href={props.site.feedbackUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.feedback')} title={t('top.feedback')}><IconFeedback /></a>
+          : <button type="button" className="icon-btn unset" aria-disabled="true" aria-label={`${t('top.feedback')}（${t('common.notConfigured')}）`} title={t('common.notConfiguredHint', { key: 'site.feedback' })} onClick={() => window.alert(t('common.notConfiguredHint', { key: 'site.feedback' }))}><IconFeedback /></button>}
+        {props.site.appraiseUrl
+          ? <a className="icon-btn" href={props.site.appraiseUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.appraise')} title={t('top.appraise')}><IconStar /></a>
+          : <button type="button" className="icon-btn unset" aria-disabled="true" aria-label={`${t('top.appraise')}（${t('common.notConfigured')}）`} title={t('common.notConfiguredHint', { key: 'site.appraise' })} onClick={() => window.alert(t('common.notConfiguredHint', { key: 'site.appraise' }))}><IconStar /></button>}
         <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}><IconPlus /></a>
         <Dropdown className="user-btn" align="end" trigger={<>
           <img src={props.user?.avatar || '/img/avatar.png'} alt="" width={28} height={28} />
