@@ -215,6 +215,17 @@ async fn project_cost_compares_budget_with_actual_from_its_sources() {
         (Some("210000.00"), Some("46600.50"), Some("163399.50"), Some("77.81")), "{v}");
     let (_, v) = get(&app, &t, &format!("{C}/getInformationDetails?projectId={project}")).await;
     assert_eq!((v["data"]["projectName"].as_str(), v["data"]["budget"].as_str(), v["data"]["material"].as_str()), (Some("成本测试项目"), Some("150000.00"), Some("27500.00")), "{v}");
+    // 其中材料 is the material category's actual cost, as the comparison table's row shows it.
+    let (s, v2) = post(&app, &t, &format!("{C}/submit"), json!({"projectId": project, "costType": 1, "costName": "辅材(手工登记)", "budget": "0", "actual": "1000.25"})).await;
+    assert_eq!(s, 200, "{v2}");
+    let (_, v) = get(&app, &t, &format!("{C}/getInformationDetails?projectId={project}")).await;
+    assert_eq!((v["data"]["material"].as_str(), v["data"]["materialIssued"].as_str(), v["data"]["materialEntered"].as_str()), (Some("28500.25"), Some("27500.00"), Some("1000.25")), "{v}");
+    let (_, c) = get(&app, &t, &format!("{C}/getCostComparison?projectId={project}")).await;
+    assert_eq!(c["data"][0]["actual"], v["data"]["material"], "the facts and the table agree");
+    assert_eq!((v["data"]["labour"].as_str(), v["data"]["other"].as_str()), (Some("600.00"), Some("18500.50")), "{v}");
+    let id2 = v2["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = app.req("POST", &format!("{C}/remove?ids={id2}"), Some(&t), None, &[]).await;
+    assert_eq!(s, 200);
     let (_, v) = get(&app, &t, &format!("{C}/getMaterialDetailList?projectId={project}&current=1&size=10")).await;
     assert_eq!(v["data"]["total"], 2, "{v}");
     assert_eq!(v["data"]["records"][0]["direction"], "return");

@@ -119,8 +119,13 @@ async fn information(State(st): State<AppState>, s: Session, p: AnyParams) -> Ap
     let wire = crud::decorated(&st, &s.tenant, &st.res.get("project"), project).await?;
     let budget: i64 = f.budget.values().sum();
     let mut out = profit_json(&f);
-    for (k, v) in [("received", yuan(f.received)), ("budget", yuan(budget)), ("material", yuan(f.material)), ("labour", yuan(f.labour)),
-        ("other", yuan(f.total_actual() - f.material - f.labour)), ("budgetBalance", yuan(budget - f.total_actual()))] {
+    // 其中材料 and 其中人工 are the categories' actual cost as the comparison table shows it (from the warehouse or
+    // day work, plus what was entered by hand): the page said 其中材料 ¥0.00 beside a table of ¥103,718.81
+    // entered by hand. Where each came from is answered too.
+    let (material, labour) = (f.actual(MATERIAL), f.actual(LABOUR));
+    for (k, v) in [("received", yuan(f.received)), ("budget", yuan(budget)), ("material", yuan(material)), ("labour", yuan(labour)),
+        ("materialIssued", yuan(f.material)), ("materialEntered", yuan(material - f.material)), ("labourDayWork", yuan(f.labour)),
+        ("other", yuan(f.total_actual() - material - labour)), ("budgetBalance", yuan(budget - f.total_actual()))] {
         out[k] = json!(v);
     }
     for k in ["id", "projectCode", "projectName", "projectCompanyName", "customerName", "managerName", "projectStatus", "projectStatusName", "startTime", "endTime"] {

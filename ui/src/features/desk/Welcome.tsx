@@ -51,12 +51,19 @@ export function useCounts(): Counts | null {
   return c;
 }
 
+/** The desk's approval figures, each opening its own list (the samples, unlinked, without counts). */
+export function approvalRows(counts: Pick<Counts, 'todo' | 'claim' | 'done' | 'send'> | null): { key: string; n: number; to: string }[] {
+  // 待办 and 待签 apart: the desk said 待办 2 while 待办事务 was empty (both were to claim).
+  return counts
+    ? [{ key: 'desk.approval.todo', n: counts.todo, to: '/work/todo' }, { key: 'desk.approval.claim', n: counts.claim, to: '/work/claim' },
+      { key: 'desk.approval.done', n: counts.done, to: '/work/done' }, { key: 'desk.approval.sent', n: counts.send, to: '/work/send' }]
+    : APPROVALS.map((a) => ({ ...a, to: '' }));
+}
+
 export function Approvals({ counts }: { counts: Counts | null }) {
   const { t } = useTranslation();
   const { navigate } = useApp();
-  const rows = counts
-    ? [{ key: 'desk.approval.todo', n: counts.todo + counts.claim, to: '/work/todo' }, { key: 'desk.approval.done', n: counts.done, to: '/work/done' }, { key: 'desk.approval.sent', n: counts.send, to: '/work/send' }]
-    : APPROVALS.map((a) => ({ ...a, to: '' }));
+  const rows = approvalRows(counts);
   return (
     <section className="card" aria-labelledby="desk-appr">
       <h3 id="desk-appr">{t('desk.approvals')}{!counts && <span className="tag sample">{t('desk.sample')}</span>}</h3>

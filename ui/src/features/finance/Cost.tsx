@@ -96,7 +96,9 @@ export function CostPage({ projectId }: { projectId: string }) {
       </div>
       <div className="card">
         <h3>{L('材料明细', 'Materials')}</h3>
-        <Table label={L('材料明细', 'Materials')} empty={L('该项目还没有领料', 'No materials issued to the project yet')} rows={moves?.records ?? []} cols={[
+        <Table label={L('材料明细', 'Materials')} empty={Number(info.materialEntered) > 0
+          ? L(`该项目还没有仓库领料;材料费 ${yuan(info.materialEntered)} 为手工登记`, `No materials issued from the warehouse; the material cost of ${yuan(info.materialEntered)} was entered by hand`)
+          : L('该项目还没有领料', 'No materials issued to the project yet')} rows={moves?.records ?? []} cols={[
           [L('时间', 'When'), (r) => r.createTime], [L('单据', 'Document'), (r) => r.docNo], [L('商品', 'Goods'), (r) => `${r.goodsName ?? ''} ${r.spec ?? ''}`],
           [L('数量', 'Qty'), (r) => `${r.direction === 'return' ? '-' : ''}${r.qty} ${r.unit ?? ''}`],
           [L('金额', 'Value'), (r) => <span className={r.direction === 'return' ? 'muted' : ''}>{r.direction === 'return' ? '-' : ''}{yuan(r.amount)}</span>],
