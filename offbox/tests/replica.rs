@@ -105,7 +105,7 @@ async fn shipped_changes_restore_exactly_latest_and_at_a_moment() {
     let mut cfg = config(dir.path());
     // Snapshots after a little log, so that the moment below falls between two of them; segments merged early.
     cfg.snapshot_log_bytes = 16 << 10;
-    cfg.merge_at = 10;
+    cfg.merge_at = 2;
     cfg.merge_after = Duration::ZERO;
     cfg.merge_every = Duration::from_millis(500);
     let mut sh = Shipper::new(store.clone(), bucket.clone(), cfg, defs());

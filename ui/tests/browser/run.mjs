@@ -413,9 +413,13 @@ test('tag bar: open, close active → previous, desk not closable, close others,
 
 test('language: zh → en changes visible strings and survives reload', async (t) => {
   const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/system/param');
+  await tagbar(page).getByRole('link', { name: '参数管理', exact: true }).waitFor();
   await visit(page, '/wel/index');
   await page.getByRole('banner').getByRole('button', { name: 'English' }).click();
   await tagbar(page).getByRole('link', { name: 'My desktop' }).waitFor();
+  // A tag opened in Chinese follows the language too (it kept the words it was opened with).
+  await tagbar(page).getByRole('link', { name: 'Parameters', exact: true }).waitFor();
   await page.getByRole('banner').getByRole('button', { name: 'Lock screen' }).waitFor();
   await sidebar(page).getByRole('button', { name: 'System', exact: true }).waitFor(); // menu names come from the server
   check(await page.evaluate(() => document.documentElement.lang) === 'en', 'html lang en');
@@ -1221,8 +1225,9 @@ test('work orders: raised from the top bar, replied to, resolved; urgent ones on
   const { page } = await session(t);
   await visit(page, '/wel/index');
   await page.locator('#desk-urgent').locator('..').getByText(/^工单 · /).first().waitFor(); // the demo's urgent orders of the admin
-  await page.getByRole('banner').getByRole('link', { name: '新增工作' }).click();
+  await page.getByRole('banner').getByRole('link', { name: '新建工单' }).click();
   await waitPath(page, '/worklist/addworklist');
+  await tagbar(page).getByRole('link', { name: '新建工单', exact: true }).waitFor(); // the tag says what the page says
   const form = page.getByRole('form', { name: '工单' });
   await form.getByRole('button', { name: '提交工单' }).click();
   await form.getByText('请填写标题').waitFor();

@@ -3,7 +3,7 @@
 import * as CM from '@radix-ui/react-context-menu';
 import * as DM from '@radix-ui/react-dropdown-menu';
 import { ContextMenu, Dropdown } from '../../components/ui/menu';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
 import { store } from '../../lib/storage';
@@ -11,9 +11,10 @@ import * as tb from '../../lib/tagbar';
 import { Confirm } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { IconChevronDown, IconClose } from '../../components/ui/icons';
+import type { MenuNode } from '../../types';
 
 export function TagBar({ title, onSearch }: { title: string; onSearch: () => void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { props, navigate } = useApp();
   const toast = useToast();
   const path = splitUrl(props.url)[0];
@@ -35,7 +36,15 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
     s.set('tagList', next);
     if (next.active !== path) navigate(next.active);
   };
-  const label = (tag: tb.Tag) => t(tag.label);
+  // A tag keeps the words it was opened with; a menu's name is taken again from the menus of the current
+  // language, so switching to English does not leave the open tags in Chinese.
+  const names = useMemo(() => {
+    const m = new Map<string, string>();
+    const walk = (ms: MenuNode[]) => ms.forEach((x) => { if (x.path) m.set(x.path, x.name); if (x.children) walk(x.children); });
+    walk(props.menus ?? []);
+    return m;
+  }, [props.menus]);
+  const label = (tag: tb.Tag) => (i18n.exists(tag.label) ? t(tag.label) : names.get(tag.value) ?? tag.label);
 
   const actions = (Item: typeof DM.Item | typeof CM.Item) => (
     <>
