@@ -471,3 +471,28 @@ async fn construction_approvals_change_their_business_records() {
     let _ = zhang;
     audit_clean(&app);
 }
+
+/// 审批人员 is optional on the leave form: without it the applicant's department leader decides; in a department
+/// without one (nor above it) the answer says to choose an approver, not 环节「部门领导审批」找不到办理人.
+#[tokio::test]
+async fn a_leave_without_an_approver_goes_to_the_department_leader_or_says_to_choose_one() {
+    let app = App::new();
+    let p = people(&app).await;
+    let solo_id = app.make_user(A, "solo", "Zz#12345", &["staff"]).await;
+    let dept = put(&app, A, "dept", json!({"parentId": 0, "deptName": "质检部", "fullName": "质检部", "deptCategory": 2}));
+    set(&app, A, "user", solo_id, json!({"deptId": dept.to_string()}));
+    let solo = app.sign_in(A, "solo", "Zz#12345").await;
+    let body = json!({"startTime": "2026-12-03 09:00:00", "endTime": "2026-12-03 18:00:00", "reason": "事假"});
+    let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), body.clone()).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("请选择审批人员"), "{v}");
+    let mut with = body.clone();
+    with["taskUser"] = json!(p.li_id.to_string());
+    let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), with).await;
+    assert_eq!(s, 200, "an approver chosen: {v}");
+    assert_eq!(todo(&app, &p.li).await.len(), 1);
+    // 张's department is led by 李: without an approver, it is 李's.
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), body).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(todo(&app, &p.li).await.len(), 2);
+}

@@ -93,6 +93,18 @@ pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process:
         w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
     }
     let def = runtime::definition_of(process);
+    // 审批人员 is optional on the form: without one, the applicant's department leader decides (the nearest
+    // department up the tree whose leader is someone else). Without any, say what to do instead of the engine's
+    // 环节「部门领导审批」找不到办理人.
+    let needs_user = def.var("taskUser").is_some_and(|d| d.ty == flow::VarType::User);
+    let task_user = match l.task_user {
+        Some(u) => Some(u),
+        None if needs_user => Some(dept_leader(w, cx)?.ok_or_else(|| {
+            rule("请选择审批人员:您所在的部门(及上级部门)没有设置负责人", "Choose an approver: your department (and those above it) has no leader set")
+        })?),
+        None => None,
+    };
+    let l = &Leave { task_user, from: l.from.clone(), to: l.to.clone(), days: l.days, reason: l.reason.clone() };
     let ldef = cx.def("process_leave");
     let leave = w.insert(&ldef, cx.tenant, obj(json!({
         "processDefinitionId": id(process, "id"), "applyUserId": cx.actor.user_id, "taskUser": l.task_user,
@@ -142,4 +154,29 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
         })
         .await?;
     Ok(ok(out))
+}
+
+/// The leader of the applicant's department, or of the nearest department above it with a leader who is not the
+/// applicant.
+fn dept_leader(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> store::Result<Option<u64>> {
+    let me = cx.actor.user_id;
+    let Some(user) = w.get(&cx.def("user"), cx.tenant, me)? else { return Ok(None) };
+    let first = user.get("deptId").map(|v| match v {
+        Value::String(s) => s.split(',').next().unwrap_or("").trim().parse::<u64>().unwrap_or(0),
+        other => other.as_u64().unwrap_or(0),
+    });
+    let ddef = cx.def("dept");
+    let mut at = first.unwrap_or(0);
+    for _ in 0..32 {
+        if at == 0 {
+            break;
+        }
+        let Some(d) = w.get(&ddef, cx.tenant, at)? else { break };
+        let leader = id(&d, "leaderId");
+        if leader != 0 && leader != me && w.get(&cx.def("user"), cx.tenant, leader)?.is_some() {
+            return Ok(Some(leader));
+        }
+        at = id(&d, "parentId");
+    }
+    Ok(None)
 }
