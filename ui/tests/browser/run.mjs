@@ -1058,6 +1058,22 @@ test('buildings and progress: import rooms watching the progress bar; report a n
   await shot(page, 'process-reported');
 });
 
+test('a new construct for a project without a free contract offers the way to one (no dead end)', async (t) => {
+  const { page } = await session(t);
+  const S = '/api/blade-scm';
+  const company = (await bladeCall(t, 'POST', `${S}/company/list`, { size: 1 })).records[0];
+  const p = await bladeCall(t, 'POST', `${S}/project/add`, { projectName: '新街口写字楼 18F 装修', projectCompanyId: company.id, businessUnit: 1, startTime: '2026-12-01', address: '南京市玄武区新街口' });
+  const project = (await bladeCall(t, 'POST', `${S}/project/detail/${p.id}`));
+  await visit(page, `/project/detail/${project.projectCode}`);
+  await page.getByRole('button', { name: '新建施工单' }).click();
+  await page.waitForURL((u) => u.pathname === '/construct/info');
+  const form = page.getByRole('form', { name: '施工单' });
+  await form.getByText('该项目没有未分配的合同').waitFor({ state: 'attached' });
+  await form.getByRole('link', { name: '到项目页新建或绑定合同' }).click();
+  await waitPath(page, `/project/detail/${project.projectCode}`);
+  await shot(page, 'construct-no-contract-way');
+});
+
 test('construct page: a new construct from the project page through dispatch to construction, a measure with rooms, server-rendered', async (t) => {
   const { page } = await session(t);
   const S = '/api/blade-scm';

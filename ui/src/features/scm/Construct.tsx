@@ -53,6 +53,15 @@ function BaseForm({ initial, onSaved, onCancel }: { initial: Row; onSaved: (rec:
   const [busy, setBusy] = useState(false);
   const buildings = useBuildings(String(f.projectId ?? ''));
   const isNew = !initial.id;
+  const { navigate } = useApp();
+  const toProject = async (projectId: string) => {
+    try {
+      const p = await post(`${S}/project/detail/${projectId}`);
+      navigate(`/project/detail/${encodeURIComponent(String(p.projectCode))}`);
+    } catch (e2) {
+      setErr(errText(e2));
+    }
+  };
   useEffect(() => {
     if (!f.projectId) return setContracts([]);
     post(`${S}/project/unassigned/construct/contract/list/${f.projectId}/${initial.id ?? 0}`, { size: 100 })
@@ -90,6 +99,12 @@ function BaseForm({ initial, onSaved, onCancel }: { initial: Row; onSaved: (rec:
           <option value="">{f.projectId ? (contracts.length ? L('请选择', 'Choose') : L('该项目没有未分配的合同', 'No unassigned contracts')) : L('先选择项目', 'Choose a project first')}</option>
           {contracts.map((c) => <option key={c.id} value={String(c.id)}>{c.contractCode} · {c.contractName} · {yuan(c.contractAmount)}</option>)}
         </select>
+        {/* Not a dead end: the project's page creates a contract or binds one. */}
+        {f.projectId && !contracts.length && (
+          <span className="muted">{L('施工单要归属一份合同:', 'A construct belongs to a contract: ')}
+            <a href="#" className="link" onClick={(e) => { e.preventDefault(); void toProject(String(f.projectId)); }}>{L('到项目页新建或绑定合同', 'create or bind one on the project page')}</a>
+          </span>
+        )}
       </label>
       <label className="wide">{L('施工内容', 'Work')} *
         <input value={f.constructName ?? ''} maxLength={100} onChange={(e) => setF({ ...f, constructName: e.target.value })} />
