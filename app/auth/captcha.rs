@@ -55,15 +55,37 @@ impl Captchas {
 }
 
 fn render() -> (String, Vec<u8>) {
+    let (code, png, _) = render_sized();
+    (code, png)
+}
+
+/// The code, the PNG, and the text's own width and height.
+fn render_sized() -> (String, Vec<u8>, (u32, u32)) {
     let mut c = Captcha::new();
-    c.add_chars(4).apply_filter(Noise::new(0.15)).apply_filter(Wave::new(1.5, 8.0)).view(130, 48);
+    c.add_chars(4).apply_filter(Noise::new(0.15)).apply_filter(Wave::new(1.5, 8.0));
+    // The image is the text's own area with a margin for the wave: a fixed 130×48 view cut the last character at
+    // the image's edge. The page scales it into its box.
+    let a = c.text_area();
+    let text = (a.right.saturating_sub(a.left), a.bottom.saturating_sub(a.top));
+    // The wave moves glyphs down more than up (the cut was always at the bottom or right): more room there.
+    c.extract(captcha::Geometry::new(a.left.saturating_sub(12), a.right + 20, a.top.saturating_sub(6), a.bottom + 18));
     let png = c.as_png().unwrap_or_default();
-    (c.chars_as_string(), png)
+    (c.chars_as_string(), png, text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The image holds the whole text with a margin (the last character was cut at the edge of a fixed view).
+    #[test]
+    fn the_image_holds_the_whole_text() {
+        for _ in 0..50 {
+            let (_, png, (tw, th)) = render_sized();
+            let (w, h) = (u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap()));
+            assert!(w >= tw + 32 && h >= th + 24, "{w}×{h} for text {tw}×{th}");
+        }
+    }
 
     #[test]
     fn single_use_png() {
