@@ -207,7 +207,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
     out["menus"] = Value::Array(crate::api::system::menu::user_routes(st, s, lang).await?);
     // The launcher, the 外部系统 menus and the header's feedback and appraise links: the tenant's own settings
     // (参数管理 `site.app.bim` …, `site.feedback`, `site.appraise`), else the server's flags, else 未配置 ("").
-    let links = site_links(st, &s.tenant).await?;
+    let (search_box, links) = page_params(st, &s.tenant).await?;
     for a in out["site"]["apps"].as_array_mut().into_iter().flatten() {
         let name = a["name"].as_str().unwrap_or("").to_ascii_lowercase();
         if let Some(u) = links.get(&format!("site.app.{name}")) {
@@ -221,7 +221,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
     }
     let apps = out["site"]["apps"].clone();
     external_menus(&mut out["menus"], &apps);
-    out["site"]["searchBox"] = json!(search_box(st, &s.tenant).await?);
+    out["site"]["searchBox"] = json!(search_box);
     let mut codes: Vec<&String> = s.perms.codes.iter().collect();
     codes.sort();
     out["permissions"] = json!(codes);
@@ -251,24 +251,25 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
 /// `zz.search.box` of the tenant with the value `true` (or `1`, `on`).
 pub const SEARCH_BOX_PARAM: &str = "zz.search.box";
 
-/// The tenant's link settings that are set (参数管理 keys `site.app.<name>`, `site.feedback`, `site.appraise`):
-/// only http(s) addresses are taken.
-async fn site_links(st: &AppState, tenant: &str) -> Result<std::collections::HashMap<String, String>, ApiError> {
+/// The tenant's page settings in 参数管理, read once per page: the header's search box (`zz.search.box`) and the
+/// link addresses that are set (`site.app.<name>`, `site.feedback`, `site.appraise`; only http(s) ones are taken).
+async fn page_params(st: &AppState, tenant: &str) -> Result<(bool, std::collections::HashMap<String, String>), ApiError> {
     let (def, t) = (st.res.get("param"), tenant.to_string());
-    let keys: Vec<String> = ["site.app.bim", "site.app.erp", "site.app.bbc", "site.app.pms", "site.feedback", "site.appraise"].map(String::from).to_vec();
-    Ok(st
-        .read(move |r| {
-            let mut out = std::collections::HashMap::new();
-            for k in keys {
-                let Some(id) = r.find_unique(&def, &t, "paramKey", &k)? else { continue };
-                let v = r.get(&def, &t, id)?.and_then(|p| p.get("paramValue").and_then(Value::as_str).map(|v| v.trim().to_string()));
-                if let Some(v) = v.filter(|v| v.starts_with("https://") || v.starts_with("http://")) {
-                    out.insert(k, v);
-                }
+    st.read(move |r| {
+        let value = |k: &str| -> store::Result<Option<String>> {
+            let Some(id) = r.find_unique(&def, &t, "paramKey", k)? else { return Ok(None) };
+            Ok(r.get(&def, &t, id)?.and_then(|p| p.get("paramValue").and_then(Value::as_str).map(|v| v.trim().to_string())))
+        };
+        let search = value(SEARCH_BOX_PARAM)?.is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "true" | "1" | "on" | "yes"));
+        let mut links = std::collections::HashMap::new();
+        for k in ["site.app.bim", "site.app.erp", "site.app.bbc", "site.app.pms", "site.feedback", "site.appraise"] {
+            if let Some(v) = value(k)?.filter(|v| v.starts_with("https://") || v.starts_with("http://")) {
+                links.insert(k.to_string(), v);
             }
-            Ok(out)
-        })
-        .await?)
+        }
+        Ok((search, links))
+    })
+    .await
 }
 
 /// The 外部系统 menus (codes `external_bim` …) go where the launcher's entry of the same name goes: the
@@ -283,17 +284,6 @@ fn external_menus(menus: &mut Value, apps: &Value) {
             external_menus(&mut m["children"], apps);
         }
     }
-}
-
-async fn search_box(st: &AppState, tenant: &str) -> Result<bool, ApiError> {
-    let (def, t) = (st.res.get("param"), tenant.to_string());
-    let v = st
-        .read(move |r| {
-            let Some(id) = r.find_unique(&def, &t, "paramKey", SEARCH_BOX_PARAM)? else { return Ok(None) };
-            Ok(r.get(&def, &t, id)?.and_then(|p| p.get("paramValue").and_then(Value::as_str).map(str::to_string)))
-        })
-        .await?;
-    Ok(v.is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "true" | "1" | "on" | "yes")))
 }
 
 /// Whether a path names a screen for someone: a menu path, a generic list screen, or a generated resource's

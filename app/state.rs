@@ -320,7 +320,6 @@ impl AppState {
         self.store.read(f).map_err(ApiError::from)
     }
 
-    /// A durable write through the group-commit writer; answers once it is on disk.
     /// A write of this machine's own sign-in sessions: taken on a standby too (people sign in there to read).
     pub async fn write_local<R: Send + 'static>(
         &self,
@@ -330,12 +329,10 @@ impl AppState {
         self.store.submit_local(op, move |r| {
             let _ = tx.send(r);
         });
-        match rx.await {
-            Ok(r) => r.map_err(ApiError::from),
-            Err(_) => Err(ApiError::from(store::StoreError::Closed)),
-        }
+        answered(rx).await
     }
 
+    /// A durable write through the group-commit writer; answers once it is on disk.
     pub async fn write<R: Send + 'static>(
         &self,
         op: impl FnMut(&mut store::WriteCtx) -> store::Result<R> + Send + 'static,
@@ -344,9 +341,14 @@ impl AppState {
         self.store.submit(op, move |r| {
             let _ = tx.send(r);
         });
-        match rx.await {
-            Ok(r) => r.map_err(ApiError::from),
-            Err(_) => Err(ApiError::from(store::StoreError::Closed)),
-        }
+        answered(rx).await
+    }
+}
+
+/// The writer's answer to a submitted write (Closed when the writer stopped before answering).
+async fn answered<R>(rx: tokio::sync::oneshot::Receiver<store::Result<R>>) -> ApiResult<R> {
+    match rx.await {
+        Ok(r) => r.map_err(ApiError::from),
+        Err(_) => Err(ApiError::from(store::StoreError::Closed)),
     }
 }

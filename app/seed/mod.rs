@@ -105,14 +105,7 @@ fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store
     }
     let dict_def = res.get("dict");
     for d in asset("seed/dicts.json").as_array().into_iter().flatten() {
-        let parent = obj(json!({"parentId": 0, "code": d["code"], "dictKey": "-1", "dictValue": d["dictValue"],
-            "dictValueEn": d["dictValueEn"], "sort": d["sort"], "remark": d["remark"], "isSealed": d["isSealed"]}));
-        let pid = w.insert(&dict_def, store::PLATFORM_TENANT, parent, &sys)?["id"].clone();
-        for c in d["children"].as_array().into_iter().flatten() {
-            let child = obj(json!({"parentId": pid, "code": d["code"], "dictKey": c["dictKey"], "dictValue": c["dictValue"],
-                "dictValueEn": c["dictValueEn"], "sort": c["sort"], "remark": c["remark"], "isSealed": d["isSealed"]}));
-            w.insert(&dict_def, store::PLATFORM_TENANT, child, &sys)?;
-        }
+        insert_dict(w, &dict_def, d, &sys)?;
     }
 
     for (tenant, hash) in admins {
@@ -124,6 +117,19 @@ fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store
 
 /// Platform reference data added once (also to data files made before it existed): China's provincial-level
 /// divisions and prefecture-level cities (GB/T 2260 codes, `seed/regions.json`) and the predefined reports.
+/// One system dictionary of `seed/dicts.json` (its parent row and its entries), for the platform.
+pub(crate) fn insert_dict(w: &mut WriteCtx, dict_def: &store::ResourceDef, d: &Value, sys: &Actor) -> store::Result<()> {
+    let parent = obj(json!({"parentId": 0, "code": d["code"], "dictKey": "-1", "dictValue": d["dictValue"],
+        "dictValueEn": d["dictValueEn"], "sort": d["sort"], "remark": d["remark"], "isSealed": d["isSealed"]}));
+    let pid = w.insert(dict_def, store::PLATFORM_TENANT, parent, sys)?["id"].clone();
+    for c in d["children"].as_array().into_iter().flatten() {
+        let child = obj(json!({"parentId": pid, "code": d["code"], "dictKey": c["dictKey"], "dictValue": c["dictValue"],
+            "dictValueEn": c["dictValueEn"], "sort": c["sort"], "remark": c["remark"], "isSealed": d["isSealed"]}));
+        w.insert(dict_def, store::PLATFORM_TENANT, child, sys)?;
+    }
+    Ok(())
+}
+
 fn reference_data(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
     let sys = Actor::default();
     let def = res.get("region");

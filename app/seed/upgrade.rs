@@ -27,14 +27,7 @@ pub fn upgrade(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         if have.contains(s(d, "code")) {
             continue;
         }
-        let parent = obj(json!({"parentId": 0, "code": d["code"], "dictKey": "-1", "dictValue": d["dictValue"],
-            "dictValueEn": d["dictValueEn"], "sort": d["sort"], "remark": d["remark"], "isSealed": d["isSealed"]}));
-        let pid = w.insert(&dict_def, store::PLATFORM_TENANT, parent, &sys)?["id"].clone();
-        for c in d["children"].as_array().into_iter().flatten() {
-            let child = obj(json!({"parentId": pid, "code": d["code"], "dictKey": c["dictKey"], "dictValue": c["dictValue"],
-                "dictValueEn": c["dictValueEn"], "sort": c["sort"], "remark": c["remark"], "isSealed": d["isSealed"]}));
-            w.insert(&dict_def, store::PLATFORM_TENANT, child, &sys)?;
-        }
+        super::insert_dict(w, &dict_def, d, &sys)?;
     }
     let added = add_missing_menus(w, res)?;
     if !added.is_empty() {
