@@ -1,5 +1,6 @@
 //! The areas of the product, one folder each, listed once in `AREAS`: the platform's (`system`, `user`,
-//! `resource`, `desk`, `log`, `search`, `develop`) and the business's (`scm`, `wms`, `flow`, `finance`, `worklist`).
+//! `resource`, `desk`, `log`, `search`, `develop`) and the business's (`scm`, `wms`, `flow`, `finance`, `worklist`,
+//! `wechat`).
 //! An area plugs into the engine through its `Area`: routes, the rules of the resources it declares, what it does
 //! after another area's record is written, tenant setup, upgrades, demo data, what `verify` checks, work before
 //! serving and background tasks. `serve`, `seed`, `admin` and `build` walk `AREAS`; areas read each other only
@@ -18,6 +19,7 @@ pub mod scm;
 pub mod search;
 pub mod system;
 pub mod user;
+pub mod wechat;
 pub mod wms;
 pub mod worklist;
 
@@ -83,6 +85,7 @@ pub const AREAS: &[Area] = &[
     flow::AREA,
     finance::AREA,
     worklist::AREA,
+    wechat::AREA,
 ];
 
 /// The platform areas, whose routes come before the declared resources' (the order of the route table).

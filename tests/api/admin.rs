@@ -463,3 +463,40 @@ async fn api_log_writes_only_leaves_out_successful_reads() {
     let (_, v) = app.get("/api/blade-log/api/list?requestUri_equal=/api/blade-system/param/submit", &tok[A]).await;
     assert_eq!(v["data"]["total"], 1, "the write: {v}");
 }
+
+/// blade-wechat: the five resources at `/api/blade-wechat/<name>` (list, detail, submit, remove), secrets kept
+/// write-only, a module or template bound to an account of the same tenant, and the push history's results named.
+#[tokio::test]
+async fn wechat_accounts_modules_templates_params_and_history() {
+    let app = App::new();
+    let tok = admin_tokens(&app).await;
+    const W: &str = "/api/blade-wechat";
+    let (s, v) = app.post(&format!("{W}/deploy/submit"), &tok[A], r#"{"accountName":"业主服务号","accountType":1,"appId":"wx0c9d52b8e4a1","appSecret":"s3cret-value","enabled":1}"#).await;
+    assert_eq!(s, 200, "{v}");
+    let deploy = id(&v);
+    let (_, v) = app.get(&format!("{W}/deploy/detail?id={deploy}"), &tok[A]).await;
+    assert_eq!(v["data"]["accountTypeName"], "服务号", "{v}");
+    assert!(!v.to_string().contains("s3cret-value"), "the app secret is write-only: {v}");
+    let (s, v) = app.post(&format!("{W}/deploy/submit"), &tok[A], r#"{"accountName":"重复","accountType":1,"appId":"wx0c9d52b8e4a1"}"#).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = app.post(&format!("{W}/modules/submit"), &tok[A], &format!(r#"{{"moduleName":"在线报修","moduleCode":"repair","deployId":"{deploy}","audience":1}}"#)).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = app.get(&format!("{W}/modules/list?deployId={deploy}"), &tok[A]).await;
+    assert_eq!(v["data"]["records"][0]["deployName"], "业主服务号", "{v}");
+    let (s, v) = app.post(&format!("{W}/message/submit"), &tok[A], &format!(r#"{{"title":"报修受理通知","templateId":"tpl-01","deployId":"{deploy}","scene":1,"content":"已受理"}}"#)).await;
+    assert_eq!(s, 200, "{v}");
+    let message = id(&v);
+    let (s, v) = app.post(&format!("{W}/param/submit"), &tok[A], r#"{"paramName":"推送时段开始","paramKey":"wechat.push.from","paramValue":"08:00"}"#).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = app.post(&format!("{W}/history/submit"), &tok[A], &format!(r#"{{"messageId":"{message}","receiverName":"张女士","openId":"o1","summary":"报修受理通知","sendTime":"2026-11-20 09:30:00","sendStatus":2,"errorMsg":"43004 接收人未关注公众号"}}"#)).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = app.get(&format!("{W}/history/list?sendStatus=2"), &tok[A]).await;
+    assert_eq!((v["data"]["total"].as_u64(), v["data"]["records"][0]["sendStatusName"].as_str(), v["data"]["records"][0]["messageName"].as_str()), (Some(1), Some("失败"), Some("报修受理通知")), "{v}");
+    // Another tenant's account is not one to bind to, and its lists are its own.
+    let (s, v) = app.post(&format!("{W}/modules/submit"), &tok[B], &format!(r#"{{"moduleName":"x","moduleCode":"x","deployId":"{deploy}","audience":1}}"#)).await;
+    assert_eq!(s, 400, "{v}");
+    let (_, v) = app.get(&format!("{W}/deploy/list"), &tok[B]).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+    let (s, v) = app.post(&format!("{W}/deploy/remove?ids={deploy}"), &tok[A], "{}").await;
+    assert_eq!(s, 400, "an account with modules is not removed: {v}");
+}

@@ -421,7 +421,11 @@ fn cross_tenant_request(method: &str, path: &str, ids: &HashMap<&str, u64>, mine
 }
 
 /// Declared resources served in the Blade shape outside the generic handlers: (API base, fixture key).
-const BLADE_DIALECT: &[(&str, &str)] = &[("/api/blade-biz/statistic/monthtarget", "month_target"), ("/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/category", "worklist_category"), ("/api/blade-biz/worklist/reply", "worklist_reply")];
+const BLADE_DIALECT: &[(&str, &str)] = &[("/api/blade-biz/statistic/monthtarget", "month_target"), ("/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/order", "worklist_order"), ("/api/blade-biz/worklist/category", "worklist_category"), ("/api/blade-biz/worklist/reply", "worklist_reply"),
+    ("/api/blade-wechat/deploy", "wechat_deploy"), ("/api/blade-wechat/modules", "wechat_modules"), ("/api/blade-wechat/message", "wechat_message"),
+    ("/api/blade-wechat/param", "wechat_param"), ("/api/blade-wechat/history", "wechat_history"),
+    ("/blade-api/edu-sub-account/extconfig", "extconfig"), ("/api/blade-api/edu-sub-account/extconfig", "extconfig"),
+    ("/blade-api/edu-sub-account/possign", "possign"), ("/api/blade-api/edu-sub-account/possign", "possign")];
 
 /// The `blade-scm` routes with tenant B's ids in every place an id goes: path segments, `?id=`/`?ids=` and the
 /// body (a valid body otherwise, so only the tenant can make it fail). Pure lists are checked for leaks instead.
@@ -514,6 +518,16 @@ fn scm_fixtures(app: &App, ids: &mut HashMap<&'static str, u64>) {
     let worker = put(app, B, "worker", json!({"workerName": "b_secret_worker", "phone": "13900000009", "workerJobId": job, "workerJobLevelId": level}), 0);
     let project = put(app, B, "project", json!({"projectCode": "XMB-1", "projectName": "b_secret_project", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-01-01", "projectStatus": 1}), 0);
     let contract = put(app, B, "contract", json!({"contractCode": "HTB-1", "contractName": "b_secret_contract", "projectId": project, "partyName": "b_secret", "contractAmount": 100, "contractStatus": 0}), 0);
+    let deploy = put(app, B, "wechat_deploy", json!({"accountName": "b_secret_wechat", "accountType": 1, "appId": "wxb", "enabled": 1}), 0);
+    let message = put(app, B, "wechat_message", json!({"title": "b_secret_tpl", "templateId": "tplb", "deployId": deploy, "scene": 1, "content": "b_secret", "enabled": 1}), 0);
+    ids.insert("wechat_deploy", deploy);
+    ids.insert("wechat_message", message);
+    ids.insert("wechat_modules", put(app, B, "wechat_modules", json!({"moduleName": "b_secret_module", "moduleCode": "mb", "deployId": deploy, "audience": 1, "sort": 1, "enabled": 1}), 0));
+    ids.insert("wechat_param", put(app, B, "wechat_param", json!({"paramName": "b_secret_param", "paramKey": "wechat.b", "paramValue": "b_secret"}), 0));
+    ids.insert("wechat_history", put(app, B, "wechat_history", json!({"messageId": message, "receiverName": "b_secret", "openId": "ob", "summary": "b_secret", "sendTime": "2026-01-01 09:00:00", "sendStatus": 1}), 0));
+    let channel = put(app, B, "extconfig", json!({"configName": "b_secret_channel", "channel": 1, "merchantNo": "mb", "enabled": 1}), 0);
+    ids.insert("extconfig", channel);
+    ids.insert("possign", put(app, B, "possign", json!({"terminalNo": "TB", "configId": channel, "projectId": project, "keeper": "b_secret", "signDate": "2026-01-01", "signStatus": 1}), 0));
     let construct = put(app, B, "construct", json!({"constructCode": "SGB-1", "constructName": "b_secret_construct", "projectId": project, "contractId": contract, "constructMode": 1, "modelStatus": 1}), 0);
     let doc = put(app, B, "doc", json!({"projectId": project, "docName": "b_secret_doc", "category": 1}), 0);
     let building = put(app, B, "building", json!({"projectId": project, "buildingName": "b_secret_1#", "unitName": "1", "floor": 1, "roomNo": "101", "enabled": 1, "roomKey": "b_secret"}), 0);

@@ -462,3 +462,51 @@ async fn the_work_list_app_dictionary_is_a_business_dictionary() {
     let (_, v) = get(&app, &t, "/bladeDict/list?code=work_list_app").await;
     assert_eq!(v["data"].as_array().map(Vec::len), Some(0), "{v}");
 }
+
+/// 收款通道 and POS签约 under the receivables' base (and under `/api`): a channel, a terminal signed on it for a
+/// project, refused on a disabled channel (cancelling stays allowed), and another tenant's records out of reach.
+#[tokio::test]
+async fn payment_channels_and_pos_terminals_are_served_at_both_bases() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let tb = app.admin(B).await;
+    let (_, v) = post(&app, &t, &format!("{S}/company/add"), json!({"companyName": "POS 测试公司", "companyType": 1})).await;
+    let company = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "POS 测试项目", "projectCompanyId": company, "businessUnit": "TOC", "startTime": "2026-03-01"})).await;
+    assert_eq!(s, 200, "{v}");
+    let project = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &t, "/blade-api/edu-sub-account/extconfig/submit", json!({"configName": "银联 工程款", "channel": 1, "merchantNo": "898320541100101", "enabled": 1})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, "/api/blade-api/edu-sub-account/extconfig/list?merchantNo=898320541100101").await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    let channel = v["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(v["data"]["records"][0]["channelName"], "银联商务");
+
+    let (s, v) = post(&app, &t, "/blade-api/edu-sub-account/possign/save", json!({"terminalNo": "T0001", "configId": channel, "projectId": project, "keeper": "王建国", "signDate": "2026-03-02"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, "/blade-api/edu-sub-account/possign/list?terminalNo=T0001").await;
+    let terminal = v["data"]["records"][0]["id"].as_str().unwrap_or_else(|| panic!("{v}")).to_string();
+    assert_eq!(v["data"]["records"][0]["signStatusName"], "已签约", "{v}");
+    assert_eq!(v["data"]["records"][0]["projectName"], "POS 测试项目", "{v}");
+    let (s, v) = get(&app, &t, &format!("/api/blade-api/edu-sub-account/possign/detail?id={terminal}")).await;
+    assert_eq!((s, v["data"]["keeper"].as_str()), (200, Some("王建国")), "{v}");
+
+    // A disabled channel signs no terminal; cancelling one on it is fine.
+    let (s, v) = post(&app, &t, "/blade-api/edu-sub-account/extconfig/submit", json!({"id": channel, "enabled": 0})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, "/blade-api/edu-sub-account/possign/save", json!({"terminalNo": "T0002", "configId": channel, "projectId": project, "keeper": "李卫东", "signDate": "2026-03-03"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("收款通道「银联 工程款」已停用"), "{v}");
+    let (s, v) = post(&app, &t, "/blade-api/edu-sub-account/possign/update", json!({"id": terminal, "signStatus": 2})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, "/blade-api/edu-sub-account/possign/update", json!({"id": terminal, "signStatus": 1})).await;
+    assert_eq!(s, 400, "re-signing on a disabled channel: {v}");
+
+    // Another tenant sees neither.
+    let (_, v) = get(&app, &tb, "/blade-api/edu-sub-account/possign/list?terminalNo=T0001").await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+    let (s, _) = get(&app, &tb, &format!("/blade-api/edu-sub-account/possign/detail?id={terminal}")).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &t, &format!("/blade-api/edu-sub-account/possign/remove?ids={terminal}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+}

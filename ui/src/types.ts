@@ -30,7 +30,9 @@ export type ResourceSchema = {
     /** The edit action's name, [zh, en], when editing is something else (a count). */
     editLabel?: [string, string];
     /** A row's own actions, each `POST <api>/<path>?id=` with the `<resource>_<code>` permission (启用, 测试连接). */
-    rowActions?: RowAction[] } | null;
+    rowActions?: RowAction[];
+    /** What the screen is for and what the server does not do with it, [zh, en] (shown above the list). */
+    note?: [string, string] } | null;
 };
 export type RowAction = { path: string; label: [string, string]; code: string; done: [string, string] };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };

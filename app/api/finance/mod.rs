@@ -1,6 +1,8 @@
 //! 财务: the contract ledger (`/api/blade-scm/contractledger`) and the receivables read from it
 //! (`/blade-api/edu-sub-account/receivables`), with the postings in `ledger`; project cost against budget
-//! (`/api/blade-biz/bim/projectcost`) in `cost`.
+//! (`/api/blade-biz/bim/projectcost`) in `cost`; the payment channels and POS terminals (`extconfig`, `possign`)
+//! in `channels`.
+pub mod channels;
 pub mod cost;
 pub mod ledger;
 pub mod statistic;
@@ -35,6 +37,7 @@ pub fn routes(api: Api) -> Api {
 /// 财务 in every area list: its routes; a signed contract opens its ledger (`contract` is the scm area's); what
 /// `verify` checks (ledgers against their entries, day-work totals); the demo ledgers, costs and targets.
 pub const AREA: crate::api::Area = crate::api::Area {
+    rules: channels::rules,
     after: &[("contract", ledger::contract_saved)],
     upgrades: &[("upgrade:cost_totals", cost::rebuild_totals)],
     demo: Some(demo),
@@ -49,6 +52,7 @@ fn demo(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str) -> 
     let cx = crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now };
     ledger::demo(w, &cx)?;
     cost::demo(w, &cx)?;
+    channels::demo(w, &cx)?;
     statistic::demo(w, &cx)
 }
 

@@ -109,6 +109,7 @@ export function ListPage() {
 
   return (
     <section className="crud" aria-label={L(res)}>
+      {res.ui?.note && <p className="muted crud-note">{props.locale === 'en' ? res.ui.note[1] : res.ui.note[0]}</p>}
       <form className="crud-search" role="search" aria-label={L(res)} onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
         {searchFields.length > 0 && (
           <label>
