@@ -10,6 +10,28 @@ pub fn json(path: &str) -> serde_json::Value {
     serde_json::from_slice(&f.data).unwrap_or_else(|e| panic!("embedded asset {path}: {e}"))
 }
 
+/// The codes of the seeded menus marked `business` and of everything below them: screens of a company's records
+/// (projects, the depot, approvals, WeChat), which the platform tenant never holds.
+pub fn business_codes() -> &'static std::collections::HashSet<String> {
+    static CODES: std::sync::OnceLock<std::collections::HashSet<String>> = std::sync::OnceLock::new();
+    CODES.get_or_init(business_codes_of_seed)
+}
+
+fn business_codes_of_seed() -> std::collections::HashSet<String> {
+    fn walk(nodes: &serde_json::Value, inherited: bool, out: &mut std::collections::HashSet<String>) {
+        for n in nodes.as_array().into_iter().flatten() {
+            let business = inherited || n["business"].as_bool().unwrap_or(false);
+            if business {
+                out.insert(n["code"].as_str().unwrap_or("").to_string());
+            }
+            walk(&n["children"], business, out);
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    walk(&json("seed/menus.json"), false, &mut out);
+    out
+}
+
 /// The UI's bundles, written by `build.rs`.
 pub mod ui {
     include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));

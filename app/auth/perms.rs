@@ -118,9 +118,14 @@ fn compute(r: &ReadCtx, res: &Resources, tenant: &str, role_ids: &[u64]) -> stor
         let mut g = RoleGrants { codes: HashSet::new(), data: HashMap::new(), api: HashMap::new() };
         for m in &menus {
             let mid = id_of(m, "id");
+            let code = m.get("code").and_then(Value::as_str);
             if all || granted.contains(&mid) {
-                p.menu_ids.insert(mid);
-                if let Some(code) = m.get("code").and_then(Value::as_str) {
+                // The platform's super administrator holds every code, but its menus leave out the business
+                // screens it was not granted: the platform tenant holds no company's records.
+                if granted.contains(&mid) || !code.is_some_and(|c| crate::assets::business_codes().contains(c)) {
+                    p.menu_ids.insert(mid);
+                }
+                if let Some(code) = code {
                     g.codes.insert(code.to_string());
                 }
             }

@@ -73,6 +73,10 @@ pub(super) fn menu_grant(spec: &Value, menus: &[MenuRow]) -> Vec<String> {
     let pick = |f: &dyn Fn(&MenuRow) -> bool| menus.iter().filter(|m| f(m)).map(|m| m.0.to_string()).collect();
     match spec {
         Value::String(s) if s == "all" => pick(&|_| true),
+        Value::String(s) if s == "all-but-business" => {
+            let business = crate::assets::business_codes();
+            pick(&|m| !business.contains(&m.1))
+        }
         Value::String(s) if s == "all-but-platform" => pick(&|m| !m.2),
         Value::Array(codes) => {
             let want: Vec<&str> = codes.iter().filter_map(Value::as_str).collect();

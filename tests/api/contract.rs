@@ -1,5 +1,5 @@
 //! Scenario tables for the wire contract: envelope, paging, filters, sorts, ids, dates and the error table.
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{App, Case, admin_tokens, case, run_cases};
 
@@ -143,6 +143,20 @@ async fn menus_buttons_and_dictionaries() {
     let platform = app.admin("000000").await;
     let (_, v) = app.get("/api/blade-system/menu/routes", &platform).await;
     assert!(v.to_string().contains("/system/tenant"), "the platform administrator sees tenant management");
+    platform_sees_no_business_screens(&v);
+    // A data file whose platform role was granted every menu loses the business ones once at upgrade.
+    let (res, st) = (app.st.res.clone(), app.st.store.clone());
+    st.write(move |w| {
+        let menus: Vec<Value> = w.all(&res.get("menu"), "000000")?.iter().map(|m| Value::String(m["id"].as_u64().unwrap().to_string())).collect();
+        let role = w.all(&res.get("role"), "000000")?.into_iter().find(|r| r["roleAlias"] == "administrator").unwrap();
+        w.update(&res.get("role"), "000000", role["id"].as_u64().unwrap(), json!({"menuIds": menus}).as_object().unwrap().clone(), &store::Actor::default())?;
+        w.delete_meta("upgrade:platform_without_business")?;
+        zhizhuang::seed::upgrade(w, &res)
+    })
+    .unwrap();
+    let platform = app.admin("000000").await;
+    let (_, v) = app.get("/api/blade-system/menu/routes", &platform).await;
+    platform_sees_no_business_screens(&v);
 
     for code in ["approval_apply_type", "approval_result", "approval_status", "construct_mode", "model_status", "clock_in_result", "is_sealed", "yes_no", "sex", "data_scope_type"] {
         let (s, v) = app.get(&format!("/api/blade-system/dict/dictionary?code={code}"), &token).await;
@@ -154,6 +168,17 @@ async fn menus_buttons_and_dictionaries() {
     assert_eq!(keys, ["1", "2", "3", "4"]);
     let (s, _) = app.get("/api/blade-system/dict/dictionary", &token).await;
     assert_eq!(s, 400);
+}
+
+/// The platform tenant holds no company's records: none of the business screens is in its menus; its own are.
+fn platform_sees_no_business_screens(v: &Value) {
+    let text = v.to_string();
+    for path in ["/system/tenant", "/system/menu", "/system/user", "/monitor/status", "/flow/model", "/resource/oss"] {
+        assert!(text.contains(&format!("\"{path}\"")), "the platform lacks {path}");
+    }
+    for path in ["/project/index", "/wms/goods", "/finance/receivables", "/approval/index", "/work/todo", "/flow/follow", "/wechat/deploy", "/worklist/order"] {
+        assert!(!text.contains(&format!("\"{path}\"")), "the platform sees the business screen {path}");
+    }
 }
 
 #[tokio::test]
