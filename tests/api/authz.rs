@@ -700,7 +700,8 @@ fn takes_tenant_ids(path: &str) -> bool {
         return !["list", "check", "schema", "export", "start-list", "claim-list", "todo-list", "send-list", "done-list", "deploy-upload", "users", "counts"].contains(&rest.rsplit('/').next().unwrap_or(""));
     }
     if path.starts_with("/api/blade-desk/process/") {
-        return true;
+        // The leave list is the caller's own applications (no ids; `flow::leave_runs_across_users_with_rule_12`).
+        return !path.ends_with("/list");
     }
     if let Some(rest) = path.strip_prefix("/api/blade-api/wms/") {
         return !["list", "syncList", "schema", "export", "import", "import-template"].contains(&rest.rsplit('/').next().unwrap_or(""));

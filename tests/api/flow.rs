@@ -85,6 +85,14 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(s, 200, "{v}");
     let (inst, business) = (v["data"]["processInstanceId"].as_str().unwrap().to_string(), v["data"]["businessId"].as_str().unwrap().to_string());
     assert_eq!(v["data"]["currentNodes"], "部门领导审批", "{v}");
+    // 请假流程 lists the applicant's own applications with their state and the step each waits at.
+    let (s, v) = get(&app, &p.zhang, &format!("{LEAVE}/list")).await;
+    assert_eq!(s, 200, "{v}");
+    let row = &v["data"]["records"][0];
+    assert_eq!((v["data"]["total"].as_u64(), row["businessId"].as_str(), row["statusName"].as_str(), row["taskName"].as_str(), row["days"].as_str()),
+        (Some(1), Some(business.as_str()), Some("审批中"), Some("部门领导审批"), Some("5")), "{v}");
+    let (_, v) = get(&app, &p.li, &format!("{LEAVE}/list")).await;
+    assert_eq!(v["data"]["total"], 0, "another user's applications are not in one's own list: {v}");
     // 李 leads 工程部: the task is his.
     let li_todo = todo(&app, &p.li).await;
     assert_eq!(li_todo.len(), 1, "{li_todo:?}");
@@ -151,6 +159,8 @@ async fn leave_runs_across_users_with_rule_12() {
     let (s, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business}")).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str(), v["data"]["flow"]["processIsFinished"].as_bool()), (Some(1), Some("5"), Some(true)), "{v}");
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/list")).await;
+    assert_eq!((v["data"]["records"][0]["statusName"].as_str(), v["data"]["records"][0]["taskName"].as_str()), (Some("已通过"), Some("")), "{v}");
     let (s, v) = get(&app, &p.li, &format!("{F}/process/history-flow-list?processInstanceId={inst}")).await;
     assert_eq!(s, 200, "{v}");
     let steps: Vec<(String, String)> = v["data"].as_array().unwrap().iter().map(|h| (h["historyActivityName"].as_str().unwrap().to_string(), h["action"].as_str().unwrap().to_string())).collect();

@@ -27,7 +27,7 @@ import { LedgerDetail, ReceivablesPage } from './features/finance/Ledger';
 import { CostPage } from './features/finance/Cost';
 import { AddWorkOrder, WorkOrderDetail } from './features/worklist/WorkOrders';
 import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
-import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, StartForm } from './features/flow/Work';
+import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, LeaveList, StartForm } from './features/flow/Work';
 import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
 import { ApprovalTasks, ApprovalDetail, ApprovalFiles, ApprovalRecords } from './features/flow/Approval';
 
@@ -94,6 +94,7 @@ export const routes: RouteDef[] = [
   { path: '/wms/order/rk/detail/:orderNo', title: 'menu.rkDetail', render: (p) => main('menu.rkDetail', <InboundDetail no={p.orderNo} />) },
   { path: '/wms/order/ck/detail/:orderNo', title: 'menu.ckDetail', render: (p) => main('menu.ckDetail', <OutboundDetail no={p.orderNo} />) },
   { path: '/wms/stock/card/:goodsId', title: 'menu.stockCard', render: (p) => main('menu.stockCard', <StockCard goodsId={p.goodsId} />) },
+  { path: '/work/process/leave', title: 'menu.leave', render: () => main('menu.leave', <LeaveList />) },
   { path: '/work/process/leave/form/:processDefinitionId', title: 'menu.leaveForm', render: (p) => main('menu.leaveForm', <LeaveForm processId={p.processDefinitionId} />) },
   { path: '/work/process/flow/form/:processDefinitionId', title: 'menu.flowStart', render: (p) => main('menu.flowStart', <StartForm processId={p.processDefinitionId} />) },
   { path: '/work/process/:kind/handle/:taskId/:processInstanceId/:businessId?', title: 'menu.flowHandle', render: (p) => main('menu.flowHandle', <HandleTask kind={p.kind} taskId={p.taskId} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />) },

@@ -22,6 +22,46 @@ pub fn routes(api: Api) -> Api {
         .doc("请假 · applies for leave and starts its process: body {processDefinitionId (optional: the latest leave process), taskUser, startTime, endTime, reason}", &[])
         .get(format!("{BASE}/detail"), Guard::any(super::WORK), detail)
         .doc("请假 · a leave application with its process (businessId); the applicant, the approvers and flow_follow holders", &[])
+        .get(format!("{BASE}/list"), Guard::any(&["leave", "work_start", "work_send"]), list)
+        .reads()
+        .doc("请假 · the signed-in user's own leave applications, newest first (current, size): dates, days, reason, approver, state and the step it waits at", &[])
+}
+
+/// GET list: my leave applications with the state of their instance and the step each waits at.
+async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let (current, size) = crate::engine::params::page_of(&p)?;
+    let (res, s2) = (st.res.clone(), s.clone());
+    let out = st
+        .read(move |r| {
+            let ldef = res.get("process_leave");
+            let filters = vec![Filter::new("applyUserId", Op::Equal, json!(s2.user_id))];
+            let q = Query { filters, sorts: vec![store::Sort { field: "id".into(), desc: true }], offset: (current - 1) * size, limit: size, ..Query::default() };
+            let page = r.list(&ldef, &s2.tenant, &q)?;
+            let idef = res.get("flow_instance");
+            let approvers: Vec<u64> = page.records.iter().map(|l| id(l, "taskUser")).collect();
+            let names = runtime::names(r, &res, &s2.tenant, approvers)?;
+            let mut rows = Vec::new();
+            for l in &page.records {
+                let iid = id(l, "processInstanceId");
+                let inst = r.get(&idef, &s2.tenant, iid)?.unwrap_or_default();
+                // The instance decides the state (a withdrawn application stays 0 on its record).
+                let state = if inst.is_empty() { int(l, "status") } else { int(&inst, "status") };
+                rows.push(json!({
+                    "id": id(l, "id").to_string(), "businessId": id(l, "id").to_string(), "processInstanceId": iid.to_string(),
+                    "processDefinitionId": id(l, "processDefinitionId").to_string(),
+                    "startTime": text(l, "startTime"), "endTime": text(l, "endTime"),
+                    "days": flow::format_num(l.get("days").and_then(Value::as_i64).unwrap_or(0)), "reason": text(l, "reason"),
+                    "taskUserName": names.get(&id(l, "taskUser")).cloned().unwrap_or_default(),
+                    "applyTime": if inst.is_empty() { text(l, "createTime") } else { text(&inst, "startTime") }, "status": state, "statusName": runtime::status_name(state).0, "statusNameEn": runtime::status_name(state).1,
+                    "taskName": if int(&inst, "running") == 1 { text(&inst, "currentNodes").to_string() } else { String::new() },
+                    "endTimeOfProcess": text(&inst, "endTime"),
+                }));
+            }
+            let pages = page.total.div_ceil(size.max(1));
+            Ok(json!({"records": rows, "total": page.total, "size": size, "current": current, "pages": pages}))
+        })
+        .await?;
+    Ok(ok(out))
 }
 
 fn field<'a>(b: &'a serde_json::Map<String, Value>, k: &str) -> ApiResult<&'a str> {

@@ -331,7 +331,7 @@ test('a tenant signed in at 127.0.0.1 gets its own header (search box, lock), no
 
 test('wide lists fit 1366 px: no column under the pinned 操作, names wrap, codes and dates do not', async (t) => {
   const { page } = await session(t);
-  for (const path of ['/project/index', '/wms/goods']) {
+  for (const path of ['/project/index', '/wms/goods', '/wechat/history', '/finance/possign']) {
     await visit(page, path);
     await page.locator('.crud .table tbody tr').first().waitFor();
     const m = await page.evaluate(() => {
@@ -348,6 +348,21 @@ test('wide lists fit 1366 px: no column under the pinned 操作, names wrap, cod
     check(m.scroll <= 2, `${path}: the table scrolls sideways by ${m.scroll}px at 1366`);
     check(m.codes.length === 0, `${path}: codes or dates broken over lines: ${m.codes.slice(0, 3).join(', ')}`);
   }
+});
+
+test('the spec\'s last screens: WeChat accounts say the server does not connect to WeChat; POS terminals need an enabled channel', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/wel/index');
+  await openMenu(page, '微信管理', '公众号接入', '/wechat/deploy');
+  await page.getByText('本系统不连接微信服务器').waitFor();
+  await page.locator('.crud .table tbody tr').filter({ hasText: '服务号' }).first().waitFor();
+  await shot(page, 'wechat-deploy');
+  await openMenu(page, '微信管理', '推送记录', '/wechat/history');
+  await page.locator('.crud .table tbody tr').filter({ hasText: '接收人未关注公众号' }).first().waitFor();
+  check(await page.getByRole('button', { name: '新增', exact: true }).count() === 0, 'push history is not added by hand');
+  await openMenu(page, '业务管理', 'POS签约', '/finance/possign');
+  await page.locator('.crud .table tbody tr').filter({ hasText: '已签约' }).first().waitFor();
+  await shot(page, 'possign');
 });
 
 test('tag bar: open, close active → previous, desk not closable, close others, close all, clear cache', async (t) => {
@@ -1202,6 +1217,11 @@ test('contract ledger: balances from entries, a receipt posted and a mistyped on
   await visit(page, '/finance/receivables');
   const table = page.getByRole('table', { name: '应收款' });
   await table.getByText(/已逾期 \d+ 天/).first().waitFor();
+  // Every row on one line (dates, codes, 已逾期 N 天 and the button never break), and a pager with the total.
+  const heights = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getBoundingClientRect().height));
+  const line = await table.locator('tbody td').first().evaluate((td) => parseFloat(getComputedStyle(td).lineHeight) || 22);
+  check(heights.every((h) => h < line * 2 + 8), `a receivables row breaks over two lines: ${heights.join(', ')}`);
+  await page.getByText(/共 \d+ 条/).waitFor();
   await shot(page, 'receivables');
 });
 
@@ -1466,8 +1486,13 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   await page.getByText('共 5 天,超过3天需管理员审批').waitFor();
   await shot(page, 'flow-leave-form');
   await page.getByRole('button', { name: '提交' }).click();
-  await waitPath(page, '/work/send');
-  await page.getByRole('row').filter({ hasText: '部门领导审批' }).first().waitFor();
+  // Back on 请假流程: her application, waiting at her leader's step.
+  await waitPath(page, '/work/process/leave');
+  const mine = page.getByRole('table', { name: '我的请假' }).getByRole('row').filter({ hasText: '回老家参加婚礼' });
+  await mine.filter({ hasText: '部门领导审批' }).filter({ hasText: '审批中' }).waitFor();
+  check((await mine.innerText()).includes('5'), 'the row gives the days');
+  await page.getByRole('button', { name: '发起请假' }).waitFor();
+  await shot(page, 'flow-leave-list');
 
   // 王芳 decides in her to-do list.
   const { page: lp } = await session(t, { user: 'wangfang' });
@@ -1495,7 +1520,9 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   await ap.getByRole('button', { name: '同意' }).click();
   await waitPath(ap, '/work/todo');
 
-  // 杨敏 reads the history and the diagram of the path taken.
+  // 杨敏 sees it passed on 请假流程, then reads the history and the diagram of the path taken.
+  await visit(page, '/work/process/leave');
+  await page.getByRole('table', { name: '我的请假' }).getByRole('row').filter({ hasText: '回老家参加婚礼' }).filter({ hasText: '已通过' }).waitFor();
   await visit(page, '/work/send');
   const done = page.getByRole('row').filter({ hasText: '已通过' }).first();
   await done.getByRole('button', { name: '详情' }).click();

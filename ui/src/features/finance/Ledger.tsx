@@ -176,11 +176,12 @@ export function ReceivablesPage() {
   const toast = useToast();
   const [state, setState] = useState('2');
   const [page, setPage] = useState(1);
+  const [size, setSize] = useState(10);
   const [data, setData] = useState<Row | null>(null);
   const [paying, setPaying] = useState<Row | null>(null);
   const load = useCallback(async () => {
-    try { setData(await get(`${R}/list?current=${page}&size=20${state ? `&state=${state}` : ''}`)); } catch (e) { toast(errText(e), 'error'); }
-  }, [page, state, toast]);
+    try { setData(await get(`${R}/list?current=${page}&size=${size}${state ? `&state=${state}` : ''}`)); } catch (e) { toast(errText(e), 'error'); }
+  }, [page, size, state, toast]);
   useEffect(() => { void load(); }, [load]);
   const canPay = props.permissions.includes('receivables_add');
   return (
@@ -189,14 +190,14 @@ export function ReceivablesPage() {
         <div className="tabs" role="tablist">{STATES.map(([k, zh, e]) => (
           <button key={k} type="button" role="tab" aria-selected={state === k} className={'btn' + (state === k ? ' btn-primary' : '')} onClick={() => { setState(k); setPage(1); }}>{t(zh, e)}</button>
         ))}</div>
-        <Table label={t('应收款', 'Receivables')} empty={data ? t('没有符合条件的收款节点', 'No payment nodes') : t('加载中…', 'Loading…')} rows={data?.records ?? []} cols={[
+        <div className="nowrap-table"><Table label={t('应收款', 'Receivables')} empty={data ? t('没有符合条件的收款节点', 'No payment nodes') : t('加载中…', 'Loading…')} rows={data?.records ?? []} cols={[
           [t('合同', 'Contract'), (r) => <a className="link" href={`/finance/contractLedger/detail?contractId=${r.contractId}`} onClick={(e) => { e.preventDefault(); navigate(`/finance/contractLedger/detail?contractId=${r.contractId}`); }}>{r.contractCode}</a>],
-          [t('合同名称', 'Name'), (r) => r.contractName], [t('收款节点', 'Node'), (r) => r.node], [t('应收日期', 'Due'), (r) => r.dueDate],
+          [t('合同名称', 'Name'), (r) => <span className="clip" title={r.contractName}>{r.contractName}</span>], [t('收款节点', 'Node'), (r) => r.node], [t('应收日期', 'Due'), (r) => r.dueDate],
           [t('应收金额', 'Amount'), (r) => yuan(r.amount)], [t('已收', 'Received'), (r) => yuan(r.received)], [t('未收', 'Outstanding'), (r) => yuan(r.outstanding)],
           [t('状态', 'State'), (r) => <StateTag r={r} />],
           [t('操作', 'Action'), (r) => canPay && r.state !== 3 ? <button type="button" className="link" onClick={() => setPaying(r)}>{t('登记收款', 'Record a receipt')}</button> : null],
-        ]} />
-        {data && data.total > 20 && <Pager total={data.total} current={data.current} pages={data.pages} size={20} go={(o) => o.current && setPage(o.current)} />}
+        ]} /></div>
+        {data && <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={(o) => { if (o.size) { setSize(o.size); setPage(1); } else if (o.current) setPage(o.current); }} />}
       </div>
       {paying && <PostDialog type={4} contractId={paying.contractId} url={`${R}/save`} onClose={() => setPaying(null)} onDone={() => { setPaying(null); toast(t('已登记收款', 'Receipt recorded')); void load(); }} />}
     </section>

@@ -307,7 +307,7 @@ export function LeaveForm({ processId }: { processId: string }) {
     try {
       await post(`${LEAVE}/start-process`, { processDefinitionId: processId, taskUser: f.taskUser || undefined, startTime: toServer(f.startTime), endTime: toServer(f.endTime), reason: f.reason });
       toast(L('请假申请已提交', 'Leave application submitted'));
-      navigate('/work/send');
+      navigate('/work/process/leave');
     } catch (err) {
       toast(msg(err), 'error');
     } finally {
@@ -368,6 +368,59 @@ export function StartForm({ processId }: { processId: string }) {
         <div className="flow-actions"><button type="submit" className="btn btn-primary">{L('发起', 'Start')}</button></div>
       </form>
       <div className="card"><h3>{L('流程图', 'Diagram')}</h3>{proc && <div className="flow-canvas"><Diagram def={proc.definition} label={proc.name} /></div>}</div>
+    </section>
+  );
+}
+
+/** 请假流程: the signed-in user's own leave applications — dates, days, approver, state and the step each waits
+ * at, its details (history) and its path on the diagram — and 发起请假 on the latest leave process. */
+export function LeaveList() {
+  const { navigate, props } = useApp();
+  const { L, en } = useL();
+  const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
+  const [page, setPage] = useState({ current: 1, size: 10 });
+  const [data, setData] = useState<{ records: Row[]; total: number; pages: number } | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const [leaveProcess, setLeaveProcess] = useState<string | null | undefined>(undefined);
+  const [diagram, setDiagram] = useState<string | null>(null);
+  useEffect(() => {
+    setErr(null);
+    get(`${LEAVE}/list`, { current: page.current, size: page.size }).then(setData, (e) => setErr(msg(e)));
+  }, [page]);
+  useEffect(() => {
+    get(`${F}/work/start-list`, { current: 1, size: 100 }).then(
+      (d: { records: Row[] }) => setLeaveProcess(d.records.find((r) => kindOf(r.category) === 'leave')?.id ?? null),
+      () => setLeaveProcess(null),
+    );
+  }, []);
+  const canStart = perms.has('work_start_flow');
+  const cols: [string, (r: Row) => ReactNode][] = [
+    [L('申请时间', 'Applied'), (r) => r.applyTime],
+    [L('开始时间', 'From'), (r) => r.startTime],
+    [L('结束时间', 'To'), (r) => r.endTime],
+    [L('天数', 'Days'), (r) => String(Math.round(Number(r.days) * 100) / 100)],
+    [L('请假理由', 'Reason'), (r) => <span className="clip" title={r.reason}>{r.reason}</span>],
+    [L('审批人员', 'Approver'), (r) => r.taskUserName || L('部门负责人', 'Department leader')],
+    [L('状态', 'Status'), (r) => <span className={'flow-status s' + r.status}>{en ? r.statusNameEn : r.statusName}</span>],
+    [L('当前步骤', 'Waiting at'), (r) => r.taskName || (r.endTimeOfProcess ? L(`${r.endTimeOfProcess} 结束`, `Ended ${r.endTimeOfProcess}`) : '—')],
+    [L('操作', 'Actions'), (r) => <span className="row-actions">
+      <button type="button" className="link" onClick={() => navigate(`/work/process/leave/detail/${r.processInstanceId}/${r.businessId}`)}>{L('详情', 'Details')}</button>
+      <button type="button" className="link" onClick={() => setDiagram(r.processInstanceId)}>{L('流程图', 'Diagram')}</button>
+    </span>],
+  ];
+  return (
+    <section className="card flow-work" aria-label={L('我的请假', 'My leave')}>
+      <div className="crud-tools">
+        {canStart && (
+          <button type="button" className="btn btn-primary" disabled={!leaveProcess} title={leaveProcess === null ? L('没有已部署的请假流程,请联系管理员部署', 'No leave process is deployed: ask an administrator') : undefined}
+            onClick={() => leaveProcess && navigate(`/work/process/leave/form/${leaveProcess}`)}>{L('发起请假', 'Apply for leave')}</button>
+        )}
+        {leaveProcess === null && <span className="muted">{L('没有已部署的请假流程,请联系管理员部署', 'No leave process is deployed: ask an administrator')}</span>}
+      </div>
+      {err && <div className="form-err" role="alert">{err}</div>}
+      <Table cols={cols} rows={data?.records ?? []} empty={data ? L('还没有请假申请', 'No leave applications yet') : L('加载中…', 'Loading…')} label={L('我的请假', 'My leave')} />
+      {data && <Pager total={data.total} current={page.current} pages={data.pages} size={page.size} go={(o) => setPage({ ...page, ...o })} />}
+      <DiagramDialog open={!!diagram} onOpenChange={(o) => { if (!o) setDiagram(null); }} instanceId={diagram ?? undefined} />
     </section>
   );
 }
