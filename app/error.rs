@@ -99,6 +99,9 @@ pub enum Kind {
     /// The user may not do this to this record (not its assignee, not a candidate): 403 with the reason in both
     /// languages (`error::refuse`).
     Refused,
+    /// A record the request names (in its body: a store, a project) is not one of the tenant's: 404 like an
+    /// unknown id in the path, with what is missing in both languages (`error::missing`).
+    MissingRecord,
     Internal,
     Unavailable,
     StorageFailed,
@@ -197,6 +200,7 @@ fn spec(k: Kind) -> Spec {
         ),
         Rule => s("business_rule", 400, "{}", "{}"),
         Refused => s("refused", 403, "{}", "{}"),
+        MissingRecord => s("not_found", 404, "{}", "{}"),
         IndexBuilding => s("index_building", 503, "搜索索引正在建立,请稍后重试", "The search index is being built; retry shortly"),
         Internal => s("internal", 500, "服务异常,请与管理员联系", "Server error, contact the administrator"),
         Unavailable => s("unavailable", 503, "服务正在停止,请稍后重试", "The server is stopping, retry shortly"),
@@ -227,6 +231,15 @@ const RULE_SEP: char = '\u{1e}';
 /// with the message in the client's language.
 pub fn rule(zh: impl std::fmt::Display, en: impl std::fmt::Display) -> StoreError {
     StoreError::Rule(format!("{zh}{RULE_SEP}{en}"))
+}
+
+/// Marks a refusal because a record the request names does not exist (404, not 400).
+const MISSING_MARK: char = '\u{1d}';
+
+/// A record the request names (a `refers` field of the body) is not one of the tenant's: 404 with its name, as an
+/// unknown id in the path is (another tenant's record is never told apart from none).
+pub fn missing(zh: impl std::fmt::Display, en: impl std::fmt::Display) -> StoreError {
+    StoreError::Rule(format!("{MISSING_MARK}{zh}{RULE_SEP}{en}"))
 }
 
 /// Marks a rule's refusal as a permission refusal (403, not 400).
@@ -341,6 +354,7 @@ impl From<StoreError> for ApiError {
             StoreError::NotFound => ApiError::new(Kind::NotFound),
             StoreError::Duplicate { field } => ApiError::with(Kind::Duplicate, field),
             StoreError::Rule(r) if r.starts_with(REFUSE_MARK) && r.contains(RULE_SEP) => ApiError::with(Kind::Refused, r.trim_start_matches(REFUSE_MARK)),
+            StoreError::Rule(r) if r.starts_with(MISSING_MARK) && r.contains(RULE_SEP) => ApiError::with(Kind::MissingRecord, r.trim_start_matches(MISSING_MARK)),
             StoreError::Rule(r) if r.contains(RULE_SEP) => ApiError::with(Kind::Rule, r),
             StoreError::Rule(r) => ApiError::internal(format!("unexpected rule failure: {r}")),
             StoreError::Closed => ApiError::new(Kind::Unavailable),

@@ -159,7 +159,7 @@ pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, V
         let Some(target) = f.refers.as_deref().and_then(|r| cx.res.find(r)) else { continue };
         if w.get(&target, cx.tenant, id)?.is_none() {
             let en = if f.label_en.is_empty() { &f.name } else { &f.label_en };
-            return Err(rule(format!("{}不存在或已删除", f.label), format!("The {en} does not exist or was removed")));
+            return Err(crate::error::missing(format!("{}不存在或已删除", f.label), format!("The {en} does not exist or was removed")));
         }
     }
     Ok(())

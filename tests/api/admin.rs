@@ -494,7 +494,7 @@ async fn wechat_accounts_modules_templates_params_and_history() {
     assert_eq!((v["data"]["total"].as_u64(), v["data"]["records"][0]["sendStatusName"].as_str(), v["data"]["records"][0]["messageName"].as_str()), (Some(1), Some("失败"), Some("报修受理通知")), "{v}");
     // Another tenant's account is not one to bind to, and its lists are its own.
     let (s, v) = app.post(&format!("{W}/modules/submit"), &tok[B], &format!(r#"{{"moduleName":"x","moduleCode":"x","deployId":"{deploy}","audience":1}}"#)).await;
-    assert_eq!(s, 400, "{v}");
+    assert_eq!(s, 404, "{v}");
     let (_, v) = app.get(&format!("{W}/deploy/list"), &tok[B]).await;
     assert_eq!(v["data"]["total"], 0, "{v}");
     let (s, v) = app.post(&format!("{W}/deploy/remove?ids={deploy}"), &tok[A], "{}").await;

@@ -62,7 +62,9 @@ async fn a_project_runs_from_contract_to_completed_construct() {
     let (s, v) = post(&app, &t, &format!("{S}/project/list"), json!({"bogus": 1})).await;
     assert_eq!(s, 400, "an undeclared filter is refused by name: {v}");
     let (s, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "x", "projectCompanyId": "999", "businessUnit": "TOC", "startTime": "2026-01-01"})).await;
-    assert_eq!((s, msg(&v).contains("所属公司不存在")), (400, true), "{v}");
+    assert_eq!((s, msg(&v).contains("所属公司不存在")), (404, true), "an unknown record named in the body is 404 like an unknown id, naming it: {v}");
+    let (s, v) = post(&app, &t, &format!("{S}/project/update"), json!({"id": "999", "projectName": "x"})).await;
+    assert_eq!((s, msg(&v).as_str()), (404, "数据不存在"), "{v}");
     let (s, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "x", "projectCompanyId": company, "businessUnit": "TOC", "startTime": "2026-05-01", "endTime": "2026-04-01"})).await;
     assert_eq!((s, msg(&v).as_str()), (400, "结束时间不能早于开始时间"), "{v}");
     let project = projects[0].clone();

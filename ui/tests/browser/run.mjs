@@ -30,6 +30,8 @@ const TENANTS = [
 ];
 const EDU = TENANTS[1];
 const VIEWPORT = { width: 1366, height: 768 };
+/** A phone held upright (site managers on site). */
+const PHONE = { width: 390, height: 844 };
 const STEP_MS = 8000;
 
 const md5 = (s) => createHash('md5').update(s).digest('hex');
@@ -125,8 +127,8 @@ function signedInState(host, b) {
  * hydration warnings are collected into `problems` (checked after each test). `allow` lists
  * expected console errors (e.g. the 400 of a refused sign-in).
  */
-async function session(t, { host = EDU.host, signedIn = true, locale = 'zh-CN', user = 'admin' } = {}) {
-  const opts = { viewport: VIEWPORT, locale, baseURL: origin(host) };
+async function session(t, { host = EDU.host, signedIn = true, locale = 'zh-CN', user = 'admin', phone = false } = {}) {
+  const opts = phone ? { viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 1, locale, baseURL: origin(host) } : { viewport: VIEWPORT, locale, baseURL: origin(host) };
   if (signedIn) {
     const tenant = TENANTS.find((x) => x.host === host);
     t.user = await token(tenant ? tenant.id : '000000', user);
@@ -347,6 +349,52 @@ test('wide lists fit 1366 px: no column under the pinned 操作, names wrap, cod
     check(m.covered.length === 0, `${path}: columns under the pinned actions: ${m.covered.join(', ')}`);
     check(m.scroll <= 2, `${path}: the table scrolls sideways by ${m.scroll}px at 1366`);
     check(m.codes.length === 0, `${path}: codes or dates broken over lines: ${m.codes.slice(0, 3).join(', ')}`);
+  }
+});
+
+test('site managers on a phone (390×844): sign-in and the site screens never scroll sideways; the menu is a drawer', async (t) => {
+  const sideways = (page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const { page: login } = await session(t, { signedIn: false, phone: true });
+  await visit(login, '/login');
+  await login.getByRole('button', { name: '登录' }).waitFor();
+  await shot(login, 'phone-login');
+  check(await sideways(login) <= 0, `sign-in scrolls sideways by ${await sideways(login)}px`);
+
+  const { page } = await session(t, { user: 'zhangwei', phone: true });
+  await visit(page, '/wel/index');
+  // The menu is a drawer: closed at first, opened by the menu button over the page, closed again by a choice.
+  const nav = sidebar(page);
+  check(!(await nav.getByRole('link', { name: '我的桌面' }).isVisible()), 'the drawer starts closed');
+  await page.getByRole('button', { name: /折叠|展开|菜单|Collapse/ }).first().click();
+  await nav.getByRole('button', { name: '业务管理' }).click();
+  await nav.getByRole('link', { name: '项目管理', exact: true }).click();
+  await waitPath(page, '/project/index');
+  await page.waitForFunction(() => { const s = document.querySelector('.sidebar'); return s && s.getBoundingClientRect().right <= 0; });
+  const screens = [
+    ['/project/index', '.crud .table tbody tr'],
+    ['/construct/index', '.crud .table tbody tr'],
+    ['/speedProgress/index', '.table tbody tr'],
+    ['/attendDay/index', '.table tbody tr'],
+    ['/buildingRectification/index', '.table tbody tr'],
+    ['/worklist/order', '.crud .table tbody tr'],
+    ['/worklist/addworklist', 'form'],
+  ];
+  for (const [path, ready] of screens) {
+    await visit(page, path);
+    await page.locator(ready).first().waitFor();
+    await shot(page, 'phone' + path.replaceAll('/', '_'));
+    const over = await sideways(page);
+    check(over <= 0, `${path} scrolls sideways by ${over}px on a phone`);
+  }
+  // A project's page and a construct's page from their lists.
+  for (const [list, link, name] of [['/project/index', '详情', 'project-detail'], ['/construct/index', '详情', 'construct-info']]) {
+    await visit(page, list);
+    await page.locator('.crud .table tbody tr').first().getByRole('link', { name: link }).first().click();
+    await page.waitForURL((u) => u.pathname !== list);
+    await page.locator('.detail-page, .card').first().waitFor();
+    await shot(page, 'phone-' + name);
+    const over = await sideways(page);
+    check(over <= 0, `${name} scrolls sideways by ${over}px on a phone`);
   }
 });
 

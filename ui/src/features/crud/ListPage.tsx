@@ -171,7 +171,7 @@ export function ListPage() {
                 <tr key={id} className={[on ? 'selected' : '', isOverdue(row) ? 'overdue' : '', isLow(row) ? 'low' : ''].join(' ').trim()} title={isOverdue(row) ? t('common.overdue') : isLow(row) ? t('common.lowStock') : undefined}>
                   <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
-                  {cols.map((f) => <td key={f.name} className={cellClass(f)}>{display(f, row[f.name], res.dicts, row, yesNo)}</td>)}
+                  {cols.map((f) => <td key={f.name} className={cellClass(f)} data-label={L(f)}>{display(f, row[f.name], res.dicts, row, yesNo)}</td>)}
                   <td className="col-action">
                     {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}

@@ -86,17 +86,17 @@ export function MainLayout({ title, children }: { title: string; children: React
         <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}><IconMenu /></button>
         <div className="top-spacer" />
         {searchBox && <button type="button" className="icon-btn" aria-label={t('top.search')} title={t('top.search')} onClick={() => setSearch(true)}><IconSearch /></button>}
-        {edu && <ErrorLog prefix={prefix} />}
-        {edu && <button type="button" className="icon-btn" aria-label={t('top.lock')} title={t('top.lock')} onClick={() => setLock(true)}><IconLock /></button>}
+        {edu && <span className="hide-phone"><ErrorLog prefix={prefix} /></span>}
+        {edu && <button type="button" className="icon-btn hide-phone" aria-label={t('top.lock')} title={t('top.lock')} onClick={() => setLock(true)}><IconLock /></button>}
         {edu && <LangSwitch />}
-        <button type="button" className="icon-btn" aria-label={t('top.theme')} title={t('top.theme')} onClick={() => setThemeOpen(true)}><IconTheme /></button>
-        <button type="button" className="icon-btn" aria-label={t('top.fullscreen')} title={t('top.fullscreen')} onClick={fullscreen}><IconFullscreen /></button>
+        <button type="button" className="icon-btn hide-phone" aria-label={t('top.theme')} title={t('top.theme')} onClick={() => setThemeOpen(true)}><IconTheme /></button>
+        <button type="button" className="icon-btn hide-phone" aria-label={t('top.fullscreen')} title={t('top.fullscreen')} onClick={fullscreen}><IconFullscreen /></button>
         {props.site.feedbackUrl
-          ? <a className="icon-btn" href={props.site.feedbackUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.feedback')} title={t('top.feedback')}><IconFeedback /></a>
-          : <button type="button" className="icon-btn unset" aria-disabled="true" aria-label={`${t('top.feedback')}（${t('common.notConfigured')}）`} title={t('common.notConfiguredHint', { key: 'site.feedback' })} onClick={() => window.alert(t('common.notConfiguredHint', { key: 'site.feedback' }))}><IconFeedback /></button>}
+          ? <a className="icon-btn hide-phone" href={props.site.feedbackUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.feedback')} title={t('top.feedback')}><IconFeedback /></a>
+          : <button type="button" className="icon-btn unset hide-phone" aria-disabled="true" aria-label={`${t('top.feedback')}（${t('common.notConfigured')}）`} title={t('common.notConfiguredHint', { key: 'site.feedback' })} onClick={() => window.alert(t('common.notConfiguredHint', { key: 'site.feedback' }))}><IconFeedback /></button>}
         {props.site.appraiseUrl
-          ? <a className="icon-btn" href={props.site.appraiseUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.appraise')} title={t('top.appraise')}><IconStar /></a>
-          : <button type="button" className="icon-btn unset" aria-disabled="true" aria-label={`${t('top.appraise')}（${t('common.notConfigured')}）`} title={t('common.notConfiguredHint', { key: 'site.appraise' })} onClick={() => window.alert(t('common.notConfiguredHint', { key: 'site.appraise' }))}><IconStar /></button>}
+          ? <a className="icon-btn hide-phone" href={props.site.appraiseUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.appraise')} title={t('top.appraise')}><IconStar /></a>
+          : <button type="button" className="icon-btn unset hide-phone" aria-disabled="true" aria-label={`${t('top.appraise')}（${t('common.notConfigured')}）`} title={t('common.notConfiguredHint', { key: 'site.appraise' })} onClick={() => window.alert(t('common.notConfiguredHint', { key: 'site.appraise' }))}><IconStar /></button>}
         <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}><IconPlus /></a>
         <Dropdown className="user-btn" align="end" trigger={<>
           <img src={props.user?.avatar || '/img/avatar.png'} alt="" width={28} height={28} />
@@ -109,6 +109,8 @@ export function MainLayout({ title, children }: { title: string; children: React
         </Dropdown>
       </header>
       <Sidebar menus={menus} current={path} collapsed={collapsed} go={go} label={t('menu.nav')} />
+      {/* On a phone the open menu is a drawer over the page: a tap beside it closes it. */}
+      <div className="drawer-backdrop" aria-hidden="true" onClick={() => setCollapsed(true)} />
       <div className="main">
         <TagBar title={title} onSearch={() => setSearch(true)} />
         <main className="view">{children}</main>
