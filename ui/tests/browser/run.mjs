@@ -359,6 +359,8 @@ test('site managers on a phone (390×844): sign-in and the site screens never sc
   await login.getByRole('button', { name: '登录' }).waitFor();
   await shot(login, 'phone-login');
   check(await sideways(login) <= 0, `sign-in scrolls sideways by ${await sideways(login)}px`);
+  const spill = await login.evaluate(() => { const box = document.querySelector('.login-box').getBoundingClientRect(); return Math.max(...[...document.querySelectorAll('.login-form input, .login-form button')].map((e) => e.getBoundingClientRect().right - box.right + 12)); });
+  check(spill <= 0, `the sign-in fields reach the card's edge (${spill}px past its padding)`);
 
   const { page } = await session(t, { user: 'zhangwei', phone: true });
   await visit(page, '/wel/index');
@@ -367,6 +369,7 @@ test('site managers on a phone (390×844): sign-in and the site screens never sc
   check(!(await nav.getByRole('link', { name: '我的桌面' }).isVisible()), 'the drawer starts closed');
   await page.getByRole('button', { name: /折叠|展开|菜单|Collapse/ }).first().click();
   await nav.getByRole('button', { name: '业务管理' }).click();
+  await shot(page, 'phone-drawer');
   await nav.getByRole('link', { name: '项目管理', exact: true }).click();
   await waitPath(page, '/project/index');
   await page.waitForFunction(() => { const s = document.querySelector('.sidebar'); return s && s.getBoundingClientRect().right <= 0; });
