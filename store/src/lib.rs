@@ -117,6 +117,8 @@ pub(crate) struct Inner {
     path: PathBuf,
     ids: IdGen,
     versions: Versions,
+    /// Rank marks of deep pages (`engine::rank`), checked against each reader's snapshot.
+    ranks: Arc<engine::rank::RankCache>,
     quick_repair: bool,
     /// Checkpoints while running (see `Options::fold`).
     fold: bool,
@@ -311,6 +313,7 @@ impl Store {
             path: path.to_path_buf(),
             ids: IdGen::new(last),
             versions: Versions::default(),
+            ranks: Arc::default(),
             quick_repair: opts.quick_repair,
             fold: opts.fold,
             repair_ms,
@@ -361,7 +364,7 @@ impl Store {
     /// Runs `f` against a consistent snapshot.
     pub fn read<R>(&self, f: impl FnOnce(&ReadCtx) -> Result<R>) -> Result<R> {
         let txn = self.inner.begin_read()?;
-        let ctx = ReadCtx::new(&txn)?;
+        let ctx = ReadCtx::new(&txn, self.inner.ranks.clone())?;
         f(&ctx)
     }
 
@@ -599,13 +602,14 @@ pub struct ReadCtx {
     sessions: redb::ReadOnlyTable<tables::PairK, &'static [u8]>,
     meta: redb::ReadOnlyTable<tables::Str, &'static [u8]>,
     changes: redb::ReadOnlyTable<u64, (&'static str, &'static str, u64)>,
+    ranks: Arc<engine::rank::RankCache>,
 }
 
 /// Change-log entries a hinted list reads at most; beyond, the hint is too old to help and is ignored.
 const MAX_PENDING_SCAN: usize = 50_000;
 
 impl ReadCtx {
-    fn new(txn: &redb::ReadTransaction) -> Result<Self> {
+    fn new(txn: &redb::ReadTransaction, ranks: Arc<engine::rank::RankCache>) -> Result<Self> {
         Ok(ReadCtx {
             chunks: txn.open_table(tables::FILE_CHUNKS)?,
             t: engine::Tables {
@@ -617,6 +621,7 @@ impl ReadCtx {
             sessions: txn.open_table(tables::SESSIONS)?,
             meta: txn.open_table(tables::META)?,
             changes: txn.open_table(tables::CHANGES)?,
+            ranks,
         })
     }
     pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
@@ -652,6 +657,9 @@ impl ReadCtx {
             let mut plain = q.clone();
             plain.hint = None;
             return self.t.list(def, tenant, &plain);
+        }
+        if let Some(page) = self.t.list_ranked(def, tenant, q, &self.ranks)? {
+            return Ok(page);
         }
         self.t.list(def, tenant, q)
     }

@@ -240,6 +240,29 @@ impl ResourceDef {
             && self.fields.iter().any(|f| (f.dict.is_some() && f.name == stem) || (f.refers.is_some() && f.name.strip_suffix("Id").unwrap_or(&f.name) == stem))
     }
 
+    /// Read-only fields of `input` (stock figures, statuses moved by their own actions, counters) that would
+    /// change what is stored: `old` for an update, the field's default (or nothing) for an insert. A client that
+    /// sends a record back as it read it (Saber posts whole rows) passes; one that tries to set such a field is
+    /// refused naming it, instead of having the value silently dropped (`parse_input` never writes them).
+    pub fn readonly_changes(&self, input: &Map<String, Value>, old: Option<&Map<String, Value>>) -> Result<()> {
+        for f in self.fields.iter().filter(|f| f.readonly) {
+            let Some(v) = input.get(&f.name) else { continue };
+            if v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()) {
+                continue;
+            }
+            let parsed = parse_value(f, v).map_err(|_| StoreError::invalid(&f.name, FieldProblem::ReadOnly))?;
+            let now = match old {
+                Some(o) => o.get(&f.name).cloned().unwrap_or(Value::Null),
+                None => f.default.clone().unwrap_or(Value::Null),
+            };
+            let zero = |x: &Value| x.is_null() || x.as_i64() == Some(0) || x.as_str() == Some("");
+            if parsed != now && !(zero(&parsed) && zero(&now)) {
+                return Err(StoreError::invalid(&f.name, FieldProblem::ReadOnly));
+            }
+        }
+        Ok(())
+    }
+
     /// Parses client input into typed values. `insert` demands required fields; an update changes only the
     /// fields present. Audit columns, read-only fields and `$`-prefixed display keys are dropped; any other
     /// unknown key is refused by name.

@@ -196,9 +196,14 @@ async fn work_order_files_replies_and_requester_are_the_callers() {
     let (s, v) = app.upload(&a, "/api/blade-resource/oss/endpoint/put-file", "现场.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj".to_vec()).await;
     assert_eq!(s, 200, "{v}");
     let link = v["data"]["link"].as_str().unwrap().to_string();
-    // Raised in someone else's name: the requester is still the caller. Outside links are refused.
+    // Raised in someone else's name: refused naming the read-only field; the requester is always the caller.
+    // Outside links are refused.
     let admin_id = app.st.store.read(|r| r.find_unique(&app.st.res.get("user"), A, "account", "admin")).unwrap().unwrap();
-    let order = json!({"title": "地漏返味", "categoryId": cat.to_string(), "priority": 2, "content": "主卫地漏返味", "requesterId": lead_id.to_string()});
+    let order = json!({"title": "地漏返味", "categoryId": cat.to_string(), "priority": 2, "content": "主卫地漏返味"});
+    let mut o = order.clone();
+    o["requesterId"] = json!(lead_id.to_string());
+    let (s, v) = post(&app, &a, "/worklist/order/submit", o).await;
+    assert!(s == 400 && msg(&v).contains("requesterId") && msg(&v).contains("只读"), "{v}");
     for bad in ["https://evil.example/x.exe", "javascript:alert(1)", "/files/741487/0123456789abcdef0123456789abcdef"] {
         let mut o = order.clone();
         o["attachments"] = json!(bad);

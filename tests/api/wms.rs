@@ -572,3 +572,28 @@ async fn master_data_imports_from_excel_all_rows_or_none() {
     assert_eq!(s, 400, "{v}");
     audit_clean(&app);
 }
+
+/// Read-only fields (stock figures, statuses moved by their actions) are never set by a submit: sending one with
+/// another value is refused naming it; sending a record back as it was read (Saber posts whole rows) is fine.
+#[tokio::test]
+async fn read_only_fields_are_refused_by_name_unless_sent_back_unchanged() {
+    let app = App::new();
+    let t = app.admin("157270").await;
+    let (_, _, goods) = depot(&app, &t, "RO", 1, &["石膏板"]).await;
+    let (_, v) = get(&app, &t, &format!("{W}/goods/detail?id={}", goods[0])).await;
+    let mut row = v["data"].clone();
+    // The whole row back, as read: saved.
+    row["goodsName"] = json!("纸面石膏板");
+    let (s, v) = post(&app, &t, &format!("{W}/goods/submit"), row.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    // Setting the stock by hand: refused, naming the field, nothing written.
+    let (s, v) = post(&app, &t, &format!("{W}/goods/submit"), json!({"id": goods[0], "stockQty": "999"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("stockQty") && msg(&v).contains("只读"), "{v}");
+    assert_eq!(goods_qty(&app, &t, &goods[0]).await, "0");
+    let (s, v) = post(&app, &t, &format!("{W}/goods/submit"), json!({"goodsName": "新板", "unit": "张", "stockQty": "5"})).await;
+    assert_eq!(s, 400, "a new record's stock is not set either: {v}");
+    let (s, v) = app.req("POST", &format!("{W}/goods/submit"), Some(&t), Some(&json!({"id": goods[0], "stockQty": "999"}).to_string()), &[("accept-language", "en")]).await;
+    assert_eq!(s, 400);
+    assert!(v["msg"].as_str().unwrap().contains("stockQty is read-only"), "{v}");
+}

@@ -196,9 +196,11 @@ pub async fn save_with(
 ) -> ApiResult<Map<String, Value>> {
     let id = body_id(body)?;
     check_write(s, def, if id.is_some() { "edit" } else { "add" })?;
-    if let Some(id) = id {
-        get_scoped(st, s, def, id).await?;
-    }
+    let old = match id {
+        Some(id) => Some(get_scoped(st, s, def, id).await?),
+        None => None,
+    };
+    def.readonly_changes(body, old.as_ref())?;
     let mut doc = def.parse_input(body, id.is_none())?;
     prepare(&mut doc);
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());

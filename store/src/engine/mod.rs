@@ -2,6 +2,7 @@
 //! page walks, exact filters answered by intersecting id lists, hinted lists, walks under a budget) — here; the
 //! writer's side, which keeps secondary indexes, unique keys and counters in step with the records inside the
 //! caller's transaction, is `write`.
+pub mod rank;
 mod write;
 
 pub use write::RecordWriter;
@@ -211,6 +212,94 @@ where
         }
         let total = if unfiltered { self.count(def, tenant)? } else { matched as u64 };
         Ok(fill.finish(total))
+    }
+
+    /// A deep page of an unfiltered list in id order (either direction) found through the rank marks (see
+    /// `rank`): a binary search and at most `rank::EVERY` steps, whatever the depth. `None` when the list is not
+    /// such a list, the page is shallow (the plain walk is as quick), or this snapshot is older than the marks.
+    pub fn list_ranked(&self, def: &ResourceDef, tenant: &str, q: &Query, cache: &rank::RankCache) -> Result<Option<Page>> {
+        let desc = match (q.sorts.len(), q.sorts.first()) {
+            (0, _) => true,
+            (1, Some(s)) if s.field == "id" || s.field == "createTime" => s.desc,
+            _ => return Ok(None),
+        };
+        if !q.unfiltered() || q.hint.is_some() || q.offset < 2 * rank::EVERY {
+            return Ok(None);
+        }
+        let t = storage_tenant(def, tenant);
+        let res = def.name.as_str();
+        let total = self.count(def, tenant)?;
+        if q.offset >= total {
+            return Ok(None);
+        }
+        let removed = self.counters.get((t, rank::removed_key(res).as_str()))?.map(|v| v.value()).unwrap_or(0);
+        let Some(marks) = self.marks(t, res, total, removed, cache)? else { return Ok(None) };
+        let take = (total - q.offset).min(q.limit);
+        let first = if desc { total - q.offset - take } else { q.offset };
+        let (from, at) = marks.start_for(first).unwrap_or((0, 0));
+        let mut fill = PageFill::new(q);
+        let mut pos = at;
+        for e in self.records.range((t, res, from)..=(t, res, u64::MAX))? {
+            let (_, v) = e?;
+            if pos >= first {
+                fill.push(None, v.value())?;
+                if fill.len() as u64 >= take {
+                    break;
+                }
+            }
+            pos += 1;
+        }
+        if desc {
+            fill.reverse();
+        }
+        Ok(Some(fill.finish(total)))
+    }
+
+    /// The marks valid for this snapshot: the cached ones checked (same removals, the tail above them holding
+    /// exactly the records added) and extended by that tail, or new ones from one walk.
+    fn marks(&self, t: &str, res: &str, total: u64, removed: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::Marks>>> {
+        if let Some(m) = cache.get(t, res)
+            && m.removed == removed {
+            if m.count == total {
+                return Ok(Some(m));
+            }
+            if m.count < total && m.max_id > 0 {
+                let mut ext = (*m).clone();
+                for e in self.records.range((t, res, m.max_id + 1)..=(t, res, u64::MAX))? {
+                    let (k, _) = e?;
+                    let id = k.value().2;
+                    if ext.count % rank::EVERY == 0 {
+                        ext.marks.push((id, ext.count));
+                    }
+                    ext.count += 1;
+                    ext.max_id = id;
+                }
+                if ext.count == total {
+                    let ext = std::sync::Arc::new(ext);
+                    cache.put(t, res, (*ext).clone());
+                    return Ok(Some(ext));
+                }
+                // A record with an old id (moved from another file): the marks are made again below.
+            } else if m.count > total {
+                // This snapshot is older than the marks.
+                return Ok(None);
+            }
+        }
+        let mut m = rank::Marks { removed, ..rank::Marks::default() };
+        for e in self.records.range((t, res, 0)..=(t, res, u64::MAX))? {
+            let (k, _) = e?;
+            let id = k.value().2;
+            if m.count % rank::EVERY == 0 {
+                m.marks.push((id, m.count));
+            }
+            m.count += 1;
+            m.max_id = id;
+        }
+        if m.count != total {
+            return Ok(None);
+        }
+        cache.put(t, res, m.clone());
+        Ok(Some(std::sync::Arc::new(m)))
     }
 
     /// The newest records (highest ids first) whose indexed `field` equals `value`, skipping `offset`, at most

@@ -127,6 +127,8 @@ impl RecordWriter<'_> {
             n += 1;
         }
         self.bump(t, &def.name, -(n as i64))?;
+        // Removals shift the ranks of what follows: the rank marks of readers are made again (`rank`).
+        self.bump(t, &super::rank::removed_key(&def.name), n as i64)?;
         Ok(n)
     }
 
@@ -165,6 +167,7 @@ impl RecordWriter<'_> {
         }
         let n = doomed.len() as u64;
         self.bump(t, &def.name, -(n as i64))?;
+        self.bump(t, &super::rank::removed_key(&def.name), n as i64)?;
         Ok(n)
     }
 
