@@ -214,40 +214,87 @@ where
         Ok(fill.finish(total))
     }
 
-    /// A deep page of an unfiltered list in id order (either direction) found through the rank marks (see
-    /// `rank`): a binary search and at most `rank::EVERY` steps, whatever the depth. `None` when the list is not
-    /// such a list, the page is shallow (the plain walk is as quick), or this snapshot is older than the marks.
+    /// A page of a list in id order (either direction) found through the rank marks (see `rank`): a binary
+    /// search and at most `rank::EVERY` steps, whatever the depth. Two kinds of list: an unfiltered one (deep
+    /// pages only: a shallow one is as quick walked), and one with a single exact filter on an indexed field (one
+    /// value: every page, since its total would otherwise count the whole value's range). `None` when the list is
+    /// neither, or this snapshot is older than the marks.
     pub fn list_ranked(&self, def: &ResourceDef, tenant: &str, q: &Query, cache: &rank::RankCache) -> Result<Option<Page>> {
         let desc = match (q.sorts.len(), q.sorts.first()) {
             (0, _) => true,
             (1, Some(s)) if s.field == "id" || s.field == "createTime" => s.desc,
             _ => return Ok(None),
         };
-        if !q.unfiltered() || q.hint.is_some() || q.offset < 2 * rank::EVERY {
+        if q.hint.is_some() || q.check.is_some() || !q.any.is_empty() {
             return Ok(None);
         }
         let t = storage_tenant(def, tenant);
         let res = def.name.as_str();
-        let total = self.count(def, tenant)?;
-        if q.offset >= total {
-            return Ok(None);
-        }
-        let removed = self.counters.get((t, rank::removed_key(res).as_str()))?.map(|v| v.value()).unwrap_or(0);
-        let Some(marks) = self.marks(t, res, total, removed, cache)? else { return Ok(None) };
-        let take = (total - q.offset).min(q.limit);
-        let first = if desc { total - q.offset - take } else { q.offset };
+        let removed = self.counter(t, &rank::removed_key(res))?;
+        let (of, total, moved) = match q.filters.as_slice() {
+            [] if q.offset >= 2 * rank::EVERY => {
+                let total = self.count(def, tenant)?;
+                if q.offset >= total {
+                    return Ok(None);
+                }
+                ((t.to_string(), res.to_string(), String::new(), Vec::new()), Some(total), 0)
+            }
+            [f] if !def.field(&f.field).is_some_and(|d| d.multi) => {
+                let Some(keys) = exact_keys(def, f) else { return Ok(None) };
+                if keys.len() != 1 {
+                    return Ok(None);
+                }
+                let key = keys.into_iter().next().unwrap_or_default();
+                let moved = self.counter(t, &rank::moved_key(res, &f.field))?;
+                ((t.to_string(), res.to_string(), f.field.clone(), key), None, moved)
+            }
+            _ => return Ok(None),
+        };
+        let Some(marks) = self.marks(&of, total, removed, moved, cache)? else { return Ok(None) };
+        let total = marks.count;
+        let take = total.saturating_sub(q.offset).min(q.limit);
+        let first = if desc { total.saturating_sub(q.offset + take) } else { q.offset };
         let (from, at) = marks.start_for(first).unwrap_or((0, 0));
         let mut fill = PageFill::new(q);
         let mut pos = at;
-        for e in self.records.range((t, res, from)..=(t, res, u64::MAX))? {
-            let (_, v) = e?;
+        let mut page = |id: u64, raw: Option<&[u8]>, fill: &mut PageFill| -> Result<bool> {
             if pos >= first {
-                fill.push(None, v.value())?;
-                if fill.len() as u64 >= take {
-                    break;
+                match raw {
+                    Some(raw) => fill.push(None, raw)?,
+                    None => {
+                        // An index entry: its record, which must agree with the filter (else the general plan).
+                        let Some(v) = self.records.get((t, res, id))? else { return Ok(false) };
+                        let doc = decode_record(v.value())?;
+                        if !q.accepts(&doc) {
+                            return Ok(false);
+                        }
+                        fill.push(Some(doc), v.value())?;
+                    }
                 }
             }
             pos += 1;
+            Ok(true)
+        };
+        if take > 0 {
+            if of.2.is_empty() {
+                for e in self.records.range((t, res, from)..=(t, res, u64::MAX))? {
+                    let (k, v) = e?;
+                    page(k.value().2, Some(v.value()), &mut fill)?;
+                    if fill.len() as u64 >= take {
+                        break;
+                    }
+                }
+            } else {
+                let (field, key) = (of.2.as_str(), of.3.as_slice());
+                for e in self.index.range((t, res, field, key, from)..=(t, res, field, key, u64::MAX))? {
+                    if !page(e?.0.value().4, None, &mut fill)? {
+                        return Ok(None);
+                    }
+                    if fill.len() as u64 >= take {
+                        break;
+                    }
+                }
+            }
         }
         if desc {
             fill.reverse();
@@ -255,50 +302,71 @@ where
         Ok(Some(fill.finish(total)))
     }
 
-    /// The marks valid for this snapshot: the cached ones checked (same removals, the tail above them holding
-    /// exactly the records added) and extended by that tail, or new ones from one walk.
-    fn marks(&self, t: &str, res: &str, total: u64, removed: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::Marks>>> {
-        if let Some(m) = cache.get(t, res)
-            && m.removed == removed {
-            if m.count == total {
+    fn counter(&self, t: &str, name: &str) -> Result<u64> {
+        Ok(self.counters.get((t, name))?.map(|v| v.value()).unwrap_or(0))
+    }
+
+    /// The ids of a marked list from `from` on, ascending: the records of the resource, or the index entries of
+    /// one value.
+    fn walk_marked(&self, of: &rank::MarksOf, from: u64, visit: &mut dyn FnMut(u64)) -> Result<()> {
+        let (t, res) = (of.0.as_str(), of.1.as_str());
+        if of.2.is_empty() {
+            for e in self.records.range((t, res, from)..=(t, res, u64::MAX))? {
+                visit(e?.0.value().2);
+            }
+        } else {
+            let (field, key) = (of.2.as_str(), of.3.as_slice());
+            for e in self.index.range((t, res, field, key, from)..=(t, res, field, key, u64::MAX))? {
+                visit(e?.0.value().4);
+            }
+        }
+        Ok(())
+    }
+
+    /// The marks valid for this snapshot: the cached ones checked (same removal and move counters; for the
+    /// whole resource, the tail above them holding exactly the records the live count added) and extended by that
+    /// tail, or new ones from one walk. `total`: the live count of the whole resource (None for a value's marks,
+    /// whose count the marks are).
+    fn marks(&self, of: &rank::MarksOf, total: Option<u64>, removed: u64, moved: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::Marks>>> {
+        let extend = |m: &mut rank::Marks, from: u64| -> Result<()> {
+            self.walk_marked(of, from, &mut |id| {
+                if m.count % rank::EVERY == 0 {
+                    m.marks.push((id, m.count));
+                }
+                m.count += 1;
+                m.max_id = id;
+            })
+        };
+        if let Some(m) = cache.get(of)
+            && m.removed == removed
+            && m.moved == moved {
+            if total == Some(m.count) {
                 return Ok(Some(m));
             }
-            if m.count < total && m.max_id > 0 {
-                let mut ext = (*m).clone();
-                for e in self.records.range((t, res, m.max_id + 1)..=(t, res, u64::MAX))? {
-                    let (k, _) = e?;
-                    let id = k.value().2;
-                    if ext.count % rank::EVERY == 0 {
-                        ext.marks.push((id, ext.count));
-                    }
-                    ext.count += 1;
-                    ext.max_id = id;
-                }
-                if ext.count == total {
-                    let ext = std::sync::Arc::new(ext);
-                    cache.put(t, res, (*ext).clone());
-                    return Ok(Some(ext));
-                }
-                // A record with an old id (moved from another file): the marks are made again below.
-            } else if m.count > total {
+            if total.is_some_and(|t| m.count > t) {
                 // This snapshot is older than the marks.
                 return Ok(None);
             }
-        }
-        let mut m = rank::Marks { removed, ..rank::Marks::default() };
-        for e in self.records.range((t, res, 0)..=(t, res, u64::MAX))? {
-            let (k, _) = e?;
-            let id = k.value().2;
-            if m.count % rank::EVERY == 0 {
-                m.marks.push((id, m.count));
+            let mut ext = (*m).clone();
+            if m.max_id < u64::MAX {
+                extend(&mut ext, m.max_id + 1)?;
             }
-            m.count += 1;
-            m.max_id = id;
+            // The whole resource's tail must hold exactly the records added; a value's grows only by new ids
+            // (a move into it or an old id stored again moves its counters).
+            if total.is_none_or(|t| ext.count == t) {
+                if ext.count != m.count {
+                    cache.put(of, ext.clone());
+                }
+                return Ok(Some(std::sync::Arc::new(ext)));
+            }
+            // A record with an old id (moved from another file): the marks are made again below.
         }
-        if m.count != total {
+        let mut m = rank::Marks { removed, moved, ..rank::Marks::default() };
+        extend(&mut m, 0)?;
+        if total.is_some_and(|t| t != m.count) {
             return Ok(None);
         }
-        cache.put(t, res, m.clone());
+        cache.put(of, m.clone());
         Ok(Some(std::sync::Arc::new(m)))
     }
 

@@ -23,6 +23,8 @@ pub struct Marks {
     pub count: u64,
     /// The removal counter then.
     pub removed: u64,
+    /// For the marks of one value of an indexed field: that field's move counter then.
+    pub moved: u64,
     /// The highest id then (0: none).
     pub max_id: u64,
     /// (id, records below it), ascending; positions are multiples of `EVERY`.
@@ -37,29 +39,45 @@ impl Marks {
     }
 }
 
-/// The marks of every (tenant, resource) a deep page was asked of.
+/// What marks are of: a (tenant, resource), or one value of one of its indexed fields (field name and the
+/// value's index bytes; an empty field for the whole resource).
+pub type MarksOf = (String, String, String, Vec<u8>);
+
+/// Marks of values kept at most (the whole resources' always fit): a long-running server sees many values.
+const MAX_ENTRIES: usize = 4096;
+
+/// The marks of every list a deep page (or, for a value, the total) was asked of.
 #[derive(Default)]
-pub struct RankCache(Mutex<HashMap<(String, String), Arc<Marks>>>);
+pub struct RankCache(Mutex<HashMap<MarksOf, Arc<Marks>>>);
 
 impl RankCache {
-    pub fn get(&self, t: &str, res: &str) -> Option<Arc<Marks>> {
-        self.0.lock().ok()?.get(&(t.to_string(), res.to_string())).cloned()
+    pub fn get(&self, of: &MarksOf) -> Option<Arc<Marks>> {
+        self.0.lock().ok()?.get(of).cloned()
     }
     /// Keeps `m` unless newer marks are there already (another reader's later snapshot).
-    pub fn put(&self, t: &str, res: &str, m: Marks) {
+    pub fn put(&self, of: &MarksOf, m: Marks) {
         if let Ok(mut g) = self.0.lock() {
-            let key = (t.to_string(), res.to_string());
-            let newer = g.get(&key).is_some_and(|cur| cur.removed == m.removed && cur.count > m.count);
+            let newer = g.get(of).is_some_and(|cur| cur.removed == m.removed && cur.moved == m.moved && cur.count > m.count);
             if !newer {
-                g.insert(key, Arc::new(m));
+                if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
+                    // Forget the values' marks (rebuilt when asked again); keep the whole resources'.
+                    g.retain(|k, _| k.2.is_empty());
+                }
+                g.insert(of.clone(), Arc::new(m));
             }
         }
     }
 }
 
-/// The counter of removals of a resource (kept beside its live count; `$` names are never record totals).
+/// The counter of removals of a resource and of records stored under an old id (kept beside its live count;
+/// `$` names are never record totals): either shifts the ranks of what follows.
 pub fn removed_key(res: &str) -> String {
     format!("$rm:{res}")
+}
+
+/// The counter of updates that moved a record from one value of an indexed field to another.
+pub fn moved_key(res: &str, field: &str) -> String {
+    format!("$mv:{res}:{field}")
 }
 
 #[cfg(test)]
@@ -68,7 +86,7 @@ mod tests {
 
     #[test]
     fn the_start_is_the_last_mark_at_or_before_the_position() {
-        let m = Marks { count: 1000, removed: 0, max_id: 1000, marks: vec![(1, 0), (300, 256), (600, 512), (900, 768)] };
+        let m = Marks { count: 1000, removed: 0, moved: 0, max_id: 1000, marks: vec![(1, 0), (300, 256), (600, 512), (900, 768)] };
         assert_eq!(m.start_for(0), Some((1, 0)));
         assert_eq!(m.start_for(255), Some((1, 0)));
         assert_eq!(m.start_for(256), Some((300, 256)));

@@ -101,6 +101,12 @@ impl RecordWriter<'_> {
         // Only the index entries and unique keys whose values changed are rewritten (a stock balance changes
         // its quantities, not its goods or bin).
         change_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, &old, &doc)?;
+        // A record moving between the values of an indexed field shifts the ranks within both: the rank marks of
+        // that field are made again (`rank`).
+        let moved: Vec<String> = def.indexed_fields().filter(|n| old.get(*n) != doc.get(*n)).map(|n| super::rank::moved_key(&def.name, n)).collect();
+        for key in moved {
+            self.bump(t, &key, 1)?;
+        }
         self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
         // The search index holds the searched fields only: an update that leaves them alone is not logged.
         let searched_changed = def.search_fields().any(|f| old.get(&f.name) != doc.get(&f.name));
@@ -144,6 +150,8 @@ impl RecordWriter<'_> {
         self.tables.records.insert((t, def.name.as_str(), id), encode_record(doc)?.as_slice())?;
         self.add_keys(def, t, id, doc)?;
         self.bump(t, &def.name, 1)?;
+        // An old id in the middle of the list shifts what follows, as a removal does.
+        self.bump(t, &super::rank::removed_key(&def.name), 1)?;
         self.note(def, t, id);
         Ok(true)
     }
