@@ -741,13 +741,7 @@ fn deep_pages_through_rank_marks_are_the_same_pages() {
     let some = s.read(|r| r.list(&d, "A", &Query { limit: 5, offset: 700, ..Default::default() })).unwrap();
     let ids: Vec<u64> = some.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
     let old = some.records[0].clone();
-    let d3 = d.clone();
-    s.write(move |w| w.remove(&d3, "A", &ids, &Actor::default()).map(|_| ())).unwrap();
-    check(&s, "records removed");
-    // One of them back under its own (old) id, as a move between files stores it.
-    let d4 = d.clone();
-    s.write(move |w| w.put_as_is(&d4, "A", &old).map(|_| ())).unwrap();
-    check(&s, "an old id stored again");
+    remove_then_store_again(&s, &d, ids, old, &check);
     // As many removed as added in one write: the count alone would not tell; the removal counter does.
     let some = s.read(|r| r.list(&d, "A", &Query { limit: 3, offset: 900, ..Default::default() })).unwrap();
     let ids: Vec<u64> = some.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
@@ -816,10 +810,16 @@ fn pages_of_one_value_through_rank_marks_are_the_same_pages() {
     .unwrap();
     check(&s, "records moved to another value");
     let old = s.read(|r| r.get(&d, "A", ids[0])).unwrap().unwrap();
+    remove_then_store_again(&s, &d, ids, old, &check);
+}
+
+/// Removes `ids` of tenant A and checks; then stores `old` (one of them) back under its own id, as a move between
+/// files does, and checks again.
+fn remove_then_store_again(s: &Store, d: &Arc<ResourceDef>, ids: Vec<u64>, old: Map<String, Value>, check: &dyn Fn(&Store, &str)) {
     let d3 = d.clone();
     s.write(move |w| w.remove(&d3, "A", &ids, &Actor::default()).map(|_| ())).unwrap();
-    check(&s, "records removed");
+    check(s, "records removed");
     let d4 = d.clone();
     s.write(move |w| w.put_as_is(&d4, "A", &old).map(|_| ())).unwrap();
-    check(&s, "an old id stored again");
+    check(s, "an old id stored again");
 }
