@@ -245,7 +245,8 @@ impl ResourceDef {
     /// sends a record back as it read it (Saber posts whole rows) passes; one that tries to set such a field is
     /// refused naming it, instead of having the value silently dropped (`parse_input` never writes them).
     pub fn readonly_changes(&self, input: &Map<String, Value>, old: Option<&Map<String, Value>>) -> Result<()> {
-        for f in self.fields.iter().filter(|f| f.readonly) {
+        // JSON fields (a line's reservations) are kept by their actions and may come back reshaped: never compared.
+        for f in self.fields.iter().filter(|f| f.readonly && f.kind != FieldKind::Json) {
             let Some(v) = input.get(&f.name) else { continue };
             if v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()) {
                 continue;
