@@ -57,7 +57,9 @@ impl RankCache {
     /// Keeps `m` unless newer marks are there already (another reader's later snapshot).
     pub fn put(&self, of: &MarksOf, m: Marks) {
         if let Ok(mut g) = self.0.lock() {
-            let newer = g.get(of).is_some_and(|cur| cur.removed == m.removed && cur.moved == m.moved && cur.count > m.count);
+            // Counters only grow: marks made with higher ones, or as many and more records, are of a later
+            // snapshot; a reader that began earlier never replaces them.
+            let newer = g.get(of).is_some_and(|cur| cur.removed > m.removed || cur.moved > m.moved || (cur.removed == m.removed && cur.moved == m.moved && cur.count > m.count));
             if !newer {
                 if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
                     // Forget the values' marks (rebuilt when asked again); keep the whole resources'.
@@ -83,6 +85,21 @@ pub fn moved_key(res: &str, field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_of_an_earlier_snapshot_never_replace_later_ones() {
+        let c = RankCache::default();
+        let of: MarksOf = ("t".into(), "r".into(), String::new(), Vec::new());
+        c.put(&of, Marks { count: 10, removed: 2, ..Marks::default() });
+        c.put(&of, Marks { count: 12, removed: 1, ..Marks::default() });
+        assert_eq!((c.get(&of).unwrap().count, c.get(&of).unwrap().removed), (10, 2), "fewer removals: earlier");
+        c.put(&of, Marks { count: 9, removed: 2, ..Marks::default() });
+        assert_eq!(c.get(&of).unwrap().count, 10, "as many removals and fewer records: earlier");
+        c.put(&of, Marks { count: 11, removed: 2, ..Marks::default() });
+        assert_eq!(c.get(&of).unwrap().count, 11);
+        c.put(&of, Marks { count: 3, removed: 3, ..Marks::default() });
+        assert_eq!(c.get(&of).unwrap().count, 3, "a later removal");
+    }
 
     #[test]
     fn the_start_is_the_last_mark_at_or_before_the_position() {
