@@ -381,6 +381,8 @@ test('site managers on a phone (390×844): sign-in and the site screens never sc
     ['/buildingRectification/index', '.table tbody tr'],
     ['/worklist/order', '.crud .table tbody tr'],
     ['/worklist/addworklist', 'form'],
+    ['/wel/index', '.view'],
+    ['/work/process/leave', '.table'],
   ];
   for (const [path, ready] of screens) {
     await visit(page, path);

@@ -7,11 +7,11 @@ type Row = Record<string, any>;
 export function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) => ReactNode][]; rows: Row[]; empty: string; label: string }) {
   return (
     <div className="table-wrap">
-      <table className="table" aria-label={label}>
+      <table className="table rec" aria-label={label}>
         <thead><tr>{cols.map(([h]) => <th key={h} scope="col">{h}</th>)}</tr></thead>
         <tbody>
           {rows.length === 0 && <tr><td colSpan={cols.length} className="empty">{empty}</td></tr>}
-          {rows.map((r) => <tr key={String(r.id)}>{cols.map(([h, f]) => <td key={h}>{f(r)}</td>)}</tr>)}
+          {rows.map((r) => <tr key={String(r.id)}>{cols.map(([h, f]) => <td key={h} data-label={h}>{f(r)}</td>)}</tr>)}
         </tbody>
       </table>
     </div>
