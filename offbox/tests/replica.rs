@@ -210,7 +210,16 @@ async fn a_standby_follows_refuses_writes_and_takes_over_when_promoted() {
     // The primary is gone; the standby is promoted.
     fstop.store(true, std::sync::atomic::Ordering::Relaxed);
     fh.await.unwrap();
-    let promoted = offbox::follow::promote(&bucket, &sdir.path().join("ship"), "standby-host", "http://standby").await.unwrap();
+    // The old primary still renews its ownership meanwhile: a promote that meets that write answers Conflict
+    // ("run promote again"), and the administrator runs it again.
+    let mut tries = 0;
+    let promoted = loop {
+        match offbox::follow::promote(&bucket, &sdir.path().join("ship"), "standby-host", "http://standby").await {
+            Ok(p) => break p,
+            Err(e) if e.what == offbox::bucket::What::Conflict && tries < 5 => tries += 1,
+            Err(e) => panic!("promote: {e:?}"),
+        }
+    };
     assert_ne!(promoted.generation, pstatus.lock().unwrap().generation);
     // The old primary, still running, sees it is no longer the owner within seconds and stops taking writes.
     let t1 = Instant::now();
