@@ -213,4 +213,3 @@ pub struct ServeArgs {
     #[arg(long, env = "ZZ_PUBLIC_URL", default_value = "")]
     pub public_url: String,
 }
-

@@ -163,11 +163,7 @@ async fn save(State(st): State<AppState>, s: Session, JsonObject(mut body): Json
         return Err(ApiError::with(Kind::Missing, "id"));
     }
     crud::check_write(&s, &sv.def, if id.is_some() { "edit" } else { "add" })?;
-    let old = match id {
-        Some(id) => Some(crud::get_scoped(&st, &s, &sv.def, id).await?),
-        None => None,
-    };
-    sv.def.readonly_changes(&body, old.as_ref())?;
+    crud::check_target(&st, &s, &sv.def, id, &body).await?;
     // A masked value (`3201**********1234`) sent back unchanged keeps what is stored.
     for f in sv.def.fields.iter().filter(|f| f.mask) {
         if id.is_some() && body.get(&f.name).and_then(Value::as_str).is_some_and(|v| v.contains('*')) {

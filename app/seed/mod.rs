@@ -115,8 +115,6 @@ fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store
     Ok(())
 }
 
-/// Platform reference data added once (also to data files made before it existed): China's provincial-level
-/// divisions and prefecture-level cities (GB/T 2260 codes, `seed/regions.json`) and the predefined reports.
 /// One system dictionary of `seed/dicts.json` (its parent row and its entries), for the platform.
 pub(crate) fn insert_dict(w: &mut WriteCtx, dict_def: &store::ResourceDef, d: &Value, sys: &Actor) -> store::Result<()> {
     let parent = obj(json!({"parentId": 0, "code": d["code"], "dictKey": "-1", "dictValue": d["dictValue"],
@@ -130,6 +128,8 @@ pub(crate) fn insert_dict(w: &mut WriteCtx, dict_def: &store::ResourceDef, d: &V
     Ok(())
 }
 
+/// Platform reference data added once (also to data files made before it existed): China's provincial-level
+/// divisions and prefecture-level cities (GB/T 2260 codes, `seed/regions.json`) and the predefined reports.
 fn reference_data(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
     let sys = Actor::default();
     let def = res.get("region");

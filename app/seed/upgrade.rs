@@ -125,15 +125,15 @@ fn grant_new_menus(w: &mut WriteCtx, res: &Resources, added: &[MenuRow]) -> stor
 /// screens (projects, the depot, approvals, WeChat), which could only ever be empty there (issue 31). Once.
 fn platform_without_business(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
     let business = crate::assets::business_codes();
-    let menus: HashMap<String, String> = w
+    let menus: HashMap<u64, String> = w
         .all(&res.get("menu"), store::PLATFORM_TENANT)?
         .iter()
-        .filter_map(|m| Some((m["id"].as_u64()?.to_string(), m.get("code")?.as_str()?.to_string())))
+        .filter_map(|m| Some((m["id"].as_u64()?, m.get("code")?.as_str()?.to_string())))
         .collect();
     let role_def = res.get("role");
     for role in w.all(&role_def, store::PLATFORM_TENANT)?.into_iter().filter(|r| r.get("roleAlias").and_then(Value::as_str) == Some("administrator")) {
         let ids: Vec<Value> = role.get("menuIds").and_then(Value::as_array).cloned().unwrap_or_default();
-        let kept: Vec<Value> = ids.iter().filter(|i| i.as_str().map(str::to_string).or_else(|| i.as_u64().map(|n| n.to_string())).and_then(|i| menus.get(&i)).is_none_or(|code| !business.contains(code))).cloned().collect();
+        let kept: Vec<Value> = ids.iter().filter(|i| store::parse_id_value(i).and_then(|i| menus.get(&i)).is_none_or(|code| !business.contains(code))).cloned().collect();
         if kept.len() != ids.len() {
             w.update(&role_def, store::PLATFORM_TENANT, role["id"].as_u64().unwrap_or(0), obj(json!({"menuIds": kept})), &Actor::default())?;
         }

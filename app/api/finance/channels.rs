@@ -21,7 +21,7 @@ fn terminal_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, d
     if after_i64(old, doc, "signStatus").unwrap_or(1) != 1 {
         return Ok(());
     }
-    let channel = after(old, doc, "configId").and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))).unwrap_or(0);
+    let channel = after(old, doc, "configId").and_then(store::parse_id_value).unwrap_or(0);
     match w.get(&cx.def("extconfig"), cx.tenant, channel)? {
         Some(c) if int(&c, "enabled") != 1 => Err(rule(
             &format!("收款通道「{}」已停用,不能签约终端", text(&c, "configName")),

@@ -135,6 +135,16 @@ pub async fn get_scoped(st: &AppState, s: &Session, def: &ResourceDef, id: u64) 
     Ok(rec)
 }
 
+/// Before a submit is parsed: the record it names (`id`) must be one the session may see (404 otherwise), and
+/// read-only fields may only come back as they are stored (or, for a new record, as their default).
+pub async fn check_target(st: &AppState, s: &Session, def: &ResourceDef, id: Option<u64>, body: &Map<String, Value>) -> ApiResult<()> {
+    let old = match id {
+        Some(id) => Some(get_scoped(st, s, def, id).await?),
+        None => None,
+    };
+    Ok(def.readonly_changes(body, old.as_ref())?)
+}
+
 /// The ids among `ids` that exist in the session's tenant and that its data scopes admit.
 pub async fn visible_ids(st: &AppState, s: &Session, def: &ResourceDef, ids: &[u64]) -> ApiResult<Vec<u64>> {
     let guard = crate::auth::scope::guard(st, s, def).await?;
@@ -196,11 +206,7 @@ pub async fn save_with(
 ) -> ApiResult<Map<String, Value>> {
     let id = body_id(body)?;
     check_write(s, def, if id.is_some() { "edit" } else { "add" })?;
-    let old = match id {
-        Some(id) => Some(get_scoped(st, s, def, id).await?),
-        None => None,
-    };
-    def.readonly_changes(body, old.as_ref())?;
+    check_target(st, s, def, id, body).await?;
     let mut doc = def.parse_input(body, id.is_none())?;
     prepare(&mut doc);
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());

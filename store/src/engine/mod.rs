@@ -257,44 +257,33 @@ where
         let (from, at) = marks.start_for(first).unwrap_or((0, 0));
         let mut fill = PageFill::new(q);
         let mut pos = at;
-        let mut page = |id: u64, raw: Option<&[u8]>, fill: &mut PageFill| -> Result<bool> {
-            if pos >= first {
-                match raw {
-                    Some(raw) => fill.push(None, raw)?,
-                    None => {
-                        // An index entry: its record, which must agree with the filter (else the general plan).
-                        let Some(v) = self.records.get((t, res, id))? else { return Ok(false) };
-                        let doc = decode_record(v.value())?;
-                        if !q.accepts(&doc) {
-                            return Ok(false);
-                        }
-                        fill.push(Some(doc), v.value())?;
-                    }
-                }
-            }
-            pos += 1;
-            Ok(true)
-        };
+        // An index entry whose record does not agree with the filter sends the list to the general plan.
+        let mut disagrees = false;
         if take > 0 {
-            if of.2.is_empty() {
-                for e in self.records.range((t, res, from)..=(t, res, u64::MAX))? {
-                    let (k, v) = e?;
-                    page(k.value().2, Some(v.value()), &mut fill)?;
-                    if fill.len() as u64 >= take {
-                        break;
+            self.walk_marked(&of, from, &mut |id, raw| {
+                if pos >= first {
+                    match raw {
+                        Some(raw) => fill.push(None, raw)?,
+                        None => {
+                            let Some(v) = self.records.get((t, res, id))? else {
+                                disagrees = true;
+                                return Ok(false);
+                            };
+                            let doc = decode_record(v.value())?;
+                            if !q.accepts(&doc) {
+                                disagrees = true;
+                                return Ok(false);
+                            }
+                            fill.push(Some(doc), v.value())?;
+                        }
                     }
                 }
-            } else {
-                let (field, key) = (of.2.as_str(), of.3.as_slice());
-                for e in self.index.range((t, res, field, key, from)..=(t, res, field, key, u64::MAX))? {
-                    if !page(e?.0.value().4, None, &mut fill)? {
-                        return Ok(None);
-                    }
-                    if fill.len() as u64 >= take {
-                        break;
-                    }
-                }
-            }
+                pos += 1;
+                Ok((fill.len() as u64) < take)
+            })?;
+        }
+        if disagrees {
+            return Ok(None);
         }
         if desc {
             fill.reverse();
@@ -306,18 +295,23 @@ where
         Ok(self.counters.get((t, name))?.map(|v| v.value()).unwrap_or(0))
     }
 
-    /// The ids of a marked list from `from` on, ascending: the records of the resource, or the index entries of
-    /// one value.
-    fn walk_marked(&self, of: &rank::MarksOf, from: u64, visit: &mut dyn FnMut(u64)) -> Result<()> {
+    /// The ids of a marked list from `from` on, ascending, until `visit` says stop: the records of the resource
+    /// (with their stored bytes), or the index entries of one value (ids only).
+    fn walk_marked(&self, of: &rank::MarksOf, from: u64, visit: &mut dyn FnMut(u64, Option<&[u8]>) -> Result<bool>) -> Result<()> {
         let (t, res) = (of.0.as_str(), of.1.as_str());
         if of.2.is_empty() {
             for e in self.records.range((t, res, from)..=(t, res, u64::MAX))? {
-                visit(e?.0.value().2);
+                let (k, v) = e?;
+                if !visit(k.value().2, Some(v.value()))? {
+                    break;
+                }
             }
         } else {
             let (field, key) = (of.2.as_str(), of.3.as_slice());
             for e in self.index.range((t, res, field, key, from)..=(t, res, field, key, u64::MAX))? {
-                visit(e?.0.value().4);
+                if !visit(e?.0.value().4, None)? {
+                    break;
+                }
             }
         }
         Ok(())
@@ -329,12 +323,13 @@ where
     /// whose count the marks are).
     fn marks(&self, of: &rank::MarksOf, total: Option<u64>, removed: u64, moved: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::Marks>>> {
         let extend = |m: &mut rank::Marks, from: u64| -> Result<()> {
-            self.walk_marked(of, from, &mut |id| {
+            self.walk_marked(of, from, &mut |id, _| {
                 if m.count % rank::EVERY == 0 {
                     m.marks.push((id, m.count));
                 }
                 m.count += 1;
                 m.max_id = id;
+                Ok(true)
             })
         };
         if let Some(m) = cache.get(of)
