@@ -113,6 +113,17 @@ pub struct IndexStatus {
     pub disk_bytes: u64,
     pub rebuilds: u64,
     pub last_rebuild_ms: u64,
+    /// Fields whose fragments are held in memory, the bytes they take, the budget, and the `contains`
+    /// questions they answered (see `search::Index::fragments`).
+    pub fragment_fields: usize,
+    pub fragment_bytes: usize,
+    pub fragment_budget: usize,
+    pub fragment_answers: u64,
+}
+
+/// Memory the fragments of fields asked about may take: a sixteenth of the machine, 32–512 MiB.
+pub fn fragment_budget(ram_bytes: u64) -> usize {
+    (ram_bytes / 16).clamp(32 << 20, 512 << 20) as usize
 }
 
 pub struct Indexer {
@@ -136,6 +147,7 @@ impl Indexer {
         let dir = index_dir(store.path());
         let lay = layout(res);
         let (index, opened) = search::Index::open(&dir, &lay)?;
+        index.set_fragment_budget(fragment_budget(store::machine_ram().unwrap_or(1 << 30)));
         let current = match opened {
             search::Opened::Current(seq) => {
                 // Ahead of the store (a restored file) or behind what the log still holds: rebuilt.
@@ -180,6 +192,7 @@ impl Indexer {
     }
 
     pub fn status(&self) -> IndexStatus {
+        let frag = self.index.fragments();
         IndexStatus {
             ready: self.is_ready(),
             seq: self.index.seq(),
@@ -188,6 +201,10 @@ impl Indexer {
             disk_bytes: self.index.disk_bytes(),
             rebuilds: self.rebuilds.load(Ordering::Relaxed),
             last_rebuild_ms: self.last_rebuild_ms.load(Ordering::Relaxed),
+            fragment_fields: frag.fields,
+            fragment_bytes: frag.bytes,
+            fragment_budget: frag.budget,
+            fragment_answers: frag.answers,
         }
     }
 

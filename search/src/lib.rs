@@ -5,14 +5,15 @@
 //! Every document carries its tenant as an indexed term and every query requires it, so no query crosses tenants.
 //! Each commit records the sequence number it brings the index up to (tantivy's commit payload); on open the
 //! caller catches up from there.
+mod frag;
 pub mod text;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tantivy::collector::{Collector, Count, SegmentCollector, TopDocs};
+use tantivy::collector::{Collector, Count, DocSetCollector, SegmentCollector, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
@@ -32,6 +33,8 @@ const WRITER_HEAP: usize = 32 << 20;
 /// Memory of the one writer that follows the store's changes (batches of at most a few thousand records): what
 /// the index keeps while serving.
 const FOLLOW_HEAP: usize = 16 << 20;
+/// Memory the fragment bitmaps of the fields asked about may take together (see `frag`), unless set otherwise.
+pub const FRAGMENT_BUDGET: usize = 256 << 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
@@ -115,6 +118,42 @@ pub struct Index {
     f: Fields,
     /// The sequence number of the commit readers see (set after they reload).
     visible: AtomicU64,
+    /// Fields whose fragments are held in memory (answering `contains` without tantivy).
+    frags: Arc<frag::Frags>,
+}
+
+/// The fragment bitmaps in memory: fields held, bytes they take, questions they answered, builds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FragmentFigures {
+    pub fields: usize,
+    pub bytes: usize,
+    pub budget: usize,
+    pub answers: u64,
+    pub builds: u64,
+}
+
+/// One field's fragments from the documents a snapshot holds. Holds `apply` from before the snapshot to the
+/// end, so every commit after the snapshot updates the result (a commit before it is in the snapshot).
+/// Returns them with the generation of the index they were built from.
+fn build_fragments(frags: &frag::Frags, reader: &IndexReader, f: [Field; 4], key: &frag::FKey) -> Result<(frag::FieldGrams, u64)> {
+    let [tenant, resource, id, data] = f;
+    let _g = frags.apply.lock().map_err(|_| SearchError::Other("fragments poisoned".into()))?;
+    let generation = frags.generation.load(std::sync::atomic::Ordering::Acquire);
+    let searcher = reader.searcher();
+    let q = BooleanQuery::new(vec![(Occur::Must, term_q(tenant, &key.0)), (Occur::Must, term_q(resource, &key.1))]);
+    let mut addrs: Vec<tantivy::DocAddress> = searcher.search(&q, &DocSetCollector)?.into_iter().collect();
+    addrs.sort_unstable();
+    let mut rows: Vec<(u64, String)> = Vec::with_capacity(addrs.len());
+    for addr in addrs {
+        let doc: TantivyDocument = searcher.doc(addr)?;
+        let Some(n) = doc.get_first(id).and_then(|v| v.as_u64()) else { continue };
+        let json = doc.get_first(data).and_then(|v| v.as_str()).unwrap_or("");
+        let mut fields: BTreeMap<String, String> = serde_json::from_str(json).unwrap_or_default();
+        rows.push((n, fields.remove(&key.2).unwrap_or_default()));
+    }
+    rows.sort_unstable_by_key(|r| r.0);
+    rows.dedup_by_key(|r| r.0);
+    Ok((frag::FieldGrams::build(rows.into_iter()), generation))
 }
 
 fn schema() -> (Schema, Fields) {
@@ -195,7 +234,8 @@ impl Index {
             Opened::Current(s) => s,
             Opened::Fresh => 0,
         });
-        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(Some(writer)), f, visible }, opened))
+        let frags = Arc::new(frag::Frags::new(FRAGMENT_BUDGET));
+        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(Some(writer)), f, visible, frags }, opened))
     }
 
     /// Replaces the writer by one with `threads` indexing threads (each with its own memory arena): a rebuild
@@ -305,6 +345,11 @@ impl Index {
         prepared.commit()?;
         drop(guard);
         self.reader.reload()?;
+        {
+            // Before the sequence number is published: whoever reads it finds the fragments at least as new.
+            let _g = self.frags.apply.lock().map_err(|_| SearchError::Other("fragments poisoned".into()))?;
+            self.frags.update(deletes, upserts);
+        }
         self.visible.store(seq.unwrap_or(0), Ordering::Release);
         Ok(())
     }
@@ -319,6 +364,7 @@ impl Index {
         prepared.commit()?;
         drop(guard);
         self.reader.reload()?;
+        self.frags.clear();
         self.visible.store(0, Ordering::Release);
         Ok(())
     }
@@ -352,13 +398,73 @@ impl Index {
     /// Ids (ascending) of the records of `resource` in `tenant` whose `field` contains `needle`, compared in
     /// folded case: what `LIKE '%needle%'` gives over the indexed text. None for an empty needle (every record
     /// matches: the caller walks instead). The caller confirms each against the store, which may be newer.
+    ///
+    /// A field asked about is built in memory meanwhile (see `frag`) and answers from there once built.
     pub fn contains(&self, tenant: &str, resource: &str, field: &str, needle: &str) -> Result<Option<Vec<u64>>> {
+        if needle.is_empty() {
+            return Ok(None);
+        }
+        let key = (tenant.to_string(), resource.to_string(), field.to_string());
+        match self.frags.ask(&key, needle) {
+            frag::Asked::Answer(ids) => return Ok(Some(ids)),
+            frag::Asked::Build => self.start_fragments(key),
+            frag::Asked::No => {}
+        }
+        self.contains_indexed(tenant, resource, field, needle)
+    }
+
+    /// `contains` answered by tantivy alone.
+    pub fn contains_indexed(&self, tenant: &str, resource: &str, field: &str, needle: &str) -> Result<Option<Vec<u64>>> {
         let Some(q) = self.needle_query(field, needle) else { return Ok(None) };
         let mut clauses = self.scope(tenant, &[resource]);
         clauses.push((Occur::Must, q));
         let mut ids = self.reader.searcher().search(&BooleanQuery::new(clauses), &Ids)?;
         ids.sort_unstable();
         Ok(Some(ids))
+    }
+
+    /// Builds the fragments of one field on a thread of its own.
+    fn start_fragments(&self, key: frag::FKey) {
+        let (frags, reader) = (self.frags.clone(), self.reader.clone());
+        let (tenant, resource, id, data) = (self.f.tenant, self.f.resource, self.f.id, self.f.data);
+        let spawned = std::thread::Builder::new().name("zz-fragments".into()).spawn({
+            let frags = frags.clone();
+            let key = key.clone();
+            move || {
+                match build_fragments(&frags, &reader, [tenant, resource, id, data], &key) {
+                    Ok((g, generation)) => frags.finish(key, Some(g), generation),
+                    Err(_) => frags.finish(key, None, 0),
+                }
+            }
+        });
+        if spawned.is_err() {
+            frags.finish(key, None, 0);
+        }
+    }
+
+    /// Builds the fragments of one field now and waits (tests; the server builds them when first asked).
+    pub fn hold_fragments(&self, tenant: &str, resource: &str, field: &str) -> Result<()> {
+        let key = (tenant.to_string(), resource.to_string(), field.to_string());
+        let (built, generation) = build_fragments(&self.frags, &self.reader, [self.f.tenant, self.f.resource, self.f.id, self.f.data], &key)?;
+        self.frags.finish(key, Some(built), generation);
+        Ok(())
+    }
+
+    /// What the fragments in memory hold and did.
+    pub fn fragments(&self) -> FragmentFigures {
+        let (fields, bytes) = self.frags.held();
+        FragmentFigures {
+            fields,
+            bytes,
+            budget: self.frags.budget(),
+            answers: self.frags.hits.load(Ordering::Relaxed),
+            builds: self.frags.builds.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Sets the memory the fragments may take (0: none are built; fields beyond it are dropped).
+    pub fn set_fragment_budget(&self, bytes: usize) {
+        self.frags.set_budget(bytes);
     }
 
     /// The query of a free-text search within `scopes`: every whitespace-separated part of `q` must match,

@@ -59,15 +59,88 @@ fn contains_gives_exactly_what_like_gives() {
             .filter(|(_, t)| t.to_lowercase().contains(&needle.to_lowercase()))
             .map(|(i, _)| i as u64 + 1)
             .collect();
-        let candidates = ix.contains("A", "param", "paramName", &needle).unwrap().expect("a non-empty needle is answered");
+        let candidates = ix.contains_indexed("A", "param", "paramName", &needle).unwrap().expect("a non-empty needle is answered");
         assert!(candidates.iter().all(|id| *id < 100_000), "another tenant's record for {needle:?}");
         // Exact from the index alone (the app still confirms against the store, which may be newer).
         assert_eq!(candidates, like, "needle {needle:?}: ids and total");
         checked += 1;
     }
     assert!(checked > 300);
+    assert_eq!(ix.contains_indexed("A", "param", "paramName", "").unwrap(), None);
     assert_eq!(ix.contains("A", "param", "paramName", "").unwrap(), None);
     assert_eq!(ix.contains("A", "param", "otherField", "订单").unwrap(), Some(vec![]), "grams are per field");
+}
+
+/// Texts of up to 40 characters (longer than the fragments' exact span of 17), from a small alphabet so that
+/// needles repeat.
+fn long_text(rng: &mut StdRng) -> String {
+    let chars: Vec<char> = "装修工程ab.1Ä".chars().collect();
+    let len = rng.random_range(0..40);
+    (0..len).map(|_| chars[rng.random_range(0..chars.len())]).collect()
+}
+
+#[test]
+fn fragments_in_memory_answer_what_like_gives_and_follow_every_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ix, _) = Index::open(dir.path(), "").unwrap();
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut texts: Vec<Option<String>> = (0..2000).map(|_| Some(long_text(&mut rng))).collect();
+    let docs: Vec<Doc> = texts.iter().enumerate().map(|(i, t)| doc("A", i as u64 + 1, t.as_deref().unwrap())).collect();
+    ix.apply(&docs, &[], 1).unwrap();
+    let other: Vec<Doc> = (0..500).map(|i| doc("B", 50_000 + i, "装修工程ab")).collect();
+    ix.apply(&other, &[], 2).unwrap();
+    ix.hold_fragments("A", "param", "paramName").unwrap();
+    assert_eq!(ix.fragments().fields, 1);
+    let needles = ["装", "ä", "修工", "ab.1", "b.1装修", "工程工程", "1111", "ab.1ab.1ab", "Äb", "程a"];
+    let check = |texts: &[Option<String>], ix: &Index, when: &str| {
+        for n in needles {
+            let like: Vec<u64> = texts
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.as_ref().is_some_and(|t| t.to_lowercase().contains(&n.to_lowercase())))
+                .map(|(i, _)| i as u64 + 1)
+                .collect();
+            let before = ix.fragments().answers;
+            assert_eq!(ix.contains("A", "param", "paramName", n).unwrap().unwrap(), like, "needle {n:?} {when}");
+            assert_eq!(ix.fragments().answers, before + 1, "answered from memory: {n:?} {when}");
+            assert_eq!(ix.contains_indexed("A", "param", "paramName", n).unwrap().unwrap(), like, "tantivy: {n:?} {when}");
+        }
+    };
+    check(&texts, &ix, "as built");
+    // Commits: texts replaced, records removed, new records; the other tenant's changes change nothing here.
+    for round in 0..5u64 {
+        let mut ups = Vec::new();
+        let mut dels = Vec::new();
+        for _ in 0..150 {
+            let i = rng.random_range(0..texts.len());
+            // One change per record and commit: the last one taken.
+            ups.retain(|d: &Doc| d.id != i as u64 + 1);
+            dels.retain(|k: &Key| k.id != i as u64 + 1);
+            if rng.random_bool(0.3) {
+                texts[i] = None;
+                dels.push(Key { tenant: "A".into(), resource: "param".into(), id: i as u64 + 1 });
+            } else {
+                let t = long_text(&mut rng);
+                ups.push(doc("A", i as u64 + 1, &t));
+                texts[i] = Some(t);
+            }
+        }
+        let t = long_text(&mut rng);
+        ups.push(doc("A", texts.len() as u64 + 1, &t));
+        texts.push(Some(t));
+        ups.push(doc("B", 60_000 + round, "b.1装修"));
+        ix.apply(&ups, &dels, 3 + round).unwrap();
+        check(&texts, &ix, &format!("after commit {round}"));
+    }
+    // A record stored under an id older than the newest (never held): the field is dropped, tantivy answers.
+    ix.apply(&[doc("A", 0, "ab.1ab.1ab")], &[], 10).unwrap();
+    assert_eq!(ix.fragments().fields, 0);
+    let n = ix.contains("A", "param", "paramName", "ab.1ab.1ab").unwrap().unwrap();
+    assert_eq!(n.first(), Some(&0));
+    // No budget: nothing is held or built.
+    ix.set_fragment_budget(0);
+    ix.hold_fragments("A", "param", "paramName").unwrap();
+    assert_eq!(ix.fragments().fields, 0);
 }
 
 #[test]

@@ -55,6 +55,12 @@ async fn contains_filters_from_the_index_equal_the_walk() {
         }
     }
     app.indexed();
+    // The field's fragments held in memory (the server builds them on a thread when a field is first asked):
+    // every answer below comes from them, and must be what the walk gives.
+    let ix = app.st.index.as_ref().expect("the index is on");
+    ix.index().hold_fragments(A, "param", "paramName").unwrap();
+    let answered = ix.index().fragments().answers;
+    let mut asked = std::collections::HashSet::new();
     let mut tried = 0;
     for (i, name) in names.iter().enumerate().take(120) {
         let cs: Vec<char> = name.chars().collect();
@@ -66,6 +72,7 @@ async fn contains_filters_from_the_index_equal_the_walk() {
         if needle.is_empty() {
             continue;
         }
+        asked.insert(needle.clone());
         let (want, total) = walked(&app, A, "paramName", &needle);
         let url = format!("/api/blade-system/param/list?size=1000&paramName={}", urlencode(&needle));
         let (s, v) = app.get(&url, &t).await;
@@ -74,6 +81,11 @@ async fn contains_filters_from_the_index_equal_the_walk() {
         tried += 1;
     }
     assert!(tried > 100);
+    // (A needle asked twice is answered the second time from the list's answer cache.)
+    assert!(ix.index().fragments().answers >= answered + asked.len() as u64, "answered from the fragments in memory: {:?}", ix.index().fragments());
+    let st = ix.status();
+    assert!(st.fragment_fields >= 1 && st.fragment_bytes > 0, "{st:?}");
+    assert!((32 << 20..=512 << 20).contains(&st.fragment_budget), "a share of the machine: {st:?}");
     // Paging and an exact filter on top.
     let (want, total) = walked(&app, A, "paramName", "订");
     let (_, v) = app.get(&format!("/api/blade-system/param/list?size=5&current=3&paramName={}", urlencode("订")), &t).await;

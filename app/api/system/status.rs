@@ -142,6 +142,12 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_data_cache_used_bytes", "Page cache of the data file (held).", "gauge", c.used_bytes as f64);
     gauge("zz_data_cache_read_hits_total", "Page reads answered from the cache.", "counter", c.read_hits as f64);
     gauge("zz_data_cache_read_misses_total", "Page reads that went to the disk.", "counter", c.read_misses as f64);
+    if let Some(ix) = st.index.as_ref() {
+        let f = ix.index().fragments();
+        gauge("zz_search_fragment_fields", "Fields whose fragments are held in memory for contains filters.", "gauge", f.fields as f64);
+        gauge("zz_search_fragment_bytes", "Memory those fragments take.", "gauge", f.bytes as f64);
+        gauge("zz_search_fragment_answers_total", "Contains filters answered from the fragments in memory.", "counter", f.answers as f64);
+    }
     gauge("zz_uptime_seconds", "Seconds since the server started.", "gauge", st.started_at.elapsed().as_secs() as f64);
     if let Some(r) = st.replica.get() {
         for (name, help, v) in r.gauges() {

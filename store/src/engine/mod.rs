@@ -31,6 +31,8 @@ pub fn storage_tenant<'a>(def: &ResourceDef, tenant: &'a str) -> &'a str {
 }
 
 type IdxKey<'a> = (&'a str, &'a str, &'a str, &'a [u8], u64);
+/// What `walk_marked` calls per id (with the stored record when walking a whole resource): false stops.
+type MarkedVisit<'v> = dyn FnMut(u64, Option<&[u8]>) -> Result<bool> + 'v;
 
 /// Read access to the record tables, shared by read and write transactions.
 pub struct Tables<R, I, U, C> {
@@ -297,7 +299,7 @@ where
 
     /// The ids of a marked list from `from` on, ascending, until `visit` says stop: the records of the resource
     /// (with their stored bytes), or the index entries of one value (ids only).
-    fn walk_marked(&self, of: &rank::MarksOf, from: u64, visit: &mut dyn FnMut(u64, Option<&[u8]>) -> Result<bool>) -> Result<()> {
+    fn walk_marked(&self, of: &rank::MarksOf, from: u64, visit: &mut MarkedVisit<'_>) -> Result<()> {
         let (t, res) = (of.0.as_str(), of.1.as_str());
         if of.2.is_empty() {
             for e in self.records.range((t, res, from)..=(t, res, u64::MAX))? {
@@ -324,7 +326,7 @@ where
     fn marks(&self, of: &rank::MarksOf, total: Option<u64>, removed: u64, moved: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::Marks>>> {
         let extend = |m: &mut rank::Marks, from: u64| -> Result<()> {
             self.walk_marked(of, from, &mut |id, _| {
-                if m.count % rank::EVERY == 0 {
+                if m.count.is_multiple_of(rank::EVERY) {
                     m.marks.push((id, m.count));
                 }
                 m.count += 1;

@@ -11,7 +11,10 @@ type Status = {
   cache?: { capacityBytes: number; usedBytes: number; readHits: number; readMisses: number };
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
-  index: { ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number } | null;
+  index: {
+    ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number;
+    fragmentFields?: number; fragmentBytes?: number; fragmentBudget?: number; fragmentAnswers?: number;
+  } | null;
   walBytes: number; storageFailure: string | null; logsFile: string; logsFileBytes: number; logsAllocatedBytes: number;
   logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
   routes: { route: string; total: number; errors: number; minutes: { at: number; count: number; p50Ms: number; p99Ms: number }[] }[];
@@ -120,6 +123,11 @@ export function indexRows(ix: Status['index'], L: (zh: string, en: string) => st
     [L('搜索索引', 'Search index'), ix.ready ? `${ix.docs} ${L('条', 'documents')}，${bytes(ix.diskBytes)}` : L('正在建立…', 'being built…'), `${ix.diskBytes}`],
     [L('索引落后', 'Index behind the store'), lag === 0 ? L('无', 'none') : `${lag} ${L('项变更', 'changes')}`],
     [L('重建次数', 'Rebuilds'), ix.rebuilds === 0 ? '0' : `${ix.rebuilds}（${L('上次', 'last')} ${ix.lastRebuildMs} ms）`],
+    [
+      L('内存片段索引', 'Fragments in memory'),
+      `${ix.fragmentFields ?? 0} ${L('个字段', 'fields')}，${bytes(ix.fragmentBytes ?? 0)} / ${bytes(ix.fragmentBudget ?? 0)}，${L('已回答', 'answered')} ${ix.fragmentAnswers ?? 0} ${L('次包含查询', 'contains filters')}`,
+      `${ix.fragmentBytes ?? 0}`,
+    ],
   ];
 }
 
