@@ -119,6 +119,7 @@ pub struct IndexStatus {
     pub fragment_bytes: usize,
     pub fragment_budget: usize,
     pub fragment_answers: u64,
+    pub fragment_last_build_ms: u64,
 }
 
 /// Memory the fragments of fields asked about may take: a sixteenth of the machine, 32–512 MiB.
@@ -205,6 +206,7 @@ impl Indexer {
             fragment_bytes: frag.bytes,
             fragment_budget: frag.budget,
             fragment_answers: frag.answers,
+            fragment_last_build_ms: frag.last_build_ms,
         }
     }
 

@@ -305,6 +305,8 @@ pub(crate) struct Frags {
     clock: AtomicU64,
     pub(crate) hits: AtomicU64,
     pub(crate) builds: AtomicU64,
+    /// How long the last build took (from its snapshot to its end).
+    pub(crate) last_build_ms: AtomicU64,
     /// Bumped when the index is emptied: a build of a snapshot before that is thrown away.
     pub(crate) generation: AtomicU64,
 }
@@ -327,6 +329,7 @@ impl Frags {
             clock: AtomicU64::new(0),
             hits: AtomicU64::new(0),
             builds: AtomicU64::new(0),
+            last_build_ms: AtomicU64::new(0),
             generation: AtomicU64::new(0),
         }
     }

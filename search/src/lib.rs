@@ -130,6 +130,7 @@ pub struct FragmentFigures {
     pub budget: usize,
     pub answers: u64,
     pub builds: u64,
+    pub last_build_ms: u64,
 }
 
 /// One field's fragments from the documents a snapshot holds. Holds `apply` from before the snapshot to the
@@ -138,7 +139,8 @@ pub struct FragmentFigures {
 fn build_fragments(frags: &frag::Frags, reader: &IndexReader, f: [Field; 4], key: &frag::FKey) -> Result<(frag::FieldGrams, u64)> {
     let [tenant, resource, id, data] = f;
     let _g = frags.apply.lock().map_err(|_| SearchError::Other("fragments poisoned".into()))?;
-    let generation = frags.generation.load(std::sync::atomic::Ordering::Acquire);
+    let generation = frags.generation.load(Ordering::Acquire);
+    let started = std::time::Instant::now();
     let searcher = reader.searcher();
     let q = BooleanQuery::new(vec![(Occur::Must, term_q(tenant, &key.0)), (Occur::Must, term_q(resource, &key.1))]);
     let mut addrs: Vec<tantivy::DocAddress> = searcher.search(&q, &DocSetCollector)?.into_iter().collect();
@@ -153,7 +155,9 @@ fn build_fragments(frags: &frag::Frags, reader: &IndexReader, f: [Field; 4], key
     }
     rows.sort_unstable_by_key(|r| r.0);
     rows.dedup_by_key(|r| r.0);
-    Ok((frag::FieldGrams::build(rows.into_iter()), generation))
+    let built = frag::FieldGrams::build(rows.into_iter());
+    frags.last_build_ms.store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+    Ok((built, generation))
 }
 
 fn schema() -> (Schema, Fields) {
@@ -459,6 +463,7 @@ impl Index {
             budget: self.frags.budget(),
             answers: self.frags.hits.load(Ordering::Relaxed),
             builds: self.frags.builds.load(Ordering::Relaxed),
+            last_build_ms: self.frags.last_build_ms.load(Ordering::Relaxed),
         }
     }
 

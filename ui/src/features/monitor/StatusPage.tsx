@@ -13,7 +13,7 @@ type Status = {
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: {
     ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number;
-    fragmentFields?: number; fragmentBytes?: number; fragmentBudget?: number; fragmentAnswers?: number;
+    fragmentFields?: number; fragmentBytes?: number; fragmentBudget?: number; fragmentAnswers?: number; fragmentLastBuildMs?: number;
   } | null;
   walBytes: number; storageFailure: string | null; logsFile: string; logsFileBytes: number; logsAllocatedBytes: number;
   logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
@@ -125,7 +125,8 @@ export function indexRows(ix: Status['index'], L: (zh: string, en: string) => st
     [L('重建次数', 'Rebuilds'), ix.rebuilds === 0 ? '0' : `${ix.rebuilds}（${L('上次', 'last')} ${ix.lastRebuildMs} ms）`],
     [
       L('内存片段索引', 'Fragments in memory'),
-      `${ix.fragmentFields ?? 0} ${L('个字段', 'fields')}，${bytes(ix.fragmentBytes ?? 0)} / ${bytes(ix.fragmentBudget ?? 0)}，${L('已回答', 'answered')} ${ix.fragmentAnswers ?? 0} ${L('次包含查询', 'contains filters')}`,
+      `${ix.fragmentFields ?? 0} ${L('个字段', 'fields')}，${bytes(ix.fragmentBytes ?? 0)} / ${bytes(ix.fragmentBudget ?? 0)}，${L('已回答', 'answered')} ${ix.fragmentAnswers ?? 0} ${L('次包含查询', 'contains filters')}` +
+        (ix.fragmentLastBuildMs ? `（${L('上次建立', 'last built in')} ${ix.fragmentLastBuildMs} ms）` : ''),
       `${ix.fragmentBytes ?? 0}`,
     ],
   ];
