@@ -122,9 +122,9 @@ pub struct IndexStatus {
     pub fragment_last_build_ms: u64,
 }
 
-/// Memory the fragments of fields asked about may take: a sixteenth of the machine, 32–512 MiB.
+/// Memory the fragments of fields asked about may take: a thirty-second of the machine, 32–256 MiB.
 pub fn fragment_budget(ram_bytes: u64) -> usize {
-    (ram_bytes / 16).clamp(32 << 20, 512 << 20) as usize
+    (ram_bytes / 32).clamp(32 << 20, 256 << 20) as usize
 }
 
 pub struct Indexer {

@@ -723,6 +723,11 @@ fn deep_pages_through_rank_marks_are_the_same_pages() {
                 assert_eq!(got, want, "{what}: sorts {sorts:?} offset {offset} size {size}");
                 let raw = s.read(|r| r.list(&d, "A", &Query { raw_rows: true, ..q.clone() })).unwrap();
                 assert_eq!(raw.rows.len(), want.len(), "{what}: raw rows at {offset}");
+                // A data scope of 全部数据 (a guard of `id` not null) is the same list, through the marks too: a
+                // walk would stop at once here (its budget is cancelled).
+                let guarded = Query { any: vec![Filter::new("id", Op::NotNull, Value::Null)], budget: cancelled(), ..q.clone() };
+                let page = s.read(|r| r.list(&d, "A", &guarded)).unwrap();
+                assert_eq!((page.total, page.records.iter().map(key).collect::<Vec<_>>()), (all.total, want), "{what}: all-data guard at {offset}");
             }
         }
     };
@@ -788,6 +793,12 @@ fn pages_of_one_value_through_rank_marks_are_the_same_pages() {
                     let got: Vec<String> = page.records.iter().map(key).collect();
                     let want: Vec<String> = whole.iter().skip(offset as usize).take(size as usize).cloned().collect();
                     assert_eq!(got, want, "{what}: {value} sorts {sorts:?} offset {offset} size {size}");
+                    // The same value as a data-scope guard of one condition (and beside an all-data one).
+                    for any in [vec![Filter::new("paramName", Op::Equal, json!(value))]] {
+                        let guarded = Query { filters: vec![], any, budget: cancelled(), ..q.clone() };
+                        let page = s.read(|r| r.list(&d, "A", &guarded)).unwrap();
+                        assert_eq!((page.total, page.records.iter().map(key).collect::<Vec<_>>()), (n, want.clone()), "{what}: {value} as a guard at {offset}");
+                    }
                 }
             }
         }
@@ -811,6 +822,11 @@ fn pages_of_one_value_through_rank_marks_are_the_same_pages() {
     check(&s, "records moved to another value");
     let old = s.read(|r| r.get(&d, "A", ids[0])).unwrap().unwrap();
     remove_then_store_again(&s, &d, ids, old, &check);
+}
+
+/// A budget whose walk stops at its first check: a list answered with it did not walk.
+fn cancelled() -> store::Budget {
+    store::Budget { deadline: None, cancel: Some(Arc::new(std::sync::atomic::AtomicBool::new(true))) }
 }
 
 /// Removes `ids` of tenant A and checks; then stores `old` (one of them) back under its own id, as a move between

@@ -227,17 +227,28 @@ where
             (1, Some(s)) if s.field == "id" || s.field == "createTime" => s.desc,
             _ => return Ok(None),
         };
-        if q.hint.is_some() || q.check.is_some() || !q.any.is_empty() {
+        if q.hint.is_some() || q.check.is_some() {
             return Ok(None);
+        }
+        // A data-scope guard that admits every record (全部数据: `id` not null, whatever else it allows) asks
+        // nothing; a guard of one exact condition is one more filter.
+        let mut filters: Vec<&Filter> = q.filters.iter().collect();
+        let admits_all = q.any.iter().any(|g| g.field == "id" && g.op == Op::NotNull);
+        match q.any.as_slice() {
+            _ if admits_all => {}
+            [] => {}
+            [g] => filters.push(g),
+            _ => return Ok(None),
         }
         let t = storage_tenant(def, tenant);
         let res = def.name.as_str();
         let removed = self.counter(t, &rank::removed_key(res))?;
-        let (of, total, moved) = match q.filters.as_slice() {
+        let (of, total, moved) = match filters.as_slice() {
             [] if q.offset >= 2 * rank::EVERY => {
                 let total = self.count(def, tenant)?;
                 if q.offset >= total {
-                    return Ok(None);
+                    // Past the last page: nothing to find.
+                    return Ok(Some(PageFill::new(q).finish(total)));
                 }
                 ((t.to_string(), res.to_string(), String::new(), Vec::new()), Some(total), 0)
             }
