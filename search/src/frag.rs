@@ -113,7 +113,14 @@ pub(crate) struct FieldGrams {
     long: RoaringBitmap,
     pairs: HashMap<u64, Posting>,
     chars: HashMap<char, Posting>,
+    /// About what `pairs` and `chars` take, kept as they change (summed exactly after a build).
+    posting_bytes: usize,
 }
+
+/// What one more record number in a posting takes, about (a bitmap's share is smaller, a vector's larger).
+const PER_ENTRY: usize = 3;
+/// What a posting of its own takes besides its entries (the map's slot, the vector or bitmap header).
+const PER_POSTING: usize = 80;
 
 impl FieldGrams {
     fn number(&self, id: u64) -> Option<u32> {
@@ -159,12 +166,15 @@ impl FieldGrams {
     }
 
     fn post(&mut self, o: u32, chars: &[char], s: &str) {
+        let (before_c, before_p) = (self.chars.len(), self.pairs.len());
         for &c in chars {
             self.chars.entry(c).or_insert_with(|| Posting::Few(Vec::new())).insert(o);
         }
         for (i, w) in chars.windows(2).enumerate() {
             self.pairs.entry(pair_key(w[0], w[1], i % K)).or_insert_with(|| Posting::Few(Vec::new())).insert(o);
         }
+        let new = self.chars.len() + self.pairs.len() - before_c - before_p;
+        self.posting_bytes += new * PER_POSTING + (2 * chars.len()).saturating_sub(1) * PER_ENTRY;
         if chars.len() > K + 1 {
             self.long.insert(o);
         }
@@ -174,6 +184,7 @@ impl FieldGrams {
 
     fn unpost(&mut self, o: u32) {
         let chars: Vec<char> = self.text(o).chars().collect();
+        let (before_c, before_p) = (self.chars.len(), self.pairs.len());
         for &c in &chars {
             if self.chars.get_mut(&c).is_some_and(|p| p.remove(o)) {
                 self.chars.remove(&c);
@@ -185,6 +196,8 @@ impl FieldGrams {
                 self.pairs.remove(&k);
             }
         }
+        let gone = before_c + before_p - self.chars.len() - self.pairs.len();
+        self.posting_bytes = self.posting_bytes.saturating_sub(gone * PER_POSTING + (2 * chars.len()).saturating_sub(1) * PER_ENTRY);
         self.long.remove(o);
         self.garbage += self.spans[o as usize].1 as usize;
         self.spans[o as usize] = (0, 0);
@@ -252,13 +265,14 @@ impl FieldGrams {
         Some(ids)
     }
 
-    /// About what the field takes in memory.
+    /// About what the field takes in memory (cheap: the postings' share is kept as they change).
     pub(crate) fn bytes(&self) -> usize {
-        self.ids.capacity() * 8
-            + self.spans.capacity() * 8
-            + self.arena.capacity()
-            + self.long.serialized_size()
-            + self.pairs.values().map(Posting::bytes).sum::<usize>()
+        self.ids.capacity() * 8 + self.spans.capacity() * 8 + self.arena.capacity() + self.long.serialized_size() + self.posting_bytes
+    }
+
+    /// What the postings take, summed over every one of them.
+    fn count_posting_bytes(&self) -> usize {
+        self.pairs.values().map(Posting::bytes).sum::<usize>()
             + self.chars.values().map(Posting::bytes).sum::<usize>()
             + (self.pairs.capacity() + self.chars.capacity()) * 16
     }
@@ -275,6 +289,7 @@ impl FieldGrams {
             }
         }
         g.arena.shrink_to_fit();
+        g.posting_bytes = g.count_posting_bytes();
         g
     }
 }
@@ -430,6 +445,7 @@ impl Frags {
             Err(_) => return,
         };
         let mut dropped = Vec::new();
+        let mut grew = false;
         for (key, e) in ready {
             let (t, r, f) = (&key.0, &key.1, &key.2);
             let dels: Vec<u64> = deletes.iter().filter(|d| &d.tenant == t && &d.resource == r).map(|d| d.id).collect();
@@ -450,7 +466,8 @@ impl Frags {
                 ok &= g.upsert(id, text);
             }
             if ok {
-                e.bytes.store(g.bytes(), Ordering::Relaxed);
+                let bytes = g.bytes();
+                grew |= bytes > e.bytes.swap(bytes, Ordering::Relaxed);
             } else {
                 dropped.push(key);
             }
@@ -461,6 +478,10 @@ impl Frags {
             for k in dropped {
                 slots.remove(&k);
             }
+        }
+        // Fields grow with their records: past the budget, the least recently asked go.
+        if grew {
+            self.evict(None);
         }
     }
 
@@ -527,8 +548,41 @@ mod tests {
         for n in needles {
             assert_eq!(g.contains(n).unwrap(), naive(&rows, n), "needle {n} after changes");
         }
+        // The kept estimate stays near the full count through the changes.
+        let (kept, counted) = (g.posting_bytes, g.count_posting_bytes());
+        assert!(kept * 2 > counted && kept < counted * 2, "estimate {kept} against {counted}");
         // An id older than the newest, never held: refused (the field is built again).
         assert!(!g.upsert(11, "ab"));
         assert_eq!(g.contains(""), None);
+    }
+
+    #[test]
+    fn the_least_recently_asked_field_leaves_when_the_budget_is_passed() {
+        let field = |n: u64| FieldGrams::build((0..n).map(|i| (i, format!("装修工程{i}"))));
+        let one = field(2000).bytes();
+        let frags = Frags::new(one * 2 + one / 2);
+        let key = |f: &str| ("T".to_string(), "r".to_string(), f.to_string());
+        for f in ["a", "b"] {
+            assert!(matches!(frags.ask(&key(f), "工程"), Asked::Build));
+            assert!(matches!(frags.ask(&key(f), "工程"), Asked::No), "being built: tantivy answers");
+            frags.finish(key(f), Some(field(2000)), 0);
+        }
+        assert_eq!(frags.held().0, 2);
+        // "a" is asked again, so "b" is the least recently asked when "c" comes.
+        assert!(matches!(frags.ask(&key("a"), "工程1"), Asked::Answer(ids) if ids.len() == 1111));
+        assert!(matches!(frags.ask(&key("c"), "工程"), Asked::Build));
+        frags.finish(key("c"), Some(field(2000)), 0);
+        assert_eq!(frags.held().0, 2);
+        assert!(matches!(frags.ask(&key("a"), "工程"), Asked::Answer(_)));
+        assert!(matches!(frags.ask(&key("c"), "工程"), Asked::Answer(_)));
+        assert!(matches!(frags.ask(&key("b"), "工程"), Asked::Build), "evicted: built again when asked");
+        // A build of an index emptied meanwhile is thrown away.
+        frags.clear();
+        frags.finish(key("b"), Some(field(10)), 0);
+        assert_eq!(frags.held().0, 0);
+        // Larger than the whole budget: never held, and not built again and again.
+        assert!(matches!(frags.ask(&key("d"), "工程"), Asked::Build));
+        frags.finish(key("d"), Some(field(20_000)), frags.generation.load(Ordering::Acquire));
+        assert!(matches!(frags.ask(&key("d"), "工程"), Asked::No));
     }
 }
