@@ -3,7 +3,7 @@
 # parameter list of a file of 1,000,000 parameters (`bench gen`, see bench/README.md), one connection, each
 # request with a cache-busting `_t` so no answer comes from the answer cache: the first page, the middle, the
 # last pages newest first and oldest first, a deep page of size 100, the first and middle pages under one exact
-# filter (status=1), and the middle page while creates run.
+# filter (status=1), pages sorted by another indexed field, and the middle page while creates run.
 # Usage: bench/deep.sh BASE.redb [WORK_DIR]
 set -euo pipefail
 BASE=${1:?data file with 1M parameters}
@@ -35,10 +35,16 @@ page "page 9,000 of 100 rows" "current=9000&size=100"
 # One exact filter on an indexed field (status=1: every row): the value's own marks give the total and the page.
 page "status=1, first page" "status=1&current=1&size=20"
 page "status=1, middle page" "status=1&current=$((LAST / 2))&size=20"
+# Sorted by another indexed field (参数键名): the index walked by key from the nearer end, the page's rows read.
+page "by paramKey, middle page" "ascs=paramKey&current=$((LAST / 2))&size=20"
+page "by paramKey, 3/4 deep" "ascs=paramKey&current=$((LAST * 3 / 4))&size=20"
+page "by paramKey descending, last page" "descs=paramKey&current=$LAST&size=20"
 # Creates on 4 connections meanwhile: each new record extends the rank marks by the tail above them.
 "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"深页{n}","paramKey":"deep.{n}","paramValue":"v"}' --token "$TOK" --conns 4 --secs 6 | sed "s/^load/  (creates meanwhile, 4 conns)/" &
+CREATES=$!
 sleep 0.5
 page "middle page while creates run" "current=$((LAST / 2))&size=20"
-wait
+# Only the creates: a bare `wait` would wait for the server and the hello-world server too.
+wait $CREATES
 stop
 kill $HELLO

@@ -178,6 +178,48 @@ where
             }
         }
 
+        // An unfiltered page sorted by one indexed field (every record has one entry in it): the index is walked
+        // by its keys alone up to the page, from the nearer end past the middle, and only the page's records are
+        // read.
+        if unfiltered
+            && let [s] = q.sorts.as_slice()
+            && s.field != "id"
+            && s.field != "createTime"
+            && def.indexed_fields().any(|n| n == s.field)
+            && !def.field(&s.field).is_some_and(|d| d.multi)
+        {
+            let total = self.count(def, tenant)?;
+            let from_end = q.offset > total / 2;
+            let (skip, take) = if from_end {
+                (total.saturating_sub(q.offset + q.limit), total.saturating_sub(q.offset).min(q.limit))
+            } else {
+                (q.offset, q.limit)
+            };
+            let mut ids = Vec::with_capacity(take.min(1000) as usize);
+            let mut seen = 0u64;
+            let mut keys = Ticker::new(&q.budget);
+            if take > 0 {
+                self.scan_index_ids(t, res, &s.field, s.desc != from_end, &mut |id| {
+                    keys.tick()?;
+                    if seen >= skip {
+                        ids.push(id);
+                    }
+                    seen += 1;
+                    Ok((ids.len() as u64) < take)
+                })?;
+            }
+            if from_end {
+                ids.reverse();
+            }
+            let mut fill = PageFill::new(q);
+            for id in ids {
+                if let Some(v) = self.records.get((t, res, id))? {
+                    fill.push(None, v.value())?;
+                }
+            }
+            return Ok(fill.finish(total));
+        }
+
         let mut fill = PageFill::new(q);
         let mut matched = 0usize;
         let mut undecoded = Ticker::new(&q.budget);
@@ -759,6 +801,22 @@ where
     }
 
     /// Walks one field's index in value order (ties newest first when descending), or one value's range.
+    /// The ids of a field's whole index in its order (value, then id; reversed when `desc`), keys only, until
+    /// `visit` says stop.
+    fn scan_index_ids(&self, t: &str, res: &str, field: &str, desc: bool, visit: &mut dyn FnMut(u64) -> Result<bool>) -> Result<()> {
+        let lo: Bound<IdxKey> = Bound::Included((t, res, field, &[][..], 0));
+        let hi: Bound<IdxKey> = Bound::Included((t, res, field, &[0xff; 200][..], u64::MAX));
+        let range = self.index.range::<IdxKey>((lo, hi))?;
+        let iter: Box<dyn Iterator<Item = _>> = if desc { Box::new(range.rev()) } else { Box::new(range) };
+        for e in iter {
+            let (k, _) = e?;
+            if !visit(k.value().4)? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     fn scan_index(
         &self,
         t: &str,
