@@ -828,7 +828,6 @@ fn pages_of_one_value_through_rank_marks_are_the_same_pages() {
 fn pages_sorted_by_an_indexed_field_are_the_same_pages_from_either_end() {
     let (_d, s) = open();
     let d = def();
-    let key = |r: &Map<String, Value>| r["paramKey"].as_str().unwrap().to_string();
     seed(&s, "A", 900);
     seed(&s, "B", 30);
     // Ties: every record's paramName is one of two values, so the order within a value (by id) counts.
@@ -840,23 +839,55 @@ fn pages_sorted_by_an_indexed_field_are_the_same_pages_from_either_end() {
         Ok(())
     })
     .unwrap();
-    let total = s.read(|r| r.count(&d, "A")).unwrap();
+    check_sorted_pages(&s, &d, "as written", true);
+    // Records added; then one moved to another sort value; then some removed. Each makes the marks not hold:
+    // within a second of their making the index is walked instead, after it they are made again.
+    let some = s.read(|r| r.list(&d, "A", &Query { limit: 3, offset: 100, ..Default::default() })).unwrap();
+    let ids: Vec<u64> = some.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+    for what in ["added", "moved", "removed"] {
+        let (d2, ids) = (d.clone(), ids.clone());
+        s.write(move |w| match what {
+            "added" => {
+                for i in 0..40 {
+                    w.insert(&d2, "A", doc(json!({"paramName": "丙", "paramKey": format!("m{i:03}"), "n": 5000 + i})), &Actor::default())?;
+                }
+                Ok(())
+            }
+            "moved" => w.update(&d2, "A", ids[0], doc(json!({"paramName": "甲甲", "paramKey": "zz-moved", "n": 7777})), &Actor::default()).map(|_| ()),
+            _ => w.remove(&d2, "A", &ids[1..], &Actor::default()).map(|_| ()),
+        })
+        .unwrap();
+        check_sorted_pages(&s, &d, &format!("{what}, within a second"), false);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        check_sorted_pages(&s, &d, &format!("{what}, marks made again"), true);
+    }
+}
+
+/// Every page of the list sorted by each indexed field, both ways, against the general plan; with `marked`,
+/// deep pages must come from the marks (a walk would stop at once: its budget is cancelled).
+fn check_sorted_pages(s: &Store, d: &Arc<ResourceDef>, what: &str, marked: bool) {
+    let key = |r: &Map<String, Value>| r["paramKey"].as_str().unwrap().to_string();
+    let total = s.read(|r| r.count(d, "A")).unwrap();
     for field in ["paramKey", "paramName", "n"] {
         for desc in [false, true] {
             let sorts = vec![Sort { field: field.into(), desc }];
             // The same order through the general plan (a filter every record passes).
             let every = vec![Filter::new("n", Op::Ge, json!(-1))];
-            let whole = s.read(|r| r.list(&d, "A", &Query { limit: 100_000, sorts: sorts.clone(), filters: every.clone(), ..Default::default() })).unwrap();
+            let whole = s.read(|r| r.list(d, "A", &Query { limit: 100_000, sorts: sorts.clone(), filters: every.clone(), ..Default::default() })).unwrap();
             assert_eq!(whole.total, total);
             let whole: Vec<String> = whole.records.iter().map(key).collect();
-            for (offset, size) in [(0u64, 20u64), (1, 7), (500, 20), (601, 13), (total - 20, 20), (total - 3, 10), (total, 10), (total + 5, 10)] {
+            for (offset, size) in [(0u64, 20u64), (1, 7), (500, 20), (512, 3), (601, 13), (total - 20, 20), (total - 3, 10), (total, 10), (total + 5, 10)] {
                 let q = Query { limit: size, offset, sorts: sorts.clone(), ..Default::default() };
-                let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+                let page = s.read(|r| r.list(d, "A", &q)).unwrap();
                 let want: Vec<String> = whole.iter().skip(offset as usize).take(size as usize).cloned().collect();
-                assert_eq!((page.total, page.records.iter().map(key).collect::<Vec<_>>()), (total, want.clone()), "{field} desc {desc} offset {offset}");
-                let raw = s.read(|r| r.list(&d, "A", &Query { raw_rows: true, ..q.clone() })).unwrap();
+                assert_eq!((page.total, page.records.iter().map(key).collect::<Vec<_>>()), (total, want.clone()), "{what}: {field} desc {desc} offset {offset}");
+                let raw = s.read(|r| r.list(d, "A", &Query { raw_rows: true, ..q.clone() })).unwrap();
                 let raw: Vec<String> = raw.rows.iter().map(|b| key(&store::decode_record(b).unwrap())).collect();
-                assert_eq!(raw, want, "{field} desc {desc} offset {offset}: raw rows");
+                assert_eq!(raw, want, "{what}: {field} desc {desc} offset {offset}: raw rows");
+                if marked && offset >= 512 {
+                    let page = s.read(|r| r.list(d, "A", &Query { budget: cancelled(), ..q.clone() })).unwrap();
+                    assert_eq!(page.records.iter().map(key).collect::<Vec<_>>(), want, "{what}: {field} desc {desc} offset {offset} through the marks");
+                }
             }
         }
     }

@@ -264,6 +264,11 @@ where
     /// value: every page, since its total would otherwise count the whole value's range). `None` when the list is
     /// neither, or this snapshot is older than the marks.
     pub fn list_ranked(&self, def: &ResourceDef, tenant: &str, q: &Query, cache: &rank::RankCache) -> Result<Option<Page>> {
+        if let [s] = q.sorts.as_slice()
+            && s.field != "id"
+            && s.field != "createTime" {
+            return self.list_sort_marked(def, tenant, q, s, cache);
+        }
         let desc = match (q.sorts.len(), q.sorts.first()) {
             (0, _) => true,
             (1, Some(s)) if s.field == "id" || s.field == "createTime" => s.desc,
@@ -342,6 +347,83 @@ where
         }
         if desc {
             fill.reverse();
+        }
+        Ok(Some(fill.finish(total)))
+    }
+
+    /// A page of an unfiltered list sorted by one indexed field through the marks of its index (see
+    /// `rank::SortMarks`): a binary search and at most `rank::EVERY` index entries. `None` when the list has
+    /// filters, or the marks do not hold for this snapshot and were made less than a second ago.
+    fn list_sort_marked(&self, def: &ResourceDef, tenant: &str, q: &Query, s: &crate::query::Sort, cache: &rank::RankCache) -> Result<Option<Page>> {
+        let admits_all = q.any.iter().any(|g| g.field == "id" && g.op == Op::NotNull);
+        if q.hint.is_some() || q.check.is_some() || !q.filters.is_empty() || !(q.any.is_empty() || admits_all) {
+            return Ok(None);
+        }
+        if !def.indexed_fields().any(|n| n == s.field) || def.field(&s.field).is_some_and(|d| d.multi) {
+            return Ok(None);
+        }
+        let t = storage_tenant(def, tenant);
+        let res = def.name.as_str();
+        let total = self.count(def, tenant)?;
+        if q.offset >= total {
+            return Ok(Some(PageFill::new(q).finish(total)));
+        }
+        if q.offset < 2 * rank::EVERY {
+            // A shallow page is as quick walked.
+            return Ok(None);
+        }
+        let removed = self.counter(t, &rank::removed_key(res))?;
+        let moved = self.counter(t, &rank::moved_key(res, &s.field))?;
+        let of = (t.to_string(), res.to_string(), s.field.clone());
+        let marks = match cache.sort(&of) {
+            Some(m) if m.count == total && m.removed == removed && m.moved == moved => m,
+            Some(m) if m.made.elapsed() < std::time::Duration::from_secs(1) => return Ok(None),
+            _ => {
+                let mut m = rank::SortMarks { count: 0, removed, moved, marks: Vec::new(), made: std::time::Instant::now() };
+                let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), &[][..], 0)..=(t, res, s.field.as_str(), &[0xff; 200][..], u64::MAX))?;
+                for e in range {
+                    let (k, _) = e?;
+                    if m.count.is_multiple_of(rank::EVERY) {
+                        let k = k.value();
+                        m.marks.push((k.3.to_vec(), k.4, m.count));
+                    }
+                    m.count += 1;
+                }
+                if m.count != total {
+                    return Ok(None);
+                }
+                cache.put_sort(&of, m.clone());
+                std::sync::Arc::new(m)
+            }
+        };
+        let take = (total - q.offset).min(q.limit);
+        let first = if s.desc { total - q.offset - take } else { q.offset };
+        let mut ids = Vec::with_capacity(take as usize);
+        let (lo_value, lo_id, mut pos) = match marks.start_for(first) {
+            Some((v, id, p)) => (v.as_slice(), *id, *p),
+            None => (&[][..], 0, 0),
+        };
+        let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), lo_value, lo_id)..=(t, res, s.field.as_str(), &[0xff; 200][..], u64::MAX))?;
+        for e in range {
+            if ids.len() as u64 >= take {
+                break;
+            }
+            let (k, _) = e?;
+            if pos >= first {
+                ids.push(k.value().4);
+            }
+            pos += 1;
+        }
+        if s.desc {
+            ids.reverse();
+        }
+        let mut fill = PageFill::new(q);
+        for id in ids {
+            match self.records.get((t, res, id))? {
+                Some(v) => fill.push(None, v.value())?,
+                // An entry without its record: the general plan decides.
+                None => return Ok(None),
+            }
         }
         Ok(Some(fill.finish(total)))
     }

@@ -10,6 +10,9 @@
 //!   (a move between files) fails that count and the marks are made again.
 //!
 //! A snapshot older than the marks (a reader that began before a newer reader extended them) walks as before.
+//!
+//! A list sorted by another indexed field has marks of that field's whole index (`SortMarks`), trusted only while
+//! nothing was added, removed or moved since they were made.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -46,17 +49,62 @@ pub type MarksOf = (String, String, String, Vec<u8>);
 /// Marks of values kept at most (the whole resources' always fit): a long-running server sees many values.
 const MAX_ENTRIES: usize = 4096;
 
+/// Marks of a whole sort index of one field (ascending: value, then id): every `EVERY`-th entry with its
+/// position. Any insert can land anywhere in such an index, so they are trusted only while the snapshot holds
+/// exactly the records, removals and moves they were made with.
+#[derive(Debug, Clone)]
+pub struct SortMarks {
+    pub count: u64,
+    pub removed: u64,
+    pub moved: u64,
+    /// (value's index bytes, id, position), ascending; positions are multiples of `EVERY`.
+    pub marks: Vec<(Vec<u8>, u64, u64)>,
+    /// When they were made: marks that no longer hold are made again at most once a second (meanwhile the
+    /// index is walked by key from the nearer end).
+    pub made: std::time::Instant,
+}
+
+impl SortMarks {
+    /// The mark to start a walk to position `pos` from, or none (walk from the start).
+    pub fn start_for(&self, pos: u64) -> Option<&(Vec<u8>, u64, u64)> {
+        let i = self.marks.partition_point(|m| m.2 <= pos);
+        (i > 0).then(|| &self.marks[i - 1])
+    }
+}
+
+/// Which sort index: tenant, resource, field.
+pub type SortOf = (String, String, String);
+
 /// The marks of every list a deep page (or, for a value, the total) was asked of.
 #[derive(Default)]
-pub struct RankCache(Mutex<HashMap<MarksOf, Arc<Marks>>>);
+pub struct RankCache {
+    ids: Mutex<HashMap<MarksOf, Arc<Marks>>>,
+    sorts: Mutex<HashMap<SortOf, Arc<SortMarks>>>,
+}
 
 impl RankCache {
     pub fn get(&self, of: &MarksOf) -> Option<Arc<Marks>> {
-        self.0.lock().ok()?.get(of).cloned()
+        self.ids.lock().ok()?.get(of).cloned()
+    }
+    pub fn sort(&self, of: &SortOf) -> Option<Arc<SortMarks>> {
+        self.sorts.lock().ok()?.get(of).cloned()
+    }
+    /// Keeps sort marks unless the ones there are of a later snapshot (more removals or moves, or as many and
+    /// more records).
+    pub fn put_sort(&self, of: &SortOf, m: SortMarks) {
+        if let Ok(mut g) = self.sorts.lock() {
+            let newer = g.get(of).is_some_and(|cur| cur.removed > m.removed || cur.moved > m.moved || (cur.removed == m.removed && cur.moved == m.moved && cur.count > m.count));
+            if !newer {
+                if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
+                    g.clear();
+                }
+                g.insert(of.clone(), Arc::new(m));
+            }
+        }
     }
     /// Keeps `m` unless newer marks are there already (another reader's later snapshot).
     pub fn put(&self, of: &MarksOf, m: Marks) {
-        if let Ok(mut g) = self.0.lock() {
+        if let Ok(mut g) = self.ids.lock() {
             // Counters only grow: marks made with higher ones, or as many and more records, are of a later
             // snapshot; a reader that began earlier never replaces them.
             let newer = g.get(of).is_some_and(|cur| cur.removed > m.removed || cur.moved > m.moved || (cur.removed == m.removed && cur.moved == m.moved && cur.count > m.count));
