@@ -112,6 +112,19 @@ impl Weed {
             .stderr(Stdio::from(log))
             .spawn()
             .expect("start weed");
+        // Tests keep their server in a static, and statics are never dropped: without this it would outlive the
+        // test process (two were left behind by every CI run). A watchdog shell ends it, and removes its
+        // directory, within a second of this process going away; it leaves by itself when the server stops first.
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg(r#"while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done; if ! kill -0 "$0" 2>/dev/null; then kill -9 "$1" 2>/dev/null; rm -rf "$2"; fi"#)
+            .arg(std::process::id().to_string())
+            .arg(child.id().to_string())
+            .arg(&self.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
         self.child = Some(child);
         let t = Instant::now();
         // S3 answers once the filer is up; a bucket made means it is really ready.
