@@ -319,7 +319,6 @@ pub(crate) struct Frags {
     budget: AtomicUsize,
     clock: AtomicU64,
     pub(crate) hits: AtomicU64,
-    pub(crate) builds: AtomicU64,
     /// How long the last build took (from its snapshot to its end).
     pub(crate) last_build_ms: AtomicU64,
     /// Bumped when the index is emptied: a build of a snapshot before that is thrown away.
@@ -343,7 +342,6 @@ impl Frags {
             budget: AtomicUsize::new(budget),
             clock: AtomicU64::new(0),
             hits: AtomicU64::new(0),
-            builds: AtomicU64::new(0),
             last_build_ms: AtomicU64::new(0),
             generation: AtomicU64::new(0),
         }
@@ -406,7 +404,6 @@ impl Frags {
                         bytes: AtomicUsize::new(bytes),
                     };
                     slots.insert(key.clone(), Slot::Ready(Arc::new(e)));
-                    self.builds.fetch_add(1, Ordering::Relaxed);
                 }
             }
         }

@@ -122,14 +122,14 @@ pub struct Index {
     frags: Arc<frag::Frags>,
 }
 
-/// The fragment bitmaps in memory: fields held, bytes they take, questions they answered, builds.
+/// The fragment bitmaps in memory: fields held, bytes they take, the budget, questions they answered, the last
+/// build's duration.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FragmentFigures {
     pub fields: usize,
     pub bytes: usize,
     pub budget: usize,
     pub answers: u64,
-    pub builds: u64,
     pub last_build_ms: u64,
 }
 
@@ -462,7 +462,6 @@ impl Index {
             bytes,
             budget: self.frags.budget(),
             answers: self.frags.hits.load(Ordering::Relaxed),
-            builds: self.frags.builds.load(Ordering::Relaxed),
             last_build_ms: self.frags.last_build_ms.load(Ordering::Relaxed),
         }
     }

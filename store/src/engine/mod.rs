@@ -31,6 +31,8 @@ pub fn storage_tenant<'a>(def: &ResourceDef, tenant: &'a str) -> &'a str {
 }
 
 type IdxKey<'a> = (&'a str, &'a str, &'a str, &'a [u8], u64);
+/// Above every value's index bytes: the upper end of a walk over a field's whole index.
+const INDEX_END: &[u8] = &[0xff; 200];
 /// What `walk_marked` calls per id (with the stored record when walking a whole resource): false stops.
 type MarkedVisit<'v> = dyn FnMut(u64, Option<&[u8]>) -> Result<bool> + 'v;
 
@@ -158,12 +160,11 @@ where
             None => seek_filter(def, q).is_none().then_some(true),
         };
         if unfiltered && let Some(desc) = id_order {
-            let total = self.count(def, tenant)? as usize;
-            if offset > total / 2 && offset < total {
-                let skip = total.saturating_sub(offset + limit);
-                let take = (total - offset).min(limit);
+            let total = self.count(def, tenant)?;
+            let (from_end, skip, take) = nearer_end(total, q.offset, q.limit);
+            if from_end && q.offset < total {
                 let mut fill = PageFill::new(q);
-                let mut seen = 0usize;
+                let mut seen = 0u64;
                 let mut undecoded = Ticker::new(&q.budget);
                 self.scan_ids(t, res, None, !desc, &mut |raw: &[u8]| {
                     undecoded.tick()?;
@@ -171,10 +172,10 @@ where
                         fill.push(None, raw)?;
                     }
                     seen += 1;
-                    Ok(fill.len() < take)
+                    Ok((fill.len() as u64) < take)
                 })?;
                 fill.reverse();
-                return Ok(fill.finish(total as u64));
+                return Ok(fill.finish(total));
             }
         }
 
@@ -189,17 +190,12 @@ where
             && !def.field(&s.field).is_some_and(|d| d.multi)
         {
             let total = self.count(def, tenant)?;
-            let from_end = q.offset > total / 2;
-            let (skip, take) = if from_end {
-                (total.saturating_sub(q.offset + q.limit), total.saturating_sub(q.offset).min(q.limit))
-            } else {
-                (q.offset, q.limit)
-            };
+            let (from_end, skip, take) = nearer_end(total, q.offset, q.limit);
             let mut ids = Vec::with_capacity(take.min(1000) as usize);
             let mut seen = 0u64;
             let mut keys = Ticker::new(&q.budget);
             if take > 0 {
-                self.scan_index_ids(t, res, &s.field, s.desc != from_end, &mut |id| {
+                self.scan_index_ids(t, res, &s.field, None, s.desc != from_end, &mut |id| {
                     keys.tick()?;
                     if seen >= skip {
                         ids.push(id);
@@ -277,16 +273,7 @@ where
         if q.hint.is_some() || q.check.is_some() {
             return Ok(None);
         }
-        // A data-scope guard that admits every record (全部数据: `id` not null, whatever else it allows) asks
-        // nothing; a guard of one exact condition is one more filter.
-        let mut filters: Vec<&Filter> = q.filters.iter().collect();
-        let admits_all = q.any.iter().any(|g| g.field == "id" && g.op == Op::NotNull);
-        match q.any.as_slice() {
-            _ if admits_all => {}
-            [] => {}
-            [g] => filters.push(g),
-            _ => return Ok(None),
-        }
+        let Some(filters) = ranked_filters(q) else { return Ok(None) };
         let t = storage_tenant(def, tenant);
         let res = def.name.as_str();
         let removed = self.counter(t, &rank::removed_key(res))?;
@@ -355,8 +342,7 @@ where
     /// `rank::SortMarks`): a binary search and at most `rank::EVERY` index entries. `None` when the list has
     /// filters, or the marks do not hold for this snapshot and were made less than a second ago.
     fn list_sort_marked(&self, def: &ResourceDef, tenant: &str, q: &Query, s: &crate::query::Sort, cache: &rank::RankCache) -> Result<Option<Page>> {
-        let admits_all = q.any.iter().any(|g| g.field == "id" && g.op == Op::NotNull);
-        if q.hint.is_some() || q.check.is_some() || !q.filters.is_empty() || !(q.any.is_empty() || admits_all) {
+        if q.hint.is_some() || q.check.is_some() || !ranked_filters(q).is_some_and(|f| f.is_empty()) {
             return Ok(None);
         }
         if !def.indexed_fields().any(|n| n == s.field) || def.field(&s.field).is_some_and(|d| d.multi) {
@@ -380,7 +366,7 @@ where
             Some(m) if m.made.elapsed() < std::time::Duration::from_secs(1) => return Ok(None),
             _ => {
                 let mut m = rank::SortMarks { count: 0, removed, moved, marks: Vec::new(), made: std::time::Instant::now() };
-                let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), &[][..], 0)..=(t, res, s.field.as_str(), &[0xff; 200][..], u64::MAX))?;
+                let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), &[][..], 0)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))?;
                 for e in range {
                     let (k, _) = e?;
                     if m.count.is_multiple_of(rank::EVERY) {
@@ -403,7 +389,7 @@ where
             Some((v, id, p)) => (v.as_slice(), *id, *p),
             None => (&[][..], 0, 0),
         };
-        let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), lo_value, lo_id)..=(t, res, s.field.as_str(), &[0xff; 200][..], u64::MAX))?;
+        let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), lo_value, lo_id)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))?;
         for e in range {
             if ids.len() as u64 >= take {
                 break;
@@ -882,12 +868,13 @@ where
         Ok(())
     }
 
-    /// Walks one field's index in value order (ties newest first when descending), or one value's range.
-    /// The ids of a field's whole index in its order (value, then id; reversed when `desc`), keys only, until
-    /// `visit` says stop.
-    fn scan_index_ids(&self, t: &str, res: &str, field: &str, desc: bool, visit: &mut dyn FnMut(u64) -> Result<bool>) -> Result<()> {
-        let lo: Bound<IdxKey> = Bound::Included((t, res, field, &[][..], 0));
-        let hi: Bound<IdxKey> = Bound::Included((t, res, field, &[0xff; 200][..], u64::MAX));
+    /// The ids of one field's index in value order (then id; reversed when `desc`), or of one value's range,
+    /// keys only, until `visit` says stop.
+    fn scan_index_ids(&self, t: &str, res: &str, field: &str, exact: Option<&[u8]>, desc: bool, visit: &mut dyn FnMut(u64) -> Result<bool>) -> Result<()> {
+        let (lo, hi): (Bound<IdxKey>, Bound<IdxKey>) = match exact {
+            Some(v) => (Bound::Included((t, res, field, v, 0)), Bound::Included((t, res, field, v, u64::MAX))),
+            None => (Bound::Included((t, res, field, &[][..], 0)), Bound::Included((t, res, field, INDEX_END, u64::MAX))),
+        };
         let range = self.index.range::<IdxKey>((lo, hi))?;
         let iter: Box<dyn Iterator<Item = _>> = if desc { Box::new(range.rev()) } else { Box::new(range) };
         for e in iter {
@@ -899,6 +886,8 @@ where
         Ok(())
     }
 
+    /// Walks one field's index in value order (ties newest first when descending), or one value's range,
+    /// visiting each entry's stored record.
     fn scan_index(
         &self,
         t: &str,
@@ -908,22 +897,37 @@ where
         desc: bool,
         visit: &mut dyn FnMut(&[u8]) -> Result<bool>,
     ) -> Result<()> {
-        let (lo, hi): (Bound<IdxKey>, Bound<IdxKey>) = match exact {
-            Some(v) => (Bound::Included((t, res, field, v, 0)), Bound::Included((t, res, field, v, u64::MAX))),
-            None => (Bound::Included((t, res, field, &[][..], 0)), Bound::Included((t, res, field, &[0xff; 200][..], u64::MAX))),
-        };
-        let range = self.index.range::<IdxKey>((lo, hi))?;
-        let iter: Box<dyn Iterator<Item = _>> = if desc { Box::new(range.rev()) } else { Box::new(range) };
-        for e in iter {
-            let (k, _) = e?;
-            let id = k.value().4;
-            if let Some(v) = self.records.get((t, res, id))?
-                && !visit(v.value())? {
-                break;
-            }
-        }
-        Ok(())
+        self.scan_index_ids(t, res, field, exact, desc, &mut |id| match self.records.get((t, res, id))? {
+            Some(v) => visit(v.value()),
+            None => Ok(true),
+        })
     }
+}
+
+/// Where a page at `offset` of `limit` rows is reached from in a list of `total`: past the middle from the other
+/// end. Returns (from the other end, entries to skip, entries to take) in the direction walked.
+fn nearer_end(total: u64, offset: u64, limit: u64) -> (bool, u64, u64) {
+    if offset > total / 2 {
+        (true, total.saturating_sub(offset + limit), total.saturating_sub(offset).min(limit))
+    } else {
+        (false, offset, limit)
+    }
+}
+
+/// The filters of a list the rank marks may answer: its own and, from a data-scope guard, nothing when the guard
+/// admits every record (全部数据: `id` not null, whatever else it allows) or its one condition; `None` for a guard
+/// of several conditions.
+fn ranked_filters(q: &Query) -> Option<Vec<&Filter>> {
+    let mut filters: Vec<&Filter> = q.filters.iter().collect();
+    if q.any.iter().any(|g| g.field == "id" && g.op == Op::NotNull) {
+        return Some(filters);
+    }
+    match q.any.as_slice() {
+        [] => {}
+        [g] => filters.push(g),
+        _ => return None,
+    }
+    Some(filters)
 }
 
 /// Bytes every record matching the query's `contains` filters must hold in its stored form: the longest needle
