@@ -93,7 +93,7 @@ impl RankCache {
     /// more records).
     pub fn put_sort(&self, of: &SortOf, m: SortMarks) {
         if let Ok(mut g) = self.sorts.lock() {
-            let newer = g.get(of).is_some_and(|cur| cur.removed > m.removed || cur.moved > m.moved || (cur.removed == m.removed && cur.moved == m.moved && cur.count > m.count));
+            let newer = g.get(of).is_some_and(|cur| later((cur.removed, cur.moved, cur.count), (m.removed, m.moved, m.count)));
             if !newer {
                 if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
                     g.clear();
@@ -107,7 +107,7 @@ impl RankCache {
         if let Ok(mut g) = self.ids.lock() {
             // Counters only grow: marks made with higher ones, or as many and more records, are of a later
             // snapshot; a reader that began earlier never replaces them.
-            let newer = g.get(of).is_some_and(|cur| cur.removed > m.removed || cur.moved > m.moved || (cur.removed == m.removed && cur.moved == m.moved && cur.count > m.count));
+            let newer = g.get(of).is_some_and(|cur| later((cur.removed, cur.moved, cur.count), (m.removed, m.moved, m.count)));
             if !newer {
                 if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
                     // Forget the values' marks (rebuilt when asked again); keep the whole resources'.
@@ -117,6 +117,12 @@ impl RankCache {
             }
         }
     }
+}
+
+/// Whether marks made with (removals, moves, records) `a` are of a later snapshot than `b`'s: counters only grow,
+/// so more removals or moves, or as many and more records.
+fn later(a: (u64, u64, u64), b: (u64, u64, u64)) -> bool {
+    a.0 > b.0 || a.1 > b.1 || (a.0 == b.0 && a.1 == b.1 && a.2 > b.2)
 }
 
 /// The counter of removals of a resource and of records stored under an old id (kept beside its live count;
