@@ -113,13 +113,8 @@ pub struct IndexStatus {
     pub disk_bytes: u64,
     pub rebuilds: u64,
     pub last_rebuild_ms: u64,
-    /// Fields whose fragments are held in memory, the bytes they take, the budget, and the `contains`
-    /// questions they answered (see `search::Index::fragments`).
-    pub fragment_fields: usize,
-    pub fragment_bytes: usize,
-    pub fragment_budget: usize,
-    pub fragment_answers: u64,
-    pub fragment_last_build_ms: u64,
+    /// The fields whose fragments are held in memory for `contains` filters (see `search::Index::fragments`).
+    pub fragments: search::FragmentFigures,
 }
 
 /// Memory the fragments of fields asked about may take: a thirty-second of the machine, 32–256 MiB.
@@ -193,7 +188,6 @@ impl Indexer {
     }
 
     pub fn status(&self) -> IndexStatus {
-        let frag = self.index.fragments();
         IndexStatus {
             ready: self.is_ready(),
             seq: self.index.seq(),
@@ -202,11 +196,7 @@ impl Indexer {
             disk_bytes: self.index.disk_bytes(),
             rebuilds: self.rebuilds.load(Ordering::Relaxed),
             last_rebuild_ms: self.last_rebuild_ms.load(Ordering::Relaxed),
-            fragment_fields: frag.fields,
-            fragment_bytes: frag.bytes,
-            fragment_budget: frag.budget,
-            fragment_answers: frag.answers,
-            fragment_last_build_ms: frag.last_build_ms,
+            fragments: self.index.fragments(),
         }
     }
 

@@ -124,7 +124,8 @@ pub struct Index {
 
 /// The fragment bitmaps in memory: fields held, bytes they take, the budget, questions they answered, the last
 /// build's duration.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct FragmentFigures {
     pub fields: usize,
     pub bytes: usize,

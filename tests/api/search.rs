@@ -84,8 +84,8 @@ async fn contains_filters_from_the_index_equal_the_walk() {
     // (A needle asked twice is answered the second time from the list's answer cache.)
     assert!(ix.index().fragments().answers >= answered + asked.len() as u64, "answered from the fragments in memory: {:?}", ix.index().fragments());
     let st = ix.status();
-    assert!(st.fragment_fields >= 1 && st.fragment_bytes > 0, "{st:?}");
-    assert!((32 << 20..=256 << 20).contains(&st.fragment_budget), "a share of the machine: {st:?}");
+    assert!(st.fragments.fields >= 1 && st.fragments.bytes > 0, "{st:?}");
+    assert!((32 << 20..=256 << 20).contains(&st.fragments.budget), "a share of the machine: {st:?}");
     // Paging and an exact filter on top.
     let (want, total) = walked(&app, A, "paramName", "订");
     let (_, v) = app.get(&format!("/api/blade-system/param/list?size=5&current=3&paramName={}", urlencode("订")), &t).await;

@@ -18,7 +18,7 @@ test('the search index rows say how far it is behind', () => {
   expect(indexRows(null, zh)[0][1]).toContain('未启用');
   const rows = indexRows({
     ready: true, seq: 90, storeSeq: 100, docs: 1000, diskBytes: 2048, rebuilds: 1, lastRebuildMs: 900,
-    fragmentFields: 2, fragmentBytes: 3 * 1024 * 1024, fragmentBudget: 512 * 1024 * 1024, fragmentAnswers: 41, fragmentLastBuildMs: 2300,
+    fragments: { fields: 2, bytes: 3 * 1024 * 1024, budget: 512 * 1024 * 1024, answers: 41, lastBuildMs: 2300 },
   }, zh);
   expect(rows.map((r) => r[1])).toEqual(['1000 条，2.0 KiB', '10 项变更', '1（上次 900 ms）', '2 个字段，3.0 MiB / 512 MiB，已回答 41 次包含查询（上次建立 2300 ms）']);
   expect(indexRows({ ready: false, seq: 0, storeSeq: 5, docs: 0, diskBytes: 0, rebuilds: 0, lastRebuildMs: 0 }, zh)[0][1]).toBe('正在建立…');

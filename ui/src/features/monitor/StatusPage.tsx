@@ -13,7 +13,7 @@ type Status = {
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: {
     ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number;
-    fragmentFields?: number; fragmentBytes?: number; fragmentBudget?: number; fragmentAnswers?: number; fragmentLastBuildMs?: number;
+    fragments?: { fields: number; bytes: number; budget: number; answers: number; lastBuildMs: number };
   } | null;
   walBytes: number; storageFailure: string | null; logsFile: string; logsFileBytes: number; logsAllocatedBytes: number;
   logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
@@ -119,15 +119,16 @@ export function duration(s: number, en: boolean): string {
 export function indexRows(ix: Status['index'], L: (zh: string, en: string) => string): [string, string, string?][] {
   if (!ix) return [[L('搜索索引', 'Search index'), L('未启用（文本条件逐条比对）', 'off (text filters walk the records)')]];
   const lag = Math.max(0, ix.storeSeq - ix.seq);
+  const fr = ix.fragments ?? { fields: 0, bytes: 0, budget: 0, answers: 0, lastBuildMs: 0 };
   return [
     [L('搜索索引', 'Search index'), ix.ready ? `${ix.docs} ${L('条', 'documents')}，${bytes(ix.diskBytes)}` : L('正在建立…', 'being built…'), `${ix.diskBytes}`],
     [L('索引落后', 'Index behind the store'), lag === 0 ? L('无', 'none') : `${lag} ${L('项变更', 'changes')}`],
     [L('重建次数', 'Rebuilds'), ix.rebuilds === 0 ? '0' : `${ix.rebuilds}（${L('上次', 'last')} ${ix.lastRebuildMs} ms）`],
     [
       L('内存片段索引', 'Fragments in memory'),
-      `${ix.fragmentFields ?? 0} ${L('个字段', 'fields')}，${bytes(ix.fragmentBytes ?? 0)} / ${bytes(ix.fragmentBudget ?? 0)}，${L('已回答', 'answered')} ${ix.fragmentAnswers ?? 0} ${L('次包含查询', 'contains filters')}` +
-        (ix.fragmentLastBuildMs ? `（${L('上次建立', 'last built in')} ${ix.fragmentLastBuildMs} ms）` : ''),
-      `${ix.fragmentBytes ?? 0}`,
+      `${fr.fields} ${L('个字段', 'fields')}，${bytes(fr.bytes)} / ${bytes(fr.budget)}，${L('已回答', 'answered')} ${fr.answers} ${L('次包含查询', 'contains filters')}` +
+        (fr.lastBuildMs ? `（${L('上次建立', 'last built in')} ${fr.lastBuildMs} ms）` : ''),
+      `${fr.bytes}`,
     ],
   ];
 }
