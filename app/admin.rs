@@ -151,7 +151,7 @@ pub fn verify(file: &Path) -> anyhow::Result<bool> {
 fn verify_one(file: &Path) -> anyhow::Result<bool> {
     // Commits the last run left in the write-ahead log are part of the data: fold them in first (what the server
     // does at start), so the file checked is the one it will serve.
-    if store::wal::path_for(file).exists() {
+    if store::wal::path_for(file).exists() || store::wal::folded_path_for(file).exists() {
         match Store::open(file, &store::Options::default()) {
             Ok(st) => {
                 let r = st.replayed().clone();
@@ -347,9 +347,10 @@ fn replace_file(dir: &Path, from: &Path, target: &Path) -> anyhow::Result<()> {
         let aside = dir.join(format!("{name}.before-restore-{}", store::now_millis()));
         std::fs::rename(target, &aside)?;
         println!("previous file kept as {}", aside.display());
-        let log = store::wal::path_for(target);
-        if log.exists() {
-            std::fs::rename(&log, store::wal::path_for(&aside))?;
+        for (log, to) in [(store::wal::path_for(target), store::wal::path_for(&aside)), (store::wal::folded_path_for(target), store::wal::folded_path_for(&aside))] {
+            if log.exists() {
+                std::fs::rename(&log, to)?;
+            }
         }
     }
     std::fs::rename(&tmp, target)?;

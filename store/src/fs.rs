@@ -5,7 +5,6 @@
 use std::fmt::Debug;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
 pub use redb::{BackendError, StorageBackend};
@@ -90,49 +89,5 @@ impl Fs for OsFs {
     }
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         File::open(dir_of(path))?.sync_all()
-    }
-}
-
-/// A boxed backend as redb takes one (`Builder::create_with_backend` wants a sized type): every call, the
-/// locks included, goes to the box.
-#[derive(Debug)]
-pub(crate) struct Boxed(pub(crate) Box<dyn StorageBackend>);
-
-impl StorageBackend for Boxed {
-    fn len(&self) -> Result<u64, io::Error> {
-        self.0.len()
-    }
-    fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), io::Error> {
-        self.0.read(offset, out)
-    }
-    fn set_len(&self, len: u64) -> Result<(), io::Error> {
-        self.0.set_len(len)
-    }
-    fn sync_data(&self) -> Result<(), io::Error> {
-        self.0.sync_data()
-    }
-    fn write(&self, offset: u64, data: &[u8]) -> Result<(), io::Error> {
-        self.0.write(offset, data)
-    }
-    fn close(&self) -> Result<(), io::Error> {
-        self.0.close()
-    }
-    fn try_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
-        self.0.try_lock_range(start, end)
-    }
-    fn try_lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
-        self.0.try_lock_shared_range(start, end)
-    }
-    fn lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
-        self.0.lock_range(start, end)
-    }
-    fn lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
-        self.0.lock_shared_range(start, end)
-    }
-    fn unlock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
-        self.0.unlock_range(start, end)
-    }
-    fn query_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
-        self.0.query_lock_range(start, end)
     }
 }

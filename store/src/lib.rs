@@ -1,6 +1,7 @@
 //! The store: one redb file holding every table of the product. Sync API; the app calls it from blocking
 //! threads or through the group-commit writer. No redb type leaks out of this crate.
 mod backup;
+mod behind;
 mod codec;
 mod engine;
 mod error;
@@ -152,6 +153,8 @@ pub(crate) struct Inner {
     space: std::sync::Mutex<Option<(std::time::Instant, FileSpace)>>,
     /// The page cache given at open.
     cache_bytes: usize,
+    /// The data file's write-behind: a checkpoint's commit returns before its pages are on disk.
+    pub(crate) behind: behind::Control,
 }
 
 impl Inner {
@@ -269,10 +272,11 @@ impl Store {
             creating.clone()
         };
         let backend = opts.fs.data(&at).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
+        let (backend, behind) = behind::WriteBehind::new(backend)?;
         let db = Database::builder()
             .set_cache_size(opts.cache_bytes)
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
-            .create_with_backend(fs::Boxed(backend))?;
+            .create_with_backend(backend)?;
         let repair_ms = repaired.load(std::sync::atomic::Ordering::Relaxed).then(|| started.elapsed().as_millis() as u64);
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
@@ -288,11 +292,14 @@ impl Store {
         if let Some(dir) = &opts.ship_dir {
             std::fs::create_dir_all(dir)?;
             // The log the last run left is folded now; its records are kept until shipped.
-            if let Some((first, last)) = replayed.range
-                && opts.wal {
-                let to = dir.join(wal::kept_name(first, last));
-                opts.fs.rename(&wal::path_for(path), &to)?;
-                opts.fs.sync_dir(&to)?;
+            if opts.wal {
+                for (range, log) in [(replayed.folded_range, wal::folded_path_for(path)), (replayed.range, wal::path_for(path))] {
+                    if let Some((first, last)) = range {
+                        let to = dir.join(wal::kept_name(first, last));
+                        opts.fs.rename(&log, &to)?;
+                        opts.fs.sync_dir(&to)?;
+                    }
+                }
             }
         }
         let wal = match wal_ids {
@@ -302,6 +309,8 @@ impl Store {
                 None
             }
         };
+        // A checkpoint's folded log is in the file now (replay made it durable), unless kept for shipping above.
+        opts.fs.remove(&wal::folded_path_for(path))?;
         let last = meta::last_id(&db)?;
         let (seq, first) = {
             let r = db.begin_read()?;
@@ -330,6 +339,7 @@ impl Store {
             broke_stream,
             space: std::sync::Mutex::new(None),
             cache_bytes: opts.cache_bytes,
+            behind,
         });
         inner.seq.publish(seq);
         let writer = writer::start(inner.clone());

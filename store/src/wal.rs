@@ -7,9 +7,12 @@
 //! are appended to this file and fsynced: one sequential write. Every second or so, when the log passes a few
 //! MiB, when the writer falls idle and at shutdown, a checkpoint makes redb durable (each dirty page written
 //! once, however many batches changed it), records the last log sequence it holds in meta `wal_seq`, and empties
-//! the log. A clean shutdown removes the file: the data file alone is the whole database again.
+//! the log — by moving it aside to `-wal.folded` and starting a new one, since the checkpoint's pages reach the
+//! disk after its commit returns (`behind`); the folded log goes once they are there. A clean shutdown removes
+//! both: the data file alone is the whole database again.
 //!
-//! Opening the store replays the log first: the records after the file's `wal_seq` are applied and checkpointed.
+//! Opening the store replays the logs first (a folded log, then the log): the records after the file's `wal_seq`
+//! are applied and checkpointed.
 //! What opening trusts, and what it refuses (`Refusal`, the server does not start; `recover_accepting_loss` is
 //! the operator's way on):
 //! - a torn tail — the last records of an append the crash interrupted, never acknowledged — is cut off. A bad
@@ -63,6 +66,14 @@ pub(crate) const META_SEQ: &str = "wal_seq";
 pub fn path_for(data: &Path) -> PathBuf {
     let mut s = data.as_os_str().to_owned();
     s.push("-wal");
+    PathBuf::from(s)
+}
+
+/// The log a checkpoint has folded into the data file, kept until the checkpoint's pages are on disk (a few
+/// hundred milliseconds; see `Wal::rotate`). Opening replays it before the log.
+pub fn folded_path_for(data: &Path) -> PathBuf {
+    let mut s = path_for(data).into_os_string();
+    s.push(".folded");
     PathBuf::from(s)
 }
 
@@ -222,6 +233,16 @@ pub(crate) struct Wal {
     keep: Option<PathBuf>,
     /// When the log was last emptied by a checkpoint.
     pub(crate) folded_at: std::time::Instant,
+    /// A checkpoint whose pages are still on their way to the disk: its log, moved aside, is kept until then.
+    folding: Option<Folding>,
+}
+
+/// The log a checkpoint folded (at `folded_path_for`): records `first..=last`, on disk once the data file's
+/// write-behind has completed sync `ticket`.
+struct Folding {
+    ticket: u64,
+    first: u64,
+    last: u64,
 }
 
 /// The name a folded log gets in the keep directory: its first and last sequence numbers.
@@ -248,6 +269,7 @@ impl Wal {
             first: seq + 1,
             keep,
             folded_at: std::time::Instant::now(),
+            folding: None,
         })
     }
 
@@ -302,26 +324,62 @@ impl Wal {
         Ok(())
     }
 
-    /// Empties the log after a checkpoint holds everything in it: the file is cut back to its header, or (when
-    /// logs are kept for shipping) moved to the keep directory under `kept_name` and a new file started. The
-    /// move is a rename: nothing is copied, and a crash leaves either the old log (its records are folded: the
-    /// next start skips them and keeps the file) or none.
-    pub(crate) fn reset(&mut self) -> Result<()> {
-        match &self.keep {
-            Some(dir) if self.seq >= self.first => {
-                let to = dir.join(kept_name(self.first, self.seq));
-                self.fs.rename(&self.path, &to)?;
-                self.fs.sync_dir(&to)?;
-                self.file = Self::new_file(&self.fs, &self.path, &self.id)?;
-                self.len = HEADER;
-                self.synced = HEADER;
-            }
-            _ => self.truncate(HEADER)?,
+    /// Starts a new log after a checkpoint whose pages are not yet on disk (it committed with the write-behind's
+    /// syncs deferred; `ticket` is the last of them): this log moves aside to `folded_path_for` and stays until
+    /// `settle` finds the ticket done. Call with every record synced. A crash meanwhile leaves both files, and
+    /// opening replays the folded one first; the rename and the new file are made durable together (one
+    /// directory sync, in `new_file`).
+    pub(crate) fn rotate(&mut self, ticket: u64) -> Result<()> {
+        debug_assert!(self.folding.is_none() && self.synced == self.len);
+        if self.seq >= self.first {
+            let folded = self.folded_path();
+            self.fs.rename(&self.path, &folded)?;
+            self.file = Self::new_file(&self.fs, &self.path, &self.id)?;
+            self.len = HEADER;
+            self.synced = HEADER;
+            self.folding = Some(Folding { ticket, first: self.first, last: self.seq });
         }
         self.set_durable(self.seq);
         self.first = self.seq + 1;
         self.folded_at = std::time::Instant::now();
         Ok(())
+    }
+
+    fn folded_path(&self) -> PathBuf {
+        let mut s = self.path.clone().into_os_string();
+        s.push(".folded");
+        PathBuf::from(s)
+    }
+
+    /// Lets the folded log go once its checkpoint is on disk (`wait`: waits for it): removed, or (logs kept for
+    /// shipping) moved to the keep directory. The removal needs no directory sync: a folded log that comes back
+    /// after a crash holds only records the data file has, and opening skips them.
+    pub(crate) fn settle(&mut self, behind: &crate::behind::Control, wait: bool) -> Result<()> {
+        let Some(f) = &self.folding else { return Ok(()) };
+        let done = if wait {
+            behind.wait(f.ticket).map(|_| true)
+        } else {
+            behind.done().map(|d| d >= f.ticket)
+        };
+        if !done.map_err(|e| StoreError::Storage(format!("writing the data file: {e}")))? {
+            return Ok(());
+        }
+        let folded = self.folded_path();
+        match &self.keep {
+            Some(dir) => {
+                let to = dir.join(kept_name(f.first, f.last));
+                self.fs.rename(&folded, &to)?;
+                self.fs.sync_dir(&to)?;
+            }
+            None => self.fs.remove(&folded)?,
+        }
+        self.folding = None;
+        Ok(())
+    }
+
+    /// Whether a checkpoint's pages are still on their way (its folded log kept).
+    pub(crate) fn folding(&self) -> bool {
+        self.folding.is_some()
     }
 
     /// Removes the file (after the last checkpoint of a clean shutdown).
@@ -349,6 +407,8 @@ pub struct Replayed {
     pub seq: u64,
     /// The first and last sequence numbers of the valid records the log held (applied or already folded).
     pub range: Option<(u64, u64)>,
+    /// The same of the folded log a checkpoint left (`folded_path_for`), if there was one.
+    pub folded_range: Option<(u64, u64)>,
 }
 
 /// Why opening refused a log: which file, where, what was found. Its text tells the operator what to do.
@@ -580,7 +640,20 @@ pub(crate) fn ensure_id(db: &redb::Database, quick_repair: bool) -> Result<([u8;
 /// module's comment) unless `accept_loss`, which applies the trustworthy records before the refused point and sets
 /// the log aside.
 pub(crate) fn replay(db: &redb::Database, fs: &Arc<dyn Fs>, data: &Path, quick_repair: bool, accept_loss: bool) -> Result<Replayed> {
-    let path = path_for(data);
+    // A checkpoint's folded log first (the crash came before its pages were on disk, or before it was removed):
+    // its records are the ones before the log's.
+    let before = replay_file(db, fs, folded_path_for(data), quick_repair, accept_loss)?;
+    let mut out = replay_file(db, fs, path_for(data), quick_repair, accept_loss)?;
+    out.records += before.records;
+    out.skipped += before.skipped;
+    out.torn_tail |= before.torn_tail;
+    out.set_aside = out.set_aside.or(before.set_aside);
+    out.folded_range = before.range;
+    Ok(out)
+}
+
+/// `replay` of one log file.
+fn replay_file(db: &redb::Database, fs: &Arc<dyn Fs>, path: PathBuf, quick_repair: bool, accept_loss: bool) -> Result<Replayed> {
     let (id, folded) = file_state(db)?;
     let mut out = Replayed { seq: folded, ..Replayed::default() };
     let Some(bytes) = fs.read(&path)? else { return Ok(out) };
@@ -672,25 +745,45 @@ pub(crate) fn replay(db: &redb::Database, fs: &Arc<dyn Fs>, data: &Path, quick_r
 }
 
 /// Applies a checkpoint: meta `wal_seq` in a durable commit (which writes every page the non-durable commits
-/// before it left in memory), then the log is emptied.
-pub(crate) fn checkpoint(db: &redb::Database, wal: &mut Wal, quick_repair: bool) -> Result<()> {
-    let mut w = db.begin_write()?;
-    w.set_quick_repair(quick_repair);
-    w.open_table(tables::META)?.insert(META_SEQ, wal.seq.to_le_bytes().as_slice())?;
-    w.commit()?;
-    wal.reset()
+/// before it left in memory), then the log is emptied. The commit's pages go to the disk behind the writer (its
+/// syncs deferred, see `behind`): the log moves aside until they are there (`Wal::rotate`, `Wal::settle`), and
+/// `wait` waits for that (a clean shutdown). A checkpoint first waits for the one before it to be on disk.
+pub(crate) fn checkpoint(db: &redb::Database, wal: &mut Wal, quick_repair: bool, behind: &crate::behind::Control, wait: bool) -> Result<()> {
+    wal.settle(behind, true)?;
+    behind.defer(true);
+    let committed = (|| -> Result<()> {
+        let mut w = db.begin_write()?;
+        w.set_quick_repair(quick_repair);
+        w.open_table(tables::META)?.insert(META_SEQ, wal.seq.to_le_bytes().as_slice())?;
+        w.commit()?;
+        Ok(())
+    })();
+    let ticket = behind.defer(false);
+    committed?;
+    wal.rotate(ticket)?;
+    if wait {
+        wal.settle(behind, true)?;
+    }
+    Ok(())
 }
 
 /// Commits of a log beside `data` not yet folded into it (for `verify`): (records, bytes), without changing
 /// anything.
 pub fn pending(db: &redb::Database, data: &Path) -> Result<(u64, u64)> {
-    let Ok(bytes) = std::fs::read(path_for(data)) else { return Ok((0, 0)) };
     let (id, folded) = file_state(db)?;
-    let v2 = bytes.get(..8) == Some(MAGIC.as_slice());
-    if bytes.len() < HEADER as usize || (!v2 && &bytes[..8] != MAGIC_1) || id.is_none_or(|id| bytes[8..24] != id) {
-        return Ok((0, 0));
+    let (mut n, mut size) = (0, 0);
+    // A checkpoint's folded log (its pages were not on disk yet) and the log.
+    for log in [folded_path_for(data), path_for(data)] {
+        let Ok(bytes) = std::fs::read(log) else { continue };
+        let v2 = bytes.get(..8) == Some(MAGIC.as_slice());
+        if bytes.len() < HEADER as usize || (!v2 && &bytes[..8] != MAGIC_1) || id.is_none_or(|id| bytes[8..24] != id) {
+            continue;
+        }
+        let (records, _) = read_records(&bytes, v2, folded);
+        for r in records.iter().filter(|r| r.seq > folded) {
+            n += 1;
+            size += r.ops.len() as u64 + 24;
+        }
     }
-    let (records, _) = read_records(&bytes, v2, folded);
-    let todo: Vec<_> = records.iter().filter(|r| r.seq > folded).collect();
-    Ok((todo.len() as u64, todo.iter().map(|r| r.ops.len() as u64 + 24).sum()))
+    Ok((n, size))
 }

@@ -11,7 +11,9 @@
 //! its record is appended to the log and the log fsynced, before the commit makes it visible; a checkpoint (a
 //! durable redb commit, then the log emptied) follows every `FOLD_EVERY`, when the log passes `FOLD_BYTES`, when
 //! the writer has been idle for `FOLD_IDLE`, and at close — whatever the traffic: the schedule is checked after
-//! every commit, durable or lazy, and at every wake-up.
+//! every commit, durable or lazy, and at every wake-up. The checkpoint's pages reach the disk behind the writer
+//! (`behind`): it holds the writer only for redb's commit in memory (tens of milliseconds after a second of stock
+//! picks, where writing and syncing the pages took 150), and its log is kept aside until the pages are on disk.
 //!
 //! Fail-stop: once appending, syncing or truncating the log, a commit or a checkpoint fails, the store takes no
 //! more writes (`Inner::fail`; every queued and later write answers `StoreError::Failed`). Nothing is retried —
@@ -158,7 +160,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
     while !closing {
         // The checkpoint and the lazy flush are due by the clock, whatever keeps the writer busy.
         if fold_due(inner) {
-            fold(inner);
+            fold(inner, false);
             pending = false;
         } else if pending && pending_since.elapsed() >= LAZY_FLUSH {
             pending = !flush(inner);
@@ -190,7 +192,16 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             match rx.recv_timeout(FOLD_IDLE) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => {
-                    fold(inner);
+                    fold(inner, false);
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        } else if folding(inner) {
+            match rx.recv_timeout(FOLD_IDLE) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => {
+                    settle(inner);
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
@@ -262,6 +273,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             let out = apply_replica(inner, &r.records);
             (r.done)(out);
         }
+        settle(inner);
     }
     // Closing: the deferred lazy operations are still written, then made durable.
     while let Some((item, _)) = deferred.pop_front() {
@@ -271,8 +283,8 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
     if pending {
         flush(inner);
     }
-    // A clean shutdown leaves the data file whole: the last checkpoint, and no log beside it.
-    fold(inner);
+    // A clean shutdown leaves the data file whole: the last checkpoint, on disk, and no log beside it.
+    fold(inner, true);
     if let Ok(mut g) = inner.wal.lock()
         && g.as_ref().is_some_and(|w| w.pending() == 0)
         && let Some(w) = g.take() {
@@ -327,22 +339,45 @@ fn unfolded(inner: &Inner) -> bool {
     inner.fold && inner.failure().is_none() && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() > 0)).unwrap_or(false)
 }
 
+/// Whether the last checkpoint's folded log waits for its pages to reach the disk.
+fn folding(inner: &Inner) -> bool {
+    inner.failure().is_none() && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.folding())).unwrap_or(false)
+}
+
 fn fold_due(inner: &Inner) -> bool {
     inner.fold && inner.failure().is_none() && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() >= FOLD_BYTES || (w.pending() > 0 && w.folded_at.elapsed() >= FOLD_EVERY))).unwrap_or(false)
 }
 
-/// A checkpoint: what the log holds becomes part of the file, and the log is emptied. A failure stops writes: the
-/// log still holds everything (the next start folds it in).
-fn fold(inner: &Inner) {
+/// A checkpoint: what the log holds becomes part of the file, and the log is emptied — once the checkpoint's
+/// pages are on disk, which the writer does not wait for unless `wait` (see `wal::checkpoint`). A failure stops
+/// writes: the logs still hold everything (the next start folds them in).
+fn fold(inner: &Inner, wait: bool) {
     if inner.failure().is_some() {
         return;
     }
     let Ok(mut g) = inner.wal.lock() else { return };
     let Some(w) = g.as_mut() else { return };
     if w.pending() == 0 {
+        if wait && let Err(e) = w.settle(&inner.behind, true) {
+            drop(g);
+            inner.fail(format!("checkpoint of the write-ahead log: {e}"));
+        }
         return;
     }
-    if let Err(e) = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair))) {
+    if let Err(e) = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair, &inner.behind, wait))) {
+        drop(g);
+        inner.fail(format!("checkpoint of the write-ahead log: {e}"));
+    }
+}
+
+/// Lets go of the last checkpoint's folded log if its pages have reached the disk (without waiting).
+fn settle(inner: &Inner) {
+    if inner.failure().is_some() {
+        return;
+    }
+    let Ok(mut g) = inner.wal.lock() else { return };
+    let Some(w) = g.as_mut() else { return };
+    if w.folding() && let Err(e) = w.settle(&inner.behind, false) {
         drop(g);
         inner.fail(format!("checkpoint of the write-ahead log: {e}"));
     }

@@ -38,8 +38,10 @@ enum Fault {
     ShortAppend,
     /// The log's sync after a durable batch's append.
     LogSync,
-    /// The log's sync after it was truncated (a checkpoint emptying it).
-    SyncAfterSetLen,
+    /// A checkpoint's rename of the log it folded (kept aside until the checkpoint's pages are on disk).
+    FoldRename,
+    /// The sync of the new log a checkpoint starts (its header).
+    NewLogSync,
     /// The data file's sync (a checkpoint's durable commit, or a durable commit without the log).
     DataSync,
     /// The log's sync after an append, and then the truncate that takes the record back.
@@ -68,8 +70,8 @@ fn io_err(kind: io::ErrorKind) -> io::Error {
 struct FaultLog {
     inner: Box<dyn LogFile>,
     armed: Arc<Mutex<Option<Fault>>>,
-    /// The last operation was a set_len (the sync after it is a truncate's).
-    after_set_len: bool,
+    /// Nothing but the header written yet (a new log).
+    fresh: bool,
 }
 
 impl FaultLog {
@@ -85,7 +87,7 @@ impl FaultLog {
 
 impl LogFile for FaultLog {
     fn write_at(&mut self, offset: u64, data: &[u8]) -> io::Result<()> {
-        self.after_set_len = false;
+        self.fresh &= offset == 0;
         if self.take(Fault::AppendNoSpace) {
             return Err(io::Error::from_raw_os_error(28));
         }
@@ -103,18 +105,17 @@ impl LogFile for FaultLog {
             return Err(io_err(io::ErrorKind::Other));
         }
         drop(g);
-        self.after_set_len = true;
         self.inner.set_len(len)
     }
     fn sync(&mut self) -> io::Result<()> {
-        let after = std::mem::take(&mut self.after_set_len);
-        if after && self.take(Fault::SyncAfterSetLen) {
+        let fresh = self.fresh;
+        if fresh && self.take(Fault::NewLogSync) {
             return Err(io_err(io::ErrorKind::Other));
         }
-        if !after && self.take(Fault::LogSync) {
+        if !fresh && self.take(Fault::LogSync) {
             return Err(io_err(io::ErrorKind::Other));
         }
-        if !after && *self.armed.lock().unwrap() == Some(Fault::LogSyncAndTruncate) {
+        if !fresh && *self.armed.lock().unwrap() == Some(Fault::LogSyncAndTruncate) {
             // Leaves the arm set: the set_len that follows fails as well.
             return Err(io_err(io::ErrorKind::Other));
         }
@@ -178,12 +179,18 @@ impl Fs for FaultFs {
         Ok(Box::new(FaultData { inner: OsFs.data(path)?, armed: self.armed.clone() }))
     }
     fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
-        Ok(Box::new(FaultLog { inner: OsFs.create_log(path)?, armed: self.armed.clone(), after_set_len: false }))
+        Ok(Box::new(FaultLog { inner: OsFs.create_log(path)?, armed: self.armed.clone(), fresh: true }))
     }
     fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
         OsFs.read(path)
     }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let mut g = self.armed.lock().unwrap();
+        if *g == Some(Fault::FoldRename) && to.to_string_lossy().ends_with("-wal.folded") {
+            *g = None;
+            return Err(io_err(io::ErrorKind::Other));
+        }
+        drop(g);
         OsFs.rename(from, to)
     }
     fn remove(&self, path: &Path) -> io::Result<()> {
@@ -295,8 +302,13 @@ fn a_failed_sync_and_a_failed_take_back_leave_the_batch_whole_or_absent() {
 }
 
 #[test]
-fn a_failed_sync_after_the_log_was_truncated_stops_writes() {
-    fault_case(Fault::SyncAfterSetLen, true, checkpoint, None);
+fn a_failed_rename_of_the_folded_log_stops_writes() {
+    fault_case(Fault::FoldRename, true, checkpoint, None);
+}
+
+#[test]
+fn a_failed_sync_of_the_new_log_a_checkpoint_starts_stops_writes() {
+    fault_case(Fault::NewLogSync, true, checkpoint, None);
 }
 
 #[test]

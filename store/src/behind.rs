@@ -1,0 +1,535 @@
+//! Write-behind for the data file: what lets a checkpoint leave the writer before its pages reach the disk.
+//!
+//! A checkpoint is a durable redb commit: it writes every page dirtied since the last one (tens of MiB after a
+//! second of stock picks) and syncs — 150 ms on the writer thread, while every request waiting to write waits
+//! with it. Here redb's writes, length changes and syncs go into a queue, in order, and a thread of their own
+//! (`zz-flusher`) applies them to the file in that same order, each sync a real fsync before anything queued after
+//! it. So the file passes through exactly the states it would have passed through had redb written it itself, only
+//! later: every state a power loss can leave is one a power loss could have left without this layer.
+//!
+//! What changes is when a sync returns. Normally `sync_data` waits for the flusher to reach it (durable on
+//! return, as redb expects). While the writer has set `Control::defer` (the checkpoint's commit only), it returns
+//! at once: redb's commit finishes in memory, and the checkpoint is durable once `Control::done` reaches the
+//! ticket the commit's syncs were given. The write-ahead log holds everything that commit folded until then.
+//!
+//! Reads see every queued write (redb reads back pages it has written and not yet seen on disk): a read takes the
+//! file's bytes and lays over them, in queue order, the queued writes and length cuts that overlap it. A queued
+//! write stays readable until the flusher has applied it. A failed write or sync is never retried: the first error
+//! is kept, and every later write, sync and wait answers it (the store stops taking writes; reads go on).
+use std::collections::{BTreeMap, VecDeque};
+use std::io;
+use std::ops::Bound;
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::thread::JoinHandle;
+
+use redb::{BackendError, StorageBackend};
+
+/// Bytes queued at most before a write waits for the flusher (a bound on the memory this layer takes).
+const QUEUE_MAX: usize = 256 << 20;
+
+enum Job {
+    Write { seq: u64, at: u64, data: Arc<[u8]> },
+    SetLen { seq: u64, len: u64 },
+    Sync { ticket: u64 },
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Job>,
+    /// Queued writes by (offset, order), for reads; each leaves once applied.
+    writes: BTreeMap<(u64, u64), Arc<[u8]>>,
+    /// Queued length changes by order, for reads (a cut zeroes what lies past it).
+    lens: BTreeMap<u64, u64>,
+    /// The longest queued write (how far before a read's offset an overlapping write can start).
+    longest: u64,
+    queued_bytes: usize,
+    /// The file's length as redb sees it (after every queued change).
+    len: u64,
+    /// The length of the file on disk (what the flusher has applied).
+    disk_len: u64,
+    order: u64,
+    /// The last sync queued, and the last one the flusher has completed.
+    issued: u64,
+    done: u64,
+    defer: bool,
+    error: Option<String>,
+    stop: bool,
+}
+
+struct Shared {
+    file: Box<dyn StorageBackend>,
+    st: Mutex<State>,
+    /// Signals the flusher (work queued) and waiters (work done).
+    moved: Condvar,
+    /// Held shared while reading the file, exclusively while its length changes (a read never meets a file shorter
+    /// than the length it was told).
+    io: RwLock<()>,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn failed(e: &str) -> io::Error {
+    io::Error::other(format!("an earlier write to the data file failed: {e}"))
+}
+
+/// The data file as redb writes it (see the module doc).
+#[derive(Debug)]
+pub(crate) struct WriteBehind {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// The store's hold on the write-behind: when syncs may return early, and how far the flusher has come.
+#[derive(Clone)]
+pub(crate) struct Control(Arc<Shared>);
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteBehind").finish_non_exhaustive()
+    }
+}
+
+impl WriteBehind {
+    pub(crate) fn new(file: Box<dyn StorageBackend>) -> io::Result<(WriteBehind, Control)> {
+        let len = file.len()?;
+        let shared = Arc::new(Shared {
+            file,
+            st: Mutex::new(State { len, disk_len: len, ..State::default() }),
+            moved: Condvar::new(),
+            io: RwLock::new(()),
+        });
+        let s = shared.clone();
+        let thread = std::thread::Builder::new().name("zz-flusher".into()).spawn(move || flush(&s))?;
+        Ok((WriteBehind { shared: shared.clone(), thread: Mutex::new(Some(thread)) }, Control(shared)))
+    }
+
+    fn enqueue(&self, job: impl FnOnce(&mut State) -> Job) -> io::Result<()> {
+        let mut st = self.shared.lock();
+        while st.queued_bytes > QUEUE_MAX && st.error.is_none() {
+            st = self.shared.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        if let Some(e) = &st.error {
+            return Err(failed(e));
+        }
+        st.order += 1;
+        let job = job(&mut st);
+        st.queue.push_back(job);
+        drop(st);
+        self.shared.moved.notify_all();
+        Ok(())
+    }
+
+    /// Waits until the flusher has applied everything queued so far.
+    fn drain(&self) -> io::Result<()> {
+        let mut st = self.shared.lock();
+        while !st.queue.is_empty() && st.error.is_none() {
+            st = self.shared.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        match &st.error {
+            Some(e) => Err(failed(e)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for WriteBehind {
+    fn drop(&mut self) {
+        // What is queued is still applied (the flusher stops once the queue is empty), then the thread ends.
+        self.shared.lock().stop = true;
+        self.shared.moved.notify_all();
+        if let Some(t) = self.thread.lock().ok().and_then(|mut g| g.take()) {
+            let _ = t.join();
+        }
+    }
+}
+
+fn flush(s: &Shared) {
+    loop {
+        let mut st = s.lock();
+        while (st.queue.is_empty() || st.error.is_some()) && !st.stop {
+            st = s.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        let Some(job) = st.queue.front() else { return };
+        if st.error.is_some() {
+            return;
+        }
+        // The job stays queued (readable) until applied.
+        let job = match job {
+            Job::Write { seq, at, data } => Job::Write { seq: *seq, at: *at, data: data.clone() },
+            Job::SetLen { seq, len } => Job::SetLen { seq: *seq, len: *len },
+            Job::Sync { ticket } => Job::Sync { ticket: *ticket },
+        };
+        drop(st);
+        let r = match &job {
+            Job::Write { at, data, .. } => s.file.write(*at, data),
+            Job::SetLen { len, .. } => {
+                let _g = s.io.write().unwrap_or_else(|e| e.into_inner());
+                let r = s.file.set_len(*len);
+                if r.is_ok() {
+                    s.lock().disk_len = *len;
+                }
+                r
+            }
+            Job::Sync { .. } => s.file.sync_data(),
+        };
+        let mut st = s.lock();
+        match r {
+            Err(e) => st.error = Some(e.to_string()),
+            Ok(()) => {
+                st.queue.pop_front();
+                match job {
+                    Job::Write { seq, at, data } => {
+                        st.writes.remove(&(at, seq));
+                        st.queued_bytes -= data.len();
+                        st.disk_len = st.disk_len.max(at + data.len() as u64);
+                        if st.writes.is_empty() {
+                            st.longest = 0;
+                        }
+                    }
+                    Job::SetLen { seq, .. } => {
+                        st.lens.remove(&seq);
+                    }
+                    Job::Sync { ticket } => st.done = ticket,
+                }
+            }
+        }
+        drop(st);
+        s.moved.notify_all();
+    }
+}
+
+impl Control {
+    /// While on, a sync returns once queued instead of once on disk (the checkpoint's commit). Returns the last
+    /// sync queued so far: the ticket `done` must reach for everything written before to be on disk.
+    pub(crate) fn defer(&self, on: bool) -> u64 {
+        let mut st = self.0.lock();
+        st.defer = on;
+        st.issued
+    }
+
+    /// The last sync the flusher has completed, or the error that stopped it.
+    pub(crate) fn done(&self) -> Result<u64, String> {
+        let st = self.0.lock();
+        match &st.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(st.done),
+        }
+    }
+
+    /// Waits until sync `ticket` is on disk.
+    pub(crate) fn wait(&self, ticket: u64) -> Result<(), String> {
+        let mut st = self.0.lock();
+        loop {
+            if let Some(e) = &st.error {
+                return Err(e.clone());
+            }
+            if st.done >= ticket {
+                return Ok(());
+            }
+            st = self.0.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl StorageBackend for WriteBehind {
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.shared.lock().len)
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        let end = offset + out.len() as u64;
+        let _io = self.shared.io.read().unwrap_or_else(|e| e.into_inner());
+        // What the queue holds over this range, in queue order: (order, Some(write offset, bytes) | None (cut at)).
+        let (disk_len, over) = {
+            let st = self.shared.lock();
+            let mut over: Vec<(u64, u64, Option<Arc<[u8]>>)> = Vec::new();
+            if !st.queue.is_empty() {
+                let from = offset.saturating_sub(st.longest);
+                for ((at, seq), data) in st.writes.range((Bound::Included((from, 0)), Bound::Excluded((end, 0)))) {
+                    if at + data.len() as u64 > offset {
+                        over.push((*seq, *at, Some(data.clone())));
+                    }
+                }
+                for (seq, len) in &st.lens {
+                    if *len < end {
+                        over.push((*seq, *len, None));
+                    }
+                }
+                over.sort_unstable_by_key(|o| o.0);
+            }
+            (st.disk_len, over)
+        };
+        // The last queued write that covers the whole range makes the file's bytes (and all before it) moot.
+        let start = over.iter().rposition(|(_, at, d)| d.as_ref().is_some_and(|d| *at <= offset && at + d.len() as u64 >= end));
+        let rest = match start {
+            Some(i) => &over[i..],
+            None => {
+                let on_disk = disk_len.clamp(offset, end);
+                let n = (on_disk - offset) as usize;
+                if n > 0 {
+                    self.shared.file.read(offset, &mut out[..n])?;
+                }
+                out[n..].fill(0);
+                &over[..]
+            }
+        };
+        for (_, at, d) in rest {
+            match d {
+                Some(d) => {
+                    let from = offset.max(*at);
+                    let to = end.min(at + d.len() as u64);
+                    if from < to {
+                        out[(from - offset) as usize..(to - offset) as usize].copy_from_slice(&d[(from - at) as usize..(to - at) as usize]);
+                    }
+                }
+                None => {
+                    let cut = (*at).clamp(offset, end);
+                    out[(cut - offset) as usize..].fill(0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.enqueue(|st| {
+            let seq = st.order;
+            st.lens.insert(seq, len);
+            st.len = len;
+            Job::SetLen { seq, len }
+        })
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        let mut ticket = 0;
+        let mut defer = false;
+        self.enqueue(|st| {
+            st.issued += 1;
+            ticket = st.issued;
+            defer = st.defer;
+            Job::Sync { ticket }
+        })?;
+        if defer {
+            return Ok(());
+        }
+        Control(self.shared.clone()).wait(ticket).map_err(|e| failed(&e))
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let data: Arc<[u8]> = Arc::from(data);
+        self.enqueue(|st| {
+            let seq = st.order;
+            st.writes.insert((offset, seq), data.clone());
+            st.longest = st.longest.max(data.len() as u64);
+            st.queued_bytes += data.len();
+            st.len = st.len.max(offset + data.len() as u64);
+            Job::Write { seq, at: offset, data }
+        })
+    }
+
+    fn close(&self) -> io::Result<()> {
+        self.drain()?;
+        self.shared.file.close()
+    }
+
+    fn try_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.shared.file.try_lock_range(start, end)
+    }
+    fn try_lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.shared.file.try_lock_shared_range(start, end)
+    }
+    fn lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.shared.file.lock_range(start, end)
+    }
+    fn lock_shared_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.shared.file.lock_shared_range(start, end)
+    }
+    fn unlock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<(), BackendError> {
+        self.shared.file.unlock_range(start, end)
+    }
+    fn query_lock_range(&self, start: Bound<u64>, end: Bound<u64>) -> Result<bool, BackendError> {
+        self.shared.file.query_lock_range(start, end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// A file in memory whose writes are slow now and then (so reads meet a queue).
+    #[derive(Debug, Default)]
+    struct Slow {
+        bytes: Mutex<Vec<u8>>,
+        syncs: std::sync::atomic::AtomicU64,
+    }
+
+    #[derive(Debug)]
+    struct SlowFile(Arc<Slow>);
+
+    impl StorageBackend for SlowFile {
+        fn len(&self) -> io::Result<u64> {
+            Ok(self.0.bytes.lock().unwrap().len() as u64)
+        }
+        fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+            let b = self.0.bytes.lock().unwrap();
+            let end = offset as usize + out.len();
+            if end > b.len() {
+                return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
+            }
+            out.copy_from_slice(&b[offset as usize..end]);
+            Ok(())
+        }
+        fn set_len(&self, len: u64) -> io::Result<()> {
+            self.0.bytes.lock().unwrap().resize(len as usize, 0);
+            Ok(())
+        }
+        fn sync_data(&self) -> io::Result<()> {
+            std::thread::sleep(std::time::Duration::from_micros(300));
+            self.0.syncs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        }
+        fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+            if data[0] % 2 == 0 {
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            let mut b = self.0.bytes.lock().unwrap();
+            let end = offset as usize + data.len();
+            if b.len() < end {
+                b.resize(end, 0);
+            }
+            b[offset as usize..end].copy_from_slice(data);
+            Ok(())
+        }
+        fn close(&self) -> io::Result<()> {
+            Ok(())
+        }
+        fn try_lock_range(&self, _: Bound<u64>, _: Bound<u64>) -> Result<bool, BackendError> {
+            Ok(true)
+        }
+        fn try_lock_shared_range(&self, _: Bound<u64>, _: Bound<u64>) -> Result<bool, BackendError> {
+            Ok(true)
+        }
+        fn lock_range(&self, _: Bound<u64>, _: Bound<u64>) -> Result<(), BackendError> {
+            Ok(())
+        }
+        fn lock_shared_range(&self, _: Bound<u64>, _: Bound<u64>) -> Result<(), BackendError> {
+            Ok(())
+        }
+        fn unlock_range(&self, _: Bound<u64>, _: Bound<u64>) -> Result<(), BackendError> {
+            Ok(())
+        }
+        fn query_lock_range(&self, _: Bound<u64>, _: Bound<u64>) -> Result<bool, BackendError> {
+            Ok(false)
+        }
+    }
+
+    /// Overlapping writes of every size, growing and cutting lengths, syncs deferred and not, and reads of any
+    /// range while the flusher is behind: every read equals a plain file that took the same calls, and so does the
+    /// file once the queue is applied.
+    #[test]
+    fn reads_see_every_queued_change_and_the_file_ends_equal() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let file = Arc::new(Slow::default());
+        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone()))).unwrap();
+        let mut model: Vec<u8> = Vec::new();
+        let mut deferred_ticket = 0;
+        for step in 0..6_000u32 {
+            match rng.random_range(0..100) {
+                0..55 => {
+                    let len = *[1usize, 7, 512, 4096, 8192, 16384].get(rng.random_range(0..6)).unwrap();
+                    let at = rng.random_range(0..(model.len() + 20_000)) as u64;
+                    let data: Vec<u8> = (0..len).map(|_| rng.random()).collect();
+                    wb.write(at, &data).unwrap();
+                    let end = at as usize + len;
+                    if model.len() < end {
+                        model.resize(end, 0);
+                    }
+                    model[at as usize..end].copy_from_slice(&data);
+                }
+                55..60 => {
+                    let len = rng.random_range(0..(model.len() + 30_000)) as u64;
+                    wb.set_len(len).unwrap();
+                    model.resize(len as usize, 0);
+                }
+                60..64 => {
+                    let defer = rng.random_bool(0.5);
+                    control.defer(defer);
+                    wb.sync_data().unwrap();
+                    let ticket = control.defer(false);
+                    if defer {
+                        deferred_ticket = ticket;
+                    } else {
+                        // A sync that was not deferred returned with everything before it applied and synced.
+                        assert!(control.done().unwrap() >= ticket);
+                        assert_eq!(*file.bytes.lock().unwrap(), model, "step {step}: a sync returned before the file had it");
+                    }
+                }
+                _ => {
+                    assert_eq!(wb.len().unwrap(), model.len() as u64);
+                    if model.is_empty() {
+                        continue;
+                    }
+                    let at = rng.random_range(0..model.len());
+                    let len = rng.random_range(1..=(model.len() - at).min(20_000));
+                    let mut out = vec![0xAAu8; len];
+                    wb.read(at as u64, &mut out).unwrap();
+                    assert!(out == model[at..at + len], "step {step}: read {at}+{len} differs");
+                }
+            }
+        }
+        control.wait(deferred_ticket).unwrap();
+        wb.close().unwrap();
+        assert_eq!(*file.bytes.lock().unwrap(), model);
+        drop(wb);
+        assert!(file.syncs.load(std::sync::atomic::Ordering::Relaxed) > 100);
+    }
+
+    /// The first failed write is kept: every later write and sync answers it, and waiting for a ticket too.
+    #[test]
+    fn a_failed_write_fails_every_later_call() {
+        #[derive(Debug)]
+        struct Broken;
+        impl StorageBackend for Broken {
+            fn len(&self) -> io::Result<u64> {
+                Ok(0)
+            }
+            fn read(&self, _: u64, _: &mut [u8]) -> io::Result<()> {
+                Ok(())
+            }
+            fn set_len(&self, _: u64) -> io::Result<()> {
+                Ok(())
+            }
+            fn sync_data(&self) -> io::Result<()> {
+                Ok(())
+            }
+            fn write(&self, _: u64, _: &[u8]) -> io::Result<()> {
+                Err(io::Error::from_raw_os_error(28))
+            }
+            fn close(&self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let (wb, control) = WriteBehind::new(Box::new(Broken)).unwrap();
+        wb.write(0, &[1, 2, 3]).unwrap();
+        control.defer(true);
+        wb.sync_data().unwrap();
+        let ticket = control.defer(false);
+        let e = control.wait(ticket).unwrap_err();
+        assert!(e.contains("28") || e.to_lowercase().contains("space"), "{e}");
+        assert!(wb.write(4096, &[1]).is_err());
+        assert!(wb.sync_data().is_err());
+        assert!(control.done().is_err());
+        // What was queued stays readable.
+        let mut out = [0u8; 3];
+        wb.read(0, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3]);
+    }
+}
