@@ -51,6 +51,8 @@ struct State {
     /// The last sync queued, and the last one the flusher has completed.
     issued: u64,
     done: u64,
+    /// When `done` last moved.
+    done_at: Option<std::time::Instant>,
     defer: bool,
     error: Option<String>,
     stop: bool,
@@ -193,7 +195,10 @@ fn flush(s: &Shared) {
                     Job::SetLen { seq, .. } => {
                         st.lens.remove(&seq);
                     }
-                    Job::Sync { ticket } => st.done = ticket,
+                    Job::Sync { ticket } => {
+                        st.done = ticket;
+                        st.done_at = Some(std::time::Instant::now());
+                    }
                 }
             }
         }
@@ -218,6 +223,11 @@ impl Control {
             Some(e) => Err(e.clone()),
             None => Ok(st.done),
         }
+    }
+
+    /// When the last sync completed.
+    pub(crate) fn done_at(&self) -> Option<std::time::Instant> {
+        self.0.lock().done_at
     }
 
     /// Waits until sync `ticket` is on disk.

@@ -95,6 +95,19 @@ pub struct CacheFigures {
     pub evictions: u64,
 }
 
+/// The checkpoints of the write-ahead log since the start (see `Store::checkpoints`).
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointFigures {
+    pub count: u64,
+    /// How long the last one held the writer (every write waits meanwhile), and the longest so far.
+    pub last_writer_ms: f64,
+    pub max_writer_ms: f64,
+    /// How long the last one took from its commit's start until its pages were on disk (the writer went on once
+    /// the commit was made in memory).
+    pub last_disk_ms: f64,
+}
+
 /// A page cache for a data file of `file_bytes` on a machine with `ram_bytes`: a quarter of the memory, no more
 /// than the file (plus a quarter for growth), never below 64 MiB. A fixed 64 MiB made a server with a
 /// million records read its hot pages from the disk.
@@ -155,6 +168,7 @@ pub(crate) struct Inner {
     cache_bytes: usize,
     /// The data file's write-behind: a checkpoint's commit returns before its pages are on disk.
     pub(crate) behind: behind::Control,
+    pub(crate) checkpoints: std::sync::Mutex<CheckpointFigures>,
 }
 
 impl Inner {
@@ -340,6 +354,7 @@ impl Store {
             space: std::sync::Mutex::new(None),
             cache_bytes: opts.cache_bytes,
             behind,
+            checkpoints: std::sync::Mutex::default(),
         });
         inner.seq.publish(seq);
         let writer = writer::start(inner.clone());
@@ -550,6 +565,11 @@ impl Store {
             f.evictions = s.evictions();
         }
         f
+    }
+
+    /// The checkpoints since the start: how many, how long the last held the writer and took to reach the disk.
+    pub fn checkpoints(&self) -> CheckpointFigures {
+        self.inner.checkpoints.lock().map(|g| *g).unwrap_or_default()
     }
 
     /// Bytes in the write-ahead log waiting for a checkpoint (0 without a log).

@@ -235,6 +235,9 @@ pub(crate) struct Wal {
     pub(crate) folded_at: std::time::Instant,
     /// A checkpoint whose pages are still on their way to the disk: its log, moved aside, is kept until then.
     folding: Option<Folding>,
+    /// How long the last checkpoint took from its commit's start until its pages were on disk (taken by the
+    /// writer's figures).
+    pub(crate) disk_time: Option<std::time::Duration>,
 }
 
 /// The log a checkpoint folded (at `folded_path_for`): records `first..=last`, on disk once the data file's
@@ -243,6 +246,8 @@ struct Folding {
     ticket: u64,
     first: u64,
     last: u64,
+    /// When its commit began.
+    began: std::time::Instant,
 }
 
 /// The name a folded log gets in the keep directory: its first and last sequence numbers.
@@ -270,6 +275,7 @@ impl Wal {
             keep,
             folded_at: std::time::Instant::now(),
             folding: None,
+            disk_time: None,
         })
     }
 
@@ -329,7 +335,7 @@ impl Wal {
     /// `settle` finds the ticket done. Call with every record synced. A crash meanwhile leaves both files, and
     /// opening replays the folded one first; the rename and the new file are made durable together (one
     /// directory sync, in `new_file`).
-    pub(crate) fn rotate(&mut self, ticket: u64) -> Result<()> {
+    pub(crate) fn rotate(&mut self, ticket: u64, began: std::time::Instant) -> Result<()> {
         debug_assert!(self.folding.is_none() && self.synced == self.len);
         if self.seq >= self.first {
             let folded = self.folded_path();
@@ -337,7 +343,7 @@ impl Wal {
             self.file = Self::new_file(&self.fs, &self.path, &self.id)?;
             self.len = HEADER;
             self.synced = HEADER;
-            self.folding = Some(Folding { ticket, first: self.first, last: self.seq });
+            self.folding = Some(Folding { ticket, first: self.first, last: self.seq, began });
         }
         self.set_durable(self.seq);
         self.first = self.seq + 1;
@@ -354,6 +360,7 @@ impl Wal {
     /// Lets the folded log go once its checkpoint is on disk (`wait`: waits for it): removed, or (logs kept for
     /// shipping) moved to the keep directory. The removal needs no directory sync: a folded log that comes back
     /// after a crash holds only records the data file has, and opening skips them.
+    /// How long the pages took to reach the disk after the commit is kept in `disk_time`.
     pub(crate) fn settle(&mut self, behind: &crate::behind::Control, wait: bool) -> Result<()> {
         let Some(f) = &self.folding else { return Ok(()) };
         let done = if wait {
@@ -364,6 +371,7 @@ impl Wal {
         if !done.map_err(|e| StoreError::Storage(format!("writing the data file: {e}")))? {
             return Ok(());
         }
+        self.disk_time = behind.done_at().map(|t| t.saturating_duration_since(f.began));
         let folded = self.folded_path();
         match &self.keep {
             Some(dir) => {
@@ -750,6 +758,7 @@ fn replay_file(db: &redb::Database, fs: &Arc<dyn Fs>, path: PathBuf, quick_repai
 /// `wait` waits for that (a clean shutdown). A checkpoint first waits for the one before it to be on disk.
 pub(crate) fn checkpoint(db: &redb::Database, wal: &mut Wal, quick_repair: bool, behind: &crate::behind::Control, wait: bool) -> Result<()> {
     wal.settle(behind, true)?;
+    let began = std::time::Instant::now();
     behind.defer(true);
     let committed = (|| -> Result<()> {
         let mut w = db.begin_write()?;
@@ -760,7 +769,7 @@ pub(crate) fn checkpoint(db: &redb::Database, wal: &mut Wal, quick_repair: bool,
     })();
     let ticket = behind.defer(false);
     committed?;
-    wal.rotate(ticket)?;
+    wal.rotate(ticket, began)?;
     if wait {
         wal.settle(behind, true)?;
     }

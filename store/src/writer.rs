@@ -364,9 +364,24 @@ fn fold(inner: &Inner, wait: bool) {
         }
         return;
     }
-    if let Err(e) = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair, &inner.behind, wait))) {
+    let started = Instant::now();
+    let r = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair, &inner.behind, wait)));
+    let held = started.elapsed();
+    if let Err(e) = r {
         drop(g);
         inner.fail(format!("checkpoint of the write-ahead log: {e}"));
+        return;
+    }
+    let disk = w.disk_time.take();
+    drop(g);
+    if let Ok(mut c) = inner.checkpoints.lock() {
+        let ms = held.as_secs_f64() * 1e3;
+        c.count += 1;
+        c.last_writer_ms = ms;
+        c.max_writer_ms = c.max_writer_ms.max(ms);
+        if let Some(d) = disk {
+            c.last_disk_ms = d.as_secs_f64() * 1e3;
+        }
     }
 }
 
@@ -380,6 +395,13 @@ fn settle(inner: &Inner) {
     if w.folding() && let Err(e) = w.settle(&inner.behind, false) {
         drop(g);
         inner.fail(format!("checkpoint of the write-ahead log: {e}"));
+        return;
+    }
+    if let Some(d) = w.disk_time.take() {
+        drop(g);
+        if let Ok(mut c) = inner.checkpoints.lock() {
+            c.last_disk_ms = d.as_secs_f64() * 1e3;
+        }
     }
 }
 

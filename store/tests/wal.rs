@@ -240,6 +240,31 @@ fn the_log_is_checkpointed_under_lazy_writes_alone() {
     s.close();
 }
 
+/// A checkpoint's commit returns before its pages are on disk: its log waits aside (`-wal.folded`) until they are,
+/// then goes; the figures say how long it held the writer and how long the pages took. A clean close leaves no log.
+#[test]
+fn a_checkpoint_keeps_its_folded_log_until_its_pages_are_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let s = Store::open(&path, &Options::default()).unwrap();
+    assert_eq!(s.checkpoints().count, 0);
+    let folded = store::wal::folded_path_for(&path);
+    for round in 0..3u64 {
+        work(&s, round);
+        let started = std::time::Instant::now();
+        // The writer falls idle: a checkpoint (within 0.2 s), then its folded log goes once the pages are written.
+        while s.checkpoints().count <= round || folded.exists() {
+            assert!(started.elapsed() < std::time::Duration::from_secs(10), "round {round}: {:?}, folded log there: {}", s.checkpoints(), folded.exists());
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(s.log_bytes(), 0);
+    }
+    let c = s.checkpoints();
+    assert!(c.count >= 3 && c.last_writer_ms > 0.0 && c.max_writer_ms >= c.last_writer_ms && c.last_disk_ms > 0.0, "{c:?}");
+    s.close();
+    assert!(!folded.exists() && !store::wal::path_for(&path).exists());
+}
+
 /// With logs kept for shipping, every change reaches a kept log, in order and without a gap, with its commit
 /// time: applying them to the file as it was created rebuilds the live file table by table (a restore from a
 /// first snapshot at position 0).

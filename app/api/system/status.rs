@@ -46,6 +46,7 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "spaceAgeSeconds": space_age,
         "walBytes": st.store.log_bytes(),
         "cache": st.store.cache(),
+        "checkpoints": st.store.checkpoints(),
         "storageFailure": st.store.failure(),
         "logsFile": st.log_store.path().display().to_string(),
         "logsFileBytes": logs.file_bytes,
@@ -137,6 +138,11 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_log_entries_shed_total", "Read log entries shed because the log queue was full (--api-log all).", "counter", st.logs.dropped.load(Ordering::Relaxed) as f64);
     gauge("zz_walks_started_total", "Lists that walked records.", "counter", st.walk_stats.started.load(Ordering::Relaxed) as f64);
     gauge("zz_walks_timed_out_total", "Walks stopped at their deadline (answered 503).", "counter", st.walk_stats.timed_out.load(Ordering::Relaxed) as f64);
+    let cp = st.store.checkpoints();
+    gauge("zz_data_checkpoints_total", "Checkpoints of the data file's write-ahead log since start.", "counter", cp.count as f64);
+    gauge("zz_data_checkpoint_writer_seconds", "How long the last checkpoint held the writer (writes wait meanwhile).", "gauge", cp.last_writer_ms / 1e3);
+    gauge("zz_data_checkpoint_writer_max_seconds", "The longest any checkpoint held the writer since start.", "gauge", cp.max_writer_ms / 1e3);
+    gauge("zz_data_checkpoint_disk_seconds", "How long the last checkpoint took until its pages were on disk (the writer goes on before).", "gauge", cp.last_disk_ms / 1e3);
     let c = st.store.cache();
     gauge("zz_data_cache_bytes", "Page cache of the data file (size).", "gauge", c.capacity_bytes as f64);
     gauge("zz_data_cache_used_bytes", "Page cache of the data file (held).", "gauge", c.used_bytes as f64);

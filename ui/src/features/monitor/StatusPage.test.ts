@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { bytes, cacheText, duration, indexRows, replicaRows, spaceAge } from './StatusPage';
+import { bytes, cacheText, checkpointText, duration, indexRows, replicaRows, spaceAge } from './StatusPage';
 
 test('bytes are shown in binary units', () => {
   expect(bytes(512)).toBe('512 B');
@@ -72,5 +72,19 @@ describe('cacheText and spaceAge', () => {
   test('an old space figure says how old', () => {
     expect(spaceAge(30, zh)).toBe('');
     expect(spaceAge(300, zh)).toBe('（5 分钟前统计）');
+  });
+});
+
+describe('checkpointText', () => {
+  const zh = (z: string) => z;
+  const en = (_: string, e: string) => e;
+  test('the last checkpoint: how long it held writes and reached the disk, the longest hold, how many', () => {
+    const c = { count: 123, lastWriterMs: 38.4, maxWriterMs: 45.2, lastDiskMs: 151.7 };
+    expect(checkpointText(c, zh)).toBe('上次占用写入 38 ms，落盘 152 ms（最长占用 45 ms，共 123 次）');
+    expect(checkpointText(c, en)).toBe('last held writes 38 ms, on disk after 152 ms (longest hold 45 ms, 123 in all)');
+    expect(checkpointText({ ...c, lastWriterMs: 2.25 }, zh)).toContain('上次占用写入 2.3 ms');
+  });
+  test('none yet', () => {
+    expect(checkpointText({ count: 0, lastWriterMs: 0, maxWriterMs: 0, lastDiskMs: 0 }, zh)).toBe('尚无');
   });
 });

@@ -9,6 +9,7 @@ import { get, post, ApiError } from '../../lib/api';
 type Status = {
   version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number; spaceAgeSeconds?: number;
   cache?: { capacityBytes: number; usedBytes: number; readHits: number; readMisses: number };
+  checkpoints?: Checkpoints;
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: {
@@ -153,6 +154,7 @@ export function StatusPage() {
     [L('可用空间', 'Free inside the file'), `${bytes(st.freeBytes)}（${freePct}%）`, `${st.freeBytes}`],
     [L('待检查点日志', 'Write-ahead log'), bytes(st.walBytes), `${st.walBytes}`],
     ...(st.cache ? [[L('页面缓存', 'Page cache'), cacheText(st.cache, bytes, L), `${st.cache.capacityBytes}`] as [string, string, string]] : []),
+    ...(st.checkpoints ? [[L('检查点', 'Checkpoints'), checkpointText(st.checkpoints, L), `${st.checkpoints.count}`] as [string, string, string]] : []),
     [L('日志文件', 'Logs file'), st.logsFile],
     [L('日志占用', 'Logs in use'), `${bytes(st.logsAllocatedBytes)} / ${st.logMaxMb} MiB（${L('保留', 'kept')} ${st.logRetentionDays} ${L('天', 'days')}）`, `${st.logsAllocatedBytes}`],
     [L('日志文件大小', 'Logs file size'), bytes(st.logsFileBytes), `${st.logsFileBytes}`],
@@ -221,6 +223,17 @@ export function spaceAge(sec: number | undefined, L: (zh: string, en: string) =>
   if (!sec || sec < 60) return '';
   const m = Math.floor(sec / 60);
   return L(`（${m} 分钟前统计）`, ` (counted ${m} min ago)`);
+}
+
+type Checkpoints = { count: number; lastWriterMs: number; maxWriterMs: number; lastDiskMs: number };
+
+/** The write-ahead log's checkpoints: how long the last held the writer (writes wait meanwhile) and took to reach the
+ * disk (from its start), the longest hold, and how many since the start. */
+export function checkpointText(c: Checkpoints, L: (zh: string, en: string) => string): string {
+  if (c.count === 0) return L('尚无', 'none yet');
+  const ms = (v: number) => `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`;
+  const [w, d, m] = [ms(c.lastWriterMs), ms(c.lastDiskMs), ms(c.maxWriterMs)];
+  return L(`上次占用写入 ${w}，落盘 ${d}（最长占用 ${m}，共 ${c.count} 次）`, `last held writes ${w}, on disk after ${d} (longest hold ${m}, ${c.count} in all)`);
 }
 
 /** The data file's page cache: held of its size, and the share of page reads it answered since the start. */
