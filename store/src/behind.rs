@@ -24,8 +24,9 @@ use std::thread::JoinHandle;
 
 use redb::{BackendError, StorageBackend};
 
-/// Bytes queued at most before a write waits for the flusher (a bound on the memory this layer takes).
-const QUEUE_MAX: usize = 256 << 20;
+/// Bytes queued at most before a write waits for the flusher (a bound on the memory this layer takes; a second of
+/// stock picks dirties about 35 MiB).
+const QUEUE_MAX: usize = 64 << 20;
 
 enum Job {
     Write { seq: u64, at: u64, data: Arc<[u8]> },
@@ -85,9 +86,10 @@ pub(crate) struct WriteBehind {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// The store's hold on the write-behind: when syncs may return early, and how far the flusher has come.
+/// The store's hold on the write-behind: when syncs may return early, and how far the flusher has come. It does not
+/// keep the file open: once redb has closed it (and the queue is applied), every sync counts as done.
 #[derive(Clone)]
-pub(crate) struct Control(Arc<Shared>);
+pub(crate) struct Control(std::sync::Weak<Shared>);
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -106,7 +108,8 @@ impl WriteBehind {
         });
         let s = shared.clone();
         let thread = std::thread::Builder::new().name("zz-flusher".into()).spawn(move || flush(&s))?;
-        Ok((WriteBehind { shared: shared.clone(), thread: Mutex::new(Some(thread)) }, Control(shared)))
+        let control = Control(Arc::downgrade(&shared));
+        Ok((WriteBehind { shared, thread: Mutex::new(Some(thread)) }, control))
     }
 
     fn enqueue(&self, job: impl FnOnce(&mut State) -> Job) -> io::Result<()> {
@@ -207,18 +210,34 @@ fn flush(s: &Shared) {
     }
 }
 
+/// Waits until sync `ticket` is on disk.
+fn wait_for(s: &Shared, ticket: u64) -> Result<(), String> {
+    let mut st = s.lock();
+    loop {
+        if let Some(e) = &st.error {
+            return Err(e.clone());
+        }
+        if st.done >= ticket {
+            return Ok(());
+        }
+        st = s.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
 impl Control {
     /// While on, a sync returns once queued instead of once on disk (the checkpoint's commit). Returns the last
     /// sync queued so far: the ticket `done` must reach for everything written before to be on disk.
     pub(crate) fn defer(&self, on: bool) -> u64 {
-        let mut st = self.0.lock();
+        let Some(s) = self.0.upgrade() else { return 0 };
+        let mut st = s.lock();
         st.defer = on;
         st.issued
     }
 
     /// The last sync the flusher has completed, or the error that stopped it.
     pub(crate) fn done(&self) -> Result<u64, String> {
-        let st = self.0.lock();
+        let Some(s) = self.0.upgrade() else { return Ok(u64::MAX) };
+        let st = s.lock();
         match &st.error {
             Some(e) => Err(e.clone()),
             None => Ok(st.done),
@@ -227,20 +246,14 @@ impl Control {
 
     /// When the last sync completed.
     pub(crate) fn done_at(&self) -> Option<std::time::Instant> {
-        self.0.lock().done_at
+        self.0.upgrade()?.lock().done_at
     }
 
     /// Waits until sync `ticket` is on disk.
     pub(crate) fn wait(&self, ticket: u64) -> Result<(), String> {
-        let mut st = self.0.lock();
-        loop {
-            if let Some(e) = &st.error {
-                return Err(e.clone());
-            }
-            if st.done >= ticket {
-                return Ok(());
-            }
-            st = self.0.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        match self.0.upgrade() {
+            Some(s) => wait_for(&s, ticket),
+            None => Ok(()),
         }
     }
 }
@@ -326,7 +339,7 @@ impl StorageBackend for WriteBehind {
         if defer {
             return Ok(());
         }
-        Control(self.shared.clone()).wait(ticket).map_err(|e| failed(&e))
+        wait_for(&self.shared, ticket).map_err(|e| failed(&e))
     }
 
     fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
