@@ -635,7 +635,7 @@ fn raw_rows_are_the_decoded_page_as_stored() {
     }
 }
 
-/// Counting the pages in use holds the writer, so a recent measurement is reused (with the file's current length)
+/// Counting the pages in use walks every table, so a recent measurement is reused (with the file's current length)
 /// and a stale one measured again.
 #[test]
 fn space_is_measured_again_only_when_stale() {
@@ -907,4 +907,116 @@ fn remove_then_store_again(s: &Store, d: &Arc<ResourceDef>, ids: Vec<u64>, old: 
     let d4 = d.clone();
     s.write(move |w| w.put_as_is(&d4, "A", &old).map(|_| ())).unwrap();
     check(s, "an old id stored again");
+}
+
+/// Data-file reads that take a millisecond each while `slow` is set (a large file not in memory).
+#[derive(Debug, Default)]
+struct SlowReads {
+    slow: Arc<std::sync::atomic::AtomicBool>,
+    reads: Arc<std::sync::atomic::AtomicU64>,
+}
+
+#[derive(Debug)]
+struct SlowData {
+    inner: Box<dyn store::fs::StorageBackend>,
+    slow: Arc<std::sync::atomic::AtomicBool>,
+    reads: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl store::fs::StorageBackend for SlowData {
+    fn len(&self) -> std::io::Result<u64> {
+        self.inner.len()
+    }
+    fn read(&self, offset: u64, out: &mut [u8]) -> std::io::Result<()> {
+        if self.slow.load(std::sync::atomic::Ordering::Relaxed) {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        self.inner.read(offset, out)
+    }
+    fn set_len(&self, len: u64) -> std::io::Result<()> {
+        self.inner.set_len(len)
+    }
+    fn sync_data(&self) -> std::io::Result<()> {
+        self.inner.sync_data()
+    }
+    fn write(&self, offset: u64, data: &[u8]) -> std::io::Result<()> {
+        self.inner.write(offset, data)
+    }
+    fn close(&self) -> std::io::Result<()> {
+        self.inner.close()
+    }
+    fn try_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
+        self.inner.try_lock_range(s, e)
+    }
+    fn try_lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
+        self.inner.try_lock_shared_range(s, e)
+    }
+    fn lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
+        self.inner.lock_range(s, e)
+    }
+    fn lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
+        self.inner.lock_shared_range(s, e)
+    }
+    fn unlock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
+        self.inner.unlock_range(s, e)
+    }
+    fn query_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
+        self.inner.query_lock_range(s, e)
+    }
+}
+
+impl store::fs::Fs for SlowReads {
+    fn data(&self, path: &std::path::Path) -> std::io::Result<Box<dyn store::fs::StorageBackend>> {
+        Ok(Box::new(SlowData { inner: store::fs::OsFs.data(path)?, slow: self.slow.clone(), reads: self.reads.clone() }))
+    }
+    fn create_log(&self, path: &std::path::Path) -> std::io::Result<Box<dyn store::fs::LogFile>> {
+        store::fs::OsFs.create_log(path)
+    }
+    fn read(&self, path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
+        store::fs::OsFs.read(path)
+    }
+    fn rename(&self, from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+        store::fs::OsFs.rename(from, to)
+    }
+    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
+        store::fs::OsFs.remove(path)
+    }
+    fn sync_dir(&self, path: &std::path::Path) -> std::io::Result<()> {
+        store::fs::OsFs.sync_dir(path)
+    }
+}
+
+/// Measuring the space walks every table, which on a large file read from the disk takes seconds: it must not
+/// hold the writer (on the logs' file it did: their queue filled, and every write request waited 16–40 s). Here
+/// every page read takes a millisecond: writes commit while a measurement is under way.
+#[test]
+fn measuring_the_space_does_not_hold_the_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = Arc::new(SlowReads::default());
+    let path = dir.path().join("t.redb");
+    let s = Store::open(&path, &Options { fs: fs.clone(), cache_bytes: 1 << 20, ..Options::default() }).unwrap();
+    for i in 0..8 {
+        seed(&s, &format!("T{i}"), 1_000);
+    }
+    let before = s.space().unwrap();
+    assert!(before.allocated_bytes > before.stored_bytes && before.allocated_bytes <= before.file_bytes, "{before:?}");
+    assert_eq!(before.file_bytes, before.allocated_bytes + before.free_bytes);
+    // Reopened with a cold page cache, then the pages read slowly.
+    s.close();
+    drop(s);
+    let s = Store::open(&path, &Options { fs: fs.clone(), cache_bytes: 1 << 20, ..Options::default() }).unwrap();
+    fs.slow.store(true, std::sync::atomic::Ordering::Relaxed);
+    let measuring = {
+        let s = s.clone();
+        std::thread::spawn(move || s.space().unwrap())
+    };
+    while fs.reads.load(std::sync::atomic::Ordering::Relaxed) < 50 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    seed(&s, "W", 1);
+    assert!(!measuring.is_finished(), "the write waited for the measurement to end ({} slow reads)", fs.reads.load(std::sync::atomic::Ordering::Relaxed));
+    let during = measuring.join().unwrap();
+    assert!(during.allocated_bytes >= before.allocated_bytes * 9 / 10, "{during:?} against {before:?}");
+    s.close();
 }
