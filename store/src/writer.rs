@@ -188,20 +188,16 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                 }
                 Err(RecvTimeoutError::Disconnected) => break,
             }
-        } else if unfolded(inner) {
+        } else if unfolded(inner) || folding(inner) {
             match rx.recv_timeout(FOLD_IDLE) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => {
-                    fold(inner, false);
-                    continue;
-                }
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-        } else if folding(inner) {
-            match rx.recv_timeout(FOLD_IDLE) {
-                Ok(m) => Some(m),
-                Err(RecvTimeoutError::Timeout) => {
-                    settle(inner);
+                    // Idle: a checkpoint, or letting go of the last one's folded log once its pages are on disk.
+                    if unfolded(inner) {
+                        fold(inner, false);
+                    } else {
+                        settle(inner);
+                    }
                     continue;
                 }
                 Err(RecvTimeoutError::Disconnected) => break,

@@ -4,6 +4,7 @@
 //! or the first kept and the next torn at a sector — and each is opened and checked: it opens (or refuses with
 //! the log-refusal message, never a panic), `verify_file` passes, the indexes agree with the records, every
 //! acknowledged write is there, and no record is in a state no write gave it.
+mod common;
 use std::collections::HashMap;
 use std::io;
 use std::path::Path;
@@ -110,24 +111,7 @@ impl StorageBackend for RecData {
     fn close(&self) -> io::Result<()> {
         self.inner.close()
     }
-    fn try_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
-        self.inner.try_lock_range(s, e)
-    }
-    fn try_lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
-        self.inner.try_lock_shared_range(s, e)
-    }
-    fn lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
-        self.inner.lock_range(s, e)
-    }
-    fn lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
-        self.inner.lock_shared_range(s, e)
-    }
-    fn unlock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
-        self.inner.unlock_range(s, e)
-    }
-    fn query_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
-        self.inner.query_lock_range(s, e)
-    }
+    common::delegate_locks!(inner);
 }
 
 #[derive(Debug)]

@@ -1,5 +1,6 @@
 //! The record engine against a real file: indexes, counters, unique keys, soft delete, group commit,
 //! batch isolation of a failing operation, backup and verify.
+mod common;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -946,24 +947,7 @@ impl store::fs::StorageBackend for SlowData {
     fn close(&self) -> std::io::Result<()> {
         self.inner.close()
     }
-    fn try_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
-        self.inner.try_lock_range(s, e)
-    }
-    fn try_lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
-        self.inner.try_lock_shared_range(s, e)
-    }
-    fn lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
-        self.inner.lock_range(s, e)
-    }
-    fn lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
-        self.inner.lock_shared_range(s, e)
-    }
-    fn unlock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), store::fs::BackendError> {
-        self.inner.unlock_range(s, e)
-    }
-    fn query_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, store::fs::BackendError> {
-        self.inner.query_lock_range(s, e)
-    }
+    common::delegate_locks!(inner);
 }
 
 impl store::fs::Fs for SlowReads {

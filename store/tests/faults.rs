@@ -3,6 +3,7 @@
 //! `Failed`, and reopen with exactly the acknowledged writes. A log with damage before valid records, a gap, or
 //! beside an older copy of its data file is refused at open, with a message naming the file and the position;
 //! `accept_loss` then opens with what can be trusted and sets the log aside.
+mod common;
 use std::io;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -154,24 +155,7 @@ impl StorageBackend for FaultData {
     fn close(&self) -> io::Result<()> {
         self.inner.close()
     }
-    fn try_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, redb::BackendError> {
-        self.inner.try_lock_range(s, e)
-    }
-    fn try_lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, redb::BackendError> {
-        self.inner.try_lock_shared_range(s, e)
-    }
-    fn lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), redb::BackendError> {
-        self.inner.lock_range(s, e)
-    }
-    fn lock_shared_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), redb::BackendError> {
-        self.inner.lock_shared_range(s, e)
-    }
-    fn unlock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<(), redb::BackendError> {
-        self.inner.unlock_range(s, e)
-    }
-    fn query_lock_range(&self, s: std::ops::Bound<u64>, e: std::ops::Bound<u64>) -> Result<bool, redb::BackendError> {
-        self.inner.query_lock_range(s, e)
-    }
+    common::delegate_locks!(inner);
 }
 
 impl Fs for FaultFs {
