@@ -16,18 +16,31 @@ pub trait LogFile: Send + Debug {
     fn sync(&mut self) -> io::Result<()>;
 }
 
-/// The file operations of a store.
+/// The file operations of a store. Each is the operating system's unless overridden (a test's layer changes only
+/// what it fails, slows or records).
 pub trait Fs: Send + Sync + Debug + 'static {
     /// The data file at `path` (created empty when missing) as redb's storage, locked against other processes.
-    fn data(&self, path: &Path) -> io::Result<Box<dyn StorageBackend>>;
+    fn data(&self, path: &Path) -> io::Result<Box<dyn StorageBackend>> {
+        OsFs.data(path)
+    }
     /// The log at `path`, created or emptied.
-    fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>>;
+    fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        OsFs.create_log(path)
+    }
     /// A whole file, or None when there is none.
-    fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>>;
-    fn rename(&self, from: &Path, to: &Path) -> io::Result<()>;
-    fn remove(&self, path: &Path) -> io::Result<()>;
+    fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
+        OsFs.read(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        OsFs.rename(from, to)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        OsFs.remove(path)
+    }
     /// Makes the directory holding `path` durable (a created, renamed or removed name in it).
-    fn sync_dir(&self, path: &Path) -> io::Result<()>;
+    fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        OsFs.sync_dir(path)
+    }
 }
 
 /// The directory a path's file lives in (`.` for a bare file name).

@@ -162,9 +162,6 @@ impl Fs for RecordingFs {
         };
         Ok(Box::new(RecLog { inner: OsFs.create_log(path)?, ops: self.ops.clone(), file: File::Log(n) }))
     }
-    fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
-        OsFs.read(path)
-    }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         if from.to_string_lossy().ends_with(".creating") {
             self.ops.lock().unwrap().push(Op::Named(File::Data));
@@ -186,9 +183,6 @@ impl Fs for RecordingFs {
             }
         }
         OsFs.remove(path)
-    }
-    fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        OsFs.sync_dir(path)
     }
 }
 

@@ -954,21 +954,6 @@ impl store::fs::Fs for SlowReads {
     fn data(&self, path: &std::path::Path) -> std::io::Result<Box<dyn store::fs::StorageBackend>> {
         Ok(Box::new(SlowData { inner: store::fs::OsFs.data(path)?, slow: self.slow.clone(), reads: self.reads.clone() }))
     }
-    fn create_log(&self, path: &std::path::Path) -> std::io::Result<Box<dyn store::fs::LogFile>> {
-        store::fs::OsFs.create_log(path)
-    }
-    fn read(&self, path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
-        store::fs::OsFs.read(path)
-    }
-    fn rename(&self, from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
-        store::fs::OsFs.rename(from, to)
-    }
-    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
-        store::fs::OsFs.remove(path)
-    }
-    fn sync_dir(&self, path: &std::path::Path) -> std::io::Result<()> {
-        store::fs::OsFs.sync_dir(path)
-    }
 }
 
 /// Measuring the space walks every table, which on a large file read from the disk takes seconds: it must not

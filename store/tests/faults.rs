@@ -165,9 +165,6 @@ impl Fs for FaultFs {
     fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         Ok(Box::new(FaultLog { inner: OsFs.create_log(path)?, armed: self.armed.clone(), fresh: true }))
     }
-    fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
-        OsFs.read(path)
-    }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut g = self.armed.lock().unwrap();
         if *g == Some(Fault::FoldRename) && to.to_string_lossy().ends_with("-wal.folded") {
@@ -176,12 +173,6 @@ impl Fs for FaultFs {
         }
         drop(g);
         OsFs.rename(from, to)
-    }
-    fn remove(&self, path: &Path) -> io::Result<()> {
-        OsFs.remove(path)
-    }
-    fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        OsFs.sync_dir(path)
     }
 }
 

@@ -177,23 +177,8 @@ impl store::fs::LogFile for BadLog {
 }
 
 impl store::fs::Fs for BadDisk {
-    fn data(&self, path: &std::path::Path) -> std::io::Result<Box<dyn store::fs::StorageBackend>> {
-        store::fs::OsFs.data(path)
-    }
     fn create_log(&self, path: &std::path::Path) -> std::io::Result<Box<dyn store::fs::LogFile>> {
         Ok(Box::new(BadLog(store::fs::OsFs.create_log(path)?, self.broken.clone())))
-    }
-    fn read(&self, path: &std::path::Path) -> std::io::Result<Option<Vec<u8>>> {
-        store::fs::OsFs.read(path)
-    }
-    fn rename(&self, from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
-        store::fs::OsFs.rename(from, to)
-    }
-    fn remove(&self, path: &std::path::Path) -> std::io::Result<()> {
-        store::fs::OsFs.remove(path)
-    }
-    fn sync_dir(&self, path: &std::path::Path) -> std::io::Result<()> {
-        store::fs::OsFs.sync_dir(path)
     }
 }
 
