@@ -752,6 +752,8 @@ test('system status (platform): the search index is shown with its documents and
   await page.getByRole('rowheader', { name: '搜索索引' }).waitFor();
   await page.getByRole('cell', { name: /\d+ 条，/ }).waitFor({ timeout: 15000 });
   await page.getByRole('rowheader', { name: '索引落后' }).waitFor();
+  // The write-ahead log's checkpoints: how long the last held writes and took to reach the disk.
+  await page.getByRole('rowheader', { name: '检查点', exact: true }).waitFor();
   await shot(page, 'status-index');
 });
 
