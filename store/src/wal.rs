@@ -72,7 +72,12 @@ pub fn path_for(data: &Path) -> PathBuf {
 /// The log a checkpoint has folded into the data file, kept until the checkpoint's pages are on disk (a few
 /// hundred milliseconds; see `Wal::rotate`). Opening replays it before the log.
 pub fn folded_path_for(data: &Path) -> PathBuf {
-    let mut s = path_for(data).into_os_string();
+    folded_beside(&path_for(data))
+}
+
+/// The folded log's name beside the log at `log`.
+fn folded_beside(log: &Path) -> PathBuf {
+    let mut s = log.as_os_str().to_owned();
     s.push(".folded");
     PathBuf::from(s)
 }
@@ -338,7 +343,7 @@ impl Wal {
     pub(crate) fn rotate(&mut self, ticket: u64, began: std::time::Instant) -> Result<()> {
         debug_assert!(self.folding.is_none() && self.synced == self.len);
         if self.seq >= self.first {
-            let folded = self.folded_path();
+            let folded = folded_beside(&self.path);
             self.fs.rename(&self.path, &folded)?;
             self.file = Self::new_file(&self.fs, &self.path, &self.id)?;
             self.len = HEADER;
@@ -349,12 +354,6 @@ impl Wal {
         self.first = self.seq + 1;
         self.folded_at = std::time::Instant::now();
         Ok(())
-    }
-
-    fn folded_path(&self) -> PathBuf {
-        let mut s = self.path.clone().into_os_string();
-        s.push(".folded");
-        PathBuf::from(s)
     }
 
     /// Lets the folded log go once its checkpoint is on disk (`wait`: waits for it): removed, or (logs kept for
@@ -372,7 +371,7 @@ impl Wal {
             return Ok(());
         }
         self.disk_time = behind.done_at().map(|t| t.saturating_duration_since(f.began));
-        let folded = self.folded_path();
+        let folded = folded_beside(&self.path);
         match &self.keep {
             Some(dir) => {
                 let to = dir.join(kept_name(f.first, f.last));

@@ -357,7 +357,11 @@ fn fold(inner: &Inner, wait: bool) {
         if wait && let Err(e) = w.settle(&inner.behind, true) {
             drop(g);
             inner.fail(format!("checkpoint of the write-ahead log: {e}"));
+            return;
         }
+        let disk = w.disk_time.take();
+        drop(g);
+        note(inner, None, disk);
         return;
     }
     let started = Instant::now();
@@ -370,14 +374,21 @@ fn fold(inner: &Inner, wait: bool) {
     }
     let disk = w.disk_time.take();
     drop(g);
-    if let Ok(mut c) = inner.checkpoints.lock() {
-        let ms = held.as_secs_f64() * 1e3;
+    note(inner, Some(held), disk);
+}
+
+/// Adds to the checkpoint figures: a checkpoint that held the writer `held`, and the last one's pages on disk
+/// `disk` after it began.
+fn note(inner: &Inner, held: Option<Duration>, disk: Option<Duration>) {
+    let Ok(mut c) = inner.checkpoints.lock() else { return };
+    if let Some(h) = held {
+        let ms = h.as_secs_f64() * 1e3;
         c.count += 1;
         c.last_writer_ms = ms;
         c.max_writer_ms = c.max_writer_ms.max(ms);
-        if let Some(d) = disk {
-            c.last_disk_ms = d.as_secs_f64() * 1e3;
-        }
+    }
+    if let Some(d) = disk {
+        c.last_disk_ms = d.as_secs_f64() * 1e3;
     }
 }
 
@@ -393,12 +404,9 @@ fn settle(inner: &Inner) {
         inner.fail(format!("checkpoint of the write-ahead log: {e}"));
         return;
     }
-    if let Some(d) = w.disk_time.take() {
-        drop(g);
-        if let Ok(mut c) = inner.checkpoints.lock() {
-            c.last_disk_ms = d.as_secs_f64() * 1e3;
-        }
-    }
+    let disk = w.disk_time.take();
+    drop(g);
+    note(inner, None, disk);
 }
 
 fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
