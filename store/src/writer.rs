@@ -196,7 +196,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                     if unfolded(inner) {
                         fold(inner, false);
                     } else {
-                        settle(inner);
+                        settle(inner, false);
                     }
                     continue;
                 }
@@ -269,7 +269,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             let out = apply_replica(inner, &r.records);
             (r.done)(out);
         }
-        settle(inner);
+        settle(inner, false);
     }
     // Closing: the deferred lazy operations are still written, then made durable.
     while let Some((item, _)) = deferred.pop_front() {
@@ -354,14 +354,10 @@ fn fold(inner: &Inner, wait: bool) {
     let Ok(mut g) = inner.wal.lock() else { return };
     let Some(w) = g.as_mut() else { return };
     if w.pending() == 0 {
-        if wait && let Err(e) = w.settle(&inner.behind, true) {
-            drop(g);
-            inner.fail(format!("checkpoint of the write-ahead log: {e}"));
-            return;
-        }
-        let disk = w.disk_time.take();
         drop(g);
-        note(inner, None, disk);
+        if wait {
+            settle(inner, true);
+        }
         return;
     }
     let started = Instant::now();
@@ -392,14 +388,14 @@ fn note(inner: &Inner, held: Option<Duration>, disk: Option<Duration>) {
     }
 }
 
-/// Lets go of the last checkpoint's folded log if its pages have reached the disk (without waiting).
-fn settle(inner: &Inner) {
+/// Lets go of the last checkpoint's folded log if its pages have reached the disk (`wait`: once they have).
+fn settle(inner: &Inner, wait: bool) {
     if inner.failure().is_some() {
         return;
     }
     let Ok(mut g) = inner.wal.lock() else { return };
     let Some(w) = g.as_mut() else { return };
-    if w.folding() && let Err(e) = w.settle(&inner.behind, false) {
+    if w.folding() && let Err(e) = w.settle(&inner.behind, wait) {
         drop(g);
         inner.fail(format!("checkpoint of the write-ahead log: {e}"));
         return;
