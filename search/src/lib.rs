@@ -120,6 +120,8 @@ pub struct Index {
     visible: AtomicU64,
     /// Fields whose fragments are held in memory (answering `contains` without tantivy).
     frags: Arc<frag::Frags>,
+    /// Commits since open.
+    commits: AtomicU64,
 }
 
 /// The fragment bitmaps in memory: fields held, bytes they take, the budget, questions they answered, the last
@@ -240,7 +242,7 @@ impl Index {
             Opened::Fresh => 0,
         });
         let frags = Arc::new(frag::Frags::new(FRAGMENT_BUDGET));
-        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(Some(writer)), f, visible, frags }, opened))
+        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(Some(writer)), f, visible, frags, commits: AtomicU64::new(0) }, opened))
     }
 
     /// Replaces the writer by one with `threads` indexing threads (each with its own memory arena): a rebuild
@@ -252,6 +254,11 @@ impl Index {
         let heap = if threads <= 1 { FOLLOW_HEAP } else { WRITER_HEAP * threads };
         *guard = Some(self.index.writer_with_num_threads(threads.max(1), heap)?);
         Ok(())
+    }
+
+    /// Commits since the index was opened (each one a sync of its files and a segment for the merges).
+    pub fn commits(&self) -> u64 {
+        self.commits.load(Ordering::Relaxed)
     }
 
     /// The sequence number of the commit searches see now. Read it before a search: the search then sees at
@@ -356,6 +363,7 @@ impl Index {
             self.frags.update(deletes, upserts);
         }
         self.visible.store(seq.unwrap_or(0), Ordering::Release);
+        self.commits.fetch_add(1, Ordering::Relaxed);
         Ok(())
     }
 

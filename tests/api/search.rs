@@ -240,3 +240,26 @@ async fn every_searched_resource_stays_in_its_tenant() {
         assert!(ids.is_empty() || ids == vec![id.to_string().as_str()], "{name}: {v}");
     }
 }
+
+/// A stream of writes is indexed in few commits (each one syncs its files and adds a segment to merge): at most one
+/// per 200 ms after the first, where the follower used to commit as often as changes came. Every write is found.
+#[tokio::test]
+async fn a_stream_of_writes_is_indexed_in_few_commits() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    app.indexed();
+    let ix = app.st.index.as_ref().expect("the index is on");
+    let before = ix.status().commits;
+    let started = std::time::Instant::now();
+    for i in 0..120 {
+        put(&app, A, "param", json!({"paramName": format!("流水参数{i}"), "paramKey": format!("stream.{i}"), "paramValue": "v"}));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    app.indexed();
+    let commits = ix.status().commits - before;
+    let most = started.elapsed().as_millis() as u64 / 200 + 2;
+    assert!(commits <= most, "{commits} index commits for 120 writes in {:?} (at most {most})", started.elapsed());
+    let (s, v) = app.get(&format!("/api/blade-system/param/list?size=200&paramName={}", urlencode("流水参数")), &t).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["total"], 120, "{v}");
+}
