@@ -264,12 +264,14 @@ impl StorageBackend for WriteBehind {
     }
 
     fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        /// A queued change over a read: (its place in the queue, offset, Some(bytes written) | None (a cut there)).
+        type Over = (u64, u64, Option<Arc<[u8]>>);
         let end = offset + out.len() as u64;
         let _io = self.shared.io.read().unwrap_or_else(|e| e.into_inner());
-        // What the queue holds over this range, in queue order: (order, Some(write offset, bytes) | None (cut at)).
+        // What the queue holds over this range, in queue order.
         let (disk_len, over) = {
             let st = self.shared.lock();
-            let mut over: Vec<(u64, u64, Option<Arc<[u8]>>)> = Vec::new();
+            let mut over: Vec<Over> = Vec::new();
             if !st.queue.is_empty() {
                 let from = offset.saturating_sub(st.longest);
                 for ((at, seq), data) in st.writes.range((Bound::Included((from, 0)), Bound::Excluded((end, 0)))) {
@@ -420,7 +422,7 @@ mod tests {
             Ok(())
         }
         fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
-            if data[0] % 2 == 0 {
+            if data[0].is_multiple_of(2) {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
             let mut b = self.0.bytes.lock().unwrap();

@@ -238,6 +238,8 @@ pub(crate) struct Wal {
     keep: Option<PathBuf>,
     /// When the log was last emptied by a checkpoint.
     pub(crate) folded_at: std::time::Instant,
+    /// A folded log could not be removed (said once).
+    remove_failed: bool,
     /// A checkpoint whose pages are still on their way to the disk: its log, moved aside, is kept until then.
     folding: Option<Folding>,
     /// How long the last checkpoint took from its commit's start until its pages were on disk (taken by the
@@ -280,6 +282,7 @@ impl Wal {
             keep,
             folded_at: std::time::Instant::now(),
             folding: None,
+            remove_failed: false,
             disk_time: None,
         })
     }
@@ -378,7 +381,15 @@ impl Wal {
                 self.fs.rename(&folded, &to)?;
                 self.fs.sync_dir(&to)?;
             }
-            None => self.fs.remove(&folded)?,
+            None => {
+                // Every record of the folded log is in the data file, on disk: a leftover is skipped at the next
+                // open and replaced by the next checkpoint's rename, so a failed removal costs disk space, not
+                // data, and writes go on (said once).
+                if let Err(e) = self.fs.remove(&folded)
+                    && !std::mem::replace(&mut self.remove_failed, true) {
+                    eprintln!("zz-writer: removing {} failed ({e}); it is replaced at the next checkpoint", folded.display());
+                }
+            }
         }
         self.folding = None;
         Ok(())

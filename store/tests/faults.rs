@@ -52,6 +52,10 @@ enum Fault {
 #[derive(Debug, Default)]
 struct FaultFs {
     armed: Arc<Mutex<Option<Fault>>>,
+    /// Every removal of a folded log fails (a directory that lets files be renamed into it but not removed).
+    no_removal: std::sync::atomic::AtomicBool,
+    /// Removals refused so far.
+    refused_removals: std::sync::atomic::AtomicU64,
 }
 
 impl FaultFs {
@@ -173,6 +177,14 @@ impl Fs for FaultFs {
         }
         drop(g);
         OsFs.rename(from, to)
+    }
+    fn remove(&self, path: &Path) -> io::Result<()> {
+        use std::sync::atomic::Ordering::SeqCst;
+        if self.no_removal.load(SeqCst) && path.to_string_lossy().ends_with("-wal.folded") {
+            self.refused_removals.fetch_add(1, SeqCst);
+            return Err(io_err(io::ErrorKind::PermissionDenied));
+        }
+        OsFs.remove(path)
     }
 }
 
@@ -416,4 +428,37 @@ fn an_older_data_file_beside_a_newer_log_is_refused() {
     std::fs::write(store::wal::path_for(&path), &log).unwrap();
     let r = refusal(&path);
     assert!(r.what.contains("older copy"), "{r:?}");
+}
+
+/// A folded log that cannot be removed costs disk space, not data: its records are all in the data file, on disk.
+/// Writes go on, each checkpoint's rename replaces the leftover, and the file (left with one beside it) reopens with
+/// every write (and `verify` finds nothing wrong).
+#[test]
+fn a_folded_log_that_cannot_be_removed_is_left_behind_and_writes_go_on() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let fs = Arc::new(FaultFs::default());
+    let s = Store::open(&path, &Options { fs: fs.clone(), ..Options::default() }).unwrap();
+    insert(&s, "a", 5).unwrap();
+    fs.no_removal.store(true, SeqCst);
+    let folded = dir.path().join("t.redb-wal.folded");
+    for tag in ["b", "c", "d"] {
+        let before = fs.refused_removals.load(SeqCst);
+        insert(&s, tag, 5).unwrap();
+        // The writer folds the log once idle, then tries to let the folded one go.
+        for _ in 0..250 {
+            if fs.refused_removals.load(SeqCst) > before {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(fs.refused_removals.load(SeqCst) > before, "no checkpoint after {tag}");
+        assert_eq!(s.failure(), None, "writes stopped");
+        assert!(folded.exists());
+    }
+    s.close();
+    drop(s);
+    assert!(folded.exists(), "the last checkpoint's folded log is left beside the file");
+    assert_eq!(keys_at(&path), expected(&["a", "b", "c", "d"], 5));
 }
