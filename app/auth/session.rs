@@ -20,7 +20,8 @@ pub struct Session {
     pub sid: String,
     pub role_ids: Vec<u64>,
     pub role_aliases: Vec<String>,
-    pub user: Map<String, Value>,
+    /// The user's record as validated (shared: every request of a cached session takes a copy of the session).
+    pub user: Arc<Map<String, Value>>,
     pub perms: Arc<Perms>,
     /// The request path (API scopes are checked against it); set per request, never cached.
     pub path: String,
@@ -186,7 +187,7 @@ async fn validate(st: &AppState, token: &str, now: i64) -> ApiResult<(Session, i
                     sid: claims.sid.clone(),
                     role_ids,
                     role_aliases: aliases,
-                    user,
+                    user: Arc::new(user),
                     perms,
                     path: String::new(),
                 },

@@ -419,7 +419,7 @@ pub async fn revoke(st: &AppState, tenant: &str, sid: Option<&str>, uid: Option<
 }
 
 pub async fn user_info(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
-    let user = crate::wire::record(&st.res.get("user"), st.settings.zone, s.user.clone());
+    let user = crate::wire::record(&st.res.get("user"), st.settings.zone, (*s.user).clone());
     let str_of = |k: &str| user.get(k).cloned().unwrap_or(Value::Null);
     Ok(ok(json!({
         "tenantId": s.tenant, "userId": s.user_id.to_string(), "account": str_of("account"),

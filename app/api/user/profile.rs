@@ -11,7 +11,7 @@ use crate::http::{AnyParams, ok};
 use crate::state::AppState;
 
 pub async fn info(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
-    let mut u = crate::wire::record(&st.res.get("user"), st.settings.zone, s.user.clone());
+    let mut u = crate::wire::record(&st.res.get("user"), st.settings.zone, (*s.user).clone());
     u.insert("roleName".into(), json!(s.role_aliases.join(",")));
     Ok(ok(u))
 }
