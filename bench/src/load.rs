@@ -63,13 +63,21 @@ pub async fn run(spec: Spec) -> anyhow::Result<Report> {
     let mut tasks = Vec::new();
     for _ in 0..spec.conns {
         let (spec, counter, errors) = (spec.clone(), counter.clone(), errors.clone());
-        tasks.push(tokio::spawn(async move { conn(spec, counter, errors, deadline).await }));
+        tasks.push(tokio::spawn(async move { conn(spec, counter, errors, start, deadline).await }));
     }
-    let mut lat: Vec<u32> = Vec::new();
+    let mut timed: Vec<(u32, u32)> = Vec::new();
     for t in tasks {
-        lat.extend(t.await??);
+        timed.extend(t.await??);
     }
     let secs = start.elapsed().as_secs_f64();
+    // BENCH_TIMELINE=FILE: every answered request as "sent_ms latency_us" (ms since the run began), to see when
+    // the slow ones came (beside a checkpoint's or a merge's moment in the server's figures).
+    if let Ok(file) = std::env::var("BENCH_TIMELINE") {
+        timed.sort_unstable();
+        let text: String = timed.iter().map(|(at, l)| format!("{at} {l}\n")).collect();
+        std::fs::write(file, text)?;
+    }
+    let mut lat: Vec<u32> = timed.into_iter().map(|(_, l)| l).collect();
     lat.sort_unstable();
     let pct = |p: f64| lat.get(((lat.len() as f64 * p) as usize).min(lat.len().saturating_sub(1))).copied().unwrap_or(0) as f64 / 1000.0;
     Ok(Report {
@@ -83,7 +91,8 @@ pub async fn run(spec: Spec) -> anyhow::Result<Report> {
     })
 }
 
-async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadline: Instant) -> anyhow::Result<Vec<u32>> {
+/// Each answered request: (sent, ms after `start`; latency, µs).
+async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, start: Instant, deadline: Instant) -> anyhow::Result<Vec<(u32, u32)>> {
     let mut lat = Vec::with_capacity(100_000);
     // Paced: each connection sends at its share of the rate, on a fixed schedule (late requests are not made up).
     let every = spec.rate.map(|r| Duration::from_secs_f64(spec.conns as f64 / r.max(0.001)));
@@ -135,7 +144,7 @@ async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, deadl
             let status = resp.status();
             let _ = resp.into_body().collect().await;
             if status.is_success() {
-                lat.push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                lat.push(((t - start).as_millis() as u32, t.elapsed().as_micros().min(u32::MAX as u128) as u32));
             } else {
                 errors.fetch_add(1, Ordering::Relaxed);
             }
