@@ -6,6 +6,7 @@
 //! Each commit records the sequence number it brings the index up to (tantivy's commit payload); on open the
 //! caller catches up from there.
 mod frag;
+mod framed;
 pub mod text;
 
 use std::collections::BTreeMap;
@@ -18,11 +19,11 @@ use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions, Value,
 };
-use tantivy::tokenizer::{PreTokenizedString, Token};
+use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index as TIndex, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 /// Bumped whenever the schema or the way text becomes terms changes: an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 const VERSION_FILE: &str = "zz-schema-version";
 /// What the caller declared the index to hold (its searchable resources and fields): another layout is rebuilt.
 const LAYOUT_FILE: &str = "zz-layout";
@@ -166,11 +167,11 @@ fn build_fragments(frags: &frag::Frags, reader: &IndexReader, f: [Field; 4], key
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let basic = TextOptions::default()
-        .set_indexing_options(TextFieldIndexing::default().set_tokenizer("raw").set_index_option(IndexRecordOption::Basic));
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(framed::NAME).set_index_option(IndexRecordOption::Basic));
     let positional = TextOptions::default()
-        .set_indexing_options(TextFieldIndexing::default().set_tokenizer("raw").set_index_option(IndexRecordOption::WithFreqsAndPositions));
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(framed::NAME).set_index_option(IndexRecordOption::WithFreqsAndPositions));
     let scored = TextOptions::default()
-        .set_indexing_options(TextFieldIndexing::default().set_tokenizer("raw").set_index_option(IndexRecordOption::WithFreqs));
+        .set_indexing_options(TextFieldIndexing::default().set_tokenizer(framed::NAME).set_index_option(IndexRecordOption::WithFreqs));
     let f = Fields {
         key: b.add_text_field("key", STRING),
         tenant: b.add_text_field("tenant", STRING),
@@ -187,18 +188,6 @@ fn schema() -> (Schema, Fields) {
 
 fn key_text(tenant: &str, resource: &str, id: u64) -> String {
     format!("{tenant}{}{resource}{}{id}", text::SEP, text::SEP)
-}
-
-fn pre(tokens: Vec<(usize, String)>) -> PreTokenizedString {
-    let tokens = tokens
-        .into_iter()
-        .map(|(position, text)| Token { offset_from: 0, offset_to: 0, position, text, position_length: 1 })
-        .collect();
-    PreTokenizedString { text: String::new(), tokens }
-}
-
-fn numbered(tokens: Vec<String>) -> Vec<(usize, String)> {
-    tokens.into_iter().enumerate().collect()
 }
 
 fn term_q(field: Field, text: &str) -> Box<dyn Query> {
@@ -235,6 +224,7 @@ impl Index {
                 (index, Opened::Fresh)
             }
         };
+        index.tokenizers().register(framed::NAME, TextAnalyzer::from(framed::Framed));
         let writer = index.writer_with_num_threads(1, FOLLOW_HEAP)?;
         let reader = index.reader_builder().reload_policy(ReloadPolicy::Manual).try_into()?;
         let visible = AtomicU64::new(match opened {
@@ -320,9 +310,9 @@ impl Index {
         chars.dedup();
         words.sort();
         words.dedup();
-        doc.add_pre_tokenized_text(f.grams, pre(pairs));
-        doc.add_pre_tokenized_text(f.chars, pre(numbered(chars)));
-        doc.add_pre_tokenized_text(f.words, pre(numbered(words)));
+        doc.add_text(f.grams, framed::frame(pairs.iter().map(|(p, t)| (*p, t.as_str()))));
+        doc.add_text(f.chars, framed::frame(chars.iter().map(String::as_str).enumerate()));
+        doc.add_text(f.words, framed::frame(words.iter().map(String::as_str).enumerate()));
         doc.add_text(f.title, &d.title);
         let data: BTreeMap<&str, &str> = d.fields.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         doc.add_text(f.data, serde_json::to_string(&data).unwrap_or_default());
