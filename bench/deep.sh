@@ -15,7 +15,7 @@ mkdir -p "$WORK/data"
 stop
 hello
 cp "$BASE" "$WORK/data/zhizhuang.redb"
-rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"
+rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
 sync
 start --api-log writes
 TOK=$(token)

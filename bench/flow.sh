@@ -23,7 +23,7 @@ if [ ! -f "$WORK/pid" ]; then
 else
   # Every run completes from the same state.
   cp "$WORK/pristine.redb" "$WORK/data/zhizhuang.redb"
-  rm -rf "$WORK/data/index"
+  rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
 fi
 hello
 start

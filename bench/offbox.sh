@@ -30,12 +30,12 @@ status() { curl -s -H "Blade-Auth: bearer $1" "http://$2/api/blade-system/status
 creates() { "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body "{\"paramName\":\"异地$1{n}\",\"paramKey\":\"$1.{n}\",\"paramValue\":\"v\"}" --token "$TOK" --conns 64 --secs 10; }
 
 echo "== 1. creates at 64 connections, shipping off and on =="
-cp "$BASE" "$WORK/data/zhizhuang.redb"; rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"; sync
+cp "$BASE" "$WORK/data/zhizhuang.redb"; rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*; sync
 start --api-log writes
 TOK=$(token); wait_index "$TOK"
 creates off | sed 's/^load/creates, 64 connections, shipping off/'
 stop
-cp "$BASE" "$WORK/data/zhizhuang.redb"; rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal" "$WORK/data/zhizhuang-ship"; sync
+cp "$BASE" "$WORK/data/zhizhuang.redb"; rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"* "$WORK/data/zhizhuang-ship"; sync
 t0=$(date +%s.%N)
 start --api-log writes --replicate $URL --public-url http://$ADDR
 TOK=$(token); wait_index "$TOK"

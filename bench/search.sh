@@ -10,7 +10,7 @@ T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
 ADDR=127.0.0.1:18090
 mkdir -p "$WORK/data"
 rm -rf "$WORK/data/index"
-cp "$BASE" "$WORK/data/zhizhuang.redb"
+cp "$BASE" "$WORK/data/zhizhuang.redb"; rm -rf "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
 
 echo "== reindex (offline, 1 thread) =="
 /usr/bin/time -f "reindex: %e s wall, max RSS %M KiB" "$T/zhizhuang" reindex --dir "$WORK/data"

@@ -14,7 +14,7 @@ mkdir -p "$WORK/data"
 stop
 hello; kill $HELLO
 cp "$BASE" "$WORK/data/zhizhuang.redb"
-rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal" "$WORK/data/zhizhuang-logs.redb"*
+rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
 sync
 start
 TOK=$(token)

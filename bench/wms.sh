@@ -24,7 +24,7 @@ if [ ! -f "$WORK/ids" ]; then
 else
   # Every run picks from the same state.
   cp "$WORK/pristine.redb" "$WORK/data/zhizhuang.redb"
-  rm -rf "$WORK/data/index"
+  rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
 fi
 read -r GOODS HOTGOODS < "$WORK/ids"
 hello

@@ -19,7 +19,7 @@ stop
 hello
 for wal in 1 0; do
   cp "$BASE" "$WORK/data/zhizhuang.redb"
-  rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"
+  rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
   sync
   ZZ_WAL=$wal start --api-log writes
   TOK=$(token)
