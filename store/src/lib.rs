@@ -103,6 +103,8 @@ pub struct CheckpointFigures {
     /// How long the last one held the writer (every write waits meanwhile), and the longest so far.
     pub last_writer_ms: f64,
     pub max_writer_ms: f64,
+    /// How long all of them held the writer together (its rate is the share of time writes waited on them).
+    pub total_writer_ms: f64,
     /// How long the last one took from its commit's start until its pages were on disk (the writer went on once
     /// the commit was made in memory).
     pub last_disk_ms: f64,

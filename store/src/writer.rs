@@ -382,6 +382,7 @@ fn note(inner: &Inner, held: Option<Duration>, disk: Option<Duration>) {
         c.count += 1;
         c.last_writer_ms = ms;
         c.max_writer_ms = c.max_writer_ms.max(ms);
+        c.total_writer_ms += ms;
     }
     if let Some(d) = disk {
         c.last_disk_ms = d.as_secs_f64() * 1e3;
