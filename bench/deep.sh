@@ -3,7 +3,8 @@
 # parameter list of a file of 1,000,000 parameters (`bench gen`, see bench/README.md), one connection, each
 # request with a cache-busting `_t` so no answer comes from the answer cache: the first page, the middle, the
 # last pages newest first and oldest first, a deep page of size 100, the first and middle pages under one exact
-# filter (status=1), pages sorted by another indexed field, and the middle page while creates run.
+# filter (status=1), pages sorted by another indexed field, and the middle pages (by id, by 参数键名) while creates
+# run.
 # Usage: bench/deep.sh BASE.redb [WORK_DIR]
 set -euo pipefail
 BASE=${1:?data file with 1M parameters}
@@ -45,6 +46,13 @@ CREATES=$!
 sleep 0.5
 page "middle page while creates run" "current=$((LAST / 2))&size=20"
 # Only the creates: a bare `wait` would wait for the server and the hello-world server too.
+wait $CREATES
+# The same with the list sorted by 参数键名: each new record can land anywhere in that index (its entry is counted
+# beside the marks).
+"$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"深页排序{n}","paramKey":"sorted.{n}","paramValue":"v"}' --token "$TOK" --conns 4 --secs 6 | sed "s/^load/  (creates meanwhile, 4 conns)/" &
+CREATES=$!
+sleep 0.5
+page "by paramKey, middle page while creates run" "ascs=paramKey&current=$((LAST / 2))&size=20"
 wait $CREATES
 stop
 kill $HELLO

@@ -25,6 +25,9 @@ use serde_json::{Map, Value};
 pub use backup::{Defs, FileSpace, TableCount, VerifyReport, compact_file, verify_file};
 pub use codec::{RawField, StoredRow, decode_record};
 pub use engine::{storage_tenant, walks};
+/// Entries of added records kept beside a sort index's rank marks (for tests that pass it).
+#[doc(hidden)]
+pub use engine::rank::ADDED_MAX as SORT_MARKS_ADDED_MAX;
 pub use error::{FieldProblem, Result, StoreError};
 pub use meta::SCHEMA_VERSION;
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};

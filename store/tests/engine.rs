@@ -841,27 +841,53 @@ fn pages_sorted_by_an_indexed_field_are_the_same_pages_from_either_end() {
     })
     .unwrap();
     check_sorted_pages(&s, &d, "as written", true);
-    // Records added; then one moved to another sort value; then some removed. Each makes the marks not hold:
-    // within a second of their making the index is walked instead, after it they are made again.
+    // Records added, in three writes: anywhere in each sort index (before, between and after the marks, ties
+    // with marked values), counted beside the marks — every deep page still comes through them at once.
+    for round in 0..3i64 {
+        let d2 = d.clone();
+        s.write(move |w| {
+            for i in 0..40i64 {
+                let name = ["丙", "甲", "乙", "0", "龥"][(i % 5) as usize];
+                let key = format!("{}{round}{i:03}", ["m", "a", "t0", "zz", "t01"][((i + round) % 5) as usize]);
+                w.insert(&d2, "A", doc(json!({"paramName": name, "paramKey": key, "n": 5000 - 37 * i + round})), &Actor::default())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        check_sorted_pages(&s, &d, &format!("added, round {round}"), true);
+    }
+    // One moved to another sort value; then some removed. Each makes the marks not hold: within a second of
+    // their making the index is walked instead, after it they are made again.
     let some = s.read(|r| r.list(&d, "A", &Query { limit: 3, offset: 100, ..Default::default() })).unwrap();
     let ids: Vec<u64> = some.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-    for what in ["added", "moved", "removed"] {
+    for what in ["moved", "removed"] {
+        // Marks made at least a second before the change are made again at once.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        check_sorted_pages(&s, &d, &format!("before {what}"), true);
         let (d2, ids) = (d.clone(), ids.clone());
         s.write(move |w| match what {
-            "added" => {
-                for i in 0..40 {
-                    w.insert(&d2, "A", doc(json!({"paramName": "丙", "paramKey": format!("m{i:03}"), "n": 5000 + i})), &Actor::default())?;
-                }
-                Ok(())
-            }
             "moved" => w.update(&d2, "A", ids[0], doc(json!({"paramName": "甲甲", "paramKey": "zz-moved", "n": 7777})), &Actor::default()).map(|_| ()),
             _ => w.remove(&d2, "A", &ids[1..], &Actor::default()).map(|_| ()),
         })
         .unwrap();
-        check_sorted_pages(&s, &d, &format!("{what}, within a second"), false);
-        std::thread::sleep(std::time::Duration::from_millis(1100));
         check_sorted_pages(&s, &d, &format!("{what}, marks made again"), true);
+        let d2 = d.clone();
+        s.write(move |w| w.insert(&d2, "A", doc(json!({"paramName": "乙", "paramKey": format!("after-{what}"), "n": 1})), &Actor::default()).map(|_| ())).unwrap();
+        check_sorted_pages(&s, &d, &format!("{what}, then one added"), true);
     }
+    // More added than the marks keep beside them: within a second of the marks' making the index is walked,
+    // after it they are made again.
+    let d2 = d.clone();
+    s.write(move |w| {
+        for i in 0..store::SORT_MARKS_ADDED_MAX as i64 + 10 {
+            w.insert(&d2, "A", doc(json!({"paramName": "丁", "paramKey": format!("many{i:05}"), "n": i})), &Actor::default())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    check_sorted_pages(&s, &d, "many added, within a second", false);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    check_sorted_pages(&s, &d, "many added, marks made again", true);
 }
 
 /// Every page of the list sorted by each indexed field, both ways, against the general plan; with `marked`,

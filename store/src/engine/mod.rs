@@ -361,34 +361,69 @@ where
         let removed = self.counter(t, &rank::removed_key(res))?;
         let moved = self.counter(t, &rank::moved_key(res, &s.field))?;
         let of = (t.to_string(), res.to_string(), s.field.clone());
-        let marks = match cache.sort(&of) {
-            Some(m) if m.count == total && m.removed == removed && m.moved == moved => m,
-            Some(m) if m.made.elapsed() < std::time::Duration::from_secs(1) => return Ok(None),
-            _ => {
-                let mut m = rank::SortMarks { count: 0, removed, moved, marks: Vec::new(), made: std::time::Instant::now() };
+        let held = cache.sort(&of).filter(|m| m.removed == removed && m.moved == moved);
+        // Records added since the marks were made (ids above theirs): their entries are counted beside the marks.
+        let extended = match &held {
+            Some(m) if m.count == total => Some(m.clone()),
+            // This snapshot is older than the marks: the general plan.
+            Some(m) if m.count > total => return Ok(None),
+            Some(m) if m.added.len() < rank::ADDED_MAX => {
+                let mut ext = (**m).clone();
+                for e in self.records.range((t, res, m.max_id.saturating_add(1))..=(t, res, u64::MAX))? {
+                    let (k, v) = e?;
+                    let values = index_values(def, &s.field, &decode_record(v.value())?);
+                    // A single-valued field has one entry per record (null included).
+                    let Ok([value]) = <[Vec<u8>; 1]>::try_from(values) else { return Ok(None) };
+                    ext.add(value, k.value().2);
+                }
+                // Exactly the records the live count added, else (a record stored under an old id) made again.
+                (ext.count == total).then(|| {
+                    let ext = std::sync::Arc::new(ext);
+                    cache.put_sort_arc(&of, ext.clone());
+                    ext
+                })
+            }
+            _ => None,
+        };
+        let marks = match extended {
+            Some(m) => m,
+            None if cache.sort(&of).is_some_and(|m| m.made.elapsed() < std::time::Duration::from_secs(1)) => return Ok(None),
+            None => {
+                let mut marks = Vec::new();
+                let mut count = 0u64;
                 let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), &[][..], 0)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))?;
                 for e in range {
                     let (k, _) = e?;
-                    if m.count.is_multiple_of(rank::EVERY) {
+                    if count.is_multiple_of(rank::EVERY) {
                         let k = k.value();
-                        m.marks.push((k.3.to_vec(), k.4, m.count));
+                        marks.push((k.3.to_vec(), k.4, count));
                     }
-                    m.count += 1;
+                    count += 1;
                 }
-                if m.count != total {
+                if count != total {
                     return Ok(None);
                 }
-                cache.put_sort(&of, m.clone());
-                std::sync::Arc::new(m)
+                let max_id = match self.records.range((t, res, 0)..=(t, res, u64::MAX))?.next_back() {
+                    Some(e) => e?.0.value().2,
+                    None => 0,
+                };
+                let m = std::sync::Arc::new(rank::SortMarks {
+                    count,
+                    removed,
+                    moved,
+                    max_id,
+                    marks: std::sync::Arc::new(marks),
+                    added: Vec::new(),
+                    made: std::time::Instant::now(),
+                });
+                cache.put_sort_arc(&of, m.clone());
+                m
             }
         };
         let take = (total - q.offset).min(q.limit);
         let first = if s.desc { total - q.offset - take } else { q.offset };
         let mut ids = Vec::with_capacity(take as usize);
-        let (lo_value, lo_id, mut pos) = match marks.start_for(first) {
-            Some((v, id, p)) => (v.as_slice(), *id, *p),
-            None => (&[][..], 0, 0),
-        };
+        let (lo_value, lo_id, mut pos) = marks.start_for(first).unwrap_or((&[][..], 0, 0));
         let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), lo_value, lo_id)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))?;
         for e in range {
             if ids.len() as u64 >= take {

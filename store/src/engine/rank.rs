@@ -11,8 +11,10 @@
 //!
 //! A snapshot older than the marks (a reader that began before a newer reader extended them) walks as before.
 //!
-//! A list sorted by another indexed field has marks of that field's whole index (`SortMarks`), trusted only while
-//! nothing was added, removed or moved since they were made.
+//! A list sorted by another indexed field has marks of that field's whole index (`SortMarks`), trusted while
+//! nothing was removed or moved since they were made. Records added since (ids above the marks') can land anywhere
+//! in that index: their entries are kept beside the marks, each shifting the marks above it by one, until there are
+//! `ADDED_MAX` of them and the marks are made again.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -49,26 +51,64 @@ pub type MarksOf = (String, String, String, Vec<u8>);
 /// Marks of values kept at most (the whole resources' always fit): a long-running server sees many values.
 const MAX_ENTRIES: usize = 4096;
 
+/// Entries of added records kept beside sort marks at most: a walk from a mark passes at most `EVERY` plus these
+/// (~1 ms); past them the marks are made again.
+pub const ADDED_MAX: usize = 8 * 1024;
+
 /// Marks of a whole sort index of one field (ascending: value, then id): every `EVERY`-th entry with its
-/// position. Any insert can land anywhere in such an index, so they are trusted only while the snapshot holds
-/// exactly the records, removals and moves they were made with.
+/// position when made, and the entries of the records added since. An insert can land anywhere in such an index:
+/// it moves the marks above it by one. They are trusted only while the snapshot holds the removals and moves they
+/// were made with, and exactly the records they count.
 #[derive(Debug, Clone)]
 pub struct SortMarks {
+    /// Records counted: the marked ones and the added ones.
     pub count: u64,
     pub removed: u64,
     pub moved: u64,
-    /// (value's index bytes, id, position), ascending; positions are multiples of `EVERY`.
-    pub marks: Vec<(Vec<u8>, u64, u64)>,
+    /// The highest record id counted (0: none): records added later have higher ids.
+    pub max_id: u64,
+    /// (value's index bytes, id, position when made), ascending; positions are multiples of `EVERY`. Shared
+    /// between the marks of later snapshots, which only add entries.
+    pub marks: Arc<Vec<(Vec<u8>, u64, u64)>>,
+    /// The index entries (value's bytes, id) of the records added since the marks were made, ascending.
+    pub added: Vec<(Vec<u8>, u64)>,
     /// When they were made: marks that no longer hold are made again at most once a second (meanwhile the
     /// index is walked by key from the nearer end).
     pub made: std::time::Instant,
 }
 
 impl SortMarks {
-    /// The mark to start a walk to position `pos` from, or none (walk from the start).
-    pub fn start_for(&self, pos: u64) -> Option<&(Vec<u8>, u64, u64)> {
-        let i = self.marks.partition_point(|m| m.2 <= pos);
-        (i > 0).then(|| &self.marks[i - 1])
+    /// The position of mark `i` now: where it was made, moved by the added entries below it.
+    fn position(&self, i: usize) -> u64 {
+        let (v, id, p) = &self.marks[i];
+        p + self.added.partition_point(|(av, aid)| (av.as_slice(), *aid) < (v.as_slice(), *id)) as u64
+    }
+
+    /// The mark to start a walk to position `pos` from, as (value's bytes, id, its position now), or none (walk
+    /// from the start).
+    pub fn start_for(&self, pos: u64) -> Option<(&[u8], u64, u64)> {
+        // Positions now still ascend with the marks: the last one at or before `pos`.
+        let (mut lo, mut hi) = (0, self.marks.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            if self.position(mid) <= pos {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        (lo > 0).then(|| {
+            let (v, id, _) = &self.marks[lo - 1];
+            (v.as_slice(), *id, self.position(lo - 1))
+        })
+    }
+
+    /// Counts an added record's entry.
+    pub fn add(&mut self, value: Vec<u8>, id: u64) {
+        let at = self.added.partition_point(|(av, aid)| (av.as_slice(), *aid) < (value.as_slice(), id));
+        self.added.insert(at, (value, id));
+        self.count += 1;
+        self.max_id = self.max_id.max(id);
     }
 }
 
@@ -91,14 +131,14 @@ impl RankCache {
     }
     /// Keeps sort marks unless the ones there are of a later snapshot (more removals or moves, or as many and
     /// more records).
-    pub fn put_sort(&self, of: &SortOf, m: SortMarks) {
+    pub fn put_sort_arc(&self, of: &SortOf, m: Arc<SortMarks>) {
         if let Ok(mut g) = self.sorts.lock() {
             let newer = g.get(of).is_some_and(|cur| later((cur.removed, cur.moved, cur.count), (m.removed, m.moved, m.count)));
             if !newer {
                 if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
                     g.clear();
                 }
-                g.insert(of.clone(), Arc::new(m));
+                g.insert(of.clone(), m);
             }
         }
     }
@@ -163,5 +203,27 @@ mod tests {
         assert_eq!(m.start_for(256), Some((300, 256)));
         assert_eq!(m.start_for(999), Some((900, 768)));
         assert_eq!(Marks::default().start_for(5), None);
+    }
+
+    #[test]
+    fn added_entries_move_the_sort_marks_above_them() {
+        // An index of values 0, 2, 4, … (two bytes each), one id per value, a mark every 256th entry.
+        let v = |n: u16| n.to_be_bytes().to_vec();
+        let marks: Vec<(Vec<u8>, u64, u64)> = (0..4u16).map(|i| (v(i * 512), u64::from(i) * 256 + 1, u64::from(i) * 256)).collect();
+        let mut m = SortMarks { count: 1024, removed: 0, moved: 0, max_id: 1024, marks: Arc::new(marks), added: Vec::new(), made: std::time::Instant::now() };
+        assert_eq!(m.start_for(600), Some((v(1024).as_slice(), 513, 512)));
+        // Three entries below the third mark (one of them between the first two), one above the last.
+        m.add(v(1023), 2000);
+        m.add(v(3), 2001);
+        m.add(v(1023), 1999);
+        m.add(v(2000), 2002);
+        assert_eq!((m.count, m.max_id, m.added.len()), (1028, 2002, 4));
+        assert_eq!(m.added.iter().map(|(_, id)| *id).collect::<Vec<_>>(), vec![2001, 1999, 2000, 2002], "kept in index order");
+        assert_eq!(m.start_for(0), Some((v(0).as_slice(), 1, 0)));
+        assert_eq!(m.start_for(256), Some((v(0).as_slice(), 1, 0)), "the second mark moved to 257");
+        assert_eq!(m.start_for(257), Some((v(512).as_slice(), 257, 257)));
+        assert_eq!(m.start_for(514), Some((v(512).as_slice(), 257, 257)));
+        assert_eq!(m.start_for(515), Some((v(1024).as_slice(), 513, 515)));
+        assert_eq!(m.start_for(5000), Some((v(1536).as_slice(), 769, 771)));
     }
 }
