@@ -370,14 +370,19 @@ where
             Some(m) if m.added.len() < rank::ADDED_MAX => {
                 let mut ext = (**m).clone();
                 for e in self.records.range((t, res, m.max_id.saturating_add(1))..=(t, res, u64::MAX))? {
+                    if ext.added.len() > rank::ADDED_MAX {
+                        // Too many to keep beside the marks: made again below (the count will not match).
+                        break;
+                    }
                     let (k, v) = e?;
                     let values = index_values(def, &s.field, &decode_record(v.value())?);
                     // A single-valued field has one entry per record (null included).
                     let Ok([value]) = <[Vec<u8>; 1]>::try_from(values) else { return Ok(None) };
                     ext.add(value, k.value().2);
                 }
-                // Exactly the records the live count added, else (a record stored under an old id) made again.
-                (ext.count == total).then(|| {
+                // Exactly the records the live count added, else (a record stored under an old id, or more added
+                // than are kept) made again.
+                (ext.count == total && ext.added.len() <= rank::ADDED_MAX).then(|| {
                     let ext = std::sync::Arc::new(ext);
                     cache.put_sort_arc(&of, ext.clone());
                     ext
