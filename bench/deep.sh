@@ -3,8 +3,8 @@
 # parameter list of a file of 1,000,000 parameters (`bench gen`, see bench/README.md), one connection, each
 # request with a cache-busting `_t` so no answer comes from the answer cache: the first page, the middle, the
 # last pages newest first and oldest first, a deep page of size 100, the first and middle pages under one exact
-# filter (status=1), pages sorted by another indexed field, and the middle pages (by id, by 参数键名) while creates
-# run.
+# filter (status=1) and two (status=1, createUser=1), pages sorted by another indexed field, and the middle pages
+# (by id, by 参数键名) while creates run.
 # Usage: bench/deep.sh BASE.redb [WORK_DIR]
 set -euo pipefail
 BASE=${1:?data file with 1M parameters}
@@ -36,6 +36,10 @@ page "page 9,000 of 100 rows" "current=9000&size=100"
 # One exact filter on an indexed field (status=1: every row): the value's own marks give the total and the page.
 page "status=1, first page" "status=1&current=1&size=20"
 page "status=1, middle page" "status=1&current=$((LAST / 2))&size=20"
+# Two exact filters over every row (a status within one person's records, as a data scope of 本人 beside a status
+# filter asks): the intersection of the two values' id sets, kept between requests.
+page "status=1 and createUser=1, first page" "status=1&createUser=1&current=1&size=20"
+page "status=1 and createUser=1, middle page" "status=1&createUser=1&current=$((LAST / 2))&size=20"
 # Sorted by another indexed field (参数键名): the index walked by key from the nearer end, the page's rows read.
 page "by paramKey, middle page" "ascs=paramKey&current=$((LAST / 2))&size=20"
 page "by paramKey, 3/4 deep" "ascs=paramKey&current=$((LAST * 3 / 4))&size=20"

@@ -277,6 +277,9 @@ where
         let t = storage_tenant(def, tenant);
         let res = def.name.as_str();
         let removed = self.counter(t, &rank::removed_key(res))?;
+        if filters.len() >= 2 {
+            return self.list_by_sets(def, t, q, &filters, desc, removed, cache);
+        }
         let (of, total, moved) = match filters.as_slice() {
             [] if q.offset >= 2 * rank::EVERY => {
                 let total = self.count(def, tenant)?;
@@ -452,6 +455,99 @@ where
             }
         }
         Ok(Some(fill.finish(total)))
+    }
+
+    /// A page of a list whose filters (and data-scope guard) are all exact, one value each over single-valued
+    /// indexed fields — a status within a person's own records, a store's moves of one kind: the intersection of
+    /// the values' id sets (`rank::IdSet`, kept between requests), its size the total, and only the page's records
+    /// read. `None` when the filters are not all such (the general plan answers).
+    #[allow(clippy::too_many_arguments)]
+    fn list_by_sets(&self, def: &ResourceDef, t: &str, q: &Query, filters: &[&Filter], desc: bool, removed: u64, cache: &rank::RankCache) -> Result<Option<Page>> {
+        let res = def.name.as_str();
+        let mut keys = Vec::with_capacity(filters.len());
+        for f in filters {
+            if def.field(&f.field).is_some_and(|d| d.multi) {
+                return Ok(None);
+            }
+            match exact_keys(def, f) {
+                Some(k) if k.len() == 1 => keys.push((f.field.as_str(), k.into_iter().next().unwrap_or_default())),
+                _ => return Ok(None),
+            }
+        }
+        let upto = match self.records.range((t, res, 0)..=(t, res, u64::MAX))?.next_back() {
+            Some(e) => e?.0.value().2,
+            None => 0,
+        };
+        // A value with few records (an order's lines, one person's rows) is answered better by reading its few
+        // records (`list_by_index`): its neighbours' large sets would be made, and made again after every move.
+        let mut held = Vec::with_capacity(keys.len());
+        for (field, key) in &keys {
+            let moved = self.counter(t, &rank::moved_key(res, field))?;
+            let of: rank::MarksOf = (t.to_string(), res.to_string(), field.to_string(), key.clone());
+            let kept = cache.set(&of).filter(|s| s.removed == removed && s.moved == moved);
+            let few = match &kept {
+                Some(s) => s.ids.len() <= SELECTIVE,
+                None => self.candidate_ids(t, res, field, std::slice::from_ref(key), SELECTIVE)?.is_some(),
+            };
+            if few {
+                return Ok(None);
+            }
+            held.push((of, kept, moved));
+        }
+        let mut sets = Vec::with_capacity(keys.len());
+        for (of, kept, moved) in held {
+            sets.push(self.id_set(&of, kept, removed, moved, upto, cache)?);
+        }
+        sets.sort_by_key(|s| s.len());
+        let mut both = intersect(&sets[0], &sets[1]);
+        for s in &sets[2..] {
+            both = intersect(&both, s);
+        }
+        let total = both.len() as u64;
+        if q.offset >= total {
+            return Ok(Some(PageFill::new(q).finish(total)));
+        }
+        let take = (total - q.offset).min(q.limit);
+        let first = if desc { total - q.offset - take } else { q.offset };
+        let mut ids: Vec<u64> = both[first as usize..(first + take) as usize].to_vec();
+        if desc {
+            ids.reverse();
+        }
+        let mut fill = PageFill::new(q);
+        for id in ids {
+            let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
+            let doc = decode_record(v.value())?;
+            // The indexes said so; the record must agree, else the general plan decides.
+            if !q.accepts(&doc) {
+                return Ok(None);
+            }
+            fill.push(Some(doc), v.value())?;
+        }
+        Ok(Some(fill.finish(total)))
+    }
+
+    /// The ids holding one value of an indexed field as of this snapshot (whose highest record id is `upto`): the
+    /// `kept` set (already checked against the removal and move counters) extended by the value's entries above it
+    /// or cut back to this snapshot's ids; else made from the value's whole index range and kept.
+    fn id_set(&self, of: &rank::MarksOf, kept: Option<std::sync::Arc<rank::IdSet>>, removed: u64, moved: u64, upto: u64, cache: &rank::RankCache) -> Result<std::sync::Arc<Vec<u64>>> {
+        let (t, res, field, key) = (of.0.as_str(), of.1.as_str(), of.2.as_str(), of.3.as_slice());
+        let (mut ids, from) = match kept {
+            Some(s) if s.max_id == upto => return Ok(s.ids.clone()),
+            Some(s) if s.max_id > upto => {
+                // A later reader's set: ids above this snapshot's are records it does not see.
+                let keep = s.ids.partition_point(|id| *id <= upto);
+                return Ok(std::sync::Arc::new(s.ids[..keep].to_vec()));
+            }
+            Some(s) => ((*s.ids).clone(), s.max_id + 1),
+            None => (Vec::new(), 0),
+        };
+        // Index entries of one value are in id order: the new ones follow the kept.
+        for e in self.index.range((t, res, field, key, from)..=(t, res, field, key, u64::MAX))? {
+            ids.push(e?.0.value().4);
+        }
+        let ids = std::sync::Arc::new(ids);
+        cache.put_set(of, rank::IdSet { removed, moved, max_id: upto, ids: ids.clone() });
+        Ok(ids)
     }
 
     fn counter(&self, t: &str, name: &str) -> Result<u64> {
@@ -957,6 +1053,36 @@ fn nearer_end(total: u64, offset: u64, limit: u64) -> (bool, u64, u64) {
 /// The filters of a list the rank marks may answer: its own and, from a data-scope guard, nothing when the guard
 /// admits every record (全部数据: `id` not null, whatever else it allows) or its one condition; `None` for a guard
 /// of several conditions.
+/// The ids in both ascending lists (a merge, galloping through the longer when one is much shorter).
+fn intersect(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let mut out = Vec::with_capacity(small.len());
+    if small.len() * 16 < large.len() {
+        let mut rest = large;
+        for id in small {
+            let at = rest.partition_point(|x| x < id);
+            rest = &rest[at..];
+            if rest.first() == Some(id) {
+                out.push(*id);
+            }
+        }
+        return out;
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < small.len() && j < large.len() {
+        match small[i].cmp(&large[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(small[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
 fn ranked_filters(q: &Query) -> Option<Vec<&Filter>> {
     let mut filters: Vec<&Filter> = q.filters.iter().collect();
     if q.any.iter().any(|g| g.field == "id" && g.op == Op::NotNull) {
@@ -1164,5 +1290,23 @@ fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<String, Value>> 
     match names.and_then(|names| crate::codec::stored_subset(raw, names)) {
         Some(doc) => Ok(doc),
         None => decode_record(raw),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::intersect;
+
+    #[test]
+    fn intersect_merges_or_gallops_to_the_same_ids() {
+        let evens: Vec<u64> = (0..10_000).map(|i| i * 2).collect();
+        let threes: Vec<u64> = (0..7_000).map(|i| i * 3).collect();
+        let want: Vec<u64> = (0..20_000).filter(|i| i % 6 == 0 && *i < 20_000 && *i < 21_000).collect();
+        assert_eq!(intersect(&evens, &threes), want, "merge");
+        assert_eq!(intersect(&threes, &evens), want, "either order");
+        let few = [1u64, 4, 5, 600, 19_998, 19_999, 40_000];
+        assert_eq!(intersect(&few, &evens), vec![4, 600, 19_998], "gallop");
+        assert_eq!(intersect(&evens, &few), vec![4, 600, 19_998], "gallop, either order");
+        assert!(intersect(&[], &evens).is_empty() && intersect(&evens, &[]).is_empty());
     }
 }

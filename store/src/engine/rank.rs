@@ -115,11 +115,32 @@ impl SortMarks {
 /// Which sort index: tenant, resource, field.
 pub type SortOf = (String, String, String);
 
+/// The ids of the records holding one value of an indexed field (`MarksOf` with a field), as of a snapshot: what a
+/// list with several exact filters intersects, instead of reading every index entry of each value every time.
+/// Valid under the same rule as the marks: the removal counter and the field's move counter unchanged, and records
+/// added since (ids above `max_id`) found in the value's index range above it.
+#[derive(Debug, Clone)]
+pub struct IdSet {
+    pub removed: u64,
+    pub moved: u64,
+    /// The resource's highest record id in the snapshot the set is of.
+    pub max_id: u64,
+    /// Ascending. (Ids carry their millisecond in their high bits, so a compressed bitmap of a year's records is
+    /// mostly one container per record: a plain array is smaller and as quick to intersect.)
+    pub ids: Arc<Vec<u64>>,
+}
+
+/// Memory the id sets may take together (8 bytes an id: a value of a million records takes 8 MB; past it every
+/// set goes and is made again when asked). A set over a quarter of it is not kept.
+const SETS_MAX_BYTES: usize = 64 << 20;
+
 /// The marks of every list a deep page (or, for a value, the total) was asked of.
 #[derive(Default)]
 pub struct RankCache {
     ids: Mutex<HashMap<MarksOf, Arc<Marks>>>,
     sorts: Mutex<HashMap<SortOf, Arc<SortMarks>>>,
+    /// The id sets kept, and their bytes together.
+    sets: Mutex<(HashMap<MarksOf, Arc<IdSet>>, usize)>,
 }
 
 impl RankCache {
@@ -128,6 +149,29 @@ impl RankCache {
     }
     pub fn sort(&self, of: &SortOf) -> Option<Arc<SortMarks>> {
         self.sorts.lock().ok()?.get(of).cloned()
+    }
+    pub fn set(&self, of: &MarksOf) -> Option<Arc<IdSet>> {
+        self.sets.lock().ok()?.0.get(of).cloned()
+    }
+    /// Keeps an id set unless the one there is of a later snapshot.
+    pub fn put_set(&self, of: &MarksOf, s: IdSet) {
+        let Ok(mut g) = self.sets.lock() else { return };
+        if g.0.get(of).is_some_and(|cur| later((cur.removed, cur.moved, cur.max_id), (s.removed, s.moved, s.max_id))) {
+            return;
+        }
+        let bytes = s.ids.len() * 8;
+        if bytes > SETS_MAX_BYTES / 4 {
+            return;
+        }
+        if let Some(old) = g.0.remove(of) {
+            g.1 -= old.ids.len() * 8;
+        }
+        if g.1 + bytes > SETS_MAX_BYTES {
+            g.0.clear();
+            g.1 = 0;
+        }
+        g.0.insert(of.clone(), Arc::new(s));
+        g.1 += bytes;
     }
     /// Keeps sort marks unless the ones there are of a later snapshot (more removals or moves, or as many and
     /// more records).
