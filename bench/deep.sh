@@ -40,6 +40,9 @@ page "status=1, middle page" "status=1&current=$((LAST / 2))&size=20"
 # filter asks): the intersection of the two values' id sets, kept between requests.
 page "status=1 and createUser=1, first page" "status=1&createUser=1&current=1&size=20"
 page "status=1 and createUser=1, middle page" "status=1&createUser=1&current=$((LAST / 2))&size=20"
+# … sorted by 参数键名: the sort index walked by key from the nearer end, each id tested against the filters' ids.
+page "status=1 and createUser=1 by paramKey, first page" "status=1&createUser=1&ascs=paramKey&current=1&size=20"
+page "status=1 and createUser=1 by paramKey, middle page" "status=1&createUser=1&ascs=paramKey&current=$((LAST / 2))&size=20"
 # Sorted by another indexed field (参数键名): the index walked by key from the nearer end, the page's rows read.
 page "by paramKey, middle page" "ascs=paramKey&current=$((LAST / 2))&size=20"
 page "by paramKey, 3/4 deep" "ascs=paramKey&current=$((LAST * 3 / 4))&size=20"

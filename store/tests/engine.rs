@@ -1055,6 +1055,26 @@ fn pages_of_two_large_values_are_the_same_pages() {
                 }
             }
         }
+        // Sorted by another indexed field, with one or two such filters: the same pages as the general plan (the
+        // same filters beside a range every record passes).
+        for field in ["paramKey", "n"] {
+            for desc in [false, true] {
+                for filters in [vec![Filter::new("paramName", Op::Equal, json!("甲")), Filter::new("createUser", Op::Equal, json!(8))], vec![Filter::new("createUser", Op::Equal, json!(7))]] {
+                    let sorts = vec![Sort { field: field.into(), desc }];
+                    let mut every = filters.clone();
+                    every.push(Filter::new("n", Op::Ge, json!(-1)));
+                    let whole = s.read(|r| r.list(&d, "A", &Query { limit: 100_000, sorts: sorts.clone(), filters: every, ..Default::default() })).unwrap();
+                    let n = whole.total;
+                    let whole: Vec<String> = whole.records.iter().map(key).collect();
+                    for (offset, size) in [(0u64, 20u64), (1, 5), (1500, 10), (n / 2 + 1, 10), (n.saturating_sub(7), 10), (n, 10), (n + 3, 10)] {
+                        let q = Query { limit: size, offset, sorts: sorts.clone(), filters: filters.clone(), ..Default::default() };
+                        let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+                        let want: Vec<String> = whole.iter().skip(offset as usize).take(size as usize).cloned().collect();
+                        assert_eq!((page.total, page.records.iter().map(key).collect::<Vec<_>>()), (n, want), "{what}: by {field} desc {desc}, {} filters, offset {offset}", filters.len());
+                    }
+                }
+            }
+        }
     };
     add(&s, 0, 12_000);
     seed(&s, "B", 30);

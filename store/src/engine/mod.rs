@@ -345,11 +345,13 @@ where
     /// `rank::SortMarks`): a binary search and at most `rank::EVERY` index entries. `None` when the list has
     /// filters, or the marks do not hold for this snapshot and were made less than a second ago.
     fn list_sort_marked(&self, def: &ResourceDef, tenant: &str, q: &Query, s: &crate::query::Sort, cache: &rank::RankCache) -> Result<Option<Page>> {
-        if q.hint.is_some() || q.check.is_some() || !ranked_filters(q).is_some_and(|f| f.is_empty()) {
+        if q.hint.is_some() || q.check.is_some() || !def.indexed_fields().any(|n| n == s.field) || def.field(&s.field).is_some_and(|d| d.multi) {
             return Ok(None);
         }
-        if !def.indexed_fields().any(|n| n == s.field) || def.field(&s.field).is_some_and(|d| d.multi) {
-            return Ok(None);
+        match ranked_filters(q) {
+            Some(f) if f.is_empty() => {}
+            Some(f) => return self.list_sorted_by_sets(def, storage_tenant(def, tenant), q, s, &f, cache),
+            None => return Ok(None),
         }
         let t = storage_tenant(def, tenant);
         let res = def.name.as_str();
@@ -464,6 +466,71 @@ where
     #[allow(clippy::too_many_arguments)]
     fn list_by_sets(&self, def: &ResourceDef, t: &str, q: &Query, filters: &[&Filter], desc: bool, removed: u64, cache: &rank::RankCache) -> Result<Option<Page>> {
         let res = def.name.as_str();
+        let Some(both) = self.exact_ids(def, t, filters, removed, cache)? else { return Ok(None) };
+        let total = both.len() as u64;
+        if q.offset >= total {
+            return Ok(Some(PageFill::new(q).finish(total)));
+        }
+        let take = (total - q.offset).min(q.limit);
+        let first = if desc { total - q.offset - take } else { q.offset };
+        let mut ids: Vec<u64> = both[first as usize..(first + take) as usize].to_vec();
+        if desc {
+            ids.reverse();
+        }
+        self.fill_checked(t, res, q, ids, total)
+    }
+
+    /// A page of a list sorted by one indexed field with exact filters over large values (as `list_by_sets`): the
+    /// sort index walked by its keys alone from the nearer end, each id tested against the filters' ids, and only
+    /// the page's records read — never every record decoded.
+    fn list_sorted_by_sets(&self, def: &ResourceDef, t: &str, q: &Query, s: &crate::query::Sort, filters: &[&Filter], cache: &rank::RankCache) -> Result<Option<Page>> {
+        let res = def.name.as_str();
+        let removed = self.counter(t, &rank::removed_key(res))?;
+        let Some(ids) = self.exact_ids(def, t, filters, removed, cache)? else { return Ok(None) };
+        let total = ids.len() as u64;
+        if q.offset >= total {
+            return Ok(Some(PageFill::new(q).finish(total)));
+        }
+        let (from_end, skip, take) = nearer_end(total, q.offset, q.limit);
+        let mut page = Vec::with_capacity(take.min(1000) as usize);
+        let mut seen = 0u64;
+        let mut keys = Ticker::new(&q.budget);
+        self.scan_index_ids(t, res, &s.field, None, s.desc != from_end, &mut |id| {
+            keys.tick()?;
+            if ids.binary_search(&id).is_ok() {
+                if seen >= skip {
+                    page.push(id);
+                }
+                seen += 1;
+            }
+            Ok((page.len() as u64) < take)
+        })?;
+        if from_end {
+            page.reverse();
+        }
+        self.fill_checked(t, res, q, page, total)
+    }
+
+    /// The page of records `ids`, each checked against the query (`None` when one is gone or disagrees: the
+    /// general plan decides).
+    fn fill_checked(&self, t: &str, res: &str, q: &Query, ids: Vec<u64>, total: u64) -> Result<Option<Page>> {
+        let mut fill = PageFill::new(q);
+        for id in ids {
+            let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
+            let doc = decode_record(v.value())?;
+            // The indexes said so; the record must agree.
+            if !q.accepts(&doc) {
+                return Ok(None);
+            }
+            fill.push(Some(doc), v.value())?;
+        }
+        Ok(Some(fill.finish(total)))
+    }
+
+    /// The ids (ascending) matching exact filters, one value each over single-valued indexed fields, none of few
+    /// records: the intersection of the values' kept id sets. `None` when the filters are not all such.
+    fn exact_ids(&self, def: &ResourceDef, t: &str, filters: &[&Filter], removed: u64, cache: &rank::RankCache) -> Result<Option<Vec<u64>>> {
+        let res = def.name.as_str();
         let mut keys = Vec::with_capacity(filters.len());
         for f in filters {
             if def.field(&f.field).is_some_and(|d| d.multi) {
@@ -499,31 +566,15 @@ where
             sets.push(self.id_set(&of, kept, removed, moved, upto, cache)?);
         }
         sets.sort_by_key(|s| s.len());
-        let mut both = intersect(&sets[0], &sets[1]);
-        for s in &sets[2..] {
+        let mut both = match sets.as_slice() {
+            [] => return Ok(None),
+            [one] => one.as_ref().clone(),
+            [a, b, ..] => intersect(a, b),
+        };
+        for s in sets.iter().skip(2) {
             both = intersect(&both, s);
         }
-        let total = both.len() as u64;
-        if q.offset >= total {
-            return Ok(Some(PageFill::new(q).finish(total)));
-        }
-        let take = (total - q.offset).min(q.limit);
-        let first = if desc { total - q.offset - take } else { q.offset };
-        let mut ids: Vec<u64> = both[first as usize..(first + take) as usize].to_vec();
-        if desc {
-            ids.reverse();
-        }
-        let mut fill = PageFill::new(q);
-        for id in ids {
-            let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
-            let doc = decode_record(v.value())?;
-            // The indexes said so; the record must agree, else the general plan decides.
-            if !q.accepts(&doc) {
-                return Ok(None);
-            }
-            fill.push(Some(doc), v.value())?;
-        }
-        Ok(Some(fill.finish(total)))
+        Ok(Some(both))
     }
 
     /// The ids holding one value of an indexed field as of this snapshot (whose highest record id is `upto`): the
@@ -1050,9 +1101,6 @@ fn nearer_end(total: u64, offset: u64, limit: u64) -> (bool, u64, u64) {
     }
 }
 
-/// The filters of a list the rank marks may answer: its own and, from a data-scope guard, nothing when the guard
-/// admits every record (全部数据: `id` not null, whatever else it allows) or its one condition; `None` for a guard
-/// of several conditions.
 /// The ids in both ascending lists (a merge, galloping through the longer when one is much shorter).
 fn intersect(a: &[u64], b: &[u64]) -> Vec<u64> {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
@@ -1083,6 +1131,9 @@ fn intersect(a: &[u64], b: &[u64]) -> Vec<u64> {
     out
 }
 
+/// The filters of a list the rank marks may answer: its own and, from a data-scope guard, nothing when the guard
+/// admits every record (全部数据: `id` not null, whatever else it allows) or its one condition; `None` for a guard
+/// of several conditions.
 fn ranked_filters(q: &Query) -> Option<Vec<&Filter>> {
     let mut filters: Vec<&Filter> = q.filters.iter().collect();
     if q.any.iter().any(|g| g.field == "id" && g.op == Op::NotNull) {
