@@ -190,23 +190,7 @@ where
             && !def.field(&s.field).is_some_and(|d| d.multi)
         {
             let total = self.count(def, tenant)?;
-            let (from_end, skip, take) = nearer_end(total, q.offset, q.limit);
-            let mut ids = Vec::with_capacity(take.min(1000) as usize);
-            let mut seen = 0u64;
-            let mut keys = Ticker::new(&q.budget);
-            if take > 0 {
-                self.scan_index_ids(t, res, &s.field, None, s.desc != from_end, &mut |id| {
-                    keys.tick()?;
-                    if seen >= skip {
-                        ids.push(id);
-                    }
-                    seen += 1;
-                    Ok((ids.len() as u64) < take)
-                })?;
-            }
-            if from_end {
-                ids.reverse();
-            }
+            let ids = self.sorted_page_ids(t, res, s, q, total, |_| true)?;
             let mut fill = PageFill::new(q);
             for id in ids {
                 if let Some(v) = self.records.get((t, res, id))? {
@@ -491,13 +475,23 @@ where
         if q.offset >= total {
             return Ok(Some(PageFill::new(q).finish(total)));
         }
+        let page = self.sorted_page_ids(t, res, s, q, total, |id| ids.binary_search(&id).is_ok())?;
+        self.fill_checked(t, res, q, page, total)
+    }
+
+    /// The ids of a page of a list sorted by one single-valued indexed field, of `total` records that `keep`
+    /// tells: the field's index walked by its keys alone up to the page, from the nearer end past the middle.
+    fn sorted_page_ids(&self, t: &str, res: &str, s: &crate::query::Sort, q: &Query, total: u64, keep: impl Fn(u64) -> bool) -> Result<Vec<u64>> {
         let (from_end, skip, take) = nearer_end(total, q.offset, q.limit);
         let mut page = Vec::with_capacity(take.min(1000) as usize);
+        if take == 0 {
+            return Ok(page);
+        }
         let mut seen = 0u64;
         let mut keys = Ticker::new(&q.budget);
         self.scan_index_ids(t, res, &s.field, None, s.desc != from_end, &mut |id| {
             keys.tick()?;
-            if ids.binary_search(&id).is_ok() {
+            if keep(id) {
                 if seen >= skip {
                     page.push(id);
                 }
@@ -508,7 +502,7 @@ where
         if from_end {
             page.reverse();
         }
-        self.fill_checked(t, res, q, page, total)
+        Ok(page)
     }
 
     /// The page of records `ids`, each checked against the query (`None` when one is gone or disagrees: the
