@@ -23,6 +23,8 @@ use crate::tables;
 /// Platform resources are kept under the platform tenant whoever reads them.
 /// At most this many candidates of an exact filter are sorted in memory rather than read in the sort's order.
 const SELECTIVE: usize = 5_000;
+/// Entries of a value counted first when looking for a selective one among several (see `exact_ids`).
+const FEW: usize = 64;
 /// How many candidates of a selective exact filter are decoded when the query also has a range filter.
 const SELECTIVE_BESIDE_RANGE: usize = 500;
 
@@ -397,10 +399,7 @@ where
                 if count != total {
                     return Ok(None);
                 }
-                let max_id = match self.records.range((t, res, 0)..=(t, res, u64::MAX))?.next_back() {
-                    Some(e) => e?.0.value().2,
-                    None => 0,
-                };
+                let max_id = self.last_id(t, res)?;
                 let m = std::sync::Arc::new(rank::SortMarks {
                     count,
                     removed,
@@ -523,7 +522,7 @@ where
 
     /// The ids (ascending) matching exact filters, one value each over single-valued indexed fields, none of few
     /// records: the intersection of the values' kept id sets. `None` when the filters are not all such.
-    fn exact_ids(&self, def: &ResourceDef, t: &str, filters: &[&Filter], removed: u64, cache: &rank::RankCache) -> Result<Option<Vec<u64>>> {
+    fn exact_ids(&self, def: &ResourceDef, t: &str, filters: &[&Filter], removed: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<Vec<u64>>>> {
         let res = def.name.as_str();
         let mut keys = Vec::with_capacity(filters.len());
         for f in filters {
@@ -535,25 +534,27 @@ where
                 _ => return Ok(None),
             }
         }
-        let upto = match self.records.range((t, res, 0)..=(t, res, u64::MAX))?.next_back() {
-            Some(e) => e?.0.value().2,
-            None => 0,
-        };
+        let upto = self.last_id(t, res)?;
         // A value with few records (an order's lines, one person's rows) is answered better by reading its few
         // records (`list_by_index`): its neighbours' large sets would be made, and made again after every move.
+        // Values without a kept set are counted up to a few entries first, so a tiny value beside a large one is
+        // found without reading thousands of the large one's entries.
         let mut held = Vec::with_capacity(keys.len());
         for (field, key) in &keys {
             let moved = self.counter(t, &rank::moved_key(res, field))?;
             let of: rank::MarksOf = (t.to_string(), res.to_string(), field.to_string(), key.clone());
             let kept = cache.set(&of).filter(|s| s.removed == removed && s.moved == moved);
-            let few = match &kept {
-                Some(s) => s.ids.len() <= SELECTIVE,
-                None => self.candidate_ids(t, res, field, std::slice::from_ref(key), SELECTIVE)?.is_some(),
-            };
-            if few {
+            if kept.as_ref().is_some_and(|s| s.ids.len() <= SELECTIVE) {
                 return Ok(None);
             }
             held.push((of, kept, moved));
+        }
+        for cap in [FEW, SELECTIVE] {
+            for (of, kept, _) in &held {
+                if kept.is_none() && self.candidate_ids(t, res, &of.2, std::slice::from_ref(&of.3), cap)?.is_some() {
+                    return Ok(None);
+                }
+            }
         }
         let mut sets = Vec::with_capacity(keys.len());
         for (of, kept, moved) in held {
@@ -562,13 +563,21 @@ where
         sets.sort_by_key(|s| s.len());
         let mut both = match sets.as_slice() {
             [] => return Ok(None),
-            [one] => one.as_ref().clone(),
+            [one] => return Ok(Some(one.clone())),
             [a, b, ..] => intersect(a, b),
         };
         for s in sets.iter().skip(2) {
             both = intersect(&both, s);
         }
-        Ok(Some(both))
+        Ok(Some(std::sync::Arc::new(both)))
+    }
+
+    /// The highest record id of a resource in this snapshot (0: none).
+    fn last_id(&self, t: &str, res: &str) -> Result<u64> {
+        Ok(match self.records.range((t, res, 0)..=(t, res, u64::MAX))?.next_back() {
+            Some(e) => e?.0.value().2,
+            None => 0,
+        })
     }
 
     /// The ids holding one value of an indexed field as of this snapshot (whose highest record id is `upto`): the
