@@ -8,9 +8,11 @@
 //! later: every state a power loss can leave is one a power loss could have left without this layer.
 //!
 //! What changes is when a sync returns. Normally `sync_data` waits for the flusher to reach it (durable on
-//! return, as redb expects). While the writer has set `Control::defer` (the checkpoint's commit only), it returns
-//! at once: redb's commit finishes in memory, and the checkpoint is durable once `Control::done` reaches the
-//! ticket the commit's syncs were given. The write-ahead log holds everything that commit folded until then.
+//! return, as redb expects). While the writer has set `Control::defer` (the checkpoint's commit, and the commits
+//! the write-ahead log makes durable: redb syncs the file when it grows it, and that sync needs its order, not a
+//! wait for every page queued before it), it returns at once: redb's commit finishes in memory, and the checkpoint
+//! is durable once `Control::done` reaches the ticket the commit's syncs were given. The write-ahead log holds
+//! everything that commit folded until then.
 //!
 //! Reads see every queued write (redb reads back pages it has written and not yet seen on disk): a read takes the
 //! file's bytes and lays over them, in queue order, the queued writes and length cuts that overlap it. A queued
@@ -234,6 +236,15 @@ impl Control {
         st.issued
     }
 
+    /// Defers syncs while the guard lives: for a commit that redb makes without durability (the write-ahead log
+    /// makes it durable), whose syncs — redb syncs the file when it grows it, so that no header names a length the
+    /// disk lacks — need their order, which the queue keeps, and not the wait for every page queued before them
+    /// (the last checkpoint's, tens of MiB).
+    pub(crate) fn deferring(&self) -> Deferring<'_> {
+        self.defer(true);
+        Deferring(self)
+    }
+
     /// The last sync the flusher has completed, or the error that stopped it.
     pub(crate) fn done(&self) -> Result<u64, String> {
         let Some(s) = self.0.upgrade() else { return Ok(u64::MAX) };
@@ -255,6 +266,15 @@ impl Control {
             Some(s) => wait_for(&s, ticket),
             None => Ok(()),
         }
+    }
+}
+
+/// Syncs deferred until dropped (`Control::deferring`).
+pub(crate) struct Deferring<'a>(&'a Control);
+
+impl Drop for Deferring<'_> {
+    fn drop(&mut self) {
+        self.0.defer(false);
     }
 }
 

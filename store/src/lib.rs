@@ -111,6 +111,10 @@ pub struct CheckpointFigures {
     /// How long the last one took from its commit's start until its pages were on disk (the writer went on once
     /// the commit was made in memory).
     pub last_disk_ms: f64,
+    /// Checkpoints put off because the one before had not reached the disk yet (writes went on meanwhile), and how
+    /// long checkpoints waited for the one before all the same (at close, or with the log past `FOLD_HARD`).
+    pub postponed: u64,
+    pub waited_ms: f64,
 }
 
 /// A page cache for a data file of `file_bytes` on a machine with `ram_bytes`: a quarter of the memory, no more

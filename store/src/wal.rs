@@ -240,6 +240,8 @@ pub(crate) struct Wal {
     pub(crate) folded_at: std::time::Instant,
     /// A folded log could not be removed (said once).
     remove_failed: bool,
+    /// A due checkpoint put off while the last one's pages are on their way (counted once; see `writer::fold`).
+    pub(crate) postponed: bool,
     /// A checkpoint whose pages are still on their way to the disk: its log, moved aside, is kept until then.
     folding: Option<Folding>,
     /// How long the last checkpoint took from its commit's start until its pages were on disk (taken by the
@@ -282,6 +284,7 @@ impl Wal {
             keep,
             folded_at: std::time::Instant::now(),
             folding: None,
+            postponed: false,
             remove_failed: false,
             disk_time: None,
         })

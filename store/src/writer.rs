@@ -82,6 +82,10 @@ const FOLD_EVERY: Duration = Duration::from_millis(1_000);
 const FOLD_BYTES: u64 = 32 << 20;
 /// A checkpoint once the writer has had nothing to do for this long.
 const FOLD_IDLE: Duration = Duration::from_millis(200);
+/// A due checkpoint is put off while the one before it is still on its way to the disk (its pages queued behind
+/// the writer), rather than holding the writer until they are there — unless the log holds this much (a bound on
+/// the log and so on the replay after a crash).
+const FOLD_HARD: u64 = 4 * FOLD_BYTES;
 
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
@@ -361,6 +365,25 @@ fn fold(inner: &Inner, wait: bool) {
         return;
     }
     let started = Instant::now();
+    // The last checkpoint's pages still on their way: this one waits for the next look (every commit and wake-up)
+    // while writes go on, unless closing or the log has grown past FOLD_HARD — then it waits for them here.
+    let waited = match before_checkpoint(inner, w, wait) {
+        Ok(Before::Ready) => None,
+        Ok(Before::Waited(d)) => Some(d),
+        Ok(Before::PutOff) => {
+            let first = !std::mem::replace(&mut w.postponed, true);
+            let disk = w.disk_time.take();
+            drop(g);
+            postponed(inner, first, disk);
+            return;
+        }
+        Err(e) => {
+            drop(g);
+            inner.fail(format!("checkpoint of the write-ahead log: {e}"));
+            return;
+        }
+    };
+    w.postponed = false;
     let r = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair, &inner.behind, wait)));
     let held = started.elapsed();
     if let Err(e) = r {
@@ -371,6 +394,44 @@ fn fold(inner: &Inner, wait: bool) {
     let disk = w.disk_time.take();
     drop(g);
     note(inner, Some(held), disk);
+    if let Some(d) = waited
+        && let Ok(mut c) = inner.checkpoints.lock() {
+        c.waited_ms += d.as_secs_f64() * 1e3;
+    }
+}
+
+enum Before {
+    /// The last checkpoint is on disk.
+    Ready,
+    /// It was not: waited this long for it.
+    Waited(Duration),
+    /// It is not: this one is put off.
+    PutOff,
+}
+
+/// Whether a checkpoint can go now (see `fold`). Put off, it still makes every lazy commit before it durable (what
+/// the caller counts on).
+fn before_checkpoint(inner: &Inner, w: &mut crate::wal::Wal, wait: bool) -> Result<Before> {
+    w.settle(&inner.behind, false)?;
+    if !w.folding() {
+        return Ok(Before::Ready);
+    }
+    if !wait && w.pending() < FOLD_HARD {
+        w.sync()?;
+        return Ok(Before::PutOff);
+    }
+    let began = Instant::now();
+    w.settle(&inner.behind, true)?;
+    Ok(Before::Waited(began.elapsed()))
+}
+
+/// A due checkpoint put off (`first`: counted once however often it is looked at); the last one's pages may have
+/// reached the disk meanwhile (`disk`).
+fn postponed(inner: &Inner, first: bool, disk: Option<Duration>) {
+    if first && let Ok(mut c) = inner.checkpoints.lock() {
+        c.postponed += 1;
+    }
+    note(inner, None, disk);
 }
 
 /// Adds to the checkpoint figures: a checkpoint that held the writer `held`, and the last one's pages on disk
@@ -455,8 +516,10 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
     let mut seq = inner.seq.get();
     let mut pruned = None;
     let storage = |e: StoreError| Failed::Storage(e.to_string());
-    let mut txn = inner.begin_write().map_err(storage)?;
     let logged_to_wal = inner.wal.lock().map(|g| g.is_some()).unwrap_or(false);
+    // Made durable by the log: the data file's syncs in it only keep their order (`behind::Control::deferring`).
+    let _deferring = logged_to_wal.then(|| inner.behind.deferring());
+    let mut txn = inner.begin_write().map_err(storage)?;
     if durable && !logged_to_wal {
         txn.set_quick_repair(inner.quick_repair);
     } else {
@@ -598,8 +661,9 @@ fn apply_replica(inner: &Inner, records: &[crate::ship::LogRecord]) -> Result<cr
     if let Some(what) = inner.failure() {
         return Err(StoreError::Failed(what));
     }
-    let mut txn = inner.begin_write()?;
     let logged_to_wal = inner.wal.lock().map(|g| g.is_some()).unwrap_or(false);
+    let _deferring = logged_to_wal.then(|| inner.behind.deferring());
+    let mut txn = inner.begin_write()?;
     if logged_to_wal {
         txn.set_durability(redb::Durability::None)?;
     } else {

@@ -8,6 +8,8 @@ use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::{Map, Value, json};
 use store::{Actor, Options, ResourceDef, Store};
 
+mod common;
+
 fn def() -> Arc<ResourceDef> {
     Arc::new(
         serde_json::from_value(json!({
@@ -263,6 +265,103 @@ fn a_checkpoint_keeps_its_folded_log_until_its_pages_are_on_disk() {
     assert!(c.count >= 3 && c.last_writer_ms > 0.0 && c.max_writer_ms >= c.last_writer_ms && c.total_writer_ms >= c.max_writer_ms && c.last_disk_ms > 0.0, "{c:?}");
     s.close();
     assert!(!folded.exists() && !store::wal::path_for(&path).exists());
+}
+
+/// A data file whose syncs wait while `held` is set (a disk that takes its time with a checkpoint's pages).
+#[derive(Debug, Default)]
+struct HeldSyncs {
+    held: Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[derive(Debug)]
+struct HeldData {
+    inner: Box<dyn store::fs::StorageBackend>,
+    held: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl store::fs::StorageBackend for HeldData {
+    fn len(&self) -> std::io::Result<u64> {
+        self.inner.len()
+    }
+    fn read(&self, offset: u64, out: &mut [u8]) -> std::io::Result<()> {
+        self.inner.read(offset, out)
+    }
+    fn set_len(&self, len: u64) -> std::io::Result<()> {
+        self.inner.set_len(len)
+    }
+    fn sync_data(&self) -> std::io::Result<()> {
+        while self.held.load(std::sync::atomic::Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        self.inner.sync_data()
+    }
+    fn write(&self, offset: u64, data: &[u8]) -> std::io::Result<()> {
+        self.inner.write(offset, data)
+    }
+    fn close(&self) -> std::io::Result<()> {
+        self.inner.close()
+    }
+    common::delegate_locks!(inner);
+}
+
+impl store::fs::Fs for HeldSyncs {
+    fn data(&self, path: &Path) -> std::io::Result<Box<dyn store::fs::StorageBackend>> {
+        Ok(Box::new(HeldData { inner: store::fs::OsFs.data(path)?, held: self.held.clone() }))
+    }
+}
+
+/// While a checkpoint's pages are still on their way to the disk, the next checkpoint due is put off and writes go
+/// on (it used to hold the writer, and every write with it, until the disk had them); once they are there it
+/// runs. Nothing is lost either way: the file reopened holds every write.
+#[test]
+fn a_checkpoint_due_while_the_last_is_on_its_way_is_put_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.redb");
+    let fs = Arc::new(HeldSyncs::default());
+    let s = Store::open(&path, &Options { fs: fs.clone(), ..Options::default() }).unwrap();
+    let folded = store::wal::folded_path_for(&path);
+    fs.held.store(true, std::sync::atomic::Ordering::Relaxed);
+    work(&s, 0);
+    let wait_for = |what: &str, f: &dyn Fn() -> bool| {
+        let started = std::time::Instant::now();
+        while !f() {
+            assert!(started.elapsed() < std::time::Duration::from_secs(10), "{what}: {:?}", s.checkpoints());
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
+    // The writer falls idle: a checkpoint, whose pages the disk does not take yet.
+    wait_for("a first checkpoint", &|| s.checkpoints().count == 1);
+    assert!(folded.exists());
+    // More writes, then idle again: the next checkpoint is due and put off; the writes were answered meanwhile.
+    // (Had the writer waited for the disk, the writes would wait until this lets it go, 8 s from now.)
+    let held = fs.held.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_secs(8));
+        held.store(false, std::sync::atomic::Ordering::Relaxed);
+    });
+    for round in 1..4 {
+        let began = std::time::Instant::now();
+        work(&s, round);
+        assert!(began.elapsed() < std::time::Duration::from_secs(5), "a write waited for the disk");
+    }
+    wait_for("a checkpoint put off", &|| s.checkpoints().postponed >= 1);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let c = s.checkpoints();
+    assert_eq!((c.count, c.postponed), (1, 1), "counted once however often it is looked at: {c:?}");
+    assert!(s.log_bytes() > 0 && folded.exists());
+    // The disk catches up: the first checkpoint's log goes, then the one put off runs.
+    fs.held.store(false, std::sync::atomic::Ordering::Relaxed);
+    wait_for("the checkpoint put off", &|| s.checkpoints().count == 2 && s.log_bytes() == 0);
+    let c = s.checkpoints();
+    assert_eq!((c.postponed, c.waited_ms), (1, 0.0), "{c:?}");
+    let list = |s: &Store| s.read(|r| r.list(&def(), "157270", &store::Query { limit: 1_000, ..Default::default() })).unwrap().records;
+    let written = list(&s);
+    assert!(written.len() >= 4 * 30, "{}", written.len());
+    s.close();
+    drop(s);
+    let s = Store::open(&path, &Options::default()).unwrap();
+    assert_eq!(list(&s), written);
+    s.close();
 }
 
 /// With logs kept for shipping, every change reaches a kept log, in order and without a gap, with its commit

@@ -69,6 +69,8 @@ async fn logs_live_in_their_own_file_and_reads_are_counted_not_recorded() {
     assert!(text.contains(r#"zz_http_requests_total{method="GET",route="/api/blade-system/param/list",status="4xx"} 1"#), "{text}");
     assert!(text.contains("zz_logs_file_bytes ") && text.contains("zz_storage_failed 0"), "{text}");
     assert!(text.contains("# TYPE zz_data_checkpoint_writer_seconds_total counter\nzz_data_checkpoint_writer_seconds_total "), "{text}");
+    assert!(text.contains("# TYPE zz_data_checkpoints_postponed_total counter\nzz_data_checkpoints_postponed_total "), "{text}");
+    assert!(text.contains("# TYPE zz_data_checkpoint_waited_seconds_total counter\nzz_data_checkpoint_waited_seconds_total "), "{text}");
     assert_eq!(tower::ServiceExt::oneshot(app.router.clone(), req(Some(a), None)).await.unwrap().status(), 403, "a tenant admin");
     assert_eq!(tower::ServiceExt::oneshot(app.router.clone(), req(None, Some("Bearer guess"))).await.unwrap().status(), 401, "no scrape token configured");
     let (s, v) = app.get("/api/blade-system/status", &tok["000000"]).await;

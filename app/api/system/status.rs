@@ -143,6 +143,8 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_data_checkpoint_writer_seconds", "How long the last checkpoint held the writer (writes wait meanwhile).", "gauge", cp.last_writer_ms / 1e3);
     gauge("zz_data_checkpoint_writer_max_seconds", "The longest any checkpoint held the writer since start.", "gauge", cp.max_writer_ms / 1e3);
     gauge("zz_data_checkpoint_writer_seconds_total", "How long all checkpoints since start held the writer together.", "counter", cp.total_writer_ms / 1e3);
+    gauge("zz_data_checkpoints_postponed_total", "Checkpoints put off because the one before was still on its way to the disk (writes went on).", "counter", cp.postponed as f64);
+    gauge("zz_data_checkpoint_waited_seconds_total", "How long checkpoints waited for the one before to reach the disk (at close, or with the log past its bound).", "counter", cp.waited_ms / 1e3);
     gauge("zz_data_checkpoint_disk_seconds", "How long the last checkpoint took until its pages were on disk (the writer goes on before).", "gauge", cp.last_disk_ms / 1e3);
     let c = st.store.cache();
     gauge("zz_data_cache_bytes", "Page cache of the data file (size).", "gauge", c.capacity_bytes as f64);

@@ -84,6 +84,12 @@ describe('checkpointText', () => {
     expect(checkpointText(c, en)).toBe('last held writes 38 ms, on disk after 152 ms (longest hold 45 ms, 123 in all)');
     expect(checkpointText({ ...c, lastWriterMs: 2.25 }, zh)).toContain('上次占用写入 2.3 ms');
   });
+  test('checkpoints put off while the disk had not taken the one before', () => {
+    const c = { count: 40, lastWriterMs: 12, maxWriterMs: 30, lastDiskMs: 900, postponed: 3 };
+    expect(checkpointText(c, zh)).toBe('上次占用写入 12 ms，落盘 900 ms（最长占用 30 ms，共 40 次，3 次因上次未落盘而推迟）');
+    expect(checkpointText(c, en)).toBe('last held writes 12 ms, on disk after 900 ms (longest hold 30 ms, 40 in all, 3 put off until the one before was on disk)');
+    expect(checkpointText({ ...c, postponed: 0 }, zh)).not.toContain('推迟');
+  });
   test('none yet', () => {
     expect(checkpointText({ count: 0, lastWriterMs: 0, maxWriterMs: 0, lastDiskMs: 0 }, zh)).toBe('尚无');
   });

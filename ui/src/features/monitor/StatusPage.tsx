@@ -225,15 +225,17 @@ export function spaceAge(sec: number | undefined, L: (zh: string, en: string) =>
   return L(`（${m} 分钟前统计）`, ` (counted ${m} min ago)`);
 }
 
-type Checkpoints = { count: number; lastWriterMs: number; maxWriterMs: number; lastDiskMs: number };
+type Checkpoints = { count: number; lastWriterMs: number; maxWriterMs: number; lastDiskMs: number; postponed?: number };
 
 /** The write-ahead log's checkpoints: how long the last held the writer (writes wait meanwhile) and took to reach the
- * disk (from its start), the longest hold, and how many since the start. */
+ * disk (from its start), the longest hold, how many since the start, and how many were put off because the disk
+ * had not yet taken the one before (often: the disk is slow for the writes it gets). */
 export function checkpointText(c: Checkpoints, L: (zh: string, en: string) => string): string {
   if (c.count === 0) return L('尚无', 'none yet');
   const ms = (v: number) => `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`;
   const [w, d, m] = [ms(c.lastWriterMs), ms(c.lastDiskMs), ms(c.maxWriterMs)];
-  return L(`上次占用写入 ${w}，落盘 ${d}（最长占用 ${m}，共 ${c.count} 次）`, `last held writes ${w}, on disk after ${d} (longest hold ${m}, ${c.count} in all)`);
+  const p = c.postponed ? L(`，${c.postponed} 次因上次未落盘而推迟`, `, ${c.postponed} put off until the one before was on disk`) : '';
+  return L(`上次占用写入 ${w}，落盘 ${d}（最长占用 ${m}，共 ${c.count} 次${p}）`, `last held writes ${w}, on disk after ${d} (longest hold ${m}, ${c.count} in all${p})`);
 }
 
 /** The data file's page cache: held of its size, and the share of page reads it answered since the start. */
