@@ -36,7 +36,7 @@ pub fn is_log(name: &str) -> bool {
 
 /// Opens the logs' store beside `data` (a small page cache: they are written far more than read).
 pub fn open_store(data: &Path) -> store::Result<store::Store> {
-    store::Store::open(&file_for(data), &store::Options { cache_bytes: 16 << 20, ..store::Options::default() })
+    store::Store::open(&file_for(data), &store::Options { cache_bytes: 16 << 20, threads: "zz-logs", ..store::Options::default() })
 }
 
 /// Entries waiting at most: an audit entry waits for room beyond this, a read's entry is shed.

@@ -135,7 +135,7 @@ impl std::fmt::Debug for Shared {
 }
 
 impl WriteBehind {
-    pub(crate) fn new(file: Box<dyn StorageBackend>) -> io::Result<(WriteBehind, Control)> {
+    pub(crate) fn new(file: Box<dyn StorageBackend>, threads: &str) -> io::Result<(WriteBehind, Control)> {
         let len = file.len()?;
         let shared = Arc::new(Shared {
             file,
@@ -145,7 +145,7 @@ impl WriteBehind {
             io: RwLock::new(()),
         });
         let s = shared.clone();
-        let thread = std::thread::Builder::new().name("zz-flusher".into()).spawn(move || flush(&s))?;
+        let thread = std::thread::Builder::new().name(format!("{threads}-flusher")).spawn(move || flush(&s))?;
         let control = Control(Arc::downgrade(&shared));
         Ok((WriteBehind { shared, thread: Mutex::new(Some(thread)) }, control))
     }
@@ -522,7 +522,7 @@ mod tests {
     #[test]
     fn applied_buffers_are_reused() {
         let file = Arc::new(Slow::default());
-        let (wb, _control) = WriteBehind::new(Box::new(SlowFile(file.clone()))).unwrap();
+        let (wb, _control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz").unwrap();
         for i in 0..10u8 {
             wb.write(u64::from(i) * 4096, &[i * 2 + 1; 4096]).unwrap();
         }
@@ -558,7 +558,7 @@ mod tests {
     fn reads_see_every_queued_change_and_the_file_ends_equal() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let file = Arc::new(Slow::default());
-        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone()))).unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz").unwrap();
         let mut model: Vec<u8> = Vec::new();
         let mut deferred_ticket = 0;
         for step in 0..6_000u32 {
@@ -637,7 +637,7 @@ mod tests {
                 Ok(())
             }
         }
-        let (wb, control) = WriteBehind::new(Box::new(Broken)).unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(Broken), "zz").unwrap();
         wb.write(0, &[1, 2, 3]).unwrap();
         control.defer(true);
         wb.sync_data().unwrap();

@@ -71,6 +71,9 @@ pub struct Options {
     /// Keep every folded log in this directory (and hand records to `Store::feed`) for shipping off the machine
     /// (see `ship`). None: checkpoints empty the log.
     pub ship_dir: Option<PathBuf>,
+    /// What the store's threads are called: `{threads}-writer`, `{threads}-flusher` (at most 15 bytes each, as
+    /// Linux keeps them), so a profile or `top -H` tells the data file's writer from the logs' file's.
+    pub threads: &'static str,
 }
 
 impl Default for Options {
@@ -83,6 +86,7 @@ impl Default for Options {
             fs: Arc::new(fs::OsFs),
             accept_loss: false,
             ship_dir: None,
+            threads: "zz",
         }
     }
 }
@@ -295,7 +299,7 @@ impl Store {
             creating.clone()
         };
         let backend = opts.fs.data(&at).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
-        let (backend, behind) = behind::WriteBehind::new(backend)?;
+        let (backend, behind) = behind::WriteBehind::new(backend, opts.threads)?;
         let db = Database::builder()
             .set_cache_size(opts.cache_bytes)
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
@@ -371,7 +375,7 @@ impl Store {
             checkpoints: std::sync::Mutex::default(),
         });
         inner.seq.publish(seq);
-        let writer = writer::start(inner.clone());
+        let writer = writer::start(inner.clone(), opts.threads);
         Ok(Store { inner, writer })
     }
 

@@ -93,10 +93,10 @@ pub(crate) struct WriterHandle {
     join: Arc<Mutex<Option<JoinHandle<()>>>>,
 }
 
-pub(crate) fn start(inner: Arc<Inner>) -> WriterHandle {
+pub(crate) fn start(inner: Arc<Inner>, threads: &str) -> WriterHandle {
     let (tx, rx) = channel();
     let join = std::thread::Builder::new()
-        .name("zz-writer".into())
+        .name(format!("{threads}-writer"))
         .spawn(move || run(&inner, rx))
         .expect("spawn writer thread");
     WriterHandle { tx, join: Arc::new(Mutex::new(Some(join))) }
