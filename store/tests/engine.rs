@@ -1092,3 +1092,53 @@ fn pages_of_two_large_values_are_the_same_pages() {
     add(&s, 20_000, 5);
     check(&s, "added after all that");
 }
+
+/// A deep page sorted by an indexed field beside exact filters over large values comes from marks of the sort
+/// index over the filters' records (kept per combination): the same pages as the general plan — while the filters
+/// hold every record, with a walk budget already cancelled (a walk of the index to the page would stop at once),
+/// as made and after records are added (counted beside the marks); then for a second combination beside the first,
+/// where the walk from a mark passes the other value's entries too.
+#[test]
+fn deep_pages_sorted_beside_large_filters_come_from_marks() {
+    let (_d, s) = open();
+    let d = def();
+    let add = |s: &Store, from: usize, n: usize, name: &'static str| {
+        let d = d.clone();
+        s.write(move |w| {
+            for i in from..from + n {
+                w.insert(&d, "A", doc(json!({"paramName": name, "paramKey": format!("k{:05}", (i * 7919) % 100_000), "n": i as i64})), &Actor { user_id: 7, dept_id: 3, at: None })?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    };
+    let key = |r: &Map<String, Value>| r["paramKey"].as_str().unwrap().to_string();
+    let check = |s: &Store, what: &str, name: &str, cancel: bool| {
+        for desc in [false, true] {
+            let sorts = vec![Sort { field: "paramKey".into(), desc }];
+            let filters = vec![Filter::new("paramName", Op::Equal, json!(name)), Filter::new("createUser", Op::Equal, json!(7))];
+            let mut every = filters.clone();
+            every.push(Filter::new("n", Op::Ge, json!(-1)));
+            let whole = s.read(|r| r.list(&d, "A", &Query { limit: 100_000, sorts: sorts.clone(), filters: every, ..Default::default() })).unwrap();
+            let n = whole.total;
+            let whole: Vec<String> = whole.records.iter().map(key).collect();
+            for (offset, size) in [(600u64, 20u64), (1_500, 10), (n / 2, 20), (n / 2 + 1, 7), (n - 700, 20)] {
+                let q = Query { limit: size, offset, sorts: sorts.clone(), filters: filters.clone(), ..Default::default() };
+                let want: Vec<String> = whole.iter().skip(offset as usize).take(size as usize).cloned().collect();
+                // The first asking makes the marks (one walk of the index's keys); every later one uses them.
+                let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+                assert_eq!((page.total, page.records.iter().map(key).collect::<Vec<_>>()), (n, want.clone()), "{what}: {name} desc {desc} offset {offset}");
+                let q = if cancel { Query { budget: cancelled(), ..q } } else { q };
+                let page = s.read(|r| r.list(&d, "A", &q)).unwrap();
+                assert_eq!((page.total, page.records.iter().map(key).collect::<Vec<_>>()), (n, want), "{what}: {name} desc {desc} offset {offset}, from the marks");
+            }
+        }
+    };
+    add(&s, 0, 6_000, "甲");
+    check(&s, "as written", "甲", true);
+    add(&s, 6_000, 300, "甲");
+    check(&s, "records added", "甲", true);
+    add(&s, 10_000, 5_500, "乙");
+    check(&s, "another value", "乙", false);
+    check(&s, "the first again, others added beside", "甲", false);
+}

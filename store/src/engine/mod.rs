@@ -384,53 +384,15 @@ where
         let marks = match extended {
             Some(m) => m,
             None if cache.sort(&of).is_some_and(|m| m.made.elapsed() < std::time::Duration::from_secs(1)) => return Ok(None),
-            None => {
-                let mut marks = Vec::new();
-                let mut count = 0u64;
-                let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), &[][..], 0)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))?;
-                for e in range {
-                    let (k, _) = e?;
-                    if count.is_multiple_of(rank::EVERY) {
-                        let k = k.value();
-                        marks.push((k.3.to_vec(), k.4, count));
-                    }
-                    count += 1;
+            None => match self.make_sort_marks(t, res, &s.field, total, removed, moved, |_| true)? {
+                Some(m) => {
+                    cache.put_sort_arc(&of, m.clone());
+                    m
                 }
-                if count != total {
-                    return Ok(None);
-                }
-                let max_id = self.last_id(t, res)?;
-                let m = std::sync::Arc::new(rank::SortMarks {
-                    count,
-                    removed,
-                    moved,
-                    max_id,
-                    marks: std::sync::Arc::new(marks),
-                    added: Vec::new(),
-                    made: std::time::Instant::now(),
-                });
-                cache.put_sort_arc(&of, m.clone());
-                m
-            }
+                None => return Ok(None),
+            },
         };
-        let take = (total - q.offset).min(q.limit);
-        let first = if s.desc { total - q.offset - take } else { q.offset };
-        let mut ids = Vec::with_capacity(take as usize);
-        let (lo_value, lo_id, mut pos) = marks.start_for(first).unwrap_or((&[][..], 0, 0));
-        let range = self.index.range::<IdxKey>((t, res, s.field.as_str(), lo_value, lo_id)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))?;
-        for e in range {
-            if ids.len() as u64 >= take {
-                break;
-            }
-            let (k, _) = e?;
-            if pos >= first {
-                ids.push(k.value().4);
-            }
-            pos += 1;
-        }
-        if s.desc {
-            ids.reverse();
-        }
+        let ids = self.marked_page_ids(t, res, s, q, total, &marks, |_| true)?;
         let mut fill = PageFill::new(q);
         for id in ids {
             match self.records.get((t, res, id))? {
@@ -474,8 +436,129 @@ where
         if q.offset >= total {
             return Ok(Some(PageFill::new(q).finish(total)));
         }
-        let page = self.sorted_page_ids(t, res, s, q, total, |id| ids.binary_search(&id).is_ok())?;
+        let keep = |id: u64| ids.binary_search(&id).is_ok();
+        // A deep page from marks of the sort index over these records, kept per combination of filters.
+        let (_, depth, _) = nearer_end(total, q.offset, q.limit);
+        let marks = if depth >= 2 * rank::EVERY { self.filtered_sort_marks(def, t, s, filters, &ids, removed, cache)? } else { None };
+        let page = match marks {
+            Some(m) => self.marked_page_ids(t, res, s, q, total, &m, keep)?,
+            None => self.sorted_page_ids(t, res, s, q, total, keep)?,
+        };
         self.fill_checked(t, res, q, page, total)
+    }
+
+    /// Marks of `s.field`'s index over the records of exact filters' intersection `ids` (`rank::SortMarks`, kept
+    /// per combination of filters and values): trusted while nothing was removed and neither the sorted field nor
+    /// a filtered one moved; records added since (ids above the marks') are counted beside them. `None` when they
+    /// do not hold and were made less than a second ago (the page is walked meanwhile).
+    #[allow(clippy::too_many_arguments)]
+    fn filtered_sort_marks(&self, def: &ResourceDef, t: &str, s: &crate::query::Sort, filters: &[&Filter], ids: &[u64], removed: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
+        let res = def.name.as_str();
+        // Counters only grow: their sum is unchanged exactly when each is.
+        let mut moved = self.counter(t, &rank::moved_key(res, &s.field))?;
+        let mut parts = Vec::with_capacity(filters.len());
+        for f in filters {
+            let Some(keys) = exact_keys(def, f) else { return Ok(None) };
+            let hex: String = keys.iter().flatten().map(|b| format!("{b:02x}")).collect();
+            parts.push(format!("{}={hex}", f.field));
+            moved += self.counter(t, &rank::moved_key(res, &f.field))?;
+        }
+        parts.sort();
+        let of = rank::filtered_sort_of(t, res, &s.field, &parts.join(";"));
+        let total = ids.len() as u64;
+        let held = cache.sort(&of).filter(|m| m.removed == removed && m.moved == moved);
+        let extended = match &held {
+            Some(m) if m.count == total => Some(m.clone()),
+            // This snapshot is older than the marks.
+            Some(m) if m.count > total => return Ok(None),
+            Some(m) if m.added.len() < rank::ADDED_MAX => {
+                // The records of the filters added since (ids above the marks').
+                let added = &ids[ids.partition_point(|id| *id <= m.max_id)..];
+                if m.added.len() + added.len() > rank::ADDED_MAX {
+                    None
+                } else {
+                    let mut ext = (**m).clone();
+                    for id in added {
+                        let Some(v) = self.records.get((t, res, *id))? else { return Ok(None) };
+                        let values = index_values(def, &s.field, &decode_record(v.value())?);
+                        let Ok([value]) = <[Vec<u8>; 1]>::try_from(values) else { return Ok(None) };
+                        ext.add(value, *id);
+                    }
+                    ext.max_id = ext.max_id.max(self.last_id(t, res)?);
+                    (ext.count == total).then(|| {
+                        let ext = std::sync::Arc::new(ext);
+                        cache.put_sort_arc(&of, ext.clone());
+                        ext
+                    })
+                }
+            }
+            _ => None,
+        };
+        if let Some(m) = extended {
+            return Ok(Some(m));
+        }
+        if cache.sort(&of).is_some_and(|m| m.made.elapsed() < std::time::Duration::from_secs(1)) {
+            return Ok(None);
+        }
+        let made = self.make_sort_marks(t, res, &s.field, total, removed, moved, |id| ids.binary_search(&id).is_ok())?;
+        if let Some(m) = &made {
+            cache.put_sort_arc(&of, m.clone());
+        }
+        Ok(made)
+    }
+
+    /// Marks of `field`'s whole index over the entries `keep` tells (every `rank::EVERY`-th kept one with its
+    /// position among them), by one walk of the index's keys; `None` when it keeps other than `total`.
+    #[allow(clippy::too_many_arguments)]
+    fn make_sort_marks(&self, t: &str, res: &str, field: &str, total: u64, removed: u64, moved: u64, keep: impl Fn(u64) -> bool) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
+        let max_id = self.last_id(t, res)?;
+        let mut marks = Vec::new();
+        let mut count = 0u64;
+        for e in self.index.range::<IdxKey>((t, res, field, &[][..], 0)..=(t, res, field, INDEX_END, u64::MAX))? {
+            let (k, _) = e?;
+            let k = k.value();
+            if !keep(k.4) {
+                continue;
+            }
+            if count.is_multiple_of(rank::EVERY) {
+                marks.push((k.3.to_vec(), k.4, count));
+            }
+            count += 1;
+        }
+        Ok((count == total).then(|| {
+            std::sync::Arc::new(rank::SortMarks { count, removed, moved, max_id, marks: std::sync::Arc::new(marks), added: Vec::new(), made: std::time::Instant::now() })
+        }))
+    }
+
+    /// The ids of a page of `total` records that `keep` tells, sorted by `s.field`, from marks of its index over
+    /// them: from the mark at or before the page, the index walked by its keys, counting the kept ones.
+    #[allow(clippy::too_many_arguments)]
+    fn marked_page_ids(&self, t: &str, res: &str, s: &crate::query::Sort, q: &Query, total: u64, marks: &rank::SortMarks, keep: impl Fn(u64) -> bool) -> Result<Vec<u64>> {
+        let take = (total - q.offset).min(q.limit);
+        let first = if s.desc { total - q.offset - take } else { q.offset };
+        let mut ids = Vec::with_capacity(take as usize);
+        let (lo_value, lo_id, mut pos) = marks.start_for(first).unwrap_or((&[][..], 0, 0));
+        // Between two marks lie `rank::EVERY` kept entries and any number of others (a small filter's).
+        let mut others = Ticker::new(&q.budget);
+        for e in self.index.range::<IdxKey>((t, res, s.field.as_str(), lo_value, lo_id)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))? {
+            if ids.len() as u64 >= take {
+                break;
+            }
+            let (k, _) = e?;
+            let id = k.value().4;
+            if !keep(id) {
+                others.tick()?;
+                continue;
+            }
+            if pos >= first {
+                ids.push(id);
+            }
+            pos += 1;
+        }
+        if s.desc {
+            ids.reverse();
+        }
+        Ok(ids)
     }
 
     /// The ids of a page of a list sorted by one single-valued indexed field, of `total` records that `keep`

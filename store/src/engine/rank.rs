@@ -112,8 +112,20 @@ impl SortMarks {
     }
 }
 
-/// Which sort index: tenant, resource, field.
+/// Which sort index: tenant, resource, field (and for a filtered list, its filters: `filtered_sort_of`).
 pub type SortOf = (String, String, String);
+
+/// Between a sorted field's name and its list's filters in a `SortOf` (never in a field name).
+const FILTERED: char = '\u{1f}';
+
+/// Filtered lists' sort marks kept at most (each up to a few hundred KB for a million records; the whole indexes'
+/// are one per sortable field and always kept).
+const FILTERED_MAX: usize = 64;
+
+/// The marks of `field`'s index over the records of a list's exact filters (`filters`: each field and value).
+pub fn filtered_sort_of(t: &str, res: &str, field: &str, filters: &str) -> SortOf {
+    (t.to_string(), res.to_string(), format!("{field}{FILTERED}{filters}"))
+}
 
 /// The ids of the records holding one value of an indexed field (`MarksOf` with a field), as of a snapshot: what a
 /// list with several exact filters intersects, instead of reading every index entry of each value every time.
@@ -181,6 +193,10 @@ impl RankCache {
             if !newer {
                 if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
                     g.clear();
+                }
+                let filtered = |k: &SortOf| k.2.contains(FILTERED);
+                if filtered(of) && !g.contains_key(of) && g.keys().filter(|k| filtered(k)).count() >= FILTERED_MAX {
+                    g.retain(|k, _| !filtered(k));
                 }
                 g.insert(of.clone(), m);
             }
