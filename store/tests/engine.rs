@@ -943,42 +943,16 @@ struct SlowReads {
     reads: Arc<std::sync::atomic::AtomicU64>,
 }
 
-#[derive(Debug)]
-struct SlowData {
-    inner: Box<dyn store::fs::StorageBackend>,
-    slow: Arc<std::sync::atomic::AtomicBool>,
-    reads: Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl store::fs::StorageBackend for SlowData {
-    fn len(&self) -> std::io::Result<u64> {
-        self.inner.len()
-    }
-    fn read(&self, offset: u64, out: &mut [u8]) -> std::io::Result<()> {
-        if self.slow.load(std::sync::atomic::Ordering::Relaxed) {
-            self.reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
-        self.inner.read(offset, out)
-    }
-    fn set_len(&self, len: u64) -> std::io::Result<()> {
-        self.inner.set_len(len)
-    }
-    fn sync_data(&self) -> std::io::Result<()> {
-        self.inner.sync_data()
-    }
-    fn write(&self, offset: u64, data: &[u8]) -> std::io::Result<()> {
-        self.inner.write(offset, data)
-    }
-    fn close(&self) -> std::io::Result<()> {
-        self.inner.close()
-    }
-    common::delegate_locks!(inner);
-}
-
 impl store::fs::Fs for SlowReads {
     fn data(&self, path: &std::path::Path) -> std::io::Result<Box<dyn store::fs::StorageBackend>> {
-        Ok(Box::new(SlowData { inner: store::fs::OsFs.data(path)?, slow: self.slow.clone(), reads: self.reads.clone() }))
+        let (slow, reads) = (self.slow.clone(), self.reads.clone());
+        let before_read = Arc::new(move || {
+            if slow.load(std::sync::atomic::Ordering::Relaxed) {
+                reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        });
+        Ok(Box::new(common::Hooked { inner: store::fs::OsFs.data(path)?, before_read, before_sync: Arc::new(|| {}) }))
     }
 }
 

@@ -273,40 +273,15 @@ struct HeldSyncs {
     held: Arc<std::sync::atomic::AtomicBool>,
 }
 
-#[derive(Debug)]
-struct HeldData {
-    inner: Box<dyn store::fs::StorageBackend>,
-    held: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl store::fs::StorageBackend for HeldData {
-    fn len(&self) -> std::io::Result<u64> {
-        self.inner.len()
-    }
-    fn read(&self, offset: u64, out: &mut [u8]) -> std::io::Result<()> {
-        self.inner.read(offset, out)
-    }
-    fn set_len(&self, len: u64) -> std::io::Result<()> {
-        self.inner.set_len(len)
-    }
-    fn sync_data(&self) -> std::io::Result<()> {
-        while self.held.load(std::sync::atomic::Ordering::Relaxed) {
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        self.inner.sync_data()
-    }
-    fn write(&self, offset: u64, data: &[u8]) -> std::io::Result<()> {
-        self.inner.write(offset, data)
-    }
-    fn close(&self) -> std::io::Result<()> {
-        self.inner.close()
-    }
-    common::delegate_locks!(inner);
-}
-
 impl store::fs::Fs for HeldSyncs {
     fn data(&self, path: &Path) -> std::io::Result<Box<dyn store::fs::StorageBackend>> {
-        Ok(Box::new(HeldData { inner: store::fs::OsFs.data(path)?, held: self.held.clone() }))
+        let held = self.held.clone();
+        let before_sync = Arc::new(move || {
+            while held.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        });
+        Ok(Box::new(common::Hooked { inner: store::fs::OsFs.data(path)?, before_read: Arc::new(|| {}), before_sync }))
     }
 }
 
