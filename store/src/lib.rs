@@ -28,6 +28,7 @@ pub use engine::{storage_tenant, walks};
 /// Entries of added records kept beside a sort index's rank marks (for tests that pass it).
 #[doc(hidden)]
 pub use engine::rank::ADDED_MAX as SORT_MARKS_ADDED_MAX;
+pub use engine::rank::RankFigures;
 pub use error::{FieldProblem, Result, StoreError};
 pub use meta::SCHEMA_VERSION;
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
@@ -575,6 +576,11 @@ impl Store {
             f.evictions = s.evictions();
         }
         f
+    }
+
+    /// What deep pages keep in memory between requests: rank marks and id sets (`engine::rank`).
+    pub fn ranks(&self) -> RankFigures {
+        self.inner.ranks.figures()
     }
 
     /// The checkpoints since the start: how many, how long the last held the writer and took to reach the disk.

@@ -1115,4 +1115,8 @@ fn deep_pages_sorted_beside_large_filters_come_from_marks() {
     add(&s, 10_000, 5_500, "乙");
     check(&s, "another value", "乙", false);
     check(&s, "the first again, others added beside", "甲", false);
+    // What they keep is counted for the status screen: the two combinations' marks and the three values' id sets.
+    let f = s.ranks();
+    assert!(f.filtered_sorted == 2 && f.sets == 3 && f.set_bytes >= (6_300 + 5_500 + 11_800) * 8 && f.marks_bytes > 0, "{f:?}");
+    assert_eq!(f.set_max_bytes, 64 << 20);
 }

@@ -71,11 +71,13 @@ async fn logs_live_in_their_own_file_and_reads_are_counted_not_recorded() {
     assert!(text.contains("# TYPE zz_data_checkpoint_writer_seconds_total counter\nzz_data_checkpoint_writer_seconds_total "), "{text}");
     assert!(text.contains("# TYPE zz_data_checkpoints_postponed_total counter\nzz_data_checkpoints_postponed_total "), "{text}");
     assert!(text.contains("# TYPE zz_data_checkpoint_waited_seconds_total counter\nzz_data_checkpoint_waited_seconds_total "), "{text}");
+    assert!(text.contains("# TYPE zz_deep_page_marks_bytes gauge\nzz_deep_page_marks_bytes ") && text.contains("\nzz_deep_page_id_sets_bytes "), "{text}");
     assert_eq!(tower::ServiceExt::oneshot(app.router.clone(), req(Some(a), None)).await.unwrap().status(), 403, "a tenant admin");
     assert_eq!(tower::ServiceExt::oneshot(app.router.clone(), req(None, Some("Bearer guess"))).await.unwrap().status(), 401, "no scrape token configured");
     let (s, v) = app.get("/api/blade-system/status", &tok["000000"]).await;
     assert_eq!(s, 200);
     assert!(v["data"]["logsFileBytes"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["data"]["ranks"]["setMaxBytes"], 64 << 20, "{v}");
     assert!(v["data"]["routes"].as_array().unwrap().iter().any(|r| r["route"] == "GET /api/blade-system/param/list" && r["total"] == 21), "{v}");
 }
 

@@ -47,6 +47,7 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "walBytes": st.store.log_bytes(),
         "cache": st.store.cache(),
         "checkpoints": st.store.checkpoints(),
+        "ranks": st.store.ranks(),
         "storageFailure": st.store.failure(),
         "logsFile": st.log_store.path().display().to_string(),
         "logsFileBytes": logs.file_bytes,
@@ -146,6 +147,9 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_data_checkpoints_postponed_total", "Checkpoints put off because the one before was still on its way to the disk (writes went on).", "counter", cp.postponed as f64);
     gauge("zz_data_checkpoint_waited_seconds_total", "How long checkpoints waited for the one before to reach the disk (at close, or with the log past its bound).", "counter", cp.waited_ms / 1e3);
     gauge("zz_data_checkpoint_disk_seconds", "How long the last checkpoint took until its pages were on disk (the writer goes on before).", "gauge", cp.last_disk_ms / 1e3);
+    let r = st.store.ranks();
+    gauge("zz_deep_page_marks_bytes", "Memory of the rank marks deep pages use (id order, sort indexes, filtered sorts).", "gauge", r.marks_bytes as f64);
+    gauge("zz_deep_page_id_sets_bytes", "Memory of the id sets lists with several exact filters intersect.", "gauge", r.set_bytes as f64);
     let c = st.store.cache();
     gauge("zz_data_cache_bytes", "Page cache of the data file (size).", "gauge", c.capacity_bytes as f64);
     gauge("zz_data_cache_used_bytes", "Page cache of the data file (held).", "gauge", c.used_bytes as f64);

@@ -155,7 +155,55 @@ pub struct RankCache {
     sets: Mutex<(HashMap<MarksOf, Arc<IdSet>>, usize)>,
 }
 
+/// What the rank cache holds (the status screen): lists with id-order marks, sort indexes with marks (whole and per
+/// filter combination), id sets, and the memory of each kind.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankFigures {
+    pub lists: u64,
+    pub sorted: u64,
+    pub filtered_sorted: u64,
+    pub marks_bytes: u64,
+    pub sets: u64,
+    pub set_bytes: u64,
+    /// The id sets' bound (past it they all go and are made again when asked).
+    pub set_max_bytes: u64,
+}
+
+impl SortMarks {
+    /// About what these marks take in memory.
+    fn bytes(&self) -> u64 {
+        let marks: usize = self.marks.iter().map(|(v, _, _)| v.len() + 40).sum();
+        let added: usize = self.added.iter().map(|(v, _)| v.len() + 32).sum();
+        (marks + added) as u64
+    }
+}
+
 impl RankCache {
+    /// What is held now (counted under each kind's lock in turn).
+    pub fn figures(&self) -> RankFigures {
+        let mut f = RankFigures { set_max_bytes: SETS_MAX_BYTES as u64, ..RankFigures::default() };
+        if let Ok(g) = self.ids.lock() {
+            f.lists = g.len() as u64;
+            f.marks_bytes += g.values().map(|m| m.marks.len() as u64 * 16).sum::<u64>();
+        }
+        if let Ok(g) = self.sorts.lock() {
+            for (k, m) in g.iter() {
+                if k.2.contains(FILTERED) {
+                    f.filtered_sorted += 1;
+                } else {
+                    f.sorted += 1;
+                }
+                f.marks_bytes += m.bytes();
+            }
+        }
+        if let Ok(g) = self.sets.lock() {
+            f.sets = g.0.len() as u64;
+            f.set_bytes = g.1 as u64;
+        }
+        f
+    }
+
     pub fn get(&self, of: &MarksOf) -> Option<Arc<Marks>> {
         self.ids.lock().ok()?.get(of).cloned()
     }

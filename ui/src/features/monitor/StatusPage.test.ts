@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { bytes, cacheText, checkpointText, duration, indexRows, replicaRows, spaceAge } from './StatusPage';
+import { bytes, cacheText, checkpointText, duration, indexRows, ranksText, replicaRows, spaceAge } from './StatusPage';
 
 test('bytes are shown in binary units', () => {
   expect(bytes(512)).toBe('512 B');
@@ -92,5 +92,13 @@ describe('checkpointText', () => {
   });
   test('none yet', () => {
     expect(checkpointText({ count: 0, lastWriterMs: 0, maxWriterMs: 0, lastDiskMs: 0 }, zh)).toBe('尚无');
+  });
+});
+
+describe('ranksText', () => {
+  test('the marks and id sets deep pages keep, against the sets\' bound', () => {
+    const r = { lists: 3, sorted: 2, filteredSorted: 1, marksBytes: 1536, sets: 2, setBytes: 8 * 1024 * 1024, setMaxBytes: 64 * 1024 * 1024 };
+    expect(ranksText(r, bytes, (z) => z)).toBe('标记 1.5 KiB（列表 3、排序 2、筛选排序 1），编号集合 8.0 MiB / 64.0 MiB（2 个）');
+    expect(ranksText(r, bytes, (_, e) => e)).toBe('marks 1.5 KiB (3 lists, 2 sorts, 1 filtered sorts), id sets 8.0 MiB / 64.0 MiB (2)');
   });
 });

@@ -10,6 +10,7 @@ type Status = {
   version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number; spaceAgeSeconds?: number;
   cache?: { capacityBytes: number; usedBytes: number; readHits: number; readMisses: number };
   checkpoints?: Checkpoints;
+  ranks?: Ranks;
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: {
@@ -155,6 +156,7 @@ export function StatusPage() {
     [L('待检查点日志', 'Write-ahead log'), bytes(st.walBytes), `${st.walBytes}`],
     ...(st.cache ? [[L('页面缓存', 'Page cache'), cacheText(st.cache, bytes, L), `${st.cache.capacityBytes}`] as [string, string, string]] : []),
     ...(st.checkpoints ? [[L('检查点', 'Checkpoints'), checkpointText(st.checkpoints, L), `${st.checkpoints.count}`] as [string, string, string]] : []),
+    ...(st.ranks ? [[L('深页缓存', 'Deep-page memory'), ranksText(st.ranks, bytes, L), `${st.ranks.marksBytes + st.ranks.setBytes}`] as [string, string, string]] : []),
     [L('日志文件', 'Logs file'), st.logsFile],
     [L('日志占用', 'Logs in use'), `${bytes(st.logsAllocatedBytes)} / ${st.logMaxMb} MiB（${L('保留', 'kept')} ${st.logRetentionDays} ${L('天', 'days')}）`, `${st.logsAllocatedBytes}`],
     [L('日志文件大小', 'Logs file size'), bytes(st.logsFileBytes), `${st.logsFileBytes}`],
@@ -236,6 +238,16 @@ export function checkpointText(c: Checkpoints, L: (zh: string, en: string) => st
   const [w, d, m] = [ms(c.lastWriterMs), ms(c.lastDiskMs), ms(c.maxWriterMs)];
   const p = c.postponed ? L(`，${c.postponed} 次因上次未落盘而推迟`, `, ${c.postponed} put off until the one before was on disk`) : '';
   return L(`上次占用写入 ${w}，落盘 ${d}（最长占用 ${m}，共 ${c.count} 次${p}）`, `last held writes ${w}, on disk after ${d} (longest hold ${m}, ${c.count} in all${p})`);
+}
+
+type Ranks = { lists: number; sorted: number; filteredSorted: number; marksBytes: number; sets: number; setBytes: number; setMaxBytes: number };
+
+/** What deep pages keep in memory between requests: rank marks (of lists, sort indexes and filtered sorts) and the id
+ * sets lists with several exact filters intersect, against the sets' bound. */
+export function ranksText(r: Ranks, bytes: (n: number) => string, L: (zh: string, en: string) => string): string {
+  const marks = L(`标记 ${bytes(r.marksBytes)}（列表 ${r.lists}、排序 ${r.sorted}、筛选排序 ${r.filteredSorted}）`, `marks ${bytes(r.marksBytes)} (${r.lists} lists, ${r.sorted} sorts, ${r.filteredSorted} filtered sorts)`);
+  const sets = L(`编号集合 ${bytes(r.setBytes)} / ${bytes(r.setMaxBytes)}（${r.sets} 个）`, `id sets ${bytes(r.setBytes)} / ${bytes(r.setMaxBytes)} (${r.sets})`);
+  return L(`${marks}，${sets}`, `${marks}, ${sets}`);
 }
 
 /** The data file's page cache: held of its size, and the share of page reads it answered since the start. */
