@@ -351,47 +351,13 @@ where
         }
         let removed = self.counter(t, &rank::removed_key(res))?;
         let moved = self.counter(t, &rank::moved_key(res, &s.field))?;
-        let of = (t.to_string(), res.to_string(), s.field.clone());
-        let held = cache.sort(&of).filter(|m| m.removed == removed && m.moved == moved);
-        // Records added since the marks were made (ids above theirs): their entries are counted beside the marks.
-        let extended = match &held {
-            Some(m) if m.count == total => Some(m.clone()),
-            // This snapshot is older than the marks: the general plan.
-            Some(m) if m.count > total => return Ok(None),
-            Some(m) if m.added.len() < rank::ADDED_MAX => {
-                let mut ext = (**m).clone();
-                for e in self.records.range((t, res, m.max_id.saturating_add(1))..=(t, res, u64::MAX))? {
-                    if ext.added.len() > rank::ADDED_MAX {
-                        // Too many to keep beside the marks: made again below (the count will not match).
-                        break;
-                    }
-                    let (k, v) = e?;
-                    let values = index_values(def, &s.field, &decode_record(v.value())?);
-                    // A single-valued field has one entry per record (null included).
-                    let Ok([value]) = <[Vec<u8>; 1]>::try_from(values) else { return Ok(None) };
-                    ext.add(value, k.value().2);
-                }
-                // Exactly the records the live count added, else (a record stored under an old id, or more added
-                // than are kept) made again.
-                (ext.count == total && ext.added.len() <= rank::ADDED_MAX).then(|| {
-                    let ext = std::sync::Arc::new(ext);
-                    cache.put_sort_arc(&of, ext.clone());
-                    ext
-                })
-            }
-            _ => None,
+        let of = (t.to_string(), res.to_string(), s.field.clone(), String::new());
+        let want = WantMarks { of: &of, total, removed, moved };
+        // Records added since the marks (ids above theirs) can land anywhere in the index: counted beside them.
+        let added = |max_id: u64| -> Result<Vec<u64>> {
+            self.records.range((t, res, max_id.saturating_add(1))..=(t, res, u64::MAX))?.take(rank::ADDED_MAX + 1).map(|e| Ok(e?.0.value().2)).collect()
         };
-        let marks = match extended {
-            Some(m) => m,
-            None if cache.sort(&of).is_some_and(|m| m.made.elapsed() < std::time::Duration::from_secs(1)) => return Ok(None),
-            None => match self.make_sort_marks(t, res, &s.field, total, removed, moved, |_| true)? {
-                Some(m) => {
-                    cache.put_sort_arc(&of, m.clone());
-                    m
-                }
-                None => return Ok(None),
-            },
-        };
+        let Some(marks) = self.sort_marks(def, t, &s.field, &want, |_| true, added, cache)? else { return Ok(None) };
         let ids = self.marked_page_ids(t, res, s, q, total, &marks, |_| true)?;
         let mut fill = PageFill::new(q);
         for id in ids {
@@ -464,53 +430,59 @@ where
             moved += self.counter(t, &rank::moved_key(res, &f.field))?;
         }
         parts.sort();
-        let of = rank::filtered_sort_of(t, res, &s.field, &parts.join(";"));
-        let total = ids.len() as u64;
-        let held = cache.sort(&of).filter(|m| m.removed == removed && m.moved == moved);
-        let extended = match &held {
-            Some(m) if m.count == total => Some(m.clone()),
+        let of = (t.to_string(), res.to_string(), s.field.clone(), parts.join(";"));
+        let want = WantMarks { of: &of, total: ids.len() as u64, removed, moved };
+        // The filters' records added since the marks (ids above theirs).
+        let added = |max_id: u64| Ok(ids[ids.partition_point(|id| *id <= max_id)..].iter().take(rank::ADDED_MAX + 1).copied().collect());
+        self.sort_marks(def, t, &s.field, &want, |id| ids.binary_search(&id).is_ok(), added, cache)
+    }
+
+    /// Sort marks of `field`'s index over the records `keep` tells, for this snapshot (`want`): the kept ones;
+    /// else those extended by the records added since (`added(max_id)`: their ids above the marks', ascending, at
+    /// most `rank::ADDED_MAX + 1`), each one's entry counted beside the marks; else made again by one walk of the
+    /// index's keys, at most once a second. `None` when none of these counts exactly `want.total`.
+    #[allow(clippy::too_many_arguments)]
+    fn sort_marks(&self, def: &ResourceDef, t: &str, field: &str, want: &WantMarks, keep: impl Fn(u64) -> bool, added: impl FnOnce(u64) -> Result<Vec<u64>>, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
+        let res = def.name.as_str();
+        if let Some(m) = cache.sort(want.of).filter(|m| m.removed == want.removed && m.moved == want.moved) {
+            if m.count == want.total {
+                return Ok(Some(m));
+            }
             // This snapshot is older than the marks.
-            Some(m) if m.count > total => return Ok(None),
-            Some(m) if m.added.len() < rank::ADDED_MAX => {
-                // The records of the filters added since (ids above the marks').
-                let added = &ids[ids.partition_point(|id| *id <= m.max_id)..];
-                if m.added.len() + added.len() > rank::ADDED_MAX {
-                    None
-                } else {
-                    let mut ext = (**m).clone();
-                    for id in added {
-                        let Some(v) = self.records.get((t, res, *id))? else { return Ok(None) };
-                        let values = index_values(def, &s.field, &decode_record(v.value())?);
-                        let Ok([value]) = <[Vec<u8>; 1]>::try_from(values) else { return Ok(None) };
-                        ext.add(value, *id);
-                    }
-                    ext.max_id = ext.max_id.max(self.last_id(t, res)?);
-                    (ext.count == total).then(|| {
-                        let ext = std::sync::Arc::new(ext);
-                        cache.put_sort_arc(&of, ext.clone());
-                        ext
-                    })
+            if m.count > want.total {
+                return Ok(None);
+            }
+            let ids = added(m.max_id)?;
+            if m.added.len() + ids.len() <= rank::ADDED_MAX {
+                let mut ext = (*m).clone();
+                for id in ids {
+                    let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
+                    // A single-valued field has one entry per record (null included).
+                    let Ok([value]) = <[Vec<u8>; 1]>::try_from(index_values(def, field, &decode_record(v.value())?)) else { return Ok(None) };
+                    ext.add(value, id);
+                }
+                ext.max_id = ext.max_id.max(self.last_id(t, res)?);
+                // Exactly the records the live count added, else (a record stored under an old id) made again.
+                if ext.count == want.total {
+                    let ext = std::sync::Arc::new(ext);
+                    cache.put_sort(want.of, ext.clone());
+                    return Ok(Some(ext));
                 }
             }
-            _ => None,
-        };
-        if let Some(m) = extended {
-            return Ok(Some(m));
         }
-        if cache.sort(&of).is_some_and(|m| m.made.elapsed() < std::time::Duration::from_secs(1)) {
+        if cache.sort(want.of).is_some_and(|m| m.made.elapsed() < std::time::Duration::from_secs(1)) {
             return Ok(None);
         }
-        let made = self.make_sort_marks(t, res, &s.field, total, removed, moved, |id| ids.binary_search(&id).is_ok())?;
+        let made = self.make_sort_marks(t, res, field, want, keep)?;
         if let Some(m) = &made {
-            cache.put_sort_arc(&of, m.clone());
+            cache.put_sort(want.of, m.clone());
         }
         Ok(made)
     }
 
     /// Marks of `field`'s whole index over the entries `keep` tells (every `rank::EVERY`-th kept one with its
     /// position among them), by one walk of the index's keys; `None` when it keeps other than `total`.
-    #[allow(clippy::too_many_arguments)]
-    fn make_sort_marks(&self, t: &str, res: &str, field: &str, total: u64, removed: u64, moved: u64, keep: impl Fn(u64) -> bool) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
+    fn make_sort_marks(&self, t: &str, res: &str, field: &str, want: &WantMarks, keep: impl Fn(u64) -> bool) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
         let max_id = self.last_id(t, res)?;
         let mut marks = Vec::new();
         let mut count = 0u64;
@@ -525,7 +497,8 @@ where
             }
             count += 1;
         }
-        Ok((count == total).then(|| {
+        Ok((count == want.total).then(|| {
+            let (removed, moved) = (want.removed, want.moved);
             std::sync::Arc::new(rank::SortMarks { count, removed, moved, max_id, marks: std::sync::Arc::new(marks), added: Vec::new(), made: std::time::Instant::now() })
         }))
     }
@@ -1185,6 +1158,15 @@ fn nearer_end(total: u64, offset: u64, limit: u64) -> (bool, u64, u64) {
     } else {
         (false, offset, limit)
     }
+}
+
+/// Which sort marks a list needs, and what they must count and have been made with to be trusted for this
+/// snapshot (see `rank::SortMarks`).
+struct WantMarks<'a> {
+    of: &'a rank::SortOf,
+    total: u64,
+    removed: u64,
+    moved: u64,
 }
 
 /// The ids in both ascending lists (a merge, galloping through the longer when one is much shorter).

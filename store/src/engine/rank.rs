@@ -112,20 +112,13 @@ impl SortMarks {
     }
 }
 
-/// Which sort index: tenant, resource, field (and for a filtered list, its filters: `filtered_sort_of`).
-pub type SortOf = (String, String, String);
-
-/// Between a sorted field's name and its list's filters in a `SortOf` (never in a field name).
-const FILTERED: char = '\u{1f}';
+/// Which sort marks: tenant, resource, field, and for a filtered list its exact filters (each field and value,
+/// empty for the whole index).
+pub type SortOf = (String, String, String, String);
 
 /// Filtered lists' sort marks kept at most (each up to a few hundred KB for a million records; the whole indexes'
 /// are one per sortable field and always kept).
 const FILTERED_MAX: usize = 64;
-
-/// The marks of `field`'s index over the records of a list's exact filters (`filters`: each field and value).
-pub fn filtered_sort_of(t: &str, res: &str, field: &str, filters: &str) -> SortOf {
-    (t.to_string(), res.to_string(), format!("{field}{FILTERED}{filters}"))
-}
 
 /// The ids of the records holding one value of an indexed field (`MarksOf` with a field), as of a snapshot: what a
 /// list with several exact filters intersects, instead of reading every index entry of each value every time.
@@ -189,7 +182,7 @@ impl RankCache {
         }
         if let Ok(g) = self.sorts.lock() {
             for (k, m) in g.iter() {
-                if k.2.contains(FILTERED) {
+                if !k.3.is_empty() {
                     f.filtered_sorted += 1;
                 } else {
                     f.sorted += 1;
@@ -235,16 +228,15 @@ impl RankCache {
     }
     /// Keeps sort marks unless the ones there are of a later snapshot (more removals or moves, or as many and
     /// more records).
-    pub fn put_sort_arc(&self, of: &SortOf, m: Arc<SortMarks>) {
+    pub fn put_sort(&self, of: &SortOf, m: Arc<SortMarks>) {
         if let Ok(mut g) = self.sorts.lock() {
             let newer = g.get(of).is_some_and(|cur| later((cur.removed, cur.moved, cur.count), (m.removed, m.moved, m.count)));
             if !newer {
                 if g.len() >= MAX_ENTRIES && !g.contains_key(of) {
                     g.clear();
                 }
-                let filtered = |k: &SortOf| k.2.contains(FILTERED);
-                if filtered(of) && !g.contains_key(of) && g.keys().filter(|k| filtered(k)).count() >= FILTERED_MAX {
-                    g.retain(|k, _| !filtered(k));
+                if !of.3.is_empty() && !g.contains_key(of) && g.keys().filter(|k| !k.3.is_empty()).count() >= FILTERED_MAX {
+                    g.retain(|k, _| k.3.is_empty());
                 }
                 g.insert(of.clone(), m);
             }
