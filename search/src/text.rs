@@ -34,8 +34,8 @@ pub fn fold(text: &str) -> Vec<char> {
 pub fn pairs(field: &str, text: &str, base: usize, out: &mut Vec<(usize, String)>) -> usize {
     let chars = fold(text);
     for (i, w) in chars.windows(2).enumerate() {
-        out.push((base + i, format!("{field}{SEP}{}{}", w[0], w[1])));
-        out.push((base + i, format!("{SEP}{}{}", w[0], w[1])));
+        out.push((base + i, term(field, &[w[0], w[1]])));
+        out.push((base + i, term("", &[w[0], w[1]])));
     }
     base + chars.len() + 2
 }
@@ -44,9 +44,18 @@ pub fn pairs(field: &str, text: &str, base: usize, out: &mut Vec<(usize, String)
 /// empty one.
 pub fn chars(field: &str, text: &str, out: &mut Vec<String>) {
     for c in fold(text) {
-        out.push(format!("{field}{SEP}{c}"));
-        out.push(format!("{SEP}{c}"));
+        out.push(term(field, &[c]));
+        out.push(term("", &[c]));
     }
+}
+
+/// `{field}{SEP}{chars}` (as `format!` would make it, without `fmt`: four terms per character of every record).
+fn term(field: &str, chars: &[char]) -> String {
+    let mut t = String::with_capacity(field.len() + 1 + 4 * chars.len());
+    t.push_str(field);
+    t.push(SEP);
+    t.extend(chars);
+    t
 }
 
 /// What a text containing `needle` must hold.

@@ -220,6 +220,39 @@ fn commits_carry_their_sequence_and_survive_reopening() {
     assert!(ix.is_empty());
 }
 
+/// New records (ids above any in the index) are added without a delete of their key first; every other upsert
+/// still replaces its document: an update after the create, a key twice in one commit, an update after the index
+/// was reopened (the bound read back from the segments) and after it was emptied.
+#[test]
+fn upserts_replace_their_document_whether_or_not_it_is_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = |ix: &Index, needle: &str| ix.contains("A", "param", "paramName", needle).unwrap();
+    {
+        let (ix, _) = Index::open(dir.path(), "").unwrap();
+        ix.apply(&[doc("A", 10, "订单超时"), doc("A", 20, "订单取消")], &[], 1).unwrap();
+        ix.apply(&[doc("A", 10, "订单完成"), doc("A", 30, "仓库入库")], &[], 2).unwrap();
+        assert_eq!(names(&ix, "超时"), Some(vec![]), "the update replaced the created document");
+        assert_eq!(names(&ix, "订单"), Some(vec![10, 20]));
+        // A new id twice in one commit (and an older id below it): one document each, the last one's text.
+        ix.apply(&[doc("A", 40, "材料出库"), doc("A", 15, "财务审批"), doc("A", 40, "材料退库")], &[], 3).unwrap();
+        assert_eq!(names(&ix, "出库"), Some(vec![]));
+        assert_eq!(names(&ix, "材料"), Some(vec![40]));
+        assert_eq!(ix.len(), 5);
+    }
+    let (ix, _) = Index::open(dir.path(), "").unwrap();
+    ix.apply(&[doc("A", 40, "材料入库"), doc("A", 30, "仓库盘点")], &[], 4).unwrap();
+    assert_eq!(names(&ix, "材料"), Some(vec![40]));
+    assert_eq!(names(&ix, "退库"), Some(vec![]), "reopened, an update still replaces");
+    assert_eq!(names(&ix, "仓库"), Some(vec![30]));
+    assert_eq!(ix.len(), 5);
+    // Emptied (a rebuild): ids start again from nothing, and a document added twice is still one.
+    ix.clear().unwrap();
+    ix.apply(&[doc("A", 5, "合同施工")], &[], 5).unwrap();
+    ix.apply(&[doc("A", 5, "合同签订")], &[], 6).unwrap();
+    assert_eq!(names(&ix, "合同"), Some(vec![5]));
+    assert_eq!(ix.len(), 1);
+}
+
 #[test]
 fn another_layout_or_an_interrupted_rebuild_starts_over() {
     let dir = tempfile::tempdir().unwrap();
