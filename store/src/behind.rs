@@ -34,13 +34,6 @@ const QUEUE_MAX: usize = 64 << 20;
 /// pages the allocator had given back since the last one (`perf` of spread picks: 45% of the checkpoint in page
 /// faults).
 const SPARE_MAX: usize = 32 << 20;
-/// Bytes the flusher writes at most before it syncs them, whether or not a sync is queued. A checkpoint's pages
-/// (15 MiB after a second of creates) otherwise reach the disk in one burst at its sync, and the write-ahead log's
-/// syncs — what every waiting write waits for — queue behind them on the same disk: 7–14 ms instead of 0.3 ms
-/// (`strace -T` of the writer under creates). In steps, a log sync waits behind one step at most. An early sync
-/// only makes durable sooner what is already written in order: the file passes through no state it could not have
-/// reached before (the kernel may write any page back at any time).
-const SYNC_STEP: usize = 1 << 20;
 
 /// Buffers of applied writes, by length, each held by nothing else (see `SPARE_MAX`).
 #[derive(Default)]
@@ -198,8 +191,6 @@ impl Drop for WriteBehind {
 }
 
 fn flush(s: &Shared) {
-    // Bytes written since the file was last synced.
-    let mut unsynced = 0usize;
     loop {
         let mut st = s.lock();
         while (st.queue.is_empty() || st.error.is_some()) && !st.stop {
@@ -217,14 +208,7 @@ fn flush(s: &Shared) {
         };
         drop(st);
         let r = match &job {
-            Job::Write { at, data, .. } => s.file.write(*at, data).and_then(|()| {
-                unsynced += data.len();
-                if unsynced < SYNC_STEP {
-                    return Ok(());
-                }
-                unsynced = 0;
-                s.file.sync_data()
-            }),
+            Job::Write { at, data, .. } => s.file.write(*at, data),
             Job::SetLen { len, .. } => {
                 let _g = s.io.write().unwrap_or_else(|e| e.into_inner());
                 let r = s.file.set_len(*len);
@@ -233,10 +217,7 @@ fn flush(s: &Shared) {
                 }
                 r
             }
-            Job::Sync { .. } => {
-                unsynced = 0;
-                s.file.sync_data()
-            }
+            Job::Sync { .. } => s.file.sync_data(),
         };
         let mut st = s.lock();
         let mut applied = None;
@@ -534,28 +515,6 @@ mod tests {
         fn query_lock_range(&self, _: Bound<u64>, _: Bound<u64>) -> Result<bool, BackendError> {
             Ok(false)
         }
-    }
-
-    /// Writes reach the disk in steps: the flusher syncs after every `SYNC_STEP` bytes it writes, not only at the
-    /// syncs redb asks for.
-    #[test]
-    fn writes_are_synced_in_steps() {
-        let file = Arc::new(Slow::default());
-        let (wb, _control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz").unwrap();
-        let page = 64 << 10;
-        let pages = (2 * SYNC_STEP + SYNC_STEP / 2) / page;
-        for i in 0..pages {
-            wb.write((i * page) as u64, &vec![(i % 100 * 2 + 1) as u8; page]).unwrap();
-        }
-        wb.sync_data().unwrap();
-        assert_eq!(file.syncs.load(std::sync::atomic::Ordering::Relaxed), 3, "two steps, then the sync asked for");
-        let b = file.bytes.lock().unwrap();
-        assert!((0..pages).all(|i| b[i * page..(i + 1) * page].iter().all(|x| *x == (i % 100 * 2 + 1) as u8)));
-        drop(b);
-        // A sync asked for starts a new step.
-        wb.write(0, &vec![1; SYNC_STEP / 2]).unwrap();
-        wb.sync_data().unwrap();
-        assert_eq!(file.syncs.load(std::sync::atomic::Ordering::Relaxed), 4);
     }
 
     /// An applied write's buffer serves the next write of its size (no fresh memory for each page of every
