@@ -170,8 +170,10 @@ pub struct ResourceDef {
 /// Columns every record has, stamped by the server; a client can never set them.
 pub const AUDIT_FIELDS: &[&str] =
     &["id", "tenantId", "createUser", "createDept", "createTime", "updateUser", "updateTime", "status", "isDeleted"];
-/// Audit columns that are filterable and sortable on every resource, and indexed.
-pub const SYSTEM_INDEXED: &[&str] = &["updateTime", "status", "createUser", "createDept"];
+/// Audit columns that are filterable and sortable on every resource, and indexed. `createTime` sorts as `id` (ids
+/// grow with time) but is indexed for its ranges: a list filtered by creation date (创建时间 from–to) reads the
+/// range's entries instead of testing every record (1.5 s on 1,000,000 parameters).
+pub const SYSTEM_INDEXED: &[&str] = &["updateTime", "status", "createUser", "createDept", "createTime"];
 
 impl ResourceDef {
     /// The prefix of this resource's permission codes.

@@ -1357,8 +1357,14 @@ fn range_keys(def: &ResourceDef, f: &Filter) -> Option<KeyRange> {
     if !matches!(f.op, Op::Ge | Op::Gt | Op::Le | Op::Lt) || !def.indexed_fields().any(|n| n == f.field) {
         return None;
     }
-    let fd = def.field(&f.field).filter(|d| !d.multi)?;
-    let tag: u8 = match (&fd.kind, &f.value) {
+    // The audit columns the server stamps (times as epoch milliseconds, people, status) are integers.
+    let kind = match def.field(&f.field) {
+        Some(d) if d.multi => return None,
+        Some(d) => &d.kind,
+        None if crate::resource::AUDIT_FIELDS.contains(&f.field.as_str()) => &FieldKind::Long,
+        None => return None,
+    };
+    let tag: u8 = match (kind, &f.value) {
         (FieldKind::Date, Value::String(v)) if v.len() < crate::codec::MAX_INDEXED_BYTES => 3,
         (FieldKind::Int | FieldKind::Long | FieldKind::Money | FieldKind::Qty | FieldKind::Flag, Value::Number(n)) if n.as_i64().is_some() => 2,
         _ => return None,
