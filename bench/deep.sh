@@ -43,6 +43,10 @@ page "status=1 and createUser=1, middle page" "status=1&createUser=1&current=$((
 # … sorted by 参数键名: the sort index walked by key from the nearer end, each id tested against the filters' ids.
 page "status=1 and createUser=1 by paramKey, first page" "status=1&createUser=1&ascs=paramKey&current=1&size=20"
 page "status=1 and createUser=1 by paramKey, middle page" "status=1&createUser=1&ascs=paramKey&current=$((LAST / 2))&size=20"
+# By creation date (创建时间 from a day): the createTime index's range — every row here (the file's rows share one
+# creation second), then a day after them (none).
+page "createTime from 2025-06-01, middle page" "createTime_datege=2025-06-01&current=$((LAST / 2))&size=20"
+page "createTime from tomorrow (no rows)" "createTime_datege=$(date -d tomorrow +%F)&current=1&size=20"
 # Sorted by another indexed field (参数键名): the index walked by key from the nearer end, the page's rows read.
 page "by paramKey, middle page" "ascs=paramKey&current=$((LAST / 2))&size=20"
 page "by paramKey, 3/4 deep" "ascs=paramKey&current=$((LAST * 3 / 4))&size=20"
