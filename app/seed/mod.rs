@@ -44,6 +44,9 @@ pub(crate) fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 /// Seeds an empty store; returns the generated credentials (empty when the operator supplied the password, or
 /// when the store was already seeded).
 pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>, demo: bool) -> anyhow::Result<Vec<Issued>> {
+    // Before anything below writes: a resource's index of a newly indexed field is filled only when no entry of
+    // that field exists yet, so a record the upgrade adds first would leave the older records out of it.
+    sync_indexes(store, res)?;
     let seeded = store.read(|r| r.meta("seeded"))?.is_some();
     let mut issued = Vec::new();
     if !seeded {
@@ -64,7 +67,6 @@ pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>,
     }
     let res2 = res.clone();
     store.write(move |w| upgrade(w, &res2))?;
-    sync_indexes(store, res)?;
     let demo_done = store.read(|r| r.meta("demo_seeded"))?.is_some();
     if demo && !demo_done {
         let pw = admin_password.map(str::to_string).unwrap_or_else(password::random_password);
