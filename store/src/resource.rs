@@ -227,11 +227,11 @@ impl ResourceDef {
     }
 
     pub fn is_filterable(&self, name: &str) -> bool {
-        matches!(name, "id" | "createTime") || SYSTEM_INDEXED.contains(&name) || self.field(name).is_some_and(|f| f.filter)
+        name == "id" || SYSTEM_INDEXED.contains(&name) || self.field(name).is_some_and(|f| f.filter)
     }
 
     pub fn is_sortable(&self, name: &str) -> bool {
-        matches!(name, "id" | "createTime") || SYSTEM_INDEXED.contains(&name) || self.field(name).is_some_and(|f| f.sort)
+        name == "id" || SYSTEM_INDEXED.contains(&name) || self.field(name).is_some_and(|f| f.sort)
     }
 
     /// A label the app adds beside a coded value and a client echoes back: `<field>Name` of a dictionary field,
