@@ -93,13 +93,20 @@ struct State {
     defer: bool,
     error: Option<String>,
     stop: bool,
+    /// The flusher is waiting for work (only then does queuing a job wake it: a wake-up is a system call, and a
+    /// checkpoint queues thousands of pages).
+    flusher_idle: bool,
+    /// Threads waiting for the flusher to move on (room in the queue, a sync done, the queue drained).
+    waiting: usize,
 }
 
 struct Shared {
     file: Box<dyn StorageBackend>,
     st: Mutex<State>,
     spare: Mutex<Spare>,
-    /// Signals the flusher (work queued) and waiters (work done).
+    /// Signals the flusher: work queued (while it is idle), or stop.
+    work: Condvar,
+    /// Signals waiters: work done (while someone waits), or an error.
     moved: Condvar,
     /// Held shared while reading the file, exclusively while its length changes (a read never meets a file shorter
     /// than the length it was told).
@@ -109,6 +116,14 @@ struct Shared {
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until the flusher has moved on (or failed).
+    fn wait_moved<'a>(&'a self, mut st: std::sync::MutexGuard<'a, State>) -> std::sync::MutexGuard<'a, State> {
+        st.waiting += 1;
+        let mut st = self.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        st.waiting -= 1;
+        st
     }
 }
 
@@ -141,6 +156,7 @@ impl WriteBehind {
             file,
             st: Mutex::new(State { len, disk_len: len, ..State::default() }),
             spare: Mutex::default(),
+            work: Condvar::new(),
             moved: Condvar::new(),
             io: RwLock::new(()),
         });
@@ -153,7 +169,7 @@ impl WriteBehind {
     fn enqueue(&self, job: impl FnOnce(&mut State) -> Job) -> io::Result<()> {
         let mut st = self.shared.lock();
         while st.queued_bytes > QUEUE_MAX && st.error.is_none() {
-            st = self.shared.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = self.shared.wait_moved(st);
         }
         if let Some(e) = &st.error {
             return Err(failed(e));
@@ -161,8 +177,11 @@ impl WriteBehind {
         st.order += 1;
         let job = job(&mut st);
         st.queue.push_back(job);
+        let wake = st.flusher_idle;
         drop(st);
-        self.shared.moved.notify_all();
+        if wake {
+            self.shared.work.notify_one();
+        }
         Ok(())
     }
 
@@ -170,7 +189,7 @@ impl WriteBehind {
     fn drain(&self) -> io::Result<()> {
         let mut st = self.shared.lock();
         while !st.queue.is_empty() && st.error.is_none() {
-            st = self.shared.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = self.shared.wait_moved(st);
         }
         match &st.error {
             Some(e) => Err(failed(e)),
@@ -183,72 +202,109 @@ impl Drop for WriteBehind {
     fn drop(&mut self) {
         // What is queued is still applied (the flusher stops once the queue is empty), then the thread ends.
         self.shared.lock().stop = true;
-        self.shared.moved.notify_all();
+        self.shared.work.notify_one();
         if let Some(t) = self.thread.lock().ok().and_then(|mut g| g.take()) {
             let _ = t.join();
         }
     }
 }
 
+/// Jobs the flusher takes from the queue at once: applied without the queue's lock, then let go together.
+const FLUSH_BATCH: usize = 256;
+
 fn flush(s: &Shared) {
+    let mut batch: Vec<Job> = Vec::with_capacity(FLUSH_BATCH);
     loop {
         let mut st = s.lock();
         while (st.queue.is_empty() || st.error.is_some()) && !st.stop {
-            st = s.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.flusher_idle = true;
+            st = s.work.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.flusher_idle = false;
         }
-        let Some(job) = st.queue.front() else { return };
-        if st.error.is_some() {
+        if st.queue.is_empty() || st.error.is_some() {
             return;
         }
-        // The job stays queued (readable) until applied.
-        let job = match job {
-            Job::Write { seq, at, data } => Job::Write { seq: *seq, at: *at, data: data.clone() },
-            Job::SetLen { seq, len } => Job::SetLen { seq: *seq, len: *len },
-            Job::Sync { ticket } => Job::Sync { ticket: *ticket },
-        };
-        drop(st);
-        let r = match &job {
-            Job::Write { at, data, .. } => s.file.write(*at, data),
-            Job::SetLen { len, .. } => {
-                let _g = s.io.write().unwrap_or_else(|e| e.into_inner());
-                let r = s.file.set_len(*len);
-                if r.is_ok() {
-                    s.lock().disk_len = *len;
+        // The jobs stay queued (readable) until applied: writes up to the next length change or sync (a length
+        // change alone, since reads must not meet the file mid-change; a sync last, after the writes before it).
+        batch.clear();
+        for job in &st.queue {
+            match job {
+                Job::Write { seq, at, data } => batch.push(Job::Write { seq: *seq, at: *at, data: data.clone() }),
+                Job::SetLen { seq, len } => {
+                    if batch.is_empty() {
+                        batch.push(Job::SetLen { seq: *seq, len: *len });
+                    }
+                    break;
                 }
-                r
+                Job::Sync { ticket } => {
+                    batch.push(Job::Sync { ticket: *ticket });
+                    break;
+                }
             }
-            Job::Sync { .. } => s.file.sync_data(),
-        };
-        let mut st = s.lock();
-        let mut applied = None;
-        match r {
-            Err(e) => st.error = Some(e.to_string()),
-            Ok(()) => {
-                st.queue.pop_front();
-                match job {
-                    Job::Write { seq, at, data } => {
-                        st.writes.remove(&(at, seq));
-                        st.queued_bytes -= data.len();
-                        st.disk_len = st.disk_len.max(at + data.len() as u64);
-                        if st.writes.is_empty() {
-                            st.longest = 0;
-                        }
-                        applied = Some(data);
-                    }
-                    Job::SetLen { seq, .. } => {
-                        st.lens.remove(&seq);
-                    }
-                    Job::Sync { ticket } => {
-                        st.done = ticket;
-                        st.done_at = Some(std::time::Instant::now());
-                    }
-                }
+            if batch.len() == FLUSH_BATCH {
+                break;
             }
         }
         drop(st);
-        s.moved.notify_all();
-        if let Some(data) = applied {
-            s.spare.lock().unwrap_or_else(|e| e.into_inner()).keep(data);
+        let mut applied = 0;
+        let mut error = None;
+        for job in &batch {
+            let r = match job {
+                Job::Write { at, data, .. } => s.file.write(*at, data),
+                Job::SetLen { len, .. } => {
+                    let _g = s.io.write().unwrap_or_else(|e| e.into_inner());
+                    let r = s.file.set_len(*len);
+                    if r.is_ok() {
+                        s.lock().disk_len = *len;
+                    }
+                    r
+                }
+                Job::Sync { .. } => s.file.sync_data(),
+            };
+            match r {
+                Ok(()) => applied += 1,
+                Err(e) => {
+                    error = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        let mut kept = Vec::new();
+        let mut st = s.lock();
+        for job in batch.drain(..applied) {
+            st.queue.pop_front();
+            match job {
+                Job::Write { seq, at, data } => {
+                    st.writes.remove(&(at, seq));
+                    st.queued_bytes -= data.len();
+                    st.disk_len = st.disk_len.max(at + data.len() as u64);
+                    if st.writes.is_empty() {
+                        st.longest = 0;
+                    }
+                    kept.push(data);
+                }
+                Job::SetLen { seq, .. } => {
+                    st.lens.remove(&seq);
+                }
+                Job::Sync { ticket } => {
+                    st.done = ticket;
+                    st.done_at = Some(std::time::Instant::now());
+                }
+            }
+        }
+        if error.is_some() {
+            st.error = error;
+        }
+        let wake = st.waiting > 0;
+        drop(st);
+        if wake {
+            s.moved.notify_all();
+        }
+        if !kept.is_empty() {
+            let mut spare = s.spare.lock().unwrap_or_else(|e| e.into_inner());
+            for data in kept {
+                spare.keep(data);
+            }
         }
     }
 }
@@ -263,7 +319,7 @@ fn wait_for(s: &Shared, ticket: u64) -> Result<(), String> {
         if st.done >= ticket {
             return Ok(());
         }
-        st = s.moved.wait(st).unwrap_or_else(|e| e.into_inner());
+        st = s.wait_moved(st);
     }
 }
 
@@ -651,5 +707,57 @@ mod tests {
         let mut out = [0u8; 3];
         wb.read(0, &mut out).unwrap();
         assert_eq!(out, [1, 2, 3]);
+    }
+    /// A write failing among many the flusher applies together: those before it are in the file and let go, it
+    /// and those after stay queued (readable), and no sync after them counts as done.
+    #[test]
+    fn a_write_failing_within_a_batch_keeps_it_and_the_rest_queued() {
+        #[derive(Debug)]
+        struct FailsFifth(Arc<Slow>, std::sync::atomic::AtomicU32);
+        impl StorageBackend for FailsFifth {
+            fn len(&self) -> io::Result<u64> {
+                SlowFile(self.0.clone()).len()
+            }
+            fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+                SlowFile(self.0.clone()).read(offset, out)
+            }
+            fn set_len(&self, len: u64) -> io::Result<()> {
+                SlowFile(self.0.clone()).set_len(len)
+            }
+            fn sync_data(&self) -> io::Result<()> {
+                SlowFile(self.0.clone()).sync_data()
+            }
+            fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+                if self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 4 {
+                    return Err(io::Error::from_raw_os_error(5));
+                }
+                let mut b = self.0.bytes.lock().unwrap();
+                let end = offset as usize + data.len();
+                if b.len() < end {
+                    b.resize(end, 0);
+                }
+                b[offset as usize..end].copy_from_slice(data);
+                Ok(())
+            }
+            fn close(&self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let file = Arc::new(Slow::default());
+        let (wb, control) = WriteBehind::new(Box::new(FailsFifth(file.clone(), Default::default())), "zz").unwrap();
+        for i in 0..10u8 {
+            wb.write(u64::from(i) * 4, &[i + 1; 4]).unwrap();
+        }
+        control.defer(true);
+        wb.sync_data().unwrap();
+        let ticket = control.defer(false);
+        assert!(control.wait(ticket).unwrap_err().contains("os error 5"));
+        assert_eq!(file.syncs.load(std::sync::atomic::Ordering::Relaxed), 0);
+        // The first four reached the file; the failed fifth and the rest are still read from the queue.
+        assert_eq!(*file.bytes.lock().unwrap(), (1..=4u8).flat_map(|i| [i; 4]).collect::<Vec<_>>());
+        let mut out = [0u8; 40];
+        wb.read(0, &mut out).unwrap();
+        assert_eq!(out.to_vec(), (1..=10u8).flat_map(|i| [i; 4]).collect::<Vec<_>>());
+        assert!(wb.write(64, &[1]).is_err());
     }
 }
