@@ -535,6 +535,38 @@ fn reconcile_index_follows_a_changed_declaration() {
     assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().records[0]["n"], 1000);
 }
 
+/// A newly indexed field some records already have entries of — records written with the new declaration before
+/// the index was brought in line (an upgrade step, an offline tool) — is filled for every older record too, and
+/// the filter on it finds them all.
+#[test]
+fn reconcile_index_fills_a_field_only_newer_records_have() {
+    let (_d, s) = open();
+    let with_remark = |indexed: bool| {
+        let mut d: ResourceDef = (*def()).clone();
+        d.fields.push(serde_json::from_value(json!({"name": "remark", "label": "r", "filter": true, "index": indexed})).unwrap());
+        Arc::new(d)
+    };
+    let (old, next) = (with_remark(false), with_remark(true));
+    let o = old.clone();
+    s.write(move |w| {
+        for i in 0..300 {
+            w.insert(&o, "A", doc(json!({"paramName": "旧", "paramKey": format!("k{i}"), "n": i, "remark": "同"})), &Actor::default())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    // The new version writes one record before its index is brought in line: `remark` now has an entry.
+    let n2 = next.clone();
+    s.write(move |w| w.insert(&n2, "A", doc(json!({"paramName": "新", "paramKey": "new", "n": 300, "remark": "同"})), &Actor::default()))
+        .unwrap();
+    let n2 = next.clone();
+    assert_eq!(s.write(move |w| w.reconcile_index(&n2)).unwrap(), (0, 300), "the 300 older records get their entry");
+    let n2 = next.clone();
+    assert_eq!(s.write(move |w| w.reconcile_index(&n2)).unwrap(), (0, 0));
+    let q = Query { limit: 10, filters: vec![Filter::new("remark", Op::Equal, json!("同"))], ..Default::default() };
+    assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().total, 301);
+}
+
 /// Two exact filters, the first (in field order) common to every record and the second selective: the
 /// selective one's few records are the candidates and the common one is checked on them, with the same rows,
 /// order and total as filtering every record.

@@ -12,6 +12,10 @@ use crate::tables;
 use crate::wal::Logged;
 use crate::{Actor, now_millis};
 
+/// Records checked per field the index already holds when bringing it in line (`reconcile_index`): the oldest, the
+/// newest and evenly spaced ids between — one seek each, so every start can afford it.
+const INDEX_SAMPLES: u64 = 16;
+
 /// The tables a write transaction changes, each recording its changes for the write-ahead log (`wal`).
 pub type WriteTables<'t> = Tables<
     Logged<'t, tables::RecK, &'static [u8]>,
@@ -182,7 +186,10 @@ impl RecordWriter<'_> {
     /// Brings a resource's secondary index in line with its declaration, for a file written by a version whose
     /// declaration indexed other fields: entries of fields no longer indexed are removed, a newly indexed field
     /// gets an entry for every live record. Every record has an entry for every indexed field (null included), so
-    /// the fields a tenant's index holds are read from the index itself. Returns (entries removed, added).
+    /// the fields a tenant's index holds are read from the index itself — and a field found there is checked
+    /// against records spread over the whole id range (`INDEX_SAMPLES`): a record written with the new declaration
+    /// before this ran (an upgrade step, an offline tool) gives the field entries while every older record lacks
+    /// them, and a field only some records have is filled like a missing one. Returns (entries removed, added).
     pub fn reconcile_index(&mut self, def: &ResourceDef) -> Result<(u64, u64)> {
         let res = def.name.as_str();
         let mut tenants = Vec::new();
@@ -217,7 +224,10 @@ impl RecordWriter<'_> {
                 let end = format!("{f}\0");
                 removed += self.tables.index.remove_in((t, res, f.as_str(), &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)?;
             }
-            let missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == f)).collect();
+            let mut missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == f)).collect();
+            for f in self.partly_indexed(def, t, &want, &missing)? {
+                missing.push(f);
+            }
             if missing.is_empty() {
                 continue;
             }
@@ -232,11 +242,44 @@ impl RecordWriter<'_> {
                 }
             }
             for (f, bytes, id) in entries {
-                self.tables.index.insert((t, res, f, bytes.as_slice(), id), ())?;
-                added += 1;
+                if self.tables.index.insert((t, res, f, bytes.as_slice(), id), ())?.is_none() {
+                    added += 1;
+                }
             }
         }
         Ok((removed, added))
+    }
+
+    /// The fields of `want` the index holds (not in `missing`) that some record spread over the id range lacks an
+    /// entry of.
+    fn partly_indexed<'f>(&self, def: &ResourceDef, t: &str, want: &[&'f str], missing: &[&str]) -> Result<Vec<&'f str>> {
+        let res = def.name.as_str();
+        let present: Vec<&'f str> = want.iter().copied().filter(|f| !missing.contains(f)).collect();
+        if present.is_empty() {
+            return Ok(Vec::new());
+        }
+        let first = self.tables.records.range((t, res, 0)..=(t, res, u64::MAX))?.next().transpose()?.map(|(k, _)| k.value().2);
+        let last = self.tables.records.range((t, res, 0)..=(t, res, u64::MAX))?.next_back().transpose()?.map(|(k, _)| k.value().2);
+        let (Some(first), Some(last)) = (first, last) else { return Ok(Vec::new()) };
+        let mut partly: Vec<&'f str> = Vec::new();
+        for k in 0..=INDEX_SAMPLES {
+            let at = first + ((last - first) as u128 * k as u128 / INDEX_SAMPLES as u128) as u64;
+            let Some(e) = self.tables.records.range((t, res, at)..=(t, res, u64::MAX))?.next() else { continue };
+            let (key, v) = e?;
+            let (id, doc) = (key.value().2, decode_record(v.value())?);
+            for f in present.iter().copied() {
+                if partly.contains(&f) {
+                    continue;
+                }
+                for bytes in index_values(def, f, &doc) {
+                    if self.tables.index.get((t, res, f, bytes.as_slice(), id))?.is_none() {
+                        partly.push(f);
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(partly)
     }
 
     fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<u64>) -> Result<()> {
