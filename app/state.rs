@@ -205,6 +205,8 @@ impl AppState {
             Err(store::StoreError::Locked) => anyhow::bail!("another process holds {}", crate::logsink::file_for(store.path()).display()),
             other => other?,
         };
+        // Its indexes follow the declarations like the data file's (before anything below writes to it).
+        crate::engine::layout::sync_indexes(&log_store, &res)?;
         let moved = crate::logsink::move_out(&store, &log_store, &res)?;
         if moved > 0 {
             tracing::warn!(target: "zz::logs", moved, "log entries moved out of the data file into {} (run `zhizhuang compact` to give the space back to the disk)", crate::logsink::LOG_FILE);

@@ -5,6 +5,7 @@ pub mod crud;
 pub mod demo;
 pub mod dict;
 pub mod dialect;
+pub mod layout;
 pub mod listq;
 pub mod names;
 pub mod objects;

@@ -1,15 +1,14 @@
 //! A data file's platform data, at every start: on an empty data directory the three tenants with host mappings,
 //! the `saber` client, the menu tree and dictionaries from `assets/seed/`, roles and one `admin` per tenant
 //! (`tenant`), the reference data; then upgrades of what older versions wrote (`upgrade`), indexes brought in line
-//! with the declarations (`layout`), and with `--demo` a company's people (`people`) and each area's demo data
+//! with the declarations first (`engine::layout`, which the logs' file goes through too), and with `--demo` a company's people (`people`) and each area's demo data
 //! (`api::Area::demo`). Passwords come from `ZZ_ADMIN_PASSWORD` or are generated and printed once; only Argon2id
 //! hashes are stored.
-mod layout;
 mod people;
 mod tenant;
 mod upgrade;
 
-pub use layout::sync_indexes;
+pub use crate::engine::layout::sync_indexes;
 pub use tenant::{MenuRow, menu_rows, tenant_roles_and_admin};
 pub use upgrade::{SABER_ICONS, upgrade};
 

@@ -50,6 +50,13 @@ async fn logs_live_in_their_own_file_and_reads_are_counted_not_recorded() {
     // A text filter on the logs walks the logs' file.
     let (s, v) = app.get("/api/blade-log/api/list?requestUri=param/sub", a).await;
     assert_eq!((s.as_u16(), v["data"]["total"].as_u64()), (200, Some(1)), "{v}");
+    // The search form's creation-date range on a log: an index range of the logs' file (its index layout is kept
+    // in line with the declarations like the data file's).
+    for (from, n) in [("2020-01-01", 1), ("2999-01-01", 0)] {
+        let (s, v) = app.get(&format!("/api/blade-log/api/list?requestUri_equal=/api/blade-system/param/submit&createTime_datege={from}"), a).await;
+        assert_eq!((s.as_u16(), v["data"]["total"].as_u64()), (200, Some(n)), "{from}: {v}");
+    }
+    assert!(app.st.log_store.read(|r| r.meta("index_layout")).unwrap().is_some());
     // The reads are counted: the platform administrator reads them as Prometheus text and on the status screen.
     let req = |t: Option<&str>, auth: Option<&str>| {
         let mut r = axum::http::Request::get("/api/metrics");
