@@ -30,3 +30,15 @@ hello() {
 wait_index() {
   for _ in $(seq 1 3000); do curl -s -H "Blade-Auth: bearer $1" "http://$ADDR/api/blade-search/search?q=x" | grep -q '"code":200' && return; sleep 0.2; done
 }
+# `serve_fresh BASE [ARGS]`: WORK/data becomes a copy of BASE without a search index, write-ahead logs or logs'
+# file (every run starts from the same state), served with `--api-log writes` and ARGS; TOK is tenant 157270's
+# admin once the search index answers.
+serve_fresh() {
+  cp "$1" "$WORK/data/zhizhuang.redb"
+  rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
+  sync
+  shift
+  start --api-log writes "$@"
+  TOK=$(token)
+  wait_index "$TOK"
+}

@@ -15,12 +15,7 @@ source "$(dirname "$0")/common.sh"
 mkdir -p "$WORK/data"
 stop
 hello
-cp "$BASE" "$WORK/data/zhizhuang.redb"
-rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"*
-sync
-start --api-log writes
-TOK=$(token)
-wait_index "$TOK"
+serve_fresh "$BASE"
 "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"日志{n}","paramKey":"log.{n}","paramValue":"v"}' --token "$TOK" --conns 64 --secs "$SECS" | sed 's/^load/creates writing the API log, 64 connections/'
 P=/api/blade-log/api/list
 TOTAL=$(curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?current=1&size=1" | python3 -c "import sys,json;print(json.load(sys.stdin)['data']['total'])")

@@ -1,5 +1,6 @@
-//! Secondary indexes follow the declarations: the layout a data file's indexes were built for is kept in meta,
-//! and a version that indexes other fields brings the entries in line once, at start.
+//! Secondary indexes follow the declarations: the layout a file's indexes were built for is kept in its meta, and
+//! a version that indexes other fields brings the entries in line once, at start — the data file before the seeding
+//! and upgrade steps write to it, the logs' file before the log sink does.
 use store::Store;
 
 use crate::decl::Resources;
