@@ -1,9 +1,9 @@
 //! A data file's platform data, at every start: on an empty data directory the three tenants with host mappings,
 //! the `saber` client, the menu tree and dictionaries from `assets/seed/`, roles and one `admin` per tenant
-//! (`tenant`), the reference data; then upgrades of what older versions wrote (`upgrade`), indexes brought in line
-//! with the declarations first (`engine::layout`, which the logs' file goes through too), and with `--demo` a company's people (`people`) and each area's demo data
-//! (`api::Area::demo`). Passwords come from `ZZ_ADMIN_PASSWORD` or are generated and printed once; only Argon2id
-//! hashes are stored.
+//! (`tenant`), the reference data, upgrades of what older versions wrote (`upgrade`) — after the indexes are
+//! brought in line with the declarations (`engine::layout`, which the logs' file goes through too) — and with
+//! `--demo` a company's people (`people`) and each area's demo data (`api::Area::demo`). Passwords come from
+//! `ZZ_ADMIN_PASSWORD` or are generated and printed once; only Argon2id hashes are stored.
 mod people;
 mod tenant;
 mod upgrade;

@@ -258,8 +258,9 @@ impl RecordWriter<'_> {
         if present.is_empty() {
             return Ok(Vec::new());
         }
-        let first = self.tables.records.range((t, res, 0)..=(t, res, u64::MAX))?.next().transpose()?.map(|(k, _)| k.value().2);
-        let last = self.tables.records.range((t, res, 0)..=(t, res, u64::MAX))?.next_back().transpose()?.map(|(k, _)| k.value().2);
+        let mut ends = self.tables.records.range((t, res, 0)..=(t, res, u64::MAX))?;
+        let first = ends.next().transpose()?.map(|(k, _)| k.value().2);
+        let last = ends.next_back().transpose()?.map(|(k, _)| k.value().2).or(first);
         let (Some(first), Some(last)) = (first, last) else { return Ok(Vec::new()) };
         let mut partly: Vec<&'f str> = Vec::new();
         for k in 0..=INDEX_SAMPLES {
