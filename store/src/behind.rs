@@ -708,6 +708,7 @@ mod tests {
         wb.read(0, &mut out).unwrap();
         assert_eq!(out, [1, 2, 3]);
     }
+
     /// A write failing among many the flusher applies together: those before it are in the file and let go, it
     /// and those after stay queued (readable), and no sync after them counts as done.
     #[test]
