@@ -27,6 +27,12 @@ pub trait Fs: Send + Sync + Debug + 'static {
     fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         OsFs.create_log(path)
     }
+    /// The existing log at `path` as it is, to be written over (a log file reused: its blocks are already
+    /// allocated, so a sync after a write in it need not write the file's size and extents too). A layer that
+    /// does not override it gets `create_log`'s emptied file: correct, only without the saving.
+    fn reuse_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        self.create_log(path)
+    }
     /// A whole file, or None when there is none.
     fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {
         OsFs.read(path)
@@ -82,6 +88,10 @@ impl Fs for OsFs {
     }
     fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         let f = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        Ok(Box::new(OsLog(f)))
+    }
+    fn reuse_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        let f = OpenOptions::new().read(true).write(true).open(path)?;
         Ok(Box::new(OsLog(f)))
     }
     fn read(&self, path: &Path) -> io::Result<Option<Vec<u8>>> {

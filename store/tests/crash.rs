@@ -34,11 +34,12 @@ enum File {
     Log(u32),
 }
 
-/// The names a log file can have: the log, and a checkpoint's folded log.
+/// The names a log file can have: the log, a checkpoint's folded log, and a folded log kept for reuse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Name {
     Wal,
     Folded,
+    Spare,
 }
 
 fn name_of(path: &Path) -> Option<Name> {
@@ -47,6 +48,8 @@ fn name_of(path: &Path) -> Option<Name> {
         Some(Name::Wal)
     } else if p.ends_with("-wal.folded") {
         Some(Name::Folded)
+    } else if p.ends_with("-wal.spare") {
+        Some(Name::Spare)
     } else {
         None
     }
@@ -161,6 +164,11 @@ impl Fs for RecordingFs {
             }
         };
         Ok(Box::new(RecLog { inner: OsFs.create_log(path)?, ops: self.ops.clone(), file: File::Log(n) }))
+    }
+    fn reuse_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        // The file under the name as it is (a spare renamed into place): nothing recorded until written.
+        let n = *self.names.lock().unwrap().0.get(&name_of(path).expect("a log's name")).expect("a reused log exists");
+        Ok(Box::new(RecLog { inner: OsFs.reuse_log(path)?, ops: self.ops.clone(), file: File::Log(n) }))
     }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         if from.to_string_lossy().ends_with(".creating") {
@@ -369,6 +377,10 @@ fn every_state_a_power_loss_can_leave_opens_whole_with_every_acknowledged_write(
     let ops: Vec<Op> = ops.lock().unwrap().clone();
     let syncs = ops.iter().filter(|o| matches!(o, Op::Sync(_))).count();
     assert!(syncs > 10, "{syncs} syncs in {} ops", ops.len());
+    // Folded logs are kept and reused as later logs: the states after the first reuse have a log file holding an
+    // older log's records after its own.
+    let reuses: Vec<usize> = ops.iter().enumerate().filter(|(_, o)| matches!(o, Op::Rename(Name::Spare, Name::Wal))).map(|(i, _)| i).collect();
+    assert!(reuses.len() >= 2, "{} reuses of a folded log", reuses.len());
 
     // The points: after every op.
     let points: Vec<usize> = (0..=ops.len()).collect();
@@ -395,6 +407,7 @@ fn every_state_a_power_loss_can_leave_opens_whole_with_every_acknowledged_write(
                 let to = match name {
                     Name::Wal => store::wal::path_for(&data),
                     Name::Folded => store::wal::folded_path_for(&data),
+                    Name::Spare => store::wal::spare_path_for(&data),
                 };
                 if let Some(b) = b {
                     std::fs::write(to, b).unwrap();
@@ -416,6 +429,10 @@ fn every_state_a_power_loss_can_leave_opens_whole_with_every_acknowledged_write(
                 Ok(Err(e)) => panic!("{what}: does not open: {e}"),
                 Ok(Ok(s)) => s,
             };
+            // Every write whole on the disk: nothing torn to cut off, whatever a reused log file held before.
+            if matches!(loss, Loss::Kept) {
+                assert!(!s.replayed().torn_tail, "{what}: a torn tail reported where every write is whole: {:?}", s.replayed());
+            }
             let live: Vec<Map<String, Value>> = s.read(|r| r.all(&d, "157270")).unwrap();
             // The indexes agree with the records.
             for rec in &live {
@@ -442,7 +459,8 @@ fn every_state_a_power_loss_can_leave_opens_whole_with_every_acknowledged_write(
             std::fs::remove_dir_all(&here).unwrap();
         }
     }
-    println!("crash states checked: {checked} ({refused} refused as untrustworthy, {folded_states} with a checkpoint's folded log) at {} points of {} ops", points.len(), ops.len());
+    let reused_states = 3 * (ops.len() + 1 - reuses[0]);
+    println!("crash states checked: {checked} ({refused} refused as untrustworthy, {folded_states} with a checkpoint's folded log, {reused_states} after a log file was reused) at {} points of {} ops", points.len(), ops.len());
     assert!(folded_states >= 30, "{folded_states} states with a checkpoint on its way to the disk");
     assert!(checked >= 500, "{checked} states");
     assert_eq!(refused, 0, "a power loss in ordinary operation never leaves a log the start must refuse");

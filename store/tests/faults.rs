@@ -169,6 +169,9 @@ impl Fs for FaultFs {
     fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         Ok(Box::new(FaultLog { inner: OsFs.create_log(path)?, armed: self.armed.clone(), fresh: true }))
     }
+    fn reuse_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
+        Ok(Box::new(FaultLog { inner: OsFs.reuse_log(path)?, armed: self.armed.clone(), fresh: true }))
+    }
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut g = self.armed.lock().unwrap();
         if *g == Some(Fault::FoldRename) && to.to_string_lossy().ends_with("-wal.folded") {
@@ -176,6 +179,10 @@ impl Fs for FaultFs {
             return Err(io_err(io::ErrorKind::Other));
         }
         drop(g);
+        // A directory that refuses to let a folded log go refuses to keep it for reuse too.
+        if self.no_removal.load(std::sync::atomic::Ordering::SeqCst) && to.to_string_lossy().ends_with("-wal.spare") {
+            return Err(io_err(io::ErrorKind::PermissionDenied));
+        }
         OsFs.rename(from, to)
     }
     fn remove(&self, path: &Path) -> io::Result<()> {
@@ -330,7 +337,8 @@ fn crash_copy(dir: &Path, n: usize) -> (std::path::PathBuf, Vec<usize>) {
     let log = std::fs::read(store::wal::path_for(&crash.join("t.redb"))).unwrap();
     let mut at = 24;
     let mut offsets = Vec::new();
-    while at < log.len() {
+    // Up to the eight zero bytes written after the last record.
+    while at < log.len() && log[at..at + 8] != [0; 8] {
         offsets.push(at);
         at += 8 + u32::from_le_bytes(log[at..at + 4].try_into().unwrap()) as usize;
     }
