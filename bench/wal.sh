@@ -3,6 +3,8 @@
 # only, and both at once, on a file of 1,000,000 parameters. Both logs are sampled every 50 ms: the data file's
 # (zhizhuang.redb-wal) and the logs' file's (zhizhuang-logs.redb-wal, written by the api and sign-in logs). Each
 # must stay within its checkpoint bounds (1 s / 32 MiB) and never pass 64 MiB. Beside it, the hello-world baseline.
+# A log file is reused after a checkpoint (store/src/wal.rs): its size on disk is the largest log it has held, so
+# the log itself is measured by walking its records up to the end marker (`logged`), and the file's size beside it.
 # Usage: bench/wal.sh BASE.redb [WORK_DIR]
 set -euo pipefail
 BASE=${1:?data file with 1M parameters}
@@ -19,17 +21,40 @@ sync
 start
 TOK=$(token)
 wait_index "$TOK"
-size() { stat -c %s "$1" 2>/dev/null || echo 0; }
-# Samples both logs until the file `$WORK/stop` appears; prints the largest sizes.
+# Samples both logs until the file `$WORK/stop` appears; prints the largest logs (bytes up to the end marker after
+# the last record: header 24 bytes, each record 8 + its length) and the largest files.
 sample() {
-  local a=0 b=0 x y
   rm -f "$WORK/stop"
-  while [ ! -f "$WORK/stop" ]; do
-    x=$(size "$WORK/data/zhizhuang.redb-wal"); y=$(size "$WORK/data/zhizhuang-logs.redb-wal")
-    [ "$x" -gt "$a" ] && a=$x; [ "$y" -gt "$b" ] && b=$y
-    sleep 0.05
-  done
-  echo "  largest data log $a bytes, logs' log $b bytes"
+  python3 - "$WORK" <<'PY'
+import os, struct, sys, time
+work = sys.argv[1]
+def logged(path):
+    try:
+        with open(path, 'rb') as f:
+            end = os.fstat(f.fileno()).st_size
+            at = 24
+            while at + 8 <= end:
+                f.seek(at)
+                h = f.read(8)
+                if h == bytes(8):
+                    break
+                at += 8 + struct.unpack('<I', h[:4])[0]
+            return min(at, end)
+    except FileNotFoundError:
+        return 0
+names = [os.path.join(work, 'data', n) for n in ('zhizhuang.redb-wal', 'zhizhuang-logs.redb-wal')]
+most, size = [0, 0], [0, 0]
+while not os.path.exists(os.path.join(work, 'stop')):
+    for i, p in enumerate(names):
+        # Twice, a millisecond apart: a walk made just as a checkpoint renames a reused file into place reads the
+        # log that file held before, until its header is rewritten.
+        first = logged(p)
+        time.sleep(0.001)
+        most[i] = max(most[i], min(first, logged(p)))
+        size[i] = max(size[i], os.path.getsize(p) if os.path.exists(p) else 0)
+    time.sleep(0.05)
+print(f"  largest data log {most[0]} bytes (file {size[0]}), logs' log {most[1]} bytes (file {size[1]})")
+PY
 }
 run() {
   local name=$1; shift
