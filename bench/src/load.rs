@@ -61,9 +61,9 @@ pub async fn run(spec: Spec) -> anyhow::Result<Report> {
     let start = Instant::now();
     let deadline = start + spec.duration;
     let mut tasks = Vec::new();
-    for _ in 0..spec.conns {
+    for i in 0..spec.conns {
         let (spec, counter, errors) = (spec.clone(), counter.clone(), errors.clone());
-        tasks.push(tokio::spawn(async move { conn(spec, counter, errors, start, deadline).await }));
+        tasks.push(tokio::spawn(async move { conn(spec, i, counter, errors, start, deadline).await }));
     }
     let mut timed: Vec<(u32, u32)> = Vec::new();
     for t in tasks {
@@ -92,11 +92,13 @@ pub async fn run(spec: Spec) -> anyhow::Result<Report> {
 }
 
 /// Each answered request: (sent, ms after `start`; latency, µs).
-async fn conn(spec: Spec, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, start: Instant, deadline: Instant) -> anyhow::Result<Vec<(u32, u32)>> {
+async fn conn(spec: Spec, i: usize, counter: Arc<AtomicU64>, errors: Arc<AtomicU64>, start: Instant, deadline: Instant) -> anyhow::Result<Vec<(u32, u32)>> {
     let mut lat = Vec::with_capacity(100_000);
-    // Paced: each connection sends at its share of the rate, on a fixed schedule (late requests are not made up).
+    // Paced: each connection sends at its share of the rate, on a fixed schedule (late requests are not made up),
+    // the `i`-th one `i / conns` of a period after the first, so the requests arrive spread over each period rather
+    // than all connections at once.
     let every = spec.rate.map(|r| Duration::from_secs_f64(spec.conns as f64 / r.max(0.001)));
-    let mut next = Instant::now();
+    let mut next = start + every.map(|e| e.mul_f64(i as f64 / spec.conns.max(1) as f64)).unwrap_or_default();
     'outer: while Instant::now() < deadline {
         let stream = tokio::net::TcpStream::connect(&spec.addr).await?;
         stream.set_nodelay(true)?;

@@ -133,7 +133,7 @@ enum Cmd {
         conns: usize,
         #[arg(long, default_value_t = 10)]
         secs: u64,
-        /// Requests per second over all connections (default: back to back).
+        /// Requests per second over all connections, spread evenly over each period (default: back to back).
         #[arg(long)]
         rate: Option<f64>,
     },
