@@ -295,16 +295,18 @@ fn flush(s: &Shared) {
         if error.is_some() {
             st.error = error;
         }
-        let wake = st.waiting > 0;
-        drop(st);
-        if wake {
-            s.moved.notify_all();
-        }
+        // Kept before the queue's lock is let go: whoever sees this batch done finds its buffers kept (the spare's
+        // lock is never held while taking the queue's, so the order cannot deadlock).
         if !kept.is_empty() {
             let mut spare = s.spare.lock().unwrap_or_else(|e| e.into_inner());
             for data in kept {
                 spare.keep(data);
             }
+        }
+        let wake = st.waiting > 0;
+        drop(st);
+        if wake {
+            s.moved.notify_all();
         }
     }
 }
@@ -586,10 +588,11 @@ mod tests {
         let spare = |wb: &WriteBehind| wb.shared.spare.lock().unwrap().bytes;
         assert_eq!(spare(&wb), 10 * 4096);
         wb.write(0, &[9; 4096]).unwrap();
+        // Read once it is applied: a read while it is queued holds its buffer, which is then (rightly) not kept.
+        wb.sync_data().unwrap();
         let mut out = vec![0; 8192];
         wb.read(0, &mut out).unwrap();
         assert!(out[..4096].iter().all(|b| *b == 9) && out[4096..].iter().all(|b| *b == 3), "a reused buffer holds the new write");
-        wb.sync_data().unwrap();
         assert_eq!(&file.bytes.lock().unwrap()[..4096], &[9; 4096][..]);
         // The write took a kept buffer and gave it back (a new one would make eleven).
         assert_eq!(spare(&wb), 10 * 4096);

@@ -77,8 +77,13 @@ pub(crate) const META_SEQ: &str = "wal_seq";
 
 /// The log beside a data file.
 pub fn path_for(data: &Path) -> PathBuf {
-    let mut s = data.as_os_str().to_owned();
-    s.push("-wal");
+    suffixed(data, "-wal")
+}
+
+/// `path` with `suffix` added to its name.
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
     PathBuf::from(s)
 }
 
@@ -90,9 +95,7 @@ pub fn folded_path_for(data: &Path) -> PathBuf {
 
 /// The folded log's name beside the log at `log`.
 fn folded_beside(log: &Path) -> PathBuf {
-    let mut s = log.as_os_str().to_owned();
-    s.push(".folded");
-    PathBuf::from(s)
+    suffixed(log, ".folded")
 }
 
 /// A folded log kept as the file of the next log (see the module's comment).
@@ -101,9 +104,7 @@ pub fn spare_path_for(data: &Path) -> PathBuf {
 }
 
 fn spare_beside(log: &Path) -> PathBuf {
-    let mut s = log.as_os_str().to_owned();
-    s.push(".spare");
-    PathBuf::from(s)
+    suffixed(log, ".spare")
 }
 
 /// Which table an op names (its byte in the log).
