@@ -42,3 +42,10 @@ serve_fresh() {
   TOK=$(token)
   wait_index "$TOK"
 }
+# `list_total`: the total of the list at P (TOK's tenant).
+list_total() {
+  curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?current=1&size=1" | python3 -c "import sys,json;print(json.load(sys.stdin)['data']['total'])"
+}
+# `page LABEL QUERY [SECS]`: the list at P asked with QUERY by one connection for SECS (5) seconds, each request with
+# a cache-busting `_t` so no answer comes from the answer cache.
+page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --conns 1 --secs "${3:-5}" | sed "s|^load|$1|"; }

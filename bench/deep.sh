@@ -17,10 +17,9 @@ stop
 hello
 serve_fresh "$BASE"
 P=/api/blade-system/param/list
-TOTAL=$(curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?current=1&size=1" | python3 -c "import sys,json;print(json.load(sys.stdin)['data']['total'])")
+TOTAL=$(list_total)
 LAST=$(( (TOTAL + 19) / 20 ))
 echo "parameters: $TOTAL, last page of 20: $LAST"
-page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --conns 1 --secs "${3:-5}" | sed "s|^load|$1|"; }
 page "first page (current=1)" "current=1&size=20"
 page "middle page (current=$((LAST / 2)))" "current=$((LAST / 2))&size=20"
 page "3/4 deep (current=$((LAST * 3 / 4)))" "current=$((LAST * 3 / 4))&size=20"

@@ -18,10 +18,9 @@ hello
 serve_fresh "$BASE"
 "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"日志{n}","paramKey":"log.{n}","paramValue":"v"}' --token "$TOK" --conns 64 --secs "$SECS" | sed 's/^load/creates writing the API log, 64 connections/'
 P=/api/blade-log/api/list
-TOTAL=$(curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?current=1&size=1" | python3 -c "import sys,json;print(json.load(sys.stdin)['data']['total'])")
+TOTAL=$(list_total)
 FROM=$(date -u -d yesterday +%F); TOMORROW=$(date -u -d tomorrow +%F)
 echo "API log entries: $TOTAL"
-page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --conns 1 --secs 5 | sed "s|^load|$1|"; }
 page "createTime from yesterday (every entry), page $((TOTAL / 40))" "createTime_datege=$FROM&current=$((TOTAL / 40))&size=20"
 page "createTime from yesterday, first page" "createTime_datege=$FROM&current=1&size=20"
 page "createTime from tomorrow (none)" "createTime_datege=$TOMORROW&current=1&size=20"
