@@ -49,3 +49,5 @@ list_total() {
 # `page LABEL QUERY [SECS]`: the list at P asked with QUERY by one connection for SECS (5) seconds, each request with
 # a cache-busting `_t` so no answer comes from the answer cache.
 page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --conns 1 --secs "${3:-5}" | sed "s|^load|$1|"; }
+# One request of the list `P` with query `$2`, timed (the first asking of something kept afterwards).
+once() { curl -s -o /dev/null -w "$1: %{time_total} s\n" -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?$2&_t=once$RANDOM"; }

@@ -27,6 +27,11 @@ const SELECTIVE: usize = 5_000;
 const FEW: usize = 64;
 /// How many candidates of a selective exact filter are decoded when the query also has a range filter.
 const SELECTIVE_BESIDE_RANGE: usize = 500;
+/// Records added since a range's id set was kept that are read and tested to bring it up to date; past them the
+/// set is made again from the range's index entries.
+const RANGE_EXTEND: usize = 4096;
+/// The suffix of a range's id set's field name in the rank cache (no field's name holds it).
+const RANGE_SET: &str = "\u{1}range";
 
 pub fn storage_tenant<'a>(def: &ResourceDef, tenant: &'a str) -> &'a str {
     if def.platform { PLATFORM_TENANT } else { tenant }
@@ -263,7 +268,8 @@ where
         let t = storage_tenant(def, tenant);
         let res = def.name.as_str();
         let removed = self.counter(t, &rank::removed_key(res))?;
-        if filters.len() >= 2 {
+        // Several filters, or a range (a creation date from a day, between two days): kept id sets.
+        if filters.len() >= 2 || filters.first().is_some_and(|f| range_keys(def, f).is_some()) {
             return self.list_by_sets(def, t, q, &filters, desc, removed, cache);
         }
         let (of, total, moved) = match filters.as_slice() {
@@ -577,44 +583,63 @@ where
     }
 
     /// The ids (ascending) matching exact filters, one value each over single-valued indexed fields, none of few
-    /// records: the intersection of the values' kept id sets. `None` when the filters are not all such.
+    /// records, and ranges (`range_keys`; several over one field are one range): the intersection of the values'
+    /// and ranges' kept id sets. `None` when the filters are not all such.
     fn exact_ids(&self, def: &ResourceDef, t: &str, filters: &[&Filter], removed: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<Vec<u64>>>> {
         let res = def.name.as_str();
         let mut keys = Vec::with_capacity(filters.len());
+        let mut ranges: BTreeMap<&str, KeyRange> = BTreeMap::new();
         for f in filters {
             if def.field(&f.field).is_some_and(|d| d.multi) {
                 return Ok(None);
             }
             match exact_keys(def, f) {
                 Some(k) if k.len() == 1 => keys.push((f.field.as_str(), k.into_iter().next().unwrap_or_default())),
-                _ => return Ok(None),
+                Some(_) => return Ok(None),
+                None => {
+                    let Some(r) = range_keys(def, f) else { return Ok(None) };
+                    let merged = match ranges.remove(f.field.as_str()) {
+                        Some(prev) => prev.narrow(r),
+                        None => r,
+                    };
+                    ranges.insert(f.field.as_str(), merged);
+                }
             }
         }
         let upto = self.last_id(t, res)?;
         // A value with few records (an order's lines, one person's rows) is answered better by reading its few
         // records (`list_by_index`): its neighbours' large sets would be made, and made again after every move.
         // Values without a kept set are counted up to a few entries first, so a tiny value beside a large one is
-        // found without reading thousands of the large one's entries.
+        // found without reading thousands of the large one's entries. Beside a range, `list_by_index` decodes
+        // fewer candidates.
+        let selective = if ranges.is_empty() { SELECTIVE } else { SELECTIVE_BESIDE_RANGE };
         let mut held = Vec::with_capacity(keys.len());
         for (field, key) in &keys {
             let moved = self.counter(t, &rank::moved_key(res, field))?;
             let of: rank::MarksOf = (t.to_string(), res.to_string(), field.to_string(), key.clone());
             let kept = cache.set(&of).filter(|s| s.removed == removed && s.moved == moved);
-            if kept.as_ref().is_some_and(|s| s.ids.len() <= SELECTIVE) {
+            if kept.as_ref().is_some_and(|s| s.ids.len() <= selective) {
                 return Ok(None);
             }
             held.push((of, kept, moved));
         }
-        for cap in [FEW, SELECTIVE] {
+        for cap in [FEW, selective] {
             for (of, kept, _) in &held {
                 if kept.is_none() && self.candidate_ids(t, res, &of.2, std::slice::from_ref(&of.3), cap)?.is_some() {
                     return Ok(None);
                 }
             }
         }
-        let mut sets = Vec::with_capacity(keys.len());
+        let mut sets = Vec::with_capacity(keys.len() + ranges.len());
         for (of, kept, moved) in held {
             sets.push(self.id_set(&of, kept, removed, moved, upto, cache)?);
+        }
+        for (field, r) in &ranges {
+            let moved = self.counter(t, &rank::moved_key(res, field))?;
+            // Kept under the field's name with a suffix no field has, the range's ends as the key.
+            let of: rank::MarksOf = (t.to_string(), res.to_string(), format!("{field}{RANGE_SET}"), r.encode());
+            let kept = cache.set(&of).filter(|s| s.removed == removed && s.moved == moved);
+            sets.push(self.range_set(def, &of, field, r, kept, (removed, moved, upto), cache)?);
         }
         sets.sort_by_key(|s| s.len());
         let mut both = match sets.as_slice() {
@@ -656,6 +681,49 @@ where
             ids.push(e?.0.value().4);
         }
         let ids = std::sync::Arc::new(ids);
+        cache.put_set(of, rank::IdSet { removed, moved, max_id: upto, ids: ids.clone() });
+        Ok(ids)
+    }
+
+    /// The ids (ascending) whose indexed `field` lies in `r`, as of this snapshot (`at`: its removal and move
+    /// counters and highest id): the `kept` set (checked against the counters) extended by the records added since
+    /// — read and tested, at most `RANGE_EXTEND` of them — or cut back to this snapshot's ids; else made from the
+    /// range's index entries and kept. A range's new entries can be anywhere in it, so its set grows from the
+    /// records above it, not from the index.
+    #[allow(clippy::too_many_arguments)]
+    fn range_set(&self, def: &ResourceDef, of: &rank::MarksOf, field: &str, r: &KeyRange, kept: Option<std::sync::Arc<rank::IdSet>>, at: (u64, u64, u64), cache: &rank::RankCache) -> Result<std::sync::Arc<Vec<u64>>> {
+        let (t, res) = (of.0.as_str(), of.1.as_str());
+        let (removed, moved, upto) = at;
+        match kept {
+            Some(s) if s.max_id == upto => return Ok(s.ids.clone()),
+            Some(s) if s.max_id > upto => {
+                let keep = s.ids.partition_point(|id| *id <= upto);
+                return Ok(std::sync::Arc::new(s.ids[..keep].to_vec()));
+            }
+            Some(s) => {
+                let mut ids = (*s.ids).clone();
+                let mut read = 0;
+                let mut whole = true;
+                for e in self.records.range((t, res, s.max_id + 1)..=(t, res, upto))? {
+                    read += 1;
+                    if read > RANGE_EXTEND {
+                        whole = false;
+                        break;
+                    }
+                    let (k, v) = e?;
+                    if index_values(def, field, &decode_record(v.value())?).iter().any(|b| r.contains(b)) {
+                        ids.push(k.value().2);
+                    }
+                }
+                if whole {
+                    let ids = std::sync::Arc::new(ids);
+                    cache.put_set(of, rank::IdSet { removed, moved, max_id: upto, ids: ids.clone() });
+                    return Ok(ids);
+                }
+            }
+            None => {}
+        }
+        let ids = std::sync::Arc::new(self.ids_in_range(t, res, field, r)?);
         cache.put_set(of, rank::IdSet { removed, moved, max_id: upto, ids: ids.clone() });
         Ok(ids)
     }
@@ -1333,6 +1401,37 @@ struct KeyRange {
 }
 
 impl KeyRange {
+    /// Whether an encoded value lies in the range (index order: bytes).
+    fn contains(&self, k: &[u8]) -> bool {
+        let above = match &self.lo {
+            Bound::Included(lo) => k >= lo.as_slice(),
+            Bound::Excluded(lo) => k > lo.as_slice(),
+            Bound::Unbounded => true,
+        };
+        let below = match &self.hi {
+            Bound::Included(hi) => k <= hi.as_slice(),
+            Bound::Excluded(hi) => k < hi.as_slice(),
+            Bound::Unbounded => true,
+        };
+        above && below
+    }
+
+    /// The range as bytes (a cache key): each end's kind, length and bytes.
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for b in [&self.lo, &self.hi] {
+            let (kind, k): (u8, &[u8]) = match b {
+                Bound::Included(k) => (1, k),
+                Bound::Excluded(k) => (2, k),
+                Bound::Unbounded => (0, &[]),
+            };
+            out.push(kind);
+            out.extend_from_slice(&(k.len() as u32).to_le_bytes());
+            out.extend_from_slice(k);
+        }
+        out
+    }
+
     /// Both ranges at once: the higher low end and the lower high end (an excluded end wins a tie).
     fn narrow(self, o: KeyRange) -> KeyRange {
         fn key(b: &Bound<Vec<u8>>) -> Option<&Vec<u8>> {
