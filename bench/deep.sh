@@ -49,6 +49,7 @@ page "createTime from tomorrow (no rows)" "createTime_datege=$(date -d tomorrow 
 page "by paramKey, middle page" "ascs=paramKey&current=$((LAST / 2))&size=20"
 page "by paramKey, 3/4 deep" "ascs=paramKey&current=$((LAST * 3 / 4))&size=20"
 page "by paramKey descending, last page" "descs=paramKey&current=$LAST&size=20"
+page "createTime from 2025-06-01 by paramKey, middle page" "createTime_datege=2025-06-01&ascs=paramKey&current=$((LAST / 2))&size=20"
 # Creates on 4 connections meanwhile: each new record extends the rank marks by the tail above them.
 "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"深页{n}","paramKey":"deep.{n}","paramValue":"v"}' --token "$TOK" --conns 4 --secs 11 | sed "s/^load/  (creates meanwhile, 4 conns)/" &
 CREATES=$!

@@ -1296,11 +1296,14 @@ fn pages_of_a_range_through_kept_id_sets_are_the_same_pages() {
     add(&s, 0, 1_500);
     seed(&s, "B", 30);
     check(&s, "first sets");
-    assert!(s.ranks().sets >= 3, "the ranges' id sets are kept: {:?}", s.ranks());
+    // The ranges' id sets are kept, and marks of the 参数键名 index over each range's records for its deep pages.
+    assert!(s.ranks().sets >= 3 && s.ranks().filtered_sorted >= 1, "{:?}", s.ranks());
     add(&s, 1_500, 300);
     check(&s, "records added");
     add(&s, 1_800, 4_200);
     check(&s, "more records added than are read to bring a set up to date");
+    // Every range but the empty one now has deep pages by 参数键名 (one of them beside an exact filter).
+    assert!(s.ranks().filtered_sorted >= 4, "{:?}", s.ranks());
     // Some numbers move into and out of the ranges.
     let some = s.read(|r| r.list(&d, "A", &Query { limit: 6, offset: 200, ..Default::default() })).unwrap();
     let ids: Vec<u64> = some.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();

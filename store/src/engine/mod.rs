@@ -419,20 +419,25 @@ where
         self.fill_checked(t, res, q, page, total)
     }
 
-    /// Marks of `s.field`'s index over the records of exact filters' intersection `ids` (`rank::SortMarks`, kept
-    /// per combination of filters and values): trusted while nothing was removed and neither the sorted field nor
-    /// a filtered one moved; records added since (ids above the marks') are counted beside them. `None` when they
-    /// do not hold and were made less than a second ago (the page is walked meanwhile).
+    /// Marks of `s.field`'s index over the records of exact and range filters' intersection `ids`
+    /// (`rank::SortMarks`, kept per combination of filters and values or ends): trusted while nothing was removed
+    /// and neither the sorted field nor a filtered one moved; records added since (ids above the marks') are
+    /// counted beside them. `None` when they do not hold and were made less than a second ago (the page is walked
+    /// meanwhile).
     #[allow(clippy::too_many_arguments)]
     fn filtered_sort_marks(&self, def: &ResourceDef, t: &str, s: &crate::query::Sort, filters: &[&Filter], ids: &[u64], removed: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
         let res = def.name.as_str();
         // Counters only grow: their sum is unchanged exactly when each is.
         let mut moved = self.counter(t, &rank::moved_key(res, &s.field))?;
         let mut parts = Vec::with_capacity(filters.len());
+        let hex = |bytes: &mut dyn Iterator<Item = &u8>| bytes.map(|b| format!("{b:02x}")).collect::<String>();
         for f in filters {
-            let Some(keys) = exact_keys(def, f) else { return Ok(None) };
-            let hex: String = keys.iter().flatten().map(|b| format!("{b:02x}")).collect();
-            parts.push(format!("{}={hex}", f.field));
+            // An exact value, or a range's ends (`~`).
+            match (exact_keys(def, f), range_keys(def, f)) {
+                (Some(keys), _) => parts.push(format!("{}={}", f.field, hex(&mut keys.iter().flatten()))),
+                (None, Some(r)) => parts.push(format!("{}~{}", f.field, hex(&mut r.encode().iter()))),
+                (None, None) => return Ok(None),
+            }
             moved += self.counter(t, &rank::moved_key(res, &f.field))?;
         }
         parts.sort();
