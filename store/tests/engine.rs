@@ -366,6 +366,18 @@ fn walks_stop_at_their_deadline_or_when_cancelled() {
     assert!(!store::walks(&d, &Query { limit: 20, ..Default::default() }), "an unfiltered first page does not");
     let exact = Query { limit: 20, filters: vec![Filter::new("paramKey", Op::Equal, json!("k0001"))], ..Default::default() };
     assert!(!store::walks(&d, &exact), "an exact filter on an indexed field is answered from the index");
+    let ranged = |filters: Vec<Filter>| Query { limit: 20, filters, ..Default::default() };
+    let from = || Filter::new("createTime", Op::Ge, json!(1_740_000_000_000i64));
+    assert!(!store::walks(&d, &ranged(vec![from(), Filter::new("n", Op::Lt, json!(30)), Filter::new("paramKey", Op::Equal, json!("k0001"))])), "ranges beside an exact value come from kept id sets");
+    assert!(store::walks(&d, &ranged(vec![from(), Filter::new("paramKey", Op::In, json!(["k0001", "k0002"]))])), "a range beside several values reads the range as a walk");
+    assert!(store::walks(&d, &ranged(vec![Filter::new("paramValue", Op::Ge, json!(3))])), "a range over a field without an index walks");
+    // A range's id set is made within the request's budget, as a walk is.
+    let q = Query { budget: cancelled(), ..ranged(vec![Filter::new("n", Op::Ge, json!(0))]) };
+    assert!(matches!(s.read(|r| r.list(&d, "A", &q)), Err(StoreError::Interrupted(store::Interrupt::Cancelled))));
+    let q = Query { budget: store::Budget::default(), ..q };
+    assert_eq!(s.read(|r| r.list(&d, "A", &q)).unwrap().total, 2_000);
+    let q = Query { budget: cancelled(), ..q };
+    assert_eq!(s.read(|r| r.list(&d, "A", &q)).unwrap().total, 2_000, "made once, the set is kept");
     assert_eq!(s.read(|r| r.list(&d, "A", &contains)).unwrap().total, 2_000, "no budget: walks to the end");
 
     let flag = Arc::new(std::sync::atomic::AtomicBool::new(true));
@@ -1193,18 +1205,21 @@ fn creation_and_change_time_ranges_come_from_the_index() {
     index_pages_match_every_record(&s, &d, &all, queries, &[(0, 20), (20, 20), (0, 1000)]);
 }
 
-/// Each query's pages (offset, limit), newest first, read with a cancelled walk budget (so only from the index):
-/// the same rows and total as testing every record of `all`.
+/// Each query's pages (offset, limit), newest first, read once (a range's id set is made then, within the
+/// request's budget) and again with a cancelled walk budget (so only from the index and the kept sets): the same
+/// rows and total as testing every record of `all`.
 fn index_pages_match_every_record(s: &Store, d: &ResourceDef, all: &[Map<String, Value>], queries: Vec<Vec<Filter>>, pages: &[(u64, u64)]) {
     for (i, filters) in queries.into_iter().enumerate() {
         let mut want: Vec<u64> = all.iter().filter(|r| filters.iter().all(|f| f.matches(r))).map(|r| r["id"].as_u64().unwrap()).collect();
         want.sort_unstable_by(|a, b| b.cmp(a));
         for &(offset, limit) in pages {
-            let q = Query { offset, limit, filters: filters.clone(), budget: cancelled(), ..Default::default() };
-            let page = s.read(|r| r.list(d, "A", &q)).unwrap_or_else(|e| panic!("query {i}: {e}"));
-            let got: Vec<u64> = page.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-            assert_eq!(page.total, want.len() as u64, "query {i}: total");
-            assert_eq!(got, want.iter().skip(offset as usize).take(limit as usize).copied().collect::<Vec<_>>(), "query {i} offset {offset}");
+            for budget in [store::Budget::default(), cancelled()] {
+                let q = Query { offset, limit, filters: filters.clone(), budget, ..Default::default() };
+                let page = s.read(|r| r.list(d, "A", &q)).unwrap_or_else(|e| panic!("query {i}: {e}"));
+                let got: Vec<u64> = page.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+                assert_eq!(page.total, want.len() as u64, "query {i}: total");
+                assert_eq!(got, want.iter().skip(offset as usize).take(limit as usize).copied().collect::<Vec<_>>(), "query {i} offset {offset}");
+            }
         }
     }
 }

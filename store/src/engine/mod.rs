@@ -383,7 +383,7 @@ where
     #[allow(clippy::too_many_arguments)]
     fn list_by_sets(&self, def: &ResourceDef, t: &str, q: &Query, filters: &[&Filter], desc: bool, removed: u64, cache: &rank::RankCache) -> Result<Option<Page>> {
         let res = def.name.as_str();
-        let Some(both) = self.exact_ids(def, t, filters, removed, cache)? else { return Ok(None) };
+        let Some(both) = self.exact_ids(def, t, filters, removed, &q.budget, cache)? else { return Ok(None) };
         let total = both.len() as u64;
         if q.offset >= total {
             return Ok(Some(PageFill::new(q).finish(total)));
@@ -403,7 +403,7 @@ where
     fn list_sorted_by_sets(&self, def: &ResourceDef, t: &str, q: &Query, s: &crate::query::Sort, filters: &[&Filter], cache: &rank::RankCache) -> Result<Option<Page>> {
         let res = def.name.as_str();
         let removed = self.counter(t, &rank::removed_key(res))?;
-        let Some(ids) = self.exact_ids(def, t, filters, removed, cache)? else { return Ok(None) };
+        let Some(ids) = self.exact_ids(def, t, filters, removed, &q.budget, cache)? else { return Ok(None) };
         let total = ids.len() as u64;
         if q.offset >= total {
             return Ok(Some(PageFill::new(q).finish(total)));
@@ -590,7 +590,8 @@ where
     /// The ids (ascending) matching exact filters, one value each over single-valued indexed fields, none of few
     /// records, and ranges (`range_keys`; several over one field are one range): the intersection of the values'
     /// and ranges' kept id sets. `None` when the filters are not all such.
-    fn exact_ids(&self, def: &ResourceDef, t: &str, filters: &[&Filter], removed: u64, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<Vec<u64>>>> {
+    #[allow(clippy::too_many_arguments)]
+    fn exact_ids(&self, def: &ResourceDef, t: &str, filters: &[&Filter], removed: u64, budget: &crate::query::Budget, cache: &rank::RankCache) -> Result<Option<std::sync::Arc<Vec<u64>>>> {
         let res = def.name.as_str();
         let mut keys = Vec::with_capacity(filters.len());
         let mut ranges: BTreeMap<&str, KeyRange> = BTreeMap::new();
@@ -644,7 +645,7 @@ where
             // Kept under the field's name with a suffix no field has, the range's ends as the key.
             let of: rank::MarksOf = (t.to_string(), res.to_string(), format!("{field}{RANGE_SET}"), r.encode());
             let kept = cache.set(&of).filter(|s| s.removed == removed && s.moved == moved);
-            sets.push(self.range_set(def, &of, field, r, kept, (removed, moved, upto), cache)?);
+            sets.push(self.range_set(def, &of, field, r, kept, (removed, moved, upto), budget, cache)?);
         }
         sets.sort_by_key(|s| s.len());
         let mut both = match sets.as_slice() {
@@ -694,9 +695,11 @@ where
     /// counters and highest id): the `kept` set (checked against the counters) extended by the records added since
     /// — read and tested, at most `RANGE_EXTEND` of them — or cut back to this snapshot's ids; else made from the
     /// range's index entries and kept. A range's new entries can be anywhere in it, so its set grows from the
-    /// records above it, not from the index.
+    /// records above it, not from the index. Sets are made from the index one at a time (many requests asking a
+    /// new large range at once make it once, not each its own copy), within the request's `budget` as a walk is:
+    /// range lists do not take the walk slots.
     #[allow(clippy::too_many_arguments)]
-    fn range_set(&self, def: &ResourceDef, of: &rank::MarksOf, field: &str, r: &KeyRange, kept: Option<std::sync::Arc<rank::IdSet>>, at: (u64, u64, u64), cache: &rank::RankCache) -> Result<std::sync::Arc<Vec<u64>>> {
+    fn range_set(&self, def: &ResourceDef, of: &rank::MarksOf, field: &str, r: &KeyRange, kept: Option<std::sync::Arc<rank::IdSet>>, at: (u64, u64, u64), budget: &crate::query::Budget, cache: &rank::RankCache) -> Result<std::sync::Arc<Vec<u64>>> {
         let (t, res) = (of.0.as_str(), of.1.as_str());
         let (removed, moved, upto) = at;
         match kept {
@@ -728,7 +731,18 @@ where
             }
             None => {}
         }
-        let ids = std::sync::Arc::new(self.ids_in_range(t, res, field, r)?);
+        let _making = loop {
+            if let Some(g) = cache.try_making() {
+                break g;
+            }
+            budget.check()?;
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        // Another request may have made it meanwhile.
+        if let Some(s) = cache.set(of).filter(|s| (s.removed, s.moved, s.max_id) == (removed, moved, upto)) {
+            return Ok(s.ids.clone());
+        }
+        let ids = std::sync::Arc::new(self.ids_in_range(t, res, field, r, budget)?);
         cache.put_set(of, rank::IdSet { removed, moved, max_id: upto, ids: ids.clone() });
         Ok(ids)
     }
@@ -1053,7 +1067,7 @@ where
             if exact.as_ref().is_some_and(|e| e.is_empty()) {
                 break;
             }
-            let ids = self.ids_in_range(t, res, field, r)?;
+            let ids = self.ids_in_range(t, res, field, r, &q.budget)?;
             exact = Some(match exact {
                 None => ids,
                 Some(prev) => prev.into_iter().filter(|id| ids.binary_search(id).is_ok()).collect(),
@@ -1107,7 +1121,7 @@ where
     }
 
     /// Ids (ascending, each once) of the records whose indexed `field` lies in the range.
-    fn ids_in_range(&self, t: &str, res: &str, field: &str, r: &KeyRange) -> Result<Vec<u64>> {
+    fn ids_in_range(&self, t: &str, res: &str, field: &str, r: &KeyRange, budget: &crate::query::Budget) -> Result<Vec<u64>> {
         let lo: Bound<IdxKey> = match &r.lo {
             Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), 0)),
             Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), u64::MAX)),
@@ -1119,8 +1133,10 @@ where
             Bound::Unbounded => Bound::Unbounded,
         };
         let mut ids = Vec::new();
+        let mut ticker = Ticker::new(budget);
         for e in self.index.range::<IdxKey>((lo, hi))? {
             ids.push(e?.0.value().4);
+            ticker.tick()?;
         }
         ids.sort_unstable();
         ids.dedup();
@@ -1311,8 +1327,8 @@ fn raw_needle(q: &Query) -> Option<Vec<u8>> {
 }
 
 /// Whether a list walks records (and so costs time in proportion to the table): false when it is answered from
-/// an index end (an unfiltered first pages) or from index ranges alone (exact filters over indexed fields,
-/// ordered by id). Walks are the lists a server bounds in time and concurrency.
+/// an index end (an unfiltered first pages) or from index ranges alone (exact filters over indexed fields, and
+/// ranges beside exact single values, ordered by id). Walks are the lists a server bounds in time and concurrency.
 pub fn walks(def: &ResourceDef, q: &Query) -> bool {
     if let Some(h) = &q.hint {
         // Only the candidates are visited: a walk when many must be decoded.
@@ -1327,8 +1343,14 @@ pub fn walks(def: &ResourceDef, q: &Query) -> bool {
     if !q.sorts.first().is_none_or(|s| s.field == "id" || s.field == "createTime") {
         return true;
     }
-    if !q.filters.iter().all(|f| exact_keys(def, f).is_some()) {
-        return true;
+    // Ranges (a creation date from a day) beside exact single values are answered from kept id sets, made within
+    // the request's budget (`Tables::range_set`); beside anything else their ids are read from the index as a walk.
+    if q.filters.iter().any(|f| exact_keys(def, f).is_none()) {
+        let by_sets = |f: &Filter| {
+            !def.field(&f.field).is_some_and(|d| d.multi)
+                && (exact_keys(def, f).is_some_and(|k| k.len() == 1) || range_keys(def, f).is_some())
+        };
+        return !(q.filters.iter().all(by_sets) && q.any.len() <= 1 && q.any.iter().all(by_sets));
     }
     match q.any.first() {
         Some(first) => !q.any.iter().all(|f| f.field == first.field && exact_keys(def, f).is_some()),

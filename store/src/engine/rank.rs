@@ -146,6 +146,8 @@ pub struct RankCache {
     sorts: Mutex<HashMap<SortOf, Arc<SortMarks>>>,
     /// The id sets kept, and their bytes together.
     sets: Mutex<(HashMap<MarksOf, Arc<IdSet>>, usize)>,
+    /// Held while a range's id set is made from its index entries (8 bytes an id): one at a time.
+    making: Mutex<()>,
 }
 
 /// What the rank cache holds (the status screen): lists with id-order marks, sort indexes with marks (whole and per
@@ -195,6 +197,16 @@ impl RankCache {
             f.set_bytes = g.1 as u64;
         }
         f
+    }
+
+    /// The right to make a range's id set now, if no other request is making one (a poisoned lock is taken as is:
+    /// it guards no data).
+    pub fn try_making(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        match self.making.try_lock() {
+            Ok(g) => Some(g),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
     }
 
     pub fn get(&self, of: &MarksOf) -> Option<Arc<Marks>> {
