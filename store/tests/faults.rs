@@ -338,7 +338,7 @@ fn crash_copy(dir: &Path, n: usize) -> (std::path::PathBuf, Vec<usize>) {
     let mut at = 24;
     let mut offsets = Vec::new();
     // Up to the eight zero bytes written after the last record.
-    while at < log.len() && log[at..at + 8] != [0; 8] {
+    while at < log.len() && log.get(at..at + 8) != Some(&[0u8; 8][..]) {
         offsets.push(at);
         at += 8 + u32::from_le_bytes(log[at..at + 4].try_into().unwrap()) as usize;
     }

@@ -604,11 +604,7 @@ where
                 Some(_) => return Ok(None),
                 None => {
                     let Some(r) = range_keys(def, f) else { return Ok(None) };
-                    let merged = match ranges.remove(f.field.as_str()) {
-                        Some(prev) => prev.narrow(r),
-                        None => r,
-                    };
-                    ranges.insert(f.field.as_str(), merged);
+                    KeyRange::add(&mut ranges, &f.field, r);
                 }
             }
         }
@@ -673,12 +669,7 @@ where
     fn id_set(&self, of: &rank::MarksOf, kept: Option<std::sync::Arc<rank::IdSet>>, removed: u64, moved: u64, upto: u64, cache: &rank::RankCache) -> Result<std::sync::Arc<Vec<u64>>> {
         let (t, res, field, key) = (of.0.as_str(), of.1.as_str(), of.2.as_str(), of.3.as_slice());
         let (mut ids, from) = match kept {
-            Some(s) if s.max_id == upto => return Ok(s.ids.clone()),
-            Some(s) if s.max_id > upto => {
-                // A later reader's set: ids above this snapshot's are records it does not see.
-                let keep = s.ids.partition_point(|id| *id <= upto);
-                return Ok(std::sync::Arc::new(s.ids[..keep].to_vec()));
-            }
+            Some(s) if s.max_id >= upto => return Ok(s.as_of(upto)),
             Some(s) => ((*s.ids).clone(), s.max_id + 1),
             None => (Vec::new(), 0),
         };
@@ -703,11 +694,7 @@ where
         let (t, res) = (of.0.as_str(), of.1.as_str());
         let (removed, moved, upto) = at;
         match kept {
-            Some(s) if s.max_id == upto => return Ok(s.ids.clone()),
-            Some(s) if s.max_id > upto => {
-                let keep = s.ids.partition_point(|id| *id <= upto);
-                return Ok(std::sync::Arc::new(s.ids[..keep].to_vec()));
-            }
+            Some(s) if s.max_id >= upto => return Ok(s.as_of(upto)),
             Some(s) => {
                 let mut ids = (*s.ids).clone();
                 let mut read = 0;
@@ -988,11 +975,7 @@ where
             if let Some(keys) = exact_keys(def, f) {
                 by_field.entry(f.field.as_str()).or_default().push(keys);
             } else if let Some(r) = range_keys(def, f) {
-                let merged = match ranges.remove(f.field.as_str()) {
-                    Some(prev) => prev.narrow(r),
-                    None => r,
-                };
-                ranges.insert(f.field.as_str(), merged);
+                KeyRange::add(&mut ranges, &f.field, r);
             } else {
                 return Ok(None);
             }
@@ -1457,6 +1440,15 @@ impl KeyRange {
             out.extend_from_slice(k);
         }
         out
+    }
+
+    /// Adds a range of `field` to `ranges`: several over one field are the one both give.
+    fn add<'f>(ranges: &mut BTreeMap<&'f str, KeyRange>, field: &'f str, r: KeyRange) {
+        let merged = match ranges.remove(field) {
+            Some(prev) => prev.narrow(r),
+            None => r,
+        };
+        ranges.insert(field, merged);
     }
 
     /// Both ranges at once: the higher low end and the lower high end (an excluded end wins a tie).

@@ -135,6 +135,18 @@ pub struct IdSet {
     pub ids: Arc<Vec<u64>>,
 }
 
+impl IdSet {
+    /// The set as a snapshot whose highest record id is `upto` (at most `max_id`) sees it: a later reader's set
+    /// less the ids above it (records that snapshot does not hold).
+    pub fn as_of(&self, upto: u64) -> Arc<Vec<u64>> {
+        if upto >= self.max_id {
+            return self.ids.clone();
+        }
+        let keep = self.ids.partition_point(|id| *id <= upto);
+        Arc::new(self.ids[..keep].to_vec())
+    }
+}
+
 /// Memory the id sets may take together (8 bytes an id: a value of a million records takes 8 MB; past it every
 /// set goes and is made again when asked). A set over a quarter of it is not kept.
 const SETS_MAX_BYTES: usize = 64 << 20;
