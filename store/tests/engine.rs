@@ -1334,3 +1334,33 @@ fn pages_of_a_range_through_kept_id_sets_are_the_same_pages() {
     let old = s.read(|r| r.get(&d, "A", ids[0])).unwrap().unwrap();
     remove_then_store_again(&s, &d, ids, old, &check);
 }
+
+/// `get_fields` gives exactly the named fields of the record `get` gives (absent ones left out), inside a read and
+/// inside a write that has just changed the record; a missing record is None.
+#[test]
+fn get_fields_is_the_named_part_of_get() {
+    let (_dir, s) = open();
+    seed(&s, "A", 3);
+    let d = def();
+    let id = s.read(|r| r.find_unique(&d, "A", "paramKey", "k0002")).unwrap().unwrap();
+    let part = |full: &Map<String, Value>, names: &[&str]| -> Map<String, Value> {
+        names.iter().filter_map(|n| full.get(*n).map(|v| (n.to_string(), v.clone()))).collect()
+    };
+    let full = s.read(|r| r.get(&d, "A", id)).unwrap().unwrap();
+    for names in [&["paramName"][..], &["n", "paramKey"], &["updateTime", "createUser", "absent", "id"], &["zzz"]] {
+        let got = s.read(|r| r.get_fields(&d, "A", id, names)).unwrap().unwrap();
+        assert_eq!(got, part(&full, names), "{names:?}");
+    }
+    assert_eq!(s.read(|r| r.get_fields(&d, "A", id + 1_000_000, &["n"])).unwrap(), None);
+    assert_eq!(s.read(|r| r.get_fields(&d, "B", id, &["n"])).unwrap(), None, "another tenant's id");
+    let d2 = d.clone();
+    let (inside, after) = s
+        .write(move |w| {
+            w.update(&d2, "A", id, doc(json!({"n": 41, "paramName": "改过 \"引号\""})), &Actor::default())?;
+            let inside = w.get_fields(&d2, "A", id, &["n", "paramName"])?.unwrap();
+            Ok((inside, w.get(&d2, "A", id)?.unwrap()))
+        })
+        .unwrap();
+    assert_eq!(inside, part(&after, &["n", "paramName"]));
+    assert_eq!(inside["paramName"], "改过 \"引号\"");
+}

@@ -164,20 +164,22 @@ async fn order_lines(
 pub(super) async fn goods_facts(st: &AppState, tenant: &str, rows: &mut [Map<String, Value>]) -> ApiResult<()> {
     let ids: Vec<u64> = rows.iter().filter_map(|r| r.get("goodsId")?.as_str()?.parse().ok()).collect();
     let (g, t) = (st.res.get("goods"), tenant.to_string());
-    let goods = st
-        .read(move |r| {
-            let mut m = std::collections::HashMap::new();
-            for i in ids {
-                if let Some(rec) = r.get(&g, &t, i)? {
-                    m.insert(i, rec);
-                }
+    const SHOWN: [&str; 5] = ["goodsCode", "goodsName", "barcode", "spec", "unit"];
+    let few = ids.len() <= crate::engine::crud::FEW_REFS;
+    let read = move |r: &store::ReadCtx| {
+        let mut m = std::collections::HashMap::new();
+        for i in ids {
+            if let Some(rec) = r.get_fields(&g, &t, i, &SHOWN)? {
+                m.insert(i, rec);
             }
-            Ok(m)
-        })
-        .await?;
+        }
+        Ok(m)
+    };
+    // A few goods (a pick's, a page of lines) are point reads: read here, without a thread hop.
+    let goods = if few { st.read_now(read)? } else { st.read(read).await? };
     for row in rows.iter_mut() {
         let Some(g) = row.get("goodsId").and_then(Value::as_str).and_then(|v| v.parse::<u64>().ok()).and_then(|i| goods.get(&i)) else { continue };
-        for k in ["goodsCode", "goodsName", "barcode", "spec", "unit"] {
+        for k in SHOWN {
             let v = g.get(k).cloned().unwrap_or(Value::Null);
             let key = if k == "barcode" { "goodsBarcode" } else { k };
             row.insert(key.into(), v);

@@ -139,14 +139,14 @@ fn batch_label_en(batch: &str) -> String {
 pub fn place(w: &WriteCtx, cx: &Ctx, loc: Loc) -> store::Result<Place> {
     let t = cx.tenant;
     let store_name = |w: &WriteCtx, sid: u64| -> store::Result<String> {
-        let s = w.get(&cx.def("store"), t, sid)?.ok_or_else(|| rule("仓库不存在", "No such store"))?;
+        let s = w.get_fields(&cx.def("store"), t, sid, &["storeName"])?.ok_or_else(|| rule("仓库不存在", "No such store"))?;
         Ok(text(&s, "storeName").to_string())
     };
     Ok(match loc {
         Loc::Bin(space) => {
-            let b = w.get(&cx.def("storagespace"), t, space)?.ok_or_else(|| rule("储位不存在", "No such bin"))?;
+            let b = w.get_fields(&cx.def("storagespace"), t, space, &["areaId", "capacity", "spaceCode", "spaceState", "storeId"])?.ok_or_else(|| rule("储位不存在", "No such bin"))?;
             let area = id(&b, "areaId");
-            let a = w.get(&cx.def("reservoirarea"), t, area)?;
+            let a = w.get_fields(&cx.def("reservoirarea"), t, area, &["areaName"])?;
             let an = a.as_ref().map(|a| text(a, "areaName").to_string()).unwrap_or_default();
             let cap = b.get("capacity").and_then(Value::as_i64).filter(|c| *c > 0);
             Place {
@@ -164,7 +164,7 @@ pub fn place(w: &WriteCtx, cx: &Ctx, loc: Loc) -> store::Result<Place> {
         Loc::Supplier => virtual_place("供应商"),
         Loc::Customer => virtual_place("客户"),
         Loc::Project(p) => {
-            let code = w.get(&cx.def("project"), t, p)?.map(|r| text(&r, "projectCode").to_string()).unwrap_or_default();
+            let code = w.get_fields(&cx.def("project"), t, p, &["projectCode"])?.map(|r| text(&r, "projectCode").to_string()).unwrap_or_default();
             virtual_place(&format!("项目 {code}"))
         }
         Loc::Loss => virtual_place("盘点损益"),
@@ -205,7 +205,8 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
     }
     let gdef = cx.def("goods");
     let sdef = cx.def("stockdata");
-    let goods = w.get(&gdef, t, m.goods)?.ok_or_else(|| rule("商品不存在", "No such goods"))?;
+    // What a move reads of its goods (a goods record carries its description, pictures and more).
+    let goods = w.get_fields(&gdef, t, m.goods, &["goodsCode", "goodsName", "price", "stockQty", "unit"])?.ok_or_else(|| rule("商品不存在", "No such goods"))?;
     let unit = text(&goods, "unit").to_string();
     let (from, to) = (place(w, cx, m.from)?, place(w, cx, m.to)?);
     if m.from.internal() {

@@ -145,7 +145,7 @@ pub struct Refs {
 }
 
 /// At most this many referenced records are read on the calling thread (`AppState::read_now`).
-const FEW_REFS: usize = 64;
+pub const FEW_REFS: usize = 64;
 
 impl Refs {
     pub async fn load(st: &AppState, def: &ResourceDef, tenant: &str, records: &[Map<String, Value>]) -> ApiResult<Refs> {
@@ -191,7 +191,7 @@ impl Refs {
             for (field, key, target, title, ids) in wanted {
                 let mut titles = std::collections::HashMap::new();
                 for id in ids {
-                    if let Some(rec) = r.get(&target, &t, id)? {
+                    if let Some(rec) = r.get_fields(&target, &t, id, &[title.as_str()])? {
                         titles.insert(id, rec.get(&title).and_then(Value::as_str).unwrap_or("").to_string());
                     }
                 }

@@ -73,6 +73,16 @@ where
         }
     }
 
+    /// `get` of only the `names` fields: the rest of the stored record is not decoded (a name shown beside a
+    /// reference, a bin's place). A field the record lacks is absent.
+    pub fn get_fields(&self, def: &ResourceDef, tenant: &str, id: u64, names: &[&str]) -> Result<Option<Map<String, Value>>> {
+        let t = storage_tenant(def, tenant);
+        match self.records.get((t, def.name.as_str(), id))? {
+            Some(v) => Ok(Some(tested_doc(Some(names), v.value())?)),
+            None => Ok(None),
+        }
+    }
+
     /// The id holding `value` in a unique field, among live records.
     pub fn find_unique(&self, def: &ResourceDef, tenant: &str, field: &str, value: &str) -> Result<Option<u64>> {
         let t = storage_tenant(def, tenant);
