@@ -266,7 +266,8 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                     continue;
                 }
                 let l = w.get(&cx.def("mxck"), cx.tenant, *line)?.ok_or(store::StoreError::NotFound)?;
-                let o = parent(w, &cx, "order_ck", &l, "orderId")?;
+                // What a pick reads of its order (an order carries its addresses, remarks and more).
+                let o = w.get_fields(&cx.def("order_ck"), cx.tenant, id(&l, "orderId"), &["id", "orderNo", "orderStatus", "storeId"])?.ok_or(store::StoreError::NotFound)?;
                 check_store(w, &cx, id(&o, "storeId"))?;
                 require_status(CK_STATUS, &o, &[1, 2], ("拣货", "picked"))?;
                 let store_id = id(&o, "storeId");
@@ -333,11 +334,12 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                 }
             }
             for (oid, a_line_done) in touched {
-                let o = w.get(&cx.def("order_ck"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
+                let now = w.get_fields(&cx.def("order_ck"), cx.tenant, oid, &["orderStatus"])?.ok_or(store::StoreError::NotFound)?;
                 // The order is picked when its last open line is: its other lines are read only then.
                 let all = a_line_done && lines_of(w, &cx, oid)?.iter().all(|l| qty(l, "pickedQty") >= qty(l, "qty"));
                 let to = if all { 3 } else { 2 };
-                if qty(&o, "orderStatus") != to {
+                if qty(&now, "orderStatus") != to {
+                    let o = w.get(&cx.def("order_ck"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
                     let saved = patch(w, &cx, "order_ck", oid, &[("orderStatus", json!(to))])?;
                     record_change(w, &cx, &cx.def("order_ck"), Some(&o), Some(&saved))?;
                 }

@@ -101,7 +101,8 @@ impl RecordWriter<'_> {
         }
         doc.insert("updateUser".into(), actor.user_id.into());
         doc.insert("updateTime".into(), actor.at.unwrap_or_else(now_millis).into());
-        self.check_unique(def, t, &doc, Some(id))?;
+        // A unique value the update leaves as it was is still this record's (a stock balance keeps its key).
+        self.check_unique(def, t, &doc, Some((id, &old)))?;
         // Only the index entries and unique keys whose values changed are rewritten (a stock balance changes
         // its quantities, not its goods or bin).
         change_keys(&mut self.tables.index, &mut self.tables.unique, def, t, id, &old, &doc)?;
@@ -283,11 +284,13 @@ impl RecordWriter<'_> {
         Ok(partly)
     }
 
-    fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<u64>) -> Result<()> {
-        for f in def.fields.iter().filter(|f| f.unique) {
+    /// Refuses a unique value another record holds. For an update, `me` is the record and what it held: a value
+    /// the update leaves as it was is still its own and is not looked up.
+    fn check_unique(&self, def: &ResourceDef, t: &str, doc: &Map<String, Value>, me: Option<(u64, &Map<String, Value>)>) -> Result<()> {
+        for f in def.fields.iter().filter(|f| f.unique && me.is_none_or(|(_, old)| old.get(&f.name) != doc.get(&f.name))) {
             if let Some(v) = unique_text(doc.get(&f.name))
                 && let Some(holder) = self.tables.unique.get((t, def.name.as_str(), f.name.as_str(), v.as_str()))?
-                && Some(holder.value()) != me {
+                && Some(holder.value()) != me.map(|(id, _)| id) {
                 return Err(StoreError::Duplicate { field: f.name.clone() });
             }
         }
