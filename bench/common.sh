@@ -51,3 +51,35 @@ list_total() {
 page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --conns 1 --secs "${3:-5}" | sed "s|^load|$1|"; }
 # One request of the list `P` with query `$2`, timed (the first asking of something kept afterwards).
 once() { curl -s -o /dev/null -w "$1: %{time_total} s\n" -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?$2&_t=once$RANDOM"; }
+# `cpu_per_ok LABEL CMD...`: runs a `bench load` command line (its `load` renamed LABEL) and adds the server's CPU
+# time per ok request from /proc: the data writer thread's and the whole process's. Throughput and latency on a
+# shared 2-core machine swing by a third between runs; the CPU a request costs moves far less, so a change to the
+# write path shows here first.
+server_cpu() {
+  python3 - "$(pgrep -f "zhizhuang serve --http $ADDR" | head -1)" <<'P'
+import os, sys
+p, writer, total = sys.argv[1], 0, 0
+for t in os.listdir(f'/proc/{p}/task'):
+    try:
+        st = open(f'/proc/{p}/task/{t}/stat').read()
+    except OSError:
+        continue
+    comm, f = st[st.index('(') + 1:st.rindex(')')], st[st.rindex(')') + 2:].split()
+    ticks = int(f[11]) + int(f[12])
+    total += ticks
+    writer += ticks if comm == 'zz-writer' else 0
+print(writer, total)
+P
+}
+cpu_per_ok() {
+  local label=$1 out w0 a0 w1 a1 n hz
+  shift
+  read -r w0 a0 < <(server_cpu)
+  out=$("$@" | sed "s|^load|$label|")
+  read -r w1 a1 < <(server_cpu)
+  echo "$out"
+  n=$(echo "$out" | grep -o 'ok=[0-9]*' | cut -d= -f2)
+  hz=$(getconf CLK_TCK)
+  [ "${n:-0}" -gt 0 ] && echo "  server CPU per ok request: writer $(( (w1 - w0) * 1000000 / hz / n )) µs, whole server $(( (a1 - a0) * 1000000 / hz / n )) µs"
+  return 0
+}

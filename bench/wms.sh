@@ -40,7 +40,7 @@ curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$W/stockdata/list?size=20" |
   python3 -c "import sys,json;d=json.load(sys.stdin)['data'];print('stockdata: rows',len(d['records']),'total',d['total'])"
 "$T/bench" load --addr $ADDR --path "$W/stockdata/list?size=20" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/stockdata list 20 rows + total, cached, c=64/'
 "$T/bench" load --addr $ADDR --path "$W/stockdata/list?size=20&_t={n}" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/stockdata list 20 rows + total, uncached, c=64/'
-"$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/durable picks over 1,000 goods, c=64 (each ok = one move)/'
+cpu_per_ok "durable picks over 1,000 goods, c=64 (each ok = one move)" "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 10
 "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/hot.jsonl" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/durable picks on one hot bin, c=64 (errors = refused when empty)/'
 curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$W/stockdata/list?goodsId=$HOTGOODS" |
   python3 -c "import sys,json;r=json.load(sys.stdin)['data']['records'];print('hot bin after:',[(x['locationName'],x['qty'],x['reserved'],x['available']) for x in r])"

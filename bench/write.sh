@@ -27,7 +27,7 @@ for wal in 1 0; do
   name=$([ $wal = 1 ] && echo "write-ahead log" || echo "ZZ_WAL=0")
   "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"单连接{n}","paramKey":"c1.{n}","paramValue":"v"}' --token "$TOK" --conns 1 --secs 10 | sed "s/^load/creates, one connection ($name)/"
   read -r w0 s0 < <(writes)
-  "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"并发{n}","paramKey":"c64.{n}","paramValue":"v"}' --token "$TOK" --conns 64 --secs 10 | sed "s/^load/creates, 64 connections ($name)/"
+  cpu_per_ok "creates, 64 connections ($name)" "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"并发{n}","paramKey":"c64.{n}","paramValue":"v"}' --token "$TOK" --conns 64 --secs 10
   read -r w1 s1 < <(writes)
   echo "  disk writes during the 64-connection run: $((w1 - w0)) ops, $(((s1 - s0) / 2048)) MiB"
   stop
