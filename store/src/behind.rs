@@ -586,7 +586,10 @@ mod tests {
         }
         wb.sync_data().unwrap();
         let spare = |wb: &WriteBehind| wb.shared.spare.lock().unwrap().bytes;
-        assert_eq!(spare(&wb), 10 * 4096);
+        // Every buffer came back. Ten unless the flusher applied an early write while the loop still ran (a busy
+        // machine): the next write then took its buffer, and fewer were ever made.
+        let kept = spare(&wb);
+        assert!(kept > 0 && kept <= 10 * 4096 && kept % 4096 == 0, "{kept}");
         wb.write(0, &[9; 4096]).unwrap();
         // Read once it is applied: a read while it is queued holds its buffer, which is then (rightly) not kept.
         wb.sync_data().unwrap();
@@ -594,8 +597,8 @@ mod tests {
         wb.read(0, &mut out).unwrap();
         assert!(out[..4096].iter().all(|b| *b == 9) && out[4096..].iter().all(|b| *b == 3), "a reused buffer holds the new write");
         assert_eq!(&file.bytes.lock().unwrap()[..4096], &[9; 4096][..]);
-        // The write took a kept buffer and gave it back (a new one would make eleven).
-        assert_eq!(spare(&wb), 10 * 4096);
+        // The write took a kept buffer and gave it back (a new one would make one more).
+        assert_eq!(spare(&wb), kept);
         // Held by a read: not kept.
         let mut s = Spare::default();
         let held: Arc<[u8]> = Arc::from(&[1u8; 16][..]);
