@@ -13,9 +13,11 @@ pub mod ship;
 mod tables;
 pub mod wal;
 mod writer;
+mod lazy;
+use lazy::LazyTable;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -408,7 +410,7 @@ impl Store {
     /// Runs `f` against a consistent snapshot.
     pub fn read<R>(&self, f: impl FnOnce(&ReadCtx) -> Result<R>) -> Result<R> {
         let txn = self.inner.begin_read()?;
-        let ctx = ReadCtx::new(txn, self.inner.ranks.clone())?;
+        let ctx = ReadCtx::new(txn, self.inner.ranks.clone());
         f(&ctx)
     }
 
@@ -641,56 +643,35 @@ pub fn id_floor(millis: i64) -> u64 {
     ((millis - ID_EPOCH_MS).max(0) as u64) << 16
 }
 
-/// Reads inside one snapshot. The record tables are opened with it; the others (sessions, settings, the change
-/// log, stored files), which most reads never touch, when first asked for — each open is a lookup in the file's
-/// table of tables, and a request makes several reads.
+/// Reads inside one snapshot. Each table is opened when first used (`lazy`): a point read opens the records only.
 pub struct ReadCtx {
-    txn: redb::ReadTransaction,
     t: engine::ReadTables,
-    chunks: OnceLock<redb::ReadOnlyTable<tables::ChunkK, &'static [u8]>>,
-    sessions: OnceLock<redb::ReadOnlyTable<tables::PairK, &'static [u8]>>,
-    meta: OnceLock<redb::ReadOnlyTable<tables::Str, &'static [u8]>>,
-    changes: OnceLock<redb::ReadOnlyTable<u64, (&'static str, &'static str, u64)>>,
+    chunks: LazyTable<tables::ChunkK, &'static [u8]>,
+    sessions: LazyTable<tables::PairK, &'static [u8]>,
+    meta: LazyTable<tables::Str, &'static [u8]>,
+    changes: LazyTable<u64, (&'static str, &'static str, u64)>,
     ranks: Arc<engine::rank::RankCache>,
 }
 
 /// Change-log entries a hinted list reads at most; beyond, the hint is too old to help and is ignored.
 const MAX_PENDING_SCAN: usize = 50_000;
 
-/// A table of `txn` opened once, when first asked for.
-fn opened<'c, K: redb::Key + 'static, V: redb::Value + 'static>(
-    txn: &redb::ReadTransaction,
-    cell: &'c OnceLock<redb::ReadOnlyTable<K, V>>,
-    table: redb::TableDefinition<K, V>,
-) -> Result<&'c redb::ReadOnlyTable<K, V>> {
-    if let Some(t) = cell.get() {
-        return Ok(t);
-    }
-    let t = txn.open_table(table)?;
-    Ok(cell.get_or_init(|| t))
-}
-
 impl ReadCtx {
-    fn new(txn: redb::ReadTransaction, ranks: Arc<engine::rank::RankCache>) -> Result<Self> {
-        let t = engine::Tables {
-            records: txn.open_table(tables::RECORDS)?,
-            index: txn.open_table(tables::INDEX)?,
-            unique: txn.open_table(tables::UNIQUE)?,
-            counters: txn.open_table(tables::COUNTERS)?,
-        };
-        Ok(ReadCtx { txn, t, chunks: OnceLock::new(), sessions: OnceLock::new(), meta: OnceLock::new(), changes: OnceLock::new(), ranks })
-    }
-    fn chunks(&self) -> Result<&redb::ReadOnlyTable<tables::ChunkK, &'static [u8]>> {
-        opened(&self.txn, &self.chunks, tables::FILE_CHUNKS)
-    }
-    fn sessions(&self) -> Result<&redb::ReadOnlyTable<tables::PairK, &'static [u8]>> {
-        opened(&self.txn, &self.sessions, tables::SESSIONS)
-    }
-    fn meta_table(&self) -> Result<&redb::ReadOnlyTable<tables::Str, &'static [u8]>> {
-        opened(&self.txn, &self.meta, tables::META)
-    }
-    fn changes(&self) -> Result<&redb::ReadOnlyTable<u64, (&'static str, &'static str, u64)>> {
-        opened(&self.txn, &self.changes, tables::CHANGES)
+    fn new(txn: redb::ReadTransaction, ranks: Arc<engine::rank::RankCache>) -> Self {
+        let txn = Arc::new(txn);
+        ReadCtx {
+            t: engine::Tables {
+                records: LazyTable::new(&txn, tables::RECORDS),
+                index: LazyTable::new(&txn, tables::INDEX),
+                unique: LazyTable::new(&txn, tables::UNIQUE),
+                counters: LazyTable::new(&txn, tables::COUNTERS),
+            },
+            chunks: LazyTable::new(&txn, tables::FILE_CHUNKS),
+            sessions: LazyTable::new(&txn, tables::SESSIONS),
+            meta: LazyTable::new(&txn, tables::META),
+            changes: LazyTable::new(&txn, tables::CHANGES),
+            ranks,
+        }
     }
     pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
         self.t.get(def, tenant, id)
@@ -710,7 +691,7 @@ impl ReadCtx {
             let mut pending = Vec::new();
             let mut scanned = 0usize;
             let mut complete = true;
-            for e in self.changes()?.range(h.seq.saturating_add(1)..)? {
+            for e in self.changes.table()?.range(h.seq.saturating_add(1)..)? {
                 let (_, v) = e?;
                 let (ct, cr, id) = v.value();
                 if ct == t && cr == def.name {
@@ -743,13 +724,13 @@ impl ReadCtx {
 
     /// The change log's last sequence number in this snapshot.
     pub fn change_seq(&self) -> Result<u64> {
-        meta::change_seq_in(self.meta_table()?)
+        meta::change_seq_in(self.meta.table()?)
     }
 
     /// Up to `max` change-log entries after `seq`, oldest first.
     pub fn changes_after(&self, seq: u64, max: usize) -> Result<Vec<Change>> {
         let mut out = Vec::new();
-        for e in self.changes()?.range(seq.saturating_add(1)..)?.take(max) {
+        for e in self.changes.table()?.range(seq.saturating_add(1)..)?.take(max) {
             let (k, v) = e?;
             let (tenant, resource, id) = v.value();
             out.push(Change { seq: k.value(), tenant: tenant.to_string(), resource: resource.to_string(), id });
@@ -764,7 +745,7 @@ impl ReadCtx {
         if seq >= last {
             return Ok(seq == last);
         }
-        Ok(self.changes()?.first()?.is_some_and(|(k, _)| k.value() <= seq + 1))
+        Ok(self.changes.table()?.first()?.is_some_and(|(k, _)| k.value() <= seq + 1))
     }
 
     /// Tenants (storage tenants) holding live records of a resource.
@@ -809,18 +790,18 @@ impl ReadCtx {
         self.t.count(def, tenant)
     }
     pub fn session(&self, tenant: &str, sid: &str) -> Result<Option<Value>> {
-        match self.sessions()?.get((tenant, sid))? {
+        match self.sessions.table()?.get((tenant, sid))? {
             Some(v) => Ok(Some(serde_json::from_slice(v.value())?)),
             None => Ok(None),
         }
     }
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
-        Ok(self.meta_table()?.get(key)?.map(|v| v.value().to_vec()))
+        Ok(self.meta.table()?.get(key)?.map(|v| v.value().to_vec()))
     }
     /// The chunks of a stored file, in order.
     pub fn file_chunks(&self, tenant: &str, file: u64) -> Result<Vec<Vec<u8>>> {
         let mut out = Vec::new();
-        for e in self.chunks()?.range((tenant, file, 0)..=(tenant, file, u32::MAX))? {
+        for e in self.chunks.table()?.range((tenant, file, 0)..=(tenant, file, u32::MAX))? {
             out.push(e?.1.value().to_vec());
         }
         Ok(out)
@@ -831,7 +812,7 @@ impl ReadCtx {
     }
     /// A session decoded into the caller's own (partial) shape.
     pub fn session_as<T: serde::de::DeserializeOwned>(&self, tenant: &str, sid: &str) -> Result<Option<T>> {
-        match self.sessions()?.get((tenant, sid))? {
+        match self.sessions.table()?.get((tenant, sid))? {
             Some(v) => Ok(Some(serde_json::from_slice(v.value())?)),
             None => Ok(None),
         }

@@ -10,7 +10,7 @@ pub(crate) use write::{drop_keys, put_keys};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
-use redb::{ReadOnlyTable, ReadableTable};
+use redb::ReadableTable;
 use serde_json::{Map, Value};
 
 use crate::codec::{decode_record, index_bytes};
@@ -18,6 +18,7 @@ use crate::error::Result;
 use crate::query::{Filter, Hint, Op, Page, PageFill, Query, Ticker, order};
 use crate::resource::{FieldKind, ResourceDef};
 use crate::PLATFORM_TENANT;
+use crate::lazy::LazyTable;
 use crate::tables;
 
 /// Platform resources are kept under the platform tenant whoever reads them.
@@ -52,10 +53,10 @@ pub struct Tables<R, I, U, C> {
 }
 
 pub type ReadTables = Tables<
-    ReadOnlyTable<tables::RecK, &'static [u8]>,
-    ReadOnlyTable<tables::IdxK, ()>,
-    ReadOnlyTable<tables::UniqueK, u64>,
-    ReadOnlyTable<tables::PairK, u64>,
+    LazyTable<tables::RecK, &'static [u8]>,
+    LazyTable<tables::IdxK, ()>,
+    LazyTable<tables::UniqueK, u64>,
+    LazyTable<tables::PairK, u64>,
 >;
 
 impl<R, I, U, C> Tables<R, I, U, C>
