@@ -116,6 +116,10 @@ pub fn default_apps() -> Vec<serde_json::Value> {
     ["BIM", "ERP", "BBC", "PMS"].iter().map(|n| serde_json::json!({"name": n, "url": ""})).collect()
 }
 
+/// Point reads at most that `AppState::read_points` makes on the calling thread (a page's referenced names, a
+/// pick's goods): microseconds, less than a thread hop.
+const FEW_POINTS: usize = 64;
+
 #[derive(Clone)]
 pub struct AppState(pub Arc<Inner>);
 
@@ -313,6 +317,16 @@ impl AppState {
     /// `read_now` in the store `def` lives in.
     pub fn read_now_of<R>(&self, def: &store::ResourceDef, f: impl FnOnce(&store::ReadCtx) -> store::Result<R>) -> ApiResult<R> {
         self.store_of(def).read(f).map_err(ApiError::from)
+    }
+
+    /// `points` point reads (records by id): on the calling thread when they are few (`read_now`), else on a
+    /// blocking thread (`read`).
+    pub async fn read_points<R: Send + 'static>(
+        &self,
+        points: usize,
+        f: impl FnOnce(&store::ReadCtx) -> store::Result<R> + Send + 'static,
+    ) -> ApiResult<R> {
+        if points <= FEW_POINTS { self.read_now(f) } else { self.read(f).await }
     }
 
     /// Runs a bounded read on the calling thread: a few point reads or one page walked from an index end.

@@ -14,7 +14,6 @@ mod tables;
 pub mod wal;
 mod writer;
 mod lazy;
-use lazy::LazyTable;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,6 +22,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use redb::{Database, ReadableDatabase, ReadableTable};
 use serde_json::{Map, Value};
+
+use lazy::LazyTable;
 
 pub use backup::{Defs, FileSpace, TableCount, VerifyReport, compact_file, verify_file};
 pub use codec::{RawField, StoredRow, decode_record};

@@ -864,14 +864,7 @@ fn pages_of_one_value_through_rank_marks_are_the_same_pages() {
     // Some 甲 become 乙: both values' ranks shift.
     let some = s.read(|r| r.list(&d, "A", &Query { limit: 4, offset: 300, filters: vec![Filter::new("paramName", Op::Equal, json!("甲"))], ..Default::default() })).unwrap();
     let ids: Vec<u64> = some.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-    let (d2, moved) = (d.clone(), ids.clone());
-    s.write(move |w| {
-        for id in &moved {
-            w.update(&d2, "A", *id, doc(json!({"paramName": "乙"})), &Actor::default())?;
-        }
-        Ok(())
-    })
-    .unwrap();
+    update_each(&s, &d, &ids, |_| json!({"paramName": "乙"}));
     check(&s, "records moved to another value");
     let old = s.read(|r| r.get(&d, "A", ids[0])).unwrap().unwrap();
     remove_then_store_again(&s, &d, ids, old, &check);
@@ -975,6 +968,18 @@ fn check_sorted_pages(s: &Store, d: &Arc<ResourceDef>, what: &str, marked: bool)
 /// A budget whose walk stops at its first check: a list answered with it did not walk.
 fn cancelled() -> store::Budget {
     store::Budget { deadline: None, cancel: Some(Arc::new(std::sync::atomic::AtomicBool::new(true))) }
+}
+
+/// Updates each of `ids` (tenant A) with the patch `patch(k)` gives for its place in `ids`, in one write.
+fn update_each(s: &Store, d: &Arc<ResourceDef>, ids: &[u64], patch: impl Fn(usize) -> Value) {
+    let (d2, moved): (Arc<ResourceDef>, Vec<(u64, Value)>) = (d.clone(), ids.iter().enumerate().map(|(k, id)| (*id, patch(k))).collect());
+    s.write(move |w| {
+        for (id, p) in &moved {
+            w.update(&d2, "A", *id, doc(p.clone()), &Actor::default())?;
+        }
+        Ok(())
+    })
+    .unwrap();
 }
 
 /// Removes `ids` of tenant A and checks; then stores `old` (one of them) back under its own id, as a move between
@@ -1330,14 +1335,7 @@ fn pages_of_a_range_through_kept_id_sets_are_the_same_pages() {
     // Some numbers move into and out of the ranges.
     let some = s.read(|r| r.list(&d, "A", &Query { limit: 6, offset: 200, ..Default::default() })).unwrap();
     let ids: Vec<u64> = some.records.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-    let (d2, moved) = (d.clone(), ids.clone());
-    s.write(move |w| {
-        for (k, id) in moved.iter().enumerate() {
-            w.update(&d2, "A", *id, doc(json!({"n": if k % 2 == 0 { 5 } else { 999 }})), &Actor::default())?;
-        }
-        Ok(())
-    })
-    .unwrap();
+    update_each(&s, &d, &ids, |k| json!({"n": if k % 2 == 0 { 5 } else { 999 }}));
     check(&s, "numbers moved");
     let old = s.read(|r| r.get(&d, "A", ids[0])).unwrap().unwrap();
     remove_then_store_again(&s, &d, ids, old, &check);

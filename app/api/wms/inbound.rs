@@ -165,7 +165,7 @@ pub(super) async fn goods_facts(st: &AppState, tenant: &str, rows: &mut [Map<Str
     let ids: Vec<u64> = rows.iter().filter_map(|r| r.get("goodsId")?.as_str()?.parse().ok()).collect();
     let (g, t) = (st.res.get("goods"), tenant.to_string());
     const SHOWN: [&str; 5] = ["goodsCode", "goodsName", "barcode", "spec", "unit"];
-    let few = ids.len() <= crate::engine::crud::FEW_REFS;
+    let n = ids.len();
     let read = move |r: &store::ReadCtx| {
         let mut m = std::collections::HashMap::new();
         for i in ids {
@@ -175,8 +175,8 @@ pub(super) async fn goods_facts(st: &AppState, tenant: &str, rows: &mut [Map<Str
         }
         Ok(m)
     };
-    // A few goods (a pick's, a page of lines) are point reads: read here, without a thread hop.
-    let goods = if few { st.read_now(read)? } else { st.read(read).await? };
+    // A few goods (a pick's, a page of lines) are read here, without a thread hop.
+    let goods = st.read_points(n, read).await?;
     for row in rows.iter_mut() {
         let Some(g) = row.get("goodsId").and_then(Value::as_str).and_then(|v| v.parse::<u64>().ok()).and_then(|i| goods.get(&i)) else { continue };
         for k in SHOWN {

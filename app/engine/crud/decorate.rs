@@ -144,9 +144,6 @@ pub struct Refs {
     pub(super) by_field: Vec<(String, String, std::collections::HashMap<u64, String>)>,
 }
 
-/// At most this many referenced records are read on the calling thread (`AppState::read_now`).
-pub const FEW_REFS: usize = 64;
-
 impl Refs {
     pub async fn load(st: &AppState, def: &ResourceDef, tenant: &str, records: &[Map<String, Value>]) -> ApiResult<Refs> {
         let wanted = Self::wanted(st, def, |field| records.iter().filter_map(|r| r.get(field).and_then(Value::as_u64)).collect());
@@ -199,8 +196,8 @@ impl Refs {
             }
             Ok(out)
         };
-        // A few records (a page's categories, its few suppliers) are point reads: read here, without a thread hop.
-        let by_field = if count <= FEW_REFS { st.read_now(titles)? } else { st.read(titles).await? };
+        // A few records (a page's categories, its few suppliers) are read here, without a thread hop.
+        let by_field = st.read_points(count, titles).await?;
         Ok(Refs { by_field })
     }
 

@@ -67,19 +67,19 @@ where
     C: ReadableTable<tables::PairK, u64>,
 {
     pub fn get(&self, def: &ResourceDef, tenant: &str, id: u64) -> Result<Option<Map<String, Value>>> {
-        let t = storage_tenant(def, tenant);
-        match self.records.get((t, def.name.as_str(), id))? {
-            Some(v) => Ok(Some(decode_record(v.value())?)),
-            None => Ok(None),
-        }
+        self.get_decoded(def, tenant, id, None)
     }
 
     /// `get` of only the `names` fields: the rest of the stored record is not decoded (a name shown beside a
     /// reference, a bin's place). A field the record lacks is absent.
     pub fn get_fields(&self, def: &ResourceDef, tenant: &str, id: u64, names: &[&str]) -> Result<Option<Map<String, Value>>> {
+        self.get_decoded(def, tenant, id, Some(names))
+    }
+
+    fn get_decoded(&self, def: &ResourceDef, tenant: &str, id: u64, names: Option<&[&str]>) -> Result<Option<Map<String, Value>>> {
         let t = storage_tenant(def, tenant);
         match self.records.get((t, def.name.as_str(), id))? {
-            Some(v) => Ok(Some(tested_doc(Some(names), v.value())?)),
+            Some(v) => Ok(Some(tested_doc(names, v.value())?)),
             None => Ok(None),
         }
     }
