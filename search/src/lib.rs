@@ -352,12 +352,15 @@ impl Index {
     fn commit(&self, upserts: &[Doc], deletes: &[Key], seq: Option<u64>) -> Result<()> {
         let mut guard = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
         let w = guard.as_mut().ok_or_else(|| SearchError::Other("no writer".into()))?;
-        for k in deletes {
+        // No document holds an id above the highest ever added: such a key is neither deleted nor looked for
+        // (each deleted key is looked up in every segment at the commit). A follower hands new records in rising
+        // ids, so a batch of creates deletes nothing.
+        let mut max = self.max_id.load(Ordering::Relaxed);
+        for k in deletes.iter().filter(|k| k.id <= max) {
             w.delete_term(Term::from_field_text(self.f.key, &key_text(&k.tenant, &k.resource, k.id)));
         }
         // Terms are made here while tantivy's indexing thread consumes the previous documents.
         // `max` rises with each document, so a key twice in `upserts` is deleted before its second add.
-        let mut max = self.max_id.load(Ordering::Relaxed);
         for d in upserts {
             if d.id <= max {
                 w.delete_term(Term::from_field_text(self.f.key, &key_text(&d.tenant, &d.resource, d.id)));

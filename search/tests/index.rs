@@ -222,7 +222,8 @@ fn commits_carry_their_sequence_and_survive_reopening() {
 
 /// New records (ids above any in the index) are added without a delete of their key first; every other upsert
 /// still replaces its document: an update after the create, a key twice in one commit, an update after the index
-/// was reopened (the bound read back from the segments) and after it was emptied.
+/// was reopened (the bound read back from the segments) and after it was emptied. A delete of an id above the bound
+/// is skipped (nothing can hold it); any other removes its document.
 #[test]
 fn upserts_replace_their_document_whether_or_not_it_is_new() {
     let dir = tempfile::tempdir().unwrap();
@@ -245,10 +246,18 @@ fn upserts_replace_their_document_whether_or_not_it_is_new() {
     assert_eq!(names(&ix, "退库"), Some(vec![]), "reopened, an update still replaces");
     assert_eq!(names(&ix, "仓库"), Some(vec![30]));
     assert_eq!(ix.len(), 5);
+    // A delete above every id is nothing to remove; one below removes its document, newest or not.
+    let key = |id| Key { tenant: "A".into(), resource: "param".into(), id };
+    ix.apply(&[], &[key(41), key(1_000)], 5).unwrap();
+    assert_eq!(ix.len(), 5);
+    ix.apply(&[], &[key(40), key(10)], 6).unwrap();
+    assert_eq!(names(&ix, "材料"), Some(vec![]));
+    assert_eq!(names(&ix, "订单"), Some(vec![20]));
+    assert_eq!(ix.len(), 3);
     // Emptied (a rebuild): ids start again from nothing, and a document added twice is still one.
     ix.clear().unwrap();
-    ix.apply(&[doc("A", 5, "合同施工")], &[], 5).unwrap();
-    ix.apply(&[doc("A", 5, "合同签订")], &[], 6).unwrap();
+    ix.apply(&[doc("A", 5, "合同施工")], &[], 7).unwrap();
+    ix.apply(&[doc("A", 5, "合同签订")], &[], 8).unwrap();
     assert_eq!(names(&ix, "合同"), Some(vec![5]));
     assert_eq!(ix.len(), 1);
 }
