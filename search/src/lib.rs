@@ -123,6 +123,8 @@ pub struct Index {
     frags: Arc<frag::Frags>,
     /// Commits since open.
     commits: AtomicU64,
+    /// Keys deleted since open (each looked up in every segment at the next commit).
+    deletes: AtomicU64,
     /// No document in the index has a larger id (ids only grow: a new record's is larger than any before it).
     /// An upsert above it is a new record, added without first deleting its key — a delete is a term lookup in
     /// every segment at the commit (under a stream of creates, a tenth of what the index's threads spent).
@@ -250,7 +252,7 @@ impl Index {
         });
         let frags = Arc::new(frag::Frags::new(FRAGMENT_BUDGET));
         let max_id = AtomicU64::new(max_id(&reader)?);
-        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(Some(writer)), f, visible, frags, commits: AtomicU64::new(0), max_id }, opened))
+        Ok((Index { dir: dir.to_path_buf(), index, reader, writer: Mutex::new(Some(writer)), f, visible, frags, commits: AtomicU64::new(0), deletes: AtomicU64::new(0), max_id }, opened))
     }
 
     /// Replaces the writer by one with `threads` indexing threads (each with its own memory arena): a rebuild
@@ -267,6 +269,11 @@ impl Index {
     /// Commits since the index was opened (each one a sync of its files and a segment for the merges).
     pub fn commits(&self) -> u64 {
         self.commits.load(Ordering::Relaxed)
+    }
+
+    /// Keys deleted since the index was opened: the removed records, and the upserts that replaced a document.
+    pub fn deletes(&self) -> u64 {
+        self.deletes.load(Ordering::Relaxed)
     }
 
     /// The sequence number of the commit searches see now. Read it before a search: the search then sees at
@@ -352,22 +359,29 @@ impl Index {
     fn commit(&self, upserts: &[Doc], deletes: &[Key], seq: Option<u64>) -> Result<()> {
         let mut guard = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
         let w = guard.as_mut().ok_or_else(|| SearchError::Other("no writer".into()))?;
-        // No document holds an id above the highest ever added: such a key is neither deleted nor looked for
-        // (each deleted key is looked up in every segment at the commit). A follower hands new records in rising
-        // ids, so a batch of creates deletes nothing.
-        let mut max = self.max_id.load(Ordering::Relaxed);
-        for k in deletes.iter().filter(|k| k.id <= max) {
-            w.delete_term(Term::from_field_text(self.f.key, &key_text(&k.tenant, &k.resource, k.id)));
+        // No document holds an id above the highest ever added (`below`): such a key is neither deleted nor
+        // looked for — each deleted key is looked up in every segment at the commit — whatever order the batch
+        // comes in. Only a key twice in `upserts` is deleted before its second add.
+        let below = self.max_id.load(Ordering::Relaxed);
+        let mut deleted = 0u64;
+        let mut delete = |w: &mut IndexWriter, tenant: &str, resource: &str, id: u64| {
+            w.delete_term(Term::from_field_text(self.f.key, &key_text(tenant, resource, id)));
+            deleted += 1;
+        };
+        for k in deletes.iter().filter(|k| k.id <= below) {
+            delete(w, &k.tenant, &k.resource, k.id);
         }
         // Terms are made here while tantivy's indexing thread consumes the previous documents.
-        // `max` rises with each document, so a key twice in `upserts` is deleted before its second add.
+        let mut added = std::collections::HashSet::new();
+        let mut max = below;
         for d in upserts {
-            if d.id <= max {
-                w.delete_term(Term::from_field_text(self.f.key, &key_text(&d.tenant, &d.resource, d.id)));
+            if d.id <= below || !added.insert((d.tenant.as_str(), d.resource.as_str(), d.id)) {
+                delete(w, &d.tenant, &d.resource, d.id);
             }
             max = max.max(d.id);
             w.add_document(self.document(d))?;
         }
+        self.deletes.fetch_add(deleted, Ordering::Relaxed);
         // Raised once the documents are in the writer (a failed commit leaves it high: only more deletes).
         self.max_id.fetch_max(max, Ordering::Relaxed);
         let mut prepared = w.prepare_commit()?;

@@ -230,12 +230,16 @@ fn upserts_replace_their_document_whether_or_not_it_is_new() {
     let names = |ix: &Index, needle: &str| ix.contains("A", "param", "paramName", needle).unwrap();
     {
         let (ix, _) = Index::open(dir.path(), "").unwrap();
-        ix.apply(&[doc("A", 10, "订单超时"), doc("A", 20, "订单取消")], &[], 1).unwrap();
+        // New records in either order: none is deleted first.
+        ix.apply(&[doc("A", 20, "订单取消"), doc("A", 10, "订单超时")], &[], 1).unwrap();
+        assert_eq!(ix.deletes(), 0, "new records are added without a delete");
         ix.apply(&[doc("A", 10, "订单完成"), doc("A", 30, "仓库入库")], &[], 2).unwrap();
+        assert_eq!(ix.deletes(), 1, "only the update deletes");
         assert_eq!(names(&ix, "超时"), Some(vec![]), "the update replaced the created document");
         assert_eq!(names(&ix, "订单"), Some(vec![10, 20]));
         // A new id twice in one commit (and an older id below it): one document each, the last one's text.
         ix.apply(&[doc("A", 40, "材料出库"), doc("A", 15, "财务审批"), doc("A", 40, "材料退库")], &[], 3).unwrap();
+        assert_eq!(ix.deletes(), 3, "the older id, and the new one's second add");
         assert_eq!(names(&ix, "出库"), Some(vec![]));
         assert_eq!(names(&ix, "材料"), Some(vec![40]));
         assert_eq!(ix.len(), 5);
@@ -248,8 +252,9 @@ fn upserts_replace_their_document_whether_or_not_it_is_new() {
     assert_eq!(ix.len(), 5);
     // A delete above every id is nothing to remove; one below removes its document, newest or not.
     let key = |id| Key { tenant: "A".into(), resource: "param".into(), id };
+    let before = ix.deletes();
     ix.apply(&[], &[key(41), key(1_000)], 5).unwrap();
-    assert_eq!(ix.len(), 5);
+    assert_eq!((ix.len(), ix.deletes()), (5, before), "nothing looked up");
     ix.apply(&[], &[key(40), key(10)], 6).unwrap();
     assert_eq!(names(&ix, "材料"), Some(vec![]));
     assert_eq!(names(&ix, "订单"), Some(vec![20]));
