@@ -380,7 +380,7 @@ impl Indexer {
             Ok(seq)
         })?;
         total += docs.len() as u64;
-        self.index.apply(&docs, &[], seq)?;
+        self.index.finish_rebuild(&docs, seq)?;
         let ms = started.elapsed().as_millis() as u64;
         self.rebuilds.fetch_add(1, Ordering::Relaxed);
         self.last_rebuild_ms.store(ms, Ordering::Relaxed);

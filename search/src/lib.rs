@@ -347,16 +347,25 @@ impl Index {
     /// Applies changes and commits them as containing every store change up to `seq`. `upserts` replace any
     /// document of the same key; `deletes` remove them. Readers see the commit when this returns.
     pub fn apply(&self, upserts: &[Doc], deletes: &[Key], seq: u64) -> Result<()> {
-        self.commit(upserts, deletes, Some(seq))
+        self.commit(upserts, deletes, Some(seq), false)
     }
 
-    /// Adds documents of a rebuild and commits them without a sequence number: until the rebuild's last
-    /// `apply`, the index opens as interrupted (and is rebuilt).
+    /// Adds documents of a rebuild and commits them without a sequence number: until the rebuild's
+    /// `finish_rebuild`, the index opens as interrupted (and is rebuilt). A rebuild starts with `clear` and adds
+    /// each record once, so nothing is deleted first (its resources' ids interleave: by the highest id alone, most
+    /// of them would look like updates).
     pub fn apply_partial(&self, upserts: &[Doc]) -> Result<()> {
-        self.commit(upserts, &[], None)
+        self.commit(upserts, &[], None, true)
     }
 
-    fn commit(&self, upserts: &[Doc], deletes: &[Key], seq: Option<u64>) -> Result<()> {
+    /// The last documents of a rebuild (see `apply_partial`), committed as containing every store change up to
+    /// `seq`.
+    pub fn finish_rebuild(&self, upserts: &[Doc], seq: u64) -> Result<()> {
+        self.commit(upserts, &[], Some(seq), true)
+    }
+
+    /// `fresh`: no key of `upserts` is in the index or twice among them (a rebuild's).
+    fn commit(&self, upserts: &[Doc], deletes: &[Key], seq: Option<u64>, fresh: bool) -> Result<()> {
         let mut guard = self.writer.lock().map_err(|_| SearchError::Other("writer poisoned".into()))?;
         let w = guard.as_mut().ok_or_else(|| SearchError::Other("no writer".into()))?;
         // No document holds an id above the highest ever added (`below`): such a key is neither deleted nor
@@ -375,7 +384,7 @@ impl Index {
         let mut added = std::collections::HashSet::new();
         let mut max = below;
         for d in upserts {
-            if d.id <= below || !added.insert((d.tenant.as_str(), d.resource.as_str(), d.id)) {
+            if !fresh && (d.id <= below || !added.insert((d.tenant.as_str(), d.resource.as_str(), d.id))) {
                 delete(w, &d.tenant, &d.resource, d.id);
             }
             max = max.max(d.id);

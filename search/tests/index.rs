@@ -285,13 +285,21 @@ fn another_layout_or_an_interrupted_rebuild_starts_over() {
     let (ix, opened) = Index::open(dir.path(), "param:paramName,paramKey").unwrap();
     assert_eq!(opened, Opened::Fresh, "an interrupted rebuild is not taken for current");
     assert!(ix.is_empty());
-    ix.apply_partial(&[doc("A", 1, "订单超时")]).unwrap();
-    ix.apply(&[doc("A", 2, "订单取消")], &[], 9).unwrap();
+    // Resources' ids interleave (one id sequence for all): a rebuild adds each record once and deletes nothing.
+    ix.apply_partial(&[doc("A", 1, "订单超时"), doc("A", 7, "订单完成")]).unwrap();
+    ix.apply_partial(&[Doc { resource: "project".into(), ..doc("A", 3, "项目订单") }]).unwrap();
+    ix.finish_rebuild(&[doc("A", 2, "订单取消")], 9).unwrap();
+    assert_eq!(ix.deletes(), 0);
     assert_eq!(ix.seq(), 9);
     drop(ix);
     let (ix, opened) = Index::open(dir.path(), "param:paramName,paramKey").unwrap();
     assert_eq!(opened, Opened::Current(9));
+    assert_eq!(ix.contains("A", "param", "paramName", "订单").unwrap(), Some(vec![1, 2, 7]));
+    assert_eq!(ix.len(), 4);
+    // Following again: an update of a rebuilt record still replaces it.
+    ix.apply(&[doc("A", 7, "仓库盘点")], &[], 10).unwrap();
     assert_eq!(ix.contains("A", "param", "paramName", "订单").unwrap(), Some(vec![1, 2]));
+    assert_eq!(ix.len(), 4);
 }
 
 #[test]
