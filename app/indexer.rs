@@ -324,10 +324,6 @@ impl Indexer {
                     None => deletes.push(search::Key { tenant: c.tenant.clone(), resource: c.resource.clone(), id: c.id }),
                 }
             }
-            // Back in the log's order: new records then come in rising ids, which the index adds without looking
-            // for an older document of their key (`search::Index::apply`).
-            upserts.reverse();
-            deletes.reverse();
             Ok(Some((upserts, deletes, last)))
         })?;
         let Some((upserts, deletes, last)) = batch else { return Ok(None) };

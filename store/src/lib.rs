@@ -791,10 +791,7 @@ impl ReadCtx {
         self.t.count(def, tenant)
     }
     pub fn session(&self, tenant: &str, sid: &str) -> Result<Option<Value>> {
-        match self.sessions.table()?.get((tenant, sid))? {
-            Some(v) => Ok(Some(serde_json::from_slice(v.value())?)),
-            None => Ok(None),
-        }
+        self.session_as(tenant, sid)
     }
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.meta.table()?.get(key)?.map(|v| v.value().to_vec()))

@@ -30,6 +30,15 @@ fn open() -> (tempfile::TempDir, Store) {
     (dir, s)
 }
 
+/// A store with three records in tenant A (`seed`), the declaration, and the id of the one whose key is `key`.
+fn three_and_one(key: &str) -> (tempfile::TempDir, Store, Arc<ResourceDef>, u64) {
+    let (dir, s) = open();
+    seed(&s, "A", 3);
+    let d = def();
+    let id = s.read(|r| r.find_unique(&d, "A", "paramKey", key)).unwrap().unwrap();
+    (dir, s, d, id)
+}
+
 fn seed(s: &Store, tenant: &str, n: usize) {
     let d = def();
     let t = tenant.to_string();
@@ -75,10 +84,7 @@ fn list_pages_sorts_filters_and_totals() {
 
 #[test]
 fn unique_update_and_soft_delete_keep_indexes_and_counters_in_step() {
-    let (dir, s) = open();
-    seed(&s, "A", 3);
-    let d = def();
-    let id = s.read(|r| r.find_unique(&d, "A", "paramKey", "k0001")).unwrap().unwrap();
+    let (dir, s, d, id) = three_and_one("k0001");
     let d2 = d.clone();
     let e = s.write(move |w| w.insert(&d2, "A", doc(json!({"paramName": "x", "paramKey": "k0001"})), &Actor::default())).unwrap_err();
     assert!(matches!(e, StoreError::Duplicate { ref field } if field == "paramKey"));
@@ -1345,10 +1351,7 @@ fn pages_of_a_range_through_kept_id_sets_are_the_same_pages() {
 /// inside a write that has just changed the record; a missing record is None.
 #[test]
 fn get_fields_is_the_named_part_of_get() {
-    let (_dir, s) = open();
-    seed(&s, "A", 3);
-    let d = def();
-    let id = s.read(|r| r.find_unique(&d, "A", "paramKey", "k0002")).unwrap().unwrap();
+    let (_dir, s, d, id) = three_and_one("k0002");
     let part = |full: &Map<String, Value>, names: &[&str]| -> Map<String, Value> {
         names.iter().filter_map(|n| full.get(*n).map(|v| (n.to_string(), v.clone()))).collect()
     };
