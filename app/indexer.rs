@@ -315,8 +315,13 @@ impl Indexer {
                 if !seen.insert((c.tenant.as_str(), c.resource.as_str(), c.id)) {
                     continue;
                 }
+                // Only the searched fields are read (the document holds nothing else): the rest of the record is
+                // never decoded.
                 let live = match res.find(&c.resource) {
-                    Some(def) if def.searchable() => r.get(&def, &c.tenant, c.id)?.map(|rec| doc_of(&def, &c.tenant, &rec)),
+                    Some(def) if def.searchable() => {
+                        let names: Vec<&str> = def.search_fields().map(|f| f.name.as_str()).collect();
+                        r.get_fields(&def, &c.tenant, c.id, &names)?.map(|rec| search::Doc { id: c.id, ..doc_of(&def, &c.tenant, &rec) })
+                    }
                     _ => None,
                 };
                 match live {
