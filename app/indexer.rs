@@ -366,9 +366,10 @@ impl Indexer {
         let seq = self.store.read(|r| {
             let seq = r.change_seq()?;
             for def in &defs {
+                let names: Vec<&str> = def.search_fields().map(|f| f.name.as_str()).collect();
                 for t in r.tenants_of(def)? {
-                    r.for_each(def, &t, |rec| {
-                        docs.push(doc_of(def, &t, &rec));
+                    r.for_each_fields(def, &t, &names, |id, rec| {
+                        docs.push(search::Doc { id, ..doc_of(def, &t, &rec) });
                         if docs.len() >= REBUILD_BATCH {
                             total += docs.len() as u64;
                             self.index.apply_partial(&docs).map_err(|e| store::StoreError::Storage(e.to_string()))?;

@@ -784,6 +784,15 @@ impl ReadCtx {
         }
         Ok(())
     }
+    /// `for_each` with only the named fields of each record decoded, and its id: what a search index rebuild needs
+    /// of records that hold much more.
+    pub fn for_each_fields(&self, def: &ResourceDef, tenant: &str, names: &[&str], mut f: impl FnMut(u64, Map<String, Value>) -> Result<()>) -> Result<()> {
+        for e in self.t.records.range((tenant, def.name.as_str(), 0)..=(tenant, def.name.as_str(), u64::MAX))? {
+            let (k, v) = e?;
+            f(k.value().2, engine::tested_doc(Some(names), v.value())?)?;
+        }
+        Ok(())
+    }
     pub fn all(&self, def: &ResourceDef, tenant: &str) -> Result<Vec<Map<String, Value>>> {
         self.t.all(def, tenant)
     }

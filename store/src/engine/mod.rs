@@ -1540,7 +1540,7 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
 
 /// A stored record decoded for `Query::accepts`: only the `names` fields when given (`Query::tested_fields`) and
 /// the bytes read so, else whole.
-fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<String, Value>> {
+pub(crate) fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<String, Value>> {
     match names.and_then(|names| crate::codec::stored_subset(raw, names)) {
         Some(doc) => Ok(doc),
         None => decode_record(raw),
