@@ -1538,8 +1538,8 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
     }
 }
 
-/// A stored record decoded for `Query::accepts`: only the `names` fields when given (`Query::tested_fields`) and
-/// the bytes read so, else whole.
+/// A stored record decoded for `Query::accepts` (or for a search document, `ReadCtx::for_each_fields`): only the
+/// `names` fields when given (`Query::tested_fields`) and the bytes read so, else whole.
 pub(crate) fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<String, Value>> {
     match names.and_then(|names| crate::codec::stored_subset(raw, names)) {
         Some(doc) => Ok(doc),
