@@ -677,8 +677,10 @@ mod tests {
     /// The first failed write is kept: every later write and sync answers it, and waiting for a ticket too.
     #[test]
     fn a_failed_write_fails_every_later_call() {
+        // The write fails only once the test has queued what it needs (else a fast flusher fails it first, and the
+        // sync below is refused with the error instead of being queued).
         #[derive(Debug)]
-        struct Broken;
+        struct Broken(Arc<std::sync::atomic::AtomicBool>);
         impl StorageBackend for Broken {
             fn len(&self) -> io::Result<u64> {
                 Ok(0)
@@ -693,17 +695,22 @@ mod tests {
                 Ok(())
             }
             fn write(&self, _: u64, _: &[u8]) -> io::Result<()> {
+                while !self.0.load(std::sync::atomic::Ordering::SeqCst) {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
                 Err(io::Error::from_raw_os_error(28))
             }
             fn close(&self) -> io::Result<()> {
                 Ok(())
             }
         }
-        let (wb, control) = WriteBehind::new(Box::new(Broken), "zz").unwrap();
+        let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (wb, control) = WriteBehind::new(Box::new(Broken(gate.clone())), "zz").unwrap();
         wb.write(0, &[1, 2, 3]).unwrap();
         control.defer(true);
         wb.sync_data().unwrap();
         let ticket = control.defer(false);
+        gate.store(true, std::sync::atomic::Ordering::SeqCst);
         let e = control.wait(ticket).unwrap_err();
         assert!(e.contains("28") || e.to_lowercase().contains("space"), "{e}");
         assert!(wb.write(4096, &[1]).is_err());
@@ -719,8 +726,9 @@ mod tests {
     /// and those after stay queued (readable), and no sync after them counts as done.
     #[test]
     fn a_write_failing_within_a_batch_keeps_it_and_the_rest_queued() {
+        // The fifth write fails only once the test has queued all ten and the sync (see the test above).
         #[derive(Debug)]
-        struct FailsFifth(Arc<Slow>, std::sync::atomic::AtomicU32);
+        struct FailsFifth(Arc<Slow>, std::sync::atomic::AtomicU32, Arc<std::sync::atomic::AtomicBool>);
         impl StorageBackend for FailsFifth {
             fn len(&self) -> io::Result<u64> {
                 SlowFile(self.0.clone()).len()
@@ -736,6 +744,9 @@ mod tests {
             }
             fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
                 if self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 4 {
+                    while !self.2.load(std::sync::atomic::Ordering::SeqCst) {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
                     return Err(io::Error::from_raw_os_error(5));
                 }
                 SlowFile(self.0.clone()).write(offset, data)
@@ -745,13 +756,15 @@ mod tests {
             }
         }
         let file = Arc::new(Slow::default());
-        let (wb, control) = WriteBehind::new(Box::new(FailsFifth(file.clone(), Default::default())), "zz").unwrap();
+        let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (wb, control) = WriteBehind::new(Box::new(FailsFifth(file.clone(), Default::default(), gate.clone())), "zz").unwrap();
         for i in 0..10u8 {
             wb.write(u64::from(i) * 4, &[i + 1; 4]).unwrap();
         }
         control.defer(true);
         wb.sync_data().unwrap();
         let ticket = control.defer(false);
+        gate.store(true, std::sync::atomic::Ordering::SeqCst);
         assert!(control.wait(ticket).unwrap_err().contains("os error 5"));
         assert_eq!(file.syncs.load(std::sync::atomic::Ordering::Relaxed), 0);
         // The first four reached the file; the failed fifth and the rest are still read from the queue.
