@@ -65,8 +65,14 @@ fn text_of(v: &Value) -> Option<String> {
     }
 }
 
-/// The index document of a record (stored under `tenant`, the storage tenant).
-pub fn doc_of(def: &ResourceDef, tenant: &str, rec: &Map<String, Value>) -> search::Doc {
+/// The names of the fields a resource's index documents hold: all a document is made from (`get_fields`).
+fn searched_names(def: &ResourceDef) -> Vec<&str> {
+    def.search_fields().map(|f| f.name.as_str()).collect()
+}
+
+/// The index document of record `id` (stored under `tenant`, the storage tenant); `rec` needs only the searched
+/// fields.
+pub fn doc_of(def: &ResourceDef, tenant: &str, id: u64, rec: &Map<String, Value>) -> search::Doc {
     let mut fields = Vec::new();
     let mut names = Vec::new();
     for f in def.search_fields() {
@@ -83,7 +89,7 @@ pub fn doc_of(def: &ResourceDef, tenant: &str, rec: &Map<String, Value>) -> sear
         f.ends_with("name") || f.ends_with("title")
     });
     let title = names.first().or(named.map(|(_, v)| v)).or(fields.first().map(|(_, v)| v)).cloned().unwrap_or_default();
-    search::Doc { tenant: tenant.to_string(), resource: def.name.clone(), id: rec.get("id").and_then(Value::as_u64).unwrap_or(0), title, fields, names }
+    search::Doc { tenant: tenant.to_string(), resource: def.name.clone(), id, title, fields, names }
 }
 
 /// The record test of a list keyword: every part of it is a fragment of a searched field or one of the
@@ -318,10 +324,7 @@ impl Indexer {
                 // Only the searched fields are read (the document holds nothing else): the rest of the record is
                 // never decoded.
                 let live = match res.find(&c.resource) {
-                    Some(def) if def.searchable() => {
-                        let names: Vec<&str> = def.search_fields().map(|f| f.name.as_str()).collect();
-                        r.get_fields(&def, &c.tenant, c.id, &names)?.map(|rec| search::Doc { id: c.id, ..doc_of(&def, &c.tenant, &rec) })
-                    }
+                    Some(def) if def.searchable() => r.get_fields(&def, &c.tenant, c.id, &searched_names(&def))?.map(|rec| doc_of(&def, &c.tenant, c.id, &rec)),
                     _ => None,
                 };
                 match live {
@@ -366,10 +369,10 @@ impl Indexer {
         let seq = self.store.read(|r| {
             let seq = r.change_seq()?;
             for def in &defs {
-                let names: Vec<&str> = def.search_fields().map(|f| f.name.as_str()).collect();
+                let names = searched_names(def);
                 for t in r.tenants_of(def)? {
                     r.for_each_fields(def, &t, &names, |id, rec| {
-                        docs.push(search::Doc { id, ..doc_of(def, &t, &rec) });
+                        docs.push(doc_of(def, &t, id, &rec));
                         if docs.len() >= REBUILD_BATCH {
                             total += docs.len() as u64;
                             self.index.apply_partial(&docs).map_err(|e| store::StoreError::Storage(e.to_string()))?;

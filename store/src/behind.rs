@@ -674,6 +674,14 @@ mod tests {
         assert!(file.syncs.load(std::sync::atomic::Ordering::Relaxed) > 100);
     }
 
+    /// Waits until the test opens `gate`: a failing write that waits so fails only after the test has queued what it
+    /// needs, however fast the flusher is.
+    fn wait_open(gate: &std::sync::atomic::AtomicBool) {
+        while !gate.load(std::sync::atomic::Ordering::SeqCst) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// The first failed write is kept: every later write and sync answers it, and waiting for a ticket too.
     #[test]
     fn a_failed_write_fails_every_later_call() {
@@ -695,9 +703,7 @@ mod tests {
                 Ok(())
             }
             fn write(&self, _: u64, _: &[u8]) -> io::Result<()> {
-                while !self.0.load(std::sync::atomic::Ordering::SeqCst) {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
+                wait_open(&self.0);
                 Err(io::Error::from_raw_os_error(28))
             }
             fn close(&self) -> io::Result<()> {
@@ -744,9 +750,7 @@ mod tests {
             }
             fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
                 if self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 4 {
-                    while !self.2.load(std::sync::atomic::Ordering::SeqCst) {
-                        std::thread::sleep(std::time::Duration::from_millis(1));
-                    }
+                    wait_open(&self.2);
                     return Err(io::Error::from_raw_os_error(5));
                 }
                 SlowFile(self.0.clone()).write(offset, data)

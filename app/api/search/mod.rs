@@ -170,7 +170,7 @@ pub async fn search(State(st): State<AppState>, s: Session, lang: axum::Extensio
 }
 
 fn hit_json(def: &ResourceDef, screen: &str, rec: &Map<String, Value>, parts: &[String], score: f32, lang: Lang) -> Value {
-    let doc = crate::indexer::doc_of(def, "", rec);
+    let doc = crate::indexer::doc_of(def, "", rec.get("id").and_then(Value::as_u64).unwrap_or(0), rec);
     // The snippet: the first searched field holding a part as typed, else the first field.
     let folded_parts: Vec<String> = parts.iter().map(|p| p.to_lowercase()).collect();
     let best = doc
