@@ -64,3 +64,26 @@ async fn static_file(Path(path): Path<String>) -> Response {
         _ => ApiError::with(Kind::UnknownRoute, format!("/static/{path}")).into_response(),
     }
 }
+#[cfg(test)]
+mod route_table {
+    /// A POST that lists or shows (`…/list`, `…/detail/{id}`, `ledgerList`) is a read, so `--api-log writes`
+    /// leaves it out (the approval screens' POST lists were each an api-log entry); and every route's api-log
+    /// title says in Chinese what it did (not `token` or `{taskId}`).
+    #[test]
+    fn post_lists_are_reads_and_titles_are_chinese() {
+        let res = crate::decl::Resources::load().unwrap();
+        let (_, table) = crate::api::build(&res);
+        for r in table.iter().filter(|r| r.method == "POST") {
+            let lists = r.path.split('/').any(|s| s == "list" || s == "detail" || s.ends_with("List"));
+            assert!(!lists || r.read, "POST {} lists or shows but is not marked as a read", r.path);
+        }
+        let titles = crate::engine::routes::titles(&table, &res);
+        assert_eq!(titles.len(), table.len());
+        for (route, (title, _)) in &titles {
+            assert!(title.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)), "{route}: {title}");
+        }
+        assert_eq!(titles["POST /api/blade-auth/oauth/token"].0, "登录");
+        assert_eq!(titles["POST /api/blade-scm/flowable/approval/detail/{taskId}"], ("施工审批 详情".to_string(), true));
+        assert_eq!(titles["POST /api/blade-scm/building/delete/{id}/{parentId}/1"].0, "楼栋管理 删除");
+    }
+}

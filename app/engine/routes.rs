@@ -224,29 +224,127 @@ impl Api {
 
 /// A short title per route for the api log (BladeX's `@ApiLog` value): the resource's label and the action,
 /// keyed `METHOD path-pattern` as the access log sees the matched route; with it, whether the route only reads.
+/// A route of no resource is named by its summary's area (`施工审批 · …`) or its path's, and its action.
 pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMap<String, (String, bool)> {
     fn verb(a: &str) -> &str {
         match a {
-        "list" | "parent-list" | "child-list" | "page" | "user-list" => "列表",
-        "detail" | "platform-detail" => "详情",
+        "list" | "parent-list" | "child-list" | "page" | "user-list" | "ledgerList" | "menu-list" | "lazy-menu-list" | "subList" | "topList" | "syncList" | "goods_list" | "goods" => "列表",
+        "detail" | "platform-detail" | "data" => "详情",
         "submit" => "新增或修改",
-        "save" | "add" => "新增",
-        "update" => "修改",
-        "remove" | "delete" => "删除",
+        "save" | "add" | "item" => "新增",
+        "update" | "update-info" | "update-platform" => "修改",
+        "update-password" => "修改密码",
+        "remove" | "delete" | "deleteByIds" | "delete-deployment" | "delete-process-instance" => "删除",
         "export" | "export-user" => "导出",
+        "import" | "import-user" => "导入",
+        "import-template" | "export-template" | "template" => "导入模板",
+        "getImportStatus" => "导入进度",
         "schema" => "表单结构",
-        "tree" | "lazy-tree" | "lazy-list" => "树",
+        "tree" | "lazy-tree" | "lazy-list" | "grant-tree" | "grant-top-tree" | "role-tree-keys" | "top-tree-keys" | "roleTree" | "menuTree" | "tree-by-id" => "树",
+        "routes" | "top-menu" | "buttons" => "菜单",
+        "info" => "信息",
+        "dictionary" => "字典项",
+        "type" => "类型",
+        "card" => "库存卡",
+        "disable" => "停用",
+        "sendSms" => "发送验证码",
         "select" => "选项",
         "grant" => "授权",
+        "token" => "登录",
+        "logout" => "退出登录",
+        "captcha" | "vertifyCode" => "验证码",
+        "user-info" => "当前用户",
+        "clear-cache" => "清除缓存",
+        "start" | "start-process" => "发起",
+        "complete" | "complete-task" => "办理",
+        "claim-task" => "签收",
+        "withdraw" => "撤回",
+        "cancel" => "取消",
+        "cancel/task" => "撤回申请",
+        "cancel/record" => "撤回记录",
+        "reassign" => "转办",
+        "change-state" => "变更状态",
+        "deploy" | "deploy-upload" => "部署",
+        "check" => "检查",
+        "diagram" => "流程图",
+        "history-flow-list" | "record" => "审批记录",
+        "todo-list" => "待办",
+        "done-list" => "办结",
+        "send-list" => "已发",
+        "claim-list" => "待签",
+        "start-list" => "可发起的流程",
+        "counts" => "数量",
+        "users" => "人员",
+        "search" => "搜索",
+        "status" => "状态",
+        "replica" => "副本",
+        "health" => "健康检查",
+        "metrics" => "指标",
+        "upload" | "put-file" => "上传",
+        "enable" => "启用",
+        "test" => "测试连接",
+        "send-message" => "发送",
+        "bind" | "bindUserPhone" => "绑定",
+        "unbind" => "解绑",
+        "manager" => "指派负责人",
+        "release" => "下发",
+        "ship" => "发货",
+        "finish" => "完成",
+        "execute" => "执行",
+        "sync" => "重发",
+        "copy" => "复制",
+        "gen-code" => "生成代码",
+        "setting" => "设置",
+        "datasource" => "数据源",
+        "audit-pass" => "审核通过",
+        "avatar" => "头像",
+        "check-password" => "核对密码",
+        "reset-password" => "重置密码",
+        "register-guest" => "注册",
+        "work-clock-in" => "打卡",
+        "reset" => "重置",
+        "category" => "分类",
+        "desk" | "companyinfo" | "monthvalueover" | "monthcarryovertarget" | "getCostComparison" | "getGrossProfitRate" | "getInformationDetails" | "getMaterialDetailList" => "统计",
         other => other,
         }
     }
+    /// The area of a route no resource serves: its summary's (`施工审批 · …`), or its path's.
+    fn area(r: &RouteInfo) -> &str {
+        let from_doc = r.doc.as_ref().and_then(|(s, _)| s.split_once(" · ")).map(|(a, _)| a).filter(|a| a.chars().any(|c| c > '\u{2e80}'));
+        const BY_PATH: &[(&str, &str)] = &[
+            ("/api/blade-auth/", ""),
+            ("/api/blade-flow/work/", "我的事务"),
+            ("/api/blade-flow/manager/", "流程管理"),
+            ("/api/blade-flow/follow/", "流程跟踪"),
+            ("/api/blade-flow/process/", "流程"),
+            ("/api/blade-desk/process/leave/", "请假流程"),
+            ("/api/blade-biz/statistic/", "首页"),
+            ("/api/blade-system/status", "系统状态"),
+            ("/api/blade-search/", "全局搜索"),
+            ("/api/blade-gen/", "生成的资源"),
+            ("/api/blade-api/edu-sub-account/receivables/", "应收款"),
+            ("/blade-api/edu-sub-account/receivables/", "应收款"),
+            ("/bladeDict/", "字典"),
+            ("/api/", ""),
+        ];
+        from_doc.or_else(|| BY_PATH.iter().find(|(p, _)| r.path.starts_with(p)).map(|(_, a)| *a)).unwrap_or("")
+    }
+    // The action's word: the last path segment with a name for it, parameters and numbers left out
+    // (`detail/{taskId}` is a detail, `delete/{id}/{parentId}/1` a delete), else the last such segment as it is.
+    let word = |a: &str| {
+        let named: Vec<&str> = a.rsplit('/').filter(|s| !s.is_empty() && !s.starts_with('{') && !s.bytes().all(|b| b.is_ascii_digit())).collect();
+        let last = named.first().copied().unwrap_or("");
+        let pair = (named.len() > 1).then(|| format!("{}/{}", named[1], named[0]));
+        pair.iter().map(|p| verb(p)).chain(named.iter().map(|s| verb(s))).find(|w| w.chars().any(|c| c > '\u{2e80}')).unwrap_or(last).to_string()
+    };
+    // An area named after its action (`待签事务` of a claim list) is not repeated.
+    let titled = |area: &str, w: String| if area.contains(w.as_str()) { area.to_string() } else { format!("{area} {w}").trim().to_string() };
     routes
         .iter()
         .map(|r| {
             let title = match r.resource.as_deref().and_then(|n| res.find(n)) {
-                Some(def) => format!("{} {}", def.label, verb(r.action.rsplit('/').next().unwrap_or(""))),
-                None => r.action.clone(),
+                Some(def) => titled(&def.label, word(&r.action)),
+                None => titled(area(r), word(&r.path)),
             };
             (format!("{} {}", r.method, r.path), (title.chars().take(100).collect(), r.read))
         })
