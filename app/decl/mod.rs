@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use serde_json::Value;
 use store::ResourceDef;
 
 pub mod api;
@@ -57,6 +58,7 @@ impl Resources {
             let def: ResourceDef =
                 serde_json::from_slice(&file.data).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             def.check().map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+            check_exact_filters(&def).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
             if let Some(d) = ApiDecl::of(&def).map_err(|e| anyhow::anyhow!("{path}: {e}"))? {
                 decls.insert(def.name.clone(), Arc::new(d));
             }
@@ -176,9 +178,43 @@ impl Resources {
     }
 }
 
+/// A declaration's exact-value filters for its screen (`ui.filters`: `[{"field": ..., "options": [...]}]`, the search
+/// form's `<field>_equal` boxes) must name declared filter fields with an index entry: a box the form offers is then
+/// answered from the index, never by a walk of the records (a log of millions of entries).
+fn check_exact_filters(def: &ResourceDef) -> Result<(), String> {
+    let Some(list) = def.ui.as_ref().and_then(|u| u.get("filters")) else { return Ok(()) };
+    let list = list.as_array().ok_or("ui.filters must be a list")?;
+    for h in list {
+        let name = h.get("field").and_then(Value::as_str).ok_or("ui.filters: an entry without a field")?;
+        let indexed = def.field(name).is_some_and(|f| f.filter && f.indexed());
+        if !indexed {
+            return Err(format!("ui.filters: {name} is not an indexed filter field"));
+        }
+        let option = |o: &Value| o.is_string() || o.as_array().is_some_and(|a| a.len() == 3 && a.iter().all(Value::is_string));
+        if h.get("options").is_some_and(|o| !o.as_array().is_some_and(|a| a.iter().all(option))) {
+            return Err(format!("ui.filters: {name}'s options must be values or [value, zh, en]"));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exact_filters_name_indexed_filter_fields() {
+        let r = Resources::load().unwrap();
+        let mut def = (*r.get("log_api")).clone();
+        assert!(check_exact_filters(&def).is_ok());
+        // requestId is a filter without an index entry (scattered values): a box for it would walk the log.
+        def.ui = Some(serde_json::json!({"filters": [{"field": "requestId"}]}));
+        assert!(check_exact_filters(&def).unwrap_err().contains("requestId"));
+        def.ui = Some(serde_json::json!({"filters": [{"field": "nope"}]}));
+        assert!(check_exact_filters(&def).is_err());
+        def.ui = Some(serde_json::json!({"filters": [{"field": "method", "options": [["GET", "获取"]]}]}));
+        assert!(check_exact_filters(&def).unwrap_err().contains("options"));
+    }
 
     #[test]
     fn built_in_declarations_load() {

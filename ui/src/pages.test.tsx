@@ -42,3 +42,17 @@ test('a list page in English with a selected theme and rows that need escaping',
   expect(fast).toContain('&lt;b&gt;&quot;0&quot;&lt;/b&gt; &amp; &#x27;x&#x27;');
   expect(fast).toBe(react);
 });
+
+test("a declaration's exact filters: boxes and choices sending <field>_equal, filled from the query", () => {
+  const p = fixture('list-demo');
+  const page = p.page as Extract<Props['page'], { kind: 'list' }>;
+  const paramKey = page.resource.fields.find((f) => f.name === 'paramKey')!;
+  page.resource.ui = { ...page.resource.ui, filters: [{ field: 'paramKey' }, { field: 'paramName', options: ['甲', ['乙', '乙参数', 'B param']] }, { field: 'undeclared' }] };
+  page.query = { ...page.query, paramKey_equal: 'a.b', paramName_equal: '乙' };
+  const [fast, react] = both(p);
+  expect(fast).toBe(react);
+  const form = fast.slice(fast.indexOf('role="search"'), fast.indexOf('</form>'));
+  expect(form).toContain(`<span>${paramKey.label}</span><input value="a.b"/>`);
+  expect(form).toContain('<option value="甲">甲</option><option value="乙" selected="">乙参数</option>');
+  expect(form).not.toContain('undeclared');
+});

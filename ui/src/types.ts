@@ -32,8 +32,13 @@ export type ResourceSchema = {
     /** A row's own actions, each `POST <api>/<path>?id=` with the `<resource>_<code>` permission (启用, 测试连接). */
     rowActions?: RowAction[];
     /** What the screen is for and what the server does not do with it, [zh, en] (shown above the list). */
-    note?: [string, string] } | null;
+    note?: [string, string];
+    /** Exact-value filters of the search form beside the keyword fields (`<field>_equal`, answered from the field's
+     * index): a choice of `options` or the field's dictionary, else a text box (the logs' 状态码, 请求接口, 操作IP). */
+    filters?: ExactFilter[] } | null;
 };
+/** A value offered as it is, or as [value, zh, en]. */
+export type ExactFilter = { field: string; options?: (string | [string, string, string])[] };
 export type RowAction = { path: string; label: [string, string]; code: string; done: [string, string] };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
 /** Dictionary entries by code, for the administration screens' first render. */

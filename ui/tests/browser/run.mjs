@@ -671,6 +671,28 @@ test('parameters: the search bar filters by name; export of the filter', async (
   check(bytes[0] === 0x50 && bytes[1] === 0x4b, 'the download is a zip (xlsx)');
 });
 
+test('api log: the search form filters by method, route and status exactly', async (t) => {
+  // The session's own sign-in (a POST to the token route) is in its tenant's api log.
+  const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/monitor/log/api');
+  const bar = page.locator('.crud-search');
+  await bar.getByLabel('请求方法').selectOption('POST');
+  await bar.getByLabel('请求接口').fill('/api/blade-auth/oauth/token');
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.waitForURL((u) => u.searchParams.get('requestUri_equal') === '/api/blade-auth/oauth/token' && u.searchParams.get('method_equal') === 'POST');
+  const rows = page.locator('table tbody tr');
+  await rows.filter({ hasText: '/api/blade-auth/oauth/token' }).first().waitFor();
+  const texts = await rows.allInnerTexts();
+  check(texts.length > 0 && texts.every((x) => x.includes('/api/blade-auth/oauth/token') && x.includes('POST')), 'every row is a sign-in: ' + texts.join(' | '));
+  await shot(page, 'log-api-filtered');
+  // A status no request had: nothing, and the boxes keep what was asked.
+  await bar.getByLabel('状态码').fill('599');
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.waitForURL((u) => u.searchParams.get('httpStatus_equal') === '599');
+  await page.getByText('暂无数据').waitFor();
+  check(await bar.getByLabel('请求接口').inputValue() === '/api/blade-auth/oauth/token', 'the route box keeps its value');
+});
+
 test('error log (157270): badge caps at 99, upload and clear are confirmed', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');

@@ -3,7 +3,7 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
-import type { Field, ResourceSchema, RowAction } from '../../types';
+import type { ExactFilter, Field, ResourceSchema, RowAction } from '../../types';
 import { qs, download, errText, post } from '../../lib/api';
 import { ImportDialog } from './ImportDialog';
 import { useRemove } from './useRemove';
@@ -63,6 +63,11 @@ export function ListPage() {
   const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
   const cols = res.fields.filter((f) => f.list);
   const searchFields = res.fields.filter((f) => f.search);
+  // Exact-value filters the declaration offers (the logs: 状态码, 请求接口, 操作IP), sent as `<field>_equal`.
+  const exact = (res.ui?.filters ?? []).flatMap((h: ExactFilter) => {
+    const f = res.fields.find((x) => x.name === h.field);
+    return f ? [{ f, key: `${f.name}_equal`, options: h.options }] : [];
+  });
   const size = data.size || 10;
 
   const go = (over: Record<string, string | number>) => {
@@ -127,6 +132,21 @@ export function ListPage() {
               </select>
             ) : (
               <input value={filters[f.name] ?? ''} onChange={(e) => setFilters({ ...filters, [f.name]: e.target.value })} />
+            )}
+          </label>
+        ))}
+        {exact.map(({ f, key, options }) => (
+          <label key={key}>
+            <span>{L(f)}</span>
+            {options || f.dict ? (
+              <select value={filters[key] ?? ''} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })}>
+                <option value="">{t('common.choose')}</option>
+                {options
+                  ? options.map((o) => (typeof o === 'string' ? <option key={o} value={o}>{o}</option> : <option key={o[0]} value={o[0]}>{props.locale === 'en' ? o[2] : o[1]}</option>))
+                  : (res.dicts[f.dict!] ?? []).map((d) => <option key={d.dictKey} value={d.dictKey}>{d.dictValue}</option>)}
+              </select>
+            ) : (
+              <input value={filters[key] ?? ''} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />
             )}
           </label>
         ))}
