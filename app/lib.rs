@@ -85,5 +85,7 @@ mod route_table {
         assert_eq!(titles["POST /api/blade-auth/oauth/token"].0, "登录");
         assert_eq!(titles["POST /api/blade-scm/flowable/approval/detail/{taskId}"], ("施工审批 详情".to_string(), true));
         assert_eq!(titles["POST /api/blade-scm/building/delete/{id}/{parentId}/1"].0, "楼栋管理 删除");
+        // A write whose last segment also names reads (`…/data/{id}`) is titled by its own path.
+        assert_eq!(titles["POST /api/blade-scm/speed/progress/worker/task/data/{constructId}/{taskId}"], ("施工进度 上报进度".to_string(), false));
     }
 }

@@ -229,7 +229,10 @@ pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMa
     fn verb(a: &str) -> &str {
         match a {
         "list" | "parent-list" | "child-list" | "page" | "user-list" | "ledgerList" | "menu-list" | "lazy-menu-list" | "subList" | "topList" | "syncList" | "goods_list" | "goods" => "列表",
-        "detail" | "platform-detail" | "data" => "详情",
+        "detail" | "platform-detail" => "详情",
+        "data" => "数据",
+        "task/data" => "上报进度",
+        "ope/record" => "操作记录",
         "submit" => "新增或修改",
         "save" | "add" | "item" => "新增",
         "update" | "update-info" | "update-platform" => "修改",
@@ -267,7 +270,8 @@ pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMa
         "deploy" | "deploy-upload" => "部署",
         "check" => "检查",
         "diagram" => "流程图",
-        "history-flow-list" | "record" => "审批记录",
+        "history-flow-list" => "流转记录",
+        "record" => "记录",
         "todo-list" => "待办",
         "done-list" => "办结",
         "send-list" => "已发",
