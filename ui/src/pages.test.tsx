@@ -52,7 +52,7 @@ test("a declaration's exact filters: boxes and choices sending <field>_equal, fi
   const [fast, react] = both(p);
   expect(fast).toBe(react);
   const form = fast.slice(fast.indexOf('role="search"'), fast.indexOf('</form>'));
-  expect(form).toContain(`<span>${paramKey.label}</span><input value="a.b"/>`);
+  expect(form).toContain(`<span>${paramKey.label}</span><input placeholder="精确匹配" value="a.b"/>`);
   expect(form).toContain('<option value="甲">甲</option><option value="乙" selected="">乙参数</option>');
   expect(form).not.toContain('undeclared');
 });

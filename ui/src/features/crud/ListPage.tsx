@@ -146,7 +146,7 @@ export function ListPage() {
                   : (res.dicts[f.dict!] ?? []).map((d) => <option key={d.dictKey} value={d.dictKey}>{d.dictValue}</option>)}
               </select>
             ) : (
-              <input value={filters[key] ?? ''} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />
+              <input value={filters[key] ?? ''} placeholder={t('common.exactHint')} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })} />
             )}
           </label>
         ))}
