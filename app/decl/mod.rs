@@ -154,6 +154,7 @@ impl Resources {
     /// Adds (or replaces) a generated declaration. A name of a built-in resource is refused.
     pub fn add_generated(&self, def: ResourceDef) -> Result<(), String> {
         def.check()?;
+        check_exact_filters(&def)?;
         let mut gen_names = self.generated.write().map_err(|_| "poisoned".to_string())?;
         let mut map = self.by_name.write().map_err(|_| "poisoned".to_string())?;
         if map.contains_key(&def.name) && !gen_names.contains(&def.name) {
