@@ -422,18 +422,38 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
         && !pairs.iter().any(|(k, _)| k == "size") {
         pairs.push(("size".into(), decl.page_size.to_string()));
     }
+    // A filter the list cannot take (letters in 状态码) answers nothing and says why, beside the boxes as they were
+    // filled — not every record as if it had been applied.
+    let mut problem = None;
     let mut query = if name == "user" {
         match crate::api::user::admin::user_query(st, s, &pairs).await {
             Ok(q) => q,
             Err(_) => crate::api::user::admin::user_query(st, s, &[]).await?,
         }
     } else {
-        crate::engine::listq::parse(&def, st.settings.zone, &pairs).or_else(|_| crate::engine::listq::parse(&def, st.settings.zone, &[]))?
+        match crate::engine::listq::parse(&def, st.settings.zone, &pairs) {
+            Ok(q) => q,
+            Err(e) => {
+                // Named as the screen names the box (状态码), not by its query key (httpStatus_equal).
+                let mut m = e.message(lang);
+                for (k, _) in &pairs {
+                    let field = k.split('_').next().and_then(|stem| def.field(stem));
+                    if let Some(f) = field.filter(|_| m.contains(k.as_str())) {
+                        m = m.replace(k.as_str(), if lang == Lang::En && !f.label_en.is_empty() { &f.label_en } else { &f.label });
+                    }
+                }
+                problem = Some(m);
+                crate::engine::listq::parse(&def, st.settings.zone, &[])?
+            }
+        }
     };
     // The user's data scope applies to the first screen exactly as to the list API.
     query.any = crate::auth::scope::guard(st, s, &def).await?.unwrap_or_default();
     let (d, t, lim, off) = (def.clone(), s.tenant.clone(), query.limit, query.offset);
-    let page = crate::engine::listq::run(st, &d, &t, query).await?;
+    let page = match problem {
+        None => crate::engine::listq::run(st, &d, &t, query).await?,
+        Some(_) => store::Page::default(),
+    };
     let records: Vec<Value> = crate::engine::crud::wire_records(st, &def, &s.tenant, page.records).await?.into_iter().map(Value::Object).collect();
     let mut q = shown;
     if let Some((_, size)) = pairs.iter().find(|(k, _)| k == "size") {
@@ -444,6 +464,7 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
         "resource": crate::engine::crud::schema(st, &def, api, lang).await?,
         "data": {"records": records, "total": page.total, "size": lim, "current": off / lim + 1, "pages": page.total.div_ceil(lim)},
         "query": q,
+        "error": problem,
     }))
 }
 

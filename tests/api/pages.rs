@@ -94,6 +94,23 @@ async fn parameter_screen_renders_its_rows() {
     assert_eq!(s, 200);
     assert!(h["content-type"].to_str().unwrap().contains("json"));
     assert!(body.contains("\"kind\":\"list\"") && body.contains("paramKey"));
+    // A filter the list cannot take (letters in a number's box) shows no rows and says why — not every record as
+    // if it had been applied; the box keeps what was typed.
+    let (s, _, body) = page(&app, "/monitor/log/api?httpStatus_equal=abc", Some(&token), &[("x-zz-props", "1")]).await;
+    assert_eq!(s, 200);
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["page"]["data"]["total"], 0, "{body}");
+    assert!(v["page"]["error"].as_str().unwrap_or("").contains("状态码"), "named as the box is: {body}");
+    assert_eq!(v["page"]["query"]["httpStatus_equal"], "abc");
+    let (_, _, html) = page(&app, "/monitor/log/api?httpStatus_equal=abc", Some(&token), &[]).await;
+    assert!(root_markup(&html).contains("role=\"alert\""), "the reason is on the server-rendered screen");
+    // The creates above are in the api log once its writer has them.
+    app.st.logs.flush().await;
+    let (_, _, body) = page(&app, "/monitor/log/api?httpStatus_equal=200", Some(&token), &[("x-zz-props", "1")]).await;
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(v["page"]["error"].is_null() && v["page"]["data"]["total"].as_u64() > Some(0), "{body}");
+    let (_, _, html) = page(&app, "/monitor/log/api?httpStatus_equal=200", Some(&token), &[]).await;
+    assert!(!root_markup(&html).contains("role=\"alert\""));
 }
 
 #[tokio::test]

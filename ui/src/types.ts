@@ -44,7 +44,8 @@ export type PageData = { records: any[]; total: number; size: number; current: n
 /** Dictionary entries by code, for the administration screens' first render. */
 export type PageDicts = Record<string, DictItem[]>;
 export type Page =
-  | { kind: 'list'; resource: ResourceSchema; data: PageData; query: Record<string, string> }
+  /** `error`: why the query's filters could not be taken (the page then holds no rows). */
+  | { kind: 'list'; resource: ResourceSchema; data: PageData; query: Record<string, string>; error?: string | null }
   | { kind: 'none' }
   // The specialised administration screens (routes.tsx ADMIN_SCREENS): what their first calls answer.
   | { kind: 'dict'; parents: PageData; dicts: PageDicts }

@@ -691,6 +691,11 @@ test('api log: the search form filters by method, route and status exactly', asy
   await page.waitForURL((u) => u.searchParams.get('httpStatus_equal') === '599');
   await page.getByText('暂无数据').waitFor();
   check(await bar.getByLabel('请求接口').inputValue() === '/api/blade-auth/oauth/token', 'the route box keeps its value');
+  // Letters in the status box: no rows, and the reason (not every entry as if the filter had been applied).
+  await bar.getByLabel('状态码').fill('abc');
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.getByRole('alert').filter({ hasText: '状态码' }).waitFor();
+  check(await page.locator('table tbody tr').filter({ hasText: '/api/' }).count() === 0, 'no rows beside the error');
 });
 
 test('error log (157270): badge caps at 99, upload and clear are confirmed', async (t) => {

@@ -46,7 +46,7 @@ export function ListPage() {
   const { props, navigate } = useApp();
   const toast = useToast();
   const page = props.page as Extract<typeof props.page, { kind: 'list' }>;
-  const { resource: res, data, query } = page;
+  const { resource: res, data, query, error } = page;
   const path = splitUrl(props.url)[0];
   // A few hundred button codes, looked up three times a row: a set, built once per props.
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
@@ -165,6 +165,7 @@ export function ListPage() {
         <button type="submit" className="btn btn-primary">{t('common.search')}</button>
         <button type="button" className="btn" onClick={() => { setFilters({}); navigate(path + qs({ current: 1, size })); }}>{t('common.reset')}</button>
       </form>
+      {error && <p className="crud-error" role="alert">{error}</p>}
       <div className="crud-tools">
         {can('add') && <button type="button" className="btn btn-primary" onClick={() => setDialog({ mode: 'add' })}>{t('common.add')}</button>}
         {can('delete') && <button type="button" className="btn btn-danger" onClick={() => askDelete(selected)}>{t('common.delete')}</button>}
