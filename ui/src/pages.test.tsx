@@ -56,3 +56,18 @@ test("a declaration's exact filters: boxes and choices sending <field>_equal, fi
   expect(form).toContain('<option value="甲">甲</option><option value="乙" selected="">乙参数</option>');
   expect(form).not.toContain('undeclared');
 });
+
+test('a reference filter is a picker named after the rows that all name the picked record', () => {
+  const p = fixture('list-demo');
+  const page = p.page as Extract<Props['page'], { kind: 'list' }>;
+  page.resource.fields = page.resource.fields.map((f) => (f.name === 'paramKey' ? { ...f, refers: { resource: 'goods', list: 'GET /api/x/list', title: 'goodsName' } } : f));
+  page.resource.ui = { ...page.resource.ui, filters: [{ field: 'paramKey' }] };
+  const key = String(page.data.records[0].paramKey);
+  page.data.records = page.data.records.map((r) => ({ ...r, paramKey: key, paramKeyName: '铜芯电线' }));
+  page.query = { ...page.query, paramKey_equal: key };
+  const [fast, react] = both(p);
+  expect(fast).toBe(react);
+  const form = fast.slice(fast.indexOf('role="search"'), fast.indexOf('</form>'));
+  expect(form).toContain('role="combobox"');
+  expect(form).toContain('value="铜芯电线"');
+});

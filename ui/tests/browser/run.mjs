@@ -698,6 +698,26 @@ test('api log: the search form filters by method, route and status exactly', asy
   check(await page.locator('table tbody tr').filter({ hasText: '/api/' }).count() === 0, 'no rows beside the error');
 });
 
+test('picks: the search form filters by a picked order, and keeps its name after a reload', async (t) => {
+  const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/wms/down');
+  const bar = page.locator('.crud-search');
+  const box = bar.getByRole('combobox', { name: '单据' });
+  await box.click();
+  await box.fill('CK20261121');
+  await page.getByRole('option', { name: 'CK20261121-0011' }).click();
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.waitForURL((u) => /^[0-9]+$/.test(u.searchParams.get('orderId_equal') ?? ''));
+  const rows = page.locator('table tbody tr');
+  await rows.filter({ hasText: 'CK20261123-0012' }).first().waitFor({ state: 'detached' });
+  const texts = await rows.allInnerTexts();
+  check(texts.length > 0 && texts.every((x) => x.includes('CK20261121-0011')), 'only the picked order\'s picks: ' + texts.join(' | '));
+  await page.reload();
+  await hydrated(page);
+  check(await box.inputValue() === 'CK20261121-0011', 'the picked order is named after a reload: ' + await box.inputValue());
+  await shot(page, 'picks-by-order');
+});
+
 test('error log (157270): badge caps at 99, upload and clear are confirmed', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');

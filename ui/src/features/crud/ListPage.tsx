@@ -8,7 +8,7 @@ import { qs, download, errText, post } from '../../lib/api';
 import { ImportDialog } from './ImportDialog';
 import { useRemove } from './useRemove';
 import { useToast } from '../../components/ui/toast';
-import { FormDialog } from './FormDialog';
+import { FormDialog, RefPicker } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
 import { Host } from '../../components/ui/host';
 import { refKey, remove } from '../../lib/resource';
@@ -58,6 +58,8 @@ export function ListPage() {
   /** The edit action's name when editing means something else (a count of a stock row: 盘点). */
   const editLabel = res.ui?.editLabel ? (props.locale === 'en' ? res.ui.editLabel[1] : res.ui.editLabel[0]) : t('common.edit');
   const [filters, setFilters] = useState<Record<string, string>>(() => ({ ...query }));
+  /** Titles of the records picked in reference filters (after a reload: from the rows, which all name it). */
+  const [picked, setPicked] = useState<Record<string, string>>({});
   const [selected, setSelected] = useState<string[]>([]);
   const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
   const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
@@ -138,7 +140,11 @@ export function ListPage() {
         {exact.map(({ f, key, options }) => (
           <label key={key}>
             <span>{L(f)}</span>
-            {options || f.dict ? (
+            {f.refers ? (
+              <RefPicker id={`filter-${key}`} field={f} value={filters[key] ?? ''}
+                label={filters[key] ? picked[key] ?? data.records.find((r) => String(r[f.name]) === filters[key])?.[refKey(f.name)] ?? '' : ''}
+                onChange={(id, title) => { setFilters({ ...filters, [key]: id }); setPicked({ ...picked, [key]: title }); }} />
+            ) : options || f.dict ? (
               <select value={filters[key] ?? ''} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })}>
                 <option value="">{t('common.choose')}</option>
                 {options
@@ -163,7 +169,7 @@ export function ListPage() {
           </label>
         )}
         <button type="submit" className="btn btn-primary">{t('common.search')}</button>
-        <button type="button" className="btn" onClick={() => { setFilters({}); navigate(path + qs({ current: 1, size })); }}>{t('common.reset')}</button>
+        <button type="button" className="btn" onClick={() => { setFilters({}); setPicked({}); navigate(path + qs({ current: 1, size })); }}>{t('common.reset')}</button>
       </form>
       {error && <p className="crud-error" role="alert">{error}</p>}
       <div className="crud-tools">
