@@ -300,9 +300,18 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
     // A planned transfer between the stores.
     let (a, now) = on(1, 15, 20);
     let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
-    let q = store::Query { filters: vec![store::Filter::new("storeId", store::Op::Equal, json!(s1)), store::Filter::new("available", store::Op::Gt, json!(10 * QTY_SCALE))], limit: 5, ..store::Query::default() };
+    // A row in a bin (the first rows of a store may be its receiving area's, which a transfer does not move from).
+    let q = store::Query {
+        filters: vec![
+            store::Filter::new("storeId", store::Op::Equal, json!(s1)),
+            store::Filter::new("available", store::Op::Gt, json!(10 * QTY_SCALE)),
+            store::Filter::new("spaceId", store::Op::Gt, json!(0)),
+        ],
+        limit: 5,
+        ..store::Query::default()
+    };
     let rows = w.list(&cx.def("stockdata"), t, &q)?.records;
-    if let Some(row) = rows.iter().find(|r| ledger::id(r, "spaceId") > 0) {
+    if let Some(row) = rows.first() {
         ins(w, cx, "transfer", json!({"transferNo": format!("YK{}-0001", day(1).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
             "batch": ledger::text(row, "batch"), "toSpaceId": storage[2].1[0], "qty": 10 * QTY_SCALE, "storeId": s1, "toStoreId": s2, "transferStatus": 0, "remark": "补河西中转仓"}))?;
     }

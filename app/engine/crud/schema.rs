@@ -66,14 +66,20 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
 }
 
 /// How a form picks a record of `resource`: its list route (`"METHOD path"`), the field shown and the key the
-/// list answers it under (`<stem>Name` beside the id in the referring record).
+/// list answers it under (`<stem>Name` beside the id in the referring record); and `hint`, the code shown beside
+/// the title in the choices (six goods are called 釉面墙砖, one each of SP00055, SP00056, …).
 fn ref_picker(st: &AppState, resource: &str) -> Option<Value> {
     let target = st.res.find(resource)?;
     let title = title_field(&target)?.to_string();
+    let hint = target
+        .fields
+        .iter()
+        .find(|f| f.name != title && matches!(f.kind, store::FieldKind::Text) && !f.secret && (f.name.ends_with("Code") || f.name.ends_with("No")))
+        .map(|f| f.name.clone());
     let list = match st.res.decl(resource) {
         Some(d) => d.path(crate::engine::dialect::Action::List).or_else(|| d.path(crate::engine::dialect::Action::Page)).map(|(m, p)| format!("{m} {p}"))?,
         None if resource == "user" => "GET /api/blade-user/page".to_string(),
         None => format!("GET {}/list", crate::decl::screens(&st.res).into_iter().find(|(n, ..)| n == resource)?.1),
     };
-    Some(serde_json::json!({"resource": resource, "list": list, "title": title}))
+    Some(serde_json::json!({"resource": resource, "list": list, "title": title, "hint": hint}))
 }

@@ -718,6 +718,31 @@ test('picks: the search form filters by a picked order, and keeps its name after
   await shot(page, 'picks-by-order');
 });
 
+test('transfers: the demo\'s planned transfer is listed and found by its store; goods of one name are told apart by code', async (t) => {
+  const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/wms/transfer');
+  const row = page.locator('table tbody tr').filter({ hasText: '计划中' }).first();
+  await row.waitFor();
+  const bar = page.locator('.crud-search');
+  // Six goods are called 釉面墙砖 (each its own size and colour): the choices show their codes.
+  const goods = bar.getByRole('combobox', { name: '商品' });
+  await goods.click();
+  await goods.fill('釉面墙砖');
+  await page.getByRole('option', { name: /釉面墙砖 SP0*\d+/ }).first().waitFor();
+  const names = await page.getByRole('option').allInnerTexts();
+  check(names.length > 1 && new Set(names).size === names.length, 'each choice is told apart: ' + names.join(' | '));
+  await shot(page, 'picker-codes');
+  await goods.press('Escape');
+  await page.locator('h1, .crud-tools').first().click();
+  const store = bar.getByRole('combobox', { name: '源仓库' });
+  await store.click();
+  await store.fill('南京建材');
+  await page.getByRole('option', { name: '南京建材总仓' }).click();
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.waitForURL((u) => /^[0-9]+$/.test(u.searchParams.get('storeId_equal') ?? ''));
+  await page.locator('table tbody tr').filter({ hasText: '计划中' }).first().waitFor();
+});
+
 test('error log (157270): badge caps at 99, upload and clear are confirmed', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');

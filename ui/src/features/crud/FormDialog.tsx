@@ -116,17 +116,17 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   const ref = field.refers!;
   const [text, setText] = useState('');
   const [open, setOpen] = useState(false);
-  const [rows, setRows] = useState<{ id: string; title: string }[]>([]);
+  const [rows, setRows] = useState<{ id: string; title: string; hint: string }[]>([]);
   useEffect(() => {
     if (!open) return;
     const timer = setTimeout(() => {
       // Blade lists page by `current`, the scm dialect's POST lists by `page`; each refuses the other's name.
       listVia(ref.list, { [ref.title]: text.trim(), ...(ref.list.startsWith('POST') ? { page: 1 } : { current: 1 }), size: 20 })
-        .then((d) => setRows((d?.records ?? []).map((r: any) => ({ id: String(r.id), title: String(r[ref.title] ?? r.id) }))))
+        .then((d) => setRows((d?.records ?? []).map((r: any) => ({ id: String(r.id), title: String(r[ref.title] ?? r.id), hint: ref.hint && r[ref.hint] ? String(r[ref.hint]) : '' }))))
         .catch(() => setRows([]));
     }, 200);
     return () => clearTimeout(timer);
-  }, [open, text, ref.list, ref.title]);
+  }, [open, text, ref.list, ref.title, ref.hint]);
   if (disabled) return <input id={id} value={label || value} readOnly />;
   return (
     <div className="ref-picker">
@@ -138,7 +138,9 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
         <ul className="ref-options" role="listbox">
           {rows.length === 0 && <li className="muted">{t('ref.none')}</li>}
           {rows.map((r) => (
-            <li key={r.id} role="option" aria-selected={r.id === value} onMouseDown={(e) => { e.preventDefault(); onChange(r.id, r.title); setOpen(false); }}>{r.title}</li>
+            <li key={r.id} role="option" aria-selected={r.id === value} onMouseDown={(e) => { e.preventDefault(); onChange(r.id, r.title); setOpen(false); }}>
+              {r.title}{r.hint && <span className="muted"> {r.hint}</span>}
+            </li>
           ))}
         </ul>
       )}
