@@ -698,16 +698,22 @@ test('api log: the search form filters by method, route and status exactly', asy
   check(await page.locator('table tbody tr').filter({ hasText: '/api/' }).count() === 0, 'no rows beside the error');
 });
 
+/** Picks a record in the search form's reference box `label` (typing `typed`, choosing `option`) and searches by it. */
+async function searchByRef(page, label, typed, option, field) {
+  const bar = page.locator('.crud-search');
+  const box = bar.getByRole('combobox', { name: label });
+  await box.click();
+  await box.fill(typed);
+  await page.getByRole('option', { name: option }).click();
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.waitForURL((u) => /^[0-9]+$/.test(u.searchParams.get(field + '_equal') ?? ''));
+  return box;
+}
+
 test('picks: the search form filters by a picked order, and keeps its name after a reload', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wms/down');
-  const bar = page.locator('.crud-search');
-  const box = bar.getByRole('combobox', { name: '单据' });
-  await box.click();
-  await box.fill('CK20261121');
-  await page.getByRole('option', { name: 'CK20261121-0011' }).click();
-  await bar.getByRole('button', { name: '搜索' }).click();
-  await page.waitForURL((u) => /^[0-9]+$/.test(u.searchParams.get('orderId_equal') ?? ''));
+  const box = await searchByRef(page, '单据', 'CK20261121', 'CK20261121-0011', 'orderId');
   const rows = page.locator('table tbody tr');
   await rows.filter({ hasText: 'CK20261123-0012' }).first().waitFor({ state: 'detached' });
   const texts = await rows.allInnerTexts();
@@ -734,12 +740,7 @@ test('transfers: the demo\'s planned transfer is listed and found by its store; 
   await shot(page, 'picker-codes');
   await goods.press('Escape');
   await page.locator('h1, .crud-tools').first().click();
-  const store = bar.getByRole('combobox', { name: '源仓库' });
-  await store.click();
-  await store.fill('南京建材');
-  await page.getByRole('option', { name: '南京建材总仓' }).click();
-  await bar.getByRole('button', { name: '搜索' }).click();
-  await page.waitForURL((u) => /^[0-9]+$/.test(u.searchParams.get('storeId_equal') ?? ''));
+  await searchByRef(page, '源仓库', '南京建材', '南京建材总仓', 'storeId');
   await page.locator('table tbody tr').filter({ hasText: '计划中' }).first().waitFor();
 });
 
