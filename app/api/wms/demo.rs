@@ -315,5 +315,19 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         ins(w, cx, "transfer", json!({"transferNo": format!("YK{}-0001", day(1).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
             "batch": ledger::text(row, "batch"), "toSpaceId": storage[2].1[0], "qty": 10 * QTY_SCALE, "storeId": s1, "toStoreId": s2, "transferStatus": 0, "remark": "补河西中转仓"}))?;
     }
+    // And one done three days ago within the main store (B 区 to A 区), carried out by the transfer's own rule:
+    // its stock moves post through the ledger like any user's.
+    if let Some(row) = rows.get(1) {
+        let (a, now) = on(3, 14, 10);
+        let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
+        let to = storage[0].1.iter().copied().find(|b| *b != ledger::id(row, "spaceId")).unwrap_or(0);
+        let tid = ins(w, cx, "transfer", json!({"transferNo": format!("YK{}-0001", day(3).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
+            "batch": ledger::text(row, "batch"), "toSpaceId": to, "qty": 5 * QTY_SCALE, "storeId": s1, "toStoreId": s1, "transferStatus": 0, "remark": "整理拣货位"}))?;
+        let def = cx.def("transfer");
+        let old = w.get(&def, t, tid)?.ok_or(store::StoreError::NotFound)?;
+        let mut done = obj(json!({"transferStatus": 1}));
+        super::stock::transfer_save(w, cx, Some(&old), &mut done)?;
+        w.update_from(&def, t, tid, old, done, cx.actor)?;
+    }
     Ok(())
 }

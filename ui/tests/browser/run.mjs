@@ -729,6 +729,8 @@ test('transfers: the demo\'s planned transfer is listed and found by its store; 
   await visit(page, '/wms/transfer');
   const row = page.locator('table tbody tr').filter({ hasText: '计划中' }).first();
   await row.waitFor();
+  // And one carried out three days ago (its moves are in the stock ledger: `verify` agrees).
+  check(await page.locator('table tbody tr').filter({ hasText: /\d{4}-\d\d-\d\d \d\d:\d\d/ }).count() >= 1, 'a done transfer with its time');
   const bar = page.locator('.crud-search');
   // Six goods are called 釉面墙砖 (each its own size and colour): the choices show their codes.
   const goods = bar.getByRole('combobox', { name: '商品' });
