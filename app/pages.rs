@@ -437,7 +437,7 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
                 // Named as the screen names the box (状态码), not by its query key (httpStatus_equal).
                 let mut m = e.message(lang);
                 for (k, _) in &pairs {
-                    let field = k.split('_').next().and_then(|stem| def.field(stem));
+                    let field = def.field(crate::engine::listq::field_of(k));
                     if let Some(f) = field.filter(|_| m.contains(k.as_str())) {
                         m = m.replace(k.as_str(), if lang == Lang::En && !f.label_en.is_empty() { &f.label_en } else { &f.label });
                     }

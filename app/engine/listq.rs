@@ -97,12 +97,22 @@ fn camel(s: &str) -> String {
     out
 }
 
-fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Option<Vec<Filter>>> {
-    let unknown = || ApiError::with(Kind::UnknownFilter, key.chars().take(64).collect::<String>());
-    let (field, suffix, op) = match SUFFIXES.iter().find(|(s, _)| key.ends_with(s)) {
+/// A filter key's field, suffix and operator (`httpStatus_equal` → `httpStatus`, `_equal`, Equal).
+fn split(key: &str) -> (&str, &'static str, Option<Op>) {
+    match SUFFIXES.iter().find(|(s, _)| key.ends_with(s)) {
         Some((s, op)) => (&key[..key.len() - s.len()], *s, Some(*op)),
         None => (key, "", None),
-    };
+    }
+}
+
+/// The field a filter key names (`httpStatus_equal` → `httpStatus`).
+pub fn field_of(key: &str) -> &str {
+    split(key).0
+}
+
+fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Option<Vec<Filter>>> {
+    let unknown = || ApiError::with(Kind::UnknownFilter, key.chars().take(64).collect::<String>());
+    let (field, suffix, op) = split(key);
     if !def.is_filterable(field) {
         return Err(unknown());
     }

@@ -323,11 +323,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         let to = storage[0].1.iter().copied().find(|b| *b != ledger::id(row, "spaceId")).unwrap_or(0);
         let tid = ins(w, cx, "transfer", json!({"transferNo": format!("YK{}-0001", day(3).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
             "batch": ledger::text(row, "batch"), "toSpaceId": to, "qty": 5 * QTY_SCALE, "storeId": s1, "toStoreId": s1, "transferStatus": 0, "remark": "整理拣货位"}))?;
-        let def = cx.def("transfer");
-        let old = w.get(&def, t, tid)?.ok_or(store::StoreError::NotFound)?;
-        let mut done = obj(json!({"transferStatus": 1}));
-        super::stock::transfer_save(w, cx, Some(&old), &mut done)?;
-        w.update_from(&def, t, tid, old, done, cx.actor)?;
+        crate::engine::dialect::write_in(w, cx, &cx.def("transfer"), crate::api::rules("transfer"), Some(tid), obj(json!({"transferStatus": 1})))?;
     }
     Ok(())
 }
