@@ -746,6 +746,31 @@ test('transfers: the demo\'s planned transfer is listed and found by its store; 
   await page.locator('table tbody tr').filter({ hasText: '计划中' }).first().waitFor();
 });
 
+test('outbound orders and constructs: the search form finds one status of one store, and one project\'s constructs', async (t) => {
+  const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/wms/order/ck');
+  const bar = page.locator('.crud-search');
+  // The orders waiting to be picked: 状态 已释放 (a depot clerk's first look of the day).
+  await bar.getByLabel('状态').selectOption({ label: '已释放' });
+  await bar.getByRole('button', { name: '搜索' }).click();
+  await page.waitForURL((u) => (u.searchParams.get('orderStatus_equal') ?? '') !== '');
+  const rows = page.locator('table tbody tr');
+  await rows.filter({ hasText: '已发货' }).first().waitFor({ state: 'detached' });
+  let texts = await rows.allInnerTexts();
+  check(texts.length > 0 && texts.every((x) => x.includes('已释放')), 'only released orders: ' + texts.join(' | '));
+  // And of one store, both filters kept.
+  await searchByRef(page, '仓库', '南京建材', '南京建材总仓', 'storeId');
+  check(new URL(page.url()).searchParams.get('orderStatus_equal') !== null, 'the status filter is kept: ' + page.url());
+  texts = await rows.allInnerTexts();
+  check(texts.length > 0 && texts.every((x) => x.includes('已释放') && x.includes('南京建材总仓')), 'released orders of the store: ' + texts.join(' | '));
+  await shot(page, 'orders-by-status-and-store');
+  await visit(page, '/construct/index');
+  await searchByRef(page, '所属项目', '万科城市', '万科城市之光外立面清洗', 'projectId');
+  await rows.first().waitFor();
+  texts = await rows.allInnerTexts();
+  check(texts.length > 0 && texts.every((x) => x.includes('万科城市之光外立面清洗')), 'only the project\'s constructs: ' + texts.join(' | '));
+});
+
 test('error log (157270): badge caps at 99, upload and clear are confirmed', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');
