@@ -3,7 +3,8 @@
 # parameter list of a file of 1,000,000 parameters (`bench gen`, see bench/README.md), one connection, each
 # request with a cache-busting `_t` so no answer comes from the answer cache: the first page, the middle, the
 # last pages newest first and oldest first, a deep page of size 100, the first and middle pages under one exact
-# filter (status=1) and two (status=1, createUser=1), pages sorted by another indexed field, and the middle pages
+# filter (status=1) and two (status=1, createUser=1), pages sorted by another indexed field, not-equal, null and
+# starts-with filters, and the middle pages
 # (by id, by 参数键名) while creates run.
 # Usage: bench/deep.sh BASE.redb [WORK_DIR]
 set -euo pipefail
@@ -50,6 +51,16 @@ page "by paramKey, middle page" "ascs=paramKey&current=$((LAST / 2))&size=20"
 page "by paramKey, 3/4 deep" "ascs=paramKey&current=$((LAST * 3 / 4))&size=20"
 page "by paramKey descending, last page" "descs=paramKey&current=$LAST&size=20"
 page "createTime from 2025-06-01 by paramKey, middle page" "createTime_datege=2025-06-01&ascs=paramKey&current=$((LAST / 2))&size=20"
+# Not-equal, null / not null and starts-with (`_notequal`, `_null`, `_notnull`, `_likeright`) over indexed fields:
+# index ranges too (all keys but a value's; the prefix in each of its letters' cases), their ids read the first time
+# (timed once) and kept like a range's.
+once "paramKey_likeright=bench.key.12 (11,111 rows), first asking" "paramKey_likeright=bench.key.12&current=300&size=20"
+page "paramKey_likeright=bench.key.12, deep page" "paramKey_likeright=bench.key.12&current=300&size=20"
+once "status_notequal=2 (every row), first asking" "status_notequal=2&current=$((LAST / 2))&size=20"
+page "status_notequal=2, middle page" "status_notequal=2&current=$((LAST / 2))&size=20"
+once "paramName_likeright=参数 (every row), first asking" "paramName_likeright=%E5%8F%82%E6%95%B0&current=$((LAST / 2))&size=20"
+page "paramName_likeright=参数, middle page" "paramName_likeright=%E5%8F%82%E6%95%B0&current=$((LAST / 2))&size=20"
+page "paramName_notnull by paramKey, middle page" "paramName_notnull=&ascs=paramKey&current=$((LAST / 2))&size=20"
 # Creates on 4 connections meanwhile: each new record extends the rank marks by the tail above them.
 "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body '{"paramName":"深页{n}","paramKey":"deep.{n}","paramValue":"v"}' --token "$TOK" --conns 4 --secs 11 | sed "s/^load/  (creates meanwhile, 4 conns)/" &
 CREATES=$!

@@ -1373,3 +1373,73 @@ fn get_fields_is_the_named_part_of_get() {
     assert_eq!(inside, part(&after, &["n", "paramName"]));
     assert_eq!(inside["paramName"], "改过 \"引号\"");
 }
+
+/// `_null`, `_notnull`, `_notequal` and `_likeright` over indexed fields are index ranges too (all keys but a
+/// value's; a prefix in each of its letters' cases): the same rows and totals as testing every record, alone and
+/// beside other filters, with a walk's budget cancelled (at 1,000,000 parameters each was a walk of ~2 s per
+/// request). The values hold what lower-casing makes alike — both cases, the Kelvin sign (lower case `k`), `İ`
+/// (lower case `i` and a combining dot) — beside Chinese, dates, empty and missing values, and every case of one
+/// word.
+#[test]
+fn null_not_equal_and_prefix_filters_come_from_the_index() {
+    let (_d, s) = open();
+    let d: Arc<ResourceDef> = Arc::new(
+        serde_json::from_value(json!({
+            "name": "thing", "label": "t",
+            "fields": [
+                {"name": "tag", "label": "t", "filter": true, "sort": true},
+                {"name": "n", "kind": "int", "label": "n", "filter": true},
+                {"name": "day", "kind": "date", "label": "d", "filter": true}
+            ]
+        }))
+        .unwrap(),
+    );
+    let tags = ["Key", "key", "KEY", "\u{212a}ey", "kEy2", "İx", "ix", "Ix", "项目A", "项目b", "", "k", "xkey", "i", "İ", "keys"];
+    let d2 = d.clone();
+    s.write(move |w| {
+        for i in 0..640usize {
+            let mut v = json!({"day": format!("2026-{:02}-{:02}", 10 + i % 3, 1 + i % 28)});
+            if i % 13 != 0 {
+                v["tag"] = json!(format!("{}{}", tags[i % tags.len()], if i % 5 == 0 { String::new() } else { (i % 3).to_string() }));
+            }
+            if i % 17 != 0 {
+                v["n"] = json!(i % 7);
+            }
+            w.insert(&d2, "A", doc(v), &Actor::default())?;
+        }
+        // Every case of one word: its variants are too many to seek one by one (the stretch is read and tested).
+        for bits in 0..512u32 {
+            let word: String = "abcdefghj".chars().enumerate().map(|(i, c)| if bits >> i & 1 == 1 { c.to_ascii_uppercase() } else { c }).collect();
+            w.insert(&d2, "A", doc(json!({"tag": format!("{word}{}", bits % 3), "n": bits % 7})), &Actor::default())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let all = s.read(|r| r.all(&d, "A")).unwrap();
+    let f = |field: &str, op: Op, v: Value| Filter::new(field, op, v);
+    let queries = vec![
+        vec![f("tag", Op::Null, Value::Null)],
+        vec![f("tag", Op::NotNull, Value::Null)],
+        vec![f("n", Op::Null, Value::Null)],
+        vec![f("n", Op::NotEqual, json!(3))],
+        vec![f("tag", Op::NotEqual, json!("ix1"))],
+        vec![f("tag", Op::StartsWith, json!("key"))],
+        vec![f("tag", Op::StartsWith, json!("KE"))],
+        vec![f("tag", Op::StartsWith, json!("i"))],
+        vec![f("tag", Op::StartsWith, json!("ix"))],
+        vec![f("tag", Op::StartsWith, json!("项目"))],
+        vec![f("tag", Op::StartsWith, json!("项目B1"))],
+        vec![f("tag", Op::StartsWith, json!("xKeY1"))],
+        vec![f("tag", Op::StartsWith, json!("ABCDEFGHJ1"))],
+        vec![f("tag", Op::StartsWith, json!("abc")), f("n", Op::NotEqual, json!(2))],
+        vec![f("day", Op::StartsWith, json!("2026-11"))],
+        vec![f("tag", Op::StartsWith, json!("key")), f("n", Op::Equal, json!(2))],
+        vec![f("tag", Op::NotEqual, json!("ix1")), f("n", Op::NotEqual, json!(3))],
+        vec![f("n", Op::NotNull, Value::Null), f("tag", Op::Null, Value::Null)],
+        vec![f("tag", Op::NotNull, Value::Null), f("tag", Op::StartsWith, json!("k")), f("day", Op::StartsWith, json!("2026-1"))],
+    ];
+    for q in &queries {
+        assert!(all.iter().any(|r| q.iter().all(|f| f.matches(r))), "every query finds records: {q:?}");
+    }
+    index_pages_match_every_record(&s, &d, &all, queries, &[(0, 20), (40, 20), (0, 1000)]);
+}

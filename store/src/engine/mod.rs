@@ -1116,25 +1116,78 @@ where
 
     /// Ids (ascending, each once) of the records whose indexed `field` lies in the range.
     fn ids_in_range(&self, t: &str, res: &str, field: &str, r: &KeyRange, budget: &crate::query::Budget) -> Result<Vec<u64>> {
-        let lo: Bound<IdxKey> = match &r.lo {
-            Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), 0)),
-            Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), u64::MAX)),
-            Bound::Unbounded => Bound::Unbounded,
-        };
-        let hi: Bound<IdxKey> = match &r.hi {
-            Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), u64::MAX)),
-            Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), 0)),
-            Bound::Unbounded => Bound::Unbounded,
-        };
         let mut ids = Vec::new();
         let mut ticker = Ticker::new(budget);
-        for e in self.index.range::<IdxKey>((lo, hi))? {
-            ids.push(e?.0.value().4);
-            ticker.tick()?;
+        // A prefix's stretch holds its case variants and what sorts between them: only the variants' own.
+        let found = match r.prefixes.as_slice() {
+            [p] => self.prefix_spans(t, res, field, p)?,
+            _ => None,
+        };
+        let spans: Vec<Span> = match found {
+            Some(v) => v.iter().flat_map(|a| r.spans.iter().filter_map(move |b| a.narrow(b))).collect(),
+            None => r.spans.clone(),
+        };
+        for span in &spans {
+            let lo: Bound<IdxKey> = match &span.lo {
+                Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), 0)),
+                Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), u64::MAX)),
+                Bound::Unbounded => Bound::Included((t, res, field, &[], 0)),
+            };
+            let hi: Bound<IdxKey> = match &span.hi {
+                Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), u64::MAX)),
+                Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), 0)),
+                Bound::Unbounded => Bound::Included((t, res, field, INDEX_END, u64::MAX)),
+            };
+            for e in self.index.range::<IdxKey>((lo, hi))? {
+                let k = e?.0;
+                let (value, id) = (k.value().3, k.value().4);
+                if r.prefixes.is_empty() || r.contains(value) {
+                    ids.push(id);
+                }
+                ticker.tick()?;
+            }
         }
         ids.sort_unstable();
         ids.dedup();
         Ok(ids)
+    }
+
+    /// The stretches of the case variants of a `StartsWith` prefix (lower-cased) that `field`'s index holds, each
+    /// a variant's value up to past it: found position by position, a seek for each variant of each letter
+    /// beside the ones held so far. `None` past `PREFIX_SEEKS` seeks (the whole stretch is read and tested).
+    fn prefix_spans(&self, t: &str, res: &str, field: &str, p: &str) -> Result<Option<Vec<Span>>> {
+        let Some(choices) = case_choices(p) else { return Ok(None) };
+        let stretch = |v: &str| {
+            let lo = index_bytes(&Value::from(v));
+            let mut hi = lo.clone();
+            hi.push(0xff);
+            (lo, hi)
+        };
+        let (mut held, mut seeks) = (vec![String::new()], 0);
+        for at in &choices {
+            let mut next = Vec::with_capacity(held.len() * at.len());
+            for v in &held {
+                for c in at {
+                    let longer = format!("{v}{c}");
+                    if at.len() > 1 {
+                        seeks += 1;
+                        if seeks > PREFIX_SEEKS {
+                            return Ok(None);
+                        }
+                        let (lo, hi) = stretch(&longer);
+                        if self.index.range((t, res, field, lo.as_slice(), 0)..(t, res, field, hi.as_slice(), 0))?.next().is_none() {
+                            continue;
+                        }
+                    }
+                    next.push(longer);
+                }
+            }
+            held = next;
+        }
+        Ok(Some(held.iter().map(|v| {
+            let (lo, hi) = stretch(v);
+            Span { lo: Bound::Included(lo), hi: Bound::Excluded(hi) }
+        }).collect()))
     }
 
     /// Records whose indexed `field` holds one of `keys` (encoded values), each once, newest first.
@@ -1303,14 +1356,6 @@ fn ranked_filters(q: &Query) -> Option<Vec<&Filter>> {
 /// change (Chinese text, digits, punctuation), so a record without it cannot match and need not be decoded.
 /// Needles with letters are matched case-insensitively and get no prefilter.
 fn raw_needle(q: &Query) -> Option<Vec<u8>> {
-    let caseless = |c: char| {
-        !c.is_control()
-            && c != '"'
-            && c != '\\'
-            && c != '\u{307}'
-            && c.to_lowercase().eq(std::iter::once(c))
-            && c.to_uppercase().eq(std::iter::once(c))
-    };
     q.filters
         .iter()
         .filter(|f| f.op == Op::Contains)
@@ -1413,16 +1458,14 @@ fn exact_keys(def: &ResourceDef, f: &Filter) -> Option<BTreeSet<Vec<u8>>> {
     }
 }
 
-/// A range of encoded index values of one field (both ends always set by `range_keys`: a range never leaves
-/// the values of its type, so nulls and other types stay out as `Filter::matches` has it).
-#[derive(Debug, Clone)]
-struct KeyRange {
+/// One stretch of encoded index values (index order: bytes).
+#[derive(Debug, Clone, PartialEq)]
+struct Span {
     lo: Bound<Vec<u8>>,
     hi: Bound<Vec<u8>>,
 }
 
-impl KeyRange {
-    /// Whether an encoded value lies in the range (index order: bytes).
+impl Span {
     fn contains(&self, k: &[u8]) -> bool {
         let above = match &self.lo {
             Bound::Included(lo) => k >= lo.as_slice(),
@@ -1437,10 +1480,71 @@ impl KeyRange {
         above && below
     }
 
-    /// The range as bytes (a cache key): each end's kind, length and bytes.
+    /// The single value `k`.
+    fn point(k: Vec<u8>) -> Span {
+        Span { lo: Bound::Included(k.clone()), hi: Bound::Included(k) }
+    }
+
+    /// Both stretches at once: the higher low end and the lower high end (an excluded end wins a tie); `None`
+    /// when nothing is in both.
+    fn narrow(&self, o: &Span) -> Option<Span> {
+        fn key(b: &Bound<Vec<u8>>) -> Option<&Vec<u8>> {
+            match b {
+                Bound::Included(k) | Bound::Excluded(k) => Some(k),
+                Bound::Unbounded => None,
+            }
+        }
+        let pick = |a: &Bound<Vec<u8>>, b: &Bound<Vec<u8>>, higher: bool| match (key(a), key(b)) {
+            (None, _) => b.clone(),
+            (_, None) => a.clone(),
+            (Some(x), Some(y)) if x == y => if matches!(a, Bound::Excluded(_)) { a.clone() } else { b.clone() },
+            (Some(x), Some(y)) => if (x > y) == higher { a.clone() } else { b.clone() },
+        };
+        let both = Span { lo: pick(&self.lo, &o.lo, true), hi: pick(&self.hi, &o.hi, false) };
+        let empty = match (&both.lo, &both.hi) {
+            (Bound::Included(l), Bound::Included(h)) => l > h,
+            (Bound::Included(l) | Bound::Excluded(l), Bound::Included(h) | Bound::Excluded(h)) => l >= h,
+            _ => false,
+        };
+        (!empty).then_some(both)
+    }
+}
+
+/// The encoded index values of one field a filter accepts: one stretch (`Ge`, `Lt`, … — never leaving the values
+/// of its type, so nulls and other types stay out as `Filter::matches` has it), or several (`Null`: the null and
+/// empty values; `NotEqual` and `NotNull`: all but those); and for `StartsWith` the stretch from the prefix's
+/// lowest case variant to past its highest, each value in it tested against the prefix (`prefixes`, lower-cased:
+/// what `Filter::matches` tests), whose stretches of the variants the data holds are found when read
+/// (`Tables::prefix_spans`).
+#[derive(Debug, Clone)]
+struct KeyRange {
+    spans: Vec<Span>,
+    prefixes: Vec<String>,
+}
+
+impl KeyRange {
+    fn one(lo: Bound<Vec<u8>>, hi: Bound<Vec<u8>>) -> KeyRange {
+        KeyRange::of(vec![Span { lo, hi }])
+    }
+
+    fn of(spans: Vec<Span>) -> KeyRange {
+        KeyRange { spans, prefixes: Vec::new() }
+    }
+
+    /// Whether an encoded value lies in the range (index order: bytes).
+    fn contains(&self, k: &[u8]) -> bool {
+        self.spans.iter().any(|s| s.contains(k)) && self.prefixes.iter().all(|p| starts_caseless(k, p))
+    }
+
+    /// The range as bytes (a cache key): each stretch's ends, each end's kind, length and bytes; the prefixes.
     fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
-        for b in [&self.lo, &self.hi] {
+        for p in &self.prefixes {
+            out.push(3);
+            out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+            out.extend_from_slice(p.as_bytes());
+        }
+        for b in self.spans.iter().flat_map(|s| [&s.lo, &s.hi]) {
             let (kind, k): (u8, &[u8]) = match b {
                 Bound::Included(k) => (1, k),
                 Bound::Excluded(k) => (2, k),
@@ -1462,28 +1566,30 @@ impl KeyRange {
         ranges.insert(field, merged);
     }
 
-    /// Both ranges at once: the higher low end and the lower high end (an excluded end wins a tie).
+    /// Both ranges at once: every stretch of one narrowed by every stretch of the other, and both's prefixes.
     fn narrow(self, o: KeyRange) -> KeyRange {
-        fn key(b: &Bound<Vec<u8>>) -> Option<&Vec<u8>> {
-            match b {
-                Bound::Included(k) | Bound::Excluded(k) => Some(k),
-                Bound::Unbounded => None,
-            }
-        }
-        let pick = |a: Bound<Vec<u8>>, b: Bound<Vec<u8>>, higher: bool| match (key(&a), key(&b)) {
-            (None, _) => b,
-            (_, None) => a,
-            (Some(x), Some(y)) if x == y => if matches!(a, Bound::Excluded(_)) { a } else { b },
-            (Some(x), Some(y)) => if (x > y) == higher { a } else { b },
-        };
-        KeyRange { lo: pick(self.lo, o.lo, true), hi: pick(self.hi, o.hi, false) }
+        let spans = self.spans.iter().flat_map(|a| o.spans.iter().filter_map(move |b| a.narrow(b))).collect();
+        KeyRange { spans, prefixes: self.prefixes.into_iter().chain(o.prefixes).collect() }
     }
 }
 
-/// The index range holding exactly the records a `Ge`/`Gt`/`Le`/`Lt` filter accepts, if there is one: over a
-/// single-valued indexed field of dates (text, never cut) or of integers compared with an integer.
+/// Whether an encoded index value is text that starts with `lower` once lower-cased (`Filter::matches`'
+/// `StartsWith`). A value cut when indexed keeps far more than a prefix `range_keys` takes.
+fn starts_caseless(k: &[u8], lower: &str) -> bool {
+    k.first() == Some(&3) && std::str::from_utf8(&k[1..]).is_ok_and(|v| v.to_lowercase().starts_with(lower))
+}
+
+/// The longest `StartsWith` prefix (bytes) answered from the index: a value cut when indexed holds
+/// `MAX_INDEXED_BYTES`, and lower-casing can make a character's bytes three times as many.
+const PREFIX_MAX: usize = crate::codec::MAX_INDEXED_BYTES / 4;
+/// Seeks spent finding which case variants of a prefix the data holds; beyond, the whole stretch is read.
+const PREFIX_SEEKS: usize = 256;
+
+/// The index range holding exactly the records a filter accepts, if there is one, over a single-valued indexed
+/// field: `Ge`/`Gt`/`Le`/`Lt` over dates (text, never cut) or integers compared with an integer; `Null` and
+/// `NotNull`; `NotEqual` where `Equal` would be an index lookup; `StartsWith` a short prefix over text or dates.
 fn range_keys(def: &ResourceDef, f: &Filter) -> Option<KeyRange> {
-    if !matches!(f.op, Op::Ge | Op::Gt | Op::Le | Op::Lt) || !def.indexed_fields().any(|n| n == f.field) {
+    if !def.indexed_fields().any(|n| n == f.field) {
         return None;
     }
     // The audit columns the server stamps (times as epoch milliseconds, people, status) are integers.
@@ -1493,19 +1599,96 @@ fn range_keys(def: &ResourceDef, f: &Filter) -> Option<KeyRange> {
         None if crate::resource::AUDIT_FIELDS.contains(&f.field.as_str()) => &FieldKind::Long,
         None => return None,
     };
+    let numeric = matches!(kind, FieldKind::Int | FieldKind::Long | FieldKind::Money | FieldKind::Qty | FieldKind::Flag);
+    // `Null` holds for no value and for "": their two index keys (a missing field is indexed as null).
+    let (null, empty) = (index_bytes(&Value::Null), index_bytes(&Value::from("")));
+    match f.op {
+        Op::Ge | Op::Gt | Op::Le | Op::Lt => {}
+        Op::Null => return Some(KeyRange::of(vec![Span::point(null), Span::point(empty)])),
+        Op::NotNull => {
+            return Some(KeyRange::of(vec![Span { lo: Bound::Excluded(null), hi: Bound::Excluded(empty.clone()) }, Span { lo: Bound::Excluded(empty), hi: Bound::Unbounded }]));
+        }
+        Op::NotEqual => {
+            // Every key but the value's, where the value's key holds exactly its records (as for `Equal`).
+            let exact = match &f.value {
+                Value::Number(n) => numeric && n.as_i64().is_some(),
+                Value::String(s) => !numeric && !matches!(kind, FieldKind::Decimal) && s.len() < crate::codec::MAX_INDEXED_BYTES,
+                _ => false,
+            };
+            if !exact {
+                return None;
+            }
+            let k = index_bytes(&f.value);
+            return Some(KeyRange::of(vec![Span { lo: Bound::Unbounded, hi: Bound::Excluded(k.clone()) }, Span { lo: Bound::Excluded(k), hi: Bound::Unbounded }]));
+        }
+        Op::StartsWith => {
+            let Value::String(p) = &f.value else { return None };
+            if !matches!(kind, FieldKind::Text | FieldKind::Date) || p.len() > PREFIX_MAX {
+                return None;
+            }
+            let choices = case_choices(p)?;
+            // The lowest variant's value up to past the highest's: every value starting with one lies between.
+            let lo = index_bytes(&Value::from(choices.iter().map(|c| c[0]).collect::<String>()));
+            let mut hi = index_bytes(&Value::from(choices.iter().map(|c| c[c.len() - 1]).collect::<String>()));
+            // No UTF-8 text holds the byte 0xff.
+            hi.push(0xff);
+            return Some(KeyRange { spans: vec![Span { lo: Bound::Included(lo), hi: Bound::Excluded(hi) }], prefixes: vec![p.to_lowercase()] });
+        }
+        _ => return None,
+    }
     let tag: u8 = match (kind, &f.value) {
         (FieldKind::Date, Value::String(v)) if v.len() < crate::codec::MAX_INDEXED_BYTES => 3,
-        (FieldKind::Int | FieldKind::Long | FieldKind::Money | FieldKind::Qty | FieldKind::Flag, Value::Number(n)) if n.as_i64().is_some() => 2,
+        (_, Value::Number(n)) if numeric && n.as_i64().is_some() => 2,
         _ => return None,
     };
     let v = index_bytes(&f.value);
     let (first, past) = (vec![tag], vec![tag + 1]);
     Some(match f.op {
-        Op::Ge => KeyRange { lo: Bound::Included(v), hi: Bound::Excluded(past) },
-        Op::Gt => KeyRange { lo: Bound::Excluded(v), hi: Bound::Excluded(past) },
-        Op::Le => KeyRange { lo: Bound::Included(first), hi: Bound::Included(v) },
-        _ => KeyRange { lo: Bound::Included(first), hi: Bound::Excluded(v) },
+        Op::Ge => KeyRange::one(Bound::Included(v), Bound::Excluded(past)),
+        Op::Gt => KeyRange::one(Bound::Excluded(v), Bound::Excluded(past)),
+        Op::Le => KeyRange::one(Bound::Included(first), Bound::Included(v)),
+        _ => KeyRange::one(Bound::Included(first), Bound::Excluded(v)),
     })
+}
+
+/// The characters a value's character must be to start with `p` once both are lower-cased (`Filter::matches`'
+/// test for `StartsWith`), position by position, in byte order: a character no case mapping touches stands for
+/// itself (Chinese, digits, punctuation: no other character lower-cases to it), an ASCII letter for its two cases —
+/// and `k` also for the Kelvin sign, a last `i` also for `İ` (whose lower case is `i` and a combining dot), the
+/// only other characters whose lower case begins with an ASCII letter. `None` for any other letter (the list
+/// walks).
+fn case_choices(p: &str) -> Option<Vec<Vec<char>>> {
+    let n = p.chars().count();
+    p.chars()
+        .enumerate()
+        .map(|(i, c)| {
+            if caseless(c) {
+                Some(vec![c])
+            } else if c.is_ascii_alphabetic() {
+                let mut v = vec![c.to_ascii_uppercase(), c.to_ascii_lowercase()];
+                match c.to_ascii_lowercase() {
+                    'k' => v.push('\u{212a}'),
+                    'i' if i + 1 == n => v.push('\u{130}'),
+                    _ => {}
+                }
+                v.sort_unstable_by_key(|c| c.to_string().into_bytes());
+                Some(v)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// A character lower- and upper-casing leave alone, that serde_json writes verbatim, and that is not the
+/// combining dot `İ` lower-cases into: no other character's lower case holds it (tested over all of Unicode).
+fn caseless(c: char) -> bool {
+    !c.is_control()
+        && c != '"'
+        && c != '\\'
+        && c != '\u{307}'
+        && c.to_lowercase().eq(std::iter::once(c))
+        && c.to_uppercase().eq(std::iter::once(c))
 }
 
 /// The index keys of one field of a record: one per id for a `multi` field, else the value itself.
@@ -1562,5 +1745,29 @@ mod tests {
         assert_eq!(intersect(&few, &evens), vec![4, 600, 19_998], "gallop");
         assert_eq!(intersect(&evens, &few), vec![4, 600, 19_998], "gallop, either order");
         assert!(intersect(&[], &evens).is_empty() && intersect(&evens, &[]).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod case_tests {
+    use super::*;
+
+    /// What `case_choices` and `caseless` rest on, over every character: no character lower-cases to a
+    /// character casing leaves alone other than itself, and only the ASCII letters, the Kelvin sign and `İ`
+    /// lower-case to something beginning with an ASCII letter (`İ` to `i` and the combining dot).
+    #[test]
+    fn case_mappings_are_what_prefix_ranges_assume() {
+        for c in (0..=0x10ffffu32).filter_map(char::from_u32) {
+            let lower: Vec<char> = c.to_lowercase().collect();
+            for y in &lower {
+                assert!(!caseless(*y) || *y == c, "{c:?} lower-cases into {y:?}");
+            }
+            if lower[0].is_ascii_alphabetic() && !c.is_ascii_alphabetic() {
+                assert!(c == '\u{212a}' || (c == '\u{130}' && lower == ['i', '\u{307}']), "{c:?} lower-cases to {lower:?}");
+            }
+        }
+        assert_eq!(case_choices("k1").unwrap(), vec![vec!['K', 'k', '\u{212a}'], vec!['1']]);
+        assert_eq!(case_choices("项ii").unwrap(), vec![vec!['项'], vec!['I', 'i'], vec!['I', 'i', '\u{130}']]);
+        assert!(case_choices("é").is_none(), "other letters walk");
     }
 }
