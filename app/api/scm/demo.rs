@@ -109,6 +109,12 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         ("江宁区教育局幼儿园地坪工程", "SC", 4, 1, "2026-10-12", "江宁区东山街道"),
         ("万科城市之光外立面清洗", "TOB", 2, 2, "2026-11-05", "雨花台区万科城市之光"),
     ];
+    // What each project's crews do (施工内容), as a site names its work; a supplementary contract's construct is
+    // that work's extra items.
+    let works = [
+        "公区精装修", "全屋硬装施工", "样板间软装布置", "教学楼墙地面改造", "门店装修施工", "旧房拆改翻新",
+        "橱柜批量安装", "商铺隔断吊顶改造", "卫生间防水与铺贴", "门店翻新施工", "PVC地坪铺设", "外立面清洗",
+    ];
     let pdef = res.get("project");
     // A project's records carry the time they were made — its contracts and documents on its start day, a
     // progress report on the day reported, a clock-in at its time — in the product's zone (+08:00), so lists,
@@ -149,7 +155,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
             // A construct per signed contract: to inspect, to dispatch, under construction, completed.
             let kstatus = match cstatus { 3 => 4, 2 => 3, _ => 1 + (i as i64 % 2) };
             let construct = ins_at(w, "construct", json!({
-                "constructCode": format!("SG{day}-{:04}", i * 2 + c + 1), "constructName": if c == 0 { "主体装修施工" } else { "增项施工" },
+                "constructCode": format!("SG{day}-{:04}", i * 2 + c + 1), "constructName": if c == 0 { works[i % works.len()].to_string() } else { format!("{}增项", works[i % works.len()]) },
                 "projectId": p, "contractId": contract, "constructMode": 1 + (i % 3), "modelStatus": kstatus,
                 "managerId": if kstatus >= 2 { manager } else { None }, "buildings": if *bu == "TOC" { "1栋" } else { "1#,2#" },
                 "planStart": start, "planEnd": format!("{}-{:02}-28", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + 3).min(12)),
