@@ -65,8 +65,9 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     construction(w, res, tenant)
 }
 
-/// Construction approvals: the project manager submits a new measure of a construct still to inspect (waiting for
-/// an administrator to claim) and a crew organisation an administrator passed.
+/// Construction approvals: the crews of the constructs under way, each passed on its start day; a new measure of a
+/// construct still to inspect the project manager submitted (waiting for an administrator to claim); and a crew
+/// organisation an administrator passed two days ago.
 fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
     let Some((pm, dept)) = user(w, res, tenant, "zhangwei")? else { return Ok(()) };
     let Some(admin) = w.find_unique(&res.get("user"), tenant, "account", "admin")? else { return Ok(()) };
@@ -80,15 +81,18 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
     let (actor, stamp) = acting(pm, dept, 1, 16, 20);
     let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
     let constructs = w.all(&res.get("construct"), tenant)?;
-    // A construct still to inspect gets its first measure, submitted; one under construction a re-measure, a draft.
-    let mut picks: Vec<u64> = constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(1)).map(|k| id(k, "id")).take(1).collect();
-    picks.extend(constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(3)).map(|k| id(k, "id")).take(1));
-    for (n, k) in picks.iter().enumerate() {
-        let rooms = serde_json::json!([{"roomName": "客厅", "length": 6000, "width": 4500, "height": 2800}, {"roomName": "主卧", "length": 4500, "width": 3600, "height": 2800}, {"roomName": "厨房", "length": 3200, "width": 2400, "height": 2800}]);
-        let area: i64 = [(6000i64, 4500i64), (4500, 3600), (3200, 2400)].iter().map(|(l, wd)| (l * wd + 5_000) / 10_000).sum();
-        let m = w.insert(&res.get("measure"), tenant, serde_json::json!({"constructId": k, "measureDate": &stamp[..10], "measurer": "张伟", "rooms": rooms, "roomCount": 3, "totalArea": area, "measureStatus": 0, "remark": if n == 0 { "初测" } else { "业主改动户型后复测" }}).as_object().cloned().unwrap_or_default(), &actor)?;
-        if n == 0 {
-            super::approval::start_in(w, &cx, 1, id(&m, "id"), "新房初测,请审核量房模型")?;
+    // Each construct under way or done had its crew organisation passed before work began: submitted the morning
+    // of its start day, passed before noon (its 人工组织审批 column and the approval records say so). First, in
+    // the order of their days, so that the records' ids follow time as in a kept company's file.
+    for k in constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64).is_some_and(|s| s >= 3)) {
+        let Some(day) = k.get("planStart").and_then(Value::as_str).and_then(|d| d.get(..10)) else { continue };
+        let (actor, stamp) = runtime::seed_as(Actor { user_id: pm, dept_id: dept, at: None }, &format!("{day} 08:40:00"));
+        let inst = super::approval::start_in(w, &Ctx { tenant, actor: &actor, res, now: &stamp }, 2, id(k, "id"), "班组人员与工种已落实,申请进场")?;
+        if let Some(task) = open_task(w, res, tenant, id(&inst, "id"))? {
+            let (a, stamp) = runtime::seed_as(Actor { user_id: admin, dept_id: 0, at: None }, &format!("{day} 10:15:00"));
+            let acx = Ctx { tenant, actor: &a, res, now: &stamp };
+            runtime::claim(w, &acx, id(&task, "id"))?;
+            runtime::complete(w, &acx, id(&task, "id"), None, &Decision { pass: true, comment: "同意进场".into(), vars: Map::new() })?;
         }
     }
     if let Some(k) = constructs.iter().find(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(2)) {
@@ -99,6 +103,17 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
             let acx = Ctx { tenant, actor: &a, res, now: &stamp };
             runtime::claim(w, &acx, id(&task, "id"))?;
             runtime::complete(w, &acx, id(&task, "id"), None, &Decision { pass: true, comment: "同意,注意安全交底".into(), vars: Map::new() })?;
+        }
+    }
+    // A construct still to inspect gets its first measure, submitted; one under construction a re-measure, a draft.
+    let mut picks: Vec<u64> = constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(1)).map(|k| id(k, "id")).take(1).collect();
+    picks.extend(constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(3)).map(|k| id(k, "id")).take(1));
+    for (n, k) in picks.iter().enumerate() {
+        let rooms = serde_json::json!([{"roomName": "客厅", "length": 6000, "width": 4500, "height": 2800}, {"roomName": "主卧", "length": 4500, "width": 3600, "height": 2800}, {"roomName": "厨房", "length": 3200, "width": 2400, "height": 2800}]);
+        let area: i64 = [(6000i64, 4500i64), (4500, 3600), (3200, 2400)].iter().map(|(l, wd)| (l * wd + 5_000) / 10_000).sum();
+        let m = w.insert(&res.get("measure"), tenant, serde_json::json!({"constructId": k, "measureDate": &stamp[..10], "measurer": "张伟", "rooms": rooms, "roomCount": 3, "totalArea": area, "measureStatus": 0, "remark": if n == 0 { "初测" } else { "业主改动户型后复测" }}).as_object().cloned().unwrap_or_default(), &actor)?;
+        if n == 0 {
+            super::approval::start_in(w, &cx, 1, id(&m, "id"), "新房初测,请审核量房模型")?;
         }
     }
     Ok(())
