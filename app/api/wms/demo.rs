@@ -58,14 +58,18 @@ const GOODS: &[(&str, &str, &[&str], &str, i64)] = &[
 ];
 
 /// Stores, zones, bins, parties, goods and orders of `tenant`.
-/// The warehouse area's demo: the depot of the tenant's city, its requisitions landing on the projects under way.
+/// The warehouse area's demo: the depot of the tenant's city, its requisitions landing on the projects under way,
+/// each on the project's construct under construction (施工单) when it has one.
 pub fn area_demo(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
-    let under_way: Vec<u64> = w.all(&res.get("project"), tenant)?.iter().filter(|p| p["projectStatus"] == 2).filter_map(|p| p["id"].as_u64()).collect();
+    let constructs = w.all(&res.get("construct"), tenant)?;
+    let site = |project: u64| constructs.iter().find(|k| k["projectId"].as_u64() == Some(project) && k["modelStatus"] == 3).and_then(|k| k["id"].as_u64());
+    let under_way: Vec<(u64, Option<u64>)> =
+        w.all(&res.get("project"), tenant)?.iter().filter(|p| p["projectStatus"] == 2).filter_map(|p| p["id"].as_u64()).map(|p| (p, site(p))).collect();
     let (now, sys) = (crate::engine::demo::now_text(), Actor::default());
     demo(w, &Ctx { tenant, actor: &sys, res, now: &now }, crate::engine::demo::city(tenant).0, &under_way)
 }
 
-pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::Result<()> {
+pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64>)]) -> store::Result<()> {
     let t = cx.tenant;
     let ins = |w: &mut WriteCtx, cx: &Ctx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&cx.def(name), t, obj(v), cx.actor)?["id"].as_u64().unwrap_or(0)) };
     // The depot's keeper does the work, on the day each document is of (its records and moves carry that time).
@@ -242,9 +246,9 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
         seq += 1;
         let no = format!("CK{}-{seq:04}", day(d).replace('-', ""));
         let requisition = k % 3 != 2 && !projects.is_empty();
-        let project = if requisition { Some(projects[k % projects.len()]) } else { None };
+        let (project, construct) = if requisition { (Some(projects[k % projects.len()].0), projects[k % projects.len()].1) } else { (None, None) };
         let o = ins(w, cx, "order_ck", json!({
-            "orderNo": no, "storeId": store, "orderType": if requisition { 2 } else { 1 }, "customerId": owner, "projectId": project,
+            "orderNo": no, "storeId": store, "orderType": if requisition { 2 } else { 1 }, "customerId": owner, "projectId": project, "constructId": construct,
             "consignee": (["马志强", "朱刚", "冯建军", "邓志勇"][k % 4]), "phone": format!("1380000{:04}", 3001 + k), "address": format!("{city}市"),
             "orderStatus": 0, "lineCount": 0, "totalQty": 0, "remark": if requisition { "工地领料" } else { "" },
         }))?;
@@ -283,7 +287,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[u64]) -> store::
                 let bin = ledger::id(&sq, "spaceId");
                 ledger::post(w, cx, &Move { consume: q, ..Move::new(g, Loc::Bin(bin), Loc::Disp(*store), &batch, q, doc) })?;
                 let to = project.map(Loc::Project).unwrap_or(Loc::Customer);
-                ledger::post(w, cx, &Move { project, ..Move::new(g, Loc::Disp(*store), to, &batch, q, doc) })?;
+                ledger::post(w, cx, &Move { project, construct, ..Move::new(g, Loc::Disp(*store), to, &batch, q, doc) })?;
                 journal(w, cx, "down", &line, None, json!({"spaceId": bin, "stockId": sid, "batch": batch, "qty": q}))?;
             }
             w.update(&cx.def("mxck"), t, l, obj(json!({"pickedQty": want, "reservedQty": 0, "reservations": []})), cx.actor)?;
