@@ -133,13 +133,18 @@ fn filter(def: &ResourceDef, zone: Zone, key: &str, raw: &str) -> ApiResult<Opti
     let bad = || ApiError::with(Kind::WrongType, key.chars().take(64).collect::<String>());
     let value = match kind {
         None => {
-            // Audit times are stored as epoch milliseconds.
+            // Audit times are stored as epoch milliseconds. A day asked for itself or as the last day of a range
+            // (`_dateequal`, `_datele`: the search form's 至 box) is the whole day, as for a date field; `_dategt`
+            // and `_datelt` keep comparing with its midnight, as BladeX's SQL did with a client's day.
             let ms = zone.parse_millis(raw).ok_or_else(bad)?;
-            if suffix == "_dateequal" && raw.trim().len() == 10 {
-                return Ok(Some(vec![
-                    Filter::new(field, Op::Ge, ms.into()),
-                    Filter::new(field, Op::Lt, (ms + 86_400_000).into()),
-                ]));
+            if raw.trim().len() == 10 {
+                match suffix {
+                    "_dateequal" => {
+                        return Ok(Some(vec![Filter::new(field, Op::Ge, ms.into()), Filter::new(field, Op::Lt, (ms + 86_400_000).into())]));
+                    }
+                    "_datele" => return Ok(Some(vec![Filter::new(field, Op::Lt, (ms + 86_400_000).into())])),
+                    _ => {}
+                }
             }
             Value::from(ms)
         }
@@ -355,6 +360,24 @@ mod tests {
         assert!(m(morning.clone(), "startTime_dateequal", "2025-03-01") && !m(after, "startTime_dateequal", "2025-03-01"));
         // A time keeps its second.
         assert!(!m(day, "startTime_datege", "2025-03-01 08:00:00") && m(morning, "startTime_datege", "2025-03-01 08:00:00"));
+    }
+
+    /// The search form's creation-date range: from a day (`createTime_dategt`) and to a day (`createTime_datele`)
+    /// take both days whole; `createTime_datelt` still ends at the day's midnight.
+    #[test]
+    fn a_creation_day_range_takes_both_days() {
+        let d = def();
+        let at = |t: &str| json!({"createTime": z().parse_millis(t).unwrap()});
+        let m = |doc: &serde_json::Value, q: &[(&str, &str)]| parse(&d, z(), &pairs(q)).unwrap().accepts(doc.as_object().unwrap());
+        let range = [("createTime_dategt", "2026-11-01"), ("createTime_datele", "2026-11-30")];
+        for t in ["2026-11-01 08:00:00", "2026-11-15 12:00:00", "2026-11-30 00:00:00", "2026-11-30 23:59:59"] {
+            assert!(m(&at(t), &range), "{t} is in the range");
+        }
+        for t in ["2026-10-31 23:59:59", "2026-12-01 00:00:00"] {
+            assert!(!m(&at(t), &range), "{t} is not");
+        }
+        assert!(!m(&at("2026-11-30 09:00:00"), &[("createTime_datelt", "2026-11-30")]));
+        assert!(m(&at("2026-11-30 09:00:00"), &[("createTime_datele", "2026-11-30 10:00:00")]) && !m(&at("2026-11-30 11:00:00"), &[("createTime_datele", "2026-11-30 10:00:00")]));
     }
 
     #[test]

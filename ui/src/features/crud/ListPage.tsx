@@ -160,7 +160,7 @@ export function ListPage() {
           <span>{t('common.createTime')}</span>
           <input type="date" aria-label={t('common.from')} value={filters.createTime_dategt ?? ''} onChange={(e) => setFilters({ ...filters, createTime_dategt: e.target.value })} />
           <span className="dash">–</span>
-          <input type="date" aria-label={t('common.to')} value={filters.createTime_datelt ?? ''} onChange={(e) => setFilters({ ...filters, createTime_datelt: e.target.value })} />
+          <input type="date" aria-label={t('common.to')} value={filters.createTime_datele ?? ''} onChange={(e) => setFilters({ ...filters, createTime_datele: e.target.value })} />
         </label>
         {res.ui?.hideZero && (
           <label className="check">
