@@ -182,7 +182,15 @@ impl Resources {
 /// A declaration's exact-value filters for its screen (`ui.filters`: `[{"field": ..., "options": [...]}]`, the search
 /// form's `<field>_equal` boxes) must name declared filter fields with an index entry: a box the form offers is then
 /// answered from the index, never by a walk of the records (a log of millions of entries).
+/// Its date range (`ui.dateRange`, the field its users look records up by in time instead of 创建时间) must be an
+/// indexed date field: the range is answered from the index.
 fn check_exact_filters(def: &ResourceDef) -> Result<(), String> {
+    if let Some(r) = def.ui.as_ref().and_then(|u| u.get("dateRange")) {
+        let name = r.as_str().ok_or("ui.dateRange must name a field")?;
+        if !def.field(name).is_some_and(|f| f.filter && f.indexed() && matches!(f.kind, store::FieldKind::Date)) {
+            return Err(format!("ui.dateRange: {name} is not an indexed date filter field"));
+        }
+    }
     let Some(list) = def.ui.as_ref().and_then(|u| u.get("filters")) else { return Ok(()) };
     let list = list.as_array().ok_or("ui.filters must be a list")?;
     for h in list {
@@ -215,6 +223,13 @@ mod tests {
         assert!(check_exact_filters(&def).is_err());
         def.ui = Some(serde_json::json!({"filters": [{"field": "method", "options": [["GET", "获取"]]}]}));
         assert!(check_exact_filters(&def).unwrap_err().contains("options"));
+        let project = r.get("project");
+        assert_eq!(project.ui.as_ref().unwrap()["dateRange"], "startTime", "the project screen's range is 开始时间");
+        let mut def = (*project).clone();
+        for bad in [serde_json::json!("projectName"), serde_json::json!("remark"), serde_json::json!(1)] {
+            def.ui = Some(serde_json::json!({"dateRange": bad}));
+            assert!(check_exact_filters(&def).is_err(), "{bad}");
+        }
     }
 
     #[test]

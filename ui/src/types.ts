@@ -36,7 +36,9 @@ export type ResourceSchema = {
     note?: [string, string];
     /** Exact-value filters of the search form beside the keyword fields (`<field>_equal`, answered from the field's
      * index): a choice of `options` or the field's dictionary, else a text box (the logs' 状态码, 请求接口, 操作IP). */
-    filters?: ExactFilter[] } | null;
+    filters?: ExactFilter[];
+    /** The date field of the search form's range instead of 创建时间 (项目: 开始时间), from and to both whole days. */
+    dateRange?: string } | null;
 };
 /** A value offered as it is, or as [value, zh, en]. */
 export type ExactFilter = { field: string; options?: (string | [string, string, string])[] };

@@ -777,6 +777,17 @@ test('outbound orders and constructs: the search form finds one status of one st
   await rows.first().waitFor();
   texts = await rows.allInnerTexts();
   check(texts.length > 0 && texts.every((x) => x.includes('万科城市之光外立面清洗')), 'only the project\'s constructs: ' + texts.join(' | '));
+  // Projects by 开始时间 (the project screen's range), from and to one day: the project started that day.
+  await visit(page, '/project/index');
+  const pbar = page.locator('.crud-search');
+  check(await pbar.getByText('开始时间', { exact: true }).count() === 1, 'the range is 开始时间');
+  await pbar.getByLabel('开始日期').fill('2026-10-12');
+  await pbar.getByLabel('结束日期').fill('2026-10-12');
+  await pbar.getByRole('button', { name: '搜索' }).click();
+  await page.waitForURL((u) => u.searchParams.get('startTime_datele') === '2026-10-12');
+  await rows.filter({ hasText: '万科城市之光外立面清洗' }).first().waitFor({ state: 'detached' });
+  texts = await rows.allInnerTexts();
+  check(texts.length === 1 && texts[0].includes('江宁区教育局幼儿园地坪工程'), 'the project started that day: ' + texts.join(' | '));
 });
 
 test('error log (157270): badge caps at 99, upload and clear are confirmed', async (t) => {

@@ -70,6 +70,10 @@ export function ListPage() {
     const f = res.fields.find((x) => x.name === h.field);
     return f ? [{ f, key: `${f.name}_equal`, options: h.options }] : [];
   });
+  // The range's date: the one the declaration names (项目: 开始时间, `<field>_datege` / `_datele`), else 创建时间
+  // (the spec's `createTime_dategt`; to a day's end, `createTime_datele`).
+  const range = res.fields.find((f) => f.name === res.ui?.dateRange);
+  const [fromKey, toKey] = range ? [`${range.name}_datege`, `${range.name}_datele`] : ['createTime_dategt', 'createTime_datele'];
   const size = data.size || 10;
 
   const go = (over: Record<string, string | number>) => {
@@ -157,10 +161,10 @@ export function ListPage() {
           </label>
         ))}
         <label>
-          <span>{t('common.createTime')}</span>
-          <input type="date" aria-label={t('common.from')} value={filters.createTime_dategt ?? ''} onChange={(e) => setFilters({ ...filters, createTime_dategt: e.target.value })} />
+          <span>{range ? L(range) : t('common.createTime')}</span>
+          <input type="date" aria-label={t('common.from')} value={filters[fromKey] ?? ''} onChange={(e) => setFilters({ ...filters, [fromKey]: e.target.value })} />
           <span className="dash">–</span>
-          <input type="date" aria-label={t('common.to')} value={filters.createTime_datele ?? ''} onChange={(e) => setFilters({ ...filters, createTime_datele: e.target.value })} />
+          <input type="date" aria-label={t('common.to')} value={filters[toKey] ?? ''} onChange={(e) => setFilters({ ...filters, [toKey]: e.target.value })} />
         </label>
         {res.ui?.hideZero && (
           <label className="check">
