@@ -236,7 +236,8 @@ async fn external_links_are_unset_until_the_tenant_sets_them() {
 /// answers on the demo's data as a person uses it: asked with the value a listed record has, the screen lists
 /// only records of that value, that record among them, and says nothing is wrong. A filter whose column the demo
 /// leaves empty on every listed row fails too (the box would only ever find nothing); a screen the demo leaves
-/// empty (the logs, before anyone works) has nothing to ask.
+/// empty (the logs, before anyone works) has nothing to ask. The date range a declaration names (`ui.dateRange`) is
+/// asked from and to one record's day.
 #[tokio::test]
 async fn every_search_form_filter_lists_the_records_of_its_value() {
     let app = App::new();
@@ -253,11 +254,12 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
             v["page"]["data"]["records"].as_array().cloned().unwrap_or_default()
         }
     };
-    let (mut asked, mut empty) = (0, Vec::new());
+    let (mut asked, mut ranged, mut empty) = (0, 0, Vec::new());
     for (name, _, screen) in zhizhuang::decl::screens::screens(&app.st.res) {
         let def = app.st.res.get(&name);
         let fields: Vec<String> = def.ui.as_ref().and_then(|u| u["filters"].as_array()).into_iter().flatten().filter_map(|h| h["field"].as_str().map(str::to_string)).collect();
-        if fields.is_empty() {
+        let ranges = def.ui.as_ref().is_some_and(|u| u["dateRange"].is_string());
+        if fields.is_empty() && !ranges {
             continue;
         }
         let rows = props(format!("{screen}?size=200")).await;
@@ -273,7 +275,18 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
             assert!(found.iter().all(|r| text(&r[f]) == want), "{screen} by {f}={want}: only its records");
             asked += 1;
         }
+        // The search form's date range over the declaration's own date (项目 开始时间, 合同 签订日期, 施工 计划开工):
+        // from and to one listed record's day, both days whole.
+        if let Some(f) = def.ui.as_ref().and_then(|u| u["dateRange"].as_str()) {
+            let row = rows.iter().find(|r| r[f].as_str().is_some_and(|d| d.len() >= 10)).unwrap_or_else(|| panic!("{name}: no {f} in the demo's rows"));
+            let day = &row[f].as_str().unwrap()[..10];
+            let found = props(format!("{screen}?{f}_datege={day}&{f}_datele={day}&size=200")).await;
+            assert!(found.iter().any(|r| r["id"] == row["id"]), "{screen} from and to {day}: the record is listed");
+            assert!(found.iter().all(|r| r[f].as_str().is_some_and(|d| d.starts_with(day))), "{screen} from and to {day}: only that day");
+            ranged += 1;
+        }
     }
     assert!(empty.is_empty(), "filters the demo's rows leave empty: {empty:?}");
     assert!(asked >= 100, "{asked} filters asked");
+    assert_eq!(ranged, 3, "date ranges asked");
 }
