@@ -107,12 +107,12 @@ pub fn keyword_check(def: &ResourceDef, keyword: &str) -> Predicate {
     Predicate { test, keyword: Some(keyword.to_string()) }
 }
 
-/// Whether the index can answer part of a list query: a `contains` filter on a searched field or the keyword,
-/// on a resource the index holds.
+/// Whether the index can answer part of a list query: a `contains` filter on a searched field (or an ends-with
+/// one, whose candidates are the contains answer) or the keyword, on a resource the index holds.
 pub fn asks(def: &ResourceDef, q: &Query) -> bool {
     def.searchable()
         && (q.check.as_ref().is_some_and(|c| c.keyword.is_some())
-            || q.filters.iter().any(|f| f.op == Op::Contains && def.field(&f.field).is_some_and(|fd| fd.searched())))
+            || q.filters.iter().any(|f| matches!(f.op, Op::Contains | Op::EndsWith) && def.field(&f.field).is_some_and(|fd| fd.searched())))
 }
 
 /// Figures of the follower for the status screen and `verify`.
@@ -405,12 +405,16 @@ impl Indexer {
         let mut ids: Option<Vec<u64>> = None;
         let mut answers = Vec::new();
         for (i, f) in q.filters.iter().enumerate() {
-            if f.op != Op::Contains || !def.field(&f.field).is_some_and(|fd| fd.searched()) {
+            // A text that ends with the needle (`_likeleft`) contains it: its candidates are the contains answer,
+            // each then tested.
+            if !matches!(f.op, Op::Contains | Op::EndsWith) || !def.field(&f.field).is_some_and(|fd| fd.searched()) {
                 continue;
             }
             let Some(needle) = f.value.as_str() else { continue };
             let Some(found) = self.index.contains(t, &def.name, &f.field, needle)? else { continue };
-            answers.push(i);
+            if f.op == Op::Contains {
+                answers.push(i);
+            }
             ids = Some(match ids {
                 None => found,
                 Some(prev) => prev.into_iter().filter(|id| found.binary_search(id).is_ok()).collect(),

@@ -264,3 +264,40 @@ async fn a_stream_of_writes_is_indexed_in_few_commits() {
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["data"]["total"], 120, "{v}");
 }
+
+/// An ends-with filter (`_likeleft`) on a searched field takes its candidates from the index (a text that ends with
+/// the needle contains it) and tests each: the same page and total as testing every record, answered where a walk
+/// of the 3,000 records is past its 1 ms deadline (503).
+#[tokio::test]
+async fn ends_with_filters_take_their_candidates_from_the_index() {
+    let app = App::with(zhizhuang::state::Settings { walk_deadline: std::time::Duration::from_millis(1), ..Default::default() });
+    let t = app.admin(A).await;
+    let (r, names) = (app.st.res.clone(), ["订单超时", "超时订单", "订单超时时间", "订单", "时间订单超时"]);
+    app.st
+        .store
+        .write(move |w| {
+            for i in 0..3000usize {
+                // One record in 25 names an order's timeout, ending with it or not; the rest are other settings.
+                let name = if i % 25 == 0 { format!("{}{}", names[i / 25 % names.len()], if i % 7 == 0 { "" } else { "甲" }) } else { format!("普通参数{i}") };
+                let doc = json!({"paramName": name, "paramKey": format!("ew.{i}"), "paramValue": "v"});
+                w.insert(&r.get("param"), A, doc.as_object().unwrap().clone(), &store::Actor::default())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    app.indexed();
+    let def = app.st.res.get("param");
+    for needle in ["订单超时", "超时", "时间"] {
+        let q = Query { limit: 10_000, filters: vec![Filter::new("paramName", Op::EndsWith, json!(needle))], ..Default::default() };
+        let page = app.st.store.read(|r| r.list(&def, A, &q)).unwrap();
+        let want: Vec<String> = page.records.iter().map(|r| r["id"].as_u64().unwrap().to_string()).collect();
+        assert!(!want.is_empty() && page.total < 120, "{needle}: {}", page.total);
+        let (s, v) = app.get(&format!("/api/blade-system/param/list?size=1000&paramName_likeleft={}", urlencode(needle)), &t).await;
+        assert_eq!(s, 200, "{needle}: {v}");
+        assert_eq!(v["data"]["total"].as_u64(), Some(page.total), "{needle}");
+        assert_eq!(ids_of(&v), want.into_iter().take(1000).collect::<Vec<_>>(), "{needle}");
+    }
+    // A filter the index cannot give candidates for still walks, and its walk is past the deadline.
+    let (s, _) = app.get(&format!("/api/blade-system/param/list?paramName_notlike={}", urlencode("超时")), &t).await;
+    assert_eq!(s, 503);
+}
