@@ -244,6 +244,7 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
     zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(crate::support::ADMIN_PW), true).unwrap();
     let token = app.admin("157270").await;
     let enc = |s: &str| s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect::<String>();
+    // The screen's props: its rows and its resource (fields and dictionaries, what the search form offers).
     let props = |url: String| {
         let (app, token) = (&app, &token);
         async move {
@@ -251,7 +252,7 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
             assert_eq!(s, 200, "{url}: {body}");
             let v: serde_json::Value = serde_json::from_str(&body).unwrap();
             assert!(v["page"]["error"].is_null(), "{url}: {}", v["page"]["error"]);
-            v["page"]["data"]["records"].as_array().cloned().unwrap_or_default()
+            (v["page"]["data"]["records"].as_array().cloned().unwrap_or_default(), v["page"]["resource"].clone())
         }
     };
     let (mut asked, mut ranged, mut empty) = (0, 0, Vec::new());
@@ -262,7 +263,7 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
         if fields.is_empty() && range.is_none() {
             continue;
         }
-        let rows = props(format!("{screen}?size=200")).await;
+        let (rows, schema) = props(format!("{screen}?size=200")).await;
         for f in fields.iter().filter(|_| !rows.is_empty()) {
             let text = |v: &serde_json::Value| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
             let Some(row) = rows.iter().find(|r| !r[f].is_null() && r[f] != "") else {
@@ -270,7 +271,12 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
                 continue;
             };
             let want = text(&row[f]);
-            let found = props(format!("{screen}?{f}_equal={}&size=200", enc(&want))).await;
+            // A dictionary field's box is a choice: the value is among its options.
+            if let Some(dict) = def.field(f).and_then(|d| d.dict.as_deref()) {
+                let offered = schema["dicts"][dict].as_array().is_some_and(|o| o.iter().any(|d| text(&d["dictKey"]) == want));
+                assert!(offered, "{screen}: {f}={want} is offered by {dict}: {}", schema["dicts"][dict]);
+            }
+            let (found, _) = props(format!("{screen}?{f}_equal={}&size=200", enc(&want))).await;
             assert!(found.iter().any(|r| r["id"] == row["id"]), "{screen} by {f}={want}: the record is listed");
             assert!(found.iter().all(|r| text(&r[f]) == want), "{screen} by {f}={want}: only its records");
             asked += 1;
@@ -280,7 +286,7 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
         if let Some(f) = range.as_deref() {
             let row = rows.iter().find(|r| r[f].as_str().is_some_and(|d| d.len() >= 10)).unwrap_or_else(|| panic!("{name}: no {f} in the demo's rows"));
             let day = &row[f].as_str().unwrap_or_default()[..10];
-            let found = props(format!("{screen}?{f}_datege={day}&{f}_datele={day}&size=200")).await;
+            let (found, _) = props(format!("{screen}?{f}_datege={day}&{f}_datele={day}&size=200")).await;
             assert!(found.iter().any(|r| r["id"] == row["id"]), "{screen} from and to {day}: the record is listed");
             assert!(found.iter().all(|r| r[f].as_str().is_some_and(|d| d.starts_with(day))), "{screen} from and to {day}: only that day");
             ranged += 1;
