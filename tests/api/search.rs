@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use store::{Filter, Op, Query};
 
-use crate::support::App;
+use crate::support::{App, urlencode};
 
 const A: &str = "157270";
 const B: &str = "741487";
@@ -109,9 +109,6 @@ async fn contains_filters_from_the_index_equal_the_walk() {
     assert_eq!(v["data"]["total"], 0, "a removed record leaves the index: {v}");
 }
 
-fn urlencode(s: &str) -> String {
-    s.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
-}
 
 #[tokio::test]
 async fn keyword_finds_fragments_words_and_pinyin_of_names() {

@@ -283,3 +283,8 @@ pub fn seeded(what: &str) -> (u64, impl FnMut(u64) -> u64) {
         x % n
     })
 }
+
+/// A query parameter's value percent-encoded (Chinese names, spaces).
+pub fn urlencode(s: &str) -> String {
+    s.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}

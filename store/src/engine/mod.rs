@@ -1157,12 +1157,6 @@ where
     /// beside the ones held so far. `None` past `PREFIX_SEEKS` seeks (the whole stretch is read and tested).
     fn prefix_spans(&self, t: &str, res: &str, field: &str, p: &str) -> Result<Option<Vec<Span>>> {
         let Some(choices) = case_choices(p) else { return Ok(None) };
-        let stretch = |v: &str| {
-            let lo = index_bytes(&Value::from(v));
-            let mut hi = lo.clone();
-            hi.push(0xff);
-            (lo, hi)
-        };
         let (mut held, mut seeks) = (vec![String::new()], 0);
         for at in &choices {
             let mut next = Vec::with_capacity(held.len() * at.len());
@@ -1174,7 +1168,7 @@ where
                         if seeks > PREFIX_SEEKS {
                             return Ok(None);
                         }
-                        let (lo, hi) = stretch(&longer);
+                        let (lo, hi) = prefix_stretch(&longer);
                         if self.index.range((t, res, field, lo.as_slice(), 0)..(t, res, field, hi.as_slice(), 0))?.next().is_none() {
                             continue;
                         }
@@ -1185,7 +1179,7 @@ where
             held = next;
         }
         Ok(Some(held.iter().map(|v| {
-            let (lo, hi) = stretch(v);
+            let (lo, hi) = prefix_stretch(v);
             Span { lo: Bound::Included(lo), hi: Bound::Excluded(hi) }
         }).collect()))
     }
@@ -1573,6 +1567,15 @@ impl KeyRange {
     }
 }
 
+/// The stretch of index keys of the texts that start with `v`: its key up to past it (no UTF-8 text holds the byte
+/// 0xff).
+fn prefix_stretch(v: &str) -> (Vec<u8>, Vec<u8>) {
+    let lo = index_bytes(&Value::from(v));
+    let mut hi = lo.clone();
+    hi.push(0xff);
+    (lo, hi)
+}
+
 /// Whether an encoded index value is text that starts with `lower` once lower-cased (`Filter::matches`'
 /// `StartsWith`). A value cut when indexed keeps far more than a prefix `range_keys` takes.
 fn starts_caseless(k: &[u8], lower: &str) -> bool {
@@ -1628,10 +1631,8 @@ fn range_keys(def: &ResourceDef, f: &Filter) -> Option<KeyRange> {
             }
             let choices = case_choices(p)?;
             // The lowest variant's value up to past the highest's: every value starting with one lies between.
-            let lo = index_bytes(&Value::from(choices.iter().map(|c| c[0]).collect::<String>()));
-            let mut hi = index_bytes(&Value::from(choices.iter().map(|c| c[c.len() - 1]).collect::<String>()));
-            // No UTF-8 text holds the byte 0xff.
-            hi.push(0xff);
+            let (lo, _) = prefix_stretch(&choices.iter().map(|c| c[0]).collect::<String>());
+            let (_, hi) = prefix_stretch(&choices.iter().map(|c| c[c.len() - 1]).collect::<String>());
             return Some(KeyRange { spans: vec![Span { lo: Bound::Included(lo), hi: Bound::Excluded(hi) }], prefixes: vec![p.to_lowercase()] });
         }
         _ => return None,
@@ -1732,7 +1733,7 @@ pub(crate) fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<Strin
 
 #[cfg(test)]
 mod tests {
-    use super::intersect;
+    use super::{case_choices, caseless, intersect};
 
     #[test]
     fn intersect_merges_or_gallops_to_the_same_ids() {
@@ -1746,11 +1747,6 @@ mod tests {
         assert_eq!(intersect(&evens, &few), vec![4, 600, 19_998], "gallop, either order");
         assert!(intersect(&[], &evens).is_empty() && intersect(&evens, &[]).is_empty());
     }
-}
-
-#[cfg(test)]
-mod case_tests {
-    use super::*;
 
     /// What `case_choices` and `caseless` rest on, over every character: no character lower-cases to a
     /// character casing leaves alone other than itself, and only the ASCII letters, the Kelvin sign and `İ`
