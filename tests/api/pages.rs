@@ -238,6 +238,29 @@ async fn external_links_are_unset_until_the_tenant_sets_them() {
 /// leaves empty on every listed row fails too (the box would only ever find nothing); a screen the demo leaves
 /// empty (the logs, before anyone works) has nothing to ask. The date range a declaration names (`ui.dateRange`) is
 /// asked from and to one record's day.
+/// Lists sort by id as by creation time (a record's id is given when it is made): the demo's back-dated records are
+/// written in the order of their times, so every list screen without an order of its own reads newest first, as a
+/// kept company's would (考勤, 整改, 工单回复 and 流程跟踪 were jumbled).
+#[tokio::test]
+async fn demo_lists_read_newest_first() {
+    let app = App::new();
+    zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(crate::support::ADMIN_PW), true).unwrap();
+    let token = app.admin("157270").await;
+    let mut looked = 0;
+    for (def, decl) in app.st.res.declared() {
+        let Some(screen) = decl.screen.as_deref().filter(|_| decl.default_sort.is_none()) else { continue };
+        let (s, _, body) = page(&app, &format!("{screen}?size=200"), Some(&token), &[("x-zz-props", "1")]).await;
+        assert_eq!(s, 200, "{screen}: {body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let times: Vec<&str> = v["page"]["data"]["records"].as_array().into_iter().flatten().filter_map(|r| r["createTime"].as_str()).collect();
+        if let Some(k) = times.windows(2).position(|t| t[0] < t[1]) {
+            panic!("{} ({screen}): row {} made {} is listed above one made {}", def.name, k + 1, times[k], times[k + 1]);
+        }
+        looked += (times.len() > 1) as usize;
+    }
+    assert!(looked >= 25, "{looked} screens with rows looked at");
+}
+
 #[tokio::test]
 async fn every_search_form_filter_lists_the_records_of_its_value() {
     let app = App::new();

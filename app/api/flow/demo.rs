@@ -39,9 +39,14 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     // Who acts and the local time they do (the product's zone): applied a day or three ago in the morning, decided
     // hours later; a time still to come is now.
     let acting = |user_id: u64, dept_id: u64, t: chrono::NaiveDateTime| runtime::seed_as(Actor { user_id, dept_id, at: None }, &fmt(t));
-    for (i, (account, from_days, hours, reason, decisions)) in scripts.iter().enumerate() {
+    let applied_at = |i: usize| (now - chrono::Duration::days(i as i64 % 3 + 1)).date().and_hms_opt(9, 10 + i as u32 * 7, 0).unwrap_or(now);
+    // Applied in the order of their days, so that the instances' ids follow time (lists sort by id as by time).
+    let mut order: Vec<usize> = (0..scripts.len()).collect();
+    order.sort_by_key(|i| applied_at(*i));
+    for i in order {
+        let (account, from_days, hours, reason, decisions) = &scripts[i];
         let Some((uid, dept)) = user(w, res, tenant, account)? else { continue };
-        let applied = (now - chrono::Duration::days(i as i64 % 3 + 1)).date().and_hms_opt(9, 10 + i as u32 * 7, 0).unwrap_or(now);
+        let applied = applied_at(i);
         let (actor, stamp) = acting(uid, dept, applied);
         let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
         let process = leave::latest_leave(w, &cx)?;

@@ -126,6 +126,10 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     let today = today_d.format("%Y-%m-%d").to_string();
     // Today and the four days before it.
     let mut clocked = std::collections::HashSet::new();
+    // Clock-ins and 整改 of every crew, written after the projects in the order of their times (the days before
+    // today interleave across projects): their ids follow time, as lists sort by id as by creation time.
+    // (time, resource, record); a time of `None` is made now (today's awaited clock-ins).
+    let mut dated_leaves: Vec<(Option<String>, &str, Value)> = Vec::new();
     let days: Vec<String> = (0..5).map(|d| (today_d - chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).collect();
     for (i, (name, bu, cust, comp, start, addr)) in projects.iter().enumerate() {
         let day: String = start.chars().filter(char::is_ascii_digit).collect();
@@ -219,18 +223,15 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                             let doc = json!({"workerId": wk, "constructId": construct, "attendDate": day, "clockTime": at, "result": result,
                                 "distance": at.as_ref().map(|_| 20 + (k * 37 + d * 11) % 180), "dayKey": format!("{wk}:{day}")});
                             // A clock-in is recorded when made; today's awaited ones at seeding.
-                            match &at {
-                                Some(t) => ins_at(w, "attend_day", doc, t)?,
-                                None => ins(w, "attend_day", doc)?,
-                            };
+                            dated_leaves.push((at, "attend_day", doc));
                         }
                     }
                     // 整改: one overdue and open, one fixed awaiting verification.
-                    ins_at(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
+                    dated_leaves.push((Some(format!("{} 10:20:00", days[4])), "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
                         "description": (["客厅墙面局部空鼓", "卫生间地漏周边渗水", "厨房墙砖缝宽不一", "插座面板不平整", "柜门缝隙偏大", "顶面乳胶漆色差"][i % 6]),
-                        "workerId": crew[0], "deadline": days[3], "rectStatus": 1}), &format!("{} 10:20:00", days[4]))?;
-                    ins_at(w, "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": 2,
-                        "description": "阳台防水层闭水试验渗漏", "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]}), &format!("{} 15:40:00", days[3]))?;
+                        "workerId": crew[0], "deadline": days[3], "rectStatus": 1})));
+                    dated_leaves.push((Some(format!("{} 15:40:00", days[3])), "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": 2,
+                        "description": "阳台防水层闭水试验渗漏", "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]})));
                 }
                 for d in 0..2 {
                     let wk = workers[(i + 7 + d) % workers.len()];
@@ -270,6 +271,14 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
             }
             ins_at(w, "doc", json!({"projectId": p, "docName": format!("{name}{doc}"), "category": cat}), &format!("{start} {:02}:{:02}:00", 10 + k * 3, 5 + i * 4))?;
         }
+    }
+    // Stable: records of one time keep the order they were made in; `None` (now) after every time.
+    dated_leaves.sort_by(|a, b| (a.0.is_none(), &a.0).cmp(&(b.0.is_none(), &b.0)));
+    for (at, name, doc) in dated_leaves {
+        match at {
+            Some(t) => ins_at(w, name, doc, &t)?,
+            None => ins(w, name, doc)?,
+        };
     }
     // Post-mortems of the projects, by the tenant's administrator.
     let clerk = crate::engine::demo::admin_of(w, res, tenant)?;

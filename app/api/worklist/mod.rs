@@ -273,13 +273,21 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
     ];
     let odef = cx.def("worklist_order");
     let rdef = cx.def("worklist_reply");
-    for (n, (title, cat, priority, status, due, content)) in orders.iter().enumerate() {
+    // Raised a few days before it was due (or before today), answered the next day, the last reply when resolved.
+    let raised_on = |n: usize| day(orders[n].4.min(0) - 2 - n as i64 % 3);
+    let raised_at = |n: usize| format!("{} 09:{:02}:00", raised_on(n), 10 + n * 4);
+    let at = |when: String, by: u64| crate::engine::demo::seed_as(store::Actor { user_id: by, dept_id: 0, at: None }, &when).0;
+    // Orders, then their replies, each in the order of their times: the records' ids follow time as in a kept
+    // company's file (lists sort by id as by creation time).
+    let mut order: Vec<usize> = (0..orders.len()).collect();
+    order.sort_by_key(|n| raised_at(*n));
+    let mut replies_of = Vec::new();
+    for n in order {
+        let (title, cat, priority, status, due, content) = &orders[n];
         let requester = users.get(n % users.len().max(1)).copied().unwrap_or(0);
         // The administrator (first user) has the urgent and due ones.
         let assignee = if matches!(n, 1 | 4 | 11) { users.first().copied().unwrap_or(0) } else { users.get((n + 3) % users.len().max(1)).copied().unwrap_or(0) };
-        // Raised a few days before it was due (or before today), answered the next day, the last reply when resolved.
-        let raised = day((*due).min(0) - 2 - n as i64 % 3);
-        let at = |when: String, by: u64| crate::engine::demo::seed_as(store::Actor { user_id: by, dept_id: 0, at: None }, &when).0;
+        let raised = raised_on(n);
         let mut doc = obj(json!({"orderNo": format!("GD{}-{:04}", raised.replace('-', ""), n + 1), "title": title, "categoryId": cats[*cat], "priority": priority,
             "requesterId": requester, "assigneeId": assignee, "dueTime": day(*due), "orderStatus": status, "content": content, "replyCount": 0}));
         if projects.len() > n {
@@ -288,7 +296,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         if *status >= 3 {
             doc.insert("resolvedTime".into(), json!(format!("{} 16:30:00", day(*due - 1))));
         }
-        let o = w.insert(&odef, cx.tenant, doc, &at(format!("{raised} 09:{:02}:00", 10 + n * 4), cx.actor.user_id))?;
+        let o = w.insert(&odef, cx.tenant, doc, &at(raised_at(n), cx.actor.user_id))?;
         let replies: &[&str] = match status {
             1 => &[],
             2 => &["已安排人员跟进,今天下午到现场。"],
@@ -296,13 +304,17 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         };
         for (k, text) in replies.iter().enumerate() {
             let by = if k == 0 { assignee } else { requester };
-            let name = w.get(&cx.def("user"), cx.tenant, by)?.map(|u| crate::engine::rec::text(&u, "realName").to_string()).unwrap_or_default();
             let when = if k == 0 { format!("{} 10:{:02}:00", day((*due).min(0) - 1 - n as i64 % 3), 5 + n * 3) } else { format!("{} 16:40:00", day(*due - 1)) };
-            w.insert(&rdef, cx.tenant, obj(json!({"orderId": id(&o, "id"), "content": text, "authorName": name})), &at(when, by))?;
+            replies_of.push((when, id(&o, "id"), *text, by));
         }
         if !replies.is_empty() {
             w.update(&odef, cx.tenant, id(&o, "id"), obj(json!({"replyCount": replies.len()})), cx.actor)?;
         }
+    }
+    replies_of.sort_by(|a, b| a.0.cmp(&b.0));
+    for (when, order_id, text, by) in replies_of {
+        let name = w.get(&cx.def("user"), cx.tenant, by)?.map(|u| crate::engine::rec::text(&u, "realName").to_string()).unwrap_or_default();
+        w.insert(&rdef, cx.tenant, obj(json!({"orderId": order_id, "content": text, "authorName": name})), &at(when, by))?;
     }
     Ok(())
 }
