@@ -259,6 +259,17 @@ async fn demo_lists_read_newest_first() {
         looked += (times.len() > 1) as usize;
     }
     assert!(looked >= 25, "{looked} screens with rows looked at");
+    // A work order is about the project its title names (万科城市之光 外墙清洗… on 万科城市之光外立面清洗).
+    let (s, _, body) = page(&app, "/worklist/order?size=200", Some(&token), &[("x-zz-props", "1")]).await;
+    assert_eq!(s, 200);
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let orders = v["page"]["data"]["records"].as_array().cloned().unwrap_or_default();
+    assert!(orders.len() >= 10, "{} work orders", orders.len());
+    for o in &orders {
+        let (title, project) = (o["title"].as_str().unwrap_or_default(), o["projectName"].as_str().unwrap_or_default());
+        let place: Vec<char> = title.split(' ').next().unwrap_or_default().chars().collect();
+        assert!(place.windows(2).any(|w| project.contains(&w.iter().collect::<String>())), "work order {title} is on project {project}");
+    }
 }
 
 #[tokio::test]

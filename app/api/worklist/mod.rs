@@ -254,7 +254,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         cats.push(id(&w.insert(&cdef, cx.tenant, obj(json!({"categoryName": name, "defaultHours": hours, "sort": i + 1})), cx.actor)?, "id"));
     }
     let users: Vec<u64> = w.all(&cx.def("user"), cx.tenant)?.iter().filter(|u| text(u, "passwordHash") != "!").map(|u| id(u, "id")).collect();
-    let projects: Vec<u64> = w.all(&cx.def("project"), cx.tenant)?.iter().map(|p| id(p, "id")).collect();
+    let projects: Vec<(u64, String)> = w.all(&cx.def("project"), cx.tenant)?.iter().map(|p| (id(p, "id"), text(p, "projectName").to_string())).collect();
     let today: String = cx.now.chars().take(10).collect();
     let day = |d: i64| chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").map(|t| (t + chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).unwrap_or_default();
     let orders: [(&str, usize, i64, i64, i64, &str); 12] = [
@@ -271,6 +271,8 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         ("星巴克 门头灯箱不亮", 0, 2, 4, -20, "更换镇流器后恢复。"),
         ("实验小学 防火门闭门器缺失", 4, 3, 2, 1, "消防检查指出三樘防火门缺闭门器。"),
     ];
+    // The project each order is about, by the place its title names.
+    let places = ["翠屏城3-1201", "万科翡翠公园", "实验小学", "悦府样板间", "新街口店", "月安花园", "华润悦府", "幼儿园", "翠屏城3-1201", "万科城市之光", "河西万达", "实验小学"];
     let odef = cx.def("worklist_order");
     let rdef = cx.def("worklist_reply");
     // Raised a few days before it was due (or before today), answered the next day, the last reply when resolved.
@@ -290,8 +292,8 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         let raised = raised_on(n);
         let mut doc = obj(json!({"orderNo": format!("GD{}-{:04}", raised.replace('-', ""), n + 1), "title": title, "categoryId": cats[*cat], "priority": priority,
             "requesterId": requester, "assigneeId": assignee, "dueTime": day(*due), "orderStatus": status, "content": content, "replyCount": 0}));
-        if projects.len() > n {
-            doc.insert("projectId".into(), json!(projects[n]));
+        if let Some((p, _)) = projects.iter().find(|(_, name)| name.contains(places[n])) {
+            doc.insert("projectId".into(), json!(p));
         }
         if *status >= 3 {
             doc.insert("resolvedTime".into(), json!(format!("{} 16:30:00", day(*due - 1))));
