@@ -1165,7 +1165,7 @@ test('projects: add with company picker, a contract, bind it on the project page
   await dlg.getByLabel('合同金额(元)').fill('568000.5');
   await dlg.getByRole('button', { name: '保存' }).click();
   await toast(page, '新增成功').waitFor();
-  await page.getByRole('row').filter({ hasText: '河西CBD精装施工合同' }).getByText('568000.50').waitFor();
+  await page.getByRole('row').filter({ hasText: '河西CBD精装施工合同' }).getByText('568,000.50').waitFor();
 
   // The project page: bind the contract, it shows with its amount.
   await visit(page, '/project/index');
@@ -1793,7 +1793,7 @@ test('catalogue: a product added in a category, found by the picker search', asy
   await toast(page, '新增成功').waitFor();
   const row = page.getByRole('row').filter({ hasText: '岩板餐桌台面' });
   await row.waitFor();
-  check((await row.innerText()).includes('1280.00'), 'the price shows in yuan with cents');
+  check((await row.innerText()).includes('1,280.00'), 'the price shows in yuan with cents, in thousands');
   await shot(page, 'product-list');
 });
 

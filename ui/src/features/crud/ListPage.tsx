@@ -12,6 +12,7 @@ import { FormDialog, RefPicker } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
 import { Host } from '../../components/ui/host';
 import { refKey, remove } from '../../lib/resource';
+import { amount } from '../../lib/words';
 
 export { PAGE_SIZES } from '../../components/ui/pager';
 
@@ -24,6 +25,8 @@ export function display(f: Field, v: unknown, dicts: ResourceSchema['dicts'], ro
   if (v == null || (f.refers && String(v) === '0')) return '';
   if (f.dict) return dicts[f.dict]?.find((d) => String(d.dictKey) === String(v))?.dictValue ?? String(v);
   if (f.kind === 'flag' && yesNo) return String(v) === '1' ? yesNo[0] : String(v) === '0' ? yesNo[1] : String(v);
+  // Money in thousands, as the finance screens show it (the column's title says 元).
+  if (f.kind === 'money') return amount(v);
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
 
@@ -39,7 +42,7 @@ export const softText = (f: Field) =>
   !longText(f) && !f.dict && (f.kind === 'text' && !f.pattern && !/(Code|No|no|code)$/.test(f.name) || (!!f.refers && f.kind !== 'int'));
 
 /** The class of a list cell: long text wraps in a bounded column, names may wrap, the rest stays on one line. */
-export const cellClass = (f: Field) => (longText(f) ? 'wrap' : softText(f) ? 'soft' : undefined);
+export const cellClass = (f: Field) => (longText(f) ? 'wrap' : softText(f) ? 'soft' : f.kind === 'money' ? 'money' : undefined);
 
 export function ListPage() {
   const { t } = useTranslation();
@@ -189,7 +192,7 @@ export function ListPage() {
             <tr>
               <th className="col-check"><input type="checkbox" aria-label={t('common.selectAll')} checked={allOn} onChange={() => setSelected(allOn ? [] : allIds)} /></th>
               <th className="col-index">{t('common.index')}</th>
-              {cols.map((f) => <th key={f.name} scope="col">{L(f)}</th>)}
+              {cols.map((f) => <th key={f.name} scope="col" className={f.kind === 'money' ? 'money' : undefined}>{L(f)}</th>)}
               <th className="col-action">{t('common.action')}</th>
             </tr>
           </thead>
