@@ -60,11 +60,13 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         companies.push(ins(w, "company", json!({"companyName": name, "companyType": kind, "contactName": contact, "contactPhone": phone, "address": format!("{city}市建邺区江东中路")}))?);
     }
     let mut customers = Vec::new();
-    for (name, kind, contact, phone) in [
-        ("陈志远", 1, "陈志远", "13770001101"), ("刘雅婷", 1, "刘雅婷", "13770001102"), ("万科地产华东区域", 3, "黄经理", "13770001103"),
-        ("华润置地", 3, "吴经理", "13770001104"), ("江宁区教育局", 4, "赵科长", "13770001105"), ("星巴克企业管理(中国)有限公司", 2, "林女士", "13770001106"),
+    // Homeowners at home, companies at their offices.
+    for (name, kind, contact, phone, addr) in [
+        ("陈志远", 1, "陈志远", "13770001101", "江宁区翠屏城3栋1201"), ("刘雅婷", 1, "刘雅婷", "13770001102", "鼓楼区月安花园5栋602"),
+        ("万科地产华东区域", 3, "黄经理", "13770001103", "建邺区江东中路359号国睿大厦"), ("华润置地", 3, "吴经理", "13770001104", "秦淮区中山南路79号华润大厦"),
+        ("江宁区教育局", 4, "赵科长", "13770001105", "江宁区东山街道上元大街"), ("星巴克企业管理(中国)有限公司", 2, "林女士", "13770001106", "玄武区中山路18号德基广场"),
     ] {
-        customers.push(ins(w, "customer", json!({"customerName": name, "customerType": kind, "contactName": contact, "phone": phone, "address": format!("{city}市")}))?);
+        customers.push(ins(w, "customer", json!({"customerName": name, "customerType": kind, "contactName": contact, "phone": phone, "address": format!("{city}市{addr}")}))?);
     }
     let mut levels: Vec<(u64, Vec<u64>)> = Vec::new();
     for (i, (job, rates)) in [("水电工", [32000, 38000, 45000]), ("泥瓦工", [30000, 36000, 42000]), ("木工", [30000, 36000, 43000]), ("油漆工", [28000, 33000, 38000]), ("安装工", [26000, 30000, 35000])].iter().enumerate() {

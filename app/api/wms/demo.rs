@@ -247,9 +247,15 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
         let no = format!("CK{}-{seq:04}", day(d).replace('-', ""));
         let requisition = k % 3 != 2 && !projects.is_empty();
         let (project, construct) = if requisition { (Some(projects[k % projects.len()].0), projects[k % projects.len()].1) } else { (None, None) };
+        // Delivered to the project's site, or a sale's customer's shop.
+        let site = match project {
+            Some(p) => w.get_fields(&cx.def("project"), t, p, &["address"])?.and_then(|r| r.get("address").and_then(Value::as_str).map(str::to_string)),
+            None => None,
+        };
+        let address = site.unwrap_or_else(|| format!("{city}市{}", ["中山北路105号 金盛装饰城B区2-08", "解放路88号 建材市场东门", "建设路216号", "人民路58号 美家五金店"][k % 4]));
         let o = ins(w, cx, "order_ck", json!({
             "orderNo": no, "storeId": store, "orderType": if requisition { 2 } else { 1 }, "customerId": owner, "projectId": project, "constructId": construct,
-            "consignee": (["马志强", "朱刚", "冯建军", "邓志勇"][k % 4]), "phone": format!("1380000{:04}", 3001 + k), "address": format!("{city}市"),
+            "consignee": (["马志强", "朱刚", "冯建军", "邓志勇"][k % 4]), "phone": format!("1380000{:04}", 3001 + k), "address": address,
             "orderStatus": 0, "lineCount": 0, "totalQty": 0, "remark": if requisition { "工地领料" } else { "" },
         }))?;
         let mut total = 0;
