@@ -183,8 +183,18 @@ impl Resources {
 /// form's `<field>_equal` boxes) must name declared filter fields with an index entry: a box the form offers is then
 /// answered from the index, never by a walk of the records (a log of millions of entries).
 /// Its date range (`ui.dateRange`, the field its users look records up by in time instead of 创建时间) must be an
-/// indexed date field: the range is answered from the index.
+/// indexed date field: the range is answered from the index. The columns its screen leaves out (`ui.hide`) must be
+/// list columns.
 fn check_exact_filters(def: &ResourceDef) -> Result<(), String> {
+    // Columns a screen leaves out (`ui.hide`) are list fields: 查看 and 导出 still show them.
+    if let Some(h) = def.ui.as_ref().and_then(|u| u.get("hide")) {
+        for name in h.as_array().ok_or("ui.hide must be a list of fields")? {
+            let name = name.as_str().ok_or("ui.hide must be a list of fields")?;
+            if !def.field(name).is_some_and(|f| f.list) {
+                return Err(format!("ui.hide: {name} is not a list column"));
+            }
+        }
+    }
     if let Some(r) = def.ui.as_ref().and_then(|u| u.get("dateRange")) {
         let name = r.as_str().ok_or("ui.dateRange must name a field")?;
         if !def.field(name).is_some_and(|f| f.filter && f.indexed() && matches!(f.kind, store::FieldKind::Date)) {
@@ -223,6 +233,12 @@ mod tests {
         assert!(check_exact_filters(&def).is_err());
         def.ui = Some(serde_json::json!({"filters": [{"field": "method", "options": [["GET", "获取"]]}]}));
         assert!(check_exact_filters(&def).unwrap_err().contains("options"));
+        for (bad, why) in [(serde_json::json!(["nope"]), "nope"), (serde_json::json!(["requestId", "userAgent"]), "userAgent"), (serde_json::json!("method"), "list")] {
+            def.ui = Some(serde_json::json!({"hide": bad}));
+            assert!(check_exact_filters(&def).unwrap_err().contains(why), "{why}");
+        }
+        def.ui = Some(serde_json::json!({"hide": ["method", "remoteIp"]}));
+        assert!(check_exact_filters(&def).is_ok());
         let project = r.get("project");
         assert_eq!(project.ui.as_ref().unwrap()["dateRange"], "startTime", "the project screen's range is 开始时间");
         let mut def = (*project).clone();

@@ -38,7 +38,9 @@ export type ResourceSchema = {
      * index): a choice of `options` or the field's dictionary, else a text box (the logs' 状态码, 请求接口, 操作IP). */
     filters?: ExactFilter[];
     /** The date field of the search form's range instead of 创建时间 (项目: 开始时间), from and to both whole days. */
-    dateRange?: string } | null;
+    dateRange?: string;
+    /** List columns the screen's table leaves out so it fits the screen (still in 查看 and 导出): 货主, 联系电话. */
+    hide?: string[] } | null;
 };
 /** A value offered as it is, or as [value, zh, en]. */
 export type ExactFilter = { field: string; options?: (string | [string, string, string])[] };

@@ -42,7 +42,7 @@ export const softText = (f: Field) =>
   !longText(f) && !f.dict && (f.kind === 'text' && !f.pattern && !/(Code|No|no|code)$/.test(f.name) || (!!f.refers && f.kind !== 'int'));
 
 /** The class of a list cell: long text wraps in a bounded column, names may wrap, the rest stays on one line. */
-export const cellClass = (f: Field) => (longText(f) ? 'wrap' : softText(f) ? 'soft' : f.kind === 'money' ? 'money' : undefined);
+export const cellClass = (f: Field) => (longText(f) ? 'wrap' : softText(f) ? 'soft' : f.kind === 'money' ? 'money' : f.dict ? 'choice' : undefined);
 
 export function ListPage() {
   const { t } = useTranslation();
@@ -66,7 +66,8 @@ export function ListPage() {
   const [selected, setSelected] = useState<string[]>([]);
   const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
   const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
-  const cols = res.fields.filter((f) => f.list);
+  // The declaration's list columns, less those its screen leaves to 查看 and 导出 (`ui.hide`).
+  const cols = res.fields.filter((f) => f.list && !res.ui?.hide?.includes(f.name));
   const searchFields = res.fields.filter((f) => f.search);
   // Exact-value filters the declaration offers (the logs: 状态码, 请求接口, 操作IP), sent as `<field>_equal`.
   const exact = (res.ui?.filters ?? []).flatMap((h: ExactFilter) => {
