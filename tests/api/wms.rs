@@ -162,6 +162,8 @@ async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
     assert_eq!((s, v["data"]["delivered"].as_u64()), (200, Some(1)), "{v}");
     let (_, v) = get(&app, &t, &format!("{W}/erp/erpcallback/syncList?docId={rk}")).await;
     assert_eq!(v["data"]["records"][0]["deliverState"].as_i64(), Some(1), "{v}");
+    assert!(v["data"]["records"][0]["nextAttempt"].is_null(), "a delivered record is not tried again: {v}");
+    assert!(v["data"]["records"][0]["lastError"].as_str().is_some_and(|n| n.contains("ERP")), "the receiver's note is its last result: {v}");
     let (_, v) = get(&app, &t, &format!("{W}/storagespace/detail?id={}", bins[0])).await;
     assert_eq!(v["data"]["spaceState"].as_i64(), Some(1), "a bin holding stock is occupied: {v}");
     let rows = stock_rows(&app, &t, &g1).await;

@@ -124,6 +124,8 @@ pub fn deliver_due(st: &AppState, tenant: &str, ids: Option<&[u64]>, provider: &
                 delivered += 1;
                 patch.insert("deliverState".into(), json!(1));
                 patch.insert("deliveredAt".into(), json!(st.settings.zone.format(now_ms)));
+                // Nothing is tried again; the receiver's note is the last result (the log receiver says it is one).
+                patch.insert("nextAttempt".into(), Value::Null);
                 patch.insert("lastError".into(), json!(note));
             }
             Err(e) => {
