@@ -240,7 +240,7 @@ async fn external_links_are_unset_until_the_tenant_sets_them() {
 /// asked from and to one record's day.
 /// Lists sort by id as by creation time (a record's id is given when it is made): the demo's back-dated records are
 /// written in the order of their times, so every list screen without an order of its own reads newest first, as a
-/// kept company's would (考勤, 整改, 工单回复 and 流程跟踪 were jumbled).
+/// kept company's would (考勤, 整改, 工单回复 and 流程跟踪 were jumbled), and a document's number names the day it was made.
 #[tokio::test]
 async fn demo_lists_read_newest_first() {
     let app = App::new();
@@ -252,7 +252,17 @@ async fn demo_lists_read_newest_first() {
         let (s, _, body) = page(&app, &format!("{screen}?size=200"), Some(&token), &[("x-zz-props", "1")]).await;
         assert_eq!(s, 200, "{screen}: {body}");
         let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-        let times: Vec<&str> = v["page"]["data"]["records"].as_array().into_iter().flatten().filter_map(|r| r["createTime"].as_str()).collect();
+        let rows = v["page"]["data"]["records"].as_array().cloned().unwrap_or_default();
+        let times: Vec<&str> = rows.iter().filter_map(|r| r["createTime"].as_str()).collect();
+        // A document's number carries the day it was made (XM20260108-0001, FP20261115-0002).
+        for r in &rows {
+            let made: String = r["createTime"].as_str().unwrap_or_default().chars().take(10).filter(char::is_ascii_digit).collect();
+            for (k, n) in r.as_object().into_iter().flatten().filter(|(k, _)| k.ends_with("Code") || k.ends_with("No")) {
+                let n = n.as_str().unwrap_or_default();
+                let numbered = n.len() == 15 && n.as_bytes()[10] == b'-' && n[..2].bytes().all(|b| b.is_ascii_uppercase()) && n[2..10].bytes().all(|b| b.is_ascii_digit());
+                assert!(!numbered || n[2..10] == made, "{} ({screen}): {k} {n} of a record made {}", def.name, r["createTime"]);
+            }
+        }
         if let Some(k) = times.windows(2).position(|t| t[0] < t[1]) {
             panic!("{} ({screen}): row {} made {} is listed above one made {}", def.name, k + 1, times[k], times[k + 1]);
         }

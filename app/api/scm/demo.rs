@@ -29,6 +29,8 @@ fn demo_catalogue(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Res
         (4, "水电施工", &[("水电改造", &[("水电改造(开槽布管)", "", "按延米", "米", 7500)])]),
     ];
     let (cdef, pdef) = (res.get("product_category"), res.get("product"));
+    // The catalogue was set up when the company started using the system (its codes say CP20260105).
+    let sys = crate::engine::demo::seed_as(sys, "2026-01-05 09:30:00").0;
     let mut n = 0;
     for (ty, top, subs) in tree {
         let t = w.insert(&cdef, tenant, obj(json!({"parentId": 0, "categoryName": top, "productType": ty, "sort": 1})), &sys)?["id"].as_u64().unwrap_or(0);
@@ -48,16 +50,20 @@ fn demo_catalogue(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Res
 /// and day work, documents. Written consistently with the rules the API enforces.
 pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
     let sys = Actor::default();
-    let ins = |w: &mut WriteCtx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &sys)?["id"].as_u64().unwrap_or(0)) };
+    // Companies, customers, trades and workers were entered before the first project (2026-01-08); records made at
+    // seeding (today's awaited clock-ins) are made now.
+    let setup = crate::engine::demo::seed_as(sys, "2026-01-04 10:00:00").0;
+    let ins = |w: &mut WriteCtx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &setup)?["id"].as_u64().unwrap_or(0)) };
+    let ins_now = |w: &mut WriteCtx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&res.get(name), tenant, obj(v), &sys)?["id"].as_u64().unwrap_or(0)) };
     demo_catalogue(w, res, tenant)?;
     let (city, other) = crate::engine::demo::city(tenant);
     let mut companies = Vec::new();
-    for (name, kind, contact, phone) in [
-        (format!("{city}分公司"), 1, "周建国", "13905150001"),
-        (format!("{other}分公司"), 1, "钱海波", "13905150002"),
-        (format!("{city}恒安建设劳务有限公司"), 2, "孙永福", "13905150003"),
+    for (name, kind, contact, phone, address) in [
+        (format!("{city}分公司"), 1, "周建国", "13905150001", format!("{city}市建邺区江东中路359号")),
+        (format!("{other}分公司"), 1, "钱海波", "13905150002", format!("{other}市人民路88号")),
+        (format!("{city}恒安建设劳务有限公司"), 2, "孙永福", "13905150003", format!("{city}市江宁区胜太路68号")),
     ] {
-        companies.push(ins(w, "company", json!({"companyName": name, "companyType": kind, "contactName": contact, "contactPhone": phone, "address": format!("{city}市建邺区江东中路")}))?);
+        companies.push(ins(w, "company", json!({"companyName": name, "companyType": kind, "contactName": contact, "contactPhone": phone, "address": address}))?);
     }
     let mut customers = Vec::new();
     // Homeowners at home, companies at their offices.
@@ -91,7 +97,8 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         let id_card = format!("3201{:02}19{:02}0{}1{:02}{:03}X", 10 + i, 75 + i, 1 + i % 9, 10 + i, 100 + i);
         let mut doc = json!({"workerName": name, "phone": phone, "idCard": id_card, "workerJobId": job, "workerJobLevelId": ls[i % 3], "teamName": format!("施工{}队", ["一", "二", "三"][i % 3])});
         if let Some(role) = trade_roles.get(i).and_then(|a| role_of(a)) {
-            let user = ins(w, "user", json!({"account": format!("gr{phone}"), "name": name, "realName": name, "phone": phone, "userType": 1, "roleId": role.to_string(), "passwordHash": "!", "tokenVersion": 0}))?;
+            // Their sign-in accounts are the people module's, made with the tenant's other users (now).
+            let user = ins_now(w, "user", json!({"account": format!("gr{phone}"), "name": name, "realName": name, "phone": phone, "userType": 1, "roleId": role.to_string(), "passwordHash": "!", "tokenVersion": 0}))?;
             doc["userId"] = json!(user);
         }
         workers.push(ins(w, "worker", doc)?);
@@ -197,7 +204,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                         // Reported on the day the node was done; a node under way was last reported today (seeding time).
                         let report = |w: &mut WriteCtx, v: Value, h: u32| match &done {
                             Some(day) => ins_at(w, "progress_report", v, &format!("{day} {h:02}:{:02}:00", 10 + ni * 7)),
-                            None => ins(w, "progress_report", v),
+                            None => ins_now(w, "progress_report", v),
                         };
                         if pct > 0 {
                             if pct == 100 && kstatus == 3 && ni == 0 {
@@ -279,7 +286,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     for (at, name, doc) in dated_leaves {
         match at {
             Some(t) => ins_at(w, name, doc, &t)?,
-            None => ins(w, name, doc)?,
+            None => ins_now(w, name, doc)?,
         };
     }
     // Post-mortems of the projects, by the tenant's administrator.

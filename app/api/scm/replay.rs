@@ -145,6 +145,9 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         let name = format!("{}项目复盘", p.get("projectName").and_then(Value::as_str).unwrap_or(""));
         let doc: Map<String, Value> = json!({"replayName": name, "projectId": id(p, "id"), "replayDate": date, "hostId": who(n),
             "summary": "按节点复盘工期、质量与成本偏差,形成改进措施并指定责任人跟踪。"}).as_object().cloned().unwrap_or_default();
+        // Written on its day, in the afternoon (its number FP<day>-…, its creation time): as a kept company's file.
+        let (actor, now) = crate::engine::demo::seed_as(cx.actor.clone(), &format!("{date} 16:{:02}:00", 10 + n * 5));
+        let cx = &Ctx { now: &now, actor: &actor, ..*cx };
         let replay = dialect::write_in(w, cx, &rdef, crate::api::rules("replay"), None, doc)?;
         for (k, (happened, cause, action, status)) in items.iter().enumerate().skip(n % 2) {
             let it: Map<String, Value> = json!({"replayId": id(&replay, "id"), "happened": happened, "cause": cause, "action": action,
