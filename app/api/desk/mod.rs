@@ -56,5 +56,26 @@ mod tests {
     }
 }
 
-/// 工作台: notices and the desk: routes only.
-pub const AREA: crate::api::Area = crate::api::Area::routes_only("desk", routes);
+/// The demo's notices (通知公告): what a company posts over a month, each released and written on its day by the
+/// tenant's administrator, oldest first (the desk's 系统消息 lists the newest).
+fn area_demo(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
+    let admin = crate::engine::demo::admin_of(w, res, tenant)?;
+    let today = crate::engine::demo::seed_clock().date();
+    let notices: [(i64, &str, i64, &str); 4] = [
+        (24, "任命张伟为翠屏城、月安花园等项目项目经理的通知", 5, "<p>经公司研究决定，任命张伟同志为翠屏城3-1201全包家装、月安花园二手房翻新等项目的项目经理，负责项目进度、质量与安全管理。</p>"),
+        (12, "新版审批流程上线说明", 1, "<p>人工组织申请、量房模型审核已改为在线审批：项目经理在施工单页提交，管理员在「审批任务」中签收并审批。</p><p>审批记录可在「审批记录」查询。</p>"),
+        (5, "关于开展冬季施工安全检查的通知", 4, "<p>各项目部：请于本周五前完成临时用电、消防器材、脚手架及吊篮的自查，整改问题录入「楼栋整改」，项目经理签字确认。</p>"),
+        (1, "仓库月末盘点安排", 1, "<p>本月最后一个工作日 14:00 起，建材总仓与河西中转仓进行月末盘点，盘点期间暂停出入库，请提前安排领料。</p>"),
+    ];
+    let def = res.get("notice");
+    for (days_ago, title, category, content) in notices {
+        let day = (today - chrono::TimeDelta::days(days_ago)).format("%Y-%m-%d").to_string();
+        let (actor, _) = crate::engine::demo::seed_as(admin.clone(), &format!("{day} 09:30:00"));
+        let doc = json!({"title": title, "category": category, "releaseTime": format!("{day} 09:30:00"), "content": sanitize_html(content)});
+        w.insert(&def, tenant, doc.as_object().cloned().unwrap_or_default(), &actor)?;
+    }
+    Ok(())
+}
+
+/// 工作台: notices and the desk (routes), and the demo's notices.
+pub const AREA: crate::api::Area = crate::api::Area { demo: Some(area_demo), ..crate::api::Area::routes_only("desk", routes) };

@@ -1441,6 +1441,24 @@ test('project cost and replay: budget against actual as a chart with the gross m
   await shot(page, 'replay-detail');
 });
 
+test('desk: 系统消息 lists the tenant\'s newest notices, a new one first, and opens 通知公告', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/wel/index');
+  const card = page.locator('#desk-msg').locator('..');
+  await card.getByRole('link', { name: '仓库月末盘点安排' }).waitFor(); // the demo's newest notice
+  check((await card.locator('.tag.sample').count()) === 0, 'the messages are the tenant\'s own, not the sample');
+  check(!(await card.innerText()).includes('系统将于周六'), 'no sample message beside the notices');
+  const now = await page.evaluate(() => { const d = new Date(Date.now() + 8 * 3600_000); return d.toISOString().slice(0, 19).replace('T', ' '); });
+  await bladeCall(t, 'POST', '/api/blade-desk/notice/submit', { title: '元旦放假安排', category: 1, releaseTime: now, content: '<p>1月1日放假一天。</p>' });
+  await visit(page, '/wel/index');
+  await card.getByRole('link', { name: '元旦放假安排' }).waitFor();
+  check((await card.getByRole('link').first().innerText()) === '元旦放假安排', 'the newest notice comes first');
+  await shot(page, 'desk-messages');
+  await card.getByRole('link', { name: '元旦放假安排' }).click();
+  await waitPath(page, '/desk/notice');
+  await page.getByRole('row').filter({ hasText: '元旦放假安排' }).waitFor();
+});
+
 test('work orders: raised from the top bar, replied to, resolved; urgent ones on the desk', async (t) => {
   const { page } = await session(t);
   await visit(page, '/wel/index');

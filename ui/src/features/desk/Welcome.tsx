@@ -1,6 +1,7 @@
 // My desktop (SPEC §2): application launcher (BIM/ERP/BBC/PMS, URLs from site.apps, each a
-// separate site in a new window), the user's urgent tasks and approval counts from the approval engine, and
-// the fixed sample widgets (marked): system messages, project distribution map, completion-problem pie.
+// separate site in a new window), the user's urgent tasks and approval counts from the approval engine, the
+// tenant's latest notices as its system messages, and the project map and completion-problem pie (from the
+// projects where there are some); what a user cannot see stays a fixed sample, marked.
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, useProps } from '../../app';
@@ -74,6 +75,30 @@ export function Approvals({ counts }: { counts: Counts | null }) {
   );
 }
 
+type Notice = { id: string; title: string; releaseTime?: string };
+
+/** 系统消息: the tenant's latest notices (通知公告), newest first, each opening the notice screen. A user who may
+ * not read the notices sees the fixed sample messages, marked (as the spec's desk has them). */
+export function Messages() {
+  const { t } = useTranslation();
+  const { navigate } = useApp();
+  // undefined: not asked yet (the server's render); null: not readable here.
+  const [notices, setNotices] = useState<Notice[] | null | undefined>(undefined);
+  useEffect(() => {
+    get<{ records: Notice[] }>('/api/blade-desk/notice/list', { current: 1, size: 5, descs: 'releaseTime' }).then((p) => setNotices(p.records ?? []), () => setNotices(null));
+  }, []);
+  return (
+    <section className="card" aria-labelledby="desk-msg">
+      <h3 id="desk-msg">{t('desk.messages')}{notices === null && <span className="tag sample">{t('desk.sample')}</span>}</h3>
+      {notices === null ? <ul>{MESSAGES.map((x) => <li key={x}>{t(x)}</li>)}</ul>
+        : notices?.length === 0 ? <p className="muted">{t('desk.noNotices')}</p>
+        : <ul>{(notices ?? []).map((n) => (
+          <li key={n.id}><a href="/desk/notice" onClick={(e) => { e.preventDefault(); navigate('/desk/notice'); }}>{n.title}</a>{n.releaseTime && <span className="muted"> {n.releaseTime.slice(0, 10)}</span>}</li>
+        ))}</ul>}
+    </section>
+  );
+}
+
 function Urgent({ counts }: { counts: Counts | null }) {
   const { t } = useTranslation();
   const { navigate } = useApp();
@@ -108,7 +133,7 @@ export function Welcome() {
       <Launcher />
       <div className="desk-grid">
         <Urgent counts={counts} />
-        <section className="card" aria-labelledby="desk-msg"><h3 id="desk-msg">{t('desk.messages')}</h3><ul>{MESSAGES.map((x) => <li key={x}>{t(x)}</li>)}</ul></section>
+        <Messages />
         <Approvals counts={counts} />
       </div>
       <div className="desk-charts">
