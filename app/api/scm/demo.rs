@@ -175,11 +175,18 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
             }), &format!("{start} 11:{:02}:00", 5 + c * 20))?;
             if kstatus >= 2 {
                 // 量房: the rooms measured before dispatch (floor area in hundredths of a square metre).
-                let rooms = [("客厅", 5400, 4200), ("主卧", 4200, 3600), ("次卧", 3300, 3000), ("厨房", 3000, 2100), ("卫生间", 2400, 1800)];
+                // A home's rooms, a shop's, school's or block's areas; each site its own sizes (mm, ×0.90–1.14).
+                let (rooms, height): (&[(&str, i64, i64)], i64) = if *bu == "TOC" {
+                    (&[("客厅", 5400, 4200), ("主卧", 4200, 3600), ("次卧", 3300, 3000), ("厨房", 3000, 2100), ("卫生间", 2400, 1800)], 2800)
+                } else {
+                    (&[("一层大堂", 12000, 8400), ("走廊", 24000, 2400), ("办公区", 15000, 9000), ("卫生间", 6000, 3600)], 3600)
+                };
+                let k = 90 + (i as i64 * 7) % 25;
+                let rooms: Vec<(&str, i64, i64)> = rooms.iter().map(|(n, l, w)| (*n, l * k / 1000 * 10, w * k / 1000 * 10)).collect();
                 let area: i64 = rooms.iter().map(|(_, l, w)| (l * w + 5_000) / 10_000).sum();
                 ins_at(w, "measure", json!({"constructId": construct, "measureDate": start, "measurer": (["王工", "李工"][i % 2]),
-                    "rooms": rooms.iter().map(|(n, l, w)| json!({"roomName": n, "length": l, "width": w, "height": 2800})).collect::<Vec<_>>(),
-                    "roomCount": rooms.len(), "totalArea": area, "measureStatus": 2, "remark": "现场复尺无误"}), &format!("{start} 16:30:00"))?;
+                    "rooms": rooms.iter().map(|(n, l, w)| json!({"roomName": n, "length": l, "width": w, "height": height})).collect::<Vec<_>>(),
+                    "roomCount": rooms.len(), "totalArea": area, "measureStatus": 2, "remark": (["现场复尺无误", "与图纸尺寸一致", "墙面找平后复测"][i % 3])}), &format!("{start} 16:30:00"))?;
             }
             if kstatus >= 3 {
                 let mut crew = Vec::new();
