@@ -114,8 +114,16 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
     let mut picks: Vec<u64> = constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(1)).map(|k| id(k, "id")).take(1).collect();
     picks.extend(constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(3)).map(|k| id(k, "id")).take(1));
     for (n, k) in picks.iter().enumerate() {
-        let rooms = serde_json::json!([{"roomName": "客厅", "length": 6000, "width": 4500, "height": 2800}, {"roomName": "主卧", "length": 4500, "width": 3600, "height": 2800}, {"roomName": "厨房", "length": 3200, "width": 2400, "height": 2800}]);
-        let area: i64 = [(6000i64, 4500i64), (4500, 3600), (3200, 2400)].iter().map(|(l, wd)| (l * wd + 5_000) / 10_000).sum();
+        // A home's rooms; a public area's, shop's or school's halls (by the construct's project).
+        let project = constructs.iter().find(|c| id(c, "id") == *k).map(|c| id(c, "projectId")).unwrap_or(0);
+        let home = w.get_fields(&res.get("project"), tenant, project, &["businessUnit"])?.is_some_and(|p| p.get("businessUnit").and_then(Value::as_str) == Some("TOC"));
+        let sizes: [(&str, i64, i64, i64); 3] = if home {
+            [("客厅", 6000, 4500, 2800), ("主卧", 4500, 3600, 2800), ("厨房", 3200, 2400, 2800)]
+        } else {
+            [("一层大堂", 11000, 7500, 3600), ("电梯厅", 6000, 3000, 3600), ("走廊", 18000, 2200, 3600)]
+        };
+        let rooms: Vec<Value> = sizes.iter().map(|(r, l, wd, h)| serde_json::json!({"roomName": r, "length": l, "width": wd, "height": h})).collect();
+        let area: i64 = sizes.iter().map(|(_, l, wd, _)| (l * wd + 5_000) / 10_000).sum();
         let m = w.insert(&res.get("measure"), tenant, serde_json::json!({"constructId": k, "measureDate": &stamp[..10], "measurer": "张伟", "rooms": rooms, "roomCount": 3, "totalArea": area, "measureStatus": 0, "remark": if n == 0 { "初测" } else { "业主改动户型后复测" }}).as_object().cloned().unwrap_or_default(), &actor)?;
         if n == 0 {
             super::approval::start_in(w, &cx, 1, id(&m, "id"), "新房初测,请审核量房模型")?;
