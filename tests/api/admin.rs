@@ -365,6 +365,35 @@ async fn server_errors_reach_the_error_log() {
     assert_eq!(v["data"]["total"], 0, "server causes stay with the platform");
     let (_, v) = app.get("/api/blade-log/api/list?requestUri_equal=/api/boom", &tok[P]).await;
     assert!(v.to_string().contains("\"httpStatus\":500") && !v.to_string().contains("hunter2"), "{v}");
+
+    // A tenant's user meets one: the tenant's error log says so (来源 服务端, the route, the request id), without the
+    // cause; the platform's keeps the cause; another tenant sees nothing.
+    let router = axum::Router::new()
+        .route("/api/boom", axum::routing::get(|axum::Extension(ctx): axum::Extension<zhizhuang::http::ReqCtx>| async move {
+            ctx.set("157270", "1");
+            if std::hint::black_box(true) {
+                panic!("boom in a tenant's request");
+            }
+            "unreachable"
+        }))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(zhizhuang::http::panic_response))
+        .layer(axum::middleware::from_fn_with_state(app.st.clone(), zhizhuang::http::access_log));
+    let resp = router.oneshot(axum::http::Request::builder().uri("/api/boom").body(axum::body::Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(resp.status(), 500);
+    let rid = resp.headers()["x-request-id"].to_str().unwrap().to_string();
+    app.st.logs.flush().await;
+    let (_, v) = app.get(&format!("/api/blade-log/error/list?requestId_equal={rid}&source_equal=server"), &tok[A]).await;
+    assert_eq!(v["data"]["total"], 1, "the tenant's log has it: {v}");
+    let entry = v["data"]["records"][0].to_string();
+    assert!(entry.contains("/api/boom") && entry.contains(&rid) && !entry.contains("boom in a tenant"), "without its cause: {entry}");
+    let (_, v) = app.get(&format!("/api/blade-log/error/detail?id={}", v["data"]["records"][0]["id"].as_str().unwrap()), &tok[A]).await;
+    assert!(!v.to_string().contains("boom in a tenant") && v["data"]["stack"].is_null(), "{v}");
+    let (_, v) = app.get(&format!("/api/blade-log/error/list?requestId_equal={rid}"), &tok[P]).await;
+    let id = v["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    let (_, v) = app.get(&format!("/api/blade-log/error/detail?id={id}"), &tok[P]).await;
+    assert!(v["data"]["message"].as_str().unwrap().contains("boom in a tenant"), "{v}");
+    let (_, v) = app.get(&format!("/api/blade-log/error/list?requestId_equal={rid}"), &tok[B]).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
 }
 
 const GEN: &str = r#"{"codeName":"供应商","modelName":"supplier","menuGroup":"biz","fields":[
