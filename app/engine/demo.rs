@@ -30,6 +30,21 @@ pub fn city(tenant: &str) -> (&'static str, &'static str) {
     if tenant == "157270" { ("南京", "苏州") } else { ("杭州", "宁波") }
 }
 
+/// A demo text of the first tenant's city (南京: its districts, streets, estates' landmarks) as the tenant's own:
+/// the second demo tenant is in 杭州, where 江宁区 or 新街口 would read wrong to anyone who knows either city.
+pub fn in_city(tenant: &str, text: &str) -> String {
+    const HANGZHOU: [(&str, &str); 22] = [
+        ("雨花台区", "临平区"), ("江宁区", "余杭区"), ("鼓楼区", "上城区"), ("秦淮区", "拱墅区"), ("玄武区", "西湖区"), ("建邺区", "滨江区"),
+        ("栖霞区", "萧山区"), ("新街口", "武林广场"), ("河西", "滨江"), ("江东中路", "江南大道"), ("将军大道", "文一西路"), ("秣陵街道", "仓前街道"),
+        ("天元东路", "文二西路"), ("东山街道", "五常街道"), ("上元大街", "良渚路"), ("锁金村", "翠苑"), ("中山南路", "延安路"), ("中山路18号德基广场", "延安路258号湖滨银泰"),
+        ("国睿大厦", "钱江国际"), ("胜太路", "江晖路"), ("江宁", "余杭"), ("南京", "杭州"),
+    ];
+    if city(tenant).0 == "南京" {
+        return text.to_string();
+    }
+    HANGZHOU.iter().fold(text.to_string(), |t, (from, to)| t.replace(from, to))
+}
+
 /// Now in the product's zone as the API writes times (`Ctx::now`).
 pub fn now_text() -> String {
     seed_clock().format("%Y-%m-%d %H:%M:%S").to_string()

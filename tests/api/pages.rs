@@ -269,6 +269,17 @@ async fn demo_lists_read_newest_first() {
         looked += (times.len() > 1) as usize;
     }
     assert!(looked >= 25, "{looked} screens with rows looked at");
+    // The second demo tenant is in 杭州: none of its screens names a place of 南京's.
+    let hz = app.admin("741487").await;
+    for (_, decl) in app.st.res.declared() {
+        let Some(screen) = decl.screen.as_deref() else { continue };
+        let (_, _, body) = page(&app, &format!("{screen}?size=200"), Some(&hz), &[("x-zz-props", "1")]).await;
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let rows = v["page"]["data"]["records"].to_string();
+        for nanjing in ["南京", "江宁", "新街口", "河西", "建邺", "鼓楼区", "秦淮", "玄武区", "栖霞", "雨花台"] {
+            assert!(!rows.contains(nanjing), "{screen} of the 杭州 tenant names {nanjing}");
+        }
+    }
     // A work order is about the project its title names (万科城市之光 外墙清洗… on 万科城市之光外立面清洗).
     let (s, _, body) = page(&app, "/worklist/order?size=200", Some(&token), &[("x-zz-props", "1")]).await;
     assert_eq!(s, 200);

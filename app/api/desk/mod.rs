@@ -71,7 +71,7 @@ fn area_demo(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str
     for (days_ago, title, category, content) in notices {
         let day = (today - chrono::TimeDelta::days(days_ago)).format("%Y-%m-%d").to_string();
         let (actor, _) = crate::engine::demo::seed_as(admin.clone(), &format!("{day} 09:30:00"));
-        let doc = json!({"title": title, "category": category, "releaseTime": format!("{day} 09:30:00"), "content": sanitize_html(content)});
+        let doc = json!({"title": crate::engine::demo::in_city(tenant, title), "category": category, "releaseTime": format!("{day} 09:30:00"), "content": sanitize_html(&crate::engine::demo::in_city(tenant, content))});
         w.insert(&def, tenant, doc.as_object().cloned().unwrap_or_default(), &actor)?;
     }
     Ok(())

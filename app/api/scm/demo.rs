@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use store::{Actor, WriteCtx};
 
 use crate::decl::Resources;
+use crate::engine::demo::in_city;
 use crate::engine::rec::obj;
 
 /// The product catalogue of a decoration company: categories per product type and the products a project manager
@@ -63,7 +64,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         (format!("{other}分公司"), 1, "钱海波", "13905150002", format!("{other}市人民路88号")),
         (format!("{city}恒安建设劳务有限公司"), 2, "孙永福", "13905150003", format!("{city}市江宁区胜太路68号")),
     ] {
-        companies.push(ins(w, "company", json!({"companyName": name, "companyType": kind, "contactName": contact, "contactPhone": phone, "address": address}))?);
+        companies.push(ins(w, "company", json!({"companyName": name, "companyType": kind, "contactName": contact, "contactPhone": phone, "address": in_city(tenant, &address)}))?);
     }
     let mut customers = Vec::new();
     // Homeowners at home, companies at their offices.
@@ -72,7 +73,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         ("万科地产华东区域", 3, "黄经理", "13770001103", "建邺区江东中路359号国睿大厦"), ("华润置地", 3, "吴经理", "13770001104", "秦淮区中山南路79号华润大厦"),
         ("江宁区教育局", 4, "赵科长", "13770001105", "江宁区东山街道上元大街"), ("星巴克企业管理(中国)有限公司", 2, "林女士", "13770001106", "玄武区中山路18号德基广场"),
     ] {
-        customers.push(ins(w, "customer", json!({"customerName": name, "customerType": kind, "contactName": contact, "phone": phone, "address": format!("{city}市{addr}")}))?);
+        customers.push(ins(w, "customer", json!({"customerName": in_city(tenant, name), "customerType": kind, "contactName": contact, "phone": phone, "address": in_city(tenant, &format!("{city}市{addr}"))}))?);
     }
     let mut levels: Vec<(u64, Vec<u64>)> = Vec::new();
     for (i, (job, rates)) in [("水电工", [32000, 38000, 45000]), ("泥瓦工", [30000, 36000, 42000]), ("木工", [30000, 36000, 43000]), ("油漆工", [28000, 33000, 38000]), ("安装工", [26000, 30000, 35000])].iter().enumerate() {
@@ -141,6 +142,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     let mut dated_leaves: Vec<(Option<String>, &str, Value)> = Vec::new();
     let days: Vec<String> = (0..5).map(|d| (today_d - chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).collect();
     for (i, (name, bu, cust, comp, start, addr)) in projects.iter().enumerate() {
+        let (name, addr) = (&in_city(tenant, name), &in_city(tenant, addr));
         let day: String = start.chars().filter(char::is_ascii_digit).collect();
         let status = match i { 0..=3 => 2, 4 => 3, _ => if i % 3 == 0 { 1 } else { 2 } };
         let manager = managers.get(i % managers.len().max(1)).copied();

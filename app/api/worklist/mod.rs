@@ -286,13 +286,14 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
     let mut replies_of = Vec::new();
     for n in order {
         let (title, cat, priority, status, due, content) = &orders[n];
+        let title = &crate::engine::demo::in_city(cx.tenant, title);
         let requester = users.get(n % users.len().max(1)).copied().unwrap_or(0);
         // The administrator (first user) has the urgent and due ones.
         let assignee = if matches!(n, 1 | 4 | 11) { users.first().copied().unwrap_or(0) } else { users.get((n + 3) % users.len().max(1)).copied().unwrap_or(0) };
         let raised = raised_on(n);
         let mut doc = obj(json!({"orderNo": format!("GD{}-{:04}", raised.replace('-', ""), n + 1), "title": title, "categoryId": cats[*cat], "priority": priority,
             "requesterId": requester, "assigneeId": assignee, "dueTime": day(*due), "orderStatus": status, "content": content, "replyCount": 0}));
-        if let Some((p, _)) = projects.iter().find(|(_, name)| name.contains(places[n])) {
+        if let Some((p, _)) = projects.iter().find(|(_, name)| name.contains(&crate::engine::demo::in_city(cx.tenant, places[n]))) {
             doc.insert("projectId".into(), json!(p));
         }
         if *status >= 3 {
