@@ -336,26 +336,33 @@ async fn logs_are_written_redacted_and_pruned() {
     assert!(v["data"]["total"].as_u64().unwrap() <= 1, "{v}");
 }
 
+/// `handler` as `/api/boom` under the server's own middleware (access log, panic answer), asked `uri` once: it must
+/// answer 500; the request id, once the logs are written.
+async fn boom<H: axum::handler::Handler<T, ()>, T: 'static>(app: &App, uri: &str, handler: H) -> String {
+    use tower::ServiceExt;
+    let router = axum::Router::new()
+        .route("/api/boom", axum::routing::get(handler))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(zhizhuang::http::panic_response))
+        .layer(axum::middleware::from_fn_with_state(app.st.clone(), zhizhuang::http::access_log));
+    let resp = router.oneshot(axum::http::Request::builder().uri(uri).body(axum::body::Body::empty()).unwrap()).await.unwrap();
+    assert_eq!(resp.status(), 500);
+    app.st.logs.flush().await;
+    resp.headers()["x-request-id"].to_str().unwrap().to_string()
+}
+
 #[tokio::test]
 async fn server_errors_reach_the_error_log() {
     let app = App::new();
     let tok = admin_tokens(&app).await;
     // The server's own middleware stack around a handler that panics: the answer is the generic 500 and the
     // error log (the platform's) holds the cause with the request id; the api log holds the call.
-    let router = axum::Router::new()
-        .route("/api/boom", axum::routing::get(|| async {
-            if std::hint::black_box(true) {
-                panic!("boom at the bottom");
-            }
-            "unreachable"
-        }))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(zhizhuang::http::panic_response))
-        .layer(axum::middleware::from_fn_with_state(app.st.clone(), zhizhuang::http::access_log));
-    use tower::ServiceExt;
-    let resp = router.oneshot(axum::http::Request::builder().uri("/api/boom?password=hunter2").body(axum::body::Body::empty()).unwrap()).await.unwrap();
-    assert_eq!(resp.status(), 500);
-    let rid = resp.headers()["x-request-id"].to_str().unwrap().to_string();
-    app.st.logs.flush().await;
+    let rid = boom(&app, "/api/boom?password=hunter2", || async {
+        if std::hint::black_box(true) {
+            panic!("boom at the bottom");
+        }
+        "unreachable"
+    })
+    .await;
     let (s, v) = app.get(&format!("/api/blade-log/error/list?requestId_equal={rid}"), &tok[P]).await;
     assert_eq!(s, 200);
     assert_eq!(v["data"]["total"], 1, "{v}");
@@ -368,20 +375,14 @@ async fn server_errors_reach_the_error_log() {
 
     // A tenant's user meets one: the tenant's error log says so (来源 服务端, the route, the request id), without the
     // cause; the platform's keeps the cause; another tenant sees nothing.
-    let router = axum::Router::new()
-        .route("/api/boom", axum::routing::get(|axum::Extension(ctx): axum::Extension<zhizhuang::http::ReqCtx>| async move {
-            ctx.set("157270", "1");
-            if std::hint::black_box(true) {
-                panic!("boom in a tenant's request");
-            }
-            "unreachable"
-        }))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(zhizhuang::http::panic_response))
-        .layer(axum::middleware::from_fn_with_state(app.st.clone(), zhizhuang::http::access_log));
-    let resp = router.oneshot(axum::http::Request::builder().uri("/api/boom").body(axum::body::Body::empty()).unwrap()).await.unwrap();
-    assert_eq!(resp.status(), 500);
-    let rid = resp.headers()["x-request-id"].to_str().unwrap().to_string();
-    app.st.logs.flush().await;
+    let rid = boom(&app, "/api/boom", |axum::Extension(ctx): axum::Extension<zhizhuang::http::ReqCtx>| async move {
+        ctx.set("157270", "1");
+        if std::hint::black_box(true) {
+            panic!("boom in a tenant's request");
+        }
+        "unreachable"
+    })
+    .await;
     let (_, v) = app.get(&format!("/api/blade-log/error/list?requestId_equal={rid}&source_equal=server"), &tok[A]).await;
     assert_eq!(v["data"]["total"], 1, "the tenant's log has it: {v}");
     let entry = v["data"]["records"][0].to_string();
