@@ -110,26 +110,22 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     if status >= 500 {
         // Server errors go to the platform's error log with their causes (for operators, not tenants).
         let cause = rendered.as_ref().and_then(|r| r.0.cause.clone()).map(|c| c.to_string()).unwrap_or_default();
-        let mut doc = Map::new();
-        doc.insert("source".into(), "server".into());
-        doc.insert("type".into(), format!("http {status}").into());
+        // What the tenant whose user met it may see too: that it happened — when, where, the request id to give
+        // the operators — without its cause (the error log's 来源 服务端 would otherwise never match for a tenant).
+        let mut seen = Map::new();
+        seen.insert("source".into(), "server".into());
+        seen.insert("type".into(), format!("http {status}").into());
+        seen.insert("url".into(), route.chars().take(500).collect::<String>().into());
+        seen.insert("time".into(), st.settings.zone.format(store::now_millis()).into());
+        seen.insert("requestId".into(), rid.clone().into());
+        let mut doc = seen.clone();
         doc.insert("message".into(), cause.into());
         doc.insert("info".into(), format!("{method} tenant={} user={} ip={ip}", who.tenant, who.user).into());
-        doc.insert("url".into(), route.chars().take(500).collect::<String>().into());
-        doc.insert("time".into(), st.settings.zone.format(store::now_millis()).into());
-        doc.insert("requestId".into(), rid.clone().into());
-        st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.into(), user: who.user.parse().unwrap_or(0), doc }).await;
-        // The tenant whose user met it sees that it happened — when, where, the request id to give the operators —
-        // without its cause (the error log's 来源 服务端 would otherwise never match for a tenant).
+        let user = who.user.parse().unwrap_or(0);
+        st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.into(), user, doc }).await;
         if !who.tenant.is_empty() && who.tenant != store::PLATFORM_TENANT {
-            let mut doc = Map::new();
-            doc.insert("source".into(), "server".into());
-            doc.insert("type".into(), format!("http {status}").into());
-            doc.insert("message".into(), format!("服务器内部错误,原因已记入平台错误日志(请求编号 {rid}) / Internal server error; the cause is in the platform's error log (request {rid})").into());
-            doc.insert("url".into(), route.chars().take(500).collect::<String>().into());
-            doc.insert("time".into(), st.settings.zone.format(store::now_millis()).into());
-            doc.insert("requestId".into(), rid.into());
-            st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: who.tenant.clone(), user: who.user.parse().unwrap_or(0), doc }).await;
+            seen.insert("message".into(), format!("服务器内部错误,原因已记入平台错误日志(请求编号 {rid}) / Internal server error; the cause is in the platform's error log (request {rid})").into());
+            st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: who.tenant.clone(), user, doc: seen }).await;
         }
     }
     resp

@@ -7,6 +7,7 @@ use store::{Actor, QTY_SCALE, WriteCtx};
 
 use super::journal;
 use super::ledger::{self, Doc, Loc, Move};
+use crate::engine::demo::in_city;
 use crate::engine::dialect::Ctx;
 
 fn obj(v: Value) -> Map<String, Value> {
@@ -88,8 +89,8 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
     };
     let (a, now) = on(45, 9, 0);
     let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
-    let s1 = ins(w, cx, "store", json!({"storeCode": "WH01", "storeName": format!("{city}建材总仓"), "address": crate::engine::demo::in_city(cx.tenant, &format!("{city}市江宁区秣陵街道将军大道88号")), "manager": "王德胜", "phone": "13951000001", "enabled": 1}))?;
-    let s2 = ins(w, cx, "store", json!({"storeCode": "WH02", "storeName": crate::engine::demo::in_city(cx.tenant, &format!("{city}河西中转仓")), "address": crate::engine::demo::in_city(cx.tenant, &format!("{city}市建邺区江东中路318号")), "manager": "李晓峰", "phone": "13951000002", "enabled": 1}))?;
+    let s1 = ins(w, cx, "store", json!({"storeCode": "WH01", "storeName": format!("{city}建材总仓"), "address": in_city(cx.tenant, &format!("{city}市江宁区秣陵街道将军大道88号")), "manager": "王德胜", "phone": "13951000001", "enabled": 1}))?;
+    let s2 = ins(w, cx, "store", json!({"storeCode": "WH02", "storeName": in_city(cx.tenant, &format!("{city}河西中转仓")), "address": in_city(cx.tenant, &format!("{city}市建邺区江东中路318号")), "manager": "李晓峰", "phone": "13951000002", "enabled": 1}))?;
     let mut storage: Vec<(u64, Vec<u64>)> = Vec::new();
     for (s, prefix, rows) in [(s1, "A", 3), (s1, "B", 2), (s2, "C", 2)] {
         let code = if s == s1 { "WH01" } else { "WH02" };
@@ -323,7 +324,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
     let rows = w.list(&cx.def("stockdata"), t, &q)?.records;
     if let Some(row) = rows.first() {
         ins(w, cx, "transfer", json!({"transferNo": format!("YK{}-0001", day(1).replace('-', "")), "goodsId": ledger::id(row, "goodsId"), "fromSpaceId": ledger::id(row, "spaceId"),
-            "batch": ledger::text(row, "batch"), "toSpaceId": storage[2].1[0], "qty": 10 * QTY_SCALE, "storeId": s1, "toStoreId": s2, "transferStatus": 0, "remark": crate::engine::demo::in_city(cx.tenant, "补河西中转仓")}))?;
+            "batch": ledger::text(row, "batch"), "toSpaceId": storage[2].1[0], "qty": 10 * QTY_SCALE, "storeId": s1, "toStoreId": s2, "transferStatus": 0, "remark": in_city(cx.tenant, "补河西中转仓")}))?;
     }
     // And one done three days ago within the main store (B 区 to A 区), carried out by the transfer's own rule:
     // its stock moves post through the ledger like any user's.
