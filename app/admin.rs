@@ -30,6 +30,52 @@ fn call(dir: &Path, req: &Value) -> anyhow::Result<Value> {
     Ok(v)
 }
 
+/// The data directory made private: created 0700 when missing; an existing one whose directory, files or
+/// folders others may read is tightened (0700 folders, 0600 files, once, logged). Everything the product makes
+/// there afterwards is private anyway (`main` sets the umask to 077). Returns what could not be tightened (a
+/// file of another owner), for `serve` to warn about.
+pub fn private_dir(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    if !dir.exists() {
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).with_context(|| format!("create {}", dir.display()))?;
+        return Ok(Vec::new());
+    }
+    let mut tightened = 0usize;
+    let mut refused = Vec::new();
+    let mut visit = vec![dir.to_path_buf()];
+    while let Some(p) = visit.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else { continue };
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let want = if meta.is_dir() { 0o700 } else { 0o600 };
+        if meta.permissions().mode() & 0o077 != 0 {
+            match std::fs::set_permissions(&p, std::fs::Permissions::from_mode(meta.permissions().mode() & !0o077 | (want & 0o700))) {
+                Ok(()) => tightened += 1,
+                Err(_) => refused.push(p.clone()),
+            }
+        }
+        if meta.is_dir() {
+            // The data directory, its search index and the shipper's folder: nothing deeper is the product's.
+            if p == dir || p.parent() == Some(dir) {
+                for e in std::fs::read_dir(&p).into_iter().flatten().flatten() {
+                    visit.push(e.path());
+                }
+            }
+        }
+    }
+    if tightened > 0 {
+        tracing::warn!(target: "zz::serve", dir = %dir.display(), files = tightened, "the data directory was readable by other users of this machine; made private (0700 folders, 0600 files)");
+    }
+    Ok(refused)
+}
+
+/// Whether another local user may read into `dir` (its mode gives group or others any right).
+pub fn readable_by_others(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o077 != 0)
+}
+
 pub fn server_running(dir: &Path) -> bool {
     UnixStream::connect(dir.join(SOCKET)).is_ok()
 }
@@ -60,8 +106,21 @@ fn backup_offline(file: &Path, out: &Path) -> anyhow::Result<Option<Value>> {
     }
 }
 
+/// A backup's place: never inside the data directory (a copy beside the live files is lost with the disk, and
+/// `--out DIR/zhizhuang.redb` would write over the live file).
+fn check_out(dir: &Path, out: &Path) -> anyhow::Result<()> {
+    let canon_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
+    let parent = out.parent().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())).unwrap_or_default();
+    let target = parent.join(out.file_name().unwrap_or_default());
+    if target.starts_with(&canon_dir) {
+        bail!("--out {} is inside the data directory {}: write the backup elsewhere (another disk or machine is best)", out.display(), dir.display());
+    }
+    Ok(())
+}
+
 pub fn backup(dir: &Path, out: &Path, with_logs: bool) -> anyhow::Result<()> {
     let out = absolute(out)?;
+    check_out(dir, &out)?;
     let logs_out = with_logs.then(|| logs_backup_path(&out));
     let (report, logs_report) = match backup_offline(&data_file(dir), &out)? {
         Some(r) => {
@@ -81,6 +140,11 @@ pub fn backup(dir: &Path, out: &Path, with_logs: bool) -> anyhow::Result<()> {
     };
     println!("backup written to {}", out.display());
     print_counts(&report);
+    // Secrets in the file are sealed with the install's key (`crate::secrets`): a backup alone cannot open them.
+    match std::env::var(crate::secrets::KEY_ENV).ok().filter(|v| !v.trim().is_empty()) {
+        Some(_) => println!("keep the key with it: the secrets in this backup are sealed with {} (set in this environment)", crate::secrets::KEY_ENV),
+        None => println!("keep the key with it: the secrets in this backup are sealed with {} (copy it to the data directory you restore into)", crate::secrets::key_path(dir).display()),
+    }
     if let (Some(lo), Some(r)) = (&logs_out, &logs_report) {
         println!("logs backup written to {}", lo.display());
         print_counts(r);

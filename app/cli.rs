@@ -212,4 +212,13 @@ pub struct ServeArgs {
     /// Where people reach this server, like https://erp.example.com (a standby names the primary by it).
     #[arg(long, env = "ZZ_PUBLIC_URL", default_value = "")]
     pub public_url: String,
+    /// Internal addresses a company's object storage (资源管理 › 对象存储) and the replica set on 系统状态 may
+    /// use, like `minio.lan:9000,192.168.1.0/24` (`host`, `host:port` or CIDR). Without them only public
+    /// addresses are reached: never this machine, the LAN or a cloud's metadata service.
+    #[arg(long, env = "ZZ_OSS_ALLOW_HOSTS", default_value = "", value_parser = parse_allow)]
+    pub oss_allow_hosts: offbox::guard::Allow,
+}
+
+fn parse_allow(s: &str) -> Result<offbox::guard::Allow, String> {
+    offbox::guard::Allow::parse(s)
 }

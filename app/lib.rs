@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod pages;
 pub mod replica;
+pub mod secrets;
 pub mod seed;
 pub mod serve;
 pub mod state;

@@ -7,6 +7,10 @@ use zhizhuang::cli::{AdminCmd, Cli, Cmd};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
+    // Everything this process creates — the data file, its logs, the index, the secret key, backups, restores,
+    // exports — is readable by its own user only, whatever umask it was started with.
+    #[cfg(target_os = "linux")]
+    rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
     let cli = Cli::parse();
     match cli.cmd {
         Cmd::Serve(args) => {

@@ -39,17 +39,39 @@ pub struct Saved {
 }
 
 impl Saved {
+    /// The saved replica with its keys opened (sealed with the install's secret key, `crate::secrets`); keys the
+    /// key cannot open are left blank (logged): the administrator enters them again.
     pub fn load(dir: &Path) -> Option<Saved> {
-        serde_json::from_slice(&std::fs::read(dir.join(CONFIG_FILE)).ok()?).ok().filter(|s: &Saved| !s.url.is_empty())
+        let mut s: Saved = serde_json::from_slice(&std::fs::read(dir.join(CONFIG_FILE)).ok()?).ok().filter(|s: &Saved| !s.url.is_empty())?;
+        if crate::secrets::is_sealed(&s.access_key) || crate::secrets::is_sealed(&s.secret_key) {
+            let secrets = crate::secrets::Secrets::load(dir).ok()?;
+            for (field, v) in [("replica.accessKey", &mut s.access_key), ("replica.secretKey", &mut s.secret_key)] {
+                match secrets.open(store::PLATFORM_TENANT, field, v) {
+                    Ok(plain) => *v = plain,
+                    Err(e) => {
+                        tracing::error!(target: "zz::secrets", field, problem = ?e, "the replica's keys cannot be opened with this install's secret.key; enter them again on 系统状态");
+                        v.clear();
+                    }
+                }
+            }
+        }
+        Some(s)
     }
 
-    /// Written whole under another name with mode 0600, then renamed into place.
+    /// Written whole under another name with mode 0600 (its keys sealed), then renamed into place.
     pub fn save(&self, dir: &Path) -> std::io::Result<()> {
         use std::io::Write;
         use std::os::unix::fs::OpenOptionsExt;
+        let secrets = crate::secrets::Secrets::load(dir).map_err(std::io::Error::other)?;
+        let mut sealed = self.clone();
+        for (field, v) in [("replica.accessKey", &mut sealed.access_key), ("replica.secretKey", &mut sealed.secret_key)] {
+            if !v.is_empty() {
+                *v = secrets.seal(store::PLATFORM_TENANT, field, v);
+            }
+        }
         let tmp = dir.join(format!("{CONFIG_FILE}.tmp"));
         let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&tmp)?;
-        f.write_all(&serde_json::to_vec_pretty(self).unwrap_or_default())?;
+        f.write_all(&serde_json::to_vec_pretty(&sealed).unwrap_or_default())?;
         f.sync_all()?;
         std::fs::rename(&tmp, dir.join(CONFIG_FILE))?;
         std::fs::File::open(dir)?.sync_all()
@@ -179,12 +201,14 @@ pub async fn prepare_standby(dir: &Path, url: &str, credentials: Option<&Path>) 
 }
 
 /// Starts the shipper of a primary: who owns the replica is settled first (a fenced server takes no writes).
-pub async fn start_primary(store: store::Store, res: crate::decl::Resources, dir: &Path, url: &str, credentials: Option<&Path>, public_url: &str) -> anyhow::Result<Running> {
-    let t = match Saved::load(dir).filter(|s| s.url == url && credentials.is_none()) {
-        Some(s) => saved_target(&s)?,
-        None => target(url, credentials)?,
+/// A replica set on the status screen follows `web_rule` (the address rules of buckets set through the web);
+/// one given on the command line or in the environment is the operator's own and goes anywhere.
+pub async fn start_primary(store: store::Store, res: crate::decl::Resources, dir: &Path, url: &str, credentials: Option<&Path>, public_url: &str, web_rule: &offbox::guard::Rule) -> anyhow::Result<Running> {
+    let (t, rule) = match Saved::load(dir).filter(|s| s.url == url && credentials.is_none()) {
+        Some(s) => (saved_target(&s)?, web_rule.clone()),
+        None => (target(url, credentials)?, offbox::guard::Rule::Open),
     };
-    let bucket = Bucket::open(&t, TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+    let bucket = Bucket::open_with(&t, TIMEOUT, &rule).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
     let mut cfg = offbox::ship::Config::new(ship_dir(dir));
     cfg.url = public_url.to_string();
     if let Ok(v) = std::env::var("ZZ_SNAPSHOT_HOURS")

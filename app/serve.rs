@@ -27,7 +27,10 @@ pub fn init_logging(format: LogFormat) {
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(args.log_format);
-    std::fs::create_dir_all(&args.dir).with_context(|| format!("create {}", args.dir.display()))?;
+    let refused = crate::admin::private_dir(&args.dir)?;
+    if !refused.is_empty() || crate::admin::readable_by_others(&args.dir) {
+        tracing::warn!(target: "zz::serve", dir = %args.dir.display(), files = ?refused, "other users of this machine can read the data directory (it holds every company's data): make it and its files private to the server's user (chmod -R go-rwx)");
+    }
     let file = crate::admin::data_file(&args.dir);
     // A standby's copy is made (or checked) from the replica before anything opens it.
     let standby = match &args.follow {
@@ -63,7 +66,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let res = Resources::load()?;
     // A primary settles that it owns its replica before it takes a write (a replaced one takes none).
     let shipping = match &replicate {
-        Some(url) => Some(crate::replica::start_primary(store.clone(), res.clone(), &args.dir, url, args.replica_credentials.as_deref(), &args.public_url).await?),
+        Some(url) => Some(crate::replica::start_primary(store.clone(), res.clone(), &args.dir, url, args.replica_credentials.as_deref(), &args.public_url, &offbox::guard::Rule::guarded(args.oss_allow_hosts.clone())).await?),
         None => None,
     };
     // A standby's copy is the primary's, seeded and upgraded there; a replaced primary writes nothing.
@@ -98,9 +101,19 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         walk_slots: args.walk_slots,
         api_log_writes_only: args.api_log == "writes",
         search_index: !args.no_search_index,
+        bucket_rule: offbox::guard::Rule::guarded(args.oss_allow_hosts.clone()),
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;
+    tracing::info!(target: "zz::secrets", key = st.secrets.id(), from = %st.secrets.source, "the install's secret key (keep it with the backups)");
+    let st2 = st.clone();
+    let seals = tokio::task::spawn_blocking(move || crate::engine::crud::seal_stored(&st2, !read_only)).await??;
+    if seals.sealed > 0 {
+        tracing::info!(target: "zz::secrets", sealed = seals.sealed, "secrets stored in plain text by an earlier version are now sealed");
+    }
+    if seals.other_key > 0 {
+        tracing::error!(target: "zz::secrets", count = seals.other_key, "secrets in the data file were sealed with another secret.key and cannot be opened: put that key back in the data directory (or ZZ_SECRET_KEY), or have the companies enter them again");
+    }
     let log_store = st.log_store.clone();
     let following = standby.map(|(bucket, owner)| crate::replica::start_standby(store.clone(), bucket, owner));
     if let Some(r) = shipping.as_ref().or(following.as_ref()) {

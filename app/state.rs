@@ -51,6 +51,9 @@ pub struct Settings {
     pub api_log_writes_only: bool,
     /// Keep the search index (`DIR/index/`); off, text filters walk the records and the search box answers 503.
     pub search_index: bool,
+    /// Which addresses buckets set through the web (a company's object storage, the status screen's replica)
+    /// may reach (`--oss-allow-hosts`).
+    pub bucket_rule: offbox::guard::Rule,
 }
 
 impl Default for Settings {
@@ -75,6 +78,7 @@ impl Default for Settings {
             walk_slots: 0,
             api_log_writes_only: true,
             search_index: true,
+            bucket_rule: offbox::guard::Rule::guarded(offbox::guard::Allow::default()),
         }
     }
 }
@@ -133,6 +137,8 @@ pub struct Inner {
     pub res: Resources,
     pub settings: Settings,
     pub keys: Keys,
+    /// The install's secret key (`crate::secrets`): sealed fields, the signing key's derivation.
+    pub secrets: crate::secrets::Secrets,
     /// The server's own logs (api, error, login, usual), written in batches off the request path.
     pub logs: crate::logsink::LogSink,
     pub captchas: Captchas,
@@ -201,7 +207,8 @@ impl std::ops::Deref for AppState {
 
 impl AppState {
     pub fn new(store: Store, res: Resources, settings: Settings) -> anyhow::Result<AppState> {
-        let keys = Keys::load(&store)?;
+        let secrets = crate::secrets::Secrets::for_data_file(store.path())?;
+        let keys = Keys::load(&store, &secrets)?;
         res.load_generated(&store)?;
         let slots = walk_slots(settings.walk_slots);
         // The logs' file beside the data file; the log entries an older data file holds move there first.
@@ -237,6 +244,7 @@ impl AppState {
             res,
             settings,
             keys,
+            secrets,
             logs,
             captchas: Captchas::default(),
             throttle: Throttle::default(),

@@ -1,4 +1,6 @@
-//! Access tokens: HS256 JWTs signed with a random 256-bit key created at first start and kept in the data file.
+//! Access tokens: HS256 JWTs signed with a key derived from a random 256-bit key created at first start and kept
+//! in the data file, and the install's secret key kept apart from it (`crate::secrets`): the data file (or a
+//! backup of it) alone cannot sign a token.
 //! A token only names the session; roles and rights are always read from the server's own records.
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode};
 use rand::RngCore;
@@ -33,10 +35,14 @@ pub struct Keys {
 
 impl Keys {
     /// Reads the install's signing key, creating it on first start.
-    pub fn load(store: &Store) -> anyhow::Result<Keys> {
+    pub fn load(store: &Store, secrets: &crate::secrets::Secrets) -> anyhow::Result<Keys> {
+        let keys = |stored: &[u8]| {
+            let k = secrets.derive("jwt", stored);
+            Keys { enc: EncodingKey::from_secret(&k), dec: DecodingKey::from_secret(&k) }
+        };
         // Read first: a standby holds the primary's key and takes no writes.
         if let Some(k) = store.read(|r| r.meta(KEY_META))?.filter(|k| k.len() >= 32) {
-            return Ok(Keys { enc: EncodingKey::from_secret(&k), dec: DecodingKey::from_secret(&k) });
+            return Ok(keys(&k));
         }
         let key = store.write(|w| match w.meta(KEY_META)? {
             Some(k) if k.len() >= 32 => Ok(k),
@@ -47,7 +53,7 @@ impl Keys {
                 Ok(k)
             }
         })?;
-        Ok(Keys { enc: EncodingKey::from_secret(&key), dec: DecodingKey::from_secret(&key) })
+        Ok(keys(&key))
     }
 
     pub fn sign(&self, c: &Claims) -> String {

@@ -18,7 +18,7 @@ use crate::state::AppState;
 /// How long one call to a tenant's bucket may take.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The bucket an `oss` record describes.
+/// The bucket an `oss` record describes (its keys as stored: `open` opens them).
 pub fn target_of(rec: &Map<String, Value>) -> Result<Target, (String, String)> {
     let text = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("").trim().to_string();
     let kind = match rec.get("category").and_then(|v| v.as_i64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))) {
@@ -51,15 +51,40 @@ pub async fn bucket_of(st: &AppState, tenant: &str, id: u64) -> ApiResult<Option
     let rec = st.read(move |r| r.get(&def, &t, id)).await?;
     let b = match rec {
         None => None,
-        Some(rec) => Some(open(&rec)?),
+        Some(rec) => Some(open(st, tenant, &rec)?),
     };
     st.buckets.put(key, version, b.clone());
     Ok(b)
 }
 
-fn open(rec: &Map<String, Value>) -> ApiResult<Bucket> {
-    let t = target_of(rec).map_err(|(zh, en)| ApiError::rule(zh, en))?;
-    Bucket::open(&t, TIMEOUT).map_err(|p| failed(&p))
+/// A tenant's bucket, reachable only where the server's rule allows (`offbox::guard`: checked again at every
+/// connect, no redirects).
+fn open(st: &AppState, tenant: &str, rec: &Map<String, Value>) -> ApiResult<Bucket> {
+    let mut t = target_of(rec).map_err(|(zh, en)| ApiError::rule(zh, en))?;
+    let def = st.res.get("oss");
+    t.access_key = crate::engine::crud::open_field(&st.secrets, tenant, &def, rec, "accessKey")?;
+    t.secret_key = crate::engine::crud::open_field(&st.secrets, tenant, &def, rec, "secretKey")?;
+    Bucket::open_with(&t, TIMEOUT, &st.settings.bucket_rule).map_err(|p| failed(&p))
+}
+
+/// Checks an endpoint typed on a web screen before it is saved: http or https, and neither it nor the
+/// addresses its name resolves to now may be one the server's rule forbids (400 saying why).
+pub async fn check_endpoint(rule: &offbox::guard::Rule, endpoint: &str) -> ApiResult<()> {
+    if endpoint.trim().is_empty() {
+        return Ok(());
+    }
+    rule.check_resolved(endpoint).await.map_err(|r| ApiError::rule(r.zh(), r.en()))
+}
+
+/// A saved configuration's secret may stay blank on an edit only while the address it is sent to stays the
+/// same: a changed endpoint needs its secret typed again (else whoever changes the address gets the keys
+/// used there).
+pub fn secret_needed_again(old_endpoint: &str, new_endpoint: &str, new_secret: &str) -> ApiResult<()> {
+    let norm = |e: &str| offbox::guard::with_scheme(e).to_ascii_lowercase();
+    if new_secret.trim().is_empty() && norm(old_endpoint) != norm(new_endpoint) {
+        return Err(ApiError::rule("更换资源地址后请重新填写 secretKey", "A changed endpoint needs its secretKey again"));
+    }
+    Ok(())
 }
 
 /// The tenant's enabled configuration and its bucket, if it has one.

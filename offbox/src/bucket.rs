@@ -6,6 +6,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use opendal::{ErrorKind, Operator};
 
+use crate::guard;
+
 /// Which API the bucket speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -113,6 +115,9 @@ pub enum What {
     Config,
     /// A conditional write lost (someone else wrote the object first).
     Conflict,
+    /// The endpoint (or what its name resolves to) is an address the server may not connect to
+    /// (`guard`: loopback, private, metadata… unless the operator allows it).
+    Forbidden,
     Other,
 }
 
@@ -125,9 +130,18 @@ impl Problem {
             What::Unreachable => "无法连接对象存储地址,请检查资源地址和网络",
             What::Config => "对象存储配置不正确",
             What::Conflict => "对象已被其他服务器写入",
+            What::Forbidden => "不允许连接该资源地址",
             What::Other => "对象存储出错",
         };
-        format!("{head}:{}", self.detail)
+        let detail = match self.detail.as_str() {
+            "connection refused" => "连接被拒绝".to_string(),
+            "timed out" => "连接超时".to_string(),
+            "the name does not resolve" => "域名无法解析".to_string(),
+            "no connection" => "无法建立连接".to_string(),
+            "address not allowed" => "地址不在允许范围内".to_string(),
+            d => d.replace("(redirects are not followed)", "(不跟随重定向)"),
+        };
+        format!("{head}:{detail}")
     }
 
     pub fn en(&self) -> String {
@@ -138,26 +152,48 @@ impl Problem {
             What::Unreachable => "The object storage endpoint cannot be reached; check the address and the network",
             What::Config => "The object storage configuration is not usable",
             What::Conflict => "Another server wrote the object first",
+            What::Forbidden => "The server may not connect to that endpoint",
             What::Other => "Object storage error",
         };
         format!("{head}: {}", self.detail)
     }
 
+    /// A failed call in our own words: what kind of failure, and the HTTP status when the store answered one.
+    /// Never the store's answer itself: a body echoed back would let whoever sets the endpoint read whatever
+    /// answers there (the full error goes to the server's log at debug level only).
     fn of(e: opendal::Error) -> Problem {
-        let text = e.to_string();
-        // The store's own code, when the answer carried one.
+        // The whole chain of causes: a refused address or connection is named only deep inside it.
+        let mut text = e.to_string();
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            text.push_str(" <- ");
+            text.push_str(&c.to_string());
+            cause = c.source();
+        }
+        tracing::debug!(target: "zz::offbox", error = %text, "bucket call failed");
         let has = |c: &str| text.contains(c);
+        let status = text.match_indices("status: ").find_map(|(i, m)| text.get(i + m.len()..i + m.len() + 3)).and_then(|s| s.parse::<u16>().ok());
         let what = match e.kind() {
             ErrorKind::ConditionNotMatch => What::Conflict,
+            _ if has(guard::REFUSED) => What::Forbidden,
             _ if has("InvalidAccessKeyId") || has("SignatureDoesNotMatch") || has("InvalidSecretId") || has("AuthFailure") || has("InvalidAccessKey") => What::Credentials,
             _ if has("NoSuchBucket") || has("BucketNotExist") => What::NoBucket,
             ErrorKind::PermissionDenied => What::Denied,
             ErrorKind::ConfigInvalid => What::Config,
-            _ if has("error sending request") || has("connect") || has("dns") || has("timed out") || has("timeout") || has("Connection refused") => What::Unreachable,
+            _ if status.is_none() && (has("error sending request") || has("connect") || has("dns") || has("timed out") || has("timeout") || has("Connection refused")) => What::Unreachable,
             _ => What::Other,
         };
-        // One line, bounded: the store's message without the request dump.
-        let detail: String = text.lines().next().unwrap_or("").chars().take(300).collect();
+        let detail = match (what, status) {
+            (What::Forbidden, _) => "address not allowed".to_string(),
+            (What::Unreachable, _) if has("Connection refused") => "connection refused".to_string(),
+            (What::Unreachable, _) if has("timed out") || has("timeout") => "timed out".to_string(),
+            (What::Unreachable, _) if has("dns") || has("resolve") || has("lookup") => "the name does not resolve".to_string(),
+            (What::Unreachable, _) => "no connection".to_string(),
+            (_, Some(s)) if (300..400).contains(&s) => format!("HTTP {s} (redirects are not followed)"),
+            (_, Some(s)) => format!("HTTP {s}"),
+            (What::Config, None) => "configuration".to_string(),
+            (_, None) => format!("{:?}", e.kind()),
+        };
         Problem { what, detail }
     }
 }
@@ -190,17 +226,33 @@ impl std::fmt::Debug for Bucket {
     }
 }
 
-fn with_scheme(endpoint: &str) -> String {
-    let e = endpoint.trim().trim_end_matches('/');
-    if e.starts_with("http://") || e.starts_with("https://") { e.to_string() } else { format!("https://{e}") }
+/// How long connecting to a bucket may take (a closed port or a black hole answers quickly either way).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The HTTP client of a bucket: no redirects followed, a short connect timeout, and for a guarded bucket its
+/// resolver and no proxy from the environment.
+fn client(rule: &guard::Rule, endpoint: &str, timeout: Duration) -> Result<reqwest::Client, Problem> {
+    let mut b = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).connect_timeout(CONNECT_TIMEOUT.min(timeout)).read_timeout(timeout);
+    if let Some(r) = rule.resolver(endpoint) {
+        b = b.no_proxy().dns_resolver(r);
+    }
+    b.build().map_err(|_| Problem { what: What::Config, detail: "http client".into() })
 }
 
 impl Bucket {
-    /// A bucket whose calls give up after `timeout` (each retried twice on a temporary error).
+    /// A bucket whose calls give up after `timeout` (each retried twice on a temporary error), reachable
+    /// anywhere: the operator's own (`--replicate`, `restore --from`).
     pub fn open(t: &Target, timeout: Duration) -> Result<Bucket, Problem> {
+        Bucket::open_with(t, timeout, &guard::Rule::Open)
+    }
+
+    /// A bucket whose connections follow `rule` (`guard`): a tenant's, or one set on a web screen.
+    pub fn open_with(t: &Target, timeout: Duration, rule: &guard::Rule) -> Result<Bucket, Problem> {
         init();
         let root = format!("/{}", t.prefix);
-        let endpoint = with_scheme(&t.endpoint);
+        let endpoint = guard::with_scheme(&t.endpoint);
+        rule.check_endpoint(&endpoint).map_err(|r| Problem { what: if matches!(r, guard::Refusal::Address(_)) { What::Forbidden } else { What::Config }, detail: r.en() })?;
+        let http = client(rule, &endpoint, timeout)?;
         let config = |e: opendal::Error| Problem { what: What::Config, detail: e.to_string().lines().next().unwrap_or("").to_string() };
         let op = match t.kind {
             Kind::S3 => {
@@ -232,6 +284,7 @@ impl Bucket {
             .map_err(config)?,
         };
         let op = op
+            .with_context(opendal::OperationContext::new().with_http_transport(opendal::HttpTransporter::new(opendal_http_transport_reqwest::ReqwestTransport::new(http))))
             .layer(opendal::layers::RetryLayer::new().with_max_times(2).with_min_delay(Duration::from_millis(100)).with_max_delay(Duration::from_secs(1)))
             .layer(opendal::layers::TimeoutLayer::new().with_timeout(timeout).with_io_timeout(timeout));
         Ok(Bucket { op, target: t.clone() })

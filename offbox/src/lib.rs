@@ -3,6 +3,8 @@
 //!
 //! - `bucket`: one bucket (S3 and compatibles, Aliyun OSS, Tencent COS, Huawei OBS) behind Apache OpenDAL, with
 //!   errors people can act on (`Problem`: wrong keys, no such bucket, unreachable…).
+//! - `guard`: which addresses a bucket a tenant or a web screen set may reach (no loopback, LAN or metadata
+//!   address unless the operator allows it; checked at every connect; no redirects).
 //! - `layout`: the object names of a replica (generations, snapshots, segments, the owner object).
 //! - `ship`: the primary's shipper (segments within a second, snapshots, retention, fencing).
 //! - `restore`: a data file rebuilt from a snapshot and the segments after it, up to a moment.
@@ -11,6 +13,7 @@
 //! Nothing here knows HTTP routes or the app; the store crate knows nothing of buckets.
 pub mod bucket;
 pub mod follow;
+pub mod guard;
 pub mod layout;
 pub mod restore;
 pub mod ship;

@@ -88,6 +88,10 @@ pub struct FieldDef {
     /// Write-only: never returned by any read.
     #[serde(default)]
     pub secret: bool,
+    /// Kept sealed at rest (encrypted by the app with the install's secret key, kept apart from the data file):
+    /// a secret the server must read back in plain (an object store's keys), unlike a hash.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sealed: bool,
     /// The value is a comma-separated list of ids (a user's `deptId`): indexed with one entry per id, so that
     /// `ListIn`/`In`/`Equal` filters on it walk the index instead of every record.
     #[serde(default)]

@@ -276,8 +276,13 @@ async fn notices_attachments_and_messages() {
     }
     let (_, v) = app.get("/api/blade-resource/oss/list?enabled_equal=1", &tok[P]).await;
     assert_eq!(v["data"]["total"], 1, "one enabled config per tenant");
-    // Editing without the keys keeps them.
+    // Editing without the keys keeps them, while the address stays; a new address needs the secret again.
+    let (s, v) = app.post("/api/blade-resource/oss/submit", &tok[P], &format!(r#"{{"id":"{}","remark":"x","accessKey":"","secretKey":""}}"#, ids[0])).await;
+    assert_eq!(s, 200, "{v}");
     let (s, v) = app.post("/api/blade-resource/oss/submit", &tok[P], &format!(r#"{{"id":"{}","endpoint":"http://new","accessKey":"","secretKey":""}}"#, ids[0])).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("重新填写 secretKey"), "{v}");
+    let (s, v) = app.post("/api/blade-resource/oss/submit", &tok[P], &format!(r#"{{"id":"{}","endpoint":"http://new","accessKey":"","secretKey":"SK-NEW"}}"#, ids[0])).await;
     assert_eq!(s, 200, "{v}");
     let (s, _) = app.req("POST", &format!("/api/blade-resource/attach/remove?ids={attach}"), Some(&tok[A]), None, &[]).await;
     assert_eq!(s, 200);

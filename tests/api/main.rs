@@ -11,6 +11,7 @@ mod flow;
 mod layers;
 mod net;
 mod offbox;
+mod probe;
 mod openapi;
 mod pages;
 mod saber;

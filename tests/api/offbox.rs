@@ -25,6 +25,11 @@ fn aws() -> Vec<(&'static str, String)> {
     vec![("AWS_ACCESS_KEY_ID", "zz".into()), ("AWS_SECRET_ACCESS_KEY", "zz-secret".into()), ("AWS_ENDPOINT_URL", endpoint), ("AWS_REGION", "us-east-1".into())]
 }
 
+/// Settings whose buckets set through the web may reach `hosts` (`--oss-allow-hosts`).
+pub fn allowing(hosts: &str) -> zhizhuang::state::Settings {
+    zhizhuang::state::Settings { bucket_rule: offbox::guard::Rule::guarded(offbox::guard::Allow::parse(hosts).unwrap()), ..Default::default() }
+}
+
 fn env<'a>(v: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     v.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
@@ -42,7 +47,8 @@ async fn raw_download(app: &App, token: &str, url: &str) -> (u16, Vec<u8>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_tenants_files_go_to_its_own_bucket_and_stay_its_own() {
     let target = weed().lock().unwrap().bucket("tenant-files");
-    let app = App::new();
+    // The test's SeaweedFS is on this machine: the operator allows it, as for a MinIO on the LAN.
+    let app = App::with(allowing("127.0.0.1"));
     let tok = admin_tokens(&app).await;
     let (a, b) = (&tok[A], &tok[B]);
     // Without a configuration, a file stays in the data file.
@@ -92,7 +98,7 @@ async fn a_tenants_files_go_to_its_own_bucket_and_stay_its_own() {
     assert_eq!(s, 200, "{v}");
     assert_eq!(bucket.get(&key).await.unwrap(), None, "the object went with its record");
     // A bucket that stops answering: the upload is refused saying so, nothing is recorded.
-    let (s, v) = app.post("/api/blade-resource/oss/submit", a, &json!({"id": id, "endpoint": "http://127.0.0.1:9"}).to_string()).await;
+    let (s, v) = app.post("/api/blade-resource/oss/submit", a, &json!({"id": id, "endpoint": "http://127.0.0.1:9", "secretKey": "zz-secret"}).to_string()).await;
     assert_eq!(s, 200, "{v}");
     let (_, before_n) = app.get("/api/blade-resource/attach/list", a).await;
     let (s, v) = app.upload(a, "/api/blade-resource/oss/endpoint/put-file", "lost.png", png.clone()).await;
@@ -240,7 +246,7 @@ async fn a_standby_serves_reads_and_once_promoted_takes_writes_while_the_old_pri
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_platform_administrator_sets_the_replica_on_the_status_screen() {
     let t = weed().lock().unwrap().bucket("screen-set");
-    let app = App::new();
+    let app = App::with(allowing("127.0.0.1"));
     let tok = admin_tokens(&app).await;
     let p = &tok["000000"];
     let body = |bucket: &str, secret: &str| json!({"url": format!("s3://{bucket}/company"), "endpoint": t.endpoint, "region": "us-east-1", "accessKey": "AKSCREEN123", "secretKey": secret}).to_string();
@@ -267,7 +273,23 @@ async fn the_platform_administrator_sets_the_replica_on_the_status_screen() {
     // A blank secret keeps the saved one; an empty address clears it.
     let (s, v) = app.post("/api/blade-system/status/replica", p, &body("screen-set", "")).await;
     assert_eq!(s, 200, "{v}");
-    assert!(std::fs::read_to_string(&file).unwrap().contains("SECRET-ON-SCREEN"));
+    // Kept sealed with the install's key (never in plain on disk), and opened for use.
+    assert!(!std::fs::read_to_string(&file).unwrap().contains("SECRET-ON-SCREEN"));
+    assert_eq!(zhizhuang::replica::Saved::load(&dir).unwrap().secret_key, "SECRET-ON-SCREEN");
+    // The saved keys never follow a changed place: another bucket or endpoint needs the secret again.
+    let (s, v) = app.post("/api/blade-system/status/replica", p, &json!({"url": "s3://elsewhere/company", "endpoint": t.endpoint, "accessKey": "", "secretKey": ""}).to_string()).await;
+    assert_eq!(s, 400, "{v}");
+    let moved = t.endpoint.replace("127.0.0.1", "localhost");
+    let (s, v) = app.post("/api/blade-system/status/replica", p, &json!({"url": "s3://screen-set/company", "endpoint": moved, "accessKey": "", "secretKey": ""}).to_string()).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("secretKey"), "{v}");
+    // And the place must be one the server may reach: not the metadata service, nor this machine unless allowed.
+    let strict = App::new();
+    let sp = &admin_tokens(&strict).await["000000"];
+    for endpoint in ["http://169.254.169.254", "http://127.0.0.1:9000", "file:///etc/passwd"] {
+        let (s, v) = strict.post("/api/blade-system/status/replica", sp, &json!({"url": "s3://screen-set/company", "endpoint": endpoint, "accessKey": "a", "secretKey": "b"}).to_string()).await;
+        assert_eq!(s, 400, "{endpoint}: {v}");
+    }
     let (s, _) = app.post("/api/blade-system/status/replica", p, &json!({"url": ""}).to_string()).await;
     assert_eq!(s, 200);
     assert!(!file.exists());

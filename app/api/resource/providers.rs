@@ -19,12 +19,31 @@ pub fn provider_routes(api: Api, base: &str, name: &str) -> Api {
     let def = api.def(name);
     let (d2, d3) = (def.clone(), def.clone());
     let (gs, ge, gt) = (Guard::write(&def, &["add", "edit"]), Guard::write(&def, &["enable"]), Guard::write(&def, &["edit"]));
-    let api = api
-        .read(base, name)
-        .remove(base, name)
-        .post(format!("{base}/submit"), gs, move |st, s, b| crate::engine::crud::secret_submit(st, s, b, def.clone(), crate::engine::crud::no_prepare))
-        .post(format!("{base}/enable"), ge, move |st, s, p| enable(st, s, p, d2.clone()));
-    if name == "oss" { api.post(format!("{base}/test"), gt, move |st, s, p| test_oss(st, s, p, d3.clone())) } else { api }
+    let api = api.read(base, name).remove(base, name).post(format!("{base}/enable"), ge, move |st, s, p| enable(st, s, p, d2.clone()));
+    if name == "oss" {
+        let d4 = def.clone();
+        api.post(format!("{base}/submit"), gs, move |st, s, b| submit_oss(st, s, b, d4.clone())).post(format!("{base}/test"), gt, move |st, s, p| test_oss(st, s, p, d3.clone()))
+    } else {
+        api.post(format!("{base}/submit"), gs, move |st, s, b| crate::engine::crud::secret_submit(st, s, b, def.clone(), crate::engine::crud::no_prepare))
+    }
+}
+
+/// POST oss/submit: as every secret-holding submit, and the endpoint first checked against the server's rule
+/// (`offbox::guard`: http or https, no loopback, LAN or metadata address unless the operator allows it); an edit
+/// that changes the endpoint must give the secret again.
+async fn submit_oss(State(st): State<AppState>, s: Session, body: crate::http::JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+    let id = crud::body_id(&body.0)?;
+    crud::check_write(&s, &def, if id.is_some() { "edit" } else { "add" })?;
+    let text = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let endpoint = text(&body.0, "endpoint");
+    if let Some(id) = id {
+        let old = crud::get_scoped(&st, &s, &def, id).await?;
+        if body.0.contains_key("endpoint") {
+            crate::engine::objects::secret_needed_again(&text(&old, "endpoint"), &endpoint, &text(&body.0, "secretKey"))?;
+        }
+    }
+    crate::engine::objects::check_endpoint(&st.settings.bucket_rule, &endpoint).await?;
+    crud::secret_submit(State(st), s, body, def, crud::no_prepare).await
 }
 
 /// POST enable?id=: this config becomes the tenant's one enabled config of its kind.

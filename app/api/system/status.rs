@@ -36,7 +36,11 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
     let (space, logs, space_age) = spaces(&st).await?;
     let w = &st.walk_stats;
     let routes: Vec<_> = st.metrics.figures(store::now_millis()).into_iter().take(50).collect();
+    // Secrets sealed under another key (a file restored or followed without its secret.key): a few records, counted.
+    let st2 = st.clone();
+    let seals = tokio::task::spawn_blocking(move || crate::engine::crud::seal_stored(&st2, false)).await.map_err(ApiError::internal)??;
     Ok(ok(json!({
+        "secretKey": {"id": st.secrets.id(), "source": st.secrets.source, "otherKey": seals.other_key},
         "version": env!("CARGO_PKG_VERSION"),
         "dataFile": st.store.path().display().to_string(),
         "fileBytes": space.file_bytes,
@@ -102,10 +106,14 @@ pub async fn set_replica(State(st): State<AppState>, crate::http::JsonObject(bod
         return Err(ApiError::rule("备份地址应写成 s3://空间名/前缀", "The replica must look like s3://bucket/prefix"));
     }
     let endpoint = text("endpoint");
-    if !endpoint.is_empty() && !endpoint.starts_with("http://") && !endpoint.starts_with("https://") {
-        return Err(ApiError::rule("资源地址应以 http:// 或 https:// 开头", "The endpoint must start with http:// or https://"));
-    }
+    // The same rule as a company's object storage: the server connects where this says.
+    crate::engine::objects::check_endpoint(&st.settings.bucket_rule, &endpoint).await?;
     let old = crate::replica::Saved::load(&dir).unwrap_or_default();
+    // Keys kept for another bucket would be sent to the new one: a changed place needs its secret again.
+    if !old.secret_key.is_empty() {
+        let (old_place, new_place) = (format!("{}|{}", old.url, offbox::guard::with_scheme(&old.endpoint)), format!("{url}|{}", offbox::guard::with_scheme(&endpoint)));
+        crate::engine::objects::secret_needed_again(&old_place, &new_place, &text("secretKey"))?;
+    }
     let keep = |new: String, old: String| if new.is_empty() { old } else { new };
     let saved = crate::replica::Saved {
         url,
@@ -115,7 +123,7 @@ pub async fn set_replica(State(st): State<AppState>, crate::http::JsonObject(bod
         secret_key: keep(text("secretKey"), old.secret_key),
     };
     let target = crate::replica::saved_target(&saved).map_err(|e| ApiError::rule(format!("备份配置不完整：{e}"), format!("The replica is not fully configured: {e}")))?;
-    let bucket = offbox::Bucket::open(&target, std::time::Duration::from_secs(15)).map_err(|p| crate::engine::objects::failed(&p))?;
+    let bucket = offbox::Bucket::open_with(&target, std::time::Duration::from_secs(15), &st.settings.bucket_rule).map_err(|p| crate::engine::objects::failed(&p))?;
     bucket.probe().await.map_err(|p| ApiError::rule(format!("连接失败：{}", p.zh()), format!("Connection failed: {}", p.en())))?;
     saved.save(&dir).map_err(ApiError::internal)?;
     Ok(ok(json!({"saved": true, "restart": true, "target": target.describe()})))

@@ -209,6 +209,7 @@ pub async fn save_with(
     check_target(st, s, def, id, body).await?;
     let mut doc = def.parse_input(body, id.is_none())?;
     prepare(&mut doc);
+    seal_fields(&st.secrets, &s.tenant, def, &mut doc);
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let saved = st
         .write(move |w| match id {
@@ -266,6 +267,37 @@ pub async fn existing(st: &AppState, tenant: &str, res: &str, raw: &str) -> ApiR
 
 
 /// Drops blank write-only fields from an update (the edit form never has them: they are not returned).
+/// The `sealed` fields of a record about to be written, encrypted with the install's key (`crate::secrets`); a
+/// value already sealed stays as it is.
+pub fn seal_fields(secrets: &crate::secrets::Secrets, tenant: &str, def: &ResourceDef, doc: &mut Map<String, Value>) {
+    for f in def.fields.iter().filter(|f| f.sealed) {
+        if let Some(Value::String(v)) = doc.get(&f.name)
+            && !v.is_empty()
+            && !crate::secrets::is_sealed(v) {
+            let sealed = secrets.seal(tenant, &sealed_name(def, &f.name), v);
+            doc.insert(f.name.clone(), Value::String(sealed));
+        }
+    }
+}
+
+/// What a sealed value is bound to besides its tenant: `<resource>.<field>`.
+pub fn sealed_name(def: &ResourceDef, field: &str) -> String {
+    format!("{}.{field}", def.name)
+}
+
+/// The plain value of a record's `sealed` field (a value from before sealing as it is); a value the install's
+/// key cannot open is a 400 saying what to do.
+pub fn open_field(secrets: &crate::secrets::Secrets, tenant: &str, def: &ResourceDef, rec: &Map<String, Value>, field: &str) -> ApiResult<String> {
+    let stored = rec.get(field).and_then(Value::as_str).unwrap_or("");
+    secrets.open(tenant, &sealed_name(def, field), stored).map_err(|e| {
+        tracing::warn!(target: "zz::secrets", resource = %def.name, field, problem = ?e, "a sealed secret cannot be opened with this install's key");
+        ApiError::rule(
+            format!("{} 无法解密：数据文件与本机的密钥文件 secret.key 不匹配，请放回原来的 secret.key 或重新填写", field),
+            format!("{field} cannot be decrypted: the data file does not match this server's secret.key; put the original secret.key back or enter it again"),
+        )
+    })
+}
+
 pub fn keep_secrets_on_update(def: &ResourceDef, body: &mut Map<String, Value>, update: bool) {
     if update {
         for f in def.fields.iter().filter(|f| f.secret) {
@@ -292,3 +324,48 @@ pub async fn secret_submit(
 }
 
 pub fn no_prepare(_: &mut Map<String, Value>) {}
+
+/// What the install's key makes of the `sealed` fields stored: how many values it sealed now (plain ones from
+/// before sealing, at start), and how many were sealed under another key (a data file restored or followed
+/// without its `secret.key`: those secrets must be entered again).
+#[derive(Debug, Default, Clone, Copy, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SealReport {
+    pub sealed: u64,
+    pub other_key: u64,
+}
+
+/// Seals every plain value of a `sealed` field (`write`), or only counts (`!write`, a standby's).
+pub fn seal_stored(st: &AppState, write: bool) -> store::Result<SealReport> {
+    let mut report = SealReport::default();
+    for def in st.res.all().into_iter().filter(|d| d.fields.iter().any(|f| f.sealed)) {
+        let d0 = def.clone();
+        let tenants = st.store.read(move |r| r.tenants_of(&d0))?;
+        for t in tenants {
+            let (d1, t1) = (def.clone(), t.clone());
+            let recs = st.store.read(move |r| r.all(&d1, &t1))?;
+            for rec in recs {
+                let mut patch = Map::new();
+                for f in def.fields.iter().filter(|f| f.sealed) {
+                    let Some(v) = rec.get(&f.name).and_then(Value::as_str).filter(|v| !v.is_empty()) else { continue };
+                    if !crate::secrets::is_sealed(v) {
+                        patch.insert(f.name.clone(), Value::String(v.to_string()));
+                    } else if matches!(st.secrets.open(&t, &sealed_name(&def, &f.name), v), Err(crate::secrets::Unsealable::OtherKey(_))) {
+                        report.other_key += 1;
+                    }
+                }
+                if patch.is_empty() || !write {
+                    continue;
+                }
+                let id = rec.get("id").and_then(Value::as_u64).unwrap_or(0);
+                seal_fields(&st.secrets, &t, &def, &mut patch);
+                report.sealed += patch.len() as u64;
+                let (d2, t2) = (def.clone(), t.clone());
+                // The record's own audit columns stay: sealing is not an edit by anyone.
+                let actor = store::Actor { user_id: rec.get("updateUser").and_then(Value::as_u64).unwrap_or(0), dept_id: 0, at: rec.get("updateTime").and_then(Value::as_i64) };
+                st.store.write(move |w| w.update(&d2, &t2, id, patch.clone(), &actor).map(|_| ()))?;
+            }
+        }
+    }
+    Ok(report)
+}

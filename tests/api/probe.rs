@@ -1,0 +1,196 @@
+//! The second outside probe (issue 52), each finding as it was reproduced: a company's object storage and the
+//! status screen's replica pointed at internal addresses, redirects and echoed bodies, files readable by other
+//! local users, audit history wiped by error reports, uploads that filled memory, redirects after sign-in, files
+//! taken over through attachments, a backup written over the live file, idle connections and framed pages.
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::offbox::allowing;
+use crate::support::{App, admin_tokens, msg};
+
+const A: &str = "157270";
+
+/// A one-line HTTP server on 127.0.0.1 that answers every request with `answer` and counts them: a stand-in for
+/// an internal service (a metadata endpoint, a redirector).
+async fn canned(answer: String) -> (u16, Arc<AtomicUsize>) {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = l.local_addr().unwrap().port();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    tokio::spawn(async move {
+        while let Ok((mut c, _)) = l.accept().await {
+            h.fetch_add(1, Ordering::SeqCst);
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 16 << 10];
+                let mut got = Vec::new();
+                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match c.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = c.write_all(answer.as_bytes()).await;
+                let _ = c.shutdown().await;
+            });
+        }
+    });
+    (port, hits)
+}
+
+fn ok_body(body: &str) -> String {
+    format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len())
+}
+
+fn oss(endpoint: &str) -> String {
+    json!({"ossCode": format!("probe-{}", rand::random::<u32>()), "category": 1, "endpoint": endpoint, "bucketName": "role-name", "accessKey": "a", "secretKey": "b"}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_companys_object_storage_cannot_reach_internal_addresses_nor_echo_them() {
+    let secret = "ROLE-CREDENTIALS-AKIA-META-0042";
+    let (meta, meta_hits) = canned(ok_body(&format!("{{\"AccessKeyId\":\"{secret}\",\"Token\":\"{}\"}}", "x".repeat(300)))).await;
+    let (redir, _) = canned(format!("HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:{meta}/latest/meta-data/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")).await;
+    // A company's administrator, on a server whose operator allowed nothing internal.
+    let app = App::new();
+    let a = &admin_tokens(&app).await[A];
+    for endpoint in [
+        format!("http://127.0.0.1:{meta}/latest/meta-data/iam/security-credentials"),
+        "http://169.254.169.254/latest/meta-data".to_string(),
+        "http://10.0.0.1:9000".to_string(),
+        "http://[::ffff:169.254.169.254]".to_string(),
+        "http://[::1]:9000".to_string(),
+        format!("http://localhost:{meta}"),
+        "http://0.0.0.0:9000".to_string(),
+        "file:///etc/passwd".to_string(),
+        "gopher://127.0.0.1:6379/_INFO".to_string(),
+        "javascript:alert(1)".to_string(),
+    ] {
+        let (s, v) = app.post("/api/blade-resource/oss/submit", a, &oss(&endpoint)).await;
+        assert_eq!(s, 400, "{endpoint} saved: {v}");
+    }
+    let (_, v) = app.get("/api/blade-resource/oss/list", a).await;
+    assert_eq!(v["data"]["total"], 0, "nothing saved: {v}");
+    // A name that resolved to a public address when saved and to this machine now (DNS rebinding): the rule
+    // holds at the connect, and nothing is sent.
+    let (r, t) = (app.st.res.clone(), A.to_string());
+    let doc = json!({"ossCode": "rebound", "category": 1, "endpoint": format!("http://localhost:{meta}"), "bucketName": "role-name", "accessKey": "a", "secretKey": "b"});
+    let id = app.st.store.write(move |w| Ok(w.insert(&r.get("oss"), &t, doc.as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())).unwrap();
+    let (s, v) = app.post(&format!("/api/blade-resource/oss/test?id={id}"), a, "").await;
+    assert!(s == 400 || s == 502, "{v}");
+    assert!(msg(&v).contains("不允许连接"), "{v}");
+    assert_eq!(meta_hits.load(Ordering::SeqCst), 0, "no request reached the internal service");
+
+    // Where the operator allows this machine (a MinIO on the LAN): redirects are not followed and no answer
+    // is echoed; the error names the kind of failure.
+    let app = App::with(allowing("127.0.0.1"));
+    let a = &admin_tokens(&app).await[A];
+    let (s, v) = app.post("/api/blade-resource/oss/submit", a, &oss(&format!("http://127.0.0.1:{redir}"))).await;
+    assert_eq!(s, 200, "{v}");
+    let redirector = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = app.post(&format!("/api/blade-resource/oss/test?id={redirector}"), a, "").await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("307"), "the redirect is named: {v}");
+    assert_eq!(meta_hits.load(Ordering::SeqCst), 0, "the redirect was not followed");
+    let (s, v) = app.post("/api/blade-resource/oss/submit", a, &oss(&format!("http://127.0.0.1:{meta}"))).await;
+    assert_eq!(s, 200, "{v}");
+    let id = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = app.post(&format!("/api/blade-resource/oss/test?id={id}"), a, "").await;
+    assert_eq!(s, 400, "{v}");
+    assert!(meta_hits.load(Ordering::SeqCst) > 0);
+    assert!(!v.to_string().contains(secret) && !v.to_string().contains("xxxxxxxx"), "no part of the answer comes back: {v}");
+    // The redirector enabled: an upload is refused (the redirect not followed), nothing of the target read.
+    app.post(&format!("/api/blade-resource/oss/enable?id={redirector}"), a, "").await;
+    let before = meta_hits.load(Ordering::SeqCst);
+    let (s, v) = app.upload(a, "/api/blade-resource/oss/endpoint/put-file", "a.txt", b"hello".to_vec()).await;
+    assert_eq!(s, 502, "{v}");
+    assert!(!v.to_string().contains(secret), "{v}");
+    assert_eq!(meta_hits.load(Ordering::SeqCst), before, "the redirect was not followed");
+    // A closed port says it was refused, in a few seconds at most.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let (_, v) = app.post("/api/blade-resource/oss/submit", a, &json!({"id": id, "endpoint": format!("http://127.0.0.1:{closed}"), "secretKey": "b"}).to_string()).await;
+    assert_eq!(v["code"], 200, "{v}");
+    let started = std::time::Instant::now();
+    let (_, v) = app.post(&format!("/api/blade-resource/oss/test?id={id}"), a, "").await;
+    assert!(msg(&v).contains("连接被拒绝"), "{v}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "{:?}", started.elapsed());
+}
+
+/// Every file under `dir` (and `dir` itself) with its mode.
+fn modes(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u32)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = vec![(dir.to_path_buf(), std::fs::metadata(dir).unwrap().permissions().mode() & 0o777)];
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(modes(&p));
+        } else if !e.file_type().unwrap().is_symlink() && !e.file_type().unwrap().is_socket() {
+            out.push((p.clone(), std::fs::metadata(&p).unwrap().permissions().mode() & 0o777));
+        }
+    }
+    out
+}
+
+use std::os::unix::fs::FileTypeExt;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_directory_is_private_and_a_copy_of_it_gives_away_no_secret_nor_a_signing_key() {
+    use std::os::unix::fs::PermissionsExt;
+    use crate::net::{Server, request, run};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    // An install made by an earlier version: a world-readable directory and file.
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(dir.join("notes.txt"), "x").unwrap();
+    std::fs::set_permissions(dir.join("notes.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let mut server = Server::start(&dir).await;
+    let token = server.sign_in(A).await;
+    let auth = format!("bearer {token}");
+    let body = json!({"ossCode": "aliyun", "category": 3, "endpoint": "https://oss-cn-hangzhou.aliyuncs.com", "bucketName": "zz-files", "accessKey": "AK-PLAIN-0091", "secretKey": "SK-SEALED-PLAIN-77"}).to_string();
+    let (s, b) = request(&server.addr, "POST", "/api/blade-resource/oss/submit", &[("blade-auth", &auth)], &body).await.unwrap();
+    assert_eq!(s, 200, "{b}");
+    let out = tmp.path().join("backups");
+    std::fs::create_dir(&out).unwrap();
+    // A backup is never written inside the data directory (over the live file least of all).
+    let live = dir.join("zhizhuang.redb");
+    let (code, text) = run(&["backup", "--dir", dir.to_str().unwrap(), "--out", live.to_str().unwrap()]);
+    assert_ne!(code, 0, "{text}");
+    assert!(text.contains("inside the data directory"), "{text}");
+    let (code, text) = run(&["backup", "--dir", dir.to_str().unwrap(), "--out", dir.join("copy.redb").to_str().unwrap()]);
+    assert_ne!(code, 0, "{text}");
+    let (code, text) = run(&["backup", "--dir", dir.to_str().unwrap(), "--out", out.join("b.redb").to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("secret.key"), "the backup says the key must be kept too: {text}");
+    // Everything the server made, and what was there before, is its user's alone.
+    // (the folder of backups is the test's own: its files are the product's)
+    for (p, mode) in modes(&dir).into_iter().chain(modes(&out).into_iter().skip(1)) {
+        assert_eq!(mode & 0o077, 0, "{} is {mode:o}", p.display());
+    }
+    assert!(dir.join("secret.key").exists());
+    assert!(server.stop().success());
+    // The files hold neither key in plain text.
+    for (p, _) in modes(&dir).into_iter().chain(modes(&out)).filter(|(p, _)| p.is_file()) {
+        let bytes = std::fs::read(&p).unwrap();
+        for needle in ["SK-SEALED-PLAIN-77", "AK-PLAIN-0091"] {
+            assert!(!bytes.windows(needle.len()).any(|w| w == needle.as_bytes()), "{} holds {needle}", p.display());
+        }
+    }
+    // Whoever reads the data file gets its random key, and a token re-signed with it is refused.
+    let st = store::Store::open(&live, &store::Options::default()).unwrap();
+    let raw = st.read(|r| r.meta("jwt_key")).unwrap().unwrap();
+    st.close();
+    drop(st);
+    use base64::Engine;
+    let payload = token.split('.').nth(1).unwrap();
+    let claims: serde_json::Value = serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
+    let forged = jsonwebtoken::encode(&jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256), &claims, &jsonwebtoken::EncodingKey::from_secret(&raw)).unwrap();
+    let server = Server::start(&dir).await;
+    let (s, _) = request(&server.addr, "GET", "/api/blade-user/info", &[("blade-auth", &format!("bearer {forged}"))], "").await.unwrap();
+    assert_eq!(s, 401, "a token signed with the data file's key alone");
+    let (s, _) = request(&server.addr, "GET", "/api/blade-user/info", &[("blade-auth", &auth)], "").await.unwrap();
+    assert_eq!(s, 200, "the server's own tokens still work after a restart");
+}
