@@ -273,17 +273,33 @@ pub fn prune(logs: &store::Store, data: &store::Store, res: &Resources, days: u3
     Ok(total)
 }
 
-/// Keeps the logs within `max_bytes` of pages in use: when over, the oldest entries (of any log, any tenant) go
-/// first, a batch at a time, until a tenth below. Returns how many went.
-pub fn prune_to_size(logs: &store::Store, data: &store::Store, res: &Resources, max_bytes: u64) -> store::Result<u64> {
+/// What the size cap removed.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct SizePrune {
+    /// Errors browsers reported (`log_error` from the UI): the first to go.
+    pub reports: u64,
+    /// Audit entries (api, sign-in, server errors, usual log) younger than the retention: only once no browser
+    /// report is left; counted in the logs' file (meta `audit_pruned`) for the status screen.
+    pub audit: u64,
+}
+
+/// Meta key of the logs' file: `{count, lastAt, last}` of audit entries the size cap removed.
+pub const AUDIT_PRUNED: &str = "audit_pruned";
+
+/// Keeps the logs within `max_bytes` of pages in use: when over, entries go until a tenth below — first the
+/// errors browsers reported (a signed-in user can send those, within a budget; they must never push out the
+/// audit history), then the oldest entries of any log and tenant, a batch at a time, recorded as audit history
+/// lost to the size cap.
+pub fn prune_to_size(logs: &store::Store, data: &store::Store, res: &Resources, max_bytes: u64) -> store::Result<SizePrune> {
+    let mut done = SizePrune::default();
     // The pages in use are at most the file: a file within the cap needs no walk of every table (seconds on a
     // large file not in memory, every five minutes).
     if std::fs::metadata(logs.path()).is_ok_and(|m| m.len() <= max_bytes) {
-        return Ok(0);
+        return Ok(done);
     }
     let space = logs.space()?;
     if space.allocated_bytes <= max_bytes {
-        return Ok(0);
+        return Ok(done);
     }
     let tenants = tenants(data, res)?;
     let defs: Vec<Arc<store::ResourceDef>> = LOG_RESOURCES.iter().map(|n| res.get(n)).collect();
@@ -299,7 +315,21 @@ pub fn prune_to_size(logs: &store::Store, data: &store::Store, res: &Resources, 
     // Entries to delete: their share of the pages over nine tenths of the cap.
     let target = max_bytes / 10 * 9;
     let mut left = (entries as u128 * (space.allocated_bytes - target) as u128 / space.allocated_bytes.max(1) as u128) as u64;
-    let mut total = 0;
+    // Browser reports first, oldest first within each tenant.
+    let errors = res.get("log_error");
+    for t in &tenants {
+        let mut after = 0u64;
+        while left > 0 {
+            let (d, t2, n) = (errors.clone(), t.clone(), left.min(2_000) as usize);
+            let (gone, next) = logs.write(move |w| w.purge_where(&d, &t2, after, n, 20_000, &|doc| is_browser_report(doc)))?;
+            done.reports += gone;
+            left = left.saturating_sub(gone);
+            match next {
+                Some(a) => after = a,
+                None => break,
+            }
+        }
+    }
     while left > 0 {
         // The log and tenant whose oldest entry is the oldest of all.
         let oldest = logs.read(|r| {
@@ -320,10 +350,63 @@ pub fn prune_to_size(logs: &store::Store, data: &store::Store, res: &Resources, 
         if gone == 0 {
             break;
         }
-        total += gone;
+        done.audit += gone;
         left = left.saturating_sub(gone);
     }
-    Ok(total)
+    if done.audit > 0 {
+        let n = done.audit;
+        logs.write(move |w| {
+            let before: Value = w.meta(AUDIT_PRUNED)?.and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+            let count = before["count"].as_u64().unwrap_or(0) + n;
+            let v = serde_json::json!({"count": count, "last": n, "lastAt": store::now_millis()});
+            w.put_meta(AUDIT_PRUNED, &serde_json::to_vec(&v)?)
+        })?;
+    }
+    Ok(done)
+}
+
+/// An error a browser reported (the UI's error log upload), as opposed to one the server recorded.
+pub fn is_browser_report(doc: &Map<String, Value>) -> bool {
+    doc.get("source").and_then(Value::as_str) == Some("ui")
+}
+
+/// Errors browsers may report, per user and per tenant, each hour: a signed-in user could otherwise fill the
+/// logs' file with reports (and, through the size cap, push the audit history out).
+pub const REPORTS_PER_USER_HOUR: (u64, u64) = (300, 1 << 20);
+pub const REPORTS_PER_TENANT_HOUR: (u64, u64) = (3_000, 10 << 20);
+
+/// What each user and tenant reported this hour (entries, bytes).
+#[derive(Default)]
+pub struct ReportBudget(std::sync::Mutex<std::collections::HashMap<(String, u64), (i64, u64, u64)>>);
+
+impl ReportBudget {
+    /// Takes `n` entries of `bytes` from the user's and the tenant's budgets of the hour of `now_ms`, or says in
+    /// how many seconds the next hour begins.
+    pub fn take(&self, tenant: &str, user: u64, n: u64, bytes: u64, now_ms: i64) -> Result<(), u64> {
+        let hour = now_ms.div_euclid(3_600_000);
+        let retry = (3_600_000 - now_ms.rem_euclid(3_600_000)).div_euclid(1000) as u64 + 1;
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if m.len() > 50_000 {
+            m.retain(|_, v| v.0 == hour);
+        }
+        let mut fits = |key: (String, u64), (max_n, max_b): (u64, u64)| {
+            let e = m.entry(key).or_insert((hour, 0, 0));
+            if e.0 != hour {
+                *e = (hour, 0, 0);
+            }
+            e.1 + n <= max_n && e.2 + bytes <= max_b
+        };
+        if !fits((tenant.to_string(), user), REPORTS_PER_USER_HOUR) || !fits((tenant.to_string(), u64::MAX), REPORTS_PER_TENANT_HOUR) {
+            return Err(retry);
+        }
+        for key in [(tenant.to_string(), user), (tenant.to_string(), u64::MAX)] {
+            if let Some(e) = m.get_mut(&key) {
+                e.1 += n;
+                e.2 += bytes;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Moves the log entries an older data file holds into the logs' store, once, without losing one: each batch is

@@ -214,7 +214,7 @@ async fn prune_logs(st: AppState) {
         let (l, d, r, days, cap) = (st.log_store.clone(), st.store.clone(), st.res.clone(), st.settings.log_retention_days, st.settings.log_max_mb << 20);
         let by_age = n.is_multiple_of(12);
         n += 1;
-        let done = tokio::task::spawn_blocking(move || -> store::Result<(u64, u64)> {
+        let done = tokio::task::spawn_blocking(move || -> store::Result<(u64, crate::logsink::SizePrune)> {
             let old = if by_age { crate::logsink::prune(&l, &d, &r, days, store::now_millis())? } else { 0 };
             Ok((old, crate::logsink::prune_to_size(&l, &d, &r, cap)?))
         })
@@ -224,8 +224,11 @@ async fn prune_logs(st: AppState) {
                 if old > 0 {
                     tracing::info!(target: "zz::logs", pruned = old, days, "old log entries removed");
                 }
-                if big > 0 {
-                    tracing::info!(target: "zz::logs", pruned = big, max_mb = cap >> 20, "oldest log entries removed to keep the logs within their size");
+                if big.reports > 0 {
+                    tracing::info!(target: "zz::logs", pruned = big.reports, max_mb = cap >> 20, "errors reported by browsers removed to keep the logs within their size");
+                }
+                if big.audit > 0 {
+                    tracing::warn!(target: "zz::logs", pruned = big.audit, max_mb = cap >> 20, "audit entries younger than the retention removed to keep the logs within their size (raise --log-max-mb)");
                 }
             }
             Ok(Err(e)) => tracing::warn!(target: "zz::logs", error = %e, "log pruning failed"),

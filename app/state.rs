@@ -142,6 +142,8 @@ pub struct Inner {
     /// The server's own logs (api, error, login, usual), written in batches off the request path.
     pub logs: crate::logsink::LogSink,
     pub captchas: Captchas,
+    /// Errors browsers reported this hour, per user and tenant (`logsink::ReportBudget`).
+    pub report_budget: crate::logsink::ReportBudget,
     pub throttle: Throttle,
     /// One import at a time per tenant (`engine::sheet`).
     pub imports: crate::engine::sheet::ImportGate,
@@ -247,6 +249,7 @@ impl AppState {
             secrets,
             logs,
             captchas: Captchas::default(),
+            report_budget: Default::default(),
             throttle: Throttle::default(),
             imports: Default::default(),
             perms: PermCache::default(),

@@ -941,6 +941,12 @@ impl WriteCtx<'_> {
         self.touch(&def.name);
         self.rec.purge_before(def, tenant, before, max)
     }
+    /// Hard-deletes up to `max` of the oldest records after `after` that `doomed` picks among the next `scan`
+    /// (see [`engine::RecordWriter::purge_where`]); returns how many went and the id to go on after.
+    pub fn purge_where(&mut self, def: &ResourceDef, tenant: &str, after: u64, max: usize, scan: usize, doomed: &dyn Fn(&Map<String, Value>) -> bool) -> Result<(u64, Option<u64>)> {
+        self.touch(&def.name);
+        self.rec.purge_where(def, tenant, after, max, scan, doomed)
+    }
     /// Adds `delta` to a named counter of a tenant; returns the new value.
     pub fn add_counter(&mut self, tenant: &str, name: &str, delta: i64) -> Result<u64> {
         let cur = self.rec.tables.counters.get((tenant, name))?.map(|v| v.value()).unwrap_or(0);

@@ -194,3 +194,63 @@ async fn the_data_directory_is_private_and_a_copy_of_it_gives_away_no_secret_nor
     let (s, _) = request(&server.addr, "GET", "/api/blade-user/info", &[("blade-auth", &auth)], "").await.unwrap();
     assert_eq!(s, 200, "the server's own tokens still work after a restart");
 }
+
+/// `n` browser error reports of about `size` characters each, as the UI uploads them.
+fn reports(n: usize, size: usize) -> String {
+    let junk = |i: usize| (0..size).map(|k| char::from(b'a' + ((i * 7 + k * 13) % 26) as u8)).collect::<String>();
+    let list: Vec<serde_json::Value> = (0..n).map(|i| json!({"type": "Error", "message": junk(i), "stack": junk(i + 1), "info": "x", "url": "/wel/index", "time": "2026-11-30 10:00:00"})).collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_reports_have_a_budget_and_never_push_the_audit_history_out() {
+    let app = App::new();
+    app.make_user(A, "clerk", crate::support::ADMIN_PW, &["admin"]).await;
+    let clerk = app.sign_in(A, "clerk", crate::support::ADMIN_PW).await;
+    // A clerk's uploads: the first ones land (truncated), then the hour's budget answers 429 with Retry-After.
+    let mut refused = None;
+    for i in 0..14 {
+        let (s, h, v) = app.call(axum::http::Request::post("/api/blade-log/error/upload").header("blade-auth", format!("bearer {clerk}")).header("content-type", "application/json").body(axum::body::Body::from(reports(100, 10_000))).unwrap()).await;
+        if s == 429 {
+            assert!(h.get("retry-after").is_some(), "{v}");
+            assert!(msg(&v).contains("错误日志已达上限"), "{v}");
+            refused = Some(i);
+            break;
+        }
+        assert_eq!(s, 200, "{v}");
+    }
+    assert!(refused.is_some_and(|i| i <= 3), "the budget stops a flood early: {refused:?}");
+    app.st.logs.flush().await;
+    let (_, v) = app.get("/api/blade-log/error/list?source=ui&size=1", &app.admin(A).await).await;
+    let kept = v["data"]["total"].as_u64().unwrap();
+    assert!(kept <= 300, "{kept}");
+
+    // The size cap: browser reports go first; api-log and sign-in entries stay while any report is left.
+    let (res, t) = (app.st.res.clone(), A.to_string());
+    let big = "b".repeat(4000);
+    app.st.log_store.write(move |w| {
+        for _ in 0..3000 {
+            let doc = json!({"source": "ui", "type": "Error", "message": big, "stack": big, "url": "/x", "time": "2026-11-30 10:00:00"});
+            w.insert(&res.get("log_error"), &t, doc.as_object().unwrap().clone(), &store::Actor::default())?;
+        }
+        Ok(())
+    }).unwrap();
+    let count = |res: &str, tenant: &str| {
+        let (r, d, t) = (app.st.res.clone(), res.to_string(), tenant.to_string());
+        app.st.log_store.read(move |x| x.count(&r.get(&d), &t)).unwrap()
+    };
+    let (api_before, login_before) = (count("log_api", A), count("log_login", A));
+    assert!(api_before > 0 && login_before > 0);
+    let space = app.st.log_store.space().unwrap().allocated_bytes;
+    let cap = space / 2;
+    let done = zhizhuang::logsink::prune_to_size(&app.st.log_store, &app.st.store, &app.st.res, cap).unwrap();
+    assert!(done.reports > 0 && done.audit == 0, "{done:?}");
+    assert!(count("log_api", A) >= api_before && count("log_login", A) >= login_before, "the audit history stays");
+    // Only when no report is left does the cap take audit entries, and the status screen says so.
+    let (r, t) = (app.st.res.clone(), A.to_string());
+    app.st.log_store.write(move |w| w.purge_where(&r.get("log_error"), &t, 0, usize::MAX, usize::MAX, &|d| zhizhuang::logsink::is_browser_report(d)).map(|_| ())).unwrap();
+    let done = zhizhuang::logsink::prune_to_size(&app.st.log_store, &app.st.store, &app.st.res, 1).unwrap();
+    assert!(done.audit > 0, "{done:?}");
+    let (_, v) = app.get("/api/blade-system/status", &app.admin("000000").await).await;
+    assert!(v["data"]["auditPrunedBySize"]["count"].as_u64().unwrap() >= done.audit, "{}", v["data"]["auditPrunedBySize"]);
+}

@@ -43,8 +43,8 @@ pub async fn upload(State(st): State<AppState>, s: Session, body: axum::body::By
     let docs: Vec<Map<String, Value>> = list
         .iter()
         .map(|e| {
-            json!({"source": "ui", "type": text(e.get("type"), 64), "message": text(e.get("message"), 2000),
-                "stack": text(e.get("stack"), 8000), "info": text(e.get("info"), 500), "url": text(e.get("url"), 500),
+            json!({"source": "ui", "type": text(e.get("type"), 64), "message": text(e.get("message"), 1000),
+                "stack": text(e.get("stack"), 4000), "info": text(e.get("info"), 500), "url": text(e.get("url"), 500),
                 "time": text(e.get("time"), 32)})
             .as_object()
             .cloned()
@@ -52,6 +52,11 @@ pub async fn upload(State(st): State<AppState>, s: Session, body: axum::body::By
         })
         .collect();
     let n = docs.len();
+    // Within the user's and the tenant's budget of the hour (what is kept, truncated, counts).
+    let bytes: usize = docs.iter().flat_map(|d| d.values()).map(|v| v.as_str().map_or(0, str::len)).sum();
+    if let Err(secs) = st.report_budget.take(&s.tenant, s.user_id, n as u64, bytes as u64, store::now_millis()) {
+        return Err(ApiError { retry_after: Some(secs), ..ApiError::with(Kind::ReportsOverBudget, secs.to_string()) });
+    }
     let (def, t, actor) = (st.res.get("log_error"), s.tenant.clone(), s.actor());
     // Into the logs' file, durably: the user is told they were uploaded.
     let logs = st.log_store.clone();

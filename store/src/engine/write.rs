@@ -184,6 +184,43 @@ impl RecordWriter<'_> {
         Ok(n)
     }
 
+    /// Hard-deletes up to `max` of the oldest records (in id order, after the id `after`) that `doomed` picks,
+    /// examining at most `scan` records; returns how many went and the id to go on after (None: none left).
+    pub fn purge_where(&mut self, def: &ResourceDef, tenant: &str, after: u64, max: usize, scan: usize, doomed: &dyn Fn(&Map<String, Value>) -> bool) -> Result<(u64, Option<u64>)> {
+        let t = storage_tenant(def, tenant);
+        let mut picked = Vec::new();
+        let mut seen = 0usize;
+        let mut next = None;
+        if after == u64::MAX {
+            return Ok((0, None));
+        }
+        for e in self.tables.records.range((t, def.name.as_str(), after + 1)..=(t, def.name.as_str(), u64::MAX))? {
+            let (k, v) = e?;
+            if seen >= scan || picked.len() >= max {
+                break;
+            }
+            seen += 1;
+            let id = k.value().2;
+            next = Some(id);
+            let doc = decode_record(v.value())?;
+            if doomed(&doc) {
+                picked.push((id, doc));
+            }
+        }
+        // Stopped before the end: go on after the last one examined; at the end: nothing left.
+        let at_end = seen < scan && picked.len() < max;
+        let next = if at_end { None } else { next };
+        for (id, doc) in &picked {
+            self.remove_keys(def, t, *id, doc)?;
+            self.tables.records.remove((t, def.name.as_str(), *id))?;
+            self.note(def, t, *id);
+        }
+        let n = picked.len() as u64;
+        self.bump(t, &def.name, -(n as i64))?;
+        self.bump(t, &super::rank::removed_key(&def.name), n as i64)?;
+        Ok((n, next))
+    }
+
     /// Brings a resource's secondary index in line with its declaration, for a file written by a version whose
     /// declaration indexed other fields: entries of fields no longer indexed are removed, a newly indexed field
     /// gets an entry for every live record. Every record has an entry for every indexed field (null included), so

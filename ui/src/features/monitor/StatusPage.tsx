@@ -21,6 +21,8 @@ type Status = {
   logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
   routes: { route: string; total: number; errors: number; minutes: { at: number; count: number; p50Ms: number; p99Ms: number }[] }[];
   readOnly: string | null;
+  auditPrunedBySize?: { count: number; last: number; lastAt: string } | null;
+  secretKey?: { id: string; source: string; otherKey: number };
   replica: Replica | null;
   replicaConfig: { url: string; endpoint: string; region: string; accessKey: string; hasSecret: boolean } | null;
 };
@@ -166,6 +168,12 @@ export function StatusPage() {
     [L('上次启动修复', 'Repair at last start'), st.repairedMs == null ? L('无（正常关闭）', 'none (clean shutdown)') : `${st.repairedMs} ms`],
     [L('已写日志', 'Log entries written'), `${st.logsWritten}`],
     [L('丢弃日志', 'Log entries shed'), `${st.logsDropped}`],
+    ...(st.auditPrunedBySize ? [[L('因容量删除的审计日志', 'Audit entries removed by the size cap'),
+      L(`共 ${st.auditPrunedBySize.count} 条（最近一次 ${st.auditPrunedBySize.lastAt} 删除 ${st.auditPrunedBySize.last} 条）；请调大 --log-max-mb`,
+        `${st.auditPrunedBySize.count} in all (last ${st.auditPrunedBySize.last} at ${st.auditPrunedBySize.lastAt}); raise --log-max-mb`)] as [string, string]] : []),
+    ...(st.secretKey ? [[L('密钥文件', 'Secret key'), `${st.secretKey.source}（${st.secretKey.id}）` + (st.secretKey.otherKey > 0
+      ? L(`；${st.secretKey.otherKey} 项密钥由另一把密钥加密，无法使用：请放回原 secret.key 或重新填写`, `; ${st.secretKey.otherKey} secrets were sealed with another key and cannot be used: put the original secret.key back or enter them again`)
+      : '')] as [string, string]] : []),
     [L('逐条查询', 'Record walks'), `${st.walksStarted}`],
     [L('超时 / 客户端取消', 'Timed out / client gone'), `${st.walksTimedOut} / ${st.walksCancelled}`],
     [L('空闲查询槽 / 时限', 'Free walk slots / deadline'), `${st.walkSlots} / ${st.walkDeadlineMs} ms`],
