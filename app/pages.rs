@@ -131,7 +131,7 @@ fn directive(html: &str) -> Directive<'_> {
     let (head, body) = (&rest[..end], &rest[end + 3..]);
     if let Some(to) = head.strip_prefix("redirect:") {
         // Only same-site paths: a directive can never send the browser elsewhere.
-        if to.starts_with('/') && !to.starts_with("//") {
+        if same_site_path(to) {
             return Directive::Redirect(to.to_string());
         }
         return Directive::Redirect("/404".into());
@@ -140,6 +140,13 @@ fn directive(html: &str) -> Directive<'_> {
         return Directive::Status(code, body);
     }
     Directive::None
+}
+
+/// A path on this site: `/` then no second `/` or `\\`, and no control character or backslash anywhere
+/// (browsers drop tabs and newlines and read `\\` as `/`, so `/\t/evil.example` would go to `//evil.example`).
+pub fn same_site_path(to: &str) -> bool {
+    let b = to.as_bytes();
+    b.first() == Some(&b'/') && !matches!(b.get(1), Some(b'/') | Some(b'\\')) && !b.iter().any(|&c| c < 0x20 || c == 0x7f || c == b'\\')
 }
 
 fn redirect(to: &str) -> Response {
@@ -493,6 +500,10 @@ mod tests {
     fn directives() {
         assert!(matches!(directive("<!--zz-redirect:/login?redirect=%2Fx-->"), Directive::Redirect(ref t) if t == "/login?redirect=%2Fx"));
         assert!(matches!(directive("<!--zz-redirect://evil.example-->"), Directive::Redirect(ref t) if t == "/404"));
+        for evil in ["/\t/evil.example", "/\n/evil.example", "/\\evil.example", "/x\\..\\..", "//evil.example", "https://evil.example"] {
+            assert!(!same_site_path(evil), "{evil:?}");
+        }
+        assert!(same_site_path("/wel/index?a=1#b"));
         assert!(matches!(directive("<!--zz-status:404--><div>x</div>"), Directive::Status(c, "<div>x</div>") if c == 404));
         assert!(matches!(directive("<div>plain</div>"), Directive::None));
     }

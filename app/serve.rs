@@ -105,6 +105,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ..Settings::default()
     };
     let st = AppState::new(store.clone(), res, settings)?;
+    crate::engine::uploads::clear_spool(&st);
     tracing::info!(target: "zz::secrets", key = st.secrets.id(), from = %st.secrets.source, "the install's secret key (keep it with the backups)");
     let st2 = st.clone();
     let seals = tokio::task::spawn_blocking(move || crate::engine::crud::seal_stored(&st2, !read_only)).await??;

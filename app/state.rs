@@ -54,6 +54,8 @@ pub struct Settings {
     /// Which addresses buckets set through the web (a company's object storage, the status screen's replica)
     /// may reach (`--oss-allow-hosts`).
     pub bucket_rule: offbox::guard::Rule,
+    /// How long an upload waits for a place among those under way before it is answered 429.
+    pub upload_wait: Duration,
 }
 
 impl Default for Settings {
@@ -79,6 +81,7 @@ impl Default for Settings {
             api_log_writes_only: true,
             search_index: true,
             bucket_rule: offbox::guard::Rule::guarded(offbox::guard::Allow::default()),
+            upload_wait: Duration::from_secs(10),
         }
     }
 }
@@ -145,6 +148,8 @@ pub struct Inner {
     /// Errors browsers reported this hour, per user and tenant (`logsink::ReportBudget`).
     pub report_budget: crate::logsink::ReportBudget,
     pub throttle: Throttle,
+    /// Uploads received at once, in all and per tenant (`engine::uploads`).
+    pub uploads: crate::engine::uploads::UploadGate,
     /// One import at a time per tenant (`engine::sheet`).
     pub imports: crate::engine::sheet::ImportGate,
     pub perms: PermCache,
@@ -252,6 +257,7 @@ impl AppState {
             report_budget: Default::default(),
             throttle: Throttle::default(),
             imports: Default::default(),
+            uploads: Default::default(),
             perms: PermCache::default(),
             hashing: Semaphore::new(2),
             walks: Arc::new(Semaphore::new(slots)),

@@ -449,10 +449,12 @@ pub async fn import(
         crud::check_write(&s, &def, "edit")?;
     }
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_FILE).await?;
+    let up = crate::engine::uploads::read_upload(&st, &s, mp, crate::engine::uploads::MAX_FILE).await?;
     let _slot = st.imports.enter(&s.tenant)?;
     let d = def.clone();
-    let rows = tokio::task::spawn_blocking(move || read_rows(&d, &up.bytes)).await.map_err(ApiError::internal)??;
+    let bytes = up.read_all().await?;
+    let rows = tokio::task::spawn_blocking(move || read_rows(&d, &bytes)).await.map_err(ApiError::internal)??;
+    drop(up);
     let dicts = dicts(&st, &def).await?;
     // Rows naming an existing record by code: updated when covering (within the user's data scope), else skipped.
     let key = key_field(&st, &def).map(|f| f.name.clone());

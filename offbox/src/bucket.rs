@@ -317,14 +317,20 @@ impl Bucket {
         }
     }
 
-    /// Writes a large object from a file, in parts (a snapshot).
+    /// Writes a large object from a file, in parts of 8 MiB, two at a time (a snapshot).
     pub async fn put_file(&self, key: &str, path: &std::path::Path) -> Result<u64, Problem> {
+        self.put_file_in(key, path, 8 << 20, 2).await
+    }
+
+    /// Writes an object from a file in parts of `part` bytes (5 MiB at least, S3's smallest), `concurrent` at a
+    /// time: what it holds in memory is about `part × (concurrent + 1)`.
+    pub async fn put_file_in(&self, key: &str, path: &std::path::Path, part: usize, concurrent: usize) -> Result<u64, Problem> {
         use tokio::io::AsyncReadExt;
         let mut f = tokio::fs::File::open(path).await.map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
-        let mut w = self.op.writer_with(key).chunk(8 << 20).concurrent(2).await.map_err(Problem::of)?;
+        let mut w = self.op.writer_with(key).chunk(part).concurrent(concurrent).await.map_err(Problem::of)?;
         let mut total = 0u64;
         loop {
-            let mut buf = vec![0u8; 8 << 20];
+            let mut buf = vec![0u8; part];
             let mut n = 0;
             while n < buf.len() {
                 let got = f.read(&mut buf[n..]).await.map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;

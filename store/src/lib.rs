@@ -905,6 +905,34 @@ impl WriteCtx<'_> {
         }
     }
     /// Stores a file's bytes in chunks of at most 256 KiB under `file` (normally the id of its attach record).
+    /// `put_file` of what `r` reads, a chunk at a time (an upload spooled to disk: never whole in memory
+    /// twice). A read that fails refuses this operation alone (`Rule`). Returns the bytes stored.
+    pub fn put_file_from(&mut self, tenant: &str, file: u64, r: &mut dyn std::io::Read) -> Result<u64> {
+        self.files.push((tenant.to_string(), file));
+        let mut buf = vec![0u8; 256 << 10];
+        let (mut i, mut total) = (0u32, 0u64);
+        loop {
+            let mut n = 0;
+            while n < buf.len() {
+                match r.read(&mut buf[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(StoreError::Rule(format!("upload unreadable: {e}"))),
+                }
+            }
+            if n == 0 {
+                break;
+            }
+            self.chunks.insert((tenant, file, i), &buf[..n])?;
+            i += 1;
+            total += n as u64;
+            if n < buf.len() {
+                break;
+            }
+        }
+        Ok(total)
+    }
     pub fn put_file(&mut self, tenant: &str, file: u64, bytes: &[u8]) -> Result<()> {
         self.files.push((tenant.to_string(), file));
         for (i, chunk) in bytes.chunks(256 << 10).enumerate() {

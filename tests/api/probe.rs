@@ -254,3 +254,56 @@ async fn error_reports_have_a_budget_and_never_push_the_audit_history_out() {
     let (_, v) = app.get("/api/blade-system/status", &app.admin("000000").await).await;
     assert!(v["data"]["auditPrunedBySize"]["count"].as_u64().unwrap() >= done.audit, "{}", v["data"]["auditPrunedBySize"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_take_a_place_among_a_few_at_once_and_leave_nothing_spooled() {
+    let app = App::with(zhizhuang::state::Settings { upload_wait: std::time::Duration::from_millis(200), ..Default::default() });
+    let tok = admin_tokens(&app).await;
+    let file = vec![b'x'; 3 << 20];
+    // Two of the tenant's uploads under way: a third waits, then is told to try again.
+    let wait = std::time::Duration::from_secs(1);
+    let held = (app.st.uploads.enter(A, wait).await.unwrap(), app.st.uploads.enter(A, wait).await.unwrap());
+    let (s, v) = app.upload(&tok[A], "/api/blade-resource/oss/endpoint/put-file", "big.txt", file.clone()).await;
+    assert_eq!(s, 429, "{v}");
+    assert!(msg(&v).contains("上传的文件过多"), "{v}");
+    // Another company is not held up by this one's.
+    let (s, v) = app.upload(&tok["741487"], "/api/blade-resource/oss/endpoint/put-file", "big.txt", file.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    // Nor by the server's limit, until every place is taken.
+    let more = (app.st.uploads.enter("741487", wait).await.unwrap(), app.st.uploads.enter("741487", wait).await.unwrap());
+    let (s, _) = app.upload(&tok["000000"], "/api/blade-resource/oss/endpoint/put-file", "big.txt", file.clone()).await;
+    assert_eq!(s, 429, "four uploads at once in all");
+    drop((held, more));
+    let (s, v) = app.upload(&tok[A], "/api/blade-resource/oss/endpoint/put-file", "big.txt", file.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    // The stored file is the one sent; nothing stays spooled.
+    let link = v["data"]["link"].as_str().unwrap().to_string();
+    assert_eq!(app.download(&tok[A], &link).await, file);
+    let spool = app.st.store.path().parent().unwrap().join("uploads.tmp");
+    assert_eq!(std::fs::read_dir(&spool).map(|d| d.count()).unwrap_or(0), 0);
+    // Text that is not UTF-8 across a chunk boundary is still refused as text.
+    let mut bad = vec![b'a'; 100_000];
+    bad.push(0xff);
+    let (s, _) = app.upload(&tok[A], "/api/blade-resource/oss/endpoint/put-file", "bad.txt", bad).await;
+    assert_eq!(s, 400);
+    let chinese = "名称,数量\n".repeat(50_000).into_bytes();
+    let (s, v) = app.upload(&tok[A], "/api/blade-resource/oss/endpoint/put-file", "cn.csv", chinese).await;
+    assert_eq!(s, 200, "{v}");
+}
+
+#[tokio::test]
+async fn a_redirect_after_sign_in_stays_on_this_site() {
+    let app = App::new();
+    app.st.start_ssr_now().expect("render pool loads the server bundle");
+    let token = app.admin(A).await;
+    for evil in ["%2F%09%2Fevil.example", "%2F%0A%2Fevil.example", "%2F%5Cevil.example", "%2F%2Fevil.example", "https%3A%2F%2Fevil.example"] {
+        let req = axum::http::Request::get(format!("/login?redirect={evil}")).header("host", "edu.localhost:8090").header("cookie", format!("saber-access-token={token}; zz-lang=zh")).body(axum::body::Body::empty()).unwrap();
+        let (s, h, _) = app.call(req).await;
+        assert_eq!(s, 302, "{evil}");
+        let to = h["location"].to_str().unwrap();
+        assert!(crate::support::same_site(to) && !to.contains("evil"), "{evil} → {to:?}");
+    }
+    let req = axum::http::Request::get("/login?redirect=%2Fsystem%2Fparam").header("host", "edu.localhost:8090").header("cookie", format!("saber-access-token={token}; zz-lang=zh")).body(axum::body::Body::empty()).unwrap();
+    let (_, h, _) = app.call(req).await;
+    assert_eq!(h["location"], "/system/param");
+}

@@ -288,3 +288,8 @@ pub fn seeded(what: &str) -> (u64, impl FnMut(u64) -> u64) {
 pub fn urlencode(s: &str) -> String {
     s.bytes().map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
 }
+
+/// A Location a browser keeps on this site: a path, never `//host`, and nothing it would drop or turn into `/`.
+pub fn same_site(to: &str) -> bool {
+    zhizhuang::pages::same_site_path(to)
+}

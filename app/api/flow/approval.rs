@@ -477,8 +477,8 @@ async fn upload(State(st): State<AppState>, s: Session, crate::http::QueryPairs(
         st.read(move |r| super::visible_instance(r, &res, &s2, g).map(|_| ())).await?;
     }
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_FILE).await?;
-    let size = up.bytes.len();
+    let up = crate::engine::uploads::read_upload(&st, &s, mp, crate::engine::uploads::MAX_FILE).await?;
+    let size = up.len;
     // The approval file and its attachment in one transaction: the file is the approval's from the start.
     let (def, env) = (st.res.get("approval_file"), Env::new(&st, &s));
     let (_, rec) = crate::engine::uploads::store_upload_with(&st, &s, up, "approval", &[], move |w, saved| {

@@ -22,7 +22,7 @@ pub use crate::engine::uploads::{MAX_AVATAR, MAX_FILE, Upload, read_upload, size
 
 /// POST /api/blade-resource/oss/endpoint/put-file (multipart `file`): Blade's upload answer.
 pub async fn put_file(State(st): State<AppState>, s: Session, mp: Multipart) -> ApiResult<Response> {
-    let up = read_upload(mp, MAX_FILE).await?;
+    let up = read_upload(&st, &s, mp, MAX_FILE).await?;
     let saved = store_upload(&st, &s, up, "oss", &[]).await?;
     Ok(ok(json!({
         "link": saved["link"], "domain": "", "name": saved["name"], "originalName": saved["originalName"],

@@ -123,9 +123,9 @@ async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPair
     };
     crud::get_scoped(&st, &s, &st.res.get("project"), project).await?;
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_FILE).await?;
+    let up = crate::engine::uploads::read_upload(&st, &s, mp, crate::engine::uploads::MAX_FILE).await?;
     // An .xlsx is a zip archive.
-    if !up.bytes.starts_with(b"PK\x03\x04") {
+    if !up.head.starts_with(b"PK\x03\x04") {
         return Err(ApiError::with(Kind::BadFormat, "file (.xlsx)"));
     }
     // Held by the background job until it has read and written everything.
@@ -149,7 +149,13 @@ async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPair
     let job = Job { st: st.clone(), tenant: s.tenant.clone(), actor: s.actor(), task, code: code.clone(), project, mode };
     tokio::spawn(async move {
         let (st, tenant, task) = (job.st.clone(), job.tenant.clone(), job.task);
-        let outcome = job.run(up.bytes).await;
+        let outcome = match up.read_all().await {
+            Ok(bytes) => {
+                drop(up);
+                job.run(bytes).await
+            }
+            Err(e) => Err(e),
+        };
         // The slot is free once the work is done, before the task says so.
         drop(slot);
         let end = match outcome {

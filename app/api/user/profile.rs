@@ -115,7 +115,7 @@ pub async fn update_info(State(st): State<AppState>, s: Session, crate::http::Js
 
 /// POST avatar (multipart `file`): jpg or png of at most 500 KB, checked by content; becomes the avatar.
 pub async fn avatar(State(st): State<AppState>, s: Session, mp: axum::extract::Multipart) -> ApiResult<Response> {
-    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_AVATAR).await?;
+    let up = crate::engine::uploads::read_upload(&st, &s, mp, crate::engine::uploads::MAX_AVATAR).await?;
     let saved = crate::engine::uploads::store_upload(&st, &s, up, "avatar", &["jpg", "png"]).await?;
     let link = saved["link"].clone();
     let (def, t, uid, actor) = (st.res.get("user"), s.tenant.clone(), s.user_id, s.actor());

@@ -133,9 +133,11 @@ pub async fn import(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     s.require("user_import")?;
     let covered = q.iter().any(|(k, v)| k == "isCovered" && (v == "1" || v == "true"));
     let mp = axum::extract::Multipart::from_request(req, &st).await.map_err(|_| ApiError::with(Kind::BadFormat, "multipart"))?;
-    let up = crate::engine::uploads::read_upload(mp, crate::engine::uploads::MAX_FILE).await?;
+    let up = crate::engine::uploads::read_upload(&st, &s, mp, crate::engine::uploads::MAX_FILE).await?;
     let _slot = st.imports.enter(&s.tenant)?;
-    let rows = tokio::task::spawn_blocking(move || read_rows(&up.bytes)).await.map_err(ApiError::internal)??;
+    let bytes = up.read_all().await?;
+    let rows = tokio::task::spawn_blocking(move || read_rows(&bytes)).await.map_err(ApiError::internal)??;
+    drop(up);
     if rows.iter().any(|r| r.contains_key("roleName")) {
         s.require("user_role")?;
     }

@@ -10,6 +10,11 @@ test('signed in: locked goes to /lock, /login goes on', () => {
   expect(guard({ ...base, path: '/login', isPublic: true })).toEqual({ redirect: '/wel/index' });
   expect(guard({ ...base, path: '/login', isPublic: true, query: new URLSearchParams('redirect=/system/param') })).toEqual({ redirect: '/system/param' });
   expect(guard({ ...base, path: '/login', isPublic: true, query: new URLSearchParams('redirect=//evil.com') })).toEqual({ redirect: '/wel/index' });
+  // Tabs, newlines and backslashes browsers would read as `//`: refused (the probe's `%2F%09%2Fevil.example`).
+  for (const q of ['redirect=%2F%09%2Fevil.example', 'redirect=%2F%0A%2Fevil.example', 'redirect=%2F%5Cevil.example', 'redirect=/%5C/evil.example', 'redirect=https://evil.example']) {
+    expect(guard({ ...base, path: '/login', isPublic: true, query: new URLSearchParams(q) })).toEqual({ redirect: '/wel/index' });
+  }
+  expect(guard({ ...base, path: '/login', isPublic: true, query: new URLSearchParams('redirect=%2Fsystem%2Fparam%3Fa%3D1%23x') })).toEqual({ redirect: '/system/param?a=1#x' });
 });
 
 test('signed out: public routes pass, others go to /login with the way back', () => {

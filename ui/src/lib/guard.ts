@@ -26,8 +26,10 @@ export function guard(i: GuardInput): GuardResult {
   return { redirect: '/login?redirect=' + encodeURIComponent(back) };
 }
 
-/** Only same-site absolute paths are honoured as a redirect target. */
+/** Only same-site absolute paths are honoured as a redirect target: `/` then no second `/`. Control characters
+ * (a tab or newline browsers drop, making `/\t/evil` read `//evil`) and backslashes (read as `/`) are refused
+ * outright, so what is left cannot name another host. (No `URL` here: the server renders this in QuickJS.) */
 export function safeRedirect(r: string | null): string | null {
-  if (!r || !r.startsWith('/') || r.startsWith('//') || r.startsWith('/\\')) return null;
+  if (!r || !r.startsWith('/') || r.startsWith('//') || /[\u0000-\u001f\u007f\\]/.test(r)) return null;
   return r;
 }
