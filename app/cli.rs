@@ -94,6 +94,18 @@ pub enum Cmd {
         #[command(subcommand)]
         cmd: AdminCmd,
     },
+    /// Make HTTPS possible on a LAN without a certificate: a local certificate authority (once; the office's PCs
+    /// trust it) and a server certificate for the given addresses and names, in `DIR/tls/` (or --out).
+    Cert {
+        /// An IP address or DNS name people use to reach the server (repeat for several).
+        #[arg(long = "host", required = true)]
+        hosts: Vec<String>,
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+        /// Where to write ca.crt, ca.key, server.crt and server.key (default DIR/tls).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Print the HTTP contract as OpenAPI 3.1 JSON (the committed `openapi.json`), or write it to --out.
     Openapi {
         #[arg(long)]
@@ -125,9 +137,32 @@ pub enum LogFormat {
 
 #[derive(Parser, Debug, Clone)]
 pub struct ServeArgs {
-    /// Address to listen on.
+    /// Address to listen on with plain HTTP. With --https it only redirects to HTTPS (and answers /api/health).
+    /// Plain HTTP on an address other than loopback is refused unless --insecure-http says so (passwords and
+    /// tokens would cross the network readable by anyone on it).
     #[arg(long, env = "ZZ_HTTP", default_value = "127.0.0.1:8090")]
     pub http: SocketAddr,
+    /// Address to listen on with HTTPS, like 0.0.0.0:8443 (needs --tls-cert and --tls-key).
+    #[arg(long, env = "ZZ_HTTPS", requires_all = ["tls_cert", "tls_key"])]
+    pub https: Option<SocketAddr>,
+    /// The server's certificate chain, PEM (read again on SIGHUP and when it changes). `zhizhuang cert` makes one.
+    #[arg(long, env = "ZZ_TLS_CERT")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key, PEM.
+    #[arg(long, env = "ZZ_TLS_KEY")]
+    pub tls_key: Option<PathBuf>,
+    /// Serve the application over plain HTTP on a non-loopback --http address (only behind your own TLS proxy
+    /// on a network you trust).
+    #[arg(long, env = "ZZ_INSECURE_HTTP", value_parser = BoolishValueParser::new())]
+    pub insecure_http: bool,
+    /// Connections at once from one address (beyond it a connection is closed at once); not applied with
+    /// --trust-proxy, where every connection comes from the proxy.
+    #[arg(long, env = "ZZ_MAX_CONNS_PER_IP", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_conns_per_ip: u64,
+    /// Seconds a request's headers may take to arrive, and an idle keep-alive connection may wait for its next
+    /// request, before the connection is closed.
+    #[arg(long, env = "ZZ_HEADER_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub header_timeout: u64,
     /// Data directory (holds the one data file).
     #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
     pub dir: PathBuf,

@@ -4,12 +4,14 @@ pub mod api;
 pub mod assets;
 pub mod auth;
 pub mod cache;
+pub mod cert;
 pub mod cli;
 pub mod decl;
 pub mod engine;
 pub mod error;
 pub mod http;
 pub mod indexer;
+pub mod listen;
 pub mod logsink;
 pub mod metrics;
 pub mod openapi;
@@ -48,6 +50,8 @@ pub fn router(st: AppState) -> Router {
         // Pages, bundles and JSON compressed for slow links; the client sends Accept-Encoding.
         .layer(tower_http::compression::CompressionLayer::new())
         .layer(axum::middleware::from_fn_with_state(st2, http::access_log))
+        // Answers that went over HTTPS say so for good (HSTS).
+        .layer(axum::middleware::from_fn(listen::hsts))
 }
 
 async fn static_file(Path(path): Path<String>) -> Response {

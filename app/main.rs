@@ -51,6 +51,7 @@ fn main() -> anyhow::Result<()> {
         Cmd::Compact { dir } => zhizhuang::admin::compact(&dir),
         Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),
         Cmd::Admin { cmd: AdminCmd::Passwd { dir, tenant, account, password } } => zhizhuang::admin::passwd(&dir, &tenant, &account, password),
+        Cmd::Cert { hosts, dir, out } => zhizhuang::cert::run(&out.unwrap_or_else(|| dir.join("tls")), &hosts),
         Cmd::Openapi { out } => {
             let doc = zhizhuang::openapi::render(&zhizhuang::decl::Resources::load()?);
             match out {

@@ -1,6 +1,5 @@
 //! `zhizhuang serve`: open the store (seeding it on first start), build the router, listen, and on SIGINT or
 //! SIGTERM stop accepting, drain in-flight requests and close the store.
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -130,17 +129,56 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     st.start_ssr();
     let app = crate::router(st.clone());
+    if args.https.is_none() && !crate::listen::is_loopback(&args.http) && !args.insecure_http {
+        anyhow::bail!(
+            "plain HTTP on {} would send passwords and tokens across the network in clear: serve HTTPS with --https ADDR --tls-cert FILE --tls-key FILE (`zhizhuang cert --host <address>` makes them), or add --insecure-http when a TLS proxy of your own stands in front",
+            args.http
+        );
+    }
+    let certs = match (&args.https, &args.tls_cert, &args.tls_key) {
+        (Some(_), Some(c), Some(k)) => Some(crate::listen::Certs::load(c, k)?),
+        _ => None,
+    };
     let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
+    let https_listener = match args.https {
+        Some(a) => Some(tokio::net::TcpListener::bind(a).await.with_context(|| format!("listen on {a}"))?),
+        None => None,
+    };
     let index = st.index.clone();
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
     // Background work that writes business data is the primary's.
     let tasks: Vec<tokio::task::JoinHandle<()>> = if read_only { Vec::new() } else { crate::api::AREAS.iter().filter_map(|a| a.tasks).map(|t| t(st.clone())).collect() };
     let log_pruner = tokio::spawn(prune_logs(st.clone()));
-    tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    let limits = crate::listen::Limits {
+        per_address: (!args.trust_proxy).then_some(args.max_conns_per_ip as usize),
+        header_timeout: Duration::from_secs(args.header_timeout),
+        ..Default::default()
+    };
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = stop_tx.send(true);
+    });
+    let mut listeners = Vec::new();
+    match (https_listener, certs) {
+        (Some(tl), Some(certs)) => {
+            let port = tl.local_addr()?.port();
+            tracing::info!(target: "zz::serve", addr = %tl.local_addr()?, dir = %args.dir.display(), "listening (HTTPS)");
+            tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, "listening (HTTP: redirects to HTTPS)");
+            tokio::spawn(certs.clone().watch(stop.clone()));
+            listeners.push(tokio::spawn(crate::listen::serve(tl, app.clone(), Some(certs), limits.clone(), stop.clone())));
+            let redirect = crate::listen::redirect_app(app, port, args.public_url.clone());
+            listeners.push(tokio::spawn(crate::listen::serve(listener, redirect, None, limits, stop.clone())));
+        }
+        _ => {
+            tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
+            listeners.push(tokio::spawn(crate::listen::serve(listener, app, None, limits, stop.clone())));
+        }
+    }
+    for l in listeners {
+        l.await??;
+    }
     socket.abort();
     pruner.abort();
     tasks.iter().for_each(|t| t.abort());

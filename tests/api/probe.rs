@@ -307,3 +307,84 @@ async fn a_redirect_after_sign_in_stays_on_this_site() {
     let (_, h, _) = app.call(req).await;
     assert_eq!(h["location"], "/system/param");
 }
+
+#[tokio::test]
+async fn an_attachment_names_only_the_callers_own_unbound_uploads() {
+    let app = App::new();
+    let codes = ["worklist_order", "worklist_order_view", "worklist_order_add", "worklist_reply", "worklist_reply_view", "worklist_reply_add"];
+    app.make_role(A, "clerkish", &codes).await;
+    app.make_user(A, "keeper", "Zz#12345", &["clerkish"]).await;
+    app.make_user(A, "clerk2", "Zz#12345", &["clerkish"]).await;
+    let (keeper, clerk) = (app.sign_in(A, "keeper", "Zz#12345").await, app.sign_in(A, "clerk2", "Zz#12345").await);
+    let (r, t) = (app.st.res.clone(), A.to_string());
+    let cat = app.st.store.write(move |w| Ok(w.insert(&r.get("worklist_category"), &t, json!({"categoryName": "售后", "defaultHours": 48, "sort": 1}).as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())).unwrap();
+    // The keeper's picture (an avatar, say): the clerk cannot bind it to his order, and the keeper keeps it.
+    let png: Vec<u8> = [&[0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, b'I', b'H', b'D', b'R'][..], &[7u8; 300][..]].concat();
+    let (s, v) = app.upload(&keeper, "/api/blade-resource/oss/endpoint/put-file", "me.png", png.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    let theirs = v["data"]["link"].as_str().unwrap().to_string();
+    let order = |link: &str| json!({"title": "门锁维修", "categoryId": cat.to_string(), "priority": 2, "content": "x", "attachments": link}).to_string();
+    let (s, v) = app.post("/worklist/order/submit", &clerk, &order(&theirs)).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("不是您上传的文件"), "{v}");
+    assert_eq!(app.download(&keeper, &theirs).await, png, "the owner still has it");
+    // His own upload he attaches.
+    let (_, v) = app.upload(&clerk, "/api/blade-resource/oss/endpoint/put-file", "site.png", png.clone()).await;
+    let mine = v["data"]["link"].as_str().unwrap().to_string();
+    let (s, v) = app.post("/worklist/order/submit", &clerk, &order(&mine)).await;
+    assert_eq!(s, 200, "{v}");
+}
+
+/// Reads from `c` until the server closes it; how long that took (None: still open after `within`).
+async fn closed_within(c: &mut tokio::net::TcpStream, within: std::time::Duration) -> Option<std::time::Duration> {
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(within.saturating_sub(started.elapsed()), c.read(&mut buf)).await {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(started.elapsed()),
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_trickling_and_piled_up_connections_are_closed() {
+    use crate::net::{Server, request};
+    let tmp = tempfile::tempdir().unwrap();
+    let server = Server::start_with(&tmp.path().join("data"), &["--header-timeout", "2", "--max-conns-per-ip", "20"], &[]).await;
+    let long = std::time::Duration::from_secs(8);
+    // A connection that sends nothing.
+    let mut silent = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    // One that trickles header lines, one a second.
+    let mut trickle = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    trickle.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    let t = tokio::spawn(async move {
+        for i in 0..10 {
+            if trickle.write_all(format!("X-Slow-{i}: y\r\n").as_bytes()).await.is_err() {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        }
+        closed_within(&mut trickle, std::time::Duration::from_millis(100)).await.is_some()
+    });
+    let took = closed_within(&mut silent, long).await;
+    assert!(took.is_some_and(|d| d < std::time::Duration::from_secs(5)), "a silent connection is closed: {took:?}");
+    assert!(t.await.unwrap(), "a trickling connection is closed");
+    // An idle keep-alive connection after a request is closed too.
+    let mut kept = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    kept.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    assert!(closed_within(&mut kept, long).await.is_some(), "an idle keep-alive connection is closed");
+    // Twenty open from this address: the next is closed at once; requests go on once they are gone.
+    let mut held = Vec::new();
+    for _ in 0..20 {
+        held.push(tokio::net::TcpStream::connect(&server.addr).await.unwrap());
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let mut extra = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let took = closed_within(&mut extra, std::time::Duration::from_secs(1)).await;
+    assert!(took.is_some(), "the 21st connection is refused");
+    drop(held);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(request(&server.addr, "GET", "/api/health", &[], "").await.unwrap().0, 200);
+}

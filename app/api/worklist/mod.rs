@@ -122,8 +122,9 @@ fn owner(order: u64) -> String {
 }
 
 /// The attach records of an order's or reply's attachment links (comma-separated): each must be a file uploaded in
-/// this tenant (`put-file`) and not already another record's — anything else (another tenant's file, an outside
-/// address, a script URL, a file of another order) is refused, so a link in a thread is always one of ours.
+/// this tenant (`put-file`) and either already this order's, or uploaded by the caller and nobody's yet — anything
+/// else (another tenant's file, an outside address, a script URL, a file of another order, someone else's avatar or
+/// upload) is refused, so a link in a thread is always one of ours and nobody's file can be taken over.
 fn attached(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>) -> store::Result<Vec<Map<String, Value>>> {
     let def = cx.def("attach");
     let prefix = format!("/files/{}/", cx.tenant);
@@ -146,6 +147,9 @@ fn attached(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>) -> store::R
         let bound = text(&f, "boundTo");
         if !bound.is_empty() && Some(bound) != mine.as_deref() {
             return Err(rule(format!("附件 {shown} 已属于其他记录,请重新上传"), format!("Attachment {shown} belongs to another record; upload it again")));
+        }
+        if bound.is_empty() && f.get("createUser").and_then(Value::as_u64) != Some(cx.actor.user_id) {
+            return Err(rule(format!("附件 {shown} 不是您上传的文件,请自己上传"), format!("Attachment {shown} was not uploaded by you; upload it yourself")));
         }
         out.push(f);
     }
