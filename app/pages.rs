@@ -17,10 +17,63 @@ use crate::assets::ui;
 
 
 /// Content-Security-Policy of every page: scripts only from this server, no inline script (the props are a
-/// JSON data block, not script), frames allowed for the external-page view.
-const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; \
-    connect-src 'self'; font-src 'self' data:; frame-src https: http:; object-src 'none'; base-uri 'self'; \
-    form-action 'self'; frame-ancestors 'self'";
+/// JSON data block, not script); frames only of this site and of the addresses configured for the user's
+/// tenant (`frames`: its menus' external links, the launcher's applications, the feedback and appraise sites).
+fn csp(frames: &[String]) -> String {
+    let mut allowed = String::from("'self'");
+    for f in frames.iter().filter(|f| f.starts_with("http")) {
+        allowed.push(' ');
+        allowed.push_str(f);
+    }
+    format!(
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; \
+    connect-src 'self'; font-src 'self' data:; frame-src {allowed}; object-src 'none'; base-uri 'self'; \
+    form-action 'self'; frame-ancestors 'self'"
+    )
+}
+
+/// The origin (`https://host:port`) of an absolute http(s) address, lowercased; None for anything else. The host
+/// must read as a name or an address (no spaces, quotes or semicolons: it goes into a header).
+pub fn origin_of(url: &str) -> Option<String> {
+    let lower = url.trim().to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://")?;
+    if scheme != "http" && scheme != "https" {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next()?;
+    if authority.is_empty() || !authority.bytes().all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b)) {
+        return None;
+    }
+    Some(format!("{scheme}://{authority}"))
+}
+
+/// What the frame page may show for a signed-in user: the origins of the external addresses configured for the
+/// tenant (its menus' http(s) paths, the launcher, feedback and appraise), and the same-site `.html` paths of its
+/// menus. Everything else is refused there.
+fn frame_sources(props: &Value) -> Vec<String> {
+    fn walk(menus: &Value, out: &mut Vec<String>) {
+        for m in menus.as_array().into_iter().flatten() {
+            let p = m["path"].as_str().unwrap_or("");
+            if let Some(o) = origin_of(p) {
+                out.push(o);
+            } else if p.starts_with('/') && p.contains("html") && same_site_path(p) {
+                out.push(p.to_string());
+            }
+            walk(&m["children"], out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&props["menus"], &mut out);
+    for a in props["site"]["apps"].as_array().into_iter().flatten() {
+        out.extend(a["url"].as_str().and_then(origin_of));
+    }
+    for k in ["feedbackUrl", "appraiseUrl"] {
+        out.extend(props["site"][k].as_str().and_then(origin_of));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
 
 /// The hashed client bundle files, cached for a year (names change with content).
 pub async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
@@ -69,10 +122,12 @@ async fn page(st: &AppState, req: Request) -> Response {
         Some(tok) => crate::auth::session::load(st, tok).await.ok(),
         None => None,
     };
-    let props = match props(st, &url, &headers, lang, session.as_ref()).await {
+    let mut props = match props(st, &url, &headers, lang, session.as_ref()).await {
         Ok(p) => p,
         Err(e) => return e.into_response(),
     };
+    let frames = if props["user"].is_null() { Vec::new() } else { frame_sources(&props) };
+    props["site"]["frames"] = json!(frames);
     if headers.get("x-zz-props").is_some() {
         let mut r = axum::Json(props).into_response();
         r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -92,7 +147,9 @@ async fn page(st: &AppState, req: Request) -> Response {
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CSP));
+    if let Ok(v) = HeaderValue::from_str(&csp(&frames)) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
     r

@@ -388,3 +388,29 @@ async fn silent_trickling_and_piled_up_connections_are_closed() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(request(&server.addr, "GET", "/api/health", &[], "").await.unwrap().0, 200);
 }
+
+#[tokio::test]
+async fn only_the_tenants_configured_addresses_are_framed_and_sandboxed() {
+    let app = App::new();
+    app.st.start_ssr_now().expect("render pool loads the server bundle");
+    let token = app.admin(A).await;
+    let page = |url: &str| {
+        let req = axum::http::Request::get(url).header("host", "edu.localhost:8090").header("cookie", format!("saber-access-token={token}; zz-lang=zh")).body(axum::body::Body::empty()).unwrap();
+        app.call(req)
+    };
+    let (s, h, v) = page("/myiframe/x?src=https%3A%2F%2Fevil.example%2Flogin").await;
+    let html = v.as_str().unwrap_or("").to_string();
+    assert_eq!(s, 200);
+    assert!(!html.contains("<iframe") && html.contains("未被允许"), "{html}");
+    let csp = h["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("frame-src 'self';") && !csp.contains("https:;") && !csp.contains("evil"), "{csp}");
+    // The tenant's ERP, set in 参数管理: framed, sandboxed, and allowed by the page's policy.
+    let (s, v) = app.post("/api/blade-system/param/submit", &token, r#"{"paramName":"ERP","paramKey":"site.app.erp","paramValue":"https://erp.example.com/portal"}"#).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, h, v) = page("/myiframe/x?src=https%3A%2F%2Ferp.example.com%2Fportal%2Forders").await;
+    let html = v.as_str().unwrap_or("").to_string();
+    assert!(html.contains("<iframe") && html.contains("sandbox="), "{html}");
+    assert!(h["content-security-policy"].to_str().unwrap().contains("frame-src 'self' https://erp.example.com;"));
+    let (_, _, v) = page("/myiframe/x?src=javascript%3Aalert(1)").await;
+    assert!(!v.as_str().unwrap_or("").contains("<iframe"));
+}

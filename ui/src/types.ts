@@ -63,7 +63,9 @@ export type Props = {
   url: string;
   now: number;
   locale: 'zh' | 'en';
-  site: { title: string; storagePrefix: string; apps: { name: string; url: string }[]; socialAuthUrl: string | null; feedbackUrl?: string; appraiseUrl?: string; searchBox?: boolean };
+  site: { title: string; storagePrefix: string; apps: { name: string; url: string }[]; socialAuthUrl: string | null; feedbackUrl?: string; appraiseUrl?: string; searchBox?: boolean;
+    /** What the frame page may show: origins configured for the tenant, and its menus' same-site .html paths. */
+    frames?: string[] };
   /** The theme from cookie zz-theme (validated by the server), so the first paint already has it. */
   theme?: { name: string; color: string | null } | null;
   tenant: { id: string; name: string; knownFromHost: boolean };
