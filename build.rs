@@ -1,11 +1,14 @@
 //! Bundles `ui/` with bun (the npm package installed in `ui/`, never a global one) into `$OUT_DIR/ui`: a hashed
 //! client bundle and one server bundle, plus `$OUT_DIR/ui_assets.rs` that embeds them. Writes nothing else.
+//! Also names the build's commit (`ZZ_COMMIT`): `ZZ_BUILD_COMMIT` when set (the release script), else git's HEAD in
+//! release builds, else `dev` (so a debug build is not rebuilt at every commit).
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::{env, fs};
 
 fn main() {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("manifest dir"));
+    commit(&root);
     let ui = root.join("ui");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("out dir"));
     let out = out_dir.join("ui");
@@ -32,6 +35,29 @@ fn main() {
     code.push_str(&format!("pub const APP_JS: &str = {:?};\n", manifest["js"].as_str().unwrap_or("")));
     code.push_str(&format!("pub const APP_CSS: &str = {:?};\n", manifest["css"].as_str().unwrap_or("")));
     fs::write(out_dir.join("ui_assets.rs"), code).expect("write ui_assets.rs");
+}
+
+fn commit(root: &Path) {
+    println!("cargo:rerun-if-env-changed=ZZ_BUILD_COMMIT");
+    let release = env::var("PROFILE").is_ok_and(|p| p == "release");
+    let from_git = || {
+        let out = Command::new("git").args(["rev-parse", "--short=10", "HEAD"]).current_dir(root).output().ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|c| !c.is_empty())
+    };
+    let commit = match env::var("ZZ_BUILD_COMMIT").ok().filter(|c| !c.is_empty()) {
+        Some(c) => c,
+        None if release => {
+            if let Ok(head) = fs::read_to_string(root.join(".git/HEAD")) {
+                println!("cargo:rerun-if-changed=.git/HEAD");
+                if let Some(r) = head.strip_prefix("ref: ") {
+                    println!("cargo:rerun-if-changed=.git/{}", r.trim());
+                }
+            }
+            from_git().unwrap_or_else(|| "unknown".into())
+        }
+        None => "dev".into(),
+    };
+    println!("cargo:rustc-env=ZZ_COMMIT={commit}");
 }
 
 fn lit(p: &Path) -> String {

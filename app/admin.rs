@@ -166,6 +166,20 @@ pub fn recover(dir: &Path, accept_loss: bool) -> anyhow::Result<()> {
         if !file.exists() {
             continue;
         }
+        // Logs an earlier release set aside: each applied when it continues the file, else discarded (kept).
+        for orphan in store::wal::set_aside_logs(&file) {
+            let accepting = store::Options { accept_loss: true, ..Default::default() };
+            // The live log first (what this file's last run left), so the set-aside one comes after it.
+            Store::open(&file, &accepting)?.close();
+            std::fs::rename(&orphan, store::wal::path_for(&file))?;
+            let st = Store::open(&file, &accepting)?;
+            let rep = st.replayed().clone();
+            st.close();
+            match &rep.set_aside {
+                None => println!("{}: {} records applied to {}", orphan.display(), rep.records, file.display()),
+                Some(to) => println!("{}: it does not continue {} and was discarded, kept as {}", orphan.display(), file.display(), to.display()),
+            }
+        }
         let refused = match Store::open(&file, &store::Options::default()) {
             Ok(st) => {
                 st.close();

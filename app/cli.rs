@@ -7,7 +7,7 @@ use clap::builder::BoolishValueParser;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser, Debug)]
-#[command(name = "zhizhuang", version, about = "智装 back-office: one binary, one data file")]
+#[command(name = "zhizhuang", version = crate::VERSION, about = "智装 back-office: one binary, one data file")]
 pub struct Cli {
     #[command(subcommand)]
     pub cmd: Cmd,
@@ -93,6 +93,37 @@ pub enum Cmd {
     Admin {
         #[command(subcommand)]
         cmd: AdminCmd,
+    },
+    /// Install the server as a systemd service (as root): a system user, a private data directory, an
+    /// environment file for settings and secrets (/etc/zhizhuang/zhizhuang.env), the binary in /usr/local/bin,
+    /// a hardened unit, started. Prints the address and where the first password is.
+    Install {
+        #[arg(long, default_value = "/var/lib/zhizhuang")]
+        dir: PathBuf,
+        /// Where to listen with plain HTTP (with --https: only a redirect to it).
+        #[arg(long, default_value = "0.0.0.0:8090")]
+        http: String,
+        /// Where to listen with HTTPS (needs --tls-cert and --tls-key; `zhizhuang cert` makes them).
+        #[arg(long, requires_all = ["tls_cert", "tls_key"])]
+        https: Option<String>,
+        #[arg(long)]
+        tls_cert: Option<PathBuf>,
+        #[arg(long)]
+        tls_key: Option<PathBuf>,
+        /// The system user the service runs as (created when missing).
+        #[arg(long, default_value = "zhizhuang")]
+        user: String,
+        /// Write everything under this directory instead of the system (packaging); runs no system command.
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// Install and enable, but do not start it now.
+        #[arg(long)]
+        no_start: bool,
+    },
+    /// Stop and remove the systemd service; the data directory and the environment file stay.
+    Uninstall {
+        #[arg(long)]
+        root: Option<PathBuf>,
     },
     /// Make HTTPS possible on a LAN without a certificate: a local certificate authority (once; the office's PCs
     /// trust it) and a server certificate for the given addresses and names, in `DIR/tls/` (or --out).

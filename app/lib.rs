@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod http;
 pub mod indexer;
+pub mod install;
 pub mod listen;
 pub mod logsink;
 pub mod metrics;
@@ -22,6 +23,12 @@ pub mod seed;
 pub mod serve;
 pub mod state;
 pub mod wire;
+
+/// This build: version and commit, as `--version`, `/api/health`, 系统状态, the first log line and every file
+/// it writes name it.
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("ZZ_COMMIT"), ")");
+/// `zhizhuang <VERSION>`: how files record the binary that last wrote them.
+pub const BINARY: &str = concat!("zhizhuang ", env!("CARGO_PKG_VERSION"), " (", env!("ZZ_COMMIT"), ")");
 
 use axum::Router;
 use axum::extract::Path;

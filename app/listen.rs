@@ -81,9 +81,41 @@ fn take_place(open: &Arc<Mutex<Open>>, ip: IpAddr, limits: &Limits) -> Option<Pl
     Some(Place { open: open.clone(), ip })
 }
 
-/// Serves `app` on `listener` (over TLS when `tls` is given) until `stop` turns true, then lets the open
-/// connections finish (30 s at most).
-pub async fn serve(listener: TcpListener, app: Router, tls: Option<Arc<Certs>>, limits: Limits, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
+/// The application a listener serves, switched once the server has started: until then every request meets
+/// `starting` (503 "starting", so load balancers and people see the server is coming up, not down).
+#[derive(Clone)]
+pub struct Switch(Arc<RwLock<Router>>);
+
+impl Switch {
+    pub fn new(app: Router) -> Switch {
+        Switch(Arc::new(RwLock::new(app)))
+    }
+    pub fn set(&self, app: Router) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = app;
+    }
+    fn get(&self) -> Router {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// What answers while the server opens its files (a repair, a format upgrade, a standby's first copy):
+/// `/api/health` and `/api/ready` 503 `starting`, anything else 503 saying so, in both languages.
+pub fn starting() -> Router {
+    let health = || async {
+        let mut r = (StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "starting", "version": crate::VERSION}))).into_response();
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        r
+    };
+    Router::new().route("/api/health", axum::routing::get(health)).route("/api/ready", axum::routing::get(health)).fallback(|| async {
+        let mut r = crate::error::ApiError::new(crate::error::Kind::Starting).into_response();
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        r
+    })
+}
+
+/// Serves what `app` holds on `listener` (over TLS when `tls` is given) until `stop` turns true, then lets the
+/// open connections finish (30 s at most).
+pub async fn serve(listener: TcpListener, app: Switch, tls: Option<Arc<Certs>>, limits: Limits, mut stop: watch::Receiver<bool>) -> anyhow::Result<()> {
     let open = Arc::new(Mutex::new(Open::default()));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let acceptor = tls.map(|c| tokio_rustls::TlsAcceptor::from(c.server_config()));
@@ -122,10 +154,10 @@ pub async fn serve(listener: TcpListener, app: Router, tls: Option<Arc<Certs>>, 
         tokio::spawn(async move {
             let _place = place;
             let secure = acceptor.is_some();
-            let svc = hyper_util::service::TowerToHyperService::new(tower::ServiceExt::map_request(app, move |mut req: Request<hyper::body::Incoming>| {
+            let svc = hyper_util::service::TowerToHyperService::new(tower::service_fn(move |mut req: Request<hyper::body::Incoming>| {
                 req.extensions_mut().insert(ConnectInfo(peer));
                 req.extensions_mut().insert(Scheme { https: secure });
-                req
+                tower::ServiceExt::oneshot(app.get(), req)
             }));
             match acceptor {
                 None => {

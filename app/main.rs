@@ -12,6 +12,8 @@ fn main() -> anyhow::Result<()> {
     #[cfg(target_os = "linux")]
     rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
     let cli = Cli::parse();
+    // Every file this process writes records which build wrote it last.
+    store::set_binary(zhizhuang::BINARY);
     match cli.cmd {
         Cmd::Serve(args) => {
             // No transparent huge pages for this process: mimalloc asks for them on its arenas, and the kernel
@@ -51,6 +53,11 @@ fn main() -> anyhow::Result<()> {
         Cmd::Compact { dir } => zhizhuang::admin::compact(&dir),
         Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),
         Cmd::Admin { cmd: AdminCmd::Passwd { dir, tenant, account, password } } => zhizhuang::admin::passwd(&dir, &tenant, &account, password),
+        Cmd::Install { dir, http, https, tls_cert, tls_key, user, root, no_start } => {
+            let plan = zhizhuang::install::Plan { dir, http, https, tls_cert, tls_key, user, bin: Default::default(), env_file: "/etc/zhizhuang/zhizhuang.env".into() };
+            zhizhuang::install::install(plan, root.as_deref(), !no_start)
+        }
+        Cmd::Uninstall { root } => zhizhuang::install::uninstall(root.as_deref()),
         Cmd::Cert { hosts, dir, out } => zhizhuang::cert::run(&out.unwrap_or_else(|| dir.join("tls")), &hosts),
         Cmd::Openapi { out } => {
             let doc = zhizhuang::openapi::render(&zhizhuang::decl::Resources::load()?);

@@ -26,10 +26,56 @@ pub fn init_logging(format: LogFormat) {
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(args.log_format);
+    tracing::info!(target: "zz::serve", version = zhizhuang_version(), "starting zhizhuang");
     let refused = crate::admin::private_dir(&args.dir)?;
     if !refused.is_empty() || crate::admin::readable_by_others(&args.dir) {
         tracing::warn!(target: "zz::serve", dir = %args.dir.display(), files = ?refused, "other users of this machine can read the data directory (it holds every company's data): make it and its files private to the server's user (chmod -R go-rwx)");
     }
+    // Listening comes first: while the files open (a repair, an upgrade, a standby's first copy) every request is
+    // answered 503 "starting" rather than refused by a closed port.
+    if args.https.is_none() && !crate::listen::is_loopback(&args.http) && !args.insecure_http {
+        anyhow::bail!(
+            "plain HTTP on {} would send passwords and tokens across the network in clear: serve HTTPS with --https ADDR --tls-cert FILE --tls-key FILE (`zhizhuang cert --host <address>` makes them), or add --insecure-http when a TLS proxy of your own stands in front",
+            args.http
+        );
+    }
+    let certs = match (&args.https, &args.tls_cert, &args.tls_key) {
+        (Some(_), Some(c), Some(k)) => Some(crate::listen::Certs::load(c, k)?),
+        _ => None,
+    };
+    let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
+    let https_listener = match args.https {
+        Some(a) => Some(tokio::net::TcpListener::bind(a).await.with_context(|| format!("listen on {a}"))?),
+        None => None,
+    };
+    let limits = crate::listen::Limits {
+        per_address: (!args.trust_proxy).then_some(args.max_conns_per_ip as usize),
+        header_timeout: Duration::from_secs(args.header_timeout),
+        ..Default::default()
+    };
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = stop_tx.send(true);
+    });
+    let (main_app, plain_app) = (crate::listen::Switch::new(crate::listen::starting()), crate::listen::Switch::new(crate::listen::starting()));
+    let mut listeners = Vec::new();
+    let https_port = match (https_listener, certs) {
+        (Some(tl), Some(certs)) => {
+            let port = tl.local_addr()?.port();
+            tracing::info!(target: "zz::serve", addr = %tl.local_addr()?, dir = %args.dir.display(), "listening (HTTPS)");
+            tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, "listening (HTTP: redirects to HTTPS)");
+            tokio::spawn(certs.clone().watch(stop.clone()));
+            listeners.push(tokio::spawn(crate::listen::serve(tl, main_app.clone(), Some(certs), limits.clone(), stop.clone())));
+            listeners.push(tokio::spawn(crate::listen::serve(listener, plain_app.clone(), None, limits, stop.clone())));
+            Some(port)
+        }
+        _ => {
+            tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
+            listeners.push(tokio::spawn(crate::listen::serve(listener, main_app.clone(), None, limits, stop.clone())));
+            None
+        }
+    };
     let file = crate::admin::data_file(&args.dir);
     // A standby's copy is made (or checked) from the replica before anything opens it.
     let standby = match &args.follow {
@@ -59,8 +105,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if replayed.records > 0 || replayed.torn_tail {
         tracing::warn!(target: "zz::store", commits = replayed.records, torn_tail = replayed.torn_tail, "write-ahead log of the last run applied to the data file");
     }
-    if let Some(p) = &replayed.set_aside {
-        tracing::warn!(target: "zz::store", aside = %p.display(), "a write-ahead log of another data file was found beside this one and set aside, not applied");
+    if let Some(p) = store.upgraded() {
+        tracing::warn!(target: "zz::store", copy = %p.display(), "the data file was upgraded to format {}; a copy of it as it was is kept", store::SCHEMA_VERSION);
     }
     let res = Resources::load()?;
     // A primary settles that it owns its replica before it takes a write (a replaced one takes none).
@@ -129,53 +175,18 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     st.start_ssr();
     let app = crate::router(st.clone());
-    if args.https.is_none() && !crate::listen::is_loopback(&args.http) && !args.insecure_http {
-        anyhow::bail!(
-            "plain HTTP on {} would send passwords and tokens across the network in clear: serve HTTPS with --https ADDR --tls-cert FILE --tls-key FILE (`zhizhuang cert --host <address>` makes them), or add --insecure-http when a TLS proxy of your own stands in front",
-            args.http
-        );
-    }
-    let certs = match (&args.https, &args.tls_cert, &args.tls_key) {
-        (Some(_), Some(c), Some(k)) => Some(crate::listen::Certs::load(c, k)?),
-        _ => None,
-    };
-    let listener = tokio::net::TcpListener::bind(args.http).await.with_context(|| format!("listen on {}", args.http))?;
-    let https_listener = match args.https {
-        Some(a) => Some(tokio::net::TcpListener::bind(a).await.with_context(|| format!("listen on {a}"))?),
-        None => None,
-    };
     let index = st.index.clone();
     let socket = tokio::spawn(crate::admin::serve_socket(args.dir.clone(), st.clone()));
     let pruner = tokio::spawn(prune_sessions(st.clone()));
     // Background work that writes business data is the primary's.
     let tasks: Vec<tokio::task::JoinHandle<()>> = if read_only { Vec::new() } else { crate::api::AREAS.iter().filter_map(|a| a.tasks).map(|t| t(st.clone())).collect() };
     let log_pruner = tokio::spawn(prune_logs(st.clone()));
-    let limits = crate::listen::Limits {
-        per_address: (!args.trust_proxy).then_some(args.max_conns_per_ip as usize),
-        header_timeout: Duration::from_secs(args.header_timeout),
-        ..Default::default()
-    };
-    let (stop_tx, stop) = tokio::sync::watch::channel(false);
-    tokio::spawn(async move {
-        shutdown_signal().await;
-        let _ = stop_tx.send(true);
-    });
-    let mut listeners = Vec::new();
-    match (https_listener, certs) {
-        (Some(tl), Some(certs)) => {
-            let port = tl.local_addr()?.port();
-            tracing::info!(target: "zz::serve", addr = %tl.local_addr()?, dir = %args.dir.display(), "listening (HTTPS)");
-            tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, "listening (HTTP: redirects to HTTPS)");
-            tokio::spawn(certs.clone().watch(stop.clone()));
-            listeners.push(tokio::spawn(crate::listen::serve(tl, app.clone(), Some(certs), limits.clone(), stop.clone())));
-            let redirect = crate::listen::redirect_app(app, port, args.public_url.clone());
-            listeners.push(tokio::spawn(crate::listen::serve(listener, redirect, None, limits, stop.clone())));
-        }
-        _ => {
-            tracing::info!(target: "zz::serve", addr = %listener.local_addr()?, dir = %args.dir.display(), "listening");
-            listeners.push(tokio::spawn(crate::listen::serve(listener, app, None, limits, stop.clone())));
-        }
+    // Started: the listeners serve the application from now on.
+    if let Some(port) = https_port {
+        plain_app.set(crate::listen::redirect_app(app.clone(), port, args.public_url.clone()));
     }
+    main_app.set(app);
+    tracing::info!(target: "zz::serve", version = crate::VERSION, "ready");
     for l in listeners {
         l.await??;
     }
@@ -201,6 +212,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     .await?;
     tracing::info!(target: "zz::serve", "stopped; data file closed");
     Ok(())
+}
+
+fn zhizhuang_version() -> &'static str {
+    crate::VERSION
 }
 
 async fn shutdown_signal() {

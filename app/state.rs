@@ -145,6 +145,8 @@ pub struct Inner {
     /// The server's own logs (api, error, login, usual), written in batches off the request path.
     pub logs: crate::logsink::LogSink,
     pub captchas: Captchas,
+    /// Sessions signed in while writes were stopped (`auth::token::MemSessions`).
+    pub mem_sessions: crate::auth::token::MemSessions,
     /// Errors browsers reported this hour, per user and tenant (`logsink::ReportBudget`).
     pub report_budget: crate::logsink::ReportBudget,
     pub throttle: Throttle,
@@ -254,6 +256,7 @@ impl AppState {
             secrets,
             logs,
             captchas: Captchas::default(),
+            mem_sessions: Default::default(),
             report_budget: Default::default(),
             throttle: Throttle::default(),
             imports: Default::default(),

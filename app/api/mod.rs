@@ -111,6 +111,7 @@ pub fn rules(name: &str) -> Rules {
 pub fn build(res: &Resources) -> (Router<AppState>, Vec<RouteInfo>) {
     let api = Api::new(res)
         .get("/api/health", Guard::Public, health)
+        .get("/api/ready", Guard::Public, ready)
         .post("/api/blade-auth/oauth/token", Guard::Public, token::token)
         .get("/api/blade-auth/oauth/captcha", Guard::Public, token::captcha)
         .get("/api/blade-system/tenant/info", Guard::Public, system::tenant::info)
@@ -135,6 +136,29 @@ pub fn routes(st: &AppState) -> Router<AppState> {
     build(&st.res).0
 }
 
-async fn health() -> impl IntoResponse {
-    axum::Json(serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}))
+/// GET /api/health: whether this server can take writes, for load balancers and uptime checks. 200 with its
+/// role (`primary`, or `standby`: a standby taking reads as it should is healthy); 503 with the reason when it
+/// cannot do its job: `storage_failed` (a write, sync or commit failed: writes stopped until a restart),
+/// `fenced` (another server took over as the primary). While the files open, the listener answers `starting`.
+async fn health(axum::extract::State(st): axum::extract::State<AppState>) -> axum::response::Response {
+    let standby = matches!(st.replica.get(), Some(crate::replica::Replica::Standby(_)));
+    let role = if standby { "standby" } else { "primary" };
+    let failure = st.store.failure().or_else(|| st.log_store.failure());
+    let read_only = st.store.read_only();
+    let (status, detail) = match (&failure, &read_only) {
+        (Some(f), _) => ("storage_failed", f.clone()),
+        (None, Some(r)) if r.starts_with("fenced:") => ("fenced", r.trim_start_matches("fenced:").to_string()),
+        _ => ("ok", String::new()),
+    };
+    let body = serde_json::json!({"status": status, "role": role, "version": crate::VERSION, "detail": detail});
+    let code = if status == "ok" { axum::http::StatusCode::OK } else { axum::http::StatusCode::SERVICE_UNAVAILABLE };
+    (code, axum::Json(body)).into_response()
+}
+
+/// GET /api/ready: whether this server can serve reads (it can once started, also with writes stopped).
+async fn ready(axum::extract::State(st): axum::extract::State<AppState>) -> axum::response::Response {
+    match st.read_now(|r| r.meta("schema_version")) {
+        Ok(_) => axum::Json(serde_json::json!({"status": "ready", "version": crate::VERSION})).into_response(),
+        Err(_) => (axum::http::StatusCode::SERVICE_UNAVAILABLE, axum::Json(serde_json::json!({"status": "unreadable", "version": crate::VERSION}))).into_response(),
+    }
 }

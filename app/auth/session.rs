@@ -151,10 +151,17 @@ async fn validate(st: &AppState, token: &str, now: i64) -> ApiResult<(Session, i
     let token_until = claims.exp.saturating_mul(1000);
     let uid: u64 = claims.uid.parse().map_err(|_| ApiError::new(Kind::Unauthorized))?;
     let st2 = st.clone();
+    let in_memory = st.mem_sessions.get(&claims.tid, &claims.sid).and_then(|v| serde_json::from_value::<SessionHead>(v).ok());
     // Point reads only: run on this thread (see `AppState::read_now`).
     let found = st
         .read_now(move |r| {
-            let Some(head) = r.session_as::<SessionHead>(&claims.tid, &claims.sid)? else { return Ok(None) };
+            let head = match in_memory {
+                Some(h) => h,
+                None => match r.session_as::<SessionHead>(&claims.tid, &claims.sid)? {
+                    Some(h) => h,
+                    None => return Ok(None),
+                },
+            };
             if head.uid != uid || head.revoked || head.expires <= now {
                 return Ok(None);
             }

@@ -150,8 +150,17 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
         "uid": uid, "created": now, "expires": now + st.settings.refresh_ttl.as_millis() as i64,
         "current": sha256_hex(&secret), "retired": [], "revoked": false, "ip": caller.ip, "client": client,
     });
-    let (t3, sid2) = (tenant_id.clone(), sid.clone());
-    st.write_local(move |w| w.put_session(&t3, &sid2, &session)).await?;
+    let (t3, sid2, s2) = (tenant_id.clone(), sid.clone(), session.clone());
+    match st.write_local(move |w| w.put_session(&t3, &sid2, &s2)).await {
+        Ok(()) => {}
+        // Writes stopped after a storage failure: the session is kept in memory until the restart, so that an
+        // administrator can still sign in and see on 系统状态 what failed.
+        Err(e) if e.kind == Kind::StorageFailed => {
+            tracing::warn!(target: "zz::signin", tenant = %tenant_id, account = %account, "writes are stopped: the session is kept in memory until the server restarts");
+            st.mem_sessions.put(&tenant_id, &sid, session);
+        }
+        Err(e) => return Err(e),
+    }
     if let Some(ctx) = &caller.ctx {
         ctx.set(&tenant_id, &uid.to_string());
     }
@@ -169,8 +178,24 @@ async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) ->
     let (t, s, h, ns) = (tenant_id.clone(), sid.to_string(), hash.clone(), new_secret.clone());
     let now = store::now_millis();
     let ttl = st.settings.refresh_ttl.as_millis() as i64;
+    // A session kept in memory (signed in while writes were stopped) rotates there.
+    let (hash2, ns2) = (hash.clone(), new_secret.clone());
+    let rotate = move |sess: &mut Value| -> Result<u64, &'static str> {
+        if sess["revoked"].as_bool().unwrap_or(false) || sess["expires"].as_i64().unwrap_or(0) <= now {
+            return Err("revoked");
+        }
+        if sess["current"].as_str() != Some(hash2.as_str()) {
+            return Err("mismatch");
+        }
+        sess["current"] = json!(sha256_hex(&ns2));
+        sess["expires"] = json!(now + ttl);
+        Ok(sess["uid"].as_u64().unwrap_or(0))
+    };
+    let in_memory = st.mem_sessions.update(&t, &s, rotate);
     // Rotation and reuse detection happen in one write, so two concurrent uses cannot both succeed.
-    let outcome = st
+    let outcome = match in_memory {
+        Some(r) => r,
+        None => st
         .write_local(move |w| {
             let Some(mut sess) = w.session(&t, &s)? else { return Ok(Err("unknown")) };
             if sess["revoked"].as_bool().unwrap_or(false) || sess["expires"].as_i64().unwrap_or(0) <= now {
@@ -196,7 +221,8 @@ async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) ->
             w.put_session(&t, &s, &sess)?;
             Ok(Ok(sess["uid"].as_u64().unwrap_or(0)))
         })
-        .await?;
+        .await?,
+    };
     let uid = match outcome {
         Ok(uid) => uid,
         Err(why) => {
@@ -402,6 +428,10 @@ pub async fn logout(State(st): State<AppState>, s: Session) -> ApiResult<Respons
 
 /// Revokes one session, or every session of a user.
 pub async fn revoke(st: &AppState, tenant: &str, sid: Option<&str>, uid: Option<u64>) -> ApiResult<()> {
+    st.mem_sessions.revoke(tenant, sid, uid);
+    if sid.is_some_and(|s| st.mem_sessions.has(tenant, s)) {
+        return Ok(());
+    }
     let (t, sid) = (tenant.to_string(), sid.map(str::to_string));
     st.write_local(move |w| {
         let targets: Vec<(String, Value)> = match (&sid, uid) {
@@ -436,4 +466,36 @@ pub async fn clear_cache(State(st): State<AppState>, _s: Session) -> Response {
     st.list_cache.clear();
     st.search_cache.clear();
     ok(Value::Null)
+}
+
+/// Sessions of people who signed in while the data file took no writes (a storage failure): kept in memory until
+/// the restart, checked like stored ones.
+#[derive(Default)]
+pub struct MemSessions(std::sync::Mutex<std::collections::HashMap<(String, String), Value>>);
+
+impl MemSessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<(String, String), Value>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+    pub fn put(&self, tenant: &str, sid: &str, session: Value) {
+        self.lock().insert((tenant.to_string(), sid.to_string()), session);
+    }
+    pub fn get(&self, tenant: &str, sid: &str) -> Option<Value> {
+        self.lock().get(&(tenant.to_string(), sid.to_string())).cloned()
+    }
+    pub fn has(&self, tenant: &str, sid: &str) -> bool {
+        self.lock().contains_key(&(tenant.to_string(), sid.to_string()))
+    }
+    /// `f` applied to the session, if it is one of these.
+    pub fn update<R>(&self, tenant: &str, sid: &str, f: impl FnOnce(&mut Value) -> R) -> Option<R> {
+        self.lock().get_mut(&(tenant.to_string(), sid.to_string())).map(f)
+    }
+    /// Marks one session, or every session of a user, revoked.
+    pub fn revoke(&self, tenant: &str, sid: Option<&str>, uid: Option<u64>) {
+        for ((t, s), v) in self.lock().iter_mut() {
+            if t == tenant && (sid == Some(s.as_str()) || (sid.is_none() && uid.is_some() && v["uid"].as_u64() == uid)) {
+                v["revoked"] = json!(true);
+            }
+        }
+    }
 }

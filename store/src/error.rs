@@ -25,8 +25,8 @@ pub enum StoreError {
     Rule(String),
     #[error("data file is in use by another process")]
     Locked,
-    #[error("data file schema {found} is newer than this binary ({supported})")]
-    TooNew { found: u32, supported: u32 },
+    #[error("{}", too_new(*found, *supported, written_by, binary))]
+    TooNew { found: u32, supported: u32, written_by: String, binary: String },
     #[error("storage: {0}")]
     Storage(String),
     #[error("store is closed")]
@@ -46,6 +46,17 @@ pub enum StoreError {
     /// text says why (and where writes go).
     #[error("read only: {0}")]
     ReadOnly(String),
+}
+
+fn too_new(found: u32, supported: u32, written_by: &str, binary: &str) -> String {
+    let by = if written_by.is_empty() { "a newer release".to_string() } else { written_by.to_string() };
+    let me = if binary.is_empty() { "this binary".to_string() } else { binary.to_string() };
+    format!(
+        "the file is in format {found}, written by {by}; {me} reads format {supported} at most and has not touched it. \
+         Install {by} (or newer) again, or restore a backup taken before the upgrade (zhizhuang restore; the upgrade kept \
+         before-upgrade-*.redb beside the data file). \
+         文件格式为 {found}(由 {by} 写入),本程序({me})最高只读格式 {supported},未做任何改动。请重新安装 {by} 或更新版本,或恢复升级前的备份(升级时已在数据目录保留 before-upgrade-*.redb)。"
+    )
 }
 
 impl StoreError {

@@ -33,7 +33,7 @@ pub use engine::{storage_tenant, walks};
 pub use engine::rank::ADDED_MAX as SORT_MARKS_ADDED_MAX;
 pub use engine::rank::RankFigures;
 pub use error::{FieldProblem, Result, StoreError};
-pub use meta::SCHEMA_VERSION;
+pub use meta::{SCHEMA_VERSION, set_binary};
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
 pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, format_money, format_qty, parse_id_value, parse_money, parse_qty, pattern_ok, QTY_SCALE};
 
@@ -167,6 +167,8 @@ pub(crate) struct Inner {
     pub(crate) wal: std::sync::Mutex<Option<wal::Wal>>,
     /// What opening found in the write-ahead log left by the last run.
     replayed: wal::Replayed,
+    /// The copy kept before this open upgraded the file's format, if it did.
+    upgraded: Option<PathBuf>,
     /// What failed, once a write, sync or truncate of the log or a commit of the data file has: from then on every
     /// write is refused (`StoreError::Failed`) and reads go on (fail-stop: nothing is retried).
     failed: std::sync::Mutex<Option<String>>,
@@ -309,9 +311,16 @@ impl Store {
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
             .create_with_backend(backend)?;
         let repair_ms = repaired.load(std::sync::atomic::Ordering::Relaxed).then(|| started.elapsed().as_millis() as u64);
+        // A file of a newer format is refused before anything of it is read (its log included).
+        meta::check_not_newer(&db)?;
+        // A log set aside earlier is never forgotten: opening waits until `recover` has applied or discarded it.
+        if existed && !opts.accept_loss {
+            wal::refuse_set_aside(path)?;
+        }
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
-        let migrated = meta::prepare(&db, path, existed)?;
+        let upgraded = meta::prepare(&db, path, existed)?;
+        let migrated = upgraded.is_some();
         let had_id = wal::file_state(&db)?.0.is_some();
         let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };
         let broke_stream = migrated || !had_id;
@@ -368,6 +377,7 @@ impl Store {
             pruned: AtomicU64::new(first.map(|f| f.saturating_sub(1)).unwrap_or(seq)),
             wal: std::sync::Mutex::new(wal),
             replayed,
+            upgraded,
             failed: std::sync::Mutex::new(None),
             refuse: std::sync::Mutex::new(None),
             durable,
@@ -555,6 +565,19 @@ impl Store {
     /// Milliseconds spent repairing the file at open, when it was not shut down cleanly (a crash, kill -9).
     pub fn repaired_ms(&self) -> Option<u64> {
         self.inner.repair_ms
+    }
+
+    /// The copy kept beside the file before this open upgraded its format (None: no upgrade ran).
+    pub fn upgraded(&self) -> Option<&Path> {
+        self.inner.upgraded.as_deref()
+    }
+
+    /// The format the file is in (this binary's, once open) and what last opened it for writing.
+    pub fn format(&self) -> Result<(u32, String)> {
+        let r = self.inner.begin_read()?;
+        let t = r.open_table(tables::META)?;
+        let by = t.get("written_by")?.map(|b| String::from_utf8_lossy(b.value()).into_owned()).unwrap_or_default();
+        Ok((meta::schema_version(&r)?, by))
     }
 
     /// What opening applied from the write-ahead log the last run left (after a crash: its last commits).

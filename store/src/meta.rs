@@ -1,52 +1,124 @@
-//! Schema version and migrations. A data file from an older binary is copied aside (a consistent online copy)
-//! and then migrated step by step; a file from a newer binary is refused.
-use std::path::Path;
+//! Format version and migrations. A file records the format it is in (`schema_version`) and the binary that last
+//! opened it for writing (`written_by`, as the app names itself through `set_binary`). A file from an older
+//! binary is copied aside first (`before-upgrade-<its version>-<file name>` beside it, the last two kept) and then
+//! migrated step by step in one transaction (a crash leaves the old file or the new one, never a mix); a file of a
+//! newer format is refused before anything of it (its write-ahead log included) is read, naming both versions.
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use redb::{Database, ReadableDatabase, WriteTransaction};
 
 use crate::error::{Result, StoreError};
 use crate::tables;
 
-/// The schema this binary writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The format this binary writes. 2: the app keeps companies' secrets sealed with the install's key and reads
+/// the token signing key through it (a version-1 binary would use the sealed text as keys); the write-ahead log
+/// carries its format in its header.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Numbered migrations: entry `n` moves a file from version `n` to `n + 1`.
 type Migration = fn(&WriteTransaction) -> Result<()>;
-const MIGRATIONS: &[(u32, Migration)] = &[];
+/// 1 → 2 moves nothing in the file (the app seals plain secrets at its start): the number itself is the change,
+/// so that binaries of format 1 refuse the file.
+const MIGRATIONS: &[(u32, Migration)] = &[(1, |_| Ok(()))];
 
-/// Creates the tables and migrates the file to this binary's schema; true when a migration ran.
-pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<bool> {
-    let found = {
-        let r = db.begin_read()?;
-        match r.open_table(tables::META) {
-            Ok(t) => t.get("schema_version")?.map(|v| u32_of(v.value())),
-            Err(redb::TableError::TableDoesNotExist(_)) => None,
-            Err(e) => return Err(e.into()),
+/// Upgrade copies kept per file.
+const KEEP_UPGRADE_COPIES: usize = 2;
+
+static BINARY: OnceLock<String> = OnceLock::new();
+
+/// The name and version of the program opening files (`zhizhuang 0.2.0 (1a2b3c4)`), recorded in each file it
+/// writes and named when a file is refused.
+pub fn set_binary(name: &str) {
+    let _ = BINARY.set(name.to_string());
+}
+
+fn binary() -> &'static str {
+    BINARY.get().map(String::as_str).unwrap_or("")
+}
+
+/// The format a file is in and what last wrote it (None: a new file).
+fn stamp(db: &Database) -> Result<Option<(u32, String)>> {
+    let r = db.begin_read()?;
+    match r.open_table(tables::META) {
+        Ok(t) => {
+            let Some(v) = t.get("schema_version")?.map(|v| u32_of(v.value())) else { return Ok(None) };
+            let by = t.get("written_by")?.map(|b| String::from_utf8_lossy(b.value()).into_owned()).unwrap_or_default();
+            Ok(Some((v, by)))
         }
-    };
-    if let Some(v) = found {
-        if v > SCHEMA_VERSION {
-            return Err(StoreError::TooNew { found: v, supported: SCHEMA_VERSION });
+        Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Refuses a file of a newer format than this binary's, before anything of it is read.
+pub(crate) fn check_not_newer(db: &Database) -> Result<()> {
+    if let Some((v, by)) = stamp(db)?
+        && v > SCHEMA_VERSION {
+        return Err(StoreError::TooNew { found: v, supported: SCHEMA_VERSION, written_by: by, binary: binary().to_string() });
+    }
+    Ok(())
+}
+
+/// Where the copy kept before an upgrade goes: `before-upgrade-<version>-<file name>` beside the file, the
+/// version being the binary that last wrote it (or its format).
+fn upgrade_copy(path: &Path, format: u32, written_by: &str) -> PathBuf {
+    let version = written_by.split_whitespace().nth(1).filter(|v| v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')).map(str::to_string).unwrap_or_else(|| format!("format{format}"));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    crate::fs::dir_of(path).join(format!("before-upgrade-{version}-{name}"))
+}
+
+/// Removes all but the newest `KEEP_UPGRADE_COPIES` upgrade copies of `path`.
+fn prune_upgrade_copies(path: &Path) {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut copies: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(crate::fs::dir_of(path))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("before-upgrade-") && e.file_name().to_string_lossy().ends_with(&format!("-{name}")))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    copies.sort();
+    while copies.len() > KEEP_UPGRADE_COPIES {
+        let (_, p) = copies.remove(0);
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// Creates the tables and migrates the file to this binary's format; the copy kept first when a migration ran.
+pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<Option<PathBuf>> {
+    let found = stamp(db)?;
+    let mut aside = None;
+    if let Some((v, by)) = &found {
+        if *v > SCHEMA_VERSION {
+            return Err(StoreError::TooNew { found: *v, supported: SCHEMA_VERSION, written_by: by.clone(), binary: binary().to_string() });
         }
-        if v < SCHEMA_VERSION && existed {
-            let aside = path.with_extension(format!("pre-v{v}.redb"));
-            crate::backup::copy_aside(db, &aside)?;
+        if *v < SCHEMA_VERSION && existed {
+            let to = upgrade_copy(path, *v, by);
+            crate::backup::copy_aside(db, &to)?;
+            prune_upgrade_copies(path);
+            aside = Some(to);
         }
     }
     let mut w = db.begin_write()?;
     w.set_quick_repair(true);
     tables::create_all(&w)?;
-    let mut v = found.unwrap_or(SCHEMA_VERSION);
-    let was = v;
+    let mut v = found.map(|(v, _)| v).unwrap_or(SCHEMA_VERSION);
     for (from, m) in MIGRATIONS {
         if *from == v {
             m(&w)?;
             v += 1;
         }
     }
-    w.open_table(tables::META)?.insert("schema_version", v.to_be_bytes().as_slice())?;
+    {
+        let mut meta = w.open_table(tables::META)?;
+        meta.insert("schema_version", v.to_be_bytes().as_slice())?;
+        if !binary().is_empty() {
+            meta.insert("written_by", binary().as_bytes())?;
+        }
+    }
     w.commit()?;
-    Ok(v != was)
+    Ok(aside)
 }
 
 fn u32_of(b: &[u8]) -> u32 {

@@ -23,7 +23,9 @@
 //! - the first record applied must follow `wal_seq` exactly and records must be consecutive: a gap means the data
 //!   file is an older copy than the log (or records are missing), refused;
 //! - the log names the data file it belongs to (meta `wal_id`, random per file; a backup's copy gets its own): a
-//!   log of another file is set aside, never applied.
+//!   log of another file is refused, never applied nor silently set aside (`recover --accept-loss` sets it aside
+//!   as `.discarded-*`, saying so); a log of a newer format is refused naming it; a log an older release set
+//!   aside (`.orphan-*`) stops the open until `recover` applies or discards it.
 //!
 //! A log that was folded is not thrown away but kept as the next log's file (`-wal.spare`; `Wal::settle`,
 //! `Wal::rotate`), as a database recycles its log segments: writing over blocks the file already has, a sync
@@ -716,6 +718,36 @@ pub(crate) fn ensure_id(db: &redb::Database, quick_repair: bool) -> Result<([u8;
     Ok((id, 0))
 }
 
+/// Logs set aside by an earlier release beside `data` (`<log>.orphan-*`), which may hold acknowledged changes.
+pub fn set_aside_logs(data: &Path) -> Vec<PathBuf> {
+    let log = path_for(data);
+    let prefix = format!("{}.orphan-", log.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+    let mut out: Vec<PathBuf> = std::fs::read_dir(crate::fs::dir_of(data))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Refuses to open while a log set aside by an earlier release lies beside `data`: serving without it would lose
+/// what it holds without a word. `zhizhuang recover` applies it (when it continues this file) or discards it.
+pub(crate) fn refuse_set_aside(data: &Path) -> Result<()> {
+    match set_aside_logs(data).into_iter().next() {
+        None => Ok(()),
+        Some(file) => Err(StoreError::LogRefused(Box::new(Refusal {
+            file,
+            position: 0,
+            what: "an earlier start set this write-ahead log aside instead of applying it; it may hold acknowledged changes. `zhizhuang recover --dir <DIR> --accept-loss` applies it if it continues this data file and discards it (kept, renamed) if not".to_string(),
+            zh: "此前的一次启动把这个写前日志移到一旁而没有应用,其中可能有已确认的修改。运行 `zhizhuang recover --dir <数据目录> --accept-loss`:能接续本数据文件就应用,否则丢弃(改名保留)".to_string(),
+            discarded: 0,
+        }))),
+    }
+}
+
 /// Applies the log beside `data` to the open database and makes the result durable, before anything else
 /// reads or writes it. A log of another file is renamed aside; a log opening cannot trust is refused (see the
 /// module's comment) unless `accept_loss`, which applies the trustworthy records before the refused point and sets
@@ -743,7 +775,8 @@ fn replay_file(db: &redb::Database, fs: &Arc<dyn Fs>, path: PathBuf, quick_repai
         return Ok(out);
     }
     let v2 = &bytes[..8] == MAGIC;
-    let ours = (v2 || &bytes[..8] == MAGIC_1) && id.is_some_and(|id| bytes[8..24] == id);
+    let known = v2 || &bytes[..8] == MAGIC_1;
+    let ours = known && id.is_some_and(|id| bytes[8..24] == id);
     let aside = |out: &mut Replayed, why: &str| -> Result<()> {
         let to = PathBuf::from(format!("{}.{why}-{}", path.display(), crate::now_millis()));
         fs.rename(&path, &to)?;
@@ -752,8 +785,23 @@ fn replay_file(db: &redb::Database, fs: &Arc<dyn Fs>, path: PathBuf, quick_repai
         Ok(())
     };
     if !ours {
-        aside(&mut out, "orphan")?;
-        return Ok(out);
+        let newer = bytes[..7] == MAGIC[..7] && bytes[7] > MAGIC[7];
+        if accept_loss && !newer {
+            aside(&mut out, "discarded")?;
+            return Ok(out);
+        }
+        let (what, zh) = if newer {
+            (
+                format!("it is of log format {}, newer than this binary reads ({}): a newer release wrote it; install that release again to apply it", bytes[7], MAGIC[7]),
+                format!("日志格式为 {},比本程序能读的({})新:由更新的版本写入,请重新安装该版本以应用它", bytes[7], MAGIC[7]),
+            )
+        } else {
+            (
+                "it belongs to another data file (its header names another file); it may hold acknowledged changes of that file".to_string(),
+                "它属于另一个数据文件(日志头所记文件不同),其中可能有已确认的修改".to_string(),
+            )
+        };
+        return Err(StoreError::LogRefused(Box::new(Refusal { file: path.clone(), position: 0, what, zh, discarded: 0 })));
     }
     let (records, end) = read_records(&bytes, v2, folded);
     out.range = records.first().zip(records.last()).map(|(a, b)| (a.seq, b.seq));

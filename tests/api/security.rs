@@ -88,7 +88,7 @@ async fn crawl_without_a_token_only_public_routes_answer_2xx() {
     assert_eq!(public, [
         "/api/blade-auth/oauth/captcha", "/api/blade-auth/oauth/token", "/api/blade-system/tenant/info",
         "/api/blade-user/register-guest", "/api/blade-user/retrieve-password/update",
-        "/api/blade-user/retrieve-password/vertifyCode", "/api/health",
+        "/api/blade-user/retrieve-password/vertifyCode", "/api/health", "/api/ready",
     ]);
     // Every listed route is really served (a signed-in call never meets 404 unknown-route or 405).
     let token = app.admin("157270").await;

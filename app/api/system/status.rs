@@ -43,7 +43,8 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
     Ok(ok(json!({
         "auditPrunedBySize": if pruned.is_null() { pruned } else { json!({"count": pruned["count"], "last": pruned["last"], "lastAt": st.settings.zone.format(pruned["lastAt"].as_i64().unwrap_or(0))}) },
         "secretKey": {"id": st.secrets.id(), "source": st.secrets.source, "otherKey": seals.other_key},
-        "version": env!("CARGO_PKG_VERSION"),
+        "version": crate::VERSION,
+        "format": st.store.format().ok().map(|(v, by)| json!({"data": v, "writtenBy": by, "logs": st.log_store.format().ok().map(|(v, _)| v)})),
         "dataFile": st.store.path().display().to_string(),
         "fileBytes": space.file_bytes,
         "allocatedBytes": space.allocated_bytes,

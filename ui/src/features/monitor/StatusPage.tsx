@@ -21,6 +21,7 @@ type Status = {
   logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
   routes: { route: string; total: number; errors: number; minutes: { at: number; count: number; p50Ms: number; p99Ms: number }[] }[];
   readOnly: string | null;
+  format?: { data: number; logs: number | null; writtenBy: string } | null;
   auditPrunedBySize?: { count: number; last: number; lastAt: string } | null;
   secretKey?: { id: string; source: string; otherKey: number };
   replica: Replica | null;
@@ -149,7 +150,9 @@ export function StatusPage() {
   useEffect(() => { void load(); }, [load]);
   const freePct = st && st.fileBytes > 0 ? Math.round((st.freeBytes / st.fileBytes) * 100) : 0;
   const rows: [string, string, string?][] = st ? [
-    ...(st.storageFailure ? [[L('存储故障', 'Storage failure'), `${L('已停止写入', 'writes stopped')}：${st.storageFailure}`] as [string, string]] : []),
+    ...(st.storageFailure ? [[L('存储故障', 'Storage failure'), `${L('已停止写入', 'writes stopped')}：${st.storageFailure}`] as [string, string],
+      [L('处理办法', 'What to do'), L('已确认的写入都在磁盘上，不会丢失。请检查磁盘空间和磁盘健康（df -h、dmesg），腾出空间或更换磁盘后重启服务（systemctl restart zhizhuang）；重启前系统只能查询。',
+        'Every acknowledged write is on disk. Check the disk\'s free space and health (df -h, dmesg), free space or replace the disk, then restart the service (systemctl restart zhizhuang); until then the server only reads.')] as [string, string]] : []),
     [L('数据文件', 'Data file'), st.dataFile],
     [L('文件大小', 'File size'), bytes(st.fileBytes), `${st.fileBytes}`],
     [L('已用空间', 'In use'), bytes(st.allocatedBytes) + spaceAge(st.spaceAgeSeconds, L), `${st.allocatedBytes}`],
@@ -165,6 +168,8 @@ export function StatusPage() {
     [L('接口日志记录', 'API log records'), st.apiLog === 'all' ? L('全部请求', 'every request') : L('修改及失败的请求（读取按接口计数）', 'changes and refused or failed requests (reads counted per route)')],
     [L('运行时长', 'Uptime'), duration(st.uptimeSeconds, en)],
     [L('版本', 'Version'), st.version],
+    ...(st.format ? [[L('文件格式', 'File format'), L(`数据文件 ${st.format.data}、日志文件 ${st.format.logs ?? '—'}（最近写入：${st.format.writtenBy || '—'}）`,
+      `data file ${st.format.data}, logs file ${st.format.logs ?? '—'} (last written by ${st.format.writtenBy || '—'})`)] as [string, string]] : []),
     [L('上次启动修复', 'Repair at last start'), st.repairedMs == null ? L('无（正常关闭）', 'none (clean shutdown)') : `${st.repairedMs} ms`],
     [L('已写日志', 'Log entries written'), `${st.logsWritten}`],
     [L('丢弃日志', 'Log entries shed'), `${st.logsDropped}`],
