@@ -155,7 +155,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let st2 = st.clone();
     let seals = tokio::task::spawn_blocking(move || crate::engine::crud::seal_stored(&st2, !read_only)).await??;
     if seals.sealed > 0 {
-        tracing::info!(target: "zz::secrets", sealed = seals.sealed, "secrets stored in plain text by an earlier version are now sealed");
+        tracing::warn!(target: "zz::secrets", sealed = seals.sealed, "secrets stored in plain text by an earlier version are now sealed; their old copies stay in the data file's free pages until `zhizhuang compact` (server stopped), and in the before-upgrade copy (delete it once the upgrade is confirmed)");
     }
     if seals.other_key > 0 {
         tracing::error!(target: "zz::secrets", count = seals.other_key, "secrets in the data file were sealed with another secret.key and cannot be opened: put that key back in the data directory (or ZZ_SECRET_KEY), or have the companies enter them again");

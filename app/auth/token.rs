@@ -428,7 +428,10 @@ pub async fn logout(State(st): State<AppState>, s: Session) -> ApiResult<Respons
 
 /// Revokes one session, or every session of a user.
 pub async fn revoke(st: &AppState, tenant: &str, sid: Option<&str>, uid: Option<u64>) -> ApiResult<()> {
-    st.mem_sessions.revoke(tenant, sid, uid);
+    if st.mem_sessions.revoke(tenant, sid, uid) {
+        // Validated sessions are cached under the stored sessions' version, which this does not move.
+        st.session_cache.clear();
+    }
     if sid.is_some_and(|s| st.mem_sessions.has(tenant, s)) {
         return Ok(());
     }
@@ -490,12 +493,15 @@ impl MemSessions {
     pub fn update<R>(&self, tenant: &str, sid: &str, f: impl FnOnce(&mut Value) -> R) -> Option<R> {
         self.lock().get_mut(&(tenant.to_string(), sid.to_string())).map(f)
     }
-    /// Marks one session, or every session of a user, revoked.
-    pub fn revoke(&self, tenant: &str, sid: Option<&str>, uid: Option<u64>) {
+    /// Marks one session, or every session of a user, revoked; whether any was.
+    pub fn revoke(&self, tenant: &str, sid: Option<&str>, uid: Option<u64>) -> bool {
+        let mut any = false;
         for ((t, s), v) in self.lock().iter_mut() {
             if t == tenant && (sid == Some(s.as_str()) || (sid.is_none() && uid.is_some() && v["uid"].as_u64() == uid)) {
                 v["revoked"] = json!(true);
+                any = true;
             }
         }
+        any
     }
 }

@@ -283,6 +283,7 @@ pub fn titles(routes: &[RouteInfo], res: &Resources) -> std::collections::HashMa
         "status" => "状态",
         "replica" => "副本",
         "health" => "健康检查",
+        "ready" => "就绪检查",
         "metrics" => "指标",
         "upload" | "put-file" => "上传",
         "enable" => "启用",

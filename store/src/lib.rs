@@ -304,6 +304,9 @@ impl Store {
             opts.fs.remove(&creating)?;
             creating.clone()
         };
+        if existed {
+            meta::peek_not_newer(path)?;
+        }
         let backend = opts.fs.data(&at).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
         let (backend, behind) = behind::WriteBehind::new(backend, opts.threads)?;
         let db = Database::builder()

@@ -51,6 +51,22 @@ fn stamp(db: &Database) -> Result<Option<(u32, String)>> {
     }
 }
 
+/// Refuses a file of a newer format than this binary's without opening it for writing (opening for writing may
+/// already change it: a repair, its free space trimmed). A file the read-only open cannot take (it needs a repair,
+/// another process holds it) is checked by `check_not_newer` once open.
+pub(crate) fn peek_not_newer(path: &Path) -> Result<()> {
+    let Ok(db) = redb::ReadOnlyDatabase::open(path) else { return Ok(()) };
+    let Ok(r) = db.begin_read() else { return Ok(()) };
+    let Ok(t) = r.open_table(tables::META) else { return Ok(()) };
+    let found = t.get("schema_version")?.map(|v| u32_of(v.value()));
+    if let Some(v) = found
+        && v > SCHEMA_VERSION {
+        let by = t.get("written_by")?.map(|b| String::from_utf8_lossy(b.value()).into_owned()).unwrap_or_default();
+        return Err(StoreError::TooNew { found: v, supported: SCHEMA_VERSION, written_by: by, binary: binary().to_string() });
+    }
+    Ok(())
+}
+
 /// Refuses a file of a newer format than this binary's, before anything of it is read.
 pub(crate) fn check_not_newer(db: &Database) -> Result<()> {
     if let Some((v, by)) = stamp(db)?

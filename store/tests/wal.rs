@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use redb::{ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::{Map, Value, json};
-use store::{Actor, Options, ResourceDef, Store};
+use store::{Actor, Options, ResourceDef, Store, StoreError};
 
 mod common;
 
@@ -131,7 +131,7 @@ fn a_crash_copy_replays_to_the_file_a_clean_shutdown_writes() {
 }
 
 #[test]
-fn a_torn_tail_is_cut_off_and_a_foreign_log_is_set_aside() {
+fn a_torn_tail_is_cut_off_and_a_foreign_log_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.redb");
     let s = Store::open(&path, &no_fold()).unwrap();
@@ -158,14 +158,19 @@ fn a_torn_tail_is_cut_off_and_a_foreign_log_is_set_aside() {
     s.close();
     drop(s);
 
-    // A log naming another data file is never applied: set aside.
+    // A log naming another data file is never applied, nor silently set aside: the open is refused, naming it;
+    // `recover` (accepting loss) sets it aside as discarded, saying so.
     let other = dir.path().join("other.redb");
     Store::open(&other, &Options::default()).unwrap().close();
     std::fs::write(store::wal::path_for(&other), &whole).unwrap();
     let before = dump(&other);
-    let s = Store::open(&other, &Options::default()).unwrap();
+    match Store::open(&other, &Options::default()) {
+        Err(StoreError::LogRefused(r)) => assert!(r.what.contains("another data file"), "{r}"),
+        other => panic!("a foreign log must be refused: {:?}", other.map(|_| ())),
+    }
+    let s = Store::open(&other, &Options { accept_loss: true, ..Options::default() }).unwrap();
     let r = s.replayed().clone();
-    assert!(r.records == 0 && r.set_aside.as_ref().is_some_and(|p| p.exists()), "{r:?}");
+    assert!(r.records == 0 && r.set_aside.as_ref().is_some_and(|p| p.exists() && p.to_string_lossy().contains(".discarded-")), "{r:?}");
     s.close();
     drop(s);
     let after = dump(&other);

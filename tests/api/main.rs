@@ -8,6 +8,7 @@ mod crash;
 mod files;
 mod finance;
 mod flow;
+mod install;
 mod layers;
 mod net;
 mod offbox;

@@ -41,7 +41,8 @@ impl Server {
         let s = Server { child, addr };
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if let Ok((200, _)) = request(&s.addr, "GET", "/api/health", &[], "").await {
+            // Started: it serves reads (a fenced primary or a failed disk answers /api/health 503, and still reads).
+            if let Ok((200, _)) = request(&s.addr, "GET", "/api/ready", &[], "").await {
                 return s;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;

@@ -241,6 +241,11 @@ async fn a_standby_serves_reads_and_once_promoted_takes_writes_while_the_old_pri
     let (s, b) = post(old.addr.clone(), otok, "on.old").await;
     assert_eq!(s, 503, "{b}");
     assert!(b.contains("另一台服务器已接替为主服务器"), "{b}");
+    // And its health check says so to the load balancer; the promoted one is a healthy primary.
+    let (s, b) = request(&old.addr, "GET", "/api/health", &[], "").await.unwrap();
+    assert!(s == 503 && b.contains("\"fenced\""), "{b}");
+    let (s, b) = request(&promoted.addr, "GET", "/api/health", &[], "").await.unwrap();
+    assert!(s == 200 && b.contains("\"primary\""), "{b}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -166,8 +166,8 @@ async fn an_older_data_files_log_entries_move_out_once_without_losing_one() {
 
 /// The real files, but the log's syncs fail once `broken` is set (a disk going bad).
 #[derive(Debug, Default)]
-struct BadDisk {
-    broken: std::sync::Arc<std::sync::atomic::AtomicBool>,
+pub struct BadDisk {
+    pub broken: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Debug)]
