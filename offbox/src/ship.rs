@@ -172,20 +172,22 @@ async fn take_snapshot(
     generation: String,
 ) -> Result<(u64, i64, u64), Problem> {
     let local = |e: String| Problem { what: What::Other, detail: e };
-    let at = crate::now_ms();
-    let tmp = dir.join(format!("snapshot-{at}.redb"));
-    let zst = dir.join(format!("snapshot-{at}.redb.zst"));
+    let started = crate::now_ms();
+    let tmp = dir.join(format!("snapshot-{started}.redb"));
+    let zst = dir.join(format!("snapshot-{started}.redb.zst"));
     let (tmp2, zst2) = (tmp.clone(), zst.clone());
-    let seq = tokio::task::spawn_blocking(move || -> Result<u64, String> {
+    let (seq, at) = tokio::task::spawn_blocking(move || -> Result<(u64, i64), String> {
         let _ = std::fs::remove_file(&tmp2);
-        let (_, seq) = store.snapshot_to(&tmp2, &|n: &str| defs(n)).map_err(|e| e.to_string())?;
+        // Named by its cut (the commit time of the last record it holds), not by when the copy started: a copy of
+        // a large file takes minutes, and `restore --at` in between must not pick up what came after.
+        let (_, seq, cut) = store.snapshot_to(&tmp2, &|n: &str| defs(n)).map_err(|e| e.to_string())?;
         let mut input = std::fs::File::open(&tmp2).map_err(|e| e.to_string())?;
         let out = std::fs::File::create(&zst2).map_err(|e| e.to_string())?;
         let mut enc = zstd::stream::write::Encoder::new(out, 3).map_err(|e| e.to_string())?;
         std::io::copy(&mut input, &mut enc).map_err(|e| e.to_string())?;
         enc.finish().map_err(|e| e.to_string())?.sync_all().map_err(|e| e.to_string())?;
         let _ = std::fs::remove_file(&tmp2);
-        Ok(seq)
+        Ok((seq, cut.unwrap_or(started)))
     })
     .await
     .map_err(|e| local(e.to_string()))?

@@ -148,10 +148,10 @@ const FINAL_AT: usize = 5_000;
 /// is exactly the state at that moment. Index entries and unique keys are rebuilt from the records and their
 /// declarations (copied as they are for records with no declaration). The new file is compacted, verified,
 /// synced and renamed into place.
-pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Defs) -> Result<(VerifyReport, u64)> {
+pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Defs) -> Result<(VerifyReport, u64, Option<i64>)> {
     let tmp = out.with_extension("partial");
     let _ = std::fs::remove_file(&tmp);
-    let r = (|| -> Result<u64> {
+    let r = (|| -> Result<(u64, Option<i64>)> {
         if let Ok(mut g) = inner.changes.lock() {
             *g = Some(Changes::default());
         }
@@ -208,6 +208,8 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
             (inner.begin_read()?, changes, position(inner))
         };
         apply(&dst, fetch(&snap, changes)?, defs, &mut undeclared)?;
+        // The cut's moment: the commit time of the last record it holds (records' times never go back).
+        let cut_ms = snap.open_table(tables::META)?.get(crate::ship::COMMIT_MS)?.and_then(|v| v.value().try_into().ok().map(i64::from_be_bytes));
         let w = dst.begin_write()?;
         tables::copy_table(&snap, &w, tables::META)?;
         {
@@ -244,10 +246,10 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
         w.commit()?;
         drop(snap);
         while dst.compact().map_err(|e| StoreError::Storage(e.to_string()))? {}
-        Ok(seq)
+        Ok((seq, cut_ms))
     })();
-    let seq = match r {
-        Ok(seq) => seq,
+    let (seq, cut_ms) = match r {
+        Ok(x) => x,
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
             return Err(e);
@@ -263,7 +265,7 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         let _ = File::open(dir).and_then(|d| d.sync_all());
     }
-    Ok((report, seq))
+    Ok((report, seq, cut_ms))
 }
 
 /// A whole copy of a file nobody writes to yet (before a migration, at open): every table from one snapshot.

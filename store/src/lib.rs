@@ -482,12 +482,12 @@ impl Store {
     /// Consistent online copy into `out`: one read transaction, a new file, verified, then renamed into place.
     /// Writes keep flowing while it runs.
     pub fn backup_to(&self, out: &Path, defs: backup::Defs) -> Result<VerifyReport> {
-        backup::backup(&self.inner, &self.writer, out, defs).map(|(r, _)| r)
+        backup::backup(&self.inner, &self.writer, out, defs).map(|(r, _, _)| r)
     }
 
-    /// `backup_to`, and the log position the copy holds exactly: every record up to it, none after (a snapshot
-    /// for shipping).
-    pub fn snapshot_to(&self, out: &Path, defs: backup::Defs) -> Result<(VerifyReport, u64)> {
+    /// `backup_to`, the log position the copy holds exactly (every record up to it, none after: a snapshot for
+    /// shipping), and that position's commit time (None before any record carried one).
+    pub fn snapshot_to(&self, out: &Path, defs: backup::Defs) -> Result<(VerifyReport, u64, Option<i64>)> {
         backup::backup(&self.inner, &self.writer, out, defs)
     }
 

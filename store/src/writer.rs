@@ -559,8 +559,12 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
         }
         meta::put_last_id(&mut ctx.meta, inner.ids.last()).map_err(|e| Failed::Storage(e.to_string()))?;
         if logged_to_wal {
-            // The commit time travels with the record: a restore to a moment stops by the primary's own clock.
-            ctx.meta.insert(crate::ship::COMMIT_MS, crate::now_millis().to_be_bytes().as_slice()).map_err(|e| Failed::Storage(e.to_string()))?;
+            // The commit time travels with the record: a restore to a moment stops by the primary's own clock. It
+            // never goes back (a clock stepped back by NTP): records' times are non-decreasing, so "every change
+            // committed up to T, none after" is one cut of the log.
+            let prev = ctx.meta.get(crate::ship::COMMIT_MS).map_err(|e| Failed::Storage(e.to_string()))?.and_then(|v| v.value().try_into().ok().map(i64::from_be_bytes)).unwrap_or(0);
+            let at = crate::now_millis().max(prev);
+            ctx.meta.insert(crate::ship::COMMIT_MS, at.to_be_bytes().as_slice()).map_err(|e| Failed::Storage(e.to_string()))?;
         }
         let logged = std::mem::take(&mut ctx.rec.logged);
         let st = |e: redb::StorageError| Failed::Storage(e.to_string());
