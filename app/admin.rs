@@ -18,6 +18,13 @@ pub fn data_file(dir: &Path) -> PathBuf {
     dir.join(store::DATA_FILE)
 }
 
+/// How an operator command opens `file`: a data file whose directory ships to a replica keeps its logs in the
+/// ship directory (what it folds reaches the bucket at the next `serve --replicate`, instead of a silent gap).
+pub fn offline_options(file: &Path) -> store::Options {
+    let ship = file.parent().map(crate::replica::ship_dir).filter(|d| d.is_dir() && file.file_name().is_some_and(|n| n == store::DATA_FILE));
+    store::Options { ship_dir: ship, ..Default::default() }
+}
+
 fn call(dir: &Path, req: &Value) -> anyhow::Result<Value> {
     let mut s = UnixStream::connect(dir.join(SOCKET)).context("the data file is in use, but no server answers on its admin socket")?;
     writeln!(s, "{req}")?;
@@ -93,7 +100,7 @@ pub fn logs_backup_path(out: &Path) -> PathBuf {
 
 /// A backup of one store's file `file` to `out`, offline (no server holds it) — None when a server does.
 fn backup_offline(file: &Path, out: &Path) -> anyhow::Result<Option<Value>> {
-    match Store::open(file, &store::Options::default()) {
+    match Store::open(file, &offline_options(file)) {
         Ok(st) => {
             let res = crate::decl::Resources::load()?;
             res.load_generated(&st)?;
@@ -168,7 +175,7 @@ pub fn recover(dir: &Path, accept_loss: bool) -> anyhow::Result<()> {
         }
         // Logs an earlier release set aside: each applied when it continues the file, else discarded (kept).
         for orphan in store::wal::set_aside_logs(&file) {
-            let accepting = store::Options { accept_loss: true, ..Default::default() };
+            let accepting = store::Options { accept_loss: true, ..offline_options(&file) };
             // The live log first (what this file's last run left), so the set-aside one comes after it.
             Store::open(&file, &accepting)?.close();
             std::fs::rename(&orphan, store::wal::path_for(&file))?;
@@ -180,7 +187,7 @@ pub fn recover(dir: &Path, accept_loss: bool) -> anyhow::Result<()> {
                 Some(to) => println!("{}: it does not continue {} and was discarded, kept as {}", orphan.display(), file.display(), to.display()),
             }
         }
-        let refused = match Store::open(&file, &store::Options::default()) {
+        let refused = match Store::open(&file, &offline_options(&file)) {
             Ok(st) => {
                 st.close();
                 println!("{}: opens as it is; nothing to recover", file.display());
@@ -190,7 +197,7 @@ pub fn recover(dir: &Path, accept_loss: bool) -> anyhow::Result<()> {
             Err(StoreError::Locked) => bail!("another process holds {}", file.display()),
             Err(e) => return Err(e.into()),
         };
-        let st = Store::open(&file, &store::Options { accept_loss: true, ..Default::default() })?;
+        let st = Store::open(&file, &store::Options { accept_loss: true, ..offline_options(&file) })?;
         let rep = st.replayed().clone();
         st.close();
         println!(
@@ -230,7 +237,7 @@ fn verify_one(file: &Path) -> anyhow::Result<bool> {
     // Commits the last run left in the write-ahead log are part of the data: fold them in first (what the server
     // does at start), so the file checked is the one it will serve.
     if store::wal::path_for(file).exists() || store::wal::folded_path_for(file).exists() {
-        match Store::open(file, &store::Options::default()) {
+        match Store::open(file, &offline_options(file)) {
             Ok(st) => {
                 let r = st.replayed().clone();
                 st.close();
@@ -262,7 +269,7 @@ fn verify_one(file: &Path) -> anyhow::Result<bool> {
 /// What each area checks of a data file's records (`api::Area::verify`): the stock ledger's balances against the
 /// moves, every approval against its tasks, the contract ledgers and day-work totals.
 fn audit_ledger(file: &Path) -> anyhow::Result<bool> {
-    let st = match Store::open(file, &store::Options::default()) {
+    let st = match Store::open(file, &offline_options(file)) {
         Err(StoreError::Locked) => {
             println!("stock ledger: not checked (a server holds the file; run verify on a backup or a stopped server)");
             return Ok(true);
@@ -299,7 +306,7 @@ pub fn reindex(dir: &Path) -> anyhow::Result<()> {
     if !file.exists() {
         bail!("{} does not exist", file.display());
     }
-    let st = match Store::open(&file, &store::Options::default()) {
+    let st = match Store::open(&file, &offline_options(&file)) {
         Err(StoreError::Locked) => bail!("another process holds {}", file.display()),
         other => other?,
     };
@@ -339,7 +346,7 @@ pub fn compact(dir: &Path) -> anyhow::Result<()> {
 fn compact_file(file: &Path) -> anyhow::Result<()> {
     let file = file.to_path_buf();
     // Opening the store first tells a running server (locked) apart from a missing file.
-    match Store::open(&file, &store::Options::default()) {
+    match Store::open(&file, &offline_options(&file)) {
         Ok(st) => st.close(),
         Err(StoreError::Locked) => anyhow::bail!("a running server holds {}: stop it first, then compact", file.display()),
         Err(e) => return Err(e.into()),
@@ -439,7 +446,7 @@ fn replace_file(dir: &Path, from: &Path, target: &Path) -> anyhow::Result<()> {
 fn restore_data(dir: &Path, file: &Path) -> anyhow::Result<()> {
     let target = data_file(dir);
     if target.exists() {
-        match Store::open(&target, &store::Options::default()) {
+        match Store::open(&target, &offline_options(&target)) {
             Ok(st) => st.close(),
             Err(StoreError::Locked) => bail!("another process holds {}; stop it before restoring", target.display()),
             Err(e) => eprintln!("note: the current data file does not open ({e}); replacing it"),
@@ -450,6 +457,7 @@ fn restore_data(dir: &Path, file: &Path) -> anyhow::Result<()> {
     }
     // A log left beside the old file (it did not open) goes aside with it.
     replace_file(dir, file, &target)?;
+    crate::replica::restart_stream(dir)?;
     // The search index described the replaced file: it is rebuilt from the restored one at the next start.
     let index_dir = crate::indexer::index_dir(&target);
     if index_dir.exists() {
@@ -464,7 +472,7 @@ fn restore_data(dir: &Path, file: &Path) -> anyhow::Result<()> {
 pub fn passwd(dir: &Path, tenant: &str, account: &str, given: Option<String>) -> anyhow::Result<()> {
     let pw = given.unwrap_or_else(password::random_password);
     let md5 = password::md5_hex(&pw);
-    match Store::open(&data_file(dir), &store::Options::default()) {
+    match Store::open(&data_file(dir), &offline_options(&data_file(dir))) {
         Ok(st) => {
             let r = reset_password(&st, &Resources::load()?, tenant, account, &md5);
             st.close();

@@ -72,6 +72,19 @@ pub enum Cmd {
         /// Where people reach this server (shown by a standby when it refuses a write).
         #[arg(long, env = "ZZ_PUBLIC_URL", default_value = "")]
         public_url: String,
+        /// Take over even though the current primary renewed its lease within the last minute, or this copy does
+        /// not follow the replica's current generation (you know the old primary is gone for good).
+        #[arg(long)]
+        force: bool,
+    },
+    /// List the changes this server acknowledged after its last upload to the replica, when another server took
+    /// over meanwhile (fenced): one JSON line per log record with the business records it wrote or removed.
+    Fenced {
+        #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
+        dir: PathBuf,
+        /// Write them to this file instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
     /// Open DIR after a write-ahead log was refused as untrustworthy: the records before the damage are applied,
     /// the log is set aside (kept, renamed) and the number of records discarded printed. Restoring a backup loses

@@ -48,7 +48,8 @@ fn main() -> anyhow::Result<()> {
             }
             _ => anyhow::bail!("give a backup FILE or --from s3://bucket/prefix"),
         },
-        Cmd::Promote { dir, replicate, replica_credentials, public_url } => zhizhuang::replica::promote(&dir, replicate.as_deref(), replica_credentials.as_deref(), &public_url),
+        Cmd::Promote { dir, replicate, replica_credentials, public_url, force } => zhizhuang::replica::promote(&dir, replicate.as_deref(), replica_credentials.as_deref(), &public_url, force),
+        Cmd::Fenced { dir, out } => zhizhuang::replica::fenced(&dir, out.as_deref()),
         Cmd::Recover { dir, accept_loss } => zhizhuang::admin::recover(&dir, accept_loss),
         Cmd::Compact { dir } => zhizhuang::admin::compact(&dir),
         Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),

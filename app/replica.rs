@@ -142,7 +142,7 @@ impl Replica {
                     "shippedAt": s.shipped_at, "durableSeq": s.durable_seq, "lagMs": s.lag_ms, "reachable": s.reachable,
                     "lastOk": s.last_ok, "problem": s.problem.map(|(zh, en)| json!({"zh": zh, "en": en})), "localBytes": s.local_bytes,
                     "segmentsSent": s.segments_sent, "bytesSent": s.bytes_sent, "snapshots": s.snapshots, "snapshotting": s.snapshotting,
-                    "fenced": s.fenced, "broken": s.broken})
+                    "fenced": s.fenced, "broken": s.broken, "orphaned": s.orphaned, "renewed": s.renewed, "noConditionalWrites": s.no_conditional_writes})
             }
             Replica::Standby(s) => {
                 let s = s.lock().map(|g| g.clone()).unwrap_or_default();
@@ -164,6 +164,7 @@ impl Replica {
                     ("zz_replica_reachable", "1 when the bucket answered the last call.", s.reachable as u8 as f64),
                     ("zz_replica_local_bytes", "Folded logs waiting on disk for the bucket.", s.local_bytes as f64),
                     ("zz_replica_fenced", "1 when another server took over as the primary.", s.fenced.is_some() as u8 as f64),
+                    ("zz_replica_orphaned", "Changes acknowledged here that never reached the replica before another server took over.", s.orphaned as f64),
                 ]
             }
             Replica::Standby(s) => {
@@ -282,21 +283,50 @@ pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentia
         restored.seq
     );
     match (until, restored.at) {
-        (Some(u), Some(a)) => println!("restored to {} (asked for {}): every change committed up to then, none after", fmt(a), fmt(u)),
+        (Some(u), Some(a)) if restored.stopped_at_moment => println!("restored to {} (asked for {}): every change committed up to then, none after", fmt(a), fmt(u)),
+        (Some(u), Some(a)) => println!(
+            "NOTE: the replica's newest change was committed at {}, before the moment asked for ({}): this is the latest there is — changes after it never reached the bucket",
+            fmt(a),
+            fmt(u)
+        ),
         (None, Some(a)) => println!("restored to the latest change in the bucket, committed at {}", fmt(a)),
         _ => {}
     }
     let r = crate::admin::restore(dir, &tmp, None);
     let _ = std::fs::remove_file(&tmp);
     r?;
-    // A restored file starts a new stream: the next `serve --replicate` starts a new generation.
-    let _ = std::fs::remove_file(offbox::ship::State::path(&ship_dir(dir)));
+    // A directory with no replica state of its own (a new machine) remembers what it was restored from: `promote`
+    // checks it is the replica's current generation.
+    if offbox::ship::State::load(&ship_dir(dir)).is_none() {
+        let st = offbox::ship::State { generation: restored.generation.clone(), url: url.to_string(), role: "restored".into(), ..Default::default() };
+        st.save(&ship_dir(dir))?;
+        println!("to make this machine the primary of {url}: zhizhuang promote --dir {} (then serve --replicate {url})", dir.display());
+    }
     println!("done in {:.1} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 
+/// After the data file was replaced (a restore): the replica's stream of this directory restarts. The ship
+/// directory's logs (of the old file) are set aside, and its state says the next claim starts a new generation of
+/// this machine's own (the owner object still names this installation, so it is not fenced).
+pub fn restart_stream(dir: &Path) -> anyhow::Result<()> {
+    let ship = ship_dir(dir);
+    if !ship.exists() {
+        return Ok(());
+    }
+    let old = offbox::ship::State::load(&ship);
+    let aside = dir.join(format!("zhizhuang-ship.before-restore-{}", store::now_millis()));
+    std::fs::rename(&ship, &aside)?;
+    if let Some(s) = old {
+        let st = offbox::ship::State { generation: s.generation, url: s.url, role: s.role, restart: true, ..Default::default() };
+        st.save(&ship)?;
+        println!("the replica's stream restarts: the next serve --replicate starts a new generation (the old file's logs are kept in {})", aside.display());
+    }
+    Ok(())
+}
+
 /// `zhizhuang promote --dir DIR`: this standby becomes the primary of its replica (see `offbox::follow::promote`).
-pub fn promote(dir: &Path, url: Option<&str>, credentials: Option<&Path>, public_url: &str) -> anyhow::Result<()> {
+pub fn promote(dir: &Path, url: Option<&str>, credentials: Option<&Path>, public_url: &str, force: bool) -> anyhow::Result<()> {
     let state = offbox::ship::State::load(&ship_dir(dir));
     let url = match (url, &state) {
         (Some(u), _) => u.to_string(),
@@ -308,14 +338,59 @@ pub fn promote(dir: &Path, url: Option<&str>, credentials: Option<&Path>, public
     }
     let t = target(&url, credentials)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let owner = rt.block_on(async {
+    let started = std::time::Instant::now();
+    let done = rt.block_on(async {
         let bucket = Bucket::open(&t, TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
-        offbox::follow::promote(&bucket, &ship_dir(dir), &offbox::ship::hostname(), public_url).await.map_err(|p| anyhow::anyhow!("{}", p.en()))
+        offbox::follow::promote(&bucket, &ship_dir(dir), &crate::admin::data_file(dir), &offbox::ship::hostname(), public_url, force).await.map_err(|p| anyhow::anyhow!("{}", p.en()))
     })?;
     let mut st = offbox::ship::State::load(&ship_dir(dir)).unwrap_or_default();
     st.url = url.clone();
     st.save(&ship_dir(dir))?;
-    println!("{} is now the primary of {url} (generation {}); the old primary takes no writes if it comes back.", dir.display(), owner.generation);
+    let zone = crate::wire::Zone::parse("+08:00").expect("zone");
+    println!(
+        "caught up: {} records of generation {} applied from the bucket; this copy holds everything up to record {}{}",
+        done.applied,
+        if done.followed.is_empty() { "-" } else { &done.followed },
+        done.seq,
+        done.commit_ms.map(|t| format!(", committed at {}", zone.format(t))).unwrap_or_default()
+    );
+    println!("{} is now the primary of {url} (generation {}, in {:.1} s); the old primary takes no writes if it comes back.", dir.display(), done.owner.generation, started.elapsed().as_secs_f64());
     println!("start it with: zhizhuang serve --dir {} --replicate {url}", dir.display());
+    Ok(())
+}
+
+/// `zhizhuang fenced --dir DIR [--out FILE]`: the changes a replaced primary acknowledged that never reached the
+/// replica (its logs kept in the ship directory after its last upload), one JSON object per log record: its
+/// position, commit time, and each business record written or removed. For the administrator to reconcile
+/// with the new primary by hand.
+pub fn fenced(dir: &Path, out: Option<&Path>) -> anyhow::Result<()> {
+    let ship = ship_dir(dir);
+    let state = offbox::ship::State::load(&ship).unwrap_or_default();
+    let mut lines = Vec::new();
+    let mut records = 0u64;
+    for k in store::ship::kept_files(&ship)? {
+        if k.last <= state.shipped {
+            continue;
+        }
+        for r in store::ship::read_kept(&k.path)? {
+            if r.seq <= state.shipped {
+                continue;
+            }
+            let d = store::ship::describe(&r);
+            records += d.records.len() as u64;
+            lines.push(serde_json::to_string(&d)?);
+        }
+    }
+    let text = lines.join("\n");
+    match out {
+        Some(p) => {
+            std::fs::write(p, format!("{text}\n"))?;
+            println!("{} log records ({} business records) after position {} written to {}", lines.len(), records, state.shipped, p.display());
+        }
+        None => {
+            println!("{text}");
+            eprintln!("{} log records ({} business records) after position {} (generation {}) never reached the replica", lines.len(), records, state.shipped, state.generation);
+        }
+    }
     Ok(())
 }

@@ -85,6 +85,12 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // `--replicate`, or the replica a platform administrator set on the status screen.
     let replicate = args.replicate.clone().or_else(|| if args.follow.is_none() { crate::replica::Saved::load(&args.dir).map(|s| s.url) } else { None });
     let ship_dir = replicate.as_ref().map(|_| crate::replica::ship_dir(&args.dir));
+    if replicate.is_some() && !store::Options::default().wal {
+        tracing::error!(target: "zz::error", "ZZ_WAL=0: without the write-ahead log only snapshots reach the replica (every ZZ_SNAPSHOT_HOURS); changes in between are lost with this machine. Unset ZZ_WAL to ship every change");
+    }
+    if replicate.is_none() && args.follow.is_none() && crate::replica::ship_dir(&args.dir).is_dir() {
+        tracing::warn!(target: "zz::replica", "this directory shipped to a replica before and serves without --replicate now: its changes do not leave the machine, and the next --replicate starts a new generation with a full snapshot");
+    }
     let cache_bytes = match args.cache_mb {
         0 => store::cache_for(std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0), store::machine_ram().unwrap_or(1 << 30)),
         mb => mb << 20,

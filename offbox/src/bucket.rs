@@ -118,6 +118,8 @@ pub enum What {
     /// The endpoint (or what its name resolves to) is an address the server may not connect to
     /// (`guard`: loopback, private, metadata… unless the operator allows it).
     Forbidden,
+    /// A step refused for a reason of its own (the detail says why and what to do).
+    Refused,
     Other,
 }
 
@@ -131,6 +133,7 @@ impl Problem {
             What::Config => "对象存储配置不正确",
             What::Conflict => "对象已被其他服务器写入",
             What::Forbidden => "不允许连接该资源地址",
+            What::Refused => "操作被拒绝",
             What::Other => "对象存储出错",
         };
         let detail = match self.detail.as_str() {
@@ -153,6 +156,7 @@ impl Problem {
             What::Config => "The object storage configuration is not usable",
             What::Conflict => "Another server wrote the object first",
             What::Forbidden => "The server may not connect to that endpoint",
+            What::Refused => "Refused",
             What::Other => "Object storage error",
         };
         format!("{head}: {}", self.detail)

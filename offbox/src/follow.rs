@@ -46,7 +46,13 @@ pub async fn bootstrap(bucket: &Bucket, data: &Path, dir: &Path, url: &str) -> R
     let state = State::load(dir);
     if data.exists() {
         match &state {
-            Some(s) if s.role == "standby" && s.generation == owner.generation => return Ok(owner),
+            Some(s) if s.role == "standby" && s.generation == owner.generation && bridged(bucket, data, &owner.generation).await? => return Ok(owner),
+            Some(s) if s.role == "standby" && s.generation == owner.generation => {
+                // It fell behind what the replica keeps (older segments were pruned): a fresh copy.
+                let aside = data.with_extension(format!("behind-{}.redb", crate::now_ms()));
+                std::fs::rename(data, &aside).map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
+                tracing::warn!(target: "zz::replica", aside = %aside.display(), "standby: this copy fell behind what the replica keeps; a fresh copy is made (the old one set aside)");
+            }
             Some(s) if s.role == "standby" => {
                 // It followed an older generation: set aside, start again from the new one.
                 let aside = data.with_extension(format!("gen-{}.redb", s.generation));
@@ -66,10 +72,23 @@ pub async fn bootstrap(bucket: &Bucket, data: &Path, dir: &Path, url: &str) -> R
     let _ = std::fs::remove_file(&tmp);
     let r = crate::restore::restore(bucket, &tmp, None, Some(&owner.generation)).await?;
     std::fs::rename(&tmp, data).map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
-    let st = State { generation: owner.generation.clone(), shipped: r.seq, log_id: String::new(), url: url.to_string(), role: "standby".into(), needs_snapshot: false };
+    let st = State { generation: owner.generation.clone(), shipped: r.seq, log_id: String::new(), url: url.to_string(), role: "standby".into(), ..State::default() };
     st.save(dir).map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
     tracing::info!(target: "zz::replica", generation = %owner.generation, seq = r.seq, "standby: copy made from the replica");
     Ok(owner)
+}
+
+/// Whether the records after the copy's position are all still in the replica (segments start right after it,
+/// or nothing newer exists at all).
+async fn bridged(bucket: &Bucket, data: &Path, generation: &str) -> Result<bool, Problem> {
+    let at = store::ship::meta_of_file(data, store::ship::FOLLOW_SEQ).ok().flatten().and_then(|b| b.try_into().ok().map(u64::from_be_bytes)).unwrap_or(0);
+    let segs = crate::restore::segments_after(bucket, generation, at).await?;
+    if let Some((_, first, _)) = segs.first() {
+        return Ok(*first <= at + 1);
+    }
+    // No segment after it: fine unless a snapshot is newer (everything before that snapshot was pruned).
+    let newest = bucket.list(&layout::snapshots_dir(generation), None).await?.iter().filter_map(|n| layout::pair_of(n)).map(|(s, _)| s).max().unwrap_or(0);
+    Ok(newest <= at)
 }
 
 /// A running standby.
@@ -158,7 +177,7 @@ impl Follower {
         }
     }
 
-    async fn catch_up(&mut self) -> Result<u64, Problem> {
+    pub async fn catch_up(&mut self) -> Result<u64, Problem> {
         let at = self.store.follow_seq().map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
         let mut names = self.bucket.list(&layout::level_dir(&self.generation, 0), Some(&layout::segment_after(&self.generation, 0, at))).await?;
         let starts_right = names.first().and_then(|n| layout::pair_of(n)).is_none_or(|(a, _)| a <= at + 1);
@@ -175,10 +194,18 @@ impl Follower {
                 continue;
             }
             if a > cur + 1 {
+                // Pruned before this copy applied them: it cannot catch up by itself. A restart makes a fresh copy.
+                if let Ok(mut s) = self.status.lock() {
+                    s.stopped = Some((
+                        format!("本备用服务器落后太多:第 {} 至 {} 条修改已从备份空间清理;请重新启动本机,它会重新复制一份", cur + 1, a - 1),
+                        format!("This standby fell too far behind: records {} to {} were pruned from the replica; restart it and it makes a fresh copy", cur + 1, a - 1),
+                    ));
+                }
+                tracing::error!(target: "zz::error", from = cur + 1, to = a - 1, "standby: records pruned from the replica before this copy applied them; restart it to make a fresh copy");
                 return Err(Problem { what: What::Other, detail: format!("records {} to {} are missing from the replica", cur + 1, a - 1) });
             }
             let Some(body) = self.bucket.get(&n).await? else { break };
-            let recs = layout::decode_segment(&body, 256 << 20).map_err(|e| Problem { what: What::Other, detail: e })?;
+            let recs = layout::decode_segment(&body, layout::MAX_SEGMENT_BYTES).map_err(|e| Problem { what: What::Other, detail: e })?;
             let store = self.store.clone();
             let done = tokio::task::spawn_blocking(move || store.apply_replica(recs))
                 .await
@@ -211,17 +238,78 @@ impl Follower {
     }
 }
 
-/// Makes a standby the primary: a new generation in the owner object, written only if the owner is still the
-/// one it followed (or the one given), and the local state marked to send a first snapshot when it serves with
-/// `--replicate`. The old primary, if it comes back, sees it is no longer the owner and takes no writes.
-pub async fn promote(bucket: &Bucket, dir: &Path, host: &str, url: &str) -> Result<Owner, Problem> {
+/// What `promote` did.
+#[derive(Clone, Debug)]
+pub struct Promoted {
+    pub owner: Owner,
+    /// The generation this copy followed, and the records it applied from the bucket before taking over.
+    pub followed: String,
+    pub applied: u64,
+    /// The last record this copy holds now, and when the old primary committed it.
+    pub seq: u64,
+    pub commit_ms: Option<i64>,
+}
+
+/// Makes a standby (or a directory restored from the replica) the primary. Refused when the copy does not follow
+/// the replica's current generation (a stale standby would overwrite a newer primary's history) or while the
+/// current primary's lease is live (renewed within `ship::lease()`: it is probably still running) — unless
+/// `force`. Before taking over it applies every record of its generation the bucket holds (what the old primary
+/// shipped but this copy had not applied yet), so none of it is left out of the new lineage. Then the owner
+/// object names this machine with a new generation (written only if the owner is still the one read), and the
+/// local state is marked to send a first snapshot when it serves with `--replicate`. The old primary, if it
+/// comes back, sees it is no longer the owner and takes no writes.
+pub async fn promote(bucket: &Bucket, dir: &Path, data: &Path, host: &str, url: &str, force: bool) -> Result<Promoted, Problem> {
     let state = State::load(dir).unwrap_or_default();
+    let refuse = |detail: String| Err(Problem { what: What::Refused, detail });
     let (cur, etag) = match bucket.get_tagged(layout::OWNER).await? {
         Some((b, e)) => (serde_json::from_slice::<Owner>(&b).ok(), Some(e)),
         None => (None, None),
     };
+    match &cur {
+        None if !force => return refuse("the replica names no primary (its owner object is missing); if this copy is the one to take over, promote with --force".into()),
+        Some(o) if o.generation != state.generation && !force => {
+            return refuse(format!(
+                "this copy follows generation {} but the replica's primary ships generation {} ({}): it is not the latest copy. Start it with --follow to catch up (or promote the newest standby); --force takes over anyway",
+                if state.generation.is_empty() { "(none)" } else { &state.generation },
+                o.generation,
+                o.host
+            ));
+        }
+        Some(o) if o.renewed > 0 && !force => {
+            let age = crate::now_ms() - o.renewed;
+            if age < crate::ship::lease().as_millis() as i64 {
+                return refuse(format!(
+                    "the primary {} renewed its lease {} s ago: it is probably still running. Stop it (or make sure it is gone), wait {} s, then promote again — or promote with --force",
+                    o.host,
+                    age / 1000,
+                    (crate::ship::lease().as_millis() as i64 - age) / 1000 + 1
+                ));
+            }
+        }
+        _ => {}
+    }
+    // Catch up: everything of the followed generation the bucket holds, applied before taking over.
+    let (mut applied, mut seq, mut commit_ms) = (0u64, 0u64, None);
+    if !state.generation.is_empty() && data.exists() {
+        let store = Store::open(data, &store::Options::default()).map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
+        let followed = Owner { generation: state.generation.clone(), since: 0, host: String::new(), url: String::new(), instance: String::new(), boot: String::new(), renewed: 0 };
+        let mut f = Follower::new(store.clone(), bucket.clone(), followed, Duration::from_millis(0));
+        let before = store.follow_seq().unwrap_or(0);
+        loop {
+            let n = f.catch_up().await?;
+            if n == 0 {
+                break;
+            }
+        }
+        seq = store.follow_seq().unwrap_or(before);
+        applied = seq.saturating_sub(before);
+        commit_ms = f.status.lock().ok().and_then(|s| s.applied_at);
+        store.set_read_only(None);
+        store.close();
+    }
     let generation = layout::new_generation();
-    let owner = Owner { generation: generation.clone(), since: crate::now_ms(), host: host.to_string(), url: url.to_string() };
+    let instance = crate::ship::Instance::of(dir.parent().unwrap_or(Path::new("."))).id;
+    let owner = Owner { generation: generation.clone(), since: crate::now_ms(), host: host.to_string(), url: url.to_string(), instance, boot: String::new(), renewed: crate::now_ms() };
     let body = serde_json::to_vec(&owner).unwrap_or_default();
     let won = match &etag {
         Some(e) => bucket.put_if(layout::OWNER, body, e).await?,
@@ -230,10 +318,10 @@ pub async fn promote(bucket: &Bucket, dir: &Path, host: &str, url: &str) -> Resu
     if !won {
         return Err(Problem { what: What::Conflict, detail: "the owner object changed while promoting; run promote again".into() });
     }
-    let st = State { generation, shipped: 0, log_id: String::new(), url: if state.url.is_empty() { String::new() } else { state.url.clone() }, role: "primary".into(), needs_snapshot: true };
+    let st = State { generation, url: state.url.clone(), role: "primary".into(), needs_snapshot: true, ..State::default() };
     st.save(dir).map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
-    if let Some(c) = cur {
+    if let Some(c) = &cur {
         tracing::info!(target: "zz::replica", old = %c.generation, new = %owner.generation, "promoted: this machine is the primary");
     }
-    Ok(owner)
+    Ok(Promoted { owner, followed: state.generation, applied, seq, commit_ms })
 }

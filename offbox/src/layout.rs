@@ -1,7 +1,8 @@
 //! Object names of a replica in its bucket (under the target's prefix), after Litestream's model:
 //!
 //! ```text
-//! owner                                             who is the primary: {"generation", "since", "host", "url"}
+//! owner                                             who is the primary: {"generation", "since", "host", "url",
+//!                                                   "instance", "boot", "renewed"} (its lease: see `ship`)
 //! generations/<gen>/snapshots/<seq>-<ms>.redb.zst   a whole data file holding exactly records 1..=seq
 //! generations/<gen>/l0/<first>-<last>.seg.zst       records first..=last as the primary's log wrote them
 //! generations/<gen>/l1/<first>-<last>.seg.zst       many l0 segments merged (fewer objects to restore)
@@ -25,7 +26,21 @@ pub struct Owner {
     /// Where people reach the primary (shown by a standby when it refuses a write).
     #[serde(default)]
     pub url: String,
+    /// The installation that owns it (`ship::Instance`): a copied directory or cloned machine has another.
+    #[serde(default)]
+    pub instance: String,
+    /// The running process of that installation (random per start): two processes renewing one lease are two
+    /// copies of one installation.
+    #[serde(default)]
+    pub boot: String,
+    /// When the owner last renewed its lease (ms): `promote` waits for a lease that is not renewed any more.
+    #[serde(default)]
+    pub renewed: i64,
 }
+
+/// The largest segment object any reader accepts (decompressed): what merge, restore and a standby all allow,
+/// and more than a shipped segment holds (`ship::Config::max_segment` and one group commit at most).
+pub const MAX_SEGMENT_BYTES: usize = 512 << 20;
 
 /// A new generation's name: its start time (ms, 13 digits) and 8 random hex digits.
 pub fn new_generation() -> String {

@@ -151,7 +151,7 @@ pub async fn restore(bucket: &Bucket, out: &Path, until: Option<i64>, generation
             let _ = std::fs::remove_file(out);
             return Err(Problem { what: What::Other, detail: "a segment disappeared while restoring (pruned or merged meanwhile): run the restore again".into() });
         };
-        let recs = layout::decode_segment(&body, 256 << 20).map_err(other)?;
+        let recs = layout::decode_segment(&body, layout::MAX_SEGMENT_BYTES).map_err(other)?;
         read += 1;
         let (r, a) = tokio::task::spawn_blocking(move || {
             let r = applier.apply(&recs, until);

@@ -10,7 +10,28 @@
 //!
 //! Only durable records are sent (`Store::durable_seq`): the bucket never holds a change this machine could still
 //! lose, so after a restart the local log and the bucket agree. Names are fixed by positions and written with
-//! `put_new`: a segment sent twice (a timeout after it was stored) is found, not duplicated.
+//! `put_new`: a segment sent twice (a timeout after it was stored) is found and compared — the same bytes are
+//! harmless, other bytes mean another machine ships this generation (a copied directory, a cloned machine) and
+//! this one stops (fenced).
+//!
+//! Ownership, through the bucket alone:
+//! - The owner object names the generation, the installation (`Instance`: made at first start, a copied
+//!   directory or cloned machine gets another) and the running process (`boot`), and carries a lease the
+//!   primary renews every `renew_every()` with a conditional write (If-Match on the ETag it holds). A renewal that
+//!   finds someone else's write fences this machine. `promote` refuses while the lease is live (renewed within
+//!   `lease()`) unless forced. The owner is also checked before a snapshot, a merge or a prune is written.
+//! - A primary cut off from the bucket keeps serving (an office keeps working through an internet outage); if
+//!   it was replaced meanwhile, it learns so at its next contact and stops. What it acknowledged after its last
+//!   upload never reaches the new lineage: those records stay in the ship directory, counted on the status
+//!   screen (`orphaned`), and `zhizhuang fenced` lists them for the administrator to reconcile.
+//! - The generation this machine is about to own is saved before the owner write: a write that landed but whose
+//!   answer was lost is recognised as its own at the next claim.
+//! - A missing owner object while generations exist is reported, not taken: only the machine that ships the
+//!   newest generation puts it back.
+//! - Claiming checks that the logs kept here cover exactly what the bucket lacks (`in_bucket+1 ..= durable`);
+//!   anything else (an offline open folded records away, a restore replaced the file) starts a new generation
+//!   with a snapshot. The generation's first snapshot is taken in the background with a growing pause between
+//!   failed tries, never holding the start.
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -73,6 +94,61 @@ pub fn hostname() -> String {
     std::fs::read_to_string("/etc/hostname").map(|s| s.trim().to_string()).ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "localhost".into())
 }
 
+/// How often the primary renews its lease in the owner object (a sixth of the lease).
+pub fn renew_every() -> Duration {
+    lease() / 6
+}
+
+/// A lease renewed within this long is live: `promote` waits for it to lapse (or is forced). 60 s, or
+/// `ZZ_REPLICA_LEASE_SECS`.
+pub fn lease() -> Duration {
+    static L: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *L.get_or_init(|| Duration::from_secs(std::env::var("ZZ_REPLICA_LEASE_SECS").ok().and_then(|v| v.parse().ok()).filter(|s: &u64| *s >= 1).unwrap_or(60)))
+}
+
+/// This installation's identity in the owner object: made at first start and kept beside the data file
+/// (`DIR/zhizhuang-instance.json`) with what it was made on — the machine's id and the data directory's device
+/// and inode. A directory copied to another machine or folder finds either changed and takes a new identity: it
+/// is then another server, which the owner object does not name (fenced until promoted).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Instance {
+    pub id: String,
+    machine: String,
+    dev: u64,
+    ino: u64,
+}
+
+pub const INSTANCE_FILE: &str = "zhizhuang-instance.json";
+
+fn machine_id() -> String {
+    ["/etc/machine-id", "/var/lib/dbus/machine-id"].iter().find_map(|p| std::fs::read_to_string(p).ok()).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).unwrap_or_else(hostname)
+}
+
+impl Instance {
+    /// The identity of the data directory `dir` (made, or made again for a copy, and saved).
+    pub fn of(dir: &Path) -> Instance {
+        use std::os::unix::fs::MetadataExt;
+        let (dev, ino) = std::fs::metadata(dir).map(|m| (m.dev(), m.ino())).unwrap_or((0, 0));
+        let machine = machine_id();
+        let path = dir.join(INSTANCE_FILE);
+        if let Some(i) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<Instance>(&b).ok())
+            && i.machine == machine
+            && i.dev == dev
+            && i.ino == ino {
+            return i;
+        }
+        let fresh = Instance { id: format!("{:016x}", rand::random::<u64>()), machine, dev, ino };
+        if path.exists() {
+            tracing::warn!(target: "zz::replica", dir = %dir.display(), "this data directory was copied (another machine or folder): it is another server now, with its own identity in the replica");
+        }
+        let tmp = dir.join(format!("{INSTANCE_FILE}.tmp"));
+        if std::fs::write(&tmp, serde_json::to_vec_pretty(&fresh).unwrap_or_default()).is_ok() {
+            let _ = std::fs::rename(&tmp, &path);
+        }
+        fresh
+    }
+}
+
 /// What this machine knows of its replica between runs (`<dir>/state.json`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct State {
@@ -91,6 +167,14 @@ pub struct State {
     /// The generation has no snapshot of this file yet (just promoted).
     #[serde(default)]
     pub needs_snapshot: bool,
+    /// The generation this machine is writing into the owner object (saved first: a write whose answer was
+    /// lost is recognised as this machine's own at the next claim).
+    #[serde(default)]
+    pub pending: String,
+    /// The stream of this directory was broken (a restore replaced the data file): the next claim starts a new
+    /// generation of this machine's own.
+    #[serde(default)]
+    pub restart: bool,
 }
 
 impl State {
@@ -153,6 +237,13 @@ pub struct Status {
     pub fenced: Option<String>,
     /// Records went missing locally before they were sent (the next contact starts a new generation).
     pub broken: bool,
+    /// Changes acknowledged here that never reached the bucket because another server took over first: kept in
+    /// the ship directory for the administrator (`zhizhuang fenced`).
+    pub orphaned: u64,
+    /// When the lease was last renewed (ms).
+    pub renewed: Option<i64>,
+    /// The store does not honour conditional writes: fencing cannot work on it.
+    pub no_conditional_writes: bool,
 }
 
 pub type Shared = Arc<Mutex<Status>>;
@@ -170,6 +261,7 @@ async fn take_snapshot(
     defs: Arc<dyn Fn(&str) -> Option<Arc<store::ResourceDef>> + Send + Sync>,
     dir: PathBuf,
     generation: String,
+    instance: String,
 ) -> Result<(u64, i64, u64), Problem> {
     let local = |e: String| Problem { what: What::Other, detail: e };
     let started = crate::now_ms();
@@ -192,6 +284,12 @@ async fn take_snapshot(
     .await
     .map_err(|e| local(e.to_string()))?
     .map_err(local)?;
+    // Still the owner? A snapshot is never written into a generation another server took over meanwhile.
+    let owner = crate::restore::owner(&bucket).await;
+    if !matches!(&owner, Ok(Some(o)) if o.generation == generation && (o.instance.is_empty() || o.instance == instance)) {
+        let _ = std::fs::remove_file(&zst);
+        return Err(owner.err().unwrap_or_else(|| conflict("the owner changed while the snapshot was taken")));
+    }
     let name = layout::snapshot_name(&generation, seq, at);
     let sent = bucket.put_file(&name, &zst).await;
     let _ = std::fs::remove_file(&zst);
@@ -208,29 +306,41 @@ pub struct Shipper {
     defs: Arc<dyn Fn(&str) -> Option<Arc<store::ResourceDef>> + Send + Sync>,
     pub status: Shared,
     state: State,
+    instance: String,
+    boot: String,
+    owner: Option<Owner>,
     owner_etag: String,
     /// Log bytes sent since the last snapshot, and when it was taken.
     since_snapshot: u64,
     last_snapshot: Option<Instant>,
-    last_owner_check: Instant,
+    last_renew: Instant,
     last_merge: Instant,
     last_prune: Option<Instant>,
     /// Folded logs were dropped before they were sent: a new generation is needed.
     broken: bool,
     /// The stream is ready: the generation is ours and its snapshot is in the bucket.
     ready: bool,
-    /// A later snapshot being taken and sent.
+    /// A snapshot being taken and sent (the generation's first one, or a later one).
     snapshotting: Option<tokio::task::JoinHandle<Result<(u64, i64, u64), Problem>>>,
+    /// The next try of a failed first snapshot, and the pause after this one.
+    retry_at: Option<Instant>,
+    retry_pause: Duration,
+    fenced: bool,
 }
 
 fn hex(id: &[u8; 16]) -> String {
     id.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+fn conflict(detail: impl Into<String>) -> Problem {
+    Problem { what: What::Conflict, detail: detail.into() }
+}
+
 impl Shipper {
     pub fn new(store: Store, bucket: Bucket, cfg: Config, defs: Arc<dyn Fn(&str) -> Option<Arc<store::ResourceDef>> + Send + Sync>) -> Shipper {
         let state = State::load(&cfg.dir).unwrap_or_default();
         let status = Arc::new(Mutex::new(Status { target: bucket.target().describe(), generation: state.generation.clone(), shipped_seq: state.shipped, ..Status::default() }));
+        let instance = Instance::of(cfg.dir.parent().unwrap_or(Path::new("."))).id;
         Shipper {
             store,
             bucket,
@@ -238,15 +348,21 @@ impl Shipper {
             defs,
             status,
             state,
+            instance,
+            boot: format!("{:016x}", rand::random::<u64>()),
+            owner: None,
             owner_etag: String::new(),
             since_snapshot: 0,
             last_snapshot: None,
-            last_owner_check: Instant::now(),
+            last_renew: Instant::now(),
             last_merge: Instant::now(),
             last_prune: None,
             broken: false,
             ready: false,
             snapshotting: None,
+            retry_at: None,
+            retry_pause: Duration::from_secs(5),
+            fenced: false,
         }
     }
 
@@ -279,22 +395,38 @@ impl Shipper {
         }
     }
 
-    fn fence(&mut self, owner: &Owner) {
-        let why = fenced_reason(owner);
-        self.store.set_read_only(Some(why.clone()));
-        tracing::error!(target: "zz::error", generation = %owner.generation, host = %owner.host, "replication: another server is the primary now; this one takes no writes and ships nothing");
+    /// This machine is not (or no longer) the primary: it takes no writes and ships nothing. What it acknowledged
+    /// after its last upload stays in the ship directory, counted (`orphaned`).
+    fn fence_with(&mut self, why: String, shown: String) {
+        self.store.set_read_only(Some(why));
+        self.fenced = true;
+        let orphaned = self.store.durable_seq().saturating_sub(self.state.shipped);
+        if orphaned > 0 && self.state.role == "primary" && !self.state.generation.is_empty() {
+            tracing::error!(target: "zz::error", orphaned, "replication: changes acknowledged here never reached the replica before another server took over; they are kept in the ship directory (zhizhuang fenced --dir DIR lists them)");
+        }
         if let Ok(mut s) = self.status.lock() {
-            s.fenced = Some(format!("{} ({}, {})", owner.generation, owner.host, owner.url));
+            s.fenced = Some(shown);
+            s.orphaned = if self.state.role == "primary" { orphaned } else { 0 };
         }
     }
 
-    /// Settles who owns the replica before the server takes writes (bounded by the bucket's timeout). Returns
-    /// false when this machine must not write (fenced, or the bucket belongs to another primary).
+    fn fence(&mut self, owner: &Owner) {
+        tracing::error!(target: "zz::error", generation = %owner.generation, host = %owner.host, "replication: another server is the primary now; this one takes no writes and ships nothing");
+        self.fence_with(fenced_reason(owner), format!("{} ({}, {})", owner.generation, owner.host, owner.url));
+    }
+
+    /// Settles who owns the replica before the server takes writes (bounded by the bucket's timeout; the first
+    /// snapshot of a new generation is taken afterwards, in the background). Returns false when this machine
+    /// must not write (fenced, or the bucket belongs to another primary).
     pub async fn claim(&mut self) -> bool {
         match self.try_claim().await {
             Ok(ok) => {
                 self.note_ok();
                 ok
+            }
+            Err(p) if p.what == What::Conflict => {
+                self.note_problem(&p);
+                false
             }
             Err(p) => {
                 // The bucket cannot be reached: serve, keep the logs, settle it when it answers.
@@ -304,18 +436,55 @@ impl Shipper {
         }
     }
 
+    fn is_ours(&self, o: &Owner) -> bool {
+        // An owner written by an earlier version names no installation: the generation decides.
+        o.generation == self.state.generation && !self.state.generation.is_empty() && (o.instance.is_empty() || o.instance == self.instance)
+    }
+
     async fn try_claim(&mut self) -> Result<bool, Problem> {
+        self.check_conditional_writes().await?;
         let log_id = self.store.log_id().ok().flatten().map(|id| hex(&id)).unwrap_or_default();
-        let owner = self.read_owner().await?;
-        match owner {
+        match self.read_owner().await? {
             None => {
-                // A new replica: this machine is its first primary.
-                self.new_generation(None).await?;
+                let gens = crate::restore::generations(&self.bucket).await?;
+                if gens.is_empty() {
+                    // A new replica: this machine is its first primary.
+                    self.new_generation(None).await?;
+                    return Ok(true);
+                }
+                if self.state.role == "primary" && gens.last() == Some(&self.state.generation) {
+                    // The owner object is gone (deleted by hand, expired by a lifecycle rule) while this machine
+                    // ships the newest generation: put it back, naming this machine — whoever writes first wins.
+                    tracing::warn!(target: "zz::replica", generation = %self.state.generation, "replication: the owner object was missing; this primary wrote it again");
+                    let owner = self.owner_record(&self.state.generation.clone(), crate::now_ms());
+                    if !self.bucket.put_new(layout::OWNER, serde_json::to_vec(&owner).unwrap_or_default()).await? {
+                        return self.lost_claim().await;
+                    }
+                    return Box::pin(self.try_claim()).await;
+                }
+                // Generations without an owner: not this machine's to take.
+                let (zh, en) = (
+                    "备份空间中有历史数据但缺少主服务器记录(owner 对象被删除?),本机不会自行接管;请在应成为主服务器的机器上运行 zhizhuang promote --force".to_string(),
+                    "The replica holds generations but no owner object (was it deleted?); this server does not take it over by itself: run `zhizhuang promote --force` on the server meant to be the primary".to_string(),
+                );
+                tracing::error!(target: "zz::error", "{en}");
+                if let Ok(mut s) = self.status.lock() {
+                    s.problem = Some((zh, en.clone()));
+                }
+                self.fence_with("fenced:".into(), en);
+                Ok(false)
+            }
+            Some((o, etag)) if !self.state.pending.is_empty() && o.generation == self.state.pending && o.instance == self.instance => {
+                // This machine's own owner write landed, though its answer was lost.
+                tracing::info!(target: "zz::replica", generation = %o.generation, "replication: the generation this server was claiming is its own");
+                self.owner_etag = etag;
+                self.adopt(o.generation.clone());
                 Ok(true)
             }
-            Some((o, etag)) if o.generation == self.state.generation && !self.state.generation.is_empty() => {
+            Some((o, etag)) if self.is_ours(&o) => {
                 self.owner_etag = etag.clone();
-                let continues = self.state.log_id == log_id && !self.store.broke_stream() && !self.state.needs_snapshot && self.state.role != "standby";
+                self.owner = Some(o.clone());
+                let continues = self.state.log_id == log_id && !self.store.broke_stream() && !self.state.needs_snapshot && self.state.role != "standby" && !self.state.restart;
                 if !continues {
                     // The same owner, another stream (a promoted standby, a restored or migrated file): a new
                     // generation of our own.
@@ -326,14 +495,16 @@ impl Shipper {
                 let in_bucket = self.last_in_bucket(&o.generation, self.state.shipped).await?;
                 let durable = self.store.durable_seq();
                 if in_bucket > durable || !self.local_covers(in_bucket, durable) {
-                    // The bucket holds records this file lost, or this file lost records the bucket never got.
-                    tracing::warn!(target: "zz::replica", in_bucket, durable, "replication: the local log and the bucket disagree; starting a new generation");
+                    // The bucket holds records this file lost, or this file no longer has records the bucket never
+                    // got (an offline open folded them away): only a new generation with a snapshot is whole.
+                    tracing::warn!(target: "zz::replica", in_bucket, durable, "replication: the logs kept here do not cover what the bucket lacks; starting a new generation");
                     self.new_generation(Some(etag)).await?;
                     return Ok(true);
                 }
                 self.state.shipped = in_bucket;
                 let _ = self.state.save(&self.cfg.dir);
                 self.ready = true;
+                self.renew().await?;
                 if let Ok(mut s) = self.status.lock() {
                     s.generation = o.generation.clone();
                     s.shipped_seq = in_bucket;
@@ -347,6 +518,49 @@ impl Shipper {
         }
     }
 
+    /// Another server's owner write came first.
+    async fn lost_claim(&mut self) -> Result<bool, Problem> {
+        if let Some((o, _)) = self.read_owner().await? {
+            self.fence(&o);
+        }
+        Err(conflict("another server claimed the replica"))
+    }
+
+    /// Whether the store honours conditional writes (If-None-Match, If-Match): without them two servers could
+    /// both believe they own the replica. Checked once per start with a probe object.
+    async fn check_conditional_writes(&mut self) -> Result<(), Problem> {
+        if self.status.lock().map(|s| s.no_conditional_writes).unwrap_or(false) {
+            return Err(conflict("the object store ignores conditional writes"));
+        }
+        if self.owner_etag.is_empty() && self.owner.is_none() {
+            let key = format!(".zhizhuang-cas-{:016x}", rand::random::<u64>());
+            let first = self.bucket.put_new(&key, bytes::Bytes::from_static(b"1")).await?;
+            let second = self.bucket.put_new(&key, bytes::Bytes::from_static(b"2")).await?;
+            let stale = self.bucket.put_if(&key, bytes::Bytes::from_static(b"3"), "\"zz-not-the-etag\"").await?;
+            let _ = self.bucket.delete(&key).await;
+            if !first || second || stale {
+                tracing::error!(target: "zz::error", "replication: this object store does not honour conditional writes (If-None-Match / If-Match); two servers could both take writes. Use AWS S3, MinIO, SeaweedFS 4.48 or newer, or Ceph RGW for --replicate");
+                if let Ok(mut s) = self.status.lock() {
+                    s.no_conditional_writes = true;
+                }
+                return Err(conflict("the object store ignores conditional writes"));
+            }
+        }
+        Ok(())
+    }
+
+    fn owner_record(&self, generation: &str, since: i64) -> Owner {
+        Owner {
+            generation: generation.to_string(),
+            since,
+            host: self.cfg.host.clone(),
+            url: self.cfg.url.clone(),
+            instance: self.instance.clone(),
+            boot: self.boot.clone(),
+            renewed: crate::now_ms(),
+        }
+    }
+
     async fn read_owner(&self) -> Result<Option<(Owner, String)>, Problem> {
         match self.bucket.get_tagged(layout::OWNER).await? {
             None => Ok(None),
@@ -354,6 +568,67 @@ impl Shipper {
                 let o: Owner = serde_json::from_slice(&b).map_err(|e| Problem { what: What::Other, detail: format!("owner object: {e}") })?;
                 Ok(Some((o, etag)))
             }
+        }
+    }
+
+    /// Renews the lease: the owner object written again (If-Match the ETag held) with this process and the time.
+    /// Someone else's write in between fences this machine — another server took over, or another copy of this
+    /// installation (a cloned machine) runs.
+    async fn renew(&mut self) -> Result<(), Problem> {
+        self.last_renew = Instant::now();
+        let since = self.owner.as_ref().map(|o| o.since).unwrap_or_else(crate::now_ms);
+        let owner = self.owner_record(&self.state.generation, since);
+        if self.bucket.put_if(layout::OWNER, serde_json::to_vec(&owner).unwrap_or_default(), &self.owner_etag).await? {
+            self.owner_etag = self.bucket.get_tagged(layout::OWNER).await?.map(|(_, e)| e).unwrap_or_default();
+            self.owner = Some(owner.clone());
+            if let Ok(mut s) = self.status.lock() {
+                s.renewed = Some(owner.renewed);
+            }
+            return Ok(());
+        }
+        match self.read_owner().await? {
+            Some((o, _)) if o.generation == self.state.generation && o.instance == self.instance && o.boot != self.boot => {
+                let why = format!("another running copy of this server (a cloned machine or copied directory, on {}) renews the same lease", o.host);
+                tracing::error!(target: "zz::error", "replication: {why}; this one stops taking writes");
+                self.fence_with(fenced_reason(&o), why.clone());
+                Err(conflict(why))
+            }
+            Some((o, etag)) if self.is_ours(&o) => {
+                // Our own earlier renewal whose answer was lost: carry on from it.
+                self.owner_etag = etag;
+                Ok(())
+            }
+            Some((o, _)) => {
+                self.fence(&o);
+                Err(conflict("another server is the primary"))
+            }
+            None => {
+                // The owner object is gone (deleted, expired by a lifecycle rule) under the live lease: put it
+                // back, naming this machine; whoever writes first owns it.
+                tracing::warn!(target: "zz::replica", "replication: the owner object disappeared; this primary writes it again");
+                if self.bucket.put_new(layout::OWNER, serde_json::to_vec(&owner).unwrap_or_default()).await? {
+                    self.owner_etag = self.bucket.get_tagged(layout::OWNER).await?.map(|(_, e)| e).unwrap_or_default();
+                    self.owner = Some(owner);
+                    Ok(())
+                } else {
+                    self.lost_claim().await.map(|_| ())
+                }
+            }
+        }
+    }
+
+    /// The owner still names this machine (checked before a snapshot, a merge or a prune is written).
+    async fn still_owner(&mut self) -> Result<bool, Problem> {
+        match self.read_owner().await? {
+            Some((o, etag)) if self.is_ours(&o) && (o.boot.is_empty() || o.boot == self.boot) => {
+                self.owner_etag = etag;
+                Ok(true)
+            }
+            Some((o, _)) => {
+                self.fence(&o);
+                Ok(false)
+            }
+            None => Ok(false),
         }
     }
 
@@ -370,15 +645,31 @@ impl Shipper {
         Ok(last)
     }
 
-    /// Whether records `from + 1 ..= upto` can still be read here (folded logs, or the feed, or the live log not
-    /// yet folded: everything after the newest folded log).
+    /// The kept logs of this data file (a log left by a file a restore replaced is never this file's).
+    fn kept(&self) -> Vec<Kept> {
+        let id = self.store.log_id().ok().flatten();
+        let (ours, others) = store::ship::kept_files_of(&self.cfg.dir, id).unwrap_or_default();
+        for k in others {
+            // Set aside, not shipped: its records belong to another file's history.
+            let to = self.cfg.dir.join("foreign");
+            let _ = std::fs::create_dir_all(&to);
+            if let Some(name) = k.path.file_name() {
+                tracing::warn!(target: "zz::replica", log = %k.path.display(), "replication: a kept log of another data file set aside, not shipped");
+                let _ = std::fs::rename(&k.path, to.join(name));
+            }
+        }
+        ours
+    }
+
+    /// Whether records `from + 1 ..= upto` can all be read here: the kept logs of this file, then what the feed
+    /// holds (records since this start, not yet folded). Anything missing means the bucket cannot be brought up
+    /// to date from here.
     fn local_covers(&self, from: u64, upto: u64) -> bool {
         if upto <= from {
             return true;
         }
-        let kept = store::ship::kept_files(&self.cfg.dir).unwrap_or_default();
         let mut want = from + 1;
-        for k in &kept {
+        for k in &self.kept() {
             if k.last < want {
                 continue;
             }
@@ -387,66 +678,72 @@ impl Shipper {
             }
             want = k.last + 1;
         }
-        // What is not in a folded log is in the live one (records after the last checkpoint), or was never
-        // written: the records of a log are consecutive, so a file after `want` would be a gap (checked above).
-        true
+        if want > upto {
+            return true;
+        }
+        let fed = self.store.feed().map(|f| f.take(want, upto)).unwrap_or_default();
+        fed.first().is_some_and(|r| r.seq == want) && fed.last().is_some_and(|r| r.seq == upto)
     }
 
-    /// Starts a new generation: owns it in the owner object (conditionally), then sends a snapshot of the data
-    /// file at a known position; records after it follow.
+    /// Starts a new generation: saved here as the one being claimed, owned in the owner object (conditionally),
+    /// then its first snapshot is taken in the background; records after it follow.
     async fn new_generation(&mut self, etag: Option<String>) -> Result<(), Problem> {
-        let generation = if self.state.needs_snapshot && !self.state.generation.is_empty() && etag.is_some() { self.state.generation.clone() } else { layout::new_generation() };
-        let owner = Owner { generation: generation.clone(), since: crate::now_ms(), host: self.cfg.host.clone(), url: self.cfg.url.clone() };
+        let reuse = self.state.needs_snapshot && !self.state.restart && !self.state.generation.is_empty() && etag.is_some();
+        let generation = if reuse { self.state.generation.clone() } else { layout::new_generation() };
+        self.state.pending = generation.clone();
+        let _ = self.state.save(&self.cfg.dir);
+        let owner = self.owner_record(&generation, crate::now_ms());
         let body = serde_json::to_vec(&owner).unwrap_or_default();
         let won = match &etag {
             None => self.bucket.put_new(layout::OWNER, body).await?,
             Some(e) => self.bucket.put_if(layout::OWNER, body, e).await?,
         };
         if !won {
-            // Someone else owns it now.
-            if let Some((o, _)) = self.read_owner().await? {
-                self.fence(&o);
-            }
-            return Err(Problem { what: What::Conflict, detail: "another server claimed the replica".into() });
+            self.lost_claim().await?;
         }
         self.owner_etag = self.bucket.get_tagged(layout::OWNER).await?.map(|(_, e)| e).unwrap_or_default();
+        self.owner = Some(owner);
         tracing::info!(target: "zz::replica", generation = %generation, "replication: new generation");
-        self.state = State {
-            generation: generation.clone(),
-            shipped: 0,
-            log_id: String::new(),
-            url: self.state.url.clone(),
-            role: "primary".into(),
-            needs_snapshot: true,
-        };
+        self.adopt(generation);
+        Ok(())
+    }
+
+    /// `generation` is this machine's now; its first snapshot is due.
+    fn adopt(&mut self, generation: String) {
+        self.state = State { generation: generation.clone(), shipped: 0, log_id: String::new(), url: self.state.url.clone(), role: "primary".into(), needs_snapshot: true, pending: String::new(), restart: false };
         let _ = self.state.save(&self.cfg.dir);
         if let Ok(mut s) = self.status.lock() {
-            s.generation = generation.clone();
+            s.generation = generation;
             s.snapshots.clear();
             s.broken = false;
         }
         self.broken = false;
-        self.snapshot().await
+        self.ready = false;
+        self.retry_at = None;
     }
 
-    /// The generation's first snapshot, taken and sent before any segment: its position becomes what is shipped.
-    async fn snapshot(&mut self) -> Result<(), Problem> {
+    /// The generation's first snapshot: started in the background (a large file takes minutes), tried again
+    /// after a growing pause when it fails; segments wait for it.
+    fn start_first_snapshot(&mut self) {
+        if self.snapshotting.is_some() || self.retry_at.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
         if let Ok(mut s) = self.status.lock() {
             s.snapshotting = true;
         }
-        let r = take_snapshot(self.store.clone(), self.bucket.clone(), self.defs.clone(), self.cfg.dir.clone(), self.state.generation.clone()).await;
-        if let Ok(mut s) = self.status.lock() {
-            s.snapshotting = false;
-        }
-        let (seq, at, bytes) = r?;
+        self.snapshotting = Some(tokio::spawn(take_snapshot(self.store.clone(), self.bucket.clone(), self.defs.clone(), self.cfg.dir.clone(), self.state.generation.clone(), self.instance.clone())));
+    }
+
+    /// The first snapshot is in the bucket: its position becomes what is shipped.
+    fn first_snapshot_done(&mut self, seq: u64, at: i64, bytes: u64) {
         self.state.shipped = self.state.shipped.max(seq);
         self.state.needs_snapshot = false;
         self.state.log_id = self.store.log_id().ok().flatten().map(|id| hex(&id)).unwrap_or_default();
         let _ = self.state.save(&self.cfg.dir);
         self.drop_kept(self.state.shipped);
         self.snapshot_done(seq, at, bytes);
+        self.retry_pause = Duration::from_secs(5);
         self.ready = true;
-        Ok(())
     }
 
     fn snapshot_done(&mut self, seq: u64, at: i64, bytes: u64) {
@@ -461,7 +758,7 @@ impl Shipper {
     }
 
     fn drop_kept(&self, upto: u64) {
-        for k in store::ship::kept_files(&self.cfg.dir).unwrap_or_default() {
+        for k in self.kept() {
             if k.last <= upto {
                 let _ = std::fs::remove_file(&k.path);
             }
@@ -484,7 +781,7 @@ impl Shipper {
             true
         };
         // Folded logs first (older), then the feed for the rest.
-        let kept: Vec<Kept> = store::ship::kept_files(&self.cfg.dir).unwrap_or_default().into_iter().filter(|k| k.last >= from).collect();
+        let kept: Vec<Kept> = self.kept().into_iter().filter(|k| k.last >= from).collect();
         'files: for k in kept {
             if k.first > want {
                 break;
@@ -509,13 +806,17 @@ impl Shipper {
         out
     }
 
-    /// One round: send what is durable, check the owner, snapshot, merge and prune when due.
+    /// One round: send what is durable, renew the lease, snapshot, merge and prune when due.
     pub async fn tick(&mut self) {
-        if self.status.lock().map(|s| s.fenced.is_some()).unwrap_or(false) {
+        if self.fenced {
+            self.update_orphaned();
             return;
         }
         self.bound_local();
-        if !self.ready || self.broken {
+        if self.state.pending.is_empty() && !self.state.generation.is_empty() && self.owner.is_some() && self.state.needs_snapshot && !self.broken {
+            // The generation is ours; its first snapshot is (still) due.
+            self.poll_first_snapshot().await;
+        } else if !self.ready || self.broken {
             // Not settled yet (the bucket was down at start), or records were lost locally.
             let r = if self.broken { self.new_generation(Some(self.owner_etag.clone())).await } else { self.try_claim().await.map(|_| ()) };
             match r {
@@ -526,9 +827,10 @@ impl Shipper {
                     return;
                 }
             }
-            if !self.ready {
-                return;
-            }
+        }
+        if !self.ready {
+            self.update_lag();
+            return;
         }
         if let Err(p) = self.send().await {
             self.note_problem(&p);
@@ -539,15 +841,10 @@ impl Shipper {
         self.drop_kept(self.state.shipped);
         self.note_ok();
         self.update_lag();
-        if self.last_owner_check.elapsed() >= Duration::from_secs(5) {
-            self.last_owner_check = Instant::now();
-            match self.read_owner().await {
-                Ok(Some((o, _))) if o.generation != self.state.generation => {
-                    self.fence(&o);
-                    return;
-                }
-                Ok(Some((_, etag2))) => self.owner_etag = etag2,
-                Ok(None) => {}
+        if self.last_renew.elapsed() >= renew_every() {
+            match self.renew().await {
+                Ok(()) => {}
+                Err(p) if p.what == What::Conflict => return,
                 Err(p) => self.note_problem(&p),
             }
         }
@@ -575,19 +872,71 @@ impl Shipper {
                 s.snapshotting = true;
             }
             self.since_snapshot = 0;
-            self.snapshotting = Some(tokio::spawn(take_snapshot(self.store.clone(), self.bucket.clone(), self.defs.clone(), self.cfg.dir.clone(), self.state.generation.clone())));
+            self.snapshotting = Some(tokio::spawn(take_snapshot(self.store.clone(), self.bucket.clone(), self.defs.clone(), self.cfg.dir.clone(), self.state.generation.clone(), self.instance.clone())));
         }
         if self.last_merge.elapsed() >= self.cfg.merge_every {
             self.last_merge = Instant::now();
-            if let Err(p) = self.merge().await {
+            let r = match self.still_owner().await {
+                Ok(true) => self.merge().await,
+                Ok(false) => return,
+                Err(p) => Err(p),
+            };
+            if let Err(p) = r {
                 self.note_problem(&p);
             }
         }
         if self.last_prune.is_none_or(|t| t.elapsed() >= self.cfg.prune_every) {
             self.last_prune = Some(Instant::now());
-            if let Err(p) = self.prune().await {
+            let r = match self.still_owner().await {
+                Ok(true) => self.prune().await,
+                Ok(false) => return,
+                Err(p) => Err(p),
+            };
+            if let Err(p) = r {
                 self.note_problem(&p);
             }
+        }
+    }
+
+    /// Starts, or looks after, the generation's first snapshot; the stream is ready once it is in the bucket.
+    async fn poll_first_snapshot(&mut self) {
+        if let Some(h) = self.snapshotting.take_if(|h| h.is_finished()) {
+            match h.await {
+                Ok(Ok((seq, at, bytes))) => {
+                    self.first_snapshot_done(seq, at, bytes);
+                    self.note_ok();
+                    return;
+                }
+                Ok(Err(p)) => {
+                    if p.what == What::Conflict {
+                        // The owner changed before the snapshot went up.
+                        if let Ok(Some((o, _))) = self.read_owner().await {
+                            self.fence(&o);
+                        }
+                        return;
+                    }
+                    self.note_problem(&p);
+                    tracing::warn!(target: "zz::replica", retry_in_s = self.retry_pause.as_secs(), "replication: the first snapshot of the generation failed; trying again");
+                    self.retry_at = Some(Instant::now() + self.retry_pause);
+                    self.retry_pause = (self.retry_pause * 2).min(Duration::from_secs(600));
+                    if let Ok(mut s) = self.status.lock() {
+                        s.snapshotting = false;
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+        self.start_first_snapshot();
+    }
+
+    /// Changes acknowledged here after the last upload, when fenced: the status screen counts them.
+    fn update_orphaned(&self) {
+        if self.state.role != "primary" {
+            return;
+        }
+        let n = self.store.durable_seq().saturating_sub(self.state.shipped);
+        if let Ok(mut s) = self.status.lock() {
+            s.orphaned = n;
         }
     }
 
@@ -600,6 +949,16 @@ impl Shipper {
             }
             let recs = self.gather(self.state.shipped + 1, durable);
             if recs.is_empty() {
+                let want = self.state.shipped + 1;
+                let kept = self.kept();
+                let held = kept.iter().any(|k| k.first <= want && k.last >= want);
+                if !held && kept.iter().any(|k| k.first > want) {
+                    // Later records are kept but the next one is nowhere: the stream has a hole (records folded
+                    // away without being kept). Only a new generation is whole again.
+                    tracing::error!(target: "zz::error", want, "replication: the next record to send is missing here; a new generation with a snapshot follows");
+                    self.broken = true;
+                    return Ok(());
+                }
                 // The records are in the live log, not yet folded or in the feed: next round.
                 return Ok(());
             }
@@ -608,8 +967,16 @@ impl Shipper {
             let raw: u64 = recs.iter().map(|r| r.bytes.len() as u64).sum();
             let name = layout::segment_name(&self.state.generation, 0, first, last);
             let len = body.len() as u64;
-            if !self.bucket.put_new(&name, body).await? {
-                // Sent before (a timeout after the store kept it): the same records under the same name.
+            if !self.bucket.put_new(&name, body.clone()).await? {
+                // Sent before (a timeout after the store kept it): the same records under the same name. Other
+                // bytes under that name are another machine's records of this generation.
+                let there = self.bucket.get(&name).await?;
+                if there.as_deref() != Some(&body[..]) {
+                    let why = format!("segment {name} holds other records than this server's: another server ships this generation (a copied directory or a cloned machine)");
+                    tracing::error!(target: "zz::error", "replication: {why}; this one stops taking writes");
+                    self.fence_with(format!("fenced:{}", self.cfg.host), why.clone());
+                    return Err(conflict(why));
+                }
             }
             self.state.shipped = last;
             let _ = self.state.save(&self.cfg.dir);
@@ -626,7 +993,7 @@ impl Shipper {
 
     fn update_lag(&self) {
         let durable = self.store.durable_seq();
-        let kept: u64 = store::ship::kept_files(&self.cfg.dir).unwrap_or_default().iter().map(|k| k.bytes).sum();
+        let kept: u64 = self.kept().iter().map(|k| k.bytes).sum();
         let oldest_waiting = if durable > self.state.shipped { self.gather(self.state.shipped + 1, self.state.shipped + 1).first().and_then(|r| r.commit_ms) } else { None };
         if let Ok(mut s) = self.status.lock() {
             s.durable_seq = durable;
@@ -638,7 +1005,7 @@ impl Shipper {
 
     /// Keeps the folded logs under `max_local`: the oldest go first; losing unsent records breaks the stream.
     fn bound_local(&mut self) {
-        let kept = store::ship::kept_files(&self.cfg.dir).unwrap_or_default();
+        let kept = self.kept();
         let mut total: u64 = kept.iter().map(|k| k.bytes).sum();
         for k in kept {
             if total <= self.cfg.max_local {
@@ -675,7 +1042,7 @@ impl Shipper {
         let mut group_bytes = 0usize;
         for (n, _, _) in old {
             let Some(b) = self.bucket.get(&n).await? else { continue };
-            let recs = layout::decode_segment(&b, 64 << 20).map_err(|e| Problem { what: What::Other, detail: e })?;
+            let recs = layout::decode_segment(&b, layout::MAX_SEGMENT_BYTES).map_err(|e| Problem { what: What::Other, detail: e })?;
             if recs.last().and_then(|r| r.commit_ms).is_some_and(|t| t > cutoff) {
                 break;
             }

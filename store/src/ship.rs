@@ -296,3 +296,72 @@ pub fn meta_of_file(path: &Path, key: &str) -> Result<Option<Vec<u8>>> {
     let t = r.open_table(tables::META)?;
     Ok(t.get(key)?.map(|v| v.value().to_vec()))
 }
+
+/// The data file identity a kept log names in its header (None: not a log of this format).
+pub fn kept_id(path: &Path) -> Option<[u8; 16]> {
+    use std::io::Read;
+    let mut head = [0u8; crate::wal::HEADER as usize];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    if !crate::wal::is_v2_header(&head) {
+        return None;
+    }
+    head[8..24].try_into().ok()
+}
+
+/// The kept logs of `dir` that belong to the data file `id` (a log of another file — one left by a file a restore
+/// replaced — is never shipped as this file's), oldest first; and those that do not.
+pub fn kept_files_of(dir: &Path, id: Option<[u8; 16]>) -> Result<(Vec<Kept>, Vec<Kept>)> {
+    let (mut ours, mut others) = (Vec::new(), Vec::new());
+    for k in kept_files(dir)? {
+        if id.is_some() && kept_id(&k.path) == id {
+            ours.push(k);
+        } else {
+            others.push(k);
+        }
+    }
+    Ok((ours, others))
+}
+
+/// What one log record changed, as people read it: each business record written or removed (tenant, resource,
+/// id, and the record), and how many other entries (indexes, counters, sessions, files) it touched. For an
+/// administrator reconciling changes that never reached the replica (`zhizhuang fenced`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Described {
+    pub seq: u64,
+    pub commit_ms: Option<i64>,
+    pub records: Vec<serde_json::Value>,
+    pub other_entries: u64,
+}
+
+pub fn describe(r: &LogRecord) -> Described {
+    let mut out = Described { seq: r.seq, commit_ms: r.commit_ms, records: Vec::new(), other_entries: 0 };
+    let mut ops = r.ops();
+    while ops.len() >= 6 {
+        let (table, kind) = (ops[0], ops[1]);
+        let Ok(klen) = ops[2..6].try_into().map(u32::from_le_bytes) else { break };
+        let Some(k) = ops.get(6..6 + klen as usize) else { break };
+        ops = &ops[6 + klen as usize..];
+        let v = if kind == 1 {
+            let Some(vlen) = ops.get(0..4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes) else { break };
+            let Some(v) = ops.get(4..4 + vlen as usize) else { break };
+            ops = &ops[4 + vlen as usize..];
+            Some(v)
+        } else {
+            None
+        };
+        if table == crate::wal::T::Records as u8 || table == crate::wal::T::Deleted as u8 {
+            let (tenant, resource, id) = <(&str, &str, u64) as redb::Value>::from_bytes(k);
+            let doc = v.and_then(|v| crate::codec::decode_record(v).ok()).map(serde_json::Value::Object);
+            let what = match (table == crate::wal::T::Deleted as u8, kind == 1) {
+                (false, true) => "written",
+                (false, false) => "removed",
+                (true, true) => "moved to the recycle bin",
+                (true, false) => "purged from the recycle bin",
+            };
+            out.records.push(serde_json::json!({"tenant": tenant, "resource": resource, "id": id.to_string(), "change": what, "record": doc}));
+        } else if table != crate::wal::T::Meta as u8 {
+            out.other_entries += 1;
+        }
+    }
+    out
+}

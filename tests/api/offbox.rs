@@ -226,11 +226,18 @@ async fn a_standby_serves_reads_and_once_promoted_takes_writes_while_the_old_pri
     let (s, b) = post(standby.addr.clone(), stok.clone(), "on.standby").await;
     assert_eq!(s, 503, "{b}");
     assert!(b.contains("http://primary.example"), "{b}");
-    // The primary dies; the standby is promoted and serves as the primary.
+    // The primary dies; the standby is promoted and serves as the primary — once the primary's lease has lapsed
+    // (promoting while it may still run would make two primaries).
     primary.kill9();
     standby.stop();
     let (code, out) = run_with(&["promote", "--dir", sdir.path().to_str().unwrap()], &e);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("renewed its lease") && out.contains("--force"), "{out}");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let short: Vec<(&str, &str)> = e.iter().copied().chain([("ZZ_REPLICA_LEASE_SECS", "2")]).collect();
+    let (code, out) = run_with(&["promote", "--dir", sdir.path().to_str().unwrap()], &short);
     assert_eq!(code, 0, "{out}");
+    assert!(out.contains("caught up"), "says how far it got: {out}");
     let promoted = Server::start_with(sdir.path(), &["--replicate", url], &e).await;
     let ntok = promoted.sign_in(A).await;
     assert!(has(promoted.addr.clone(), ntok.clone(), "on.primary").await);

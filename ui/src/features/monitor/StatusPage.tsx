@@ -33,7 +33,7 @@ type Bilingual = { zh: string; en: string } | null;
 export type Replica =
   | { role: 'primary'; target: string; generation: string; shippedSeq: number; shippedAt: number | null; durableSeq: number; lagMs: number; reachable: boolean;
       lastOk: number | null; problem: Bilingual; localBytes: number; segmentsSent: number; bytesSent: number; snapshots: { seq: number; at: number }[];
-      snapshotting: boolean; fenced: string | null; broken: boolean }
+      snapshotting: boolean; fenced: string | null; broken: boolean; orphaned?: number; renewed?: number | null; noConditionalWrites?: boolean }
   | { role: 'standby'; target: string; generation: string; appliedSeq: number; appliedAt: number | null; lagMs: number; reachable: boolean;
       problem: Bilingual; primary: { generation: string; host: string; url: string; since: number } | null; segmentsApplied: number; stopped: Bilingual };
 
@@ -46,9 +46,14 @@ export function replicaRows(r: Replica | null, L: (zh: string, en: string) => st
   if (r.role === 'primary') {
     return [
       ...(r.fenced ? [[L('已被接替', 'Replaced'), `${L('另一台服务器已成为主服务器，本机停止写入和备份', 'another server became the primary; this one stopped writing and shipping')}：${r.fenced}`] as [string, string]] : []),
+      ...(r.orphaned ? [[L('未备份的修改', 'Changes never shipped'), L(`本机在被接替前确认的 ${r.orphaned} 条修改没有到达备份空间，已保留在本机备份目录；运行 zhizhuang fenced --dir <数据目录> 列出它们，以便在新的主服务器上核对补录`,
+        `${r.orphaned} changes acknowledged here before another server took over never reached the replica; they are kept in this machine's ship directory: run zhizhuang fenced --dir <DIR> to list them and reconcile them on the new primary`)] as [string, string]] : []),
+      ...(r.noConditionalWrites ? [[L('无法防止双主', 'No fencing'), L('该对象存储不支持条件写入（If-None-Match/If-Match），无法保证只有一台主服务器：请改用 AWS S3、MinIO、SeaweedFS 4.48+ 或 Ceph RGW',
+        'this object store ignores conditional writes (If-None-Match / If-Match), so it cannot keep two servers from both taking writes: use AWS S3, MinIO, SeaweedFS 4.48+ or Ceph RGW')] as [string, string]] : []),
       ...(r.broken ? [[L('备份中断', 'Stream broken'), L('对象存储长时间不可达，本地积压已丢弃；恢复连接后将重新发送完整快照', 'the bucket was unreachable too long and the local backlog was dropped; a full snapshot is sent when it answers')] as [string, string]] : []),
       [L('异地备份', 'Off-site replica'), `${L('主服务器', 'primary')} → ${r.target}（${L('第', 'generation ')}${r.generation}${L(' 代', '')}）`],
       [L('对象存储', 'Bucket'), r.reachable ? L('可访问', 'reachable') : L('不可访问，变更暂存本机', 'unreachable; changes wait on this disk')],
+      ...(r.renewed ? [[L('主服务器租约', 'Primary lease'), `${L('续约于', 'renewed at')} ${when(r.renewed, en)}`] as [string, string]] : []),
       ...problem,
       [L('已备份到', 'Shipped up to'), `#${r.shippedSeq} / #${r.durableSeq}（${when(r.shippedAt, en)}）`],
       [L('备份延迟', 'Lag'), r.lagMs === 0 ? L('无', 'none') : `${(r.lagMs / 1000).toFixed(1)} s`],
