@@ -13,6 +13,7 @@ mod layers;
 mod net;
 mod offbox;
 mod probe;
+mod replica;
 mod openapi;
 mod pages;
 mod saber;

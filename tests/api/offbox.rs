@@ -15,6 +15,11 @@ use crate::net::{Server, request, run_with};
 use crate::support::{App, admin_tokens};
 
 fn weed() -> &'static Mutex<Weed> {
+    weed_server()
+}
+
+/// The test binary's one SeaweedFS server (each test its own bucket).
+pub fn weed_server() -> &'static Mutex<Weed> {
     static W: OnceLock<Mutex<Weed>> = OnceLock::new();
     W.get_or_init(|| Mutex::new(Weed::start()))
 }
