@@ -57,7 +57,26 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     // The route guards (`engine::routes`) read the state from here.
     req.extensions_mut().insert(st.clone());
     req.extensions_mut().insert(lang);
-    let mut resp = next.run(req).await;
+    let titled = st.route_titles.get().and_then(|t| t.get(&format!("{method} {route}")));
+    // The api-log entry as known before the answer: every durable write of this request carries it into the data
+    // file's outbox (`logsink::AuditStamp`), so no acknowledged write loses its entry in a crash.
+    let base = {
+        let mut doc = Map::new();
+        doc.insert("requestId".into(), rid.clone().into());
+        doc.insert("method".into(), method.as_str().into());
+        doc.insert("requestUri".into(), route.clone().into());
+        doc.insert("params".into(), query.clone().into());
+        doc.insert("remoteIp".into(), ip.clone().into());
+        doc.insert("title".into(), titled.map(|(t, _)| t.clone()).unwrap_or_default().into());
+        doc.insert("serviceId".into(), "zhizhuang".into());
+        doc.insert("serverHost".into(), st.host_name.clone().into());
+        doc.insert("serverIp".into(), st.settings.listen.clone().into());
+        doc.insert("env".into(), st.settings.env.clone().into());
+        doc.insert("userAgent".into(), agent.clone().into());
+        doc
+    };
+    let stamp = crate::logsink::AuditStamp { rid: rid.clone(), who: ctx.clone(), doc: base.clone(), written: Default::default() };
+    let mut resp = crate::logsink::AUDIT.scope(stamp.clone(), next.run(req)).await;
     let rendered = resp.extensions().get::<Rendered>().cloned();
     if lang == Lang::En
         && let Some(Rendered(err)) = &rendered {
@@ -73,7 +92,6 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         route = %route, status, latency_ms = format_args!("{ms:.2}"), "request");
     // A read is a GET or HEAD, or a route that lists with its filter in a POST body; with `--api-log writes` only
     // the successful ones are left out.
-    let titled = st.route_titles.get().and_then(|t| t.get(&format!("{method} {route}")));
     let read = method == Method::GET || method == Method::HEAD || titled.is_some_and(|(_, r)| *r);
     // Every request is counted by its route pattern (paths no route matched share one name each: pages and
     // unknown api paths, so a scanner cannot grow the table).
@@ -88,22 +106,12 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     if route.starts_with("/api/") && !quiet_read {
         let uid: u64 = who.user.parse().unwrap_or(0);
         let tenant = if who.tenant.is_empty() { store::PLATFORM_TENANT.to_string() } else { who.tenant.clone() };
-        let mut doc = Map::new();
-        doc.insert("requestId".into(), rid.clone().into());
-        doc.insert("method".into(), method.as_str().into());
-        doc.insert("requestUri".into(), route.clone().into());
-        doc.insert("params".into(), query.into());
+        let mut doc = base;
         doc.insert("httpStatus".into(), status.into());
         doc.insert("time".into(), Value::from((ms * 1000.0).round() / 1000.0));
-        doc.insert("remoteIp".into(), ip.clone().into());
-        let title = titled.map(|(t, _)| t.clone()).unwrap_or_default();
-        doc.insert("title".into(), title.into());
-        doc.insert("serviceId".into(), "zhizhuang".into());
-        doc.insert("serverHost".into(), st.host_name.clone().into());
-        doc.insert("serverIp".into(), st.settings.listen.clone().into());
-        doc.insert("env".into(), st.settings.env.clone().into());
-        doc.insert("userAgent".into(), agent.into());
-        let entry = crate::logsink::Entry { resource: "log_api", tenant: tenant.clone(), user: uid, doc };
+        // Its copy in the data file's outbox (a write of this request committed) goes once this one is durable.
+        let outbox = stamp.written.load(Ordering::Relaxed).then(|| crate::logsink::outbox_key(&rid));
+        let entry = crate::logsink::Entry { resource: "log_api", tenant: tenant.clone(), user: uid, doc, outbox };
         // A change, a refusal or a failure is an audit entry: its answer waits for room rather than lose it.
         if successful_read { st.logs.offer(entry) } else { st.logs.record(entry).await }
     }
@@ -122,10 +130,10 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         doc.insert("message".into(), cause.into());
         doc.insert("info".into(), format!("{method} tenant={} user={} ip={ip}", who.tenant, who.user).into());
         let user = who.user.parse().unwrap_or(0);
-        st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.into(), user, doc }).await;
+        st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.into(), user, doc, outbox: None }).await;
         if !who.tenant.is_empty() && who.tenant != store::PLATFORM_TENANT {
             seen.insert("message".into(), format!("服务器内部错误,原因已记入平台错误日志(请求编号 {rid}) / Internal server error; the cause is in the platform's error log (request {rid})").into());
-            st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: who.tenant.clone(), user, doc: seen }).await;
+            st.logs.record(crate::logsink::Entry { resource: "log_error", tenant: who.tenant.clone(), user, doc: seen, outbox: None }).await;
         }
     }
     resp

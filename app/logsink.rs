@@ -51,6 +51,110 @@ pub struct Entry {
     pub tenant: String,
     pub user: u64,
     pub doc: Map<String, Value>,
+    /// The data file's outbox key of this entry (`outbox_key`), removed once the entry is durable here.
+    pub outbox: Option<String>,
+}
+
+/// The api-log entry of a request that changes data, as far as it is known before the answer (who, what, from
+/// where), carried through the request (`AUDIT`) so that every durable write of the request also writes it into
+/// the data file's outbox in the same transaction (`outbox_key`): an acknowledged write never lacks its api-log
+/// entry, whatever crashes. The log sink writes the full entry to the logs' file, durably, then removes the
+/// outbox copy; at start, outbox entries a crash left are moved to the logs' file (`drain_outbox`).
+#[derive(Clone)]
+pub struct AuditStamp {
+    pub rid: String,
+    pub who: crate::http::ReqCtx,
+    pub doc: Map<String, Value>,
+    pub written: Arc<std::sync::atomic::AtomicBool>,
+}
+
+tokio::task_local! {
+    /// The request's audit stamp, while its handler runs.
+    pub static AUDIT: AuditStamp;
+}
+
+/// The data file's meta key of a request's outbox entry.
+pub fn outbox_key(rid: &str) -> String {
+    format!("{OUTBOX}{rid}")
+}
+const OUTBOX: &str = "audit-outbox:";
+
+impl AuditStamp {
+    /// The outbox entry as this request would leave it if nothing more were known (a crash before the answer).
+    pub fn provisional(&self) -> Vec<u8> {
+        let who = self.who.0.lock().map(|w| w.clone()).unwrap_or_default();
+        let mut doc = self.doc.clone();
+        // The write committed; its answer is not known here (a crash came first, if this copy is ever read).
+        doc.insert("httpStatus".into(), 200.into());
+        doc.insert("time".into(), 0.into());
+        doc.insert("at".into(), store::now_millis().into());
+        doc.insert("tenant".into(), who.tenant.into());
+        doc.insert("user".into(), who.user.into());
+        serde_json::to_vec(&doc).unwrap_or_default()
+    }
+}
+
+/// Moves the api-log entries a crash left in the data file's outbox into the logs' file (each once: one already
+/// there, by its request id, is not written again), then empties the outbox. Returns how many it moved.
+pub fn drain_outbox(data: &store::Store, logs: &store::Store, res: &Resources) -> store::Result<u64> {
+    let left = data.read(|r| r.meta_prefix(OUTBOX, 100_000))?;
+    if left.is_empty() {
+        return Ok(0);
+    }
+    let def = res.get("log_api");
+    let mut moved = 0;
+    let mut items = Vec::new();
+    for (_, v) in &left {
+        let Ok(Value::Object(mut doc)) = serde_json::from_slice::<Value>(v) else { continue };
+        let tenant = doc.remove("tenant").and_then(|t| t.as_str().map(str::to_string)).filter(|t| !t.is_empty()).unwrap_or_else(|| store::PLATFORM_TENANT.into());
+        let user: u64 = doc.remove("user").and_then(|u| u.as_str().and_then(|s| s.parse().ok())).unwrap_or(0);
+        items.push((tenant, user, doc));
+    }
+    let d = def.clone();
+    // Request ids already in the logs' file from the outbox entries' own time on (a crash after the entry was
+    // written there, before its outbox copy was removed).
+    let since = items.iter().filter_map(|(_, _, doc)| doc.get("at").and_then(Value::as_i64)).min().unwrap_or(0);
+    let floor = store::id_floor(since - 60_000).saturating_sub(1);
+    let tenants: HashSet<String> = items.iter().map(|(t, _, _)| t.clone()).collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    for t in tenants {
+        let d2 = d.clone();
+        let ids = logs.read(move |r| {
+            let mut out = Vec::new();
+            let mut after = floor;
+            loop {
+                let page = r.oldest(&d2, &t, after, 2_000)?;
+                let Some(last) = page.last().and_then(|m| m.get("id")).and_then(Value::as_u64) else { break };
+                out.extend(page.iter().filter_map(|m| m.get("requestId").and_then(Value::as_str).map(str::to_string)));
+                after = last;
+            }
+            Ok(out)
+        })?;
+        seen.extend(ids);
+    }
+    let fresh: Vec<_> = items
+        .into_iter()
+        .filter(|(_, _, doc)| !doc.get("requestId").and_then(Value::as_str).is_some_and(|r| seen.contains(r)))
+        .map(|(t, u, mut doc)| {
+            doc.remove("at");
+            (t, u, doc)
+        })
+        .collect();
+    moved += fresh.len() as u64;
+    logs.write(move |w| {
+        for (t, user, doc) in &fresh {
+            w.insert(&d, t, doc.clone(), &store::Actor { user_id: *user, dept_id: 0, at: None })?;
+        }
+        Ok(())
+    })?;
+    let keys: Vec<String> = left.into_iter().map(|(k, _)| k).collect();
+    data.write(move |w| {
+        for k in &keys {
+            w.delete_meta(k)?;
+        }
+        Ok(())
+    })?;
+    Ok(moved)
 }
 
 enum Msg {
@@ -111,7 +215,7 @@ impl LogSink {
         doc.insert("logLevel".into(), "INFO".into());
         doc.insert("logId".into(), key.chars().take(64).collect::<String>().into());
         doc.insert("logData".into(), message.chars().take(2000).collect::<String>().into());
-        self.record(Entry { resource: "log_usual", tenant: tenant.to_string(), user, doc }).await;
+        self.record(Entry { resource: "log_usual", tenant: tenant.to_string(), user, doc, outbox: None }).await;
     }
 
     /// Waits until everything queued before this call is written (tests, shutdown).
@@ -168,19 +272,33 @@ fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::
                 }
                 Ok(())
             });
+            let outbox: Vec<String> = batch.iter_mut().filter_map(|e| e.outbox.take()).collect();
             let items: Vec<(Arc<store::ResourceDef>, String, u64, Map<String, Value>)> =
                 batch.into_iter().map(|e| (res.get(e.resource), e.tenant, e.user, e.doc)).collect();
             let n = items.len() as u64;
-            // Lazy: no fsync of its own; durable with the next data write or within half a second.
-            let r = store.write_lazy(n as usize, move |w| {
+            let op = move |w: &mut store::WriteCtx| {
                 for (def, t, user, doc) in &items {
                     w.insert(def, t, doc.clone(), &store::Actor { user_id: *user, dept_id: 0, at: None })?;
                 }
                 Ok(())
-            });
+            };
+            // Entries whose copy waits in the data file's outbox: durable here first, then the copies go. The
+            // rest lazily: no fsync of their own; durable with the next write or within half a second.
+            let r = if outbox.is_empty() { store.write_lazy(n as usize, op) } else { store.write(op) };
             match r {
                 Ok(()) => {
                     written.fetch_add(n, Ordering::Relaxed);
+                    if !outbox.is_empty() {
+                        let gone = tenants.write_lazy(outbox.len(), move |w| {
+                            for k in &outbox {
+                                w.delete_meta(k)?;
+                            }
+                            Ok(())
+                        });
+                        if let Err(e) = gone {
+                            tracing::debug!(target: "zz::logs", error = %e, "outbox copies stay until the next start");
+                        }
+                    }
                 }
                 Err(store::StoreError::Closed) => {}
                 Err(e) => tracing::warn!(target: "zz::logs", error = %e, "log batch not written"),
@@ -209,7 +327,7 @@ fn shed_entry(zone: &crate::wire::Zone, n: u64, since_ms: i64, now_ms: i64) -> E
     doc.insert("info".into(), format!("dropped={n}").into());
     doc.insert("url".into(), "-".into());
     doc.insert("time".into(), zone.format(now_ms).into());
-    Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.to_string(), user: 0, doc }
+    Entry { resource: "log_error", tenant: store::PLATFORM_TENANT.to_string(), user: 0, doc, outbox: None }
 }
 
 /// Query parameter names whose values never reach a log.
@@ -468,7 +586,7 @@ mod tests {
         for i in 0..5 {
             let mut doc = Map::new();
             doc.insert("logId".into(), format!("event {i}").into());
-            sink.offer(Entry { resource: "log_usual", tenant: store::PLATFORM_TENANT.into(), user: 1, doc });
+            sink.offer(Entry { resource: "log_usual", tenant: store::PLATFORM_TENANT.into(), user: 1, doc, outbox: None });
         }
         assert_eq!(sink.dropped.load(Ordering::Relaxed), 3);
         sink.spawn(store.clone(), store.clone(), res.clone(), zone, rx);

@@ -228,6 +228,13 @@ impl AppState {
         // Its indexes follow the declarations like the data file's (before anything below writes to it).
         crate::engine::layout::sync_indexes(&log_store, &res)?;
         let moved = crate::logsink::move_out(&store, &log_store, &res)?;
+        // Api-log entries of acknowledged writes a crash kept from the logs' file (read-only copies have none).
+        if store.read_only().is_none() {
+            let drained = crate::logsink::drain_outbox(&store, &log_store, &res)?;
+            if drained > 0 {
+                tracing::warn!(target: "zz::logs", entries = drained, "api-log entries of writes committed before a crash moved from the data file's outbox into the logs");
+            }
+        }
         if moved > 0 {
             tracing::warn!(target: "zz::logs", moved, "log entries moved out of the data file into {} (run `zhizhuang compact` to give the space back to the disk)", crate::logsink::LOG_FILE);
         }
@@ -368,15 +375,35 @@ impl AppState {
         answered(rx).await
     }
 
-    /// A durable write through the group-commit writer; answers once it is on disk.
+    /// A durable write through the group-commit writer; answers once it is on disk. A request's write also puts
+    /// its api-log entry into the data file's outbox in the same transaction (`logsink::AuditStamp`).
     pub async fn write<R: Send + 'static>(
         &self,
-        op: impl FnMut(&mut store::WriteCtx) -> store::Result<R> + Send + 'static,
+        mut op: impl FnMut(&mut store::WriteCtx) -> store::Result<R> + Send + 'static,
     ) -> ApiResult<R> {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        self.store.submit(op, move |r| {
-            let _ = tx.send(r);
-        });
+        match crate::logsink::AUDIT.try_with(Clone::clone) {
+            Ok(stamp) => {
+                let key = crate::logsink::outbox_key(&stamp.rid);
+                let written = stamp.written.clone();
+                self.store.submit(
+                    move |w| {
+                        let r = op(w)?;
+                        w.put_meta(&key, &stamp.provisional())?;
+                        Ok(r)
+                    },
+                    move |r: store::Result<R>| {
+                        if r.is_ok() {
+                            written.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        let _ = tx.send(r);
+                    },
+                );
+            }
+            Err(_) => self.store.submit(op, move |r| {
+                let _ = tx.send(r);
+            }),
+        }
         answered(rx).await
     }
 }

@@ -80,7 +80,7 @@ async fn login_log(st: &AppState, caller: &Caller, p: &AnyParams, result: &ApiRe
     doc.insert("message".into(), msg.into());
     doc.insert("ip".into(), caller.ip.clone().into());
     doc.insert("userAgent".into(), header(&caller.headers, "user-agent").chars().take(300).collect::<String>().into());
-    st.logs.record(crate::logsink::Entry { resource: "log_login", tenant, user, doc }).await;
+    st.logs.record(crate::logsink::Entry { resource: "log_login", tenant, user, doc, outbox: None }).await;
 }
 
 async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value> {

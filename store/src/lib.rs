@@ -831,6 +831,18 @@ impl ReadCtx {
     pub fn meta(&self, key: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.meta.table()?.get(key)?.map(|v| v.value().to_vec()))
     }
+    /// Every meta key starting with `prefix` and its value, in key order (at most `max`).
+    pub fn meta_prefix(&self, prefix: &str, max: usize) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for e in self.meta.table()?.range(prefix..)? {
+            let (k, v) = e?;
+            if !k.value().starts_with(prefix) || out.len() >= max {
+                break;
+            }
+            out.push((k.value().to_string(), v.value().to_vec()));
+        }
+        Ok(out)
+    }
     /// The chunks of a stored file, in order.
     pub fn file_chunks(&self, tenant: &str, file: u64) -> Result<Vec<Vec<u8>>> {
         let mut out = Vec::new();

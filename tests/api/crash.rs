@@ -299,3 +299,42 @@ async fn kill_and_verify(server: &mut Server, tasks: Vec<tokio::task::JoinHandle
     assert_eq!(code, 0, "round {round}: verify failed after kill -9:\n{out}");
     assert!(out.contains(checked), "round {round}: verify did not check it ({checked}):\n{out}");
 }
+
+/// Issue 54 item 10: every committed write keeps its api-log entry through kill -9 (the entry travels in the
+/// data file's outbox with the write, and the logs' file gets it at the next start).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigkill_loses_no_api_log_entry_of_a_committed_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path()).await;
+    let token = server.sign_in("157270").await;
+    let mut tasks = Vec::new();
+    for w in 0..16 {
+        let (addr, token) = (server.addr.clone(), token.clone());
+        tasks.push(tokio::spawn(async move {
+            for i in 0.. {
+                let body = format!(r#"{{"paramName":"审计","paramKey":"audit.{w}.{i}","paramValue":"{i}"}}"#);
+                match request(&addr, "POST", "/api/blade-system/param/submit", &[("blade-auth", &format!("bearer {token}"))], &body).await {
+                    Ok((200, _)) => {}
+                    Ok((s, b)) => panic!("unexpected answer {s}: {b}"),
+                    Err(_) => return,
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    server.kill9();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let server = Server::start(dir.path()).await;
+    let token = server.sign_in("157270").await;
+    let auth = format!("bearer {token}");
+    let (_, b) = request(&server.addr, "GET", "/api/blade-system/param/list?paramKey=audit.&size=1", &[("blade-auth", &auth)], "").await.unwrap();
+    let writes = serde_json::from_str::<serde_json::Value>(&b).unwrap()["data"]["total"].as_u64().unwrap();
+    let path = "/api/blade-log/api/list?requestUri_equal=%2Fapi%2Fblade-system%2Fparam%2Fsubmit&size=1";
+    let (_, b) = request(&server.addr, "GET", path, &[("blade-auth", &auth)], "").await.unwrap();
+    let entries = serde_json::from_str::<serde_json::Value>(&b).unwrap()["data"]["total"].as_u64().unwrap();
+    eprintln!("kill -9 under 16 writers: {writes} params written, {entries} api-log entries of param/submit");
+    assert!(writes > 50, "too few writes to mean anything: {writes}");
+    assert_eq!(entries, writes, "every committed write has its api-log entry");
+}
