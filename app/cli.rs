@@ -58,6 +58,9 @@ pub enum Cmd {
         /// A file of KEY=VALUE lines with the AWS_* variables.
         #[arg(long, env = "ZZ_REPLICA_CREDENTIALS")]
         replica_credentials: Option<PathBuf>,
+        /// With --from: rebuild the data file only, not the logs' file (api, sign-in and error logs).
+        #[arg(long, requires = "from")]
+        without_logs: bool,
     },
     /// Make a stopped standby (`serve --follow`) the primary of its replica: the bucket's owner object names it,
     /// so the old primary takes no writes if it comes back. Then start it with `serve --replicate`.

@@ -37,10 +37,10 @@ fn main() -> anyhow::Result<()> {
             }
             Ok(())
         }
-        Cmd::Restore { dir, file, logs, from, at, tz, replica_credentials } => match (file, from) {
+        Cmd::Restore { dir, file, logs, from, at, tz, replica_credentials, without_logs } => match (file, from) {
             (Some(file), None) => zhizhuang::admin::restore(&dir, &file, logs.as_deref()),
             (None, Some(url)) => {
-                zhizhuang::replica::restore_from(&dir, &url, at.as_deref(), &tz, replica_credentials.as_deref())?;
+                zhizhuang::replica::restore_from(&dir, &url, at.as_deref(), &tz, replica_credentials.as_deref(), !without_logs && logs.is_none())?;
                 match logs {
                     Some(l) => zhizhuang::admin::restore_logs(&dir, &l),
                     None => Ok(()),

@@ -205,12 +205,37 @@ pub async fn prepare_standby(dir: &Path, url: &str, credentials: Option<&Path>) 
 /// A replica set on the status screen follows `web_rule` (the address rules of buckets set through the web);
 /// one given on the command line or in the environment is the operator's own and goes anywhere.
 pub async fn start_primary(store: store::Store, res: crate::decl::Resources, dir: &Path, url: &str, credentials: Option<&Path>, public_url: &str, web_rule: &offbox::guard::Rule) -> anyhow::Result<Running> {
-    let (t, rule) = match Saved::load(dir).filter(|s| s.url == url && credentials.is_none()) {
+    let (t, rule) = replica_target(dir, url, credentials, web_rule)?;
+    start_shipper(store, res, Bucket::open_with(&t, TIMEOUT, &rule).map_err(|p| anyhow::anyhow!("{}", p.en()))?, ship_dir(dir), url, public_url).await
+}
+
+/// The logs' file's own stream (`<prefix>/logs/` of the same bucket): a restore from the bucket brings the audit
+/// history back too.
+pub async fn start_logs_primary(store: store::Store, res: crate::decl::Resources, dir: &Path, url: &str, credentials: Option<&Path>, public_url: &str, web_rule: &offbox::guard::Rule) -> anyhow::Result<Running> {
+    let (t, rule) = replica_target(dir, url, credentials, web_rule)?;
+    let bucket = Bucket::open_with(&t.under(LOGS_PREFIX), TIMEOUT, &rule).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+    start_shipper(store, res, bucket, logs_ship_dir(dir), url, public_url).await
+}
+
+/// Where the logs' stream lives under the replica's prefix.
+pub const LOGS_PREFIX: &str = "logs";
+
+/// Where the logs' file keeps its folded logs until shipped.
+pub fn logs_ship_dir(dir: &Path) -> PathBuf {
+    dir.join("zhizhuang-ship-logs")
+}
+
+/// The replica's bucket and the address rule its connections follow: set on the status screen (the web's
+/// rule), or on the command line (the operator's own, anywhere).
+fn replica_target(dir: &Path, url: &str, credentials: Option<&Path>, web_rule: &offbox::guard::Rule) -> anyhow::Result<(Target, offbox::guard::Rule)> {
+    Ok(match Saved::load(dir).filter(|s| s.url == url && credentials.is_none()) {
         Some(s) => (saved_target(&s)?, web_rule.clone()),
         None => (target(url, credentials)?, offbox::guard::Rule::Open),
-    };
-    let bucket = Bucket::open_with(&t, TIMEOUT, &rule).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
-    let mut cfg = offbox::ship::Config::new(ship_dir(dir));
+    })
+}
+
+async fn start_shipper(store: store::Store, res: crate::decl::Resources, bucket: Bucket, ship: PathBuf, url: &str, public_url: &str) -> anyhow::Result<Running> {
+    let mut cfg = offbox::ship::Config::new(ship);
     cfg.url = public_url.to_string();
     if let Ok(v) = std::env::var("ZZ_SNAPSHOT_HOURS")
         && let Ok(h) = v.parse::<f64>()
@@ -251,7 +276,7 @@ pub fn parse_moment(text: &str, zone: crate::wire::Zone) -> anyhow::Result<i64> 
 }
 
 /// `zhizhuang restore --dir DIR --from s3://… [--at TIME]`: see the module's comment.
-pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentials: Option<&Path>) -> anyhow::Result<()> {
+pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentials: Option<&Path>, with_logs: bool) -> anyhow::Result<()> {
     let zone = crate::wire::Zone::parse(tz).context("--tz must look like +08:00 or be `local`")?;
     let until = at.map(|a| parse_moment(a, zone)).transpose()?;
     std::fs::create_dir_all(dir)?;
@@ -295,6 +320,27 @@ pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentia
     let r = crate::admin::restore(dir, &tmp, None);
     let _ = std::fs::remove_file(&tmp);
     r?;
+    // The audit history (api, sign-in and error logs), from its own stream, to the same moment.
+    if with_logs {
+        let ltmp = dir.join("zhizhuang-logs.redb.from-bucket");
+        let _ = std::fs::remove_file(&ltmp);
+        let got = rt.block_on(async {
+            let bucket = Bucket::open(&t.under(LOGS_PREFIX), TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+            offbox::restore::restore(&bucket, &ltmp, until, None).await.map_err(|p| anyhow::anyhow!("{}", p.en()))
+        });
+        match got {
+            Ok(l) => {
+                let r = crate::admin::restore_logs(dir, &ltmp);
+                let _ = std::fs::remove_file(&ltmp);
+                r?;
+                println!("logs rebuilt too: {} changes after their snapshot{}", l.records, l.at.map(|a| format!(", up to {}", fmt(a))).unwrap_or_default());
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&ltmp);
+                println!("NOTE: the logs were not restored ({e}); the data file was. A replica made by a release before 0.2.0 has no logs' stream");
+            }
+        }
+    }
     // A directory with no replica state of its own (a new machine) remembers what it was restored from: `promote`
     // checks it is the replica's current generation.
     if offbox::ship::State::load(&ship_dir(dir)).is_none() {
@@ -310,12 +356,18 @@ pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentia
 /// directory's logs (of the old file) are set aside, and its state says the next claim starts a new generation of
 /// this machine's own (the owner object still names this installation, so it is not fenced).
 pub fn restart_stream(dir: &Path) -> anyhow::Result<()> {
-    let ship = ship_dir(dir);
+    restart_one(dir, &ship_dir(dir))?;
+    restart_one(dir, &logs_ship_dir(dir))
+}
+
+fn restart_one(dir: &Path, ship: &Path) -> anyhow::Result<()> {
+    let ship = ship.to_path_buf();
     if !ship.exists() {
         return Ok(());
     }
     let old = offbox::ship::State::load(&ship);
-    let aside = dir.join(format!("zhizhuang-ship.before-restore-{}", store::now_millis()));
+    let name = ship.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let aside = dir.join(format!("{name}.before-restore-{}", store::now_millis()));
     std::fs::rename(&ship, &aside)?;
     if let Some(s) = old {
         let st = offbox::ship::State { generation: s.generation, url: s.url, role: s.role, restart: true, ..Default::default() };
@@ -346,6 +398,12 @@ pub fn promote(dir: &Path, url: Option<&str>, credentials: Option<&Path>, public
     let mut st = offbox::ship::State::load(&ship_dir(dir)).unwrap_or_default();
     st.url = url.clone();
     st.save(&ship_dir(dir))?;
+    // The logs' stream follows: this machine's own logs' file ships from now on.
+    rt.block_on(async {
+        let bucket = Bucket::open(&t.under(LOGS_PREFIX), TIMEOUT).map_err(|p| anyhow::anyhow!("{}", p.en()))?;
+        std::fs::create_dir_all(logs_ship_dir(dir))?;
+        offbox::follow::take_over(&bucket, &logs_ship_dir(dir), &offbox::ship::hostname(), public_url).await.map_err(|p| anyhow::anyhow!("{}", p.en()))
+    })?;
     let zone = crate::wire::Zone::parse("+08:00").expect("zone");
     println!(
         "caught up: {} records of generation {} applied from the bucket; this copy holds everything up to record {}{}",

@@ -153,9 +153,19 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         api_log_writes_only: args.api_log == "writes",
         search_index: !args.no_search_index,
         bucket_rule: offbox::guard::Rule::guarded(args.oss_allow_hosts.clone()),
+        logs_ship_dir: replicate.as_ref().map(|_| crate::replica::logs_ship_dir(&args.dir)),
         ..Settings::default()
     };
+    let res2 = res.clone();
     let st = AppState::new(store.clone(), res, settings)?;
+    // The logs' file ships beside the data file, its own stream in the same bucket.
+    let shipping_logs = match &replicate {
+        Some(url) => Some(crate::replica::start_logs_primary(st.log_store.clone(), res2, &args.dir, url, args.replica_credentials.as_deref(), &args.public_url, &offbox::guard::Rule::guarded(args.oss_allow_hosts.clone())).await?),
+        None => None,
+    };
+    if let Some(r) = &shipping_logs {
+        let _ = st.logs_replica.set(r.replica.clone());
+    }
     crate::engine::uploads::clear_spool(&st);
     tracing::info!(target: "zz::secrets", key = st.secrets.id(), from = %st.secrets.source, "the install's secret key (keep it with the backups)");
     let st2 = st.clone();
@@ -205,7 +215,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         i.stop();
     }
     // Shipping sends what is durable before the store closes (what the close folds goes at the next start).
-    for r in [shipping, following].into_iter().flatten() {
+    for r in [shipping, following, shipping_logs].into_iter().flatten() {
         r.stop().await;
     }
     // The logs of the last requests, then both files closed (each leaves no log of its own behind).

@@ -56,6 +56,8 @@ pub struct Settings {
     pub bucket_rule: offbox::guard::Rule,
     /// How long an upload waits for a place among those under way before it is answered 429.
     pub upload_wait: Duration,
+    /// The logs' file ships to the replica too (`serve --replicate`): its logs are kept here until sent.
+    pub logs_ship_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Settings {
@@ -82,6 +84,7 @@ impl Default for Settings {
             search_index: true,
             bucket_rule: offbox::guard::Rule::guarded(offbox::guard::Allow::default()),
             upload_wait: Duration::from_secs(10),
+            logs_ship_dir: None,
         }
     }
 }
@@ -193,6 +196,8 @@ pub struct Inner {
     pub index: Option<Arc<crate::indexer::Indexer>>,
     /// Shipping to a replica, or following one (`serve --replicate` / `--follow`).
     pub replica: std::sync::OnceLock<crate::replica::Replica>,
+    /// The logs' file's own stream to the replica (`serve --replicate`).
+    pub logs_replica: std::sync::OnceLock<crate::replica::Replica>,
     /// Tenants' object storage (`engine::objects`): buckets by tenant and configuration, and each tenant's
     /// enabled configuration, valid while configurations are unchanged.
     pub buckets: crate::cache::Stamped<String, u64, Option<offbox::Bucket>>,
@@ -221,7 +226,7 @@ impl AppState {
         res.load_generated(&store)?;
         let slots = walk_slots(settings.walk_slots);
         // The logs' file beside the data file; the log entries an older data file holds move there first.
-        let log_store = match crate::logsink::open_store(store.path()) {
+        let log_store = match crate::logsink::open_store(store.path(), settings.logs_ship_dir.clone()) {
             Err(store::StoreError::Locked) => anyhow::bail!("another process holds {}", crate::logsink::file_for(store.path()).display()),
             other => other?,
         };
@@ -287,6 +292,7 @@ impl AppState {
             ssr: std::sync::OnceLock::new(),
             index,
             replica: std::sync::OnceLock::new(),
+            logs_replica: std::sync::OnceLock::new(),
             buckets: crate::cache::Stamped::new(1_000),
             enabled_oss: crate::cache::Stamped::new(1_000),
         })))

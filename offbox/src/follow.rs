@@ -325,3 +325,25 @@ pub async fn promote(bucket: &Bucket, dir: &Path, data: &Path, host: &str, url: 
     }
     Ok(Promoted { owner, followed: state.generation, applied, seq, commit_ms })
 }
+
+/// Takes over a stream without following it first (the logs' file's stream when its data stream was promoted:
+/// a standby's logs are its own). The owner object names this machine with a new generation (written only if it
+/// is still the one read); the local state marks the generation's first snapshot as due.
+pub async fn take_over(bucket: &Bucket, dir: &Path, host: &str, url: &str) -> Result<Owner, Problem> {
+    let etag = bucket.get_tagged(layout::OWNER).await?.map(|(_, e)| e);
+    let generation = layout::new_generation();
+    let instance = crate::ship::Instance::of(dir.parent().unwrap_or(Path::new("."))).id;
+    let owner = Owner { generation: generation.clone(), since: crate::now_ms(), host: host.to_string(), url: url.to_string(), instance, boot: String::new(), renewed: crate::now_ms() };
+    let body = serde_json::to_vec(&owner).unwrap_or_default();
+    let won = match &etag {
+        Some(e) => bucket.put_if(layout::OWNER, body, e).await?,
+        None => bucket.put_new(layout::OWNER, body).await?,
+    };
+    if !won {
+        return Err(Problem { what: What::Conflict, detail: "the owner object changed while taking over; run promote again".into() });
+    }
+    let old = State::load(dir).unwrap_or_default();
+    let st = State { generation, url: old.url, role: "primary".into(), needs_snapshot: true, ..State::default() };
+    st.save(dir).map_err(|e| Problem { what: What::Other, detail: e.to_string() })?;
+    Ok(owner)
+}

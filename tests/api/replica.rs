@@ -281,3 +281,40 @@ async fn restoring_to_a_moment_after_the_stream_ends_says_so() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("NOTE") && out.contains("before the moment asked for"), "{out}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_logs_file_ships_beside_the_data_file_and_comes_back_with_a_restore() {
+    weed().lock().unwrap().bucket("with-logs");
+    let (vars, url) = (aws(), "s3://with-logs/co");
+    let e = env(&vars);
+    let dir = tempfile::tempdir().unwrap();
+    let primary = Server::start_with(dir.path(), &["--replicate", url], &e).await;
+    let tok = primary.sign_in(A).await;
+    assert_eq!(put(&primary, &tok, "audited.write").await, 200);
+    shipped(&primary).await;
+    // The logs' stream catches up too.
+    let p = primary.sign_in("000000").await;
+    let mut logs = Value::Null;
+    for _ in 0..200 {
+        let (_, b) = request(&primary.addr, "GET", "/api/blade-system/status", &[("blade-auth", &format!("bearer {p}"))], "").await.unwrap();
+        logs = serde_json::from_str::<Value>(&b).unwrap()["data"]["logsReplica"].clone();
+        if logs["shippedSeq"].as_u64().unwrap_or(0) > 0 && logs["shippedSeq"] == logs["durableSeq"] {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(logs["shippedSeq"].as_u64().unwrap_or(0) > 0, "{logs}");
+    let fresh = tempfile::tempdir().unwrap();
+    let (code, out) = run_with(&["restore", "--dir", fresh.path().to_str().unwrap(), "--from", url], &e);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("logs rebuilt too"), "{out}");
+    let restored = Server::start(fresh.path()).await;
+    let t = restored.sign_in(A).await;
+    let path = "/api/blade-log/api/list?requestUri_equal=%2Fapi%2Fblade-system%2Fparam%2Fsubmit&size=5";
+    let (_, b) = request(&restored.addr, "GET", path, &[("blade-auth", &format!("bearer {t}"))], "").await.unwrap();
+    assert!(serde_json::from_str::<Value>(&b).unwrap()["data"]["total"].as_u64().unwrap() >= 1, "the audit history came back: {b}");
+    let bare = tempfile::tempdir().unwrap();
+    let (code, out) = run_with(&["restore", "--dir", bare.path().to_str().unwrap(), "--from", url, "--without-logs"], &e);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("logs rebuilt"), "{out}");
+}

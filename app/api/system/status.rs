@@ -75,6 +75,7 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "walkDeadlineMs": st.settings.walk_deadline.as_millis() as u64,
         "index": st.index.as_ref().map(|i| serde_json::to_value(i.status()).unwrap_or_default()),
         "replica": st.replica.get().map(|r| r.status()),
+        "logsReplica": st.logs_replica.get().map(|r| r.status()),
         "replicaConfig": replica_config(&st),
         "readOnly": st.store.read_only(),
         "routes": routes,
