@@ -194,13 +194,14 @@ pub async fn hsts(req: axum::extract::Request, next: axum::middleware::Next) -> 
     resp
 }
 
-/// What `--http` serves beside `--https`: `/api/health` as it is, and a redirect to the same path over HTTPS for
+/// What `--http` serves beside `--https`: `/api/health` and `/api/ready` as they are, and a redirect to the same path over HTTPS for
 /// everything else (to `public_url`'s host when set, else the host the browser asked for).
 pub fn redirect_app(app: Router, https_port: u16, public_url: String) -> Router {
-    Router::new().route("/api/health", axum::routing::get(move |req: axum::extract::Request| {
+    let pass = move |req: axum::extract::Request| {
         let app = app.clone();
         async move { tower::ServiceExt::oneshot(app, req).await.map(IntoResponse::into_response).unwrap_or_else(|e| match e {}) }
-    })).fallback(move |req: axum::extract::Request| {
+    };
+    Router::new().route("/api/health", axum::routing::get(pass.clone())).route("/api/ready", axum::routing::get(pass)).fallback(move |req: axum::extract::Request| {
         let public = public_url.clone();
         async move { to_https(&req, https_port, &public) }
     })

@@ -87,6 +87,15 @@ async fn wait_shipped(sh: &offbox::ship::Shared, store: &Store) {
     }
 }
 
+/// Waits until the generation's first snapshot is in the bucket (taken in the background after the claim).
+async fn first_snapshot(sh: &offbox::ship::Shared) {
+    let t = Instant::now();
+    while sh.lock().unwrap().snapshots.is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(20), "no first snapshot within 20 s: {:?}", sh.lock().unwrap().problem);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn start(sh: Shipper) -> (Arc<AtomicBool>, tokio::task::JoinHandle<()>) {
     let stop = Arc::new(AtomicBool::new(false));
     let h = tokio::spawn(sh.run(stop.clone()));
@@ -179,6 +188,7 @@ async fn a_standby_follows_refuses_writes_and_takes_over_when_promoted() {
     assert!(sh.claim().await);
     let pstatus = sh.status.clone();
     let (pstop, ph) = start(sh);
+    first_snapshot(&pstatus).await;
 
     // The standby starts from the bucket alone.
     let sdir = tempfile::tempdir().unwrap();
@@ -214,13 +224,15 @@ async fn a_standby_follows_refuses_writes_and_takes_over_when_promoted() {
     // ("run promote again"), and the administrator runs it again.
     let mut tries = 0;
     let promoted = loop {
-        match offbox::follow::promote(&bucket, &sdir.path().join("ship"), "standby-host", "http://standby").await {
+        // Forced: the old primary's lease is live (it still runs: this test checks that it stops). The standby's
+        // store is open here, caught up already: no file to catch up.
+        match offbox::follow::promote(&bucket, &sdir.path().join("ship"), &sdir.path().join("caught-up-already.redb"), "standby-host", "http://standby", true).await {
             Ok(p) => break p,
             Err(e) if e.what == offbox::bucket::What::Conflict && tries < 5 => tries += 1,
             Err(e) => panic!("promote: {e:?}"),
         }
     };
-    assert_ne!(promoted.generation, pstatus.lock().unwrap().generation);
+    assert_ne!(promoted.owner.generation, pstatus.lock().unwrap().generation);
     // The old primary, still running, sees it is no longer the owner within seconds and stops taking writes.
     let t1 = Instant::now();
     loop {
@@ -249,7 +261,7 @@ async fn a_standby_follows_refuses_writes_and_takes_over_when_promoted() {
     wait_shipped(&s2, &new_primary).await;
     let out = sdir_p.join("r.redb");
     let r = offbox::restore::restore(&bucket, &out, None, None).await.unwrap();
-    assert_eq!(r.generation, promoted.generation);
+    assert_eq!(r.generation, promoted.owner.generation);
     let mut expect = before.clone();
     expect.push(keys(&new_primary).into_iter().find(|k| k.1 == "after-promotion").unwrap());
     expect.sort();
