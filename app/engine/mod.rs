@@ -7,6 +7,7 @@ pub mod dict;
 pub mod dialect;
 pub mod layout;
 pub mod listq;
+pub mod lookup;
 pub mod names;
 pub mod objects;
 pub mod params;

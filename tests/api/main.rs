@@ -14,6 +14,7 @@ mod net;
 mod offbox;
 mod probe;
 mod replica;
+mod roles;
 mod openapi;
 mod pages;
 mod saber;

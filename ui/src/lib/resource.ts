@@ -75,5 +75,17 @@ export function listVia(spec: string, params: Record<string, unknown>): Promise<
   return blade('GET', `${path}?${q}`);
 }
 
+/** A reference box's choices: `GET /api/blade-system/lookup` (needs the right to use the form, not to manage the
+ * looked-up kind). `keyword` searches names, codes and pinyin; `ids` answers the titles of chosen records. */
+export type LookupRow = { id: string; title: string; hint?: string };
+export function lookup(resource: string, params: { keyword?: string; ids?: string; size?: number; staff?: boolean }): Promise<{ records: LookupRow[]; total: number }> {
+  const q = new URLSearchParams({ resource });
+  if (params.keyword) q.set('keyword', params.keyword);
+  if (params.ids) q.set('ids', params.ids);
+  q.set('size', String(params.size ?? 20));
+  if (params.staff) q.set('staff', '1');
+  return blade('GET', `/api/blade-system/lookup?${q}`);
+}
+
 /** The key a list answers a referring field's title under: `projectCompanyId` → `projectCompanyName`. */
 export const refKey = (field: string) => field.replace(/Id$/, '') + 'Name';

@@ -6,7 +6,7 @@ import type { Field, ResourceSchema } from '../../types';
 import { Dialog, FormRow } from '../../components/ui/dialog';
 import { fieldError } from '../../lib/validators';
 import { ApiError } from '../../lib/api';
-import { detail, save as saveRecord, listVia, refKey } from '../../lib/resource';
+import { detail, save as saveRecord, lookup, refKey } from '../../lib/resource';
 import { display, fieldLabel } from './ListPage';
 
 export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { resource: ResourceSchema; mode: 'add' | 'edit' | 'view'; row?: any; onClose: () => void; onSaved: (added: boolean) => void }) {
@@ -90,10 +90,11 @@ export function RefsPicker({ id, field, value, disabled, onChange }: { id: strin
   const ids = value.split(',').map((s) => s.trim()).filter(Boolean);
   const [titles, setTitles] = useState<Record<string, string>>({});
   useEffect(() => {
-    listVia(ref.list, { current: 1, page: 1, size: 200 })
-      .then((d) => setTitles(Object.fromEntries((d?.records ?? []).map((r: any) => [String(r.id), String(r[ref.title] ?? r.id)]))))
+    if (ids.length === 0) return;
+    lookup(ref.resource, { ids: ids.join(','), size: 50 })
+      .then((d) => setTitles(Object.fromEntries((d?.records ?? []).map((r) => [r.id, r.title]))))
       .catch(() => setTitles({}));
-  }, [ref.list, ref.title]);
+  }, [ref.resource, value]);
   return (
     <div className="refs-picker">
       {ids.map((x) => (
@@ -117,16 +118,17 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   const [text, setText] = useState('');
   const [open, setOpen] = useState(false);
   const [rows, setRows] = useState<{ id: string; title: string; hint: string }[]>([]);
+  // A refusal is said as such (the form needs a right the user lacks), never shown as "no match".
+  const [refused, setRefused] = useState<string | null>(null);
   useEffect(() => {
     if (!open) return;
     const timer = setTimeout(() => {
-      // Blade lists page by `current`, the scm dialect's POST lists by `page`; each refuses the other's name.
-      listVia(ref.list, { [ref.title]: text.trim(), ...(ref.list.startsWith('POST') ? { page: 1 } : { current: 1 }), size: 20 })
-        .then((d) => setRows((d?.records ?? []).map((r: any) => ({ id: String(r.id), title: String(r[ref.title] ?? r.id), hint: ref.hint && r[ref.hint] ? String(r[ref.hint]) : '' }))))
-        .catch(() => setRows([]));
+      lookup(ref.resource, { keyword: text.trim(), size: 20, staff: ref.staff })
+        .then((d) => { setRefused(null); setRows((d?.records ?? []).map((r) => ({ id: r.id, title: r.title, hint: r.hint ?? '' }))); })
+        .catch((e) => { setRows([]); setRefused(e instanceof ApiError ? e.message : String(e)); });
     }, 200);
     return () => clearTimeout(timer);
-  }, [open, text, ref.list, ref.title, ref.hint]);
+  }, [open, text, ref.resource, ref.staff]);
   if (disabled) return <input id={id} value={label || value} readOnly />;
   return (
     <div className="ref-picker">
@@ -136,7 +138,8 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
         onChange={(e) => { setText(e.target.value); setOpen(true); }} />
       {open && (
         <ul className="ref-options" role="listbox">
-          {rows.length === 0 && <li className="muted">{t('ref.none')}</li>}
+          {refused && <li className="muted" role="alert">{t('ref.refused')}{refused}</li>}
+          {!refused && rows.length === 0 && <li className="muted">{t('ref.none')}</li>}
           {rows.map((r) => (
             <li key={r.id} role="option" aria-selected={r.id === value} onMouseDown={(e) => { e.preventDefault(); onChange(r.id, r.title); setOpen(false); }}>
               {r.title}{r.hint && <span className="muted"> {r.hint}</span>}

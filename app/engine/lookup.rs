@@ -1,0 +1,127 @@
+//! Lookups for reference boxes: choosing a company, project, person, store or goods in a form needs the right to
+//! use that form, not the right to manage the chosen kind. `GET /api/blade-system/lookup?resource=company&keyword=`
+//! answers names, codes and ids (and a few display fields) of the records a reference box offers, to anyone who
+//! may read the resource itself or any declared resource with a field that refers to it (a project manager who
+//! may add projects looks up companies for 所属公司; a depot clerk who may write outbound orders looks up projects
+//! for 领料项目). The caller's data scope on the looked-up resource applies; the full list stays behind its own
+//! permission. Searchable by name and pinyin initials where the resource's search fields are indexed.
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::response::Response;
+use serde_json::{Map, Value, json};
+use store::ResourceDef;
+
+use crate::auth::session::Session;
+use crate::error::{ApiError, ApiResult, Kind};
+use crate::http::{QueryPairs, ok};
+use crate::state::AppState;
+
+/// Most rows of one lookup page.
+const MAX_SIZE: u64 = 50;
+
+/// The resources some declared field refers to, and those fields' resources: (target, referrers).
+fn referrers(st: &AppState, target: &str) -> Vec<Arc<ResourceDef>> {
+    st.res
+        .all()
+        .into_iter()
+        .filter(|d| {
+            d.fields.iter().any(|f| {
+                f.refers.as_deref() == Some(target) || f.ui.as_ref().is_some_and(|u| u["control"] == "refs" && u["refers"].as_str() == Some(target))
+            })
+        })
+        .collect()
+}
+
+/// Whether the session may look up `def`'s records: it reads `def`, or a resource whose form or filter refers to it.
+pub fn may_look_up(st: &AppState, s: &Session, def: &ResourceDef) -> bool {
+    if s.perms.codes.contains(def.code()) {
+        return true;
+    }
+    referrers(st, &def.name).iter().any(|r| s.perms.codes.contains(r.code()))
+}
+
+/// What a lookup answers of a record: id, title, code (a hint beside the title), and for people their department.
+fn row(def: &ResourceDef, title: &str, hint: Option<&str>, rec: &Map<String, Value>, depts: &std::collections::HashMap<u64, String>) -> Value {
+    let text = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut out = json!({"id": crate::wire::id_str(&rec["id"]), "title": text(title)});
+    if let Some(h) = hint {
+        out["hint"] = json!(text(h));
+    }
+    if def.name == "user" {
+        let dept = crate::auth::session::id_list(rec.get("deptId")).into_iter().filter_map(|d| depts.get(&d).cloned()).collect::<Vec<_>>().join("、");
+        out["hint"] = json!(dept);
+        out["account"] = json!(text("account"));
+    }
+    out
+}
+
+/// GET /api/blade-system/lookup?resource=&keyword=&ids=&current=&size=&staff=
+pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
+    let param = |k: &str| q.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+    let name = param("resource");
+    let def = st.res.find(&name).filter(|d| !crate::logsink::is_log(&d.name) && !referrers(&st, &d.name).is_empty()).ok_or_else(|| ApiError::with(Kind::NotFound, name.clone()))?;
+    if !may_look_up(&st, &s, &def) {
+        return Err(ApiError::with(Kind::Forbidden, def.code().to_string()));
+    }
+    let title = crate::engine::crud::title_field(&def).unwrap_or("id").to_string();
+    let hint = def
+        .fields
+        .iter()
+        .find(|f| f.name != title && matches!(f.kind, store::FieldKind::Text) && !f.secret && (f.name.ends_with("Code") || f.name.ends_with("No")))
+        .map(|f| f.name.clone());
+    let size: u64 = param("size").parse().ok().filter(|n| (1..=MAX_SIZE).contains(n)).unwrap_or(20);
+    let current: u64 = param("current").parse().ok().filter(|n| *n >= 1).unwrap_or(1);
+    let guard = crate::auth::scope::guard(&st, &s, &def).await?;
+    let depts = if def.name == "user" { dept_names(&st, &s.tenant).await? } else { Default::default() };
+    let staff = param("staff") == "1" && def.name == "user";
+    let workers = if staff { worker_roles(&st, &s.tenant).await? } else { Vec::new() };
+    let is_worker = |rec: &Map<String, Value>| crate::auth::session::id_list(rec.get("roleId")).iter().any(|r| workers.contains(r));
+    // The titles of chosen records (a form opened on a saved record): by id, within the scope.
+    let ids = param("ids");
+    if !ids.is_empty() {
+        let ids = crate::engine::crud::parse_ids(Some(&ids))?;
+        let visible = crate::engine::crud::visible_ids(&st, &s, &def, &ids).await?;
+        let (d, t) = (def.clone(), s.tenant.clone());
+        let recs = st.read(move |r| visible.iter().filter_map(|id| r.get(&d, &t, *id).transpose()).collect::<store::Result<Vec<_>>>()).await?;
+        let records: Vec<Value> = recs.iter().map(|r| row(&def, &title, hint.as_deref(), r, &depts)).collect();
+        return Ok(ok(json!({"records": records, "total": records.len(), "size": size, "current": 1, "pages": 1})));
+    }
+    let kw = param("keyword");
+    let mut pairs: Vec<(String, String)> = vec![("size".into(), size.to_string()), ("current".into(), current.to_string())];
+    if !kw.is_empty() {
+        if def.fields.iter().any(|f| f.searched()) {
+            pairs.push(("keyword".into(), kw));
+        } else {
+            pairs.push((title.clone(), kw));
+        }
+    }
+    if def.name == "user" {
+        // Only active accounts are offered.
+        pairs.push(("status_equal".into(), "1".into()));
+    }
+    let mut query = crate::engine::listq::parse(&def, st.settings.zone, &pairs)?;
+    query.any = guard.unwrap_or_default();
+    query.filters.extend(crate::auth::scope::store_limit(&st, &s, &def).await?);
+    if staff {
+        // Technical workers cannot sign in, so they cannot approve or handle anything: not offered. A page asks
+        // for more than its size so that leaving them out still fills it.
+        query.limit = size * 3;
+    }
+    let page = crate::engine::listq::run(&st, &def, &s.tenant, query).await?;
+    let records: Vec<Value> = page.records.iter().filter(|r| !staff || !is_worker(r)).take(size as usize).map(|r| row(&def, &title, hint.as_deref(), r, &depts)).collect();
+    let total = if staff { page.total.min(records.len() as u64 + (current - 1) * size) } else { page.total };
+    Ok(ok(json!({"records": records, "total": total, "size": size, "current": current, "pages": total.div_ceil(size)})))
+}
+
+async fn dept_names(st: &AppState, tenant: &str) -> ApiResult<std::collections::HashMap<u64, String>> {
+    let (d, t) = (st.res.get("dept"), tenant.to_string());
+    let all = st.read(move |r| r.all(&d, &t)).await?;
+    Ok(all.iter().filter_map(|r| Some((r.get("id")?.as_u64()?, r.get("deptName")?.as_str()?.to_string()))).collect())
+}
+
+async fn worker_roles(st: &AppState, tenant: &str) -> ApiResult<Vec<u64>> {
+    let (d, t) = (st.res.get("role"), tenant.to_string());
+    let all = st.read(move |r| r.all(&d, &t)).await?;
+    Ok(all.iter().filter(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)).filter_map(|r| r.get("id")?.as_u64()).collect())
+}
