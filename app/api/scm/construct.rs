@@ -77,6 +77,19 @@ pub(super) fn construct_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String
             if cst < 1 {
                 return Err(rule("合同尚未签订,不能开始施工", "The contract is not signed yet; construction cannot start"));
             }
+            // The crew organisation approval (人工组织审批) gates the start: under way or refused, it cannot
+            // start; never applied for, it cannot either where the company has approvers for it.
+            match after(old, doc, "approvalStatus").and_then(Value::as_i64) {
+                Some(1) => {}
+                Some(0) => return Err(rule("人工组织审批尚在审批中,通过后才能开始施工", "The crew organisation approval is still pending; construction starts once it is passed")),
+                Some(_) => return Err(rule("人工组织审批未通过,请修改后重新提交审批", "The crew organisation approval was refused; change the crew and apply again")),
+                None => {
+                    let q = Query { filters: vec![Filter::new("applyType", Op::Equal, json!(2))], limit: 1, ..Query::default() };
+                    if !w.list(&cx.def("approval_user"), cx.tenant, &q)?.records.is_empty() {
+                        return Err(rule("请先提交人工组织审批,审批通过后才能开始施工", "Apply for the crew organisation approval first; construction starts once it is passed"));
+                    }
+                }
+            }
             if cst == 1 {
                 let mut patch = Map::new();
                 patch.insert("contractStatus".into(), json!(2));

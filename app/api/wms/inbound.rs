@@ -29,6 +29,8 @@ pub fn routes(api: Api) -> Api {
     let (rk, received, review, up) = (api.def("order_rk"), api.def("received"), api.def("review"), api.def("up"));
     api.post(format!("{BASE}/order/rk/cancel"), Guard::write(&rk, &["edit"]), cancel)
         .doc("入库单 · cancel an order nothing was received on (body or query: id)", &[])
+        .post(format!("{BASE}/order/rk/close-short"), Guard::write(&rk, &["edit"]), close_short)
+        .doc("入库单 · 短收完成: close a line (lineId) or every open line of an order (id) short with a reason: what was not delivered is no longer expected; the order's record and its ERP callback say so", &[])
         .get(format!("{BASE}/received/goods_list"), Guard::read(&received), receive_list)
         .doc("收货管理 · the lines of an inbound order still to receive, with expected, received and remaining quantity (query: orderId)", &[])
         .post(format!("{BASE}/received/save"), Guard::write(&received, &["add"]), receive)
@@ -195,7 +197,7 @@ fn q(v: i64) -> Value {
 /// GET received/goods_list?orderId=
 async fn receive_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let out = order_lines(&st, &s, &p, &[0, 1, 2], |l| {
-        let rest = qty(l, "expectedQty") - qty(l, "receivedQty");
+        let rest = qty(l, "expectedQty") - qty(l, "receivedQty") - qty(l, "shortQty");
         (rest > 0).then(|| vec![("remainingQty", q(rest))])
     })
     .await?;
@@ -337,7 +339,8 @@ async fn receive(State(st): State<AppState>, s: Session, headers: HeaderMap, Jso
                 }
                 let (l, o) = line_and_order(w, &cx, it.line)?;
                 require_status(RK_STATUS, &o, &[0, 1, 2], ("收货", "received"))?;
-                let (expected, got) = (qty(&l, "expectedQty"), qty(&l, "receivedQty"));
+                // What was closed short is no longer expected.
+                let (expected, got) = (qty(&l, "expectedQty") - qty(&l, "shortQty"), qty(&l, "receivedQty"));
                 if *n <= 0 {
                     return Err(rule("收货数量必须大于0", "The received quantity must be above 0"));
                 }
@@ -360,6 +363,58 @@ async fn receive(State(st): State<AppState>, s: Session, headers: HeaderMap, Jso
         })
         .await?;
     answer(&st, &s, "received", recs).await
+}
+
+/// POST order/rk/close-short {id | lineId, reason}: 短收完成. A supplier's short delivery ends: each open line (or
+/// the one named) keeps what was received and records the rest as short, with the reason; nothing moves in the
+/// stock ledger (the goods never came). The order's record names each line closed, and the ERP callback of the
+/// finished order carries the short quantities and the reason. Refused while nothing was received (cancel the
+/// order instead) and once the order is past review.
+async fn close_short(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject) -> ApiResult<Response> {
+    let p = |k: &str| body.get(k).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string()))).unwrap_or_default();
+    let reason: String = p("reason").trim().chars().take(200).collect();
+    if reason.is_empty() {
+        return Err(crate::error::ApiError::with(crate::error::Kind::Missing, "reason"));
+    }
+    let line = Some(p("lineId")).filter(|v| !v.is_empty()).map(|v| crud::parse_id(Some(&v))).transpose()?;
+    let def = st.res.get("order_rk");
+    let oid = match line {
+        Some(l) => {
+            let (ld, t) = (st.res.get("mxrk"), s.tenant.clone());
+            let rec = st.read(move |r| r.get(&ld, &t, l)).await?.ok_or_else(|| crate::error::ApiError::new(crate::error::Kind::NotFound))?;
+            id(&rec, "orderId")
+        }
+        None => crud::parse_id(Some(&p("id")))?,
+    };
+    crud::get_scoped(&st, &s, &def, oid).await?;
+    let env = Env::new(&st, &s);
+    let saved = st
+        .write(move |w| {
+            let cx = env.cx();
+            let o = w.get(&cx.def("order_rk"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
+            check_store(w, &cx, id(&o, "storeId"))?;
+            require_status(RK_STATUS, &o, &[1, 2], ("短收完成", "closed short"))?;
+            let q = Query { filters: vec![Filter::new("orderId", Op::Equal, json!(oid))], limit: 100_000, ..Query::default() };
+            let lines = w.list(&cx.def("mxrk"), cx.tenant, &q)?.records;
+            let mut closed = Vec::new();
+            for l in lines.iter().filter(|l| line.is_none_or(|x| x == id(l, "id"))) {
+                let open = qty(l, "expectedQty") - qty(l, "receivedQty") - qty(l, "shortQty");
+                if open <= 0 {
+                    continue;
+                }
+                patch(w, &cx, "mxrk", id(l, "id"), &[("shortQty", json!(qty(l, "shortQty") + open)), ("shortReason", json!(reason))])?;
+                let g = w.get(&cx.def("goods"), cx.tenant, id(l, "goodsId"))?.unwrap_or_default();
+                closed.push(format!("{} 短收 {}", ledger::goods_label(&g), format_qty(open)));
+            }
+            if closed.is_empty() {
+                return Err(rule("没有待收的明细可以短收完成", "No line is still waiting to be received"));
+            }
+            let saved = patch(w, &cx, "order_rk", oid, &[("remark", json!(format!("{}短收完成({reason}):{}", if text(&o, "remark").is_empty() { String::new() } else { format!("{};", text(&o, "remark")) }, closed.join("、")).chars().take(500).collect::<String>()))])?;
+            crate::engine::dialect::record_change(w, &cx, &cx.def("order_rk"), Some(&o), Some(&saved))?;
+            Ok(saved)
+        })
+        .await?;
+    Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
 }
 
 /// A receipt not yet reviewed is reversed: the goods go back to the supplier location.

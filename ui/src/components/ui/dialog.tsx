@@ -68,3 +68,28 @@ export function FormRow(p: { label: string; htmlFor: string; error?: string | nu
     </div>
   );
 }
+
+type Ask = { text: string; reason?: string; resolve: (v: string | null) => void };
+
+/**
+ * Asks before an irreversible step: a confirmation, and with `reason` a required reason typed in. `ask(...)`
+ * resolves with the reason ('' when none is asked) or null when cancelled; `node` renders the dialog.
+ */
+export function useAsk(): [ReactNode, (q: { text: string; reason?: string }) => Promise<string | null>] {
+  const { t } = useTranslation();
+  const [q, setQ] = useState<Ask | null>(null);
+  const [why, setWhy] = useState('');
+  const ask = (x: { text: string; reason?: string }) => new Promise<string | null>((resolve) => { setWhy(''); setQ({ ...x, resolve }); });
+  const close = (v: string | null) => { q?.resolve(v); setQ(null); };
+  const node = (
+    <Dialog open={!!q} onOpenChange={(o) => { if (!o) close(null); }} title={t('common.confirm')} width={440}
+      footer={<>
+        <button type="button" className="btn" onClick={() => close(null)}>{t('common.cancel')}</button>
+        <button type="button" className="btn btn-primary" disabled={!!q?.reason && !why.trim()} onClick={() => close(q?.reason ? why.trim() : '')}>{t('common.ok')}</button>
+      </>}>
+      <p>{q?.text}</p>
+      {q?.reason && <FormRow label={q.reason} htmlFor="ask-reason" required><input id="ask-reason" value={why} autoFocus onChange={(e) => setWhy(e.target.value)} /></FormRow>}
+    </Dialog>
+  );
+  return [node, ask];
+}

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useMemo, useState, type FormEvent, type MouseEv
 import { useApp } from '../../app';
 import { post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
-import { Dialog } from '../../components/ui/dialog';
+import { Dialog, useAsk } from '../../components/ui/dialog';
 import { RefPicker } from '../crud/FormDialog';
 import type { Field } from '../../types';
 import { Facts, Table } from '../../components/ui/record';
@@ -169,6 +169,7 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
   const [tab, setTab] = useState(tag);
   const [edit, setEdit] = useState(editing);
   const [err, setErr] = useState<string | null>(null);
+  const [asking, ask] = useAsk();
   const load = useCallback(async () => {
     try {
       const k = await byCode('construct', 'constructCode', code);
@@ -204,7 +205,9 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
   const dayWork: Row[] = d.dayWork ?? [];
   // The next step and what it needs (the server checks the same and says so when it is missing).
   const next: [string, string] | null = ({ 1: [L('转为待派单', 'Send to dispatch'), k.managerId ? '' : L('需先在「班组」指定项目经理', 'Assign a manager on the Crew tab first')],
-    2: [L('开始施工', 'Start construction'), crew.length || dayWork.length ? '' : L('需先绑定班组或登记点工', 'Bind a crew or record day work first')],
+    2: [L('开始施工', 'Start construction'), !(crew.length || dayWork.length) ? L('需先绑定班组或登记点工', 'Bind a crew or record day work first')
+      : Number(k.approvalStatus) === 0 && k.approvalStatus != null ? L('人工组织审批通过后才能开始施工', 'Starts once the crew organisation approval is passed')
+      : Number(k.approvalStatus) === 2 ? L('人工组织审批未通过，请修改后重新提交', 'The crew organisation approval was refused; apply again') : ''],
     3: [L('完工', 'Complete'), L('所有施工进度任务完成后才能完工', 'All progress tasks must be done first')] } as Record<number, [string, string]>)[status] ?? null;
   const openProject = (e: MouseEvent) => {
     e.preventDefault();
@@ -212,6 +215,7 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
   };
   return (
     <section className="detail-page" aria-label={L('施工单', 'Construct')}>
+      {asking}
       <div className="card">
         <div className="card-head">
           <h2>{k.constructName} <span className="tag">{st(MODEL_STATUS, status)}</span></h2>
@@ -219,7 +223,13 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
             {status >= 3 && <button type="button" className="btn" onClick={() => navigate(`/process/detail/${k.constructCode}`)}>{L('施工进度', 'Progress')}</button>}
             {canEdit && next && (
               <button type="button" className="btn btn-primary" title={next[1] || undefined}
-                onClick={() => act(() => post(`${S}/construct/update`, { id: k.id, modelStatus: status + 1 }), L('状态已更新', 'Status changed'))}>{next[0]}</button>
+                onClick={async () => {
+                  // Starting and completing cannot be undone: asked first.
+                  if (status >= 2 && (await ask({ text: status === 2
+                    ? L('开始施工后将生成各楼栋的施工进度任务，合同转为执行中，不能撤销。确定开始施工？', 'Starting creates the progress tasks of every building and moves the contract to executing; it cannot be undone. Start?')
+                    : L('完工后施工单不能再修改。确定完工？', 'A completed construct cannot be changed. Complete it?') })) === null) return;
+                  await act(() => post(`${S}/construct/update`, { id: k.id, modelStatus: status + 1 }), L('状态已更新', 'Status changed'));
+                }}>{next[0]}</button>
             )}
           </div>
         </div>

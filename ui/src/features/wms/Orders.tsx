@@ -8,6 +8,7 @@ import { useApp } from '../../app';
 import { get, post, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { Facts, Table } from '../../components/ui/record';
+import { useAsk } from '../../components/ui/dialog';
 import { useL } from '../../lib/words';
 
 type Row = Record<string, any>;
@@ -140,6 +141,7 @@ export function InboundDetail({ no }: { no: string }) {
   const { L, st } = useL();
   const toast = useToast();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
+  const [asking, ask] = useAsk();
   const { order: o, lines, err, load } = useOrder('rk', no);
   const [suggest, setSuggest] = useState<Record<string, Row>>({});
   const [scan, setScan] = useState('');
@@ -167,11 +169,20 @@ export function InboundDetail({ no }: { no: string }) {
       const s = Number(o!.orderStatus);
       const op = (k: string) => `${k}-${o!.id}-${Date.now()}`;
       return (<>
+        {asking}
         <div className="card">
           <div className="card-head">
             <h2>{L('入库单', 'Inbound order')} {o!.orderNo} <span className="tag">{st(RK_STATUS, s)}</span></h2>
             <span className="no-print">
-              {s === 2 && perms.has('review_finish') && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/review/finish`, { orderId: o!.id }), L('复核完成', 'Review finished'))}>{L('完成复核', 'Finish review')}</button>}
+              {(s === 1 || s === 2) && perms.has('order_rk_edit') && lines.some((l) => dec(dec(l.expectedQty, l.receivedQty), l.shortQty ?? '0') !== '0') && (
+                <button type="button" className="btn" onClick={async () => {
+                  const why = await ask({ text: L('供应商少送的部分不再等待：未收的数量记为短收，入库单按实收继续复核、上架。此操作不能撤销。', 'What the supplier did not deliver is no longer awaited: the rest is recorded as short and the order goes on with what was received. This cannot be undone.'), reason: L('短收原因', 'Reason') });
+                  if (why) await act(() => post(`${W}/order/rk/close-short`, { id: o!.id, reason: why }), L('已短收完成', 'Closed short'));
+                }}>{L('短收完成', 'Close short')}</button>)}
+              {s === 2 && perms.has('review_finish') && <button type="button" className="btn btn-primary" onClick={async () => {
+                if ((await ask({ text: L('完成复核后不能再修改复核结果，合格品进入待上架。确定完成复核？', 'Once finished, reviews cannot be changed and passed goods wait for put-away. Finish the review?') })) === null) return;
+                await act(() => post(`${W}/review/finish`, { orderId: o!.id }), L('复核完成', 'Review finished'));
+              }}>{L('完成复核', 'Finish review')}</button>}
               {s === 0 && perms.has('order_rk_edit') && <button type="button" className="btn" onClick={() => act(() => post(`${W}/order/rk/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消入库单', 'Cancel order')}</button>}
               <button type="button" className="btn" onClick={() => window.print()}>{L('打印上架单', 'Print put-away list')}</button>
             </span>
@@ -188,15 +199,16 @@ export function InboundDetail({ no }: { no: string }) {
               <input aria-label={L('扫码定位明细', 'Scan to find a line')} placeholder={L('扫码定位明细', 'Scan to find a line')} value={scan} onChange={(e) => setScan(e.target.value)} />
             </form>
           </div>
-          {s === 0 && perms.has('mxrk_add') && <AddLine kind="rk" orderId={o!.id} onDone={load} />}
+          {s === 0 && (perms.has('order_rk_add') || perms.has('order_rk_edit')) && <AddLine kind="rk" orderId={o!.id} onDone={load} />}
           <Table label={L('入库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines.map((l) => ({ ...l, _hit: String(l.id) === hit }))} cols={[
             [L('商品', 'Goods'), (r) => <span className={r._hit ? 'scan-hit' : undefined}>{r.goodsName}</span>],
             [L('批次', 'Batch'), (r) => r.batch || '—'], [L('到期', 'Expires'), (r) => r.expireDate || '—'],
             [L('预计', 'Expected'), (r) => r.expectedQty], [L('实收', 'Received'), (r) => r.receivedQty],
+            [L('短收', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <span title={r.shortReason ?? ''}>{r.shortQty}</span> : '—')],
             [L('合格', 'Passed'), (r) => r.passedQty], [L('不合格', 'Failed'), (r) => r.failedQty], [L('已上架', 'Put away'), (r) => r.putQty],
             [L('操作', 'Action'), (r) => {
-              if (s <= 2 && perms.has('received_add') && dec(r.expectedQty, r.receivedQty) !== '0')
-                return <QtyAction key="rcv" label={L('收货', 'Receive')} initial={dec(r.expectedQty, r.receivedQty)} onGo={(q) => act(() => post(`${W}/received/save`, { lineId: r.id, qty: q, opId: op('rcv') }), L('收货成功', 'Received'))} />;
+              if (s <= 2 && perms.has('received_add') && dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0') !== '0')
+                return <QtyAction key="rcv" label={L('收货', 'Receive')} initial={dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0')} onGo={(q) => act(() => post(`${W}/received/save`, { lineId: r.id, qty: q, opId: op('rcv') }), L('收货成功', 'Received'))} />;
               if ((s === 1 || s === 2) && perms.has('review_add') && dec(dec(r.receivedQty, r.passedQty), r.failedQty) !== '0')
                 return <QtyAction key="rev" label={L('复核合格', 'Pass')} initial={dec(dec(r.receivedQty, r.passedQty), r.failedQty)} extra={{ label: L('不合格数量', 'Failed'), initial: '0' }}
                   onGo={(q, f) => act(() => post(`${W}/review/save`, { lineId: r.id, passedQty: q, failedQty: f || '0', opId: op('rev') }), L('复核已记录', 'Reviewed'))} />;
@@ -224,6 +236,7 @@ export function OutboundDetail({ no }: { no: string }) {
   const toast = useToast();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   const { order: o, lines, err, load } = useOrder('ck', no);
+  const [asking, ask] = useAsk();
   const [picks, setPicks] = useState<Row[]>([]);
   const loadPicks = useCallback(async () => {
     if (!o || ![1, 2].includes(Number(o.orderStatus))) return setPicks([]);
@@ -239,14 +252,18 @@ export function OutboundDetail({ no }: { no: string }) {
       const s = Number(o!.orderStatus);
       const op = (k: string) => `${k}-${o!.id}-${Date.now()}`;
       const canEdit = perms.has('order_ck_edit');
+      const confirmed = async (text: string, f: () => Promise<unknown>, done: string) => {
+        if ((await ask({ text })) !== null) await act(f, done);
+      };
       return (<>
+        {asking}
         <div className="card">
           <div className="card-head">
             <h2>{L('出库单', 'Outbound order')} {o!.orderNo} <span className="tag">{st(CK_STATUS, s)}</span></h2>
             <span className="no-print">
               {s === 0 && canEdit && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/order/ck/release`, { id: o!.id }), L('已释放,库存已预留', 'Released; stock reserved'))}>{L('释放(预留库存)', 'Release (reserve)')}</button>}
-              {s === 3 && canEdit && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/order/ck/ship`, { id: o!.id }), L('已发货', 'Shipped'))}>{L('确认发货', 'Confirm shipment')}</button>}
-              {s < 4 && canEdit && <button type="button" className="btn" onClick={() => act(() => post(`${W}/order/ck/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消出库单', 'Cancel order')}</button>}
+              {s === 3 && canEdit && <button type="button" className="btn btn-primary" onClick={() => confirmed(L('确认发货后货物离开仓库，库存扣减，不能撤销。确定发货？', 'Once shipped, the goods leave the store and the stock is reduced; this cannot be undone. Ship?'), () => post(`${W}/order/ck/ship`, { id: o!.id }), L('已发货', 'Shipped'))}>{L('确认发货', 'Confirm shipment')}</button>}
+              {s < 4 && canEdit && <button type="button" className="btn" onClick={() => confirmed(L('取消出库单会释放预留的库存、撤销拣货。确定取消？', 'Cancelling releases the reserved stock and reverses the picks. Cancel the order?'), () => post(`${W}/order/ck/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消出库单', 'Cancel order')}</button>}
               <button type="button" className="btn" onClick={() => window.print()}>{L('打印拣货单', 'Print pick list')}</button>
             </span>
           </div>
@@ -257,7 +274,7 @@ export function OutboundDetail({ no }: { no: string }) {
         </div>
         <div className="card">
           <h3>{L('出库明细', 'Lines')}</h3>
-          {s === 0 && perms.has('mxck_add') && <AddLine kind="ck" orderId={o!.id} onDone={load} />}
+          {s === 0 && (perms.has('order_ck_add') || perms.has('order_ck_edit')) && <AddLine kind="ck" orderId={o!.id} onDone={load} />}
           <Table label={L('出库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines} cols={[
             [L('商品', 'Goods'), (r) => r.goodsName], [L('指定批次', 'Batch'), (r) => r.batch || '—'],
             [L('出库数量', 'Quantity'), (r) => r.qty], [L('已预留', 'Reserved'), (r) => r.reservedQty], [L('已拣货', 'Picked'), (r) => r.pickedQty],
