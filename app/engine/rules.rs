@@ -197,21 +197,44 @@ pub fn check_unused(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, id: u64) -> store
 
 /// The change record of a write: who and when (audit columns), the action and every field that changed.
 pub fn record_change(w: &mut WriteCtx, cx: &Ctx, def: &ResourceDef, old: Option<&Map<String, Value>>, new: Option<&Map<String, Value>>) -> store::Result<()> {
-    let show = |v: Option<&Value>, f: &store::FieldDef| -> Value {
-        match (v, f.kind) {
+    // As people read it: a referenced record by its title (所属项目: 华润悦府样板间软装, not its id), a coded value
+    // by its dictionary label (合同状态: 草稿 → 已签订), money and quantities exactly.
+    let show = |w: &WriteCtx, v: Option<&Value>, f: &store::FieldDef| -> store::Result<Value> {
+        Ok(match (v, f.kind) {
             (Some(Value::Number(n)), store::FieldKind::Money) => json!(store::format_money(n.as_i64().unwrap_or(0))),
             (Some(Value::Number(n)), store::FieldKind::Qty) => json!(store::format_qty(n.as_i64().unwrap_or(0))),
-            (Some(Value::Number(n)), store::FieldKind::Long) => json!(n.to_string()),
+            (Some(Value::Number(n)), store::FieldKind::Long) => match f.refers.as_deref().and_then(|r| cx.res.find(r)) {
+                Some(target) => {
+                    let title = crate::engine::crud::title_field(&target).map(str::to_string);
+                    let rec = n.as_u64().map(|id| w.get(&target, cx.tenant, id)).transpose()?.flatten();
+                    match (rec, title) {
+                        (Some(r), Some(t)) => r.get(&t).cloned().filter(|v| !v.is_null()).unwrap_or_else(|| json!(n.to_string())),
+                        _ => json!(n.to_string()),
+                    }
+                }
+                None => json!(n.to_string()),
+            },
+            (Some(v), _) if f.dict.is_some() => {
+                let code = f.dict.as_deref().unwrap_or("");
+                let key = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let dict = cx.def("dict");
+                let q = store::Query { filters: vec![store::Filter::new("code", store::Op::Equal, json!(code)), store::Filter::new("dictKey", store::Op::Equal, json!(key))], limit: 2, ..Default::default() };
+                let label = w.list(&dict, store::PLATFORM_TENANT, &q)?.records.into_iter().find(|e| e.get("parentId").and_then(Value::as_u64).unwrap_or(0) != 0).and_then(|e| e.get("dictValue").cloned());
+                label.unwrap_or_else(|| v.clone())
+            }
             (Some(v), _) => v.clone(),
             (None, _) => Value::Null,
-        }
+        })
     };
     let mut changes = Vec::new();
     for f in def.fields.iter().filter(|f| !f.secret) {
         let (a, b) = (old.and_then(|o| o.get(&f.name)), new.and_then(|n| n.get(&f.name)));
         let (a, b) = (a.filter(|v| !v.is_null()), b.filter(|v| !v.is_null()));
         if a != b && (new.is_some() || a.is_some()) {
-            changes.push(json!({"field": f.name, "label": f.label, "labelEn": f.label_en, "before": show(a, f), "after": show(b, f)}));
+            changes.push(json!({"field": f.name, "label": f.label, "labelEn": f.label_en, "before": show(w, a, f)?, "after": show(w, b, f)?}));
         }
     }
     let action = match (old, new) {

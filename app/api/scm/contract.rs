@@ -25,6 +25,71 @@ pub(super) fn routes(api: Api) -> Api {
         .post(format!("{c}/ope/record/{{id}}"), Guard::read(&contract), ope_record)
         .reads()
         .doc("合同管理 · every change of the contract: who, when, action and each field before and after, newest first", &[("id", "the contract")])
+        .post_upload(format!("{c}/file/upload"), Guard::write(&contract, &["edit"]), file_upload)
+        .doc("合同管理 · attaches a file to a contract not yet completed or terminated (multipart file; query contractId): downloaded by whoever may see the contract", &[])
+        .get(format!("{c}/files"), Guard::read(&contract), files)
+        .doc("合同管理 · a contract's files (query contractId): name, size, link, when and by whom", &[])
+        .post(format!("{c}/file/remove"), Guard::write(&contract, &["edit"]), file_remove)
+        .doc("合同管理 · removes one of an open contract's files (query id: the file)", &[])
+}
+
+/// The contract `id` of the caller's scope that may still take or lose files (not completed, not terminated).
+async fn open_contract(st: &AppState, s: &Session, id: u64) -> ApiResult<Map<String, Value>> {
+    let c = crud::get_scoped(st, s, &st.res.get("contract"), id).await?;
+    if matches!(c.get("contractStatus").and_then(Value::as_i64), Some(3) | Some(9)) {
+        return Err(crate::error::ApiError::rule("已完成或已终止的合同不能修改附件", "A completed or terminated contract's files cannot change"));
+    }
+    Ok(c)
+}
+
+/// POST contract/file/upload?contractId= (multipart `file`)
+async fn file_upload(State(st): State<AppState>, s: Session, crate::http::QueryPairs(q): crate::http::QueryPairs, req: axum::extract::Request) -> ApiResult<Response> {
+    let id = crud::parse_id(q.iter().rev().find(|(k, _)| k == "contractId").map(|(_, v)| v.as_str()))?;
+    open_contract(&st, &s, id).await?;
+    let mp = <axum::extract::Multipart as axum::extract::FromRequest<AppState>>::from_request(req, &st).await.map_err(|_| crate::error::ApiError::with(crate::error::Kind::BadFormat, "multipart"))?;
+    let up = crate::engine::uploads::read_upload(&st, &s, mp, crate::engine::uploads::MAX_FILE).await?;
+    let (saved, _) = crate::engine::uploads::store_upload_with(&st, &s, up, "contract", &[], move |_, _| Ok(Some((format!("contract:{id}"), ())))).await?;
+    Ok(ok(crate::wire::record(&st.res.get("attach"), st.settings.zone, saved)))
+}
+
+/// GET contract/files?contractId=
+async fn files(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let id = crud::parse_id(p.get("contractId"))?;
+    crud::get_scoped(&st, &s, &st.res.get("contract"), id).await?;
+    let (def, res, t) = (st.res.get("attach"), st.res.clone(), s.tenant.clone());
+    let rows = st
+        .read(move |r| {
+            let q = Query { filters: vec![Filter::new("boundTo", Op::Equal, json!(format!("contract:{id}")))], limit: 500, ..Query::default() };
+            crate::engine::names::with_authors(r, &res, &t, r.list(&def, &t, &q)?.records)
+        })
+        .await?;
+    let def = st.res.get("attach");
+    let out: Vec<Map<String, Value>> = rows
+        .into_iter()
+        .map(|(r, name)| {
+            let mut w = crate::wire::record(&def, st.settings.zone, r);
+            w.insert("uploaderName".into(), json!(name));
+            w
+        })
+        .collect();
+    Ok(ok(out))
+}
+
+/// POST contract/file/remove?id= (the attachment)
+async fn file_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let fid = crud::parse_id(p.get("id"))?;
+    let (def, t) = (st.res.get("attach"), s.tenant.clone());
+    let rec = st.read(move |r| r.get(&def, &t, fid)).await?.ok_or_else(|| crate::error::ApiError::new(crate::error::Kind::NotFound))?;
+    let cid = rec.get("boundTo").and_then(Value::as_str).and_then(|b| b.strip_prefix("contract:")).and_then(|i| i.parse::<u64>().ok()).ok_or_else(|| crate::error::ApiError::new(crate::error::Kind::NotFound))?;
+    open_contract(&st, &s, cid).await?;
+    let (def, t, actor) = (st.res.get("attach"), s.tenant.clone(), s.actor());
+    st.write(move |w| {
+        let bytes = w.delete_file(&t, fid)?;
+        w.add_counter(&t, crate::engine::uploads::QUOTA_COUNTER, -(bytes as i64))?;
+        w.remove(&def, &t, &[fid], &actor).map(|_| ())
+    })
+    .await?;
+    Ok(ok(Value::Null))
 }
 
 /// Contract: 0 draft → 1 signed (needs the signing date) → 2 executing → 3 completed, or 9 terminated from any

@@ -3,7 +3,10 @@
 // and its operation record (who changed what, when, before and after). Data from the blade-scm routes.
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useApp } from '../../app';
-import { post, ApiError } from '../../lib/api';
+import { get, post, upload, errText, ApiError } from '../../lib/api';
+import { useAsk } from '../../components/ui/dialog';
+import { FormDialog } from '../crud/FormDialog';
+import type { ResourceSchema } from '../../types';
 import { useToast } from '../../components/ui/toast';
 import { BuildingsCard } from './Site';
 import { Facts, Table } from '../../components/ui/record';
@@ -129,46 +132,78 @@ export function ProjectDetail({ code }: { code: string }) {
 }
 
 export function ContractDetail({ code }: { code: string }) {
-  const { navigate } = useApp();
+  const { navigate, props } = useApp();
   const { L, st, en } = useL();
+  const toast = useToast();
+  const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   const [c, setC] = useState<Row | null | undefined>(undefined);
   const [constructs, setConstructs] = useState<Row[]>([]);
   const [ops, setOps] = useState<Row[]>([]);
   const [err, setErr] = useState<string | null>(null);
-  useEffect(() => {
-    (async () => {
-      try {
-        const rec = await byCode('contract', 'contractCode', code);
-        setC(rec);
-        if (!rec) return;
-        const [k, o] = await Promise.all([post(`${S}/construct/list`, { contractId: rec.id, size: 100 }), post(`${S}/contract/ope/record/${rec.id}`)]);
-        setConstructs(k?.records ?? []);
-        setOps(o ?? []);
-      } catch (e) {
-        setErr(e instanceof ApiError ? e.message : String(e));
-      }
-    })();
+  const [editing, setEditing] = useState(false);
+  const [schema, setSchema] = useState<ResourceSchema | null>(null);
+  const [asking, ask] = useAsk();
+  const load = useCallback(async () => {
+    try {
+      const rec = await byCode('contract', 'contractCode', code);
+      setC(rec);
+      if (!rec) return;
+      const [k, o] = await Promise.all([post(`${S}/construct/list`, { contractId: rec.id, size: 100 }), post(`${S}/contract/ope/record/${rec.id}`)]);
+      setConstructs(k?.records ?? []);
+      setOps(o ?? []);
+    } catch (e) {
+      setErr(e instanceof ApiError ? e.message : String(e));
+    }
   }, [code]);
+  useEffect(() => { void load(); }, [load]);
+  // The steps the status allows (the server refuses any other): sign a draft, execute a signed one, complete an
+  // executing one; terminate any open one, with a reason.
+  const move = async (to: number, text: string, reason?: string) => {
+    const why = await ask({ text, reason });
+    if (why === null || !c) return;
+    try {
+      await post(`${S}/contract/update`, { id: c.id, contractStatus: to, ...(why ? { remark: `${c.remark ? c.remark + '\n' : ''}${L('终止原因', 'Terminated because')}：${why}` } : {}) });
+      toast(L('状态已更新', 'Status changed'));
+      await load();
+    } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
+  };
   if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
   if (c === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
   if (c === null) return <section className="detail-page"><p className="empty">{L(`合同 ${code} 不存在或无权查看`, `Contract ${code} does not exist or is not yours to see`)}</p></section>;
   const action = (a: string) => ({ add: L('新增', 'Created'), update: L('修改', 'Changed'), remove: L('删除', 'Removed') })[a] ?? a;
   const show = (ch: Row, v: unknown) => {
     if (v == null || v === '') return '—';
-    if (ch.field === 'contractStatus') return st(CONTRACT_STATUS, v);
+    // Records name coded values and referenced records by their labels; an older record kept the raw value.
+    if (ch.field === 'contractStatus' && /^\d+$/.test(String(v))) return st(CONTRACT_STATUS, v);
     if (ch.field === 'contractAmount') return yuan(v);
     return String(v);
   };
+  const status = Number(c.contractStatus);
+  const canEdit = perms.has('contract_edit');
   return (
     <section className="detail-page" aria-label={L('合同详情', 'Contract')}>
+      {asking}
       <div className="card">
-        <h2>{c.contractName} <span className="tag">{st(CONTRACT_STATUS, c.contractStatus)}</span></h2>
+        <div className="card-head">
+          <h2>{c.contractName} <span className="tag">{st(CONTRACT_STATUS, c.contractStatus)}</span></h2>
+          <div className="row-actions no-print">
+            {canEdit && status === 0 && <button type="button" className="btn" onClick={() => void get<ResourceSchema>(`${S}/contract/schema`).then((sc) => { setSchema(sc); setEditing(true); }, (e) => toast(errText(e), 'error'))}>{L('编辑', 'Edit')}</button>}
+            {canEdit && status === 0 && <button type="button" className="btn btn-primary" onClick={() => void move(1, L('签订后合同金额计入合同台账，签订日期为今天（未填写时）。确定签订？', 'Once signed, the amount goes into the contract ledger (signed today unless a date is set). Sign?'))}>{L('签订', 'Sign')}</button>}
+            {canEdit && status === 1 && <button type="button" className="btn btn-primary" onClick={() => void move(2, L('转为执行中？（开始施工时也会自动转为执行中）', 'Mark it executing? (Starting construction does so too.)'))}>{L('执行', 'Execute')}</button>}
+            {canEdit && status === 2 && <button type="button" className="btn btn-primary" onClick={() => void move(3, L('完成后合同不能再修改。确定完成？', 'A completed contract cannot be changed. Complete it?'))}>{L('完成', 'Complete')}</button>}
+            {canEdit && status < 3 && <button type="button" className="btn" onClick={() => void move(9, L('终止后合同不能再修改或恢复。', 'A terminated contract cannot be changed or reopened.'), L('终止原因', 'Reason'))}>{L('终止', 'Terminate')}</button>}
+            <button type="button" className="btn" onClick={() => navigate(`/print/contract/${c.contractCode}`)}>{L('打印', 'Print')}</button>
+          </div>
+        </div>
         <Facts rows={[
           [L('合同编号', 'Code'), c.contractCode],
           [L('所属项目', 'Project'), c.projectName ? <a className="link" href="#" onClick={(e) => { e.preventDefault(); void post(`${S}/project/detail/${c.projectId}`).then((p) => p && navigate(`/project/detail/${p.projectCode}`)).catch(() => {}); }}>{c.projectName}</a> : L('未绑定', 'Not bound')],
           [L('签约方', 'Party'), c.partyName], [L('合同金额', 'Amount'), yuan(c.contractAmount)], [L('签订日期', 'Signed'), c.signDate],
+          [L('备注', 'Remark'), c.remark],
         ]} />
       </div>
+      {editing && schema && <FormDialog resource={schema} mode="edit" row={c} onClose={() => setEditing(false)} onSaved={() => { setEditing(false); void load(); }} />}
+      <ContractFiles contractId={c.id} canChange={canEdit && status < 3} />
       <div className="card">
         <h3>{L('施工单', 'Constructs')}</h3>
         <Table label={L('施工单', 'Constructs')} empty={L('暂无施工单', 'No constructs')} rows={constructs} cols={[
@@ -188,5 +223,35 @@ export function ContractDetail({ code }: { code: string }) {
         ]} />
       </div>
     </section>
+  );
+}
+
+/** A contract's files: listed for whoever sees the contract, added and removed while it is open. */
+function ContractFiles({ contractId, canChange }: { contractId: string; canChange: boolean }) {
+  const { L } = useL();
+  const toast = useToast();
+  const [files, setFiles] = useState<Row[]>([]);
+  const load = useCallback(() => get<Row[]>(`${S}/contract/files`, { contractId }).then((d) => setFiles(d ?? []), () => setFiles([])), [contractId]);
+  useEffect(() => { void load(); }, [load]);
+  const add = async (f: File | undefined) => {
+    if (!f) return;
+    try { await upload(`${S}/contract/file/upload?contractId=${encodeURIComponent(contractId)}`, f); toast(L('上传成功', 'Uploaded')); await load(); } catch (e) { toast(errText(e), 'error'); }
+  };
+  const remove = async (id: string) => {
+    try { await post(`${S}/contract/file/remove?id=${encodeURIComponent(id)}`); toast(L('删除成功', 'Removed')); await load(); } catch (e) { toast(errText(e), 'error'); }
+  };
+  return (
+    <div className="card">
+      <div className="card-head">
+        <h3>{L('合同附件', 'Files')}</h3>
+        {canChange && <label className="btn no-print">{L('上传附件', 'Upload a file')}<input type="file" hidden onChange={(e) => void add(e.target.files?.[0])} /></label>}
+      </div>
+      <Table label={L('合同附件', 'Files')} empty={L('暂无附件', 'No files')} rows={files} cols={[
+        [L('文件', 'File'), (r) => <a className="link" href={r.link} target="_blank" rel="noreferrer">{r.originalName}</a>],
+        [L('大小', 'Size'), (r) => `${Math.max(1, Math.round(Number(r.attachSize ?? 0) / 1024))} KB`],
+        [L('上传人', 'By'), (r) => r.uploaderName], [L('上传时间', 'When'), (r) => r.createTime],
+        ...(canChange ? [[L('操作', 'Action'), (r: Row) => <button type="button" className="link" onClick={() => void remove(r.id)}>{L('删除', 'Remove')}</button>] as [string, (r: Row) => ReactNode]] : []),
+      ]} />
+    </div>
   );
 }
