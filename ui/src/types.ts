@@ -32,6 +32,8 @@ export type ResourceSchema = {
     editLabel?: [string, string];
     /** A row's own actions, each `POST <api>/<path>?id=` with the `<resource>_<code>` permission (启用, 测试连接). */
     rowActions?: RowAction[];
+    /** Toolbar actions that ask for a few values first (考勤's 补卡), each `POST <path>` with the values. */
+    tools?: ToolForm[];
     /** What the screen is for and what the server does not do with it, [zh, en] (shown above the list). */
     note?: [string, string];
     /** Exact-value filters of the search form beside the keyword fields (`<field>_equal`, answered from the field's
@@ -44,7 +46,14 @@ export type ResourceSchema = {
 };
 /** A value offered as it is, or as [value, zh, en]. */
 export type ExactFilter = { field: string; options?: (string | [string, string, string])[] };
-export type RowAction = { path: string; label: [string, string]; code: string; done: [string, string] };
+export type RowAction = { path: string; label: [string, string]; code: string; done: [string, string];
+  /** A reason asked for first (sent as `reason`), [zh, en]. */
+  reason?: [string, string];
+  /** Offered only on rows whose `field` is one of `in`. */
+  when?: { field: string; in: string[] } };
+/** A toolbar action's form: `POST path` (absolute, or under the resource's api) with the values typed. */
+export type ToolForm = { path: string; label: [string, string]; code: string; done: [string, string];
+  fields: { name: string; label: [string, string]; kind?: 'text' | 'date' | 'time'; refers?: string; required?: boolean }[] };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
 /** Dictionary entries by code, for the administration screens' first render. */
 export type PageDicts = Record<string, DictItem[]>;

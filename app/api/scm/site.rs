@@ -29,6 +29,8 @@ pub fn routes(api: Api) -> Api {
         .doc("考勤管理 · clock a worker in on a construct today (body: workerId, constructId, distance in metres optional); success by 09:00, late after; once a day", &[])
         .post(format!("{w}/work-clock-in/reset"), Guard::code(&format!("{}_reset", attend.name)), reset)
         .doc("考勤管理 · reset one day's clock-in to not clocked (body: id, reason required); who and why are kept", &[])
+        .post(format!("{w}/work-clock-in/makeup"), Guard::code(&format!("{}_reset", attend.name)), makeup)
+        .doc("考勤管理 · 补卡: records a worker's attendance of a past day or today that the clock-in missed (body: workerId, constructId, day, time HH:mm, reason required); who and why are kept", &[])
         .get(format!("{w}/category/type"), Guard::read(&rect), categories)
         .doc("楼栋整改 · rectification categories (dictionary rectification_category)", &[])
         .get(format!("{w}/dict/list"), Guard::read(&worker), worker_dicts)
@@ -81,6 +83,74 @@ async fn clock_in(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
                     w.insert(&adef, t, doc, cx.actor)
                 }
             }
+        })
+        .await?;
+    Ok(ok(crud::decorated(&st, &s.tenant, &st.res.get("attend_day"), saved).await?))
+}
+
+/// POST worker/work-clock-in/makeup {workerId, constructId, day, time, reason}: 补卡 by a site manager. The day
+/// is not in the future; the worker is on the construct's crew; a day already clocked is refused (reset it
+/// first). The result is success or late by the time given, and who made it up and why stay on the record.
+async fn makeup(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let worker = id_param(&p, &["workerId"])?;
+    let construct = id_param(&p, &["constructId"])?;
+    let reason: String = p.get("reason").unwrap_or("").trim().chars().take(255).collect();
+    if reason.is_empty() {
+        return Err(ApiError::with(Kind::Missing, "reason"));
+    }
+    let day = p.get("day").unwrap_or("").trim().to_string();
+    if chrono::NaiveDate::parse_from_str(&day, "%Y-%m-%d").is_err() {
+        return Err(ApiError::with(Kind::BadFormat, "day"));
+    }
+    let time = p.get("time").unwrap_or("").trim().to_string();
+    let time = match chrono::NaiveTime::parse_from_str(&time, "%H:%M").or_else(|_| chrono::NaiveTime::parse_from_str(&time, "%H:%M:%S")) {
+        Ok(t) => t.format("%H:%M:%S").to_string(),
+        Err(_) => return Err(ApiError::with(Kind::BadFormat, "time")),
+    };
+    crud::get_scoped(&st, &s, &st.res.get("worker"), worker).await?;
+    crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
+    let env = Env::new(&st, &s);
+    let (adef, cdef) = (st.res.get("attend_day"), st.res.get("construct_worker"));
+    let saved = st
+        .write(move |w| {
+            let cx = env.cx();
+            let t = cx.tenant;
+            let at = format!("{day} {time}");
+            if at.as_str() > cx.now {
+                return Err(rule("不能为将来的时间补卡", "Attendance cannot be made up for a time still to come"));
+            }
+            if super::crew_binding(w, t, &cdef, construct, worker)?.is_none() {
+                return Err(rule("该工人不在此施工单的班组中", "The worker is not on this construct's crew"));
+            }
+            let result = if time.as_str() <= WORK_STARTS { "success" } else { "late" };
+            let key = format!("{worker}:{day}");
+            let mut doc = Map::new();
+            doc.insert("clockTime".into(), json!(at));
+            doc.insert("result".into(), json!(result));
+            doc.insert("makeupReason".into(), json!(reason));
+            doc.insert("makeupUser".into(), json!(cx.actor.user_id));
+            let saved = match w.find_unique(&adef, t, "dayKey", &key)? {
+                Some(id) => {
+                    let old = w.get(&adef, t, id)?.ok_or(StoreError::NotFound)?;
+                    if old.get("result").and_then(Value::as_str) != Some("wait") {
+                        return Err(rule(format!("该工人 {day} 已有打卡记录,请先重置"), format!("The worker has a clock-in on {day}; reset it first")));
+                    }
+                    doc.insert("constructId".into(), json!(construct));
+                    let saved = w.update(&adef, t, id, doc, cx.actor)?;
+                    dialect::record_change(w, &cx, &adef, Some(&old), Some(&saved))?;
+                    saved
+                }
+                None => {
+                    doc.insert("workerId".into(), json!(worker));
+                    doc.insert("constructId".into(), json!(construct));
+                    doc.insert("attendDate".into(), json!(day));
+                    doc.insert("dayKey".into(), json!(key));
+                    let saved = w.insert(&adef, t, doc, cx.actor)?;
+                    dialect::record_change(w, &cx, &adef, None, Some(&saved))?;
+                    saved
+                }
+            };
+            Ok(saved)
         })
         .await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &st.res.get("attend_day"), saved).await?))

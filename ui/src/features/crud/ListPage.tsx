@@ -3,7 +3,7 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, splitUrl } from '../../app';
-import type { ExactFilter, Field, ResourceSchema, RowAction } from '../../types';
+import type { ExactFilter, Field, ResourceSchema, RowAction, ToolForm } from '../../types';
 import { qs, download, errText, post } from '../../lib/api';
 import { ImportDialog } from './ImportDialog';
 import { useRemove } from './useRemove';
@@ -11,6 +11,7 @@ import { useToast } from '../../components/ui/toast';
 import { FormDialog, RefPicker } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
 import { Host } from '../../components/ui/host';
+import { Dialog, FormRow, useAsk } from '../../components/ui/dialog';
 import { refKey, remove } from '../../lib/resource';
 import { amount } from '../../lib/words';
 
@@ -106,11 +107,21 @@ export function ListPage() {
   const [importing, setImporting] = useState(false);
   // A row's own actions the declaration names (an OSS configuration's 启用 and 测试连接): done, or what went wrong.
   const rowActions = (res.ui?.rowActions ?? []).filter((a) => perms.has(`${res.name}_${a.code}`));
+  const tools = (res.ui?.tools ?? []).filter((a) => perms.has(`${res.name}_${a.code}`));
+  const [tool, setTool] = useState<ToolForm | null>(null);
+  const [asking, ask] = useAsk();
   const [running, setRunning] = useState<string | null>(null);
+  const actionUrl = (p: string) => (p.startsWith('/') ? p : res.api + '/' + p);
   const runAction = async (a: RowAction, id: string) => {
+    let reason = '';
+    if (a.reason) {
+      const why = await ask({ text: props.locale === 'en' ? a.label[1] : a.label[0], reason: props.locale === 'en' ? a.reason[1] : a.reason[0] });
+      if (why === null) return;
+      reason = why;
+    }
     setRunning(a.path + id);
     try {
-      await post(res.api + '/' + a.path, undefined, { id });
+      await post(actionUrl(a.path), undefined, a.reason ? { id, reason } : { id });
       toast(props.locale === 'en' ? a.done[1] : a.done[0]);
       reload();
     } catch (e) {
@@ -124,6 +135,8 @@ export function ListPage() {
 
   return (
     <section className="crud" aria-label={L(res)}>
+      {asking}
+      {tool && <ToolDialog tool={tool} url={actionUrl(tool.path)} onClose={(done) => { setTool(null); if (done) reload(); }} />}
       {res.ui?.note && <p className="muted crud-note">{props.locale === 'en' ? res.ui.note[1] : res.ui.note[0]}</p>}
       <form className="crud-search" role="search" aria-label={L(res)} onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
         {searchFields.length > 0 && (
@@ -184,6 +197,7 @@ export function ListPage() {
         {can('add') && <button type="button" className="btn btn-primary" onClick={() => setDialog({ mode: 'add' })}>{t('common.add')}</button>}
         {can('delete') && <button type="button" className="btn btn-danger" onClick={() => askDelete(selected)}>{t('common.delete')}</button>}
         {res.dialect?.import && can('add') && <button type="button" className="btn" onClick={() => setImporting(true)}>{t('adm.import')}</button>}
+        {tools.map((a) => <button key={a.path} type="button" className="btn" onClick={() => setTool(a)}>{props.locale === 'en' ? a.label[1] : a.label[0]}</button>)}
         <button type="button" className="btn" onClick={exportExcel}>{t('common.export')}</button>
         {selected.length > 0 && <span className="muted">{t('common.selected', { n: selected.length })}</span>}
       </div>
@@ -211,7 +225,7 @@ export function ListPage() {
                     {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}
                     {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{editLabel}</button>}
-                    {rowActions.map((a) => (
+                    {rowActions.filter((a) => !a.when || a.when.in.includes(String(row[a.when.field] ?? ''))).map((a) => (
                       <button key={a.path} type="button" className="link" disabled={running === a.path + id} onClick={() => void runAction(a, id)}>{props.locale === 'en' ? a.label[1] : a.label[0]}</button>
                     ))}
                     {can('delete') && <button type="button" className="link danger" onClick={() => askDelete([id])}>{t('common.delete')}</button>}
@@ -231,3 +245,46 @@ export function ListPage() {
   );
 }
 
+
+/** A toolbar action's form (考勤's 补卡): its values typed or picked, then `POST url`. */
+function ToolDialog({ tool, url, onClose }: { tool: ToolForm; url: string; onClose: (done: boolean) => void }) {
+  const { props } = useApp();
+  const { t } = useTranslation();
+  const toast = useToast();
+  const en = props.locale === 'en';
+  const [v, setV] = useState<Record<string, string>>({});
+  const [titles, setTitles] = useState<Record<string, string>>({});
+  const [err, setErr] = useState<string | null>(null);
+  const missing = tool.fields.find((f) => f.required !== false && !(v[f.name] ?? '').trim());
+  const submit = async () => {
+    if (missing) return setErr(`${t('valid.required')}：${en ? missing.label[1] : missing.label[0]}`);
+    try {
+      await post(url, v);
+      toast(en ? tool.done[1] : tool.done[0]);
+      onClose(true);
+    } catch (e) {
+      setErr(t(errText(e)));
+    }
+  };
+  return (
+    <Dialog open onOpenChange={(o) => { if (!o) onClose(false); }} title={en ? tool.label[1] : tool.label[0]} width={520}
+      footer={<>
+        <button type="button" className="btn" onClick={() => onClose(false)}>{t('common.cancel')}</button>
+        <button type="button" className="btn btn-primary" onClick={() => void submit()}>{t('common.ok')}</button>
+      </>}>
+      {tool.fields.map((f) => {
+        const id = `tool-${f.name}`;
+        const label = en ? f.label[1] : f.label[0];
+        const field = { name: f.name, kind: 'long', label, labelEn: label, required: true, filter: false, sort: false, search: false, list: false, form: true, refers: { resource: f.refers!, list: '', title: '' } } as unknown as Field;
+        return (
+          <FormRow key={f.name} label={label} htmlFor={id} required={f.required !== false}>
+            {f.refers
+              ? <RefPicker id={id} field={field} value={v[f.name] ?? ''} label={titles[f.name] ?? ''} onChange={(val, text) => { setV({ ...v, [f.name]: val }); setTitles({ ...titles, [f.name]: text }); }} />
+              : <input id={id} type={f.kind === 'date' ? 'date' : f.kind === 'time' ? 'time' : 'text'} value={v[f.name] ?? ''} onChange={(e) => setV({ ...v, [f.name]: e.target.value })} />}
+          </FormRow>
+        );
+      })}
+      {err && <div className="form-err" role="alert">{err}</div>}
+    </Dialog>
+  );
+}
