@@ -80,8 +80,8 @@ async fn leave_runs_across_users_with_rule_12() {
     let app = App::new();
     let p = people(&app).await;
     let pid = leave_process(&app, &p.zhang).await;
-    // Five days: the leader, then an administrator (candidates: the admin role).
-    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"processDefinitionId": pid, "startTime": "2026-11-24 09:00:00", "endTime": "2026-11-29 09:00:00", "reason": "家中有事"})).await;
+    // Five working days (Monday to Friday): the leader, then an administrator (candidates: the admin role).
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"processDefinitionId": pid, "leaveType": "1", "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-27 18:00:00", "reason": "家中有事"})).await;
     assert_eq!(s, 200, "{v}");
     let (inst, business) = (v["data"]["processInstanceId"].as_str().unwrap().to_string(), v["data"]["businessId"].as_str().unwrap().to_string());
     assert_eq!(v["data"]["currentNodes"], "部门领导审批", "{v}");
@@ -89,8 +89,8 @@ async fn leave_runs_across_users_with_rule_12() {
     let (s, v) = get(&app, &p.zhang, &format!("{LEAVE}/list")).await;
     assert_eq!(s, 200, "{v}");
     let row = &v["data"]["records"][0];
-    assert_eq!((v["data"]["total"].as_u64(), row["businessId"].as_str(), row["statusName"].as_str(), row["taskName"].as_str(), row["days"].as_str()),
-        (Some(1), Some(business.as_str()), Some("审批中"), Some("部门领导审批"), Some("5")), "{v}");
+    assert_eq!((v["data"]["total"].as_u64(), row["businessId"].as_str(), row["statusName"].as_str(), row["taskName"].as_str(), row["days"].as_str(), row["leaveTypeName"].as_str()),
+        (Some(1), Some(business.as_str()), Some("审批中"), Some("部门领导审批"), Some("5"), Some("事假")), "{v}");
     let (_, v) = get(&app, &p.li, &format!("{LEAVE}/list")).await;
     assert_eq!(v["data"]["total"], 0, "another user's applications are not in one's own list: {v}");
     // 李 leads 工程部: the task is his.
@@ -175,12 +175,12 @@ async fn leave_runs_across_users_with_rule_12() {
     let (_, v) = get(&app, &p.li, &format!("{F}/process/diagram?processInstanceId={inst}")).await;
     assert_eq!(v["data"]["path"].as_array().unwrap().first().and_then(Value::as_str), Some("start"), "{v}");
     // A short leave needs the leader alone.
-    let (_, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-12-01 09:00:00", "endTime": "2026-12-02 18:00:00", "reason": "看病"})).await;
+    let (_, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": 2, "startTime": "2026-12-01 09:00:00", "endTime": "2026-12-02 12:00:00", "reason": "看病"})).await;
     let business2 = v["data"]["businessId"].as_str().unwrap().to_string();
     let t = todo(&app, &p.li).await;
     post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t[0]["taskId"], "flag": "ok"})).await;
     let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business2}")).await;
-    assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str()), (Some(1), Some("1.375")), "{v}");
+    assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str(), v["data"]["leaveTypeName"].as_str()), (Some(1), Some("1.5"), Some("病假")), "{v}");
     let _ = (p.li_id, p.zhang_id);
     let (instances, tasks) = audit_clean(&app);
     assert!(instances >= 2 && tasks >= 6, "{instances} {tasks}");
@@ -505,4 +505,66 @@ async fn a_leave_without_an_approver_goes_to_the_department_leader_or_says_to_ch
     let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), body).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(todo(&app, &p.li).await.len(), 2);
+}
+
+/// Leave days are working days in half days: weekends and the company's listed holidays are not counted, its
+/// listed 调休 weekends are, 产假 counts calendar days; a span with no working time, an unknown type or a holiday
+/// list that does not read are refused with what to do.
+#[tokio::test]
+async fn leave_counts_working_days() {
+    let app = App::new();
+    let p = people(&app).await;
+    leave_process(&app, &p.zhang).await;
+    let days = |from: &str, to: &str, kind: &str| format!("{LEAVE}/days?startTime={}&endTime={}&leaveType={kind}", from.replace(' ', "%20"), to.replace(' ', "%20"));
+    // Friday morning to Monday noon: 1.5 working days; as 产假 (6) four calendar days less the halves outside.
+    let (s, v) = get(&app, &p.zhang, &days("2026-12-04 09:00:00", "2026-12-07 12:00:00", "1")).await;
+    assert_eq!((s, v["data"]["days"].as_str(), v["data"]["workingDays"].as_bool()), (200, Some("1.5"), Some(true)), "{v}");
+    let (_, v) = get(&app, &p.zhang, &days("2026-12-04 13:00:00", "2026-12-07 12:00:00", "6")).await;
+    assert_eq!((v["data"]["days"].as_str(), v["data"]["workingDays"].as_bool()), (Some("3"), Some(false)), "{v}");
+    // A weekend alone: nothing to take off.
+    let (s, v) = get(&app, &p.zhang, &days("2026-12-05 09:00:00", "2026-12-06 18:00:00", "1")).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("没有工作时间"), "{v}");
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "1", "startTime": "2026-12-05 09:00:00", "endTime": "2026-12-06 18:00:00", "reason": "周末"})).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "99", "startTime": "2026-12-07 09:00:00", "endTime": "2026-12-07 18:00:00", "reason": "x"})).await;
+    assert_eq!((s, v["msg"].as_str()), (400, Some("请假类型不存在")), "{v}");
+    // The company lists 国庆 and its 调休 Saturday.
+    put(&app, A, "param", json!({"paramName": "法定节假日", "paramKey": "leave.holidays", "paramValue": "2026-10-01~2026-10-07"}));
+    let workdays = put(&app, A, "param", json!({"paramName": "调休上班日", "paramKey": "leave.workdays", "paramValue": "2026-10-10"}));
+    let (_, v) = get(&app, &p.zhang, &days("2026-09-28 09:00:00", "2026-10-10 18:00:00", "3")).await;
+    assert_eq!(v["data"]["days"].as_str(), Some("6"), "{v}");
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "3", "startTime": "2026-09-28 09:00:00", "endTime": "2026-10-10 18:00:00", "reason": "年假"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/list")).await;
+    assert_eq!((v["data"]["records"][0]["days"].as_str(), v["data"]["records"][0]["leaveTypeName"].as_str()), (Some("6"), Some("年假")), "{v}");
+    // A typo in the list is named, not taken as a working day.
+    set(&app, A, "param", workdays, json!({"paramValue": "2026-10-1O"}));
+    let (s, v) = get(&app, &p.zhang, &days("2026-09-28 09:00:00", "2026-10-10 18:00:00", "3")).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap().contains("2026-10-1O"), "{v}");
+}
+
+/// The approver list offers people who can handle a task, with their departments; technical workers (who cannot
+/// sign in) and, for a leave, the applicant are left out.
+#[tokio::test]
+async fn approvers_are_people_who_can_approve() {
+    let app = App::new();
+    let p = people(&app).await;
+    // A technical worker's role grants the same codes: still not offered (a worker cannot sign in).
+    app.make_role(A, "site_painter", STAFF).await;
+    let worker = app.make_user(A, "painter1", "Zz#12345", &["site_painter"]).await;
+    let roles = app.st.res.get("role");
+    let painter = app.st.store.read(move |x| Ok(x.all(&roles, A)?.into_iter().find(|r| r["roleAlias"] == "site_painter").unwrap()["id"].as_u64().unwrap())).unwrap();
+    set(&app, A, "role", painter, json!({"isWorker": 1}));
+    app.st.perms.invalidate();
+    let (s, v) = get(&app, &p.zhang, &format!("{F}/work/users?exceptSelf=1")).await;
+    assert_eq!(s, 200, "{v}");
+    let ids: Vec<&str> = v["data"].as_array().unwrap().iter().filter_map(|u| u["id"].as_str()).collect();
+    assert!(ids.contains(&p.li_id.to_string().as_str()), "{v}");
+    assert!(!ids.contains(&p.zhang_id.to_string().as_str()), "{v}");
+    assert!(!ids.contains(&worker.to_string().as_str()), "{v}");
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/users")).await;
+    assert!(v["data"].as_array().unwrap().iter().any(|u| u["id"] == p.zhang_id.to_string()), "{v}");
+    assert!(v["data"].as_array().unwrap().iter().all(|u| u["deptName"].is_string()), "{v}");
 }

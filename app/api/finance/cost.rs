@@ -83,10 +83,9 @@ impl Figures {
 fn figures(r: &ReadCtx, res: &crate::decl::Resources, t: &str, project: u64) -> store::Result<Figures> {
     let by = |field: &str, v: u64| Query { filters: vec![Filter::new(field, Op::Equal, json!(v))], limit: 1_000_000, ..Query::default() };
     let mut f = Figures::default();
-    for l in r.list(&res.get("contract_ledger"), t, &by("projectId", project))?.records {
-        f.revenue += int(&l, "contractAmount");
-        f.received += int(&l, "received");
-    }
+    // 合同收入 is the project's 合同总额 (figures.rs).
+    let totals = super::figures::totals(r, res, t, Some(project), |_| true)?;
+    (f.revenue, f.received) = (totals.value, totals.received);
     // Materials and labour from the totals kept beside their sources (the warehouse's moves to and from the
     // project, each construct's day work), so the page costs the same at ten sources or a million.
     f.material = crate::api::wms::ledger::project_material(r, t, project)?.0;

@@ -703,11 +703,17 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
             2 => 2 + (i % 2),
             _ => i % 2,
         };
-        for (k, (part, due)) in parts.iter().take(paid).enumerate() {
+        // Each node is invoiced when it falls due (the next one too, before its money comes), and paid some days
+        // later: invoiced work runs ahead of cash, as it does.
+        for (k, (part, due)) in parts.iter().enumerate().take(paid + 1) {
             if due.as_str() > today.as_str() {
                 break;
             }
-            let date = plus(due, (i as i64 + k as i64) % 5);
+            post(w, INVOICE, *part, due, obj(json!({"invoiceNo": format!("{:08}", 31_000_000 + i * 10 + k), "remark": "增值税专用发票"})))?;
+            if k >= paid {
+                break;
+            }
+            let date = plus(due, 3 + (i as i64 + k as i64) % 5);
             let date = if date.as_str() > today.as_str() { today.clone() } else { date };
             if k == 1 && i % 4 == 2 {
                 // Typed ¥10 short, reversed and posted again the same day.
@@ -717,7 +723,6 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
             } else {
                 post(w, RECEIPT, *part, &date, obj(json!({"remark": format!("{}银行转账", nodes[k].0)})))?;
             }
-            post(w, INVOICE, *part, &date, obj(json!({"invoiceNo": format!("{:08}", 31_000_000 + i * 10 + k), "remark": "增值税专用发票"})))?;
         }
     }
     Ok(())

@@ -4,6 +4,7 @@
 //! in `channels`.
 pub mod channels;
 pub mod cost;
+pub mod figures;
 pub mod ledger;
 pub mod statistic;
 
@@ -31,11 +32,29 @@ fn today(st: &AppState) -> String {
 pub fn routes(api: Api) -> Api {
     let api = ledger::routes(api);
     let api = cost::routes(api);
+    let api = figures_routes(api);
     statistic::routes(api)
 }
 
 /// 财务 in every area list: its routes; a signed contract opens its ledger (`contract` is the scm area's); what
 /// `verify` checks (ledgers against their entries, day-work totals); the demo ledgers, costs and targets.
+/// GET /api/blade-scm/project/figures?projectId=: the project page's 合同总额 by the one definition
+/// (`figures.rs`), for whoever may see the project.
+fn figures_routes(api: Api) -> Api {
+    let project = api.def("project");
+    api.get("/api/blade-scm/project/figures", crate::engine::Guard::read(&project), project_figures)
+        .reads()
+        .doc("项目 · the project's contract figures by the one definition (figures.rs): contractValue (signed, executing and completed contracts with approved changes; terminated at what was received; drafts not counted), signedAmount, changeAmount, received, outstanding, contracts, terminated, drafts, draftAmount (query: projectId)", &[])
+}
+
+async fn project_figures(axum::extract::State(st): axum::extract::State<AppState>, s: crate::auth::session::Session, p: crate::http::AnyParams) -> crate::error::ApiResult<axum::response::Response> {
+    let pid = crate::engine::params::id_param(&p, &["projectId", "id"])?;
+    crate::engine::crud::get_scoped(&st, &s, &st.res.get("project"), pid).await?;
+    let (res, t) = (st.res.clone(), s.tenant.clone());
+    let totals = st.read(move |r| figures::totals(r, &res, &t, Some(pid), |_| true)).await?;
+    Ok(crate::http::ok(totals.json()))
+}
+
 pub const AREA: crate::api::Area = crate::api::Area {
     rules: channels::rules,
     after: &[("contract", ledger::contract_saved)],

@@ -29,7 +29,7 @@ pub fn routes(api: Api) -> Api {
         .doc("经营统计 · each month of a year: output value target and actual (invoiced, net of reversals), and the running totals (body: year, companyId optional)", &[])
         .get(format!("{B}/desk"), Guard::any(&["project", "building_rectification"]), desk)
         .reads()
-        .doc("经营统计 · the desk's map and pie: projects per province (query: businessUnit, since — projects starting on or after a day) and rectifications per category, each only for holders of its read code", &[])
+        .doc("经营统计 · the desk's map and pie: projects per province (query: businessUnit, since — projects starting on or after a day) and rectifications per category, each only for holders of its read code (projectsAllowed, rectificationsAllowed) and within their data scopes", &[])
         .get(format!("{B}/monthvalueover/{{id}}"), Guard::code("contract_ledger"), month_value)
         .reads()
         .doc("经营统计 · this month and the year so far: target, actual, percent done", &[("id", "a company, or 0 for the whole tenant")])
@@ -70,13 +70,9 @@ async fn company_info(State(st): State<AppState>, s: Session, p: AnyParams) -> A
                 }
                 ids.insert(id(p, "id"));
             }
-            let (mut value, mut received) = (0i64, 0i64);
-            for l in r.list(&res.get("contract_ledger"), &t, &Query { limit: 1_000_000, ..Query::default() })?.records {
-                if company == 0 || ids.contains(&id(&l, "projectId")) {
-                    value += int(&l, "contractAmount");
-                    received += int(&l, "received");
-                }
-            }
+            // 合同总额, 已收款 and 未收款 by the one definition (figures.rs).
+            let totals = super::figures::totals(r, &res, &t, None, |l| company == 0 || ids.contains(&id(l, "projectId")))?;
+            let (value, received) = (totals.value, totals.received);
             let mut constructs: BTreeMap<i64, u64> = BTreeMap::new();
             let kdef = res.get("construct");
             if company == 0 {
@@ -216,6 +212,9 @@ async fn desk(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
         return Err(ApiError::with(Kind::BadFormat, "since"));
     }
     let (projects_ok, rect_ok) = (s.require("project").is_ok(), s.require("building_rectification").is_ok());
+    // Within the user's data scopes: what the project and rectification lists would show them.
+    let pguard = if projects_ok { crate::auth::scope::guard(&st, &s, &st.res.get("project")).await? } else { None };
+    let rguard = if rect_ok { crate::auth::scope::guard(&st, &s, &st.res.get("building_rectification")).await? } else { None };
     let labels = crate::engine::crud::dict_labels(&st, "rectification_category").await?;
     let (res, t) = (st.res.clone(), s.tenant.clone());
     let out = st
@@ -223,7 +222,7 @@ async fn desk(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
             let mut provinces: BTreeMap<String, u64> = BTreeMap::new();
             let mut located = 0u64;
             if projects_ok {
-                for p in projects(r, &res, &t, 0)? {
+                for p in projects(r, &res, &t, 0)?.into_iter().filter(|p| crate::auth::scope::admits(&pguard, p)) {
                     let region = text(&p, "regionCode");
                     located += (region.len() >= 2) as u64;
                     let bu_ok = bu.as_deref().is_none_or(|b| text(&p, "businessUnit") == b);
@@ -235,7 +234,7 @@ async fn desk(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
             }
             let mut rect: BTreeMap<i64, u64> = BTreeMap::new();
             if rect_ok {
-                for x in r.list(&res.get("building_rectification"), &t, &Query { limit: 1_000_000, ..Query::default() })?.records {
+                for x in r.list(&res.get("building_rectification"), &t, &Query { limit: 1_000_000, ..Query::default() })?.records.into_iter().filter(|x| crate::auth::scope::admits(&rguard, x)) {
                     *rect.entry(int(&x, "category")).or_default() += 1;
                 }
             }
@@ -243,6 +242,7 @@ async fn desk(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
                 "provinces": provinces.iter().map(|(k, v)| json!({"code": k, "count": v})).collect::<Vec<_>>(),
                 "rectifications": rect.iter().map(|(k, v)| json!({"key": k, "name": labels.get(&k.to_string()).cloned().unwrap_or_default(), "count": v})).collect::<Vec<_>>(),
                 "locatedProjects": located,
+                "projectsAllowed": projects_ok, "rectificationsAllowed": rect_ok,
             }))
         })
         .await?;

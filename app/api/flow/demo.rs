@@ -23,17 +23,30 @@ fn open_task(w: &WriteCtx, res: &Resources, tenant: &str, inst: u64) -> store::R
     Ok(w.list(&res.get("flow_task"), tenant, &q)?.records.into_iter().find(|t| t.get("status").and_then(Value::as_i64) == Some(0)))
 }
 
-/// (applicant, days from now, hours, reason, decisions: (approver account or "" for the assignee, pass, comment)).
-type Script = (&'static str, i64, i64, &'static str, &'static [(bool, &'static str)]);
+/// (applicant, leave type, days from now to the first working day, half days, reason, decisions: (pass, comment)).
+type Script = (&'static str, i64, i64, i64, &'static str, &'static [(bool, &'static str)]);
+
+/// The tenant's leave calendar as the routes read it (weekends only when its parameters are unset or unreadable).
+fn calendar(w: &WriteCtx, res: &Resources, tenant: &str) -> store::Result<super::workdays::Calendar> {
+    let def = res.get("param");
+    let value = |k: &str| -> store::Result<Option<String>> {
+        let Some(id) = w.find_unique(&def, tenant, "paramKey", k)? else { return Ok(None) };
+        Ok(w.get(&def, tenant, id)?.and_then(|p| p.get("paramValue").and_then(Value::as_str).map(str::to_string)))
+    };
+    let (h, d) = (value(super::workdays::HOLIDAYS)?, value(super::workdays::WORKDAYS)?);
+    Ok(super::workdays::Calendar::of(h.as_deref(), d.as_deref()).unwrap_or_default())
+}
 
 pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
     let scripts: &[Script] = &[
-        ("yangmin", 3, 16, "参加行业设计展,需请假两天", &[(true, "同意,展会资料回来分享一下")]),
-        ("zhouxiu", 7, 120, "回老家办理房产过户手续", &[(true, "同意,月底结账前回来")]),
-        ("mazhiqiang", 1, 8, "孩子学校开家长会", &[]),
-        ("wujun", 10, 96, "婚假(部分)", &[(false, "项目节点冲突,请调整到下月初")]),
-        ("yangmin", 20, 4, "体检", &[]),
+        ("yangmin", 1, 3, 4, "参加南京国际建筑装饰设计展,需请假两天", &[(true, "同意,展会资料回来分享一下")]),
+        ("zhouxiu", 3, 7, 6, "年假:回老家办理房产过户手续", &[(true, "同意,月底结账前回来")]),
+        ("huangyong", 1, 1, 1, "孩子学校开家长会(上午)", &[]),
+        ("wujun", 5, 10, 10, "婚假:12月中旬在老家举办婚礼", &[(false, "项目节点冲突,请调整到下月初")]),
+        ("chenjie", 4, 2, 2, "上周六河西工地加班,调休一天", &[]),
+        ("wujun", 2, 6, 1, "牙科复诊(下午)", &[]),
     ];
+    let cal = calendar(w, res, tenant)?;
     let now = super::runtime::seed_clock();
     let fmt = |t: chrono::NaiveDateTime| t.format("%Y-%m-%d %H:%M:%S").to_string();
     // Who acts and the local time they do (the product's zone): applied a day or three ago in the morning, decided
@@ -44,16 +57,31 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     let mut order: Vec<usize> = (0..scripts.len()).collect();
     order.sort_by_key(|i| applied_at(*i));
     for i in order {
-        let (account, from_days, hours, reason, decisions) = &scripts[i];
+        let (account, kind, from_days, halves, reason, decisions) = &scripts[i];
         let Some((uid, dept)) = user(w, res, tenant, account)? else { continue };
         let applied = applied_at(i);
         let (actor, stamp) = acting(uid, dept, applied);
         let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
         let process = leave::latest_leave(w, &cx)?;
-        let start = (now + chrono::Duration::days(*from_days)).date().and_hms_opt(9, 0, 0).unwrap_or(now);
-        let end = start + chrono::Duration::hours(*hours);
-        let days = (end - start).num_milliseconds() * flow::NUM_SCALE / 86_400_000;
-        let (_, inst) = leave::apply(w, &cx, &process, &Leave { task_user: None, from: fmt(start), to: fmt(end), days, reason: reason.to_string() })?;
+        // From the morning of the first working day on or after the day, for so many half days; an afternoon's
+        // half day (an odd count ending a 下午 reason) starts at 13:00.
+        let mut day = (now + chrono::Duration::days(*from_days)).date();
+        while !cal.is_working(day) {
+            day = day.succ_opt().unwrap_or(day);
+        }
+        let afternoon = reason.contains("下午");
+        let start = day.and_hms_opt(if afternoon { 13 } else { 9 }, 0, 0).unwrap_or(now);
+        let (mut left, mut last) = (*halves + i64::from(afternoon), day);
+        while left > 2 {
+            last = last.succ_opt().unwrap_or(last);
+            if cal.is_working(last) {
+                left -= 2;
+            }
+        }
+        let end = last.and_hms_opt(if left == 1 { 12 } else { 18 }, 0, 0).unwrap_or(now);
+        let days = super::workdays::leave_days(start, end, &cal, *kind == super::workdays::MATERNITY);
+        let leave = Leave { task_user: None, kind: Some(*kind), from: fmt(start), to: fmt(end), days, reason: reason.to_string() };
+        let (_, inst) = leave::apply(w, &cx, &process, &leave)?;
         let iid = id(&inst, "id");
         for (k, (pass, comment)) in decisions.iter().enumerate() {
             let Some(task) = open_task(w, res, tenant, iid)? else { break };

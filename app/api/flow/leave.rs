@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use store::{Filter, Op, Query, StoreError};
 
 use super::runtime::{self, Business, id, int, obj, text};
+use super::workdays;
 use crate::auth::session::Session;
 use crate::engine::dialect::Env;
 use crate::engine::params::id_param;
@@ -19,7 +20,9 @@ const BASE: &str = "/api/blade-desk/process/leave";
 
 pub fn routes(api: Api) -> Api {
     api.post(format!("{BASE}/start-process"), Guard::code("work_start_flow"), start)
-        .doc("请假 · applies for leave and starts its process: body {processDefinitionId (optional: the latest leave process), taskUser, startTime, endTime, reason}", &[])
+        .doc("请假 · applies for leave and starts its process: body {processDefinitionId (optional: the latest leave process), taskUser, leaveType (dictionary leave_type), startTime, endTime, reason}; days are working days in half days (weekends and 参数 leave.holidays excluded, leave.workdays included; 产假 calendar days)", &[])
+        .get(format!("{BASE}/days"), Guard::code("work_start_flow"), days_of)
+        .doc("请假 · how many days a leave from startTime to endTime counts (leaveType optional): {days, workingDays: bool}", &[])
         .get(format!("{BASE}/detail"), Guard::any(super::WORK), detail)
         .doc("请假 · a leave application with its process (businessId); the applicant, the approvers and flow_follow holders", &[])
         .get(format!("{BASE}/list"), Guard::any(&["leave", "work_start", "work_send"]), list)
@@ -30,6 +33,7 @@ pub fn routes(api: Api) -> Api {
 /// GET list: my leave applications with the state of their instance and the step each waits at.
 async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let (current, size) = crate::engine::params::page_of(&p)?;
+    let types = crate::engine::crud::dict_labels(&st, LEAVE_TYPE).await?;
     let (res, s2) = (st.res.clone(), s.clone());
     let out = st
         .read(move |r| {
@@ -51,6 +55,7 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
                     "processDefinitionId": id(l, "processDefinitionId").to_string(),
                     "startTime": text(l, "startTime"), "endTime": text(l, "endTime"),
                     "days": flow::format_num(l.get("days").and_then(Value::as_i64).unwrap_or(0)), "reason": text(l, "reason"),
+                    "leaveType": l.get("leaveType").cloned().unwrap_or(Value::Null), "leaveTypeName": types.get(&int(l, "leaveType").to_string()).cloned().unwrap_or_default(),
                     "taskUserName": names.get(&id(l, "taskUser")).cloned().unwrap_or_default(),
                     "applyTime": if inst.is_empty() { text(l, "createTime") } else { text(&inst, "startTime") }, "status": state, "statusName": runtime::status_name(state).0, "statusNameEn": runtime::status_name(state).1,
                     "taskName": if int(&inst, "running") == 1 { text(&inst, "currentNodes").to_string() } else { String::new() },
@@ -72,19 +77,79 @@ fn field<'a>(b: &'a serde_json::Map<String, Value>, k: &str) -> ApiResult<&'a st
     }
 }
 
+/// The dictionary of leave types (事假, 病假, 年假, 调休, 婚假, 产假, 丧假).
+pub const LEAVE_TYPE: &str = "leave_type";
+
+/// The leave type of a body: absent (a client that has none) or a key of the dictionary.
+async fn leave_type(st: &AppState, b: &serde_json::Map<String, Value>) -> ApiResult<Option<i64>> {
+    let key = match b.get("leaveType") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(v)) if v.trim().is_empty() => return Ok(None),
+        Some(Value::String(v)) => v.trim().parse::<i64>().map_err(|_| ApiError::with(Kind::WrongType, "leaveType"))?,
+        Some(Value::Number(n)) => n.as_i64().ok_or_else(|| ApiError::with(Kind::WrongType, "leaveType"))?,
+        Some(_) => return Err(ApiError::with(Kind::WrongType, "leaveType")),
+    };
+    if !crate::engine::crud::dict_labels(st, LEAVE_TYPE).await?.contains_key(&key.to_string()) {
+        return Err(ApiError::rule("请假类型不存在", "No such leave type"));
+    }
+    Ok(Some(key))
+}
+
+/// The company's calendar from 参数管理 (`leave.holidays`, `leave.workdays`); a value that does not read is
+/// refused naming the parameter and the piece.
+async fn calendar(st: &AppState, tenant: &str) -> ApiResult<workdays::Calendar> {
+    let (def, t) = (st.res.get("param"), tenant.to_string());
+    let (h, w) = st
+        .read(move |r| {
+            let value = |k: &str| -> store::Result<Option<String>> {
+                let Some(id) = r.find_unique(&def, &t, "paramKey", k)? else { return Ok(None) };
+                Ok(r.get(&def, &t, id)?.and_then(|p| p.get("paramValue").and_then(Value::as_str).map(str::to_string)))
+            };
+            Ok((value(workdays::HOLIDAYS)?, value(workdays::WORKDAYS)?))
+        })
+        .await?;
+    workdays::Calendar::of(h.as_deref(), w.as_deref()).map_err(|workdays::BadDate(piece)| {
+        ApiError::rule(
+            format!("参数 {} / {} 中的日期「{piece}」无法识别,请管理员在参数管理中改正(格式 2026-10-01 或 2026-10-01~2026-10-07)", workdays::HOLIDAYS, workdays::WORKDAYS),
+            format!("The date \"{piece}\" in parameter {} / {} does not read: an administrator should correct it in Parameters (2026-10-01 or 2026-10-01~2026-10-07)", workdays::HOLIDAYS, workdays::WORKDAYS),
+        )
+    })
+}
+
+/// The days a leave counts, checked: the end after the start, at most a year, and some time to take off.
+async fn count_days(st: &AppState, tenant: &str, from: &str, to: &str, kind: Option<i64>) -> ApiResult<i64> {
+    let (a, z) = (runtime::local(from).ok_or_else(|| ApiError::with(Kind::BadFormat, "startTime"))?, runtime::local(to).ok_or_else(|| ApiError::with(Kind::BadFormat, "endTime"))?);
+    if z <= a {
+        return Err(ApiError::rule("结束时间必须晚于开始时间", "The end must be after the start"));
+    }
+    if (z - a).num_days() > 366 {
+        return Err(ApiError::rule("一次请假不能超过一年", "One leave cannot be longer than a year"));
+    }
+    let cal = calendar(st, tenant).await?;
+    let days = workdays::leave_days(a, z, &cal, kind == Some(workdays::MATERNITY));
+    if days == 0 {
+        return Err(ApiError::rule("所选时间内没有工作时间(周末、节假日或下班时间),无需请假", "The chosen time holds no working time (weekends, holidays or after hours): no leave is needed"));
+    }
+    Ok(days)
+}
+
+/// GET days: what the form shows before it is sent.
+async fn days_of(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let b: serde_json::Map<String, Value> = p.0.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
+    let kind = leave_type(&st, &b).await?;
+    let days = count_days(&st, &s.tenant, field(&b, "startTime")?, field(&b, "endTime")?, kind).await?;
+    Ok(ok(json!({"days": flow::format_num(days), "workingDays": kind != Some(workdays::MATERNITY)})))
+}
+
 async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
     let (from, to) = (field(&b, "startTime")?.to_string(), field(&b, "endTime")?.to_string());
     let reason = field(&b, "reason")?.to_string();
     if reason.chars().count() > 500 {
         return Err(ApiError::with(Kind::TooLong, "reason"));
     }
-    let (a, z) = (runtime::local(&from).ok_or_else(|| ApiError::with(Kind::BadFormat, "startTime"))?, runtime::local(&to).ok_or_else(|| ApiError::with(Kind::BadFormat, "endTime"))?);
-    if z <= a {
-        return Err(ApiError::rule("结束时间必须晚于开始时间", "The end must be after the start"));
-    }
-    // Days, exact to four places: hours / 24.
-    let ms = (z - a).num_milliseconds();
-    let days = ms * flow::NUM_SCALE / 86_400_000;
+    let kind = leave_type(&st, &b).await?;
+    // Days, exact to four places: working days in half days.
+    let days = count_days(&st, &s.tenant, &from, &to, kind).await?;
     let task_user = match b.get("taskUser") {
         Some(Value::String(v)) if !v.trim().is_empty() => Some(crate::engine::crud::parse_id(Some(v))?),
         Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(|| ApiError::with(Kind::BadId, "taskUser"))?),
@@ -104,7 +169,7 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
                 Some(p) => w.get(&pdef, cx.tenant, p)?.ok_or(StoreError::NotFound)?,
                 None => latest_leave(w, &cx)?,
             };
-            apply(w, &cx, &process, &Leave { task_user, from: from.clone(), to: to.clone(), days, reason: reason.clone() })
+            apply(w, &cx, &process, &Leave { task_user, kind, from: from.clone(), to: to.clone(), days, reason: reason.clone() })
         })
         .await?;
     let tasks = super::started_tasks(&st, &s, id(&inst, "id")).await?;
@@ -114,6 +179,8 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
 /// A leave application as the form sends it.
 pub struct Leave {
     pub task_user: Option<u64>,
+    /// The 请假类型 (dictionary `leave_type`).
+    pub kind: Option<i64>,
     pub from: String,
     pub to: String,
     /// Exact days (ten-thousandths).
@@ -144,11 +211,11 @@ pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process:
         })?),
         None => None,
     };
-    let l = &Leave { task_user, from: l.from.clone(), to: l.to.clone(), days: l.days, reason: l.reason.clone() };
+    let l = &Leave { task_user, kind: l.kind, from: l.from.clone(), to: l.to.clone(), days: l.days, reason: l.reason.clone() };
     let ldef = cx.def("process_leave");
     let leave = w.insert(&ldef, cx.tenant, obj(json!({
         "processDefinitionId": id(process, "id"), "applyUserId": cx.actor.user_id, "taskUser": l.task_user,
-        "startTime": l.from, "endTime": l.to, "days": l.days, "reason": l.reason, "status": 0,
+        "startTime": l.from, "endTime": l.to, "days": l.days, "reason": l.reason, "status": 0, "leaveType": l.kind,
     })), cx.actor)?;
     // The variables the definition declares, from the form.
     let mut vars = flow::Vars::new();
@@ -169,6 +236,7 @@ pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process:
 
 async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let bid = id_param(&p, &["businessId", "id"])?;
+    let types = crate::engine::crud::dict_labels(&st, LEAVE_TYPE).await?;
     let res = st.res.clone();
     let s2 = s.clone();
     let out = st
@@ -185,6 +253,7 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
                 "startTime": text(&leave, "startTime"), "endTime": text(&leave, "endTime"),
                 "days": flow::format_num(leave.get("days").and_then(Value::as_i64).unwrap_or(0)),
                 "reason": text(&leave, "reason"),
+                "leaveType": leave.get("leaveType").cloned().unwrap_or(Value::Null), "leaveTypeName": types.get(&int(&leave, "leaveType").to_string()).cloned().unwrap_or_default(),
                 "taskUser": id(&leave, "taskUser").to_string(), "taskUserName": names.get(&id(&leave, "taskUser")).cloned().unwrap_or_default(),
                 "applyUser": id(&leave, "applyUserId").to_string(), "applyUserName": applicant,
                 "applyTime": text(&inst, "startTime"),

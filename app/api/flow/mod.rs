@@ -17,6 +17,7 @@
 pub mod approval;
 pub mod demo;
 mod leave;
+mod workdays;
 pub mod models;
 pub mod runtime;
 
@@ -67,7 +68,7 @@ pub fn routes(api: Api) -> Api {
         .get(format!("{F}/work/counts"), Guard::any(WORK), counts)
         .doc("工作台 · the signed-in user's approval counts (todo, claim, done, send) and up to five urgent tasks (due soonest, then oldest); processes: how many are deployed in the tenant", &[])
         .get(format!("{F}/work/users"), Guard::any(&["work_start_flow", "work_todo_handle", "flow_follow_delete"]), users)
-        .doc("人员选择 · enabled users of the tenant to name as approver or to reassign to: id, name, account, departments (query: name, up to 50)", &[])
+        .doc("人员选择 · enabled users of the tenant who can handle a task (work_todo_handle, no technical workers), to name as approver or to reassign to: id, name, account, departments (query: name, exceptSelf=1; up to 200)", &[])
         .get(format!("{F}/follow/list"), Guard::code("flow_follow"), follow_list)
         .doc("流程跟踪 · running instances of the tenant (query: processDefinitionKey, current, size)", &[])
         .post(format!("{F}/follow/delete-process-instance"), Guard::code("flow_follow_delete"), delete_instance)
@@ -326,25 +327,34 @@ async fn counts(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
     Ok(ok(out))
 }
 
-/// Enabled users to choose as an approver: no contact data, no roles.
+/// Users to choose as an approver: enabled accounts that can handle a task (their roles grant
+/// `work_todo_handle`; technical workers cannot sign in), with their departments; no contact data, no roles.
+/// `name` narrows by name or account; `exceptSelf=1` leaves the caller out (a leave's approver).
 async fn users(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let name = p.get("name").map(str::trim).unwrap_or("").to_string();
-    let (res, tenant) = (st.res.clone(), s.tenant.clone());
+    let except_self = p.get("exceptSelf").is_some_and(|v| v == "1" || v == "true");
+    let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
+    let st2 = st.clone();
     let out = st
         .read(move |r| {
             let depts: std::collections::HashMap<u64, String> = r.all(&res.get("dept"), &tenant)?.iter().map(|d| (id(d, "id"), text(d, "deptName").to_string())).collect();
             let mut out = Vec::new();
             for u in r.all(&res.get("user"), &tenant)? {
-                if u.get("status").and_then(Value::as_i64).is_some_and(|x| x != 1) || int(&u, "userType") == 3 {
+                if u.get("status").and_then(Value::as_i64).is_some_and(|x| x != 1) || int(&u, "userType") == 3 || (except_self && id(&u, "id") == me) {
                     continue;
                 }
                 let (real, account) = (text(&u, "realName"), text(&u, "account"));
                 if !name.is_empty() && !real.contains(name.as_str()) && !account.contains(name.as_str()) {
                     continue;
                 }
+                let roles = crate::auth::session::id_list(u.get("roleId"));
+                let perms = st2.perms.get_or_compute(r, &res, &tenant, &roles)?;
+                if perms.worker || !perms.codes.contains("work_todo_handle") {
+                    continue;
+                }
                 let dn: Vec<String> = crate::auth::session::id_list(u.get("deptId")).iter().filter_map(|d| depts.get(d).cloned()).collect();
                 out.push(json!({"id": id(&u, "id").to_string(), "realName": if real.is_empty() { account } else { real }, "account": account, "deptName": dn.join(",")}));
-                if out.len() >= 50 {
+                if out.len() >= 200 {
                     break;
                 }
             }

@@ -53,10 +53,10 @@ export function Business() {
       <h3 id="desk-biz-h">{L('经营概况', 'Business')}</h3>
       <dl className="facts">
         <div><dt>{L('项目', 'Projects')}</dt><dd>{info.projectCount} <span className="muted small">{(info.projectsByStatus ?? []).map((x: Row) => `${st(STATUS, x.key)} ${x.count}`).join(' · ')}</span></dd></div>
-        <div><dt>{L('合同总额', 'Contract value')}</dt><dd><b>{yuan(info.contractValue)}</b></dd></div>
+        <div><dt title={L('已签订、执行中、已完成合同的金额(含已批准的变更);已终止合同按已收款计;草稿不计', 'Signed, executing and completed contracts with approved changes; terminated ones at what was received; drafts not counted')}>{L('合同总额', 'Contract value')}</dt><dd><b>{yuan(info.contractValue)}</b></dd></div>
         <div><dt>{L('已收款', 'Received')}</dt><dd>{yuan(info.received)}</dd></div>
         <div><dt>{L('未收款', 'Outstanding')}</dt><dd>{yuan(info.outstanding)}</dd></div>
-        {last && <div><dt>{L('累计产值', 'Output to date')}</dt><dd>{yuan(last.actualToDate)} / {yuan(last.targetToDate)}</dd></div>}
+        {last && <div><dt title={L('本年开票金额(冲销后)', 'Invoiced this year, net of reversals')}>{L('累计产值(开票)', 'Output to date (invoiced)')}</dt><dd>{yuan(last.actualToDate)} / {yuan(last.targetToDate)}</dd></div>}
       </dl>
       {months.length > 0 && (
         <>

@@ -8,7 +8,7 @@ import { get } from '../../lib/api';
 import { useTranslation } from 'react-i18next';
 import { Host } from '../../components/ui/host';
 import { PROVINCES, VIEW } from './geo/paths';
-import { BUS, PERIODS, projectCounts, top5Of6, type Bu, type Period } from './sample';
+import { BUS, PERIODS, top5Of6, type Bu, type Period } from './map';
 
 // Hand-rolled scales: @visx/scale brings all of d3-scale (~90 KB) into both bundles.
 const LO = [0xe8, 0xf3, 0xff];
@@ -37,15 +37,16 @@ export function ChinaMap({ today }: { today: string }) {
   const [period, setPeriod] = useState<Period>('year');
   const [date, setDate] = useState(today);
   const [zoom, setZoom] = useState(DEFAULT_ZOOM);
-  // The tenant's own projects by province once fetched (after hydration); the fixed sample, marked, until then
-  // or when the tenant has no located projects.
-  const [real, setReal] = useState<Map<string, number> | null>(null);
+  // The projects the user may see, by province, once fetched (after hydration): undefined while loading, null
+  // when the user may not read projects (the card is left out); with none located the map says so.
+  const [real, setReal] = useState<{ byCode: Map<string, number>; located: number } | null | undefined>(undefined);
   useEffect(() => {
     get('/api/blade-biz/statistic/desk', { businessUnit: bu, since: periodStart(date, period) })
-      .then((d) => setReal(d?.locatedProjects > 0 ? new Map((d.provinces ?? []).map((p: { code: string; count: number }) => [p.code, p.count])) : null))
+      .then((d) => setReal(d?.projectsAllowed === false ? null : { byCode: new Map((d?.provinces ?? []).map((p: { code: string; count: number }) => [p.code, p.count])), located: Number(d?.locatedProjects ?? 0) }))
       .catch(() => setReal(null));
   }, [bu, period, date]);
-  const rows = real ? PROVINCES.map(([code, name, x, y]) => ({ code, name, x, y, value: real.get(code) ?? 0 })) : projectCounts(bu, period);
+  if (real === null) return null;
+  const rows = PROVINCES.map(([code, name, x, y]) => ({ code, name, x, y, value: real?.byCode.get(code) ?? 0 }));
   const byCode = new Map(rows.map((r) => [r.code, r.value]));
   const max = Math.max(1, ...rows.map((r) => r.value));
   const top = top5Of6(rows).filter((r) => r.value > 0);
@@ -56,7 +57,9 @@ export function ChinaMap({ today }: { today: string }) {
 
   return (
     <section className="card desk-map" aria-labelledby="desk-map-h">
-      <h3 id="desk-map-h">{t('desk.map')}{!real && <span className="tag sample">{t('desk.sample')}</span>}</h3>
+      <h3 id="desk-map-h">{t('desk.map')}</h3>
+      {real === undefined ? <p className="muted small">{t('common.loading')}</p>
+        : real.located === 0 ? <p className="muted small">{t('desk.noLocated')}</p> : null}
       <div className="desk-map-tools">
         <div role="radiogroup" aria-label={t('desk.bu')} className="seg">
           {BUS.map((b) => (

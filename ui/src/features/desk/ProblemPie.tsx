@@ -1,10 +1,10 @@
-// Pie of project completion problems (SPEC §2), visx Pie over fixed sample data, with a legend.
+// Pie of project completion problems (SPEC §2): the tenant's rectifications by category (visx Pie), with a
+// legend; left out for a user who may not read rectifications, never filled with invented figures.
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { get } from '../../lib/api';
 import { Group } from '@visx/group';
 import { Pie } from '@visx/shape';
-import { PROBLEMS } from './sample';
 
 const SIZE = 220;
 
@@ -13,22 +13,25 @@ type Slice = { key: string; label?: string; value: number; color: string };
 
 export function ProblemPie() {
   const { t } = useTranslation();
-  // The tenant's rectifications by category once fetched; the fixed sample, marked, until then or without any.
-  const [real, setReal] = useState<Slice[] | null>(null);
+  // The rectifications by category once fetched: undefined while loading, null when not readable here.
+  const [real, setReal] = useState<Slice[] | null | undefined>(undefined);
   useEffect(() => {
     get('/api/blade-biz/statistic/desk')
       .then((d) => {
+        if (d?.rectificationsAllowed === false) { setReal(null); return; }
         const rows = (d?.rectifications ?? []) as { key: number; name: string; count: number }[];
-        setReal(rows.length ? rows.map((r, i) => ({ key: String(r.key), label: r.name, value: r.count, color: COLORS[i % COLORS.length] })) : null);
+        setReal(rows.map((r, i) => ({ key: String(r.key), label: r.name, value: r.count, color: COLORS[i % COLORS.length] })));
       })
       .catch(() => setReal(null));
   }, []);
-  const data: Slice[] = real ?? (PROBLEMS as unknown as Slice[]);
+  if (real === null) return null;
+  const data: Slice[] = real ?? [];
   const total = data.reduce((a, p) => a + p.value, 0) || 1;
   return (
-    <section className="card desk-pie" aria-labelledby="desk-pie-h">
-      <h3 id="desk-pie-h">{real ? t('desk.pieReal') : t('desk.pie')}{!real && <span className="tag sample">{t('desk.sample')}</span>}</h3>
-      <div className="desk-pie-body">
+    <section className="card desk-pie" aria-labelledby="desk-pie-h" aria-busy={real === undefined}>
+      <h3 id="desk-pie-h">{t('desk.pieReal')}</h3>
+      {real === undefined ? <p className="muted">{t('common.loading')}</p> : data.length === 0 ? <p className="muted">{t('desk.noRectifications')}</p> : null}
+      {data.length > 0 && <div className="desk-pie-body">
         <svg width={SIZE} height={SIZE} viewBox={`0 0 ${SIZE} ${SIZE}`} role="img" aria-label={t('desk.pie')}>
           <Group top={SIZE / 2} left={SIZE / 2}>
             <Pie data={data} pieValue={(d) => d.value} outerRadius={SIZE / 2 - 4} innerRadius={SIZE / 4} padAngle={0.01} pieSort={null}>
@@ -41,7 +44,7 @@ export function ProblemPie() {
             <li key={p.key}><span className="swatch" style={{ background: p.color }} aria-hidden="true" />{p.label ?? t(p.key)} <b>{Math.round((p.value / total) * 100)}%</b></li>
           ))}
         </ul>
-      </div>
+      </div>}
     </section>
   );
 }

@@ -1,14 +1,14 @@
 // My desktop (SPEC §2): application launcher (BIM/ERP/BBC/PMS, URLs from site.apps, each a
 // separate site in a new window), the user's urgent tasks and approval counts from the approval engine, the
 // tenant's latest notices as its system messages, and the project map and completion-problem pie (from the
-// projects where there are some); what a user cannot see stays a fixed sample, marked.
+// projects where there are some). Every figure is the tenant's own within the user's scope: a card the user may
+// not see is left out, never filled with invented numbers.
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useApp, useProps } from '../../app';
 import { get } from '../../lib/api';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';
-import { APPROVALS, MESSAGES, URGENT } from './sample';
 import './desk.css';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -39,37 +39,37 @@ export function Launcher() {
 
 type Counts = { processes: number; todo: number; claim: number; done: number; send: number; urgent: Record<string, string>[]; orders?: Record<string, any>[] };
 
-/** The signed-in user's approval counts and urgent tasks from the engine (after the page hydrates); the
- * sample figures stay, marked as samples, for a tenant with no processes or a user without the work screens. */
-export function useCounts(): Counts | null {
+/** The signed-in user's approval counts and urgent tasks from the engine (after the page hydrates):
+ * undefined while loading, null when the user has no work screens (the cards are left out). */
+export function useCounts(): Counts | null | undefined {
   const props = useProps();
-  const [c, setC] = useState<Counts | null>(null);
   const can = props.permissions.some((p) => p.startsWith('work_'));
+  const [c, setC] = useState<Counts | null | undefined>(can ? undefined : null);
   useEffect(() => {
     if (!can) return;
-    get<Counts>('/api/blade-flow/work/counts').then((x) => setC(x.processes > 0 ? x : null), () => setC(null));
+    get<Counts>('/api/blade-flow/work/counts').then(setC, () => setC(null));
   }, [can]);
   return c;
 }
 
-/** The desk's approval figures, each opening its own list (the samples, unlinked, without counts). */
-export function approvalRows(counts: Pick<Counts, 'todo' | 'claim' | 'done' | 'send'> | null): { key: string; n: number; to: string }[] {
+/** The desk's approval figures, each opening its own list; "…" while loading. */
+export function approvalRows(counts: Pick<Counts, 'todo' | 'claim' | 'done' | 'send'> | undefined): { key: string; n: number | string; to: string }[] {
   // 待办 and 待签 apart: the desk said 待办 2 while 待办事务 was empty (both were to claim).
-  return counts
-    ? [{ key: 'desk.approval.todo', n: counts.todo, to: '/work/todo' }, { key: 'desk.approval.claim', n: counts.claim, to: '/work/claim' },
-      { key: 'desk.approval.done', n: counts.done, to: '/work/done' }, { key: 'desk.approval.sent', n: counts.send, to: '/work/send' }]
-    : APPROVALS.map((a) => ({ ...a, to: '' }));
+  const n = (v: number | undefined) => (counts ? v ?? 0 : '…');
+  return [{ key: 'desk.approval.todo', n: n(counts?.todo), to: '/work/todo' }, { key: 'desk.approval.claim', n: n(counts?.claim), to: '/work/claim' },
+    { key: 'desk.approval.done', n: n(counts?.done), to: '/work/done' }, { key: 'desk.approval.sent', n: n(counts?.send), to: '/work/send' }];
 }
 
-export function Approvals({ counts }: { counts: Counts | null }) {
+export function Approvals({ counts }: { counts: Counts | null | undefined }) {
   const { t } = useTranslation();
   const { navigate } = useApp();
+  if (counts === null) return null;
   const rows = approvalRows(counts);
   return (
-    <section className="card" aria-labelledby="desk-appr">
-      <h3 id="desk-appr">{t('desk.approvals')}{!counts && <span className="tag sample">{t('desk.sample')}</span>}</h3>
+    <section className="card" aria-labelledby="desk-appr" aria-busy={counts === undefined}>
+      <h3 id="desk-appr">{t('desk.approvals')}</h3>
       <dl className="desk-counts">
-        {rows.map((a) => <div key={a.key}><dt>{t(a.key)}</dt><dd className="big-number">{a.to ? <a href={a.to} onClick={(e) => { e.preventDefault(); navigate(a.to); }}>{a.n}</a> : a.n}</dd></div>)}
+        {rows.map((a) => <div key={a.key}><dt>{t(a.key)}</dt><dd className="big-number"><a href={a.to} onClick={(e) => { e.preventDefault(); navigate(a.to); }}>{a.n}</a></dd></div>)}
       </dl>
     </section>
   );
@@ -77,8 +77,8 @@ export function Approvals({ counts }: { counts: Counts | null }) {
 
 type Notice = { id: string; title: string; releaseTime?: string };
 
-/** 系统消息: the tenant's latest notices (通知公告), newest first, each opening the notice screen. A user who may
- * not read the notices sees the fixed sample messages, marked (as the spec's desk has them). */
+/** 系统消息: the tenant's latest notices (通知公告), newest first, each opening the notice screen. Left out for a
+ * user who may not read the notices. */
 export function Messages() {
   const { t } = useTranslation();
   const { navigate } = useApp();
@@ -87,22 +87,24 @@ export function Messages() {
   useEffect(() => {
     get<{ records: Notice[] }>('/api/blade-desk/notice/list', { current: 1, size: 5, descs: 'releaseTime' }).then((p) => setNotices(p.records ?? []), () => setNotices(null));
   }, []);
+  if (notices === null) return null;
   return (
-    <section className="card" aria-labelledby="desk-msg">
-      <h3 id="desk-msg">{t('desk.messages')}{notices === null && <span className="tag sample">{t('desk.sample')}</span>}</h3>
-      {notices === null ? <ul>{MESSAGES.map((x) => <li key={x}>{t(x)}</li>)}</ul>
-        : notices?.length === 0 ? <p className="muted">{t('desk.noNotices')}</p>
-        : <ul>{(notices ?? []).map((n) => (
+    <section className="card" aria-labelledby="desk-msg" aria-busy={notices === undefined}>
+      <h3 id="desk-msg">{t('desk.messages')}</h3>
+      {notices === undefined ? <p className="muted">{t('common.loading')}</p>
+        : notices.length === 0 ? <p className="muted">{t('desk.noNotices')}</p>
+        : <ul>{notices.map((n) => (
           <li key={n.id}><a href="/desk/notice" onClick={(e) => { e.preventDefault(); navigate('/desk/notice'); }}>{n.title}</a>{n.releaseTime && <span className="muted"> {n.releaseTime.slice(0, 10)}</span>}</li>
         ))}</ul>}
     </section>
   );
 }
 
-function Urgent({ counts }: { counts: Counts | null }) {
+function Urgent({ counts }: { counts: Counts | null | undefined }) {
   const { t } = useTranslation();
   const { navigate } = useApp();
-  if (!counts) return <section className="card" aria-labelledby="desk-urgent"><h3 id="desk-urgent">{t('desk.urgent')}<span className="tag sample">{t('desk.sample')}</span></h3><ul>{URGENT.map((x) => <li key={x}>{t(x)}</li>)}</ul></section>;
+  if (counts === null) return null;
+  if (counts === undefined) return <section className="card" aria-labelledby="desk-urgent" aria-busy="true"><h3 id="desk-urgent">{t('desk.urgent')}</h3><p className="muted">{t('common.loading')}</p></section>;
   const kind = (c: string) => (c === '1' ? 'leave' : 'flow');
   return (
     <section className="card" aria-labelledby="desk-urgent">

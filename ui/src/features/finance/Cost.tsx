@@ -76,7 +76,7 @@ export function CostPage({ projectId }: { projectId: string }) {
       <div className="card">
         <h2>{info.projectName} <span className="tag">{info.projectCode}</span></h2>
         <Facts rows={[
-          [L('合同收入', 'Revenue'), <b>{yuan(info.revenue)}</b>], [L('已收款', 'Received'), yuan(info.received)],
+          [L('合同收入', 'Revenue'), <b title={L('即项目的合同总额:已签订、执行中、已完成合同(含已批准的变更);已终止合同按已收款计;草稿不计', "The project's contract value: signed, executing and completed contracts with approved changes; terminated ones at what was received; drafts not counted")}>{yuan(info.revenue)}</b>], [L('已收款', 'Received'), yuan(info.received)],
           [L('成本预算', 'Budget'), yuan(info.budget)], [L('实际成本', 'Actual cost'), <b>{yuan(info.cost)}</b>],
           [L('其中材料', 'Materials'), yuan(info.material)], [L('其中人工(点工)', 'Labour (day work)'), yuan(info.labour)],
           [L('其中其他', 'Other'), yuan(info.other)], [L('预算结余', 'Budget left'), <span className={Number(info.budgetBalance) < 0 ? 'overdue' : ''}>{yuan(info.budgetBalance)}</span>],

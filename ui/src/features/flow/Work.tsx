@@ -203,6 +203,7 @@ function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }
   if (leave) {
     return <Facts rows={[
       [L('申请人', 'Applicant'), leave.applyUserName], [L('申请时间', 'Applied'), leave.applyTime],
+      [L('请假类型', 'Leave type'), leave.leaveTypeName || '—'],
       [L('开始时间', 'From'), leave.startTime], [L('结束时间', 'To'), leave.endTime],
       [L('请假天数', 'Days'), leave.days], [L('审批状态', 'Status'), leave.statusName],
       [L('请假理由', 'Reason'), leave.reason],
@@ -269,10 +270,10 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
   );
 }
 
-/** Users one may name as an approver. */
-function UserSelect({ value, onChange, label }: { value: string; onChange: (v: string) => void; label: string }) {
+/** Users one may name as an approver: people who can handle a task, with their departments. */
+function UserSelect({ value, onChange, label, exceptSelf }: { value: string; onChange: (v: string) => void; label: string; exceptSelf?: boolean }) {
   const [users, setUsers] = useState<Row[]>([]);
-  useEffect(() => { get(`${F}/work/users`).then(setUsers, () => setUsers([])); }, []);
+  useEffect(() => { get(`${F}/work/users`, exceptSelf ? { exceptSelf: '1' } : undefined).then(setUsers, () => setUsers([])); }, [exceptSelf]);
   return (
     <select aria-label={label} value={value} onChange={(e) => onChange(e.target.value)}>
       <option value="">—</option>
@@ -294,18 +295,29 @@ export function LeaveForm({ processId }: { processId: string }) {
   const { navigate } = useApp();
   const toast = useToast();
   const proc = useProcess(processId);
-  const [f, setF] = useState({ taskUser: '', startTime: '', endTime: '', reason: '' });
+  const [f, setF] = useState({ leaveType: '', taskUser: '', startTime: '', endTime: '', reason: '' });
   const [busy, setBusy] = useState(false);
-  const days = f.startTime && f.endTime ? (new Date(f.endTime).getTime() - new Date(f.startTime).getTime()) / 86_400_000 : 0;
+  const [types, setTypes] = useState<Row[]>([]);
+  useEffect(() => { get<Row[]>('/api/blade-system/dict/dictionary', { code: 'leave_type' }).then((d) => setTypes(d ?? []), () => setTypes([])); }, []);
+  // The days as the server counts them (working days in half days; 产假 calendar days), or why it would refuse.
+  const [count, setCount] = useState<{ days?: string; workingDays?: boolean; error?: string } | null>(null);
+  useEffect(() => {
+    if (!f.startTime || !f.endTime) { setCount(null); return; }
+    let live = true;
+    get<Row>(`${LEAVE}/days`, { startTime: toServer(f.startTime), endTime: toServer(f.endTime), leaveType: f.leaveType })
+      .then((d) => live && setCount({ days: String(d.days), workingDays: !!d.workingDays }), (e) => live && setCount({ error: msg(e) }));
+    return () => { live = false; };
+  }, [f.startTime, f.endTime, f.leaveType]);
+  const days = count?.days ? Number(count.days) : 0;
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    if (!f.startTime || !f.endTime || !f.reason.trim()) {
-      toast(L('请填写开始时间、结束时间和请假理由', 'Fill in the start, the end and the reason'), 'warning');
+    if (!f.leaveType || !f.startTime || !f.endTime || !f.reason.trim()) {
+      toast(L('请选择请假类型,填写开始时间、结束时间和请假理由', 'Choose the type and fill in the start, the end and the reason'), 'warning');
       return;
     }
     setBusy(true);
     try {
-      await post(`${LEAVE}/start-process`, { processDefinitionId: processId, taskUser: f.taskUser || undefined, startTime: toServer(f.startTime), endTime: toServer(f.endTime), reason: f.reason });
+      await post(`${LEAVE}/start-process`, { processDefinitionId: processId, leaveType: f.leaveType, taskUser: f.taskUser || undefined, startTime: toServer(f.startTime), endTime: toServer(f.endTime), reason: f.reason });
       toast(L('请假申请已提交', 'Leave application submitted'));
       navigate('/work/process/leave');
     } catch (err) {
@@ -318,10 +330,22 @@ export function LeaveForm({ processId }: { processId: string }) {
     <section className="detail-page flow-detail" aria-label={L('请假申请', 'Leave application')}>
       <form className="card flow-form" onSubmit={submit}>
         <h3>{L('请假基础信息', 'Leave')}</h3>
-        <label>{L('审批人员', 'Approver')}<UserSelect label={L('审批人员', 'Approver')} value={f.taskUser} onChange={(v) => setF({ ...f, taskUser: v })} /><span className="muted">{L('部门没有负责人时由此人审批', 'Approves when your department has no leader')}</span></label>
+        <label>{L('请假类型', 'Leave type')} *
+          <select aria-label={L('请假类型', 'Leave type')} value={f.leaveType} onChange={(e) => setF({ ...f, leaveType: e.target.value })}>
+            <option value="">{L('请选择', 'Choose')}</option>
+            {types.map((t) => <option key={t.dictKey} value={t.dictKey}>{t.dictValue}</option>)}
+          </select>
+        </label>
+        <label>{L('审批人员', 'Approver')}<UserSelect exceptSelf label={L('审批人员', 'Approver')} value={f.taskUser} onChange={(v) => setF({ ...f, taskUser: v })} /><span className="muted">{L('不选则由部门负责人审批', 'Left empty, your department leader approves')}</span></label>
         <label>{L('开始时间', 'From')}<input type="datetime-local" aria-label={L('开始时间', 'From')} value={f.startTime} onChange={(e) => setF({ ...f, startTime: e.target.value })} /></label>
         <label>{L('结束时间', 'To')}<input type="datetime-local" aria-label={L('结束时间', 'To')} value={f.endTime} onChange={(e) => setF({ ...f, endTime: e.target.value })} /></label>
-        <p className="muted">{days > 0 ? L(`共 ${Math.round(days * 100) / 100} 天${days > 3 ? ',超过3天需管理员审批' : ''}`, `${Math.round(days * 100) / 100} days${days > 3 ? '; over 3 days an administrator approves too' : ''}`) : ''}</p>
+        <p className={count?.error ? 'form-err' : 'muted'} role="status" aria-label={L('请假天数', 'Days')}>
+          {count?.error ? count.error
+            : days > 0 ? (count?.workingDays
+              ? L(`共 ${count.days} 个工作日(周末、节假日不计)${days > 3 ? ',超过3天需管理员审批' : ''}`, `${count.days} working days (weekends and holidays not counted)${days > 3 ? '; over 3 days an administrator approves too' : ''}`)
+              : L(`共 ${count?.days} 天(按自然日)${days > 3 ? ',超过3天需管理员审批' : ''}`, `${count?.days} calendar days${days > 3 ? '; over 3 days an administrator approves too' : ''}`))
+            : ''}
+        </p>
         <label className="wide">{L('请假理由', 'Reason')}<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => setF({ ...f, reason: e.target.value })} /></label>
         <div className="flow-actions"><button type="submit" className="btn btn-primary" disabled={busy}>{L('提交', 'Submit')}</button></div>
       </form>
@@ -396,6 +420,7 @@ export function LeaveList() {
   const canStart = perms.has('work_start_flow');
   const cols: [string, (r: Row) => ReactNode][] = [
     [L('申请时间', 'Applied'), (r) => r.applyTime],
+    [L('请假类型', 'Type'), (r) => r.leaveTypeName || '—'],
     [L('开始时间', 'From'), (r) => r.startTime],
     [L('结束时间', 'To'), (r) => r.endTime],
     [L('天数', 'Days'), (r) => String(Math.round(Number(r.days) * 100) / 100)],

@@ -35,6 +35,7 @@ export function ProjectDetail({ code }: { code: string }) {
   const [contracts, setContracts] = useState<Row[]>([]);
   const [constructs, setConstructs] = useState<Row[]>([]);
   const [docs, setDocs] = useState<Row[]>([]);
+  const [figures, setFigures] = useState<Row | null>(null);
   const [candidates, setCandidates] = useState<Row[] | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const load = useCallback(async () => {
@@ -42,11 +43,13 @@ export function ProjectDetail({ code }: { code: string }) {
       const rec = await byCode('project', 'projectCode', code);
       setP(rec);
       if (!rec) return;
-      const [c, k, d] = await Promise.all([
+      const [c, k, d, f] = await Promise.all([
         post(`${S}/contract/list`, { projectId: rec.id, size: 100 }),
         post(`${S}/construct/list`, { projectId: rec.id, size: 100 }),
         perms.has('doc') ? post(`${S}/doc/list`, { projectId: rec.id, size: 100 }) : Promise.resolve({ records: [] }),
+        get(`${S}/project/figures`, { projectId: rec.id }).catch(() => null),
       ]);
+      setFigures(f);
       setContracts(c?.records ?? []);
       setConstructs(k?.records ?? []);
       setDocs(d?.records ?? []);
@@ -64,7 +67,15 @@ export function ProjectDetail({ code }: { code: string }) {
   if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
   if (p === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
   if (p === null) return <section className="detail-page"><p className="empty">{L(`项目 ${code} 不存在或无权查看`, `Project ${code} does not exist or is not yours to see`)}</p></section>;
-  const amount = contracts.filter((c) => c.contractStatus !== 9).reduce((s, c) => s + Math.round(Number(c.contractAmount) * 100), 0);
+  // 合同总额 by the one definition (the server's figures.rs): signed, executing and completed contracts with their
+  // approved changes; terminated ones at what was received; drafts not counted (said beside it).
+  const total = figures ? (
+    <span title={L('已签订、执行中、已完成合同的金额(含已批准的变更);已终止合同按已收款计;草稿不计', 'Signed, executing and completed contracts with approved changes; terminated ones at what was received; drafts not counted')}>
+      {yuan(figures.contractValue)}
+      {Number(figures.changeAmount) !== 0 && <span className="muted small"> {L(`含变更 ${yuan(figures.changeAmount)}`, `incl. changes ${yuan(figures.changeAmount)}`)}</span>}
+      {figures.drafts > 0 && <span className="muted small"> {L(`另有草稿 ${figures.drafts} 份 ${yuan(figures.draftAmount)} 未计入`, `${figures.drafts} drafts (${yuan(figures.draftAmount)}) not counted`)}</span>}
+    </span>
+  ) : '—';
   const canEdit = perms.has('project_edit');
   return (
     <section className="detail-page" aria-label={L('项目详情', 'Project')}>
@@ -77,7 +88,7 @@ export function ProjectDetail({ code }: { code: string }) {
           [L('项目编号', 'Code'), p.projectCode], [L('所属公司', 'Company'), p.projectCompanyName], [L('客户', 'Customer'), p.customerName],
           [L('业务单元', 'Business unit'), p.businessUnitName || p.businessUnit], [L('项目经理', 'Manager'), p.managerName],
           [L('开始时间', 'Start'), p.startTime], [L('结束时间', 'End'), p.endTime], [L('项目地址', 'Address'), p.address],
-          [L('合同总额', 'Contracts total'), yuan((amount / 100).toFixed(2))], [L('施工单', 'Constructs'), String(constructs.length)],
+          [L('合同总额', 'Contracts total'), total], [L('施工单', 'Constructs'), String(constructs.length)],
         ]} />
       </div>
       <div className="card">

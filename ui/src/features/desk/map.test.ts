@@ -1,17 +1,11 @@
 import { periodStart } from './ChinaMap';
 import { expect, test } from 'bun:test';
-import { BUS, PERIODS, projectCounts, top5Of6 } from './sample';
+import { top5Of6 } from './map';
 import { PROVINCES } from './geo/paths';
 
 test('the map covers all 34 provincial divisions', () => {
   expect(PROVINCES.length).toBe(34);
   expect(new Set(PROVINCES.map((p) => p[0])).size).toBe(34);
-});
-
-test('sample data is fixed and changes with the BU and period radios', () => {
-  expect(projectCounts('all', 'year')).toEqual(projectCounts('all', 'year'));
-  const seen = new Set(BUS.flatMap((b) => PERIODS.map((p) => JSON.stringify(projectCounts(b, p).map((r) => r.value)))));
-  expect(seen.size).toBe(BUS.length * PERIODS.length);
 });
 
 test('top-5 scatter: five of the six largest values, largest first', () => {
