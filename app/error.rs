@@ -13,7 +13,18 @@ pub enum Lang {
     En,
 }
 
+tokio::task_local! {
+    /// The language of the request being handled (set by the access log): dictionary labels beside coded values
+    /// follow it.
+    pub static LANG: Lang;
+}
+
 impl Lang {
+    /// The language of the request being handled, Chinese outside one.
+    pub fn current() -> Lang {
+        LANG.try_with(|l| *l).unwrap_or(Lang::Zh)
+    }
+
     /// `en` when the first language the client prefers is English; Chinese otherwise.
     pub fn from_accept(v: Option<&str>) -> Lang {
         match v.and_then(|s| s.split(',').next()).map(|s| s.trim().to_ascii_lowercase()) {

@@ -76,7 +76,7 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         doc
     };
     let stamp = crate::logsink::AuditStamp { rid: rid.clone(), who: ctx.clone(), doc: base.clone(), written: Default::default() };
-    let mut resp = crate::logsink::AUDIT.scope(stamp.clone(), next.run(req)).await;
+    let mut resp = crate::error::LANG.scope(lang, crate::logsink::AUDIT.scope(stamp.clone(), next.run(req))).await;
     let rendered = resp.extensions().get::<Rendered>().cloned();
     if lang == Lang::En
         && let Some(Rendered(err)) = &rendered {

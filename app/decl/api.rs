@@ -31,6 +31,9 @@ pub enum Action {
     Update,
     /// Insert without an `id`, update with one.
     Save,
+    /// The same as `save` at a second path: Saber's generated API files call `submit` for both add and update
+    /// where a service also answers `save`.
+    Submit,
     /// One record, by `{id}` in the path or `?id=`.
     Detail,
     /// Soft delete of `?ids=` (Blade style).

@@ -82,7 +82,7 @@ impl Api {
                 Action::List | Action::Page | Action::Detail => Guard::read(&def),
                 Action::Add => Guard::write(&def, &["add"]),
                 Action::Update => Guard::write(&def, &["edit"]),
-                Action::Save => Guard::write(&def, &["add", "edit"]),
+                Action::Save | Action::Submit => Guard::write(&def, &["add", "edit"]),
                 Action::Remove | Action::Delete | Action::BatchDelete => Guard::write(&def, &["delete"]),
             };
             let sv = sv.clone();
@@ -100,7 +100,7 @@ impl Api {
                         if method == "GET" { api.get(path, guard, h) } else { api.post(path, guard, h).reads() }
                     }
                 }
-                Action::Add | Action::Update | Action::Save => api.post(path, guard, move |st, s, b| save(st, s, b, action, sv)),
+                Action::Add | Action::Update | Action::Save | Action::Submit => api.post(path, guard, move |st, s, b| save(st, s, b, action, sv)),
                 Action::Remove => api.post(path, guard, move |st, s, p: AnyParams| async move {
                     let ids = crud::parse_ids(p.get("ids"))?;
                     delete_ids(st, s, ids, None, Vec::new(), sv).await
@@ -243,7 +243,7 @@ pub fn openapi(def: &ResourceDef, decl: &ApiDecl, path: &str) -> Option<(Vec<Val
         Action::Detail => (Value::Null, item, format!("{} · detail", def.label)),
         Action::Add => (item.clone(), item, format!("{} · add{}", def.label, code_note(decl))),
         Action::Update => (item.clone(), item, format!("{} · update (id required)", def.label)),
-        Action::Save => (item.clone(), item, format!("{} · insert without id, update with one{}", def.label, code_note(decl))),
+        Action::Save | Action::Submit => (item.clone(), item, format!("{} · insert without id, update with one{}", def.label, code_note(decl))),
         Action::Remove => {
             params.push(json!({"name": "ids", "in": "query", "required": true, "schema": {"type": "string"}, "description": "comma-separated ids (soft delete)"}));
             (Value::Null, Value::Null, format!("{} · remove (a record others still refer to is refused, 400)", def.label))

@@ -8,6 +8,7 @@ pub mod dialect;
 pub mod layout;
 pub mod listq;
 pub mod lookup;
+pub mod messages;
 pub mod names;
 pub mod objects;
 pub mod params;

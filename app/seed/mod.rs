@@ -129,21 +129,42 @@ pub(crate) fn insert_dict(w: &mut WriteCtx, dict_def: &store::ResourceDef, d: &V
     Ok(())
 }
 
-/// Platform reference data added once (also to data files made before it existed): China's provincial-level
-/// divisions and prefecture-level cities (GB/T 2260 codes, `seed/regions.json`) and the predefined reports.
-fn reference_data(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
+/// China's divisions of `seed/regions.json` (provinces, prefecture-level cities, county-level districts) into the
+/// platform's region table; with `only_missing`, those whose code is not there yet (an upgrade: an administrator's
+/// edits stay as they are).
+pub(crate) fn regions(w: &mut WriteCtx, res: &Resources, only_missing: bool) -> store::Result<usize> {
     let sys = Actor::default();
     let def = res.get("region");
     let regions = asset("seed/regions.json");
+    let mut added = 0;
+    let mut put = |w: &mut WriteCtx, code: &str, parent: &str, ancestors: String, name: &Value, level: i64, sort: usize| -> store::Result<()> {
+        if only_missing && w.find_unique(&def, store::PLATFORM_TENANT, "code", code)?.is_some() {
+            return Ok(());
+        }
+        let doc = obj(json!({"code": code, "parentCode": parent, "ancestors": ancestors, "name": name, "regionLevel": level, "sort": sort}));
+        w.insert(&def, store::PLATFORM_TENANT, doc, &sys)?;
+        added += 1;
+        Ok(())
+    };
     for (i, p) in regions["regions"].as_array().into_iter().flatten().enumerate() {
         let code = s(p, "code");
-        let doc = obj(json!({"code": code, "parentCode": "00", "ancestors": "00", "name": p["name"], "regionLevel": 1, "sort": i + 1}));
-        w.insert(&def, store::PLATFORM_TENANT, doc, &sys)?;
+        put(w, code, "00", "00".into(), &p["name"], 1, i + 1)?;
         for (j, c) in p["children"].as_array().into_iter().flatten().enumerate() {
-            let doc = obj(json!({"code": c["code"], "parentCode": code, "ancestors": format!("00,{code}"), "name": c["name"], "regionLevel": 2, "sort": j + 1}));
-            w.insert(&def, store::PLATFORM_TENANT, doc, &sys)?;
+            let city = s(c, "code");
+            put(w, city, code, format!("00,{code}"), &c["name"], 2, j + 1)?;
+            for (k, d) in c["children"].as_array().into_iter().flatten().enumerate() {
+                put(w, s(d, "code"), city, format!("00,{code},{city}"), &d["name"], 3, k + 1)?;
+            }
         }
     }
+    Ok(added)
+}
+
+/// Platform reference data added once (also to data files made before it existed): China's divisions down to
+/// the county level (`seed/regions.json`, see `regions`) and the predefined reports.
+fn reference_data(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
+    let sys = Actor::default();
+    regions(w, res, false)?;
     let report = res.get("report");
     for (name, category, source, remark) in [
         ("项目统计报表", "project", "project", "各业务单元的项目数量与完成情况"),

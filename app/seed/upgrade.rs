@@ -41,6 +41,11 @@ pub fn upgrade(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         oss_per_tenant(w, res)?;
         w.put_meta("upgrade:oss_per_tenant", b"1")?;
     }
+    if w.meta("upgrade:region_districts")?.is_none() && w.meta("regions_seeded")?.is_some() {
+        // Files seeded with provinces and cities only get the county level (and the municipalities' city level).
+        super::regions(w, res, true)?;
+        w.put_meta("upgrade:region_districts", b"1")?;
+    }
     if w.meta("upgrade:platform_without_business")?.is_none() {
         platform_without_business(w, res)?;
         w.put_meta("upgrade:platform_without_business", b"1")?;

@@ -177,7 +177,7 @@ async fn posts_departments_clients_regions() {
         c("region bad code", "GET", "/api/blade-system/region/lazy-tree?parentCode=1%27", A, None, 400, &["parentCode"]),
         c("region list", "GET", "/api/blade-system/region/list?parentCode_equal=00&size=100", A, None, 200, &["\"total\":34"]),
         c("region unknown parent", "POST", "/api/blade-system/region/submit", P, Some(r#"{"code":"999901","parentCode":"999900","name":"x"}"#), 400, &["上级节点不正确"]),
-        c("region add", "POST", "/api/blade-system/region/submit", P, Some(r#"{"code":"440304","parentCode":"440300","name":"福田区","regionLevel":3}"#), 200, &["\"ancestors\":\"00,440000,440300\""]),
+        c("region add", "POST", "/api/blade-system/region/submit", P, Some(r#"{"code":"440312","parentCode":"440300","name":"大鹏新区","regionLevel":3}"#), 200, &["\"ancestors\":\"00,440000,440300\""]),
         c("client add", "POST", "/api/blade-system/client/submit", P, Some(r#"{"clientId":"erp","clientSecret":"Erp#Secret7"}"#), 200, &["erp"]),
         c("client list hides secrets", "GET", "/api/blade-system/client/list", P, None, 200, &["saber", "erp"]),
     ];

@@ -700,8 +700,9 @@ fn takes_tenant_ids(path: &str) -> bool {
         return !["list", "check", "schema", "export", "start-list", "claim-list", "todo-list", "send-list", "done-list", "deploy-upload", "users", "counts"].contains(&rest.rsplit('/').next().unwrap_or(""));
     }
     if path.starts_with("/api/blade-desk/process/") {
-        // The leave list is the caller's own applications (no ids; `flow::leave_runs_across_users_with_rule_12`).
-        return !path.ends_with("/list");
+        // The leave list is the caller's own applications and `days` counts a span (no ids;
+        // `flow::leave_runs_across_users_with_rule_12`, `flow::leave_counts_working_days`).
+        return !path.ends_with("/list") && !path.ends_with("/days");
     }
     if let Some(rest) = path.strip_prefix("/api/blade-api/wms/") {
         return !["list", "syncList", "schema", "export", "import", "import-template"].contains(&rest.rsplit('/').next().unwrap_or(""));
@@ -806,6 +807,16 @@ const SELF_SERVICE: &[&str] = &[
     "POST /api/blade-user/common/bindUserPhone/{userId}",
     "POST /api/blade-resource/oss/endpoint/put-file",
     "POST /api/blade-log/error/upload",
+    // Reference boxes: the handler itself asks for a read of the kind or of a kind whose form refers to it
+    // (tests/api/roles.rs), answered 403 naming the kind otherwise.
+    "GET /api/blade-system/lookup",
+    // The region picker: national division codes, no tenant data.
+    "GET /api/blade-system/region/pick",
+    // 站内消息: one's own messages only (another's id is not found; tests/api/roles.rs).
+    "GET /api/blade-desk/message/list",
+    "GET /api/blade-desk/message/unread-count",
+    "POST /api/blade-desk/message/read",
+    "POST /api/blade-desk/message/read-all",
 ];
 
 /// Bodies that fail validation in every way a handler could look at first: malformed JSON, a JSON array, a

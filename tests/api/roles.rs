@@ -129,3 +129,81 @@ async fn desks_show_real_figures_or_nothing() {
     let located = l["data"]["records"].as_array().unwrap().iter().filter(|p| p["regionCode"].as_str().is_some_and(|r| r.len() >= 2)).count() as u64;
     assert_eq!(counted, located, "the map counts what the project list shows him: {v} {l}");
 }
+
+/// 站内消息: an approver hears of the task, the applicant of the result, a handler of a work order given to them
+/// and the requester of its reply, everyone of a notice; each reads and marks only their own.
+#[tokio::test]
+async fn messages_tell_people_what_happened_to_them() {
+    let app = demo();
+    let (pm, admin) = (who(&app, "zhangwei").await, who(&app, "admin").await);
+    let unread = |t: String| {
+        let app = &app;
+        async move {
+            let (s, v) = get(app, &t, "/api/blade-desk/message/unread-count").await;
+            assert_eq!(s, 200, "{v}");
+            v["data"].clone()
+        }
+    };
+    // A notice tells everyone who can sign in.
+    let before = unread(pm.clone()).await["count"].as_u64().unwrap();
+    let (s, v) = post(&app, &admin, "/api/blade-desk/notice/submit", json!({"title": "元旦放假安排", "category": 1, "content": "<p>1月1日至3日放假</p>"})).await;
+    assert_eq!(s, 200, "{v}");
+    let now = unread(pm.clone()).await;
+    assert_eq!(now["count"].as_u64().unwrap(), before + 1, "{now}");
+    assert_eq!(now["latest"][0]["title"], "通知公告:元旦放假安排", "{now}");
+    assert_eq!(now["latest"][0]["link"], "/desk/notice", "{now}");
+    let notice_msg = now["latest"][0]["id"].as_str().unwrap().to_string();
+    // The employee applies for leave: his department leader (张伟 leads 工程部) is told of the task; approving it
+    // tells the applicant.
+    let wujun = who(&app, "wujun").await;
+    let (s, v) = post(&app, &wujun, "/api/blade-desk/process/leave/start-process", json!({"leaveType": "1", "startTime": "2026-12-14 09:00:00", "endTime": "2026-12-14 18:00:00", "reason": "搬家"})).await;
+    assert_eq!(s, 200, "{v}");
+    let m = unread(pm.clone()).await;
+    let task = m["latest"].as_array().unwrap().iter().find(|x| x["title"].as_str().unwrap().starts_with("待办:请假流程")).unwrap_or_else(|| panic!("{m}")).clone();
+    assert!(task["content"].as_str().unwrap().contains("吴军") && task["link"].as_str().unwrap().starts_with("/work/process/leave/handle/"), "{task}");
+    let task_id = task["link"].as_str().unwrap().split('/').nth(5).unwrap().to_string();
+    let (s, v) = post(&app, &pm, "/api/blade-flow/work/complete-task", json!({"taskId": task_id, "flag": "ok", "comment": "同意"})).await;
+    assert_eq!(s, 200, "{v}");
+    let w = unread(wujun.clone()).await;
+    assert!(w["latest"].as_array().unwrap().iter().any(|x| x["title"] == "请假流程:已通过"), "{w}");
+    // Reading: one's own only; another's id is not found; read-all empties the count.
+    let (s, _) = post(&app, &wujun, "/api/blade-desk/message/read", json!({"ids": notice_msg})).await;
+    assert_eq!(s, 404, "another user's message");
+    let (s, v) = post(&app, &pm, "/api/blade-desk/message/read", json!({"ids": notice_msg})).await;
+    assert_eq!((s, v["data"]["read"].as_u64()), (200, Some(1)), "{v}");
+    let (_, v) = get(&app, &pm, "/api/blade-desk/message/list?current=1&size=50").await;
+    assert!(v["data"]["records"].as_array().unwrap().iter().any(|x| x["id"] == notice_msg.as_str() && x["unread"] == false), "{v}");
+    let (s, _) = post(&app, &pm, "/api/blade-desk/message/read-all", json!({})).await;
+    assert_eq!(s, 200);
+    assert_eq!(unread(pm.clone()).await["count"], 0);
+    // Other tenants' users see none of it.
+    let other = app.sign_in("741487", "admin", ADMIN_PW).await;
+    let (_, v) = get(&app, &other, "/api/blade-desk/message/list?current=1&size=100").await;
+    assert!(v["data"]["records"].as_array().unwrap().iter().all(|x| x["title"] != "通知公告:元旦放假安排"), "{v}");
+}
+
+/// 所在地区 is picked from the region table (省/市/区, by name or pinyin), and a made-up code is refused.
+#[tokio::test]
+async fn regions_are_picked_not_typed() {
+    let app = demo();
+    let pm = who(&app, "zhangwei").await;
+    let (s, v) = get(&app, &pm, "/api/blade-system/region/pick?parentCode=320100").await;
+    assert_eq!(s, 200, "{v}");
+    assert!(v["data"].as_array().unwrap().iter().any(|r| r["code"] == "320106" && r["name"] == "鼓楼区"), "{v}");
+    let (_, v) = get(&app, &pm, "/api/blade-system/region/pick?keyword=gulou").await;
+    assert!(v["data"].as_array().unwrap().iter().any(|r| r["title"] == "江苏省 / 南京市 / 鼓楼区"), "pinyin finds districts with their path: {v}");
+    let (_, v) = get(&app, &pm, "/api/blade-system/region/pick?code=110101").await;
+    assert_eq!(v["data"]["title"], "北京市 / 北京市 / 东城区", "{v}");
+    let (s, _) = get(&app, &pm, "/api/blade-system/region/pick?parentCode=x").await;
+    assert_eq!(s, 400);
+    let (_, c) = get(&app, &pm, "/api/blade-system/lookup?resource=company").await;
+    let company = c["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/add", json!({"projectName": "鼓楼医院门诊楼翻新", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-12-01", "regionCode": "329999"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("329999"), "{v}");
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/add", json!({"projectName": "鼓楼医院门诊楼翻新", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-12-01", "regionCode": "320106"})).await;
+    assert_eq!(s, 200, "{v}");
+    // The demo's projects sit in their districts.
+    let (_, l) = post(&app, &pm, "/api/blade-scm/project/list", json!({"page": 1, "size": 100})).await;
+    assert!(l["data"]["records"].as_array().unwrap().iter().any(|p| p["regionCode"] == "320115"), "江宁区: {l}");
+}

@@ -209,7 +209,7 @@ async fn a_project_runs_from_contract_to_completed_construct() {
     assert_eq!(s, 200, "{v}");
     let recs = v["data"].as_array().unwrap();
     assert!(recs.len() >= 4, "add, bind, sign, executing: {v}");
-    assert!(recs.iter().any(|r| r["changes"].as_array().unwrap().iter().any(|c| c["field"] == "contractStatus" && c["before"] == 1 && c["after"] == 2)), "{v}");
+    assert!(recs.iter().any(|r| r["changes"].as_array().unwrap().iter().any(|c| c["field"] == "contractStatus" && c["before"] == "已签订" && c["after"] == "执行中")), "coded values by their labels: {v}");
     assert!(recs.iter().all(|r| r["operatorName"].as_str().is_some_and(|n| !n.is_empty()) && r["createTime"].is_string()), "{v}");
     assert_eq!(recs.last().unwrap()["action"], "add", "newest first: {v}");
 

@@ -11,6 +11,8 @@ import { MainLayout } from './features/layout/MainLayout';
 import { ListPage } from './features/crud/ListPage';
 import { Welcome } from './features/desk/Welcome';
 import { Dashboard } from './features/desk/Dashboard';
+import { MessagesPage } from './features/desk/Messages';
+import { PrintPage } from './features/print/Print';
 import { InfoPage } from './features/info/InfoPage';
 import { Placeholder, FramePage } from './features/misc/Placeholder';
 import { leaves } from './lib/menu';
@@ -80,6 +82,7 @@ export const routes: RouteDef[] = [
   { path: '/wel/index', title: 'menu.wel', render: () => main('menu.wel', <Welcome />) },
   { path: '/wel/dashboard', title: 'menu.dashboard', render: () => main('menu.dashboard', <Dashboard />) },
   { path: '/info/index', title: 'menu.info', render: () => main('menu.info', <InfoPage />) },
+  { path: '/desk/message', title: 'menu.messages', render: () => main('menu.messages', <MessagesPage />) },
   { path: '/test/index', title: 'menu.test', render: placeholder('menu.test') },
   { path: '/worklist/addworklist', title: 'menu.addworklist', render: () => main('menu.addworklist', <AddWorkOrder />) },
   { path: '/worklist/view/:orderNo', title: 'menu.workOrder', render: (p) => main('menu.workOrder', <WorkOrderDetail no={p.orderNo} />) },
@@ -89,6 +92,8 @@ export const routes: RouteDef[] = [
   { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: () => main('menu.ledgerDetail', <LedgerDetail />) },
   { path: '/bim/projectcost/detail/:projectId', title: 'menu.costDetail', render: (p) => main('menu.costDetail', <CostPage projectId={p.projectId} />) },
   { path: '/replay/detail/:replayCode', title: 'menu.replayDetail', render: (p) => main('menu.replayDetail', <ReplayDetail code={p.replayCode} />) },
+  // Print layouts: a page of their own (no menu or header), signed in.
+  { path: '/print/:kind/:no', title: 'menu.print', render: (p) => <PrintPage kind={p.kind} no={p.no} /> },
   { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: (p) => main('menu.contractDetail', <ContractDetail code={p.contractCode} />) },
   { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: (p) => main('menu.projectDetail', <ProjectDetail code={p.projectCode} />) },
   { path: '/wms/order/rk/detail/:orderNo', title: 'menu.rkDetail', render: (p) => main('menu.rkDetail', <InboundDetail no={p.orderNo} />) },

@@ -16,6 +16,8 @@ export type Field = {
   multi?: boolean;
   /** Personal data answered with its middle hidden. */
   mask?: boolean;
+  /** Screen hints of the declaration: `control` picks a special control (`region`: the 省/市/区 picker). */
+  ui?: { control?: string; [k: string]: unknown } | null;
 };
 export type DictItem = { dictKey: string; dictValue: string };
 export type ResourceSchema = {
@@ -28,6 +30,8 @@ export type ResourceSchema = {
     hideZero?: string;
     /** Records are never added by hand (no add button). */
     noAdd?: boolean;
+    /** Records are never changed once written (a log: no edit button). */
+    noEdit?: boolean;
     /** The edit action's name, [zh, en], when editing is something else (a count). */
     editLabel?: [string, string];
     /** A row's own actions, each `POST <api>/<path>?id=` with the `<resource>_<code>` permission (启用, 测试连接). */

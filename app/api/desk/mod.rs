@@ -13,8 +13,22 @@ use crate::error::ApiResult;
 use crate::http::JsonObject;
 use crate::state::AppState;
 
+pub mod message;
+
 pub fn routes(api: Api) -> Api {
-    notice_routes(api, "/api/blade-desk/notice")
+    let api = notice_routes(api, "/api/blade-desk/notice");
+    message::routes(api)
+}
+
+/// A notice tells everyone of the tenant who can sign in, once, when it is first saved (站内消息), in the
+/// notice's own transaction.
+fn notice_saved(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, old: Option<&serde_json::Map<String, Value>>, new: &serde_json::Map<String, Value>) -> store::Result<()> {
+    if old.is_some() {
+        return Ok(());
+    }
+    let to = crate::engine::messages::staff(w, cx)?;
+    let title = new.get("title").and_then(Value::as_str).unwrap_or("");
+    crate::engine::messages::send(w, cx, to, crate::engine::messages::NOTICE, &format!("通知公告:{title}"), "", "/desk/notice").map(|_| ())
 }
 
 pub fn notice_routes(api: Api, base: &str) -> Api {
@@ -33,12 +47,13 @@ pub fn sanitize_html(html: &str) -> String {
         .to_string()
 }
 
-async fn notice_submit(st: State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
+async fn notice_submit(State(st): State<AppState>, s: Session, JsonObject(mut body): JsonObject, def: Arc<ResourceDef>) -> ApiResult<Response> {
     if let Some(Value::String(c)) = body.get("content") {
         let clean = sanitize_html(c);
         body.insert("content".into(), json!(clean));
     }
-    crud::submit(st, s, JsonObject(body), def).await
+    let saved = crud::save_then(&st, &s, &body, &def, notice_saved).await?;
+    Ok(crate::http::ok(crate::wire::record(&def, st.settings.zone, saved)))
 }
 
 #[cfg(test)]
@@ -62,7 +77,7 @@ fn area_demo(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str
     let admin = crate::engine::demo::admin_of(w, res, tenant)?;
     let today = crate::engine::demo::seed_clock().date();
     let notices: [(i64, &str, i64, &str); 4] = [
-        (24, "任命张伟为翠屏城、月安花园等项目项目经理的通知", 5, "<p>经公司研究决定，任命张伟同志为翠屏城3-1201全包家装、月安花园二手房翻新等项目的项目经理，负责项目进度、质量与安全管理。</p>"),
+        (24, "关于任命张伟担任翠屏城、月安花园等项目经理的通知", 5, "<p>经公司研究决定，任命张伟同志为翠屏城3-1201全包家装、月安花园二手房翻新等项目的项目经理，负责项目进度、质量与安全管理。</p>"),
         (12, "新版审批流程上线说明", 1, "<p>人工组织申请、量房模型审核已改为在线审批：项目经理在施工单页提交，管理员在「审批任务」中签收并审批。</p><p>审批记录可在「审批记录」查询。</p>"),
         (5, "关于开展冬季施工安全检查的通知", 4, "<p>各项目部：请于本周五前完成临时用电、消防器材、脚手架及吊篮的自查，整改问题录入「楼栋整改」，项目经理签字确认。</p>"),
         (1, "仓库月末盘点安排", 1, "<p>本月最后一个工作日 14:00 起，建材总仓与河西中转仓进行月末盘点，盘点期间暂停出入库，请提前安排领料。</p>"),
@@ -70,9 +85,11 @@ fn area_demo(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str
     let def = res.get("notice");
     for (days_ago, title, category, content) in notices {
         let day = (today - chrono::TimeDelta::days(days_ago)).format("%Y-%m-%d").to_string();
-        let (actor, _) = crate::engine::demo::seed_as(admin.clone(), &format!("{day} 09:30:00"));
+        let (actor, stamp) = crate::engine::demo::seed_as(admin.clone(), &format!("{day} 09:30:00"));
         let doc = json!({"title": crate::engine::demo::in_city(tenant, title), "category": category, "releaseTime": format!("{day} 09:30:00"), "content": sanitize_html(&crate::engine::demo::in_city(tenant, content))});
-        w.insert(&def, tenant, doc.as_object().cloned().unwrap_or_default(), &actor)?;
+        let saved = w.insert(&def, tenant, doc.as_object().cloned().unwrap_or_default(), &actor)?;
+        // Everyone was told (站内消息), as a notice saved through the screen tells them.
+        notice_saved(w, &crate::engine::dialect::Ctx { tenant, actor: &actor, res, now: &stamp }, None, &saved)?;
     }
     Ok(())
 }

@@ -345,7 +345,7 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
     Ok(ok(Value::Object(out)))
 }
 
-/// POST ledgerList: entries newest first, each with who posted it and whether (and by which entry) it was reversed.
+/// POST ledgerList: entries newest first by their date, each with who posted it and whether (and by which entry) it was reversed.
 async fn entry_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let ledger = ledger_param(&st, &s, &p).await?;
     let (current, size) = page_of(&p)?;
@@ -354,7 +354,9 @@ async fn entry_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Api
         filters.push(Filter::new("entryType", Op::Equal, json!(t.parse::<i64>().map_err(|_| ApiError::with(Kind::BadFormat, "entryType"))?)));
     }
     let (res, t, lid) = (st.res.clone(), s.tenant.clone(), id(&ledger, "id"));
-    let q = Query { filters, offset: (current - 1) * size, limit: size, sorts: vec![store::Sort { field: "id".into(), desc: true }], ..Query::default() };
+    // By the entry's date, newest first (a change dated 08-24 is not listed between two July receipts because it
+    // was typed later); entries of one day in the order they were posted.
+    let q = Query { filters, offset: (current - 1) * size, limit: size, sorts: vec![store::Sort { field: "entryDate".into(), desc: true }, store::Sort { field: "id".into(), desc: true }], ..Query::default() };
     let (page, reversed) = st
         .read(move |r| {
             let edef = res.get("ledger_entry");

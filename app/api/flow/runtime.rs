@@ -270,6 +270,10 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                         base.insert("dueTime".into(), json!(due.format("%Y-%m-%d %H:%M:%S").to_string()));
                     }
                 }
+                // 站内消息: the candidates are told there is a task to claim, an assignee that a task is theirs.
+                let what = format!("{} · {}", text(inst, "processName"), def.label(node));
+                let starter = w.get(&cx.def("user"), cx.tenant, id(inst, "starterId"))?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
+                let content = if starter.is_empty() { String::new() } else { format!("发起人:{starter}") };
                 if *claim {
                     base.insert("claimable".into(), json!(1));
                     let t = w.insert(&tdef, cx.tenant, base, cx.actor)?;
@@ -277,12 +281,15 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                     for u in users {
                         w.insert(&cdef, cx.tenant, obj(json!({"taskId": id(&t, "id"), "userId": u, "instanceId": iid})), cx.actor)?;
                     }
+                    crate::engine::messages::send(w, cx, users.iter().copied(), crate::engine::messages::CLAIM, &format!("待签收:{what}"), &content, "/work/claim")?;
                 } else {
                     for u in users {
                         let mut doc = base.clone();
                         doc.insert("assignee".into(), json!(u));
                         doc.insert("todoUser".into(), json!(u));
-                        w.insert(&tdef, cx.tenant, doc, cx.actor)?;
+                        let t = w.insert(&tdef, cx.tenant, doc, cx.actor)?;
+                        let link = format!("/work/process/{}/handle/{}/{iid}/{}", if int(inst, "category") == 1 { "leave" } else { "flow" }, id(&t, "id"), id(inst, "businessId"));
+                        crate::engine::messages::send(w, cx, [*u], crate::engine::messages::TASK, &format!("待办:{what}"), &content, &link)?;
                     }
                 }
             }
@@ -295,6 +302,10 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                 let (zh, _) = status_name(status_code(*status));
                 history(w, cx, inst, end, "结束", 0, end, zh, cx.now, 0)?;
                 business_end(w, cx, inst, *status)?;
+                // The applicant learns the result (not of a withdrawal: that is their own doing).
+                let kind = if int(inst, "category") == 1 { "leave" } else { "flow" };
+                let link = format!("/work/process/{kind}/detail/{iid}/{}", id(inst, "businessId"));
+                crate::engine::messages::send(w, cx, [id(inst, "starterId")], crate::engine::messages::APPROVAL, &format!("{}:{zh}", text(inst, "processName")), "", &link)?;
             }
         }
     }
@@ -479,6 +490,9 @@ pub fn reassign(w: &mut WriteCtx, cx: &Ctx, task_id: u64, to: u64, reason: &str)
     let name = text(&user, "realName");
     history(w, cx, &l.inst, &node, l.def.label(&node), cx.actor.user_id, "reassign", &format!("转办给 {name}:{reason}"), cx.now, 0)?;
     save(w, cx, &l.def, &l.inst, &l.state, &l.vars)?;
+    let kind = if int(&l.inst, "category") == 1 { "leave" } else { "flow" };
+    let link = format!("/work/process/{kind}/handle/{task_id}/{}/{}", id(&l.inst, "id"), id(&l.inst, "businessId"));
+    crate::engine::messages::send(w, cx, [to], crate::engine::messages::TASK, &format!("转办给您:{} · {}", text(&l.inst, "processName"), l.def.label(&node)), reason, &link)?;
     Ok(t)
 }
 

@@ -42,9 +42,9 @@ async fn open_contract(st: &AppState, s: &Session, id: u64) -> ApiResult<Map<Str
     Ok(c)
 }
 
-/// POST contract/file/upload?contractId= (multipart `file`)
+/// POST contract/file/upload?contractId= (or id=; multipart `file`)
 async fn file_upload(State(st): State<AppState>, s: Session, crate::http::QueryPairs(q): crate::http::QueryPairs, req: axum::extract::Request) -> ApiResult<Response> {
-    let id = crud::parse_id(q.iter().rev().find(|(k, _)| k == "contractId").map(|(_, v)| v.as_str()))?;
+    let id = crud::parse_id(q.iter().rev().find(|(k, _)| k == "contractId").or_else(|| q.iter().rev().find(|(k, _)| k == "id")).map(|(_, v)| v.as_str()))?;
     open_contract(&st, &s, id).await?;
     let mp = <axum::extract::Multipart as axum::extract::FromRequest<AppState>>::from_request(req, &st).await.map_err(|_| crate::error::ApiError::with(crate::error::Kind::BadFormat, "multipart"))?;
     let up = crate::engine::uploads::read_upload(&st, &s, mp, crate::engine::uploads::MAX_FILE).await?;
@@ -54,7 +54,7 @@ async fn file_upload(State(st): State<AppState>, s: Session, crate::http::QueryP
 
 /// GET contract/files?contractId=
 async fn files(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
-    let id = crud::parse_id(p.get("contractId"))?;
+    let id = crate::engine::params::id_param(&p, &["contractId", "id"])?;
     crud::get_scoped(&st, &s, &st.res.get("contract"), id).await?;
     let (def, res, t) = (st.res.get("attach"), st.res.clone(), s.tenant.clone());
     let rows = st

@@ -97,14 +97,25 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         let phone = format!("1{}{:09}", if tenant == "157270" { 5 } else { 8 }, 801_000_100 + i);
         let id_card = format!("3201{:02}19{:02}0{}1{:02}{:03}X", 10 + i, 75 + i, 1 + i % 9, 10 + i, 100 + i);
         let mut doc = json!({"workerName": name, "phone": phone, "idCard": id_card, "workerJobId": job, "workerJobLevelId": ls[i % 3], "teamName": format!("施工{}队", ["一", "二", "三"][i % 3])});
-        if let Some(role) = trade_roles.get(i).and_then(|a| role_of(a)) {
+        if let Some(existing) = users.iter().find(|u| u["realName"] == *name).and_then(|u| u["id"].as_u64()) {
+            // A worker the people module already has an account for (马志强, 朱刚) keeps that one: one person, one
+            // account.
+            doc["userId"] = json!(existing);
+        } else if let Some(role) = trade_roles.get(i).and_then(|a| role_of(a)) {
             // Their sign-in accounts are the people module's, made with the tenant's other users (now).
             let user = ins_now(w, "user", json!({"account": format!("gr{phone}"), "name": name, "realName": name, "phone": phone, "userType": 1, "roleId": role.to_string(), "passwordHash": "!", "tokenVersion": 0}))?;
             doc["userId"] = json!(user);
         }
         workers.push(ins(w, "worker", doc)?);
     }
-    let managers: Vec<u64> = users.iter().filter(|u| u["roleId"].as_str().is_some()).filter_map(|u| u["id"].as_u64()).take(4).collect();
+    // Project managers are the people with the 项目经理 role (never the accountant or a designer).
+    let pm_role = w.all(&res.get("role"), tenant)?.into_iter().find(|r| r["roleAlias"] == "project_manager").and_then(|r| r["id"].as_u64());
+    let managers: Vec<u64> = users
+        .iter()
+        .filter(|u| pm_role.is_some_and(|pm| crate::auth::session::id_list(u.get("roleId")).contains(&pm)))
+        .filter_map(|u| u["id"].as_u64())
+        .take(4)
+        .collect();
     let projects = [
         ("万科翡翠公园12#楼公区精装修", "TOB", 2, 0, "2026-01-08", "江宁区万科翡翠公园"),
         ("陈志远 翠屏城3-1201全包家装", "TOC", 0, 0, "2026-02-16", "江宁区翠屏城3栋1201"),
@@ -148,7 +159,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         let manager = managers.get(i % managers.len().max(1)).copied();
         let p = w.insert(&pdef, tenant, obj(json!({
             "projectCode": format!("XM{day}-{:04}", i + 1), "projectName": name, "projectCompanyId": companies[*comp],
-            "customerId": customers[*cust], "businessUnit": bu, "regionCode": if tenant == "157270" { "320100" } else { "330100" },
+            "customerId": customers[*cust], "businessUnit": bu, "regionCode": district(w, res, tenant, addr)?,
             "address": format!("{city}市{addr}"), "startTime": start, "managerId": manager, "projectStatus": status,
             "endTime": if status == 3 { Some(format!("{}-28", &start[..7])) } else { None },
         })), &dated(&format!("{start} 09:{:02}:00", 10 + i * 3)))?["id"].as_u64().unwrap_or(0);
@@ -156,8 +167,10 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
         let n_contracts = if i % 3 == 0 { 2 } else { 1 };
         for c in 0..n_contracts {
             let cstatus = match (status, c) { (3, _) => 3, (1, _) => 0, (_, 1) => 1, _ if i % 5 == 4 => 1, _ => 2 };
-            // fen: ¥86,000 plus a spread up to ¥900,000; a supplement adds ¥12,800.
-            let amount = 8_600_000_i64 + (i as i64 * 3_751_347) % 90_000_000 + c as i64 * 1_280_000;
+            // fen: ¥86,000 plus a spread up to ¥900,000; a supplement (增项) is 12–18 % of the main contract, in
+            // whole hundreds of yuan.
+            let main = 8_600_000_i64 + (i as i64 * 3_751_347) % 90_000_000;
+            let amount = if c == 0 { main } else { main * (12 + i as i64 % 7) / 100 / 10_000 * 10_000 };
             let cname = if c == 0 { format!("{name}施工合同") } else { format!("{name}增项补充协议") };
             let party = w.get(&res.get("customer"), tenant, customers[*cust])?.and_then(|x| x["customerName"].as_str().map(str::to_string)).unwrap_or_default();
             let contract = ins_at(w, "contract", json!({
@@ -245,11 +258,13 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                         }
                     }
                     // 整改: one overdue and open, one fixed awaiting verification.
-                    dated_leaves.push((Some(format!("{} 10:20:00", days[4])), "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
+                    dated_leaves.push((Some(format!("{} 10:{:02}:00", days[4], 10 + i * 4 % 40)), "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[0], "category": 1 + i % 6,
                         "description": (["客厅墙面局部空鼓", "卫生间地漏周边渗水", "厨房墙砖缝宽不一", "插座面板不平整", "柜门缝隙偏大", "顶面乳胶漆色差"][i % 6]),
                         "workerId": crew[0], "deadline": days[3], "rectStatus": 1})));
-                    dated_leaves.push((Some(format!("{} 15:40:00", days[3])), "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": 2,
-                        "description": "阳台防水层闭水试验渗漏", "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]})));
+                    // Each site's second finding its own (a list of identical rows read as copied).
+                    let (cat2, what2) = [(2, "阳台防水层闭水试验渗漏"), (9, "窗台石材接缝开裂"), (5, "踢脚线与地板间缝隙偏大"), (9, "吊顶检修口不平整"), (5, "门套线条接缝明显"), (6, "墙纸对花错位")][(i + 3) % 6];
+                    dated_leaves.push((Some(format!("{} 15:{:02}:00", days[3], 5 + i * 7 % 50)), "building_rectification", json!({"projectId": p, "constructId": construct, "buildingName": site[site.len() - 1], "category": cat2,
+                        "description": what2, "workerId": crew[1], "deadline": days[0], "rectStatus": 2, "fixedTime": days[1]})));
                 }
                 for d in 0..2 {
                     let wk = workers[(i + 7 + d) % workers.len()];
@@ -303,4 +318,20 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
     let now = crate::engine::demo::now_text();
     super::replay::demo(w, &crate::engine::dialect::Ctx { tenant, actor: &clerk, res, now: &now })?;
     Ok(())
+}
+
+/// The region code of the district an address starts with (江宁区… → 320115), in the tenant's city; the city's
+/// code when the district is not in the table.
+fn district(w: &WriteCtx, res: &Resources, tenant: &str, addr: &str) -> store::Result<String> {
+    let city = if tenant == "157270" { "320100" } else { "330100" };
+    let Some(end) = addr.find('区') else { return Ok(city.to_string()) };
+    let name = &addr[..end + '区'.len_utf8()];
+    let def = res.get("region");
+    let q = store::Query { filters: vec![store::Filter::new("parentCode", store::Op::Equal, serde_json::json!(city))], limit: 100, ..Default::default() };
+    Ok(w.list(&def, store::PLATFORM_TENANT, &q)?
+        .records
+        .iter()
+        .find(|r| r.get("name").and_then(Value::as_str) == Some(name))
+        .and_then(|r| r.get("code").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| city.to_string()))
 }

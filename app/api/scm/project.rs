@@ -39,9 +39,14 @@ pub(super) fn routes(api: Api) -> Api {
 }
 
 /// Project: 1 preparing → 2 in progress → 3 completed; 4 closed from 1 or 2. Completed or closed projects are
-/// read-only. The end is not before the start.
-pub(super) fn project_save(_w: &mut WriteCtx, _cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
+/// read-only. The end is not before the start; the region is a known code.
+pub(super) fn project_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
     dates_in_order(old, doc, "startTime", "endTime")?;
+    // 所在地区 is a code of the region table (the picker's), never a number made up.
+    if let Some(code) = doc.get("regionCode").and_then(Value::as_str).filter(|c| !c.is_empty())
+        && w.find_unique(&cx.def("region"), store::PLATFORM_TENANT, "code", code)?.is_none() {
+        return Err(rule(format!("所在地区代码 {code} 不存在,请从地区选择中选取"), format!("Region code {code} does not exist: pick one from the region picker")));
+    }
     let to = after_i64(old, doc, "projectStatus").unwrap_or(1);
     in_table(PROJECT_STATUS, to, "projectStatus")?;
     let Some(old) = old else {

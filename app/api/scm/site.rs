@@ -41,6 +41,9 @@ pub fn routes(api: Api) -> Api {
 async fn clock_in(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let worker = id_param(&p, &["workerId"])?;
     let construct = id_param(&p, &["constructId"])?;
+    // Whose record first (another tenant's worker is not found), then what is asked of it.
+    crud::get_scoped(&st, &s, &st.res.get("worker"), worker).await?;
+    crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
     let distance = match p.get("distance").filter(|v| !v.is_empty()) {
         Some(v) => Some(v.parse::<i64>().ok().filter(|d| (0..=1_000_000).contains(d)).ok_or_else(|| ApiError::with(Kind::OutOfRange, "distance"))?),
         None => None,
@@ -94,6 +97,9 @@ async fn clock_in(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
 async fn makeup(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let worker = id_param(&p, &["workerId"])?;
     let construct = id_param(&p, &["constructId"])?;
+    // Whose record first (another tenant's worker is not found), then what is asked of it.
+    crud::get_scoped(&st, &s, &st.res.get("worker"), worker).await?;
+    crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
     let reason: String = p.get("reason").unwrap_or("").trim().chars().take(255).collect();
     if reason.is_empty() {
         return Err(ApiError::with(Kind::Missing, "reason"));
@@ -107,8 +113,6 @@ async fn makeup(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
         Ok(t) => t.format("%H:%M:%S").to_string(),
         Err(_) => return Err(ApiError::with(Kind::BadFormat, "time")),
     };
-    crud::get_scoped(&st, &s, &st.res.get("worker"), worker).await?;
-    crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
     let env = Env::new(&st, &s);
     let (adef, cdef) = (st.res.get("attend_day"), st.res.get("construct_worker"));
     let saved = st

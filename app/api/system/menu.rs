@@ -87,7 +87,27 @@ pub async fn user_routes(st: &AppState, s: &Session, lang: Lang) -> ApiResult<Ve
 
 /// GET menu/routes: granted menus (category 1) and their ancestors.
 pub async fn routes(State(st): State<AppState>, s: Session, lang: axum::Extension<Lang>) -> ApiResult<Response> {
-    Ok(ok(user_routes(&st, &s, lang.0).await?))
+    // Our own UI embeds the menus in its pages and never asks this route: whoever asks is another client (a
+    // stock Saber build), which has no page for the screens only our UI has. They are left out for it rather
+    // than offered as entries that throw "Cannot find module" (they stay in our UI at the same paths).
+    let mut forest = user_routes(&st, &s, lang.0).await?;
+    drop_codes(&mut forest, OWN_UI_ONLY);
+    Ok(ok(forest))
+}
+
+/// Menus whose screens only our UI has (a Saber client's views/ has no file for them).
+pub const OWN_UI_ONLY: &[&str] = &["status", "log_login"];
+
+fn drop_codes(nodes: &mut Vec<Value>, codes: &[&str]) {
+    nodes.retain(|n| !n.get("code").and_then(Value::as_str).is_some_and(|c| codes.contains(&c)));
+    for n in nodes.iter_mut() {
+        if let Some(Value::Array(kids)) = n.get_mut("children") {
+            drop_codes(kids, codes);
+            if kids.is_empty() {
+                n["hasChildren"] = Value::Bool(false);
+            }
+        }
+    }
 }
 
 /// GET menu/buttons: granted buttons (category 2) under their menus; a leaf button has no `children` key.

@@ -20,7 +20,7 @@ pub fn routes(api: Api) -> Api {
         .get(format!("{S}/menu/routes"), Guard::Signed, menu::routes)
         .get(format!("{S}/menu/buttons"), Guard::Signed, menu::buttons)
         .get(format!("{S}/lookup"), Guard::Signed, crate::engine::lookup::lookup)
-        .doc("Reference boxes' choices (names, codes, ids) of `resource`, for whoever may read it or any resource whose form or filter refers to it; `keyword` (name, code, pinyin), `ids` (titles of chosen ones), `staff=1` (people who can sign in)", &[])
+        .doc("引用选择 · reference boxes' choices (names, codes, ids) of `resource`, for whoever may read it or any resource whose form or filter refers to it; `keyword` (name, code, pinyin), `ids` (titles of chosen ones), `staff=1` (people who can sign in)", &[])
         .get(format!("{S}/status"), Guard::platform(&["status"]), status::status)
         .post(format!("{S}/status/replica"), Guard::platform(&["status"]), status::set_replica)
         .get("/api/metrics", Guard::Scrape(std::sync::Arc::from(vec!["status".to_string()])), status::metrics)

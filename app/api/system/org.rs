@@ -223,6 +223,88 @@ pub fn region_routes(api: Api, base: &str) -> Api {
         .remove(base, "region")
         .get(format!("{base}/lazy-tree"), read, region_lazy_tree)
         .post(format!("{base}/submit"), write, move |st, s, b| region_submit(st, s, b, def.clone()))
+        .get(format!("{base}/pick"), Guard::Signed, region_pick)
+        .reads()
+        .doc("行政区划 · the region picker of every form (any signed-in user: national codes, no tenant data): parentCode= one level with hasChildren; keyword= up to 20 matches by name or pinyin (initials too) with their full path; code= the path of one code (省 / 市 / 区)", &[])
+}
+
+/// A region's path of names, `江苏省 / 南京市 / 鼓楼区`, from its ancestors.
+fn region_path(r: &store::ReadCtx, def: &ResourceDef, rec: &Map<String, Value>) -> store::Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for code in rec.get("ancestors").and_then(Value::as_str).unwrap_or("").split(',').filter(|c| !c.is_empty() && *c != "00") {
+        if let Some(id) = r.find_unique(def, store::PLATFORM_TENANT, "code", code)?
+            && let Some(a) = r.get(def, store::PLATFORM_TENANT, id)? {
+            out.push((code.to_string(), a.get("name").and_then(Value::as_str).unwrap_or("").to_string()));
+        }
+    }
+    out.push((rec.get("code").and_then(Value::as_str).unwrap_or("").to_string(), rec.get("name").and_then(Value::as_str).unwrap_or("").to_string()));
+    Ok(out)
+}
+
+fn path_json(path: &[(String, String)]) -> Value {
+    let (code, _) = path.last().cloned().unwrap_or_default();
+    json!({"code": code, "name": path.last().map(|p| p.1.clone()).unwrap_or_default(),
+        "path": path.iter().map(|(c, n)| json!({"code": c, "name": n})).collect::<Vec<_>>(),
+        "title": path.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(" / ")})
+}
+
+/// GET region/pick: what the cascading 省/市/区 picker asks (one level, a search, or one code's path).
+async fn region_pick(State(st): State<AppState>, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
+    let def = st.res.get("region");
+    let digits = |k: &str| -> ApiResult<Option<String>> {
+        match param(&q, k).map(str::trim).filter(|v| !v.is_empty()) {
+            Some(v) if v.len() <= 12 && v.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(v.to_string())),
+            Some(_) => Err(ApiError::with(Kind::BadFormat, k)),
+            None => Ok(None),
+        }
+    };
+    if let Some(code) = digits("code")? {
+        let out = st
+            .read(move |r| {
+                let Some(id) = r.find_unique(&def, store::PLATFORM_TENANT, "code", &code)? else { return Ok(Value::Null) };
+                let Some(rec) = r.get(&def, store::PLATFORM_TENANT, id)? else { return Ok(Value::Null) };
+                Ok(path_json(&region_path(r, &def, &rec)?))
+            })
+            .await?;
+        return Ok(ok(out));
+    }
+    let keyword: String = param(&q, "keyword").map(str::trim).unwrap_or("").chars().take(20).collect::<String>().to_lowercase();
+    if !keyword.is_empty() {
+        let out = st
+            .read(move |r| {
+                let all = r.list(&def, store::PLATFORM_TENANT, &store::Query { limit: 100_000, ..Default::default() })?.records;
+                let ascii = keyword.bytes().all(|b| b.is_ascii_alphabetic());
+                let mut hits: Vec<&Map<String, Value>> = all
+                    .iter()
+                    .filter(|rec| {
+                        let name = rec.get("name").and_then(Value::as_str).unwrap_or("");
+                        name.contains(keyword.as_str()) || (ascii && search::text::pinyin_words(name).iter().any(|w| w.starts_with(keyword.as_str())))
+                    })
+                    .collect();
+                // Deeper levels last, then by code: 鼓楼 finds 鼓楼区 of every city, 江苏 the province first.
+                hits.sort_by_key(|rec| (rec.get("regionLevel").and_then(Value::as_i64).unwrap_or(9), rec.get("code").and_then(Value::as_str).unwrap_or("").to_string()));
+                hits.into_iter().take(20).map(|rec| region_path(r, &def, rec).map(|p| path_json(&p))).collect::<store::Result<Vec<_>>>()
+            })
+            .await?;
+        return Ok(ok(out));
+    }
+    let parent = digits("parentCode")?.unwrap_or_else(|| "00".into());
+    let out = st
+        .read(move |r| {
+            let q = store::Query { filters: vec![store::Filter::new("parentCode", store::Op::Equal, json!(parent))], limit: 10_000, ..Default::default() };
+            let mut level = r.list(&def, store::PLATFORM_TENANT, &q)?.records;
+            level.sort_by(|a, b| a.get("code").and_then(Value::as_str).cmp(&b.get("code").and_then(Value::as_str)));
+            level
+                .iter()
+                .map(|rec| {
+                    let code = rec.get("code").and_then(Value::as_str).unwrap_or("");
+                    let q = store::Query { filters: vec![store::Filter::new("parentCode", store::Op::Equal, json!(code))], limit: 1, ..Default::default() };
+                    Ok(json!({"code": code, "name": rec.get("name"), "regionLevel": rec.get("regionLevel"), "hasChildren": r.list(&def, store::PLATFORM_TENANT, &q)?.total > 0}))
+                })
+                .collect::<store::Result<Vec<_>>>()
+        })
+        .await?;
+    Ok(ok(out))
 }
 
 /// GET region/lazy-tree?parentCode= (default `00`, the provinces): one level as tree nodes keyed by code.

@@ -9,7 +9,22 @@ use store::WriteCtx;
 use crate::engine::dialect::Ctx;
 use crate::engine::rec::{id, obj};
 
-pub const AREA: crate::api::Area = crate::api::Area { demo: Some(area_demo), ..crate::api::Area::routes_only("wechat", |api| api) };
+pub const AREA: crate::api::Area = crate::api::Area { demo: Some(area_demo), rules, ..crate::api::Area::routes_only("wechat", |api| api) };
+
+/// 推送记录 is what was sent: written once (by whatever sends, or a client's submit), never changed afterwards.
+fn rules(name: &str) -> Option<crate::engine::rules::Rules> {
+    match name {
+        "wechat_history" => Some(crate::engine::rules::Rules { save: Some(history_save), ..Default::default() }),
+        _ => None,
+    }
+}
+
+fn history_save(_w: &mut store::WriteCtx, _cx: &crate::engine::dialect::Ctx, old: Option<&serde_json::Map<String, serde_json::Value>>, _doc: &mut serde_json::Map<String, serde_json::Value>) -> store::Result<()> {
+    if old.is_some() {
+        return Err(crate::error::rule("推送记录是已发送的结果,不能修改", "A push record is what was sent: it cannot be changed"));
+    }
+    Ok(())
+}
 
 fn area_demo(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
     let clerk = crate::engine::demo::admin_of(w, res, tenant)?;

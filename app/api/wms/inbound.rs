@@ -370,12 +370,8 @@ async fn receive(State(st): State<AppState>, s: Session, headers: HeaderMap, Jso
 /// stock ledger (the goods never came). The order's record names each line closed, and the ERP callback of the
 /// finished order carries the short quantities and the reason. Refused while nothing was received (cancel the
 /// order instead) and once the order is past review.
-async fn close_short(State(st): State<AppState>, s: Session, JsonObject(body): JsonObject) -> ApiResult<Response> {
-    let p = |k: &str| body.get(k).and_then(|v| v.as_str().map(str::to_string).or_else(|| v.as_u64().map(|n| n.to_string()))).unwrap_or_default();
-    let reason: String = p("reason").trim().chars().take(200).collect();
-    if reason.is_empty() {
-        return Err(crate::error::ApiError::with(crate::error::Kind::Missing, "reason"));
-    }
+async fn close_short(State(st): State<AppState>, s: Session, params: crate::http::AnyParams) -> ApiResult<Response> {
+    let p = |k: &str| params.get(k).unwrap_or("").to_string();
     let line = Some(p("lineId")).filter(|v| !v.is_empty()).map(|v| crud::parse_id(Some(&v))).transpose()?;
     let def = st.res.get("order_rk");
     let oid = match line {
@@ -387,6 +383,11 @@ async fn close_short(State(st): State<AppState>, s: Session, JsonObject(body): J
         None => crud::parse_id(Some(&p("id")))?,
     };
     crud::get_scoped(&st, &s, &def, oid).await?;
+    // The order is the caller's to see before what is asked of it is checked.
+    let reason: String = p("reason").trim().chars().take(200).collect();
+    if reason.is_empty() {
+        return Err(crate::error::ApiError::with(crate::error::Kind::Missing, "reason"));
+    }
     let env = Env::new(&st, &s);
     let saved = st
         .write(move |w| {

@@ -193,8 +193,17 @@ pub fn bind_files(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) 
 }
 
 /// An order's own files become the order's.
-fn order_saved(w: &mut WriteCtx, cx: &Ctx, _old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
-    bind(w, cx, text(new, "attachments"), id(new, "id"))
+/// The files become the order's; a new handler is told (站内消息).
+fn order_saved(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
+    bind(w, cx, text(new, "attachments"), id(new, "id"))?;
+    let to = id(new, "assigneeId");
+    if to != 0 && old.is_none_or(|o| id(o, "assigneeId") != to) {
+        let link = format!("/worklist/view/{}", text(new, "orderNo"));
+        let due = text(new, "dueTime");
+        let content = if due.is_empty() { String::new() } else { format!("处理期限:{due}") };
+        crate::engine::messages::send(w, cx, [to], crate::engine::messages::WORK_ORDER, &format!("工单指派给您:{}", text(new, "title")), &content, &link)?;
+    }
+    Ok(())
 }
 
 fn recount(w: &mut WriteCtx, cx: &Ctx, order: u64, gone: u64) -> store::Result<Map<String, Value>> {
@@ -206,9 +215,15 @@ fn recount(w: &mut WriteCtx, cx: &Ctx, order: u64, gone: u64) -> store::Result<M
 }
 
 /// The count follows; the reply's files become the order's; the assignee's first reply takes an open order in hand.
-fn reply_saved(w: &mut WriteCtx, cx: &Ctx, _old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
+fn reply_saved(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
     bind(w, cx, text(new, "attachments"), id(new, "orderId"))?;
     let o = recount(w, cx, id(new, "orderId"), 0)?;
+    if old.is_none() {
+        // The requester and the handler hear of a new reply (not its writer).
+        let link = format!("/worklist/view/{}", text(&o, "orderNo"));
+        let content: String = text(new, "content").chars().take(120).collect();
+        crate::engine::messages::send(w, cx, [id(&o, "requesterId"), id(&o, "assigneeId")], crate::engine::messages::WORK_ORDER, &format!("工单有新回复:{}", text(&o, "title")), &content, &link)?;
+    }
     if int(&o, "orderStatus") == 1 && id(&o, "assigneeId") == cx.actor.user_id && cx.actor.user_id != 0 {
         let mut patch = Map::new();
         patch.insert("orderStatus".into(), json!(2));

@@ -78,10 +78,13 @@ impl Labels {
     }
 }
 
-/// dictKey → dictValue of one platform dictionary, cached until the dictionaries change.
+/// dictKey → dictValue of one platform dictionary (its English label, `dictValueEn`, when the request is in
+/// English and the entry has one), cached until the dictionaries change.
 pub async fn dict_labels(st: &AppState, code: &str) -> ApiResult<Arc<std::collections::HashMap<String, String>>> {
     let version = st.store.version("dict");
-    if let Some(m) = st.dict_labels.get(&code.to_string(), &version) {
+    let en = crate::error::Lang::current() == crate::error::Lang::En;
+    let key = if en { format!("{code}\u{1}en") } else { code.to_string() };
+    if let Some(m) = st.dict_labels.get(&key, &version) {
         return Ok(m);
     }
     let entries = crate::engine::dict::entries(st, code).await?;
@@ -92,11 +95,12 @@ pub async fn dict_labels(st: &AppState, code: &str) -> ApiResult<Arc<std::collec
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            Some((k, e.get("dictValue").and_then(Value::as_str).unwrap_or("").to_string()))
+            let en_label = if en { e.get("dictValueEn").and_then(Value::as_str).filter(|s| !s.is_empty()) } else { None };
+            Some((k, en_label.or_else(|| e.get("dictValue").and_then(Value::as_str)).unwrap_or("").to_string()))
         })
         .collect();
     let map = Arc::new(map);
-    st.dict_labels.put(code.to_string(), version, map.clone());
+    st.dict_labels.put(key, version, map.clone());
     Ok(map)
 }
 

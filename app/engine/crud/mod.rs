@@ -220,6 +220,33 @@ pub async fn save_with(
     Ok(saved)
 }
 
+/// The generic save with a rule run after the write in its transaction (what follows from it commits with it: a
+/// notice's messages).
+pub async fn save_then(st: &AppState, s: &Session, body: &Map<String, Value>, def: &Arc<ResourceDef>, then: crate::engine::rules::SavedRule) -> ApiResult<Map<String, Value>> {
+    let id = body_id(body)?;
+    check_write(s, def, if id.is_some() { "edit" } else { "add" })?;
+    check_target(st, s, def, id, body).await?;
+    let mut doc = def.parse_input(body, id.is_none())?;
+    seal_fields(&st.secrets, &s.tenant, def, &mut doc);
+    let (d, env) = (def.clone(), crate::engine::rules::Env::new(st, s));
+    let saved = st
+        .write(move |w| {
+            let cx = env.cx();
+            let old = match id {
+                Some(id) => w.get(&d, cx.tenant, id)?,
+                None => None,
+            };
+            let saved = match id {
+                Some(id) => w.update(&d, cx.tenant, id, doc.clone(), cx.actor)?,
+                None => w.insert(&d, cx.tenant, doc.clone(), cx.actor)?,
+            };
+            then(w, &cx, old.as_ref(), &saved)?;
+            Ok(saved)
+        })
+        .await?;
+    Ok(saved)
+}
+
 /// The `ids` of a remove request that this session may touch: parsed strictly, then narrowed to records of its
 /// tenant that its data scopes admit (an empty result answers 404 in the callers, never 403).
 pub async fn removable_ids(st: &AppState, s: &Session, def: &ResourceDef, raw: Option<&str>) -> ApiResult<Vec<u64>> {

@@ -1687,10 +1687,15 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   const leave = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'leave', exact: true }) });
   await leave.getByRole('button', { name: '发起' }).click();
   await page.waitForURL(/\/work\/process\/leave\/form\//);
+  await page.getByLabel('请假类型').selectOption({ label: '事假' });
+  // Monday 09:00 to Saturday 09:00: five working days (the weekend is not counted).
   await page.getByLabel('开始时间').fill('2026-12-07T09:00');
   await page.getByLabel('结束时间').fill('2026-12-12T09:00');
   await page.getByLabel('请假理由').fill('回老家参加婚礼');
-  await page.getByText('共 5 天,超过3天需管理员审批').waitFor();
+  await page.getByText('共 5 个工作日(周末、节假日不计),超过3天需管理员审批').waitFor();
+  // The approver list offers people who can approve, with their departments; never herself.
+  const approvers = await page.getByLabel('审批人员', { exact: true }).locator('option').allInnerTexts();
+  check(approvers.some((o) => o === '王芳(设计部)') && !approvers.some((o) => o.startsWith('杨敏')) && !approvers.some((o) => o.startsWith('马志强')), `approvers: ${approvers.join(' ')}`);
   await shot(page, 'flow-leave-form');
   await page.getByRole('button', { name: '提交' }).click();
   // Back on 请假流程: her application, waiting at her leader's step.
@@ -1742,16 +1747,16 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
 
   // The administrator follows the running processes and hands a waiting task to someone else.
   await visit(ap, '/flow/follow');
-  const running = ap.getByRole('table', { name: '流程跟踪' }).getByRole('row').filter({ hasText: '马志强' }).first();
+  const running = ap.getByRole('table', { name: '流程跟踪' }).getByRole('row').filter({ hasText: '黄勇' }).first();
   await running.getByRole('button', { name: '转办' }).click();
   const rd = dialogNamed(ap, /转办任务/);
   await rd.getByLabel('转办给').selectOption({ label: '李娜(财务部)' });
-  await rd.getByLabel('原因').fill('陈杰出差');
+  await rd.getByLabel('原因').fill('张伟出差');
   await rd.getByRole('button', { name: '转办' }).click();
   await toast(ap, '已转办').waitFor();
   const { page: ln } = await session(t, { user: 'lina' });
   await visit(ln, '/work/todo');
-  await ln.getByRole('row').filter({ hasText: '马志强' }).first().waitFor();
+  await ln.getByRole('row').filter({ hasText: '黄勇' }).first().waitFor();
 });
 
 test('construction approvals: a measure model submitted by the project manager, decided by an administrator; the measure takes the result', async (t) => {
@@ -1827,6 +1832,165 @@ test('catalogue: a product added in a category, found by the picker search', asy
   await row.waitFor();
   check((await row.innerText()).includes('1,280.00'), 'the price shows in yuan with cents, in thousands');
   await shot(page, 'product-list');
+});
+
+
+// ---------------------------------------------------------------- the shipped roles' own day (issue 55)
+
+test('项目经理 张伟: a project with its company, region and manager picked under his own grants; the bell and 站内消息', async (t) => {
+  const { page } = await session(t, { user: 'zhangwei' });
+  await visit(page, '/project/index');
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  const dlg = page.getByRole('dialog', { name: /新增/ });
+  await dlg.getByLabel('项目名称').fill('鼓楼医院门诊楼翻新');
+  await dlg.getByLabel('所属公司').click();
+  await dlg.getByLabel('所属公司').fill('南京');
+  await dlg.getByRole('option', { name: '南京分公司' }).click();
+  // 所在地区 is picked, by pinyin here, never typed as a number.
+  await dlg.getByLabel('所在地区').fill('gulou');
+  await dlg.getByRole('option', { name: /江苏省 \/ 南京市 \/ 鼓楼区/ }).click();
+  check(await dlg.getByLabel('区/县').inputValue() === '320106', 'the district select follows the search');
+  await dlg.getByLabel('项目经理').click();
+  await dlg.getByLabel('项目经理').fill('zw');
+  await dlg.getByRole('option', { name: /张伟/ }).first().click();
+  await dlg.getByLabel('业务单元').selectOption('TOB');
+  await dlg.getByLabel('开始时间').fill('2026-12-01');
+  await shot(page, 'role-pm-project-add');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '新增成功').waitFor();
+  await page.getByRole('row').filter({ hasText: '鼓楼医院门诊楼翻新' }).getByRole('link', { name: '详情' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/project/detail/XM'));
+  await page.getByText('江苏省 / 南京市 / 鼓楼区').waitFor();
+  await shot(page, 'role-pm-project-detail');
+
+  // An existing project: 合同总额 by the one definition, drafts named beside it.
+  await visit(page, '/project/index');
+  const figures = await bladeCall(t, 'POST', '/api/blade-scm/project/list', { page: 1, size: 50 });
+  const withDraft = [];
+  for (const p of figures.records) {
+    const f = await bladeCall(t, 'GET', `/api/blade-scm/project/figures?projectId=${p.id}`);
+    if (f.drafts > 0) withDraft.push([p, f]);
+  }
+  check(withDraft.length > 0, 'the demo has a project with a draft contract');
+  const [dp, df] = withDraft[0];
+  await visit(page, `/project/detail/${dp.projectCode}`);
+  await page.getByText(`另有草稿 ${df.drafts} 份`).waitFor();
+  await shot(page, 'role-pm-project-figures');
+
+  // The bell: unread messages (the demo's notices and tasks), the list page, mark all read.
+  const bell = page.getByRole('button', { name: /^站内消息/ });
+  check(/条未读/.test(await bell.getAttribute('aria-label')), 'the bell counts unread messages');
+  await bell.click();
+  const panel = page.getByRole('dialog', { name: '未读消息' });
+  await panel.waitFor();
+  await shot(page, 'role-pm-bell');
+  await panel.getByRole('button', { name: '查看全部消息' }).click();
+  await waitPath(page, '/desk/message');
+  const list = page.locator('.message-list');
+  await list.getByText(/通知公告:/).first().waitFor();
+  await shot(page, 'role-pm-messages');
+  await page.getByRole('button', { name: '全部已读' }).click();
+  await page.waitForFunction(() => !document.querySelector('.message-list li.unread'));
+  await page.waitForFunction(() => !document.querySelector('.bell-badge'));
+});
+
+test('仓管员 刘强: his desk shows only what he may see; an inbound order received short and closed with its reason', async (t) => {
+  const { page } = await session(t, { user: 'liuqiang' });
+  await visit(page, '/wel/index');
+  await page.getByRole('heading', { name: '待审批' }).waitFor();
+  const text = await page.locator('.desk').innerText();
+  check(!text.includes('示例数据') && !text.includes('江西'), 'no invented figures on his desk');
+  check(await page.locator('.desk-map').count() === 0, 'no project map: he may read no projects');
+  await shot(page, 'role-keeper-desk');
+
+  const W = '/api/blade-api/wms';
+  const store = (await bladeCall(t, 'GET', `${W}/store/list?storeCode_equal=WH01`)).records[0];
+  const goods = (await bladeCall(t, 'GET', `${W}/goods/list?goodsName=乳胶漆&size=1`)).records[0];
+  const rk = await bladeCall(t, 'POST', `${W}/order/rk/submit`, { storeId: store.id, orderType: 1 });
+  // He writes the order's lines himself (mxrk shares the order's codes).
+  await bladeCall(t, 'POST', `${W}/mxrk/submit`, { orderId: rk.id, goodsId: goods.id, expectedQty: '159' });
+  await visit(page, `/wms/order/rk/detail/${rk.orderNo}`);
+  const lines = page.getByRole('table', { name: '入库明细' });
+  const line = lines.getByRole('row').filter({ hasText: goods.goodsName });
+  // The supplier delivered 150 of 159.
+  await line.getByLabel('收货数量').fill('150');
+  await line.getByRole('button', { name: '收货', exact: true }).click();
+  await toast(page, '收货成功').waitFor();
+  await page.getByRole('button', { name: '短收完成' }).click();
+  const ask = page.getByRole('dialog');
+  await ask.getByLabel('短收原因').fill('供应商缺货,余下9桶不再补发');
+  await shot(page, 'role-keeper-short');
+  await ask.getByRole('button', { name: '确定' }).click();
+  await toast(page, '已短收完成').waitFor();
+  await line.getByRole('cell', { name: '9', exact: true }).waitFor();
+  check(await page.getByRole('button', { name: '短收完成' }).count() === 0, 'nothing left to close short');
+  check(await line.getByRole('button', { name: '收货', exact: true }).count() === 0, 'the 9 are no longer awaited');
+  await shot(page, 'role-keeper-short-done');
+});
+
+test('员工 吴军: a leave with its type, counted in working days, seen in 请假流程', async (t) => {
+  const { page } = await session(t, { user: 'wujun' });
+  await visit(page, '/work/process/leave');
+  await page.getByRole('button', { name: '发起请假' }).click();
+  await page.waitForURL(/\/work\/process\/leave\/form\//);
+  await page.getByLabel('请假类型').selectOption({ label: '年假' });
+  // Thursday afternoon to Monday noon: 0.5 + 1 + 0.5 working days.
+  await page.getByLabel('开始时间').fill('2026-12-17T13:00');
+  await page.getByLabel('结束时间').fill('2026-12-21T12:00');
+  await page.getByLabel('请假理由').fill('回老家探亲');
+  await page.getByText('共 2 个工作日(周末、节假日不计)').waitFor();
+  await shot(page, 'role-employee-leave-form');
+  await page.getByRole('button', { name: '提交' }).click();
+  await waitPath(page, '/work/process/leave');
+  const row = page.getByRole('table', { name: '我的请假' }).getByRole('row').filter({ hasText: '回老家探亲' });
+  await row.filter({ hasText: '年假' }).filter({ hasText: '审批中' }).waitFor();
+  await shot(page, 'role-employee-leave-list');
+});
+
+test('print layouts: 入库单, 上架单, 拣货单 (bin walking order), 送货单 on 241 mm paper and a contract summary, each printed to PDF', async (t) => {
+  const { page } = await session(t, { user: 'liuqiang' });
+  const W = '/api/blade-api/wms';
+  const rk = (await bladeCall(t, 'GET', `${W}/order/rk/list?orderStatus_equal=4&size=1`)).records[0];
+  const ckShipped = (await bladeCall(t, 'GET', `${W}/order/ck/list?orderStatus_equal=4&size=1`)).records[0];
+  const ckOpen = (await bladeCall(t, 'GET', `${W}/order/ck/list?orderStatus_equal=1&size=1`)).records[0]
+    ?? (await bladeCall(t, 'GET', `${W}/order/ck/list?orderStatus_equal=2&size=1`)).records[0];
+  check(rk && ckShipped && ckOpen, 'the demo has a finished inbound order, a shipped and an open outbound order');
+  const { readFileSync, statSync } = await import('node:fs');
+  const printed = async (path, name, pdf) => {
+    await visit(page, path);
+    await page.locator('.print-lines tbody tr').first().waitFor();
+    await page.locator('.print-qr').waitFor();
+    await shot(page, name);
+    const file = join(ARTIFACTS, name + '.pdf');
+    await page.emulateMedia({ media: 'print' });
+    await page.pdf({ path: file, ...pdf, printBackground: true, preferCSSPageSize: true });
+    await page.emulateMedia({ media: 'screen' });
+    check(readFileSync(file).subarray(0, 5).toString() === '%PDF-' && statSync(file).size > 8000, `${name}.pdf is a PDF`);
+    return page.locator('.print-page').innerText();
+  };
+  // From the document's own page, the way a clerk gets there.
+  await visit(page, `/wms/order/rk/detail/${rk.orderNo}`);
+  await page.getByRole('link', { name: '打印入库单' }).click();
+  await page.waitForURL(`**/print/rk/${rk.orderNo}`);
+  let text = await printed(`/print/rk/${rk.orderNo}`, 'print-rk', { format: 'A4' });
+  check(text.includes('入库单') && text.includes(rk.orderNo) && text.includes('收货人') && text.includes('送货人'), 'the receipt has its number and signature lines');
+  text = await printed(`/print/up/${rk.orderNo}`, 'print-up', { format: 'A4' });
+  check(text.includes('上架单') && text.includes('已上架'), 'the put-away list lists the bins put away');
+  text = await printed(`/print/pick/${ckOpen.orderNo}`, 'print-pick', { format: 'A4' });
+  const bins = await page.locator('.print-lines tbody tr td:nth-child(2)').allInnerTexts();
+  const sorted = [...bins].sort((a, b) => a.localeCompare(b, 'zh-CN', { numeric: true }));
+  check(JSON.stringify(bins) === JSON.stringify(sorted), `pick list in bin walking order: ${bins.join(' ')}`);
+  // The delivery note defaults to the 241 mm continuous paper.
+  text = await printed(`/print/ck/${ckShipped.orderNo}`, 'print-delivery', { width: '241mm', height: '140mm' });
+  check(text.includes('送货单') && text.includes('发货人') && text.includes('收货人'), 'the delivery note has its signature lines');
+  check(await page.getByLabel('纸张').inputValue() === 'cont', '241 mm paper chosen for 送货单');
+  const admin = await session(t);
+  const contract = (await bladeCall(t, 'POST', '/api/blade-scm/contract/list', { contractStatus: 2, size: 1 })).records[0];
+  await visit(admin.page, `/print/contract/${contract.contractCode}`);
+  await admin.page.locator('.print-lines tbody tr').first().waitFor();
+  await shot(admin.page, 'print-contract');
+  await admin.page.pdf({ path: join(ARTIFACTS, 'print-contract.pdf'), format: 'A4', printBackground: true });
+  check((await admin.page.locator('.print-page').innerText()).includes('合同总额'), 'the contract summary gives its total');
 });
 
 async function main() {

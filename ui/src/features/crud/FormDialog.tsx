@@ -8,6 +8,7 @@ import { fieldError } from '../../lib/validators';
 import { ApiError } from '../../lib/api';
 import { detail, save as saveRecord, lookup, refKey } from '../../lib/resource';
 import { display, fieldLabel } from './ListPage';
+import { RegionPicker } from './RegionPicker';
 
 export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { resource: ResourceSchema; mode: 'add' | 'edit' | 'view'; row?: any; onClose: () => void; onSaved: (added: boolean) => void }) {
   const { t } = useTranslation();
@@ -67,6 +68,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
           let ctl;
           if (f.refers && f.multi) ctl = <RefsPicker id={id} field={f} value={String(v ?? '')} disabled={ro} onChange={(val) => setForm({ ...form, [f.name]: val })} />;
           else if (f.refers) ctl = <RefPicker id={id} field={f} value={String(v)} label={form[refKey(f.name)] ?? ''} disabled={ro} onChange={(val, text) => setForm({ ...form, [f.name]: val, [refKey(f.name)]: text })} />;
+          else if (f.ui?.control === 'region') ctl = <RegionPicker id={id} value={String(v ?? '')} disabled={ro} onChange={(code) => setForm({ ...form, [f.name]: code })} />;
           else if (f.dict) ctl = (
             <select id={id} value={String(v)} disabled={ro} onChange={(e) => set(e.target.value)} onBlur={blur(f)}>
               <option value="">{t('common.choose')}</option>

@@ -57,13 +57,15 @@ export function ListPage() {
   // A dialect resource offers only the actions its declaration routes (a ledger is listed, never edited here).
   const routed: Record<string, string[]> = { add: ['add', 'save'], edit: ['update', 'save'], delete: ['delete', 'remove', 'batchDelete'], view: ['detail'] };
   // A declaration may say its records are never added by hand (stock comes from documents: `ui.noAdd`).
-  const can = (op: string) => perms.has(`${res.name}_${op}`) && (!res.dialect || (routed[op] ?? [op]).some((r) => res.dialect!.routes[r])) && !(op === 'add' && res.ui?.noAdd);
+  const can = (op: string) => perms.has(`${res.name}_${op}`) && (!res.dialect || (routed[op] ?? [op]).some((r) => res.dialect!.routes[r])) && !(op === 'add' && res.ui?.noAdd) && !(op === 'edit' && res.ui?.noEdit);
   const yesNo: [string, string] = [t('common.yes'), t('common.no')];
   /** The edit action's name when editing means something else (a count of a stock row: 盘点). */
   const editLabel = res.ui?.editLabel ? (props.locale === 'en' ? res.ui.editLabel[1] : res.ui.editLabel[0]) : t('common.edit');
   const [filters, setFilters] = useState<Record<string, string>>(() => ({ ...query }));
   /** Titles of the records picked in reference filters (after a reload: from the rows, which all name it). */
   const [picked, setPicked] = useState<Record<string, string>>({});
+  // On a phone the filters start folded (the first screen is the list); the toggle shows only there.
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const [selected, setSelected] = useState<string[]>([]);
   const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
   const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
@@ -138,7 +140,8 @@ export function ListPage() {
       {asking}
       {tool && <ToolDialog tool={tool} url={actionUrl(tool.path)} onClose={(done) => { setTool(null); if (done) reload(); }} />}
       {res.ui?.note && <p className="muted crud-note">{props.locale === 'en' ? res.ui.note[1] : res.ui.note[0]}</p>}
-      <form className="crud-search" role="search" aria-label={L(res)} onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
+      <form className={'crud-search' + (filtersOpen ? ' open' : '')} role="search" aria-label={L(res)} onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
+        <button type="button" className="btn search-toggle" aria-expanded={filtersOpen} onClick={() => setFiltersOpen(!filtersOpen)}>{filtersOpen ? t('common.foldFilters') : t('common.moreFilters')}</button>
         {searchFields.length > 0 && (
           <label>
             <span>{t('common.keyword')}</span>

@@ -17,6 +17,7 @@ import { LockDialog } from './LockDialog';
 import { ThemeDialog, applyTheme, initialTheme, themeCookie, DEFAULT_COLOR } from './ThemeDialog';
 import { LangSwitch } from './LangSwitch';
 import { ErrorLog } from './ErrorLog';
+import { MessageBell } from '../desk/Messages';
 import { useOpenedOnce } from '../../components/ui/dialog';
 import { Dropdown } from '../../components/ui/menu';
 import { IconFeedback, IconFullscreen, IconLock, IconMenu, IconPlus, IconSearch, IconStar, IconTheme } from '../../components/ui/icons';
@@ -82,7 +83,7 @@ export function MainLayout({ title, children }: { title: string; children: React
   return (
     <div className={'layout theme-' + theme.name + (collapsed ? ' is-collapsed' : '')} style={{ '--primary': theme.color } as CSSProperties}>
       <header className="top">
-        <div className="logo">{collapsed ? props.site.title.slice(0, 1) : props.site.title}</div>
+        <div className="logo"><span className="logo-long">{props.site.title}</span><span className="logo-short" aria-hidden="true">{props.site.title.slice(0, 1)}</span></div>
         <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}><IconMenu /></button>
         <div className="top-spacer" />
         {searchBox && <button type="button" className="icon-btn" aria-label={t('top.search')} title={t('top.search')} onClick={() => setSearch(true)}><IconSearch /></button>}
@@ -97,6 +98,7 @@ export function MainLayout({ title, children }: { title: string; children: React
         {props.site.appraiseUrl
           ? <a className="icon-btn hide-phone" href={props.site.appraiseUrl} target="_blank" rel="noopener noreferrer" aria-label={t('top.appraise')} title={t('top.appraise')}><IconStar /></a>
           : <button type="button" className="icon-btn unset hide-phone" aria-disabled="true" aria-label={`${t('top.appraise')}（${t('common.notConfigured')}）`} title={t('common.notConfiguredHint', { key: 'site.appraise' })} onClick={() => window.alert(t('common.notConfiguredHint', { key: 'site.appraise' }))}><IconStar /></button>}
+        <MessageBell />
         <a className="icon-btn" href="/worklist/addworklist" aria-label={t('top.addWork')} title={t('top.addWork')} onClick={(e) => { e.preventDefault(); navigate('/worklist/addworklist'); }}><IconPlus /></a>
         <Dropdown className="user-btn" align="end" trigger={<>
           <img src={props.user?.avatar || '/img/avatar.png'} alt="" width={28} height={28} />

@@ -36,6 +36,7 @@ export function ProjectDetail({ code }: { code: string }) {
   const [constructs, setConstructs] = useState<Row[]>([]);
   const [docs, setDocs] = useState<Row[]>([]);
   const [figures, setFigures] = useState<Row | null>(null);
+  const [region, setRegion] = useState('');
   const [candidates, setCandidates] = useState<Row[] | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const load = useCallback(async () => {
@@ -50,6 +51,7 @@ export function ProjectDetail({ code }: { code: string }) {
         get(`${S}/project/figures`, { projectId: rec.id }).catch(() => null),
       ]);
       setFigures(f);
+      if (rec.regionCode) get('/api/blade-system/region/pick', { code: rec.regionCode }).then((r) => setRegion(r?.title ?? rec.regionCode), () => setRegion(rec.regionCode));
       setContracts(c?.records ?? []);
       setConstructs(k?.records ?? []);
       setDocs(d?.records ?? []);
@@ -87,7 +89,7 @@ export function ProjectDetail({ code }: { code: string }) {
         <Facts rows={[
           [L('项目编号', 'Code'), p.projectCode], [L('所属公司', 'Company'), p.projectCompanyName], [L('客户', 'Customer'), p.customerName],
           [L('业务单元', 'Business unit'), p.businessUnitName || p.businessUnit], [L('项目经理', 'Manager'), p.managerName],
-          [L('开始时间', 'Start'), p.startTime], [L('结束时间', 'End'), p.endTime], [L('项目地址', 'Address'), p.address],
+          [L('开始时间', 'Start'), p.startTime], [L('结束时间', 'End'), p.endTime], [L('所在地区', 'Region'), region || '—'], [L('项目地址', 'Address'), p.address],
           [L('合同总额', 'Contracts total'), total], [L('施工单', 'Constructs'), String(constructs.length)],
         ]} />
       </div>

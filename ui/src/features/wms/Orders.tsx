@@ -137,7 +137,7 @@ const dec = (a: unknown, b: unknown) => {
 };
 
 export function InboundDetail({ no }: { no: string }) {
-  const { props } = useApp();
+  const { props, navigate } = useApp();
   const { L, st } = useL();
   const toast = useToast();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
@@ -184,7 +184,8 @@ export function InboundDetail({ no }: { no: string }) {
                 await act(() => post(`${W}/review/finish`, { orderId: o!.id }), L('复核完成', 'Review finished'));
               }}>{L('完成复核', 'Finish review')}</button>}
               {s === 0 && perms.has('order_rk_edit') && <button type="button" className="btn" onClick={() => act(() => post(`${W}/order/rk/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消入库单', 'Cancel order')}</button>}
-              <button type="button" className="btn" onClick={() => window.print()}>{L('打印上架单', 'Print put-away list')}</button>
+              <a className="btn" href={`/print/rk/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/rk/${o!.orderNo}`); }}>{L('打印入库单', 'Print receipt')}</a>
+              {s >= 3 && s !== 9 && <a className="btn" href={`/print/up/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/up/${o!.orderNo}`); }}>{L('打印上架单', 'Print put-away list')}</a>}
             </span>
           </div>
           <Facts rows={[
@@ -231,7 +232,7 @@ export function InboundDetail({ no }: { no: string }) {
 }
 
 export function OutboundDetail({ no }: { no: string }) {
-  const { props } = useApp();
+  const { props, navigate } = useApp();
   const { L, st } = useL();
   const toast = useToast();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
@@ -264,7 +265,8 @@ export function OutboundDetail({ no }: { no: string }) {
               {s === 0 && canEdit && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/order/ck/release`, { id: o!.id }), L('已释放,库存已预留', 'Released; stock reserved'))}>{L('释放(预留库存)', 'Release (reserve)')}</button>}
               {s === 3 && canEdit && <button type="button" className="btn btn-primary" onClick={() => confirmed(L('确认发货后货物离开仓库，库存扣减，不能撤销。确定发货？', 'Once shipped, the goods leave the store and the stock is reduced; this cannot be undone. Ship?'), () => post(`${W}/order/ck/ship`, { id: o!.id }), L('已发货', 'Shipped'))}>{L('确认发货', 'Confirm shipment')}</button>}
               {s < 4 && canEdit && <button type="button" className="btn" onClick={() => confirmed(L('取消出库单会释放预留的库存、撤销拣货。确定取消？', 'Cancelling releases the reserved stock and reverses the picks. Cancel the order?'), () => post(`${W}/order/ck/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消出库单', 'Cancel order')}</button>}
-              <button type="button" className="btn" onClick={() => window.print()}>{L('打印拣货单', 'Print pick list')}</button>
+              {[1, 2].includes(s) && <a className="btn" href={`/print/pick/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/pick/${o!.orderNo}`); }}>{L('打印拣货单', 'Print pick list')}</a>}
+              <a className="btn" href={`/print/ck/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/ck/${o!.orderNo}`); }}>{s === 4 ? L('打印送货单', 'Print delivery note') : L('打印出库单', 'Print outbound order')}</a>
             </span>
           </div>
           <Facts rows={[

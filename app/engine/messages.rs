@@ -1,0 +1,51 @@
+//! 站内消息: what tells a person something happened to them — a task assigned or open to claim, an approval they
+//! applied for decided, a work order given to them or answered, a notice published. A message is written in the
+//! same transaction as what it tells of (a task and its message commit together or not at all), one record per
+//! recipient of the resource `message` (`userId`, `kind` of dictionary `message_kind`, `title`, `content`,
+//! `link` — a path of the UI —, `unread`), read by its recipient only (`api/desk/message.rs`).
+use serde_json::{Value, json};
+use store::WriteCtx;
+
+use crate::engine::dialect::Ctx;
+use crate::engine::rec::obj;
+
+/// Kinds (dictionary `message_kind`).
+pub const TASK: i64 = 1;
+pub const CLAIM: i64 = 2;
+pub const APPROVAL: i64 = 3;
+pub const WORK_ORDER: i64 = 4;
+pub const NOTICE: i64 = 5;
+
+/// At most this many recipients for one event (a notice to a large company): the rest are not written.
+const MAX_RECIPIENTS: usize = 5_000;
+
+/// Writes one message to each recipient (0 and the actor left out: nobody is told of what they did themselves;
+/// each recipient once).
+pub fn send(w: &mut WriteCtx, cx: &Ctx, to: impl IntoIterator<Item = u64>, kind: i64, title: &str, content: &str, link: &str) -> store::Result<usize> {
+    let def = cx.def("message");
+    let mut seen = std::collections::HashSet::new();
+    let clip = |s: &str, n: usize| s.chars().take(n).collect::<String>();
+    let mut n = 0;
+    for user in to {
+        if user == 0 || user == cx.actor.user_id || !seen.insert(user) || n >= MAX_RECIPIENTS {
+            continue;
+        }
+        let doc = obj(json!({"userId": user, "kind": kind, "title": clip(title, 255), "content": clip(content, 500), "link": clip(link, 255), "unread": 1}));
+        w.insert(&def, cx.tenant, doc, cx.actor)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Everyone of the tenant a notice is for: enabled accounts that can sign in (technical workers cannot).
+pub fn staff(w: &WriteCtx, cx: &Ctx) -> store::Result<Vec<u64>> {
+    let roles = w.all(&cx.def("role"), cx.tenant)?;
+    let workers: std::collections::HashSet<u64> =
+        roles.iter().filter(|r| r.get("isWorker").and_then(Value::as_i64) == Some(1)).filter_map(|r| r.get("id").and_then(Value::as_u64)).collect();
+    Ok(w.all(&cx.def("user"), cx.tenant)?
+        .iter()
+        .filter(|u| u.get("status").and_then(Value::as_i64).unwrap_or(1) == 1)
+        .filter(|u| !crate::auth::session::id_list(u.get("roleId")).iter().any(|r| workers.contains(r)))
+        .filter_map(|u| u.get("id").and_then(Value::as_u64))
+        .collect())
+}
