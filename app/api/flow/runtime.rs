@@ -273,7 +273,8 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                 // 站内消息: the candidates are told there is a task to claim, an assignee that a task is theirs.
                 let what = format!("{} · {}", text(inst, "processName"), def.label(node));
                 let starter = w.get(&cx.def("user"), cx.tenant, id(inst, "starterId"))?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
-                let content = if starter.is_empty() { String::new() } else { format!("发起人:{starter}") };
+                let about = business_summary(w, cx, inst)?;
+                let content = [if starter.is_empty() { String::new() } else { format!("发起人:{starter}") }, about].into_iter().filter(|x| !x.is_empty()).collect::<Vec<_>>().join(" · ");
                 if *claim {
                     base.insert("claimable".into(), json!(1));
                     let t = w.insert(&tdef, cx.tenant, base, cx.actor)?;
@@ -305,11 +306,36 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                 // The applicant learns the result (not of a withdrawal: that is their own doing).
                 let kind = if int(inst, "category") == 1 { "leave" } else { "flow" };
                 let link = format!("/work/process/{kind}/detail/{iid}/{}", id(inst, "businessId"));
-                crate::engine::messages::send(w, cx, [id(inst, "starterId")], crate::engine::messages::APPROVAL, &format!("{}:{zh}", text(inst, "processName")), "", &link)?;
+                let about = business_summary(w, cx, inst)?;
+                crate::engine::messages::send(w, cx, [id(inst, "starterId")], crate::engine::messages::APPROVAL, &format!("{}:{zh}", text(inst, "processName")), &about, &link)?;
             }
         }
     }
     Ok(())
+}
+
+/// What an instance is about, in a few words for a message: the construct of a crew or measure approval, the
+/// days of a leave.
+fn business_summary(w: &WriteCtx, cx: &Ctx, inst: &Map<String, Value>) -> store::Result<String> {
+    let bid = id(inst, "businessId");
+    if bid == 0 {
+        return Ok(String::new());
+    }
+    let construct = |k: u64| -> store::Result<String> {
+        Ok(w.get(&cx.def("construct"), cx.tenant, k)?.map(|c| format!("施工单 {} {}", text(&c, "constructCode"), text(&c, "constructName"))).unwrap_or_default())
+    };
+    Ok(match text(inst, "businessTable") {
+        "construct" => construct(bid)?,
+        "measure" => match w.get(&cx.def("measure"), cx.tenant, bid)? {
+            Some(m) => format!("{} · 量房 {}", construct(id(&m, "constructId"))?, text(&m, "measureDate")),
+            None => String::new(),
+        },
+        "process_leave" => match w.get(&cx.def("process_leave"), cx.tenant, bid)? {
+            Some(l) => format!("{} 至 {}", text(&l, "startTime").get(..16).unwrap_or(""), text(&l, "endTime").get(..16).unwrap_or("")),
+            None => String::new(),
+        },
+        _ => String::new(),
+    })
 }
 
 /// The business record of an ended instance takes its result in the same transaction.

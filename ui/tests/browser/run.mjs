@@ -1320,7 +1320,12 @@ test('construct page: a new construct from the project page through dispatch to 
   await page.getByRole('heading', { name: /样板间软装二期/ }).getByText('待派单').waitFor();
 
   // Construction needs a crew: starting without one is refused with the server's message, then a worker is bound.
-  await page.getByRole('button', { name: '开始施工' }).click();
+  // 开始施工 cannot be undone: it asks first.
+  const confirmStart = async () => {
+    await page.getByRole('button', { name: '开始施工' }).click();
+    await dialogNamed(page, /提示/).getByRole('button', { name: '确定' }).click();
+  };
+  await confirmStart();
   await toast(page, '请先绑定施工班组或点工,再开始施工').waitFor();
   const wk = page.locator('#k-worker');
   await wk.click();
@@ -1328,7 +1333,24 @@ test('construct page: a new construct from the project page through dispatch to 
   await page.getByRole('option', { name: '马志强' }).click();
   await toast(page, '已绑定').waitFor();
   await page.getByRole('table', { name: '施工班组' }).getByRole('cell', { name: '马志强' }).waitFor();
-  await page.getByRole('button', { name: '开始施工' }).click();
+  // The crew goes for approval (人工组织审批): while it is pending the start is refused with the reason.
+  await page.getByRole('tab', { name: '审批' }).click();
+  await page.getByLabel('申请说明').fill('班组已齐,申请开工');
+  await page.getByRole('button', { name: '提交人工组织审批' }).click();
+  await toast(page, '已提交审批').waitFor();
+  await confirmStart();
+  await toast(page, '人工组织审批尚在审批中,通过后才能开始施工').waitFor();
+  const ap = (await session(t)).page;
+  await visit(ap, '/approval/index');
+  const task = ap.getByRole('table', { name: '审批任务' }).getByRole('row').filter({ hasText: code }).first();
+  await task.getByRole('button', { name: '审批' }).click();
+  await ap.waitForURL(/\/approval\/detail\?taskId=/);
+  await ap.getByLabel('审批意见').fill('同意开工');
+  await ap.getByRole('button', { name: '通过', exact: true }).click();
+  await toast(ap, '已通过').waitFor();
+  await page.reload();
+  await hydrated(page);
+  await confirmStart();
   await toast(page, '状态已更新').waitFor();
   await page.getByRole('heading', { name: /样板间软装二期/ }).getByText('施工中').waitFor();
   await page.getByRole('button', { name: '施工进度' }).waitFor();
@@ -1557,7 +1579,8 @@ test('warehouse: an inbound order received, reviewed and put away; an outbound o
   await page.waitForFunction(() => [...document.querySelectorAll('table[aria-label="入库明细"] button')].filter((b) => b.textContent === '复核合格').length === 1);
   await api(page, '/review/save', () => lines.getByRole('button', { name: '复核合格' }).first().click());
   await page.locator('.tag', { hasText: '复核中' }).waitFor();
-  await api(page, '/review/finish', () => page.getByRole('button', { name: '完成复核' }).click());
+  await page.getByRole('button', { name: '完成复核' }).click();
+  await api(page, '/review/finish', () => dialogNamed(page, /提示/).getByRole('button', { name: '确定' }).click());
   await page.locator('.tag', { hasText: '待上架' }).waitFor();
   // Put away into the suggested bins.
   const bin = lines.getByLabel('储位').first();
@@ -1586,7 +1609,8 @@ test('warehouse: an inbound order received, reviewed and put away; an outbound o
     await page.waitForFunction((k) => [...document.querySelectorAll('button')].filter((b) => b.textContent === '拣货').length === k - 1, n);
   }
   await page.locator('.tag', { hasText: '已拣货' }).waitFor();
-  await api(page, '/order/ck/ship', () => page.getByRole('button', { name: '确认发货' }).click());
+  await page.getByRole('button', { name: '确认发货' }).click();
+  await api(page, '/order/ck/ship', () => dialogNamed(page, /提示/).getByRole('button', { name: '确定' }).click());
   await page.locator('.tag', { hasText: '已发货' }).waitFor();
 
   // Store access: a user's stores are picked by name (chips), not typed as ids.
@@ -1694,6 +1718,7 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   await page.getByLabel('请假理由').fill('回老家参加婚礼');
   await page.getByText('共 5 个工作日(周末、节假日不计),超过3天需管理员审批').waitFor();
   // The approver list offers people who can approve, with their departments; never herself.
+  await page.getByLabel('审批人员', { exact: true }).locator('option').nth(1).waitFor({ state: 'attached' });
   const approvers = await page.getByLabel('审批人员', { exact: true }).locator('option').allInnerTexts();
   check(approvers.some((o) => o === '王芳(设计部)') && !approvers.some((o) => o.startsWith('杨敏')) && !approvers.some((o) => o.startsWith('马志强')), `approvers: ${approvers.join(' ')}`);
   await shot(page, 'flow-leave-form');
@@ -1782,7 +1807,7 @@ test('construction approvals: a measure model submitted by the project manager, 
   await shot(page, 'approval-tasks');
   await rows.first().getByRole('button', { name: '审批' }).click();
   await page.waitForURL(/\/approval\/detail\?taskId=/);
-  await page.getByRole('table', { name: '房间尺寸' }).getByText('客厅').waitFor();
+  await page.getByRole('table', { name: '房间尺寸' }).getByRole('row').nth(1).waitFor();
   await page.getByLabel('审批意见').fill('尺寸齐全,同意');
   await shot(page, 'approval-detail');
   await page.getByRole('button', { name: '通过', exact: true }).click();
@@ -1849,7 +1874,8 @@ test('项目经理 张伟: a project with its company, region and manager picked
   // 所在地区 is picked, by pinyin here, never typed as a number.
   await dlg.getByLabel('所在地区').fill('gulou');
   await dlg.getByRole('option', { name: /江苏省 \/ 南京市 \/ 鼓楼区/ }).click();
-  check(await dlg.getByLabel('区/县').inputValue() === '320106', 'the district select follows the search');
+  await dlg.getByLabel('区/县').locator('option[value="320106"]').waitFor({ state: 'attached' });
+  await page.waitForFunction(() => document.querySelector('select[aria-label="区/县"]')?.value === '320106');
   await dlg.getByLabel('项目经理').click();
   await dlg.getByLabel('项目经理').fill('zw');
   await dlg.getByRole('option', { name: /张伟/ }).first().click();

@@ -5,6 +5,7 @@
 // country; each level doubles the scale around the centre (level z -> scale 2^(z-5)), 3..8.
 import { useEffect, useState } from 'react';
 import { get } from '../../lib/api';
+import { useProps } from '../../app';
 import { useTranslation } from 'react-i18next';
 import { Host } from '../../components/ui/host';
 import { PROVINCES, VIEW } from './geo/paths';
@@ -39,12 +40,14 @@ export function ChinaMap({ today }: { today: string }) {
   const [zoom, setZoom] = useState(DEFAULT_ZOOM);
   // The projects the user may see, by province, once fetched (after hydration): undefined while loading, null
   // when the user may not read projects (the card is left out); with none located the map says so.
-  const [real, setReal] = useState<{ byCode: Map<string, number>; located: number } | null | undefined>(undefined);
+  const allowed = useProps().permissions.includes('project');
+  const [real, setReal] = useState<{ byCode: Map<string, number>; located: number } | null | undefined>(allowed ? undefined : null);
   useEffect(() => {
+    if (!allowed) return;
     get('/api/blade-biz/statistic/desk', { businessUnit: bu, since: periodStart(date, period) })
       .then((d) => setReal(d?.projectsAllowed === false ? null : { byCode: new Map((d?.provinces ?? []).map((p: { code: string; count: number }) => [p.code, p.count])), located: Number(d?.locatedProjects ?? 0) }))
       .catch(() => setReal(null));
-  }, [bu, period, date]);
+  }, [bu, period, date, allowed]);
   if (real === null) return null;
   const rows = PROVINCES.map(([code, name, x, y]) => ({ code, name, x, y, value: real?.byCode.get(code) ?? 0 }));
   const byCode = new Map(rows.map((r) => [r.code, r.value]));

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { get } from '../../lib/api';
+import { useProps } from '../../app';
 import { Group } from '@visx/group';
 import { Pie } from '@visx/shape';
 
@@ -14,8 +15,10 @@ type Slice = { key: string; label?: string; value: number; color: string };
 export function ProblemPie() {
   const { t } = useTranslation();
   // The rectifications by category once fetched: undefined while loading, null when not readable here.
-  const [real, setReal] = useState<Slice[] | null | undefined>(undefined);
+  const allowed = useProps().permissions.includes('building_rectification');
+  const [real, setReal] = useState<Slice[] | null | undefined>(allowed ? undefined : null);
   useEffect(() => {
+    if (!allowed) return;
     get('/api/blade-biz/statistic/desk')
       .then((d) => {
         if (d?.rectificationsAllowed === false) { setReal(null); return; }
@@ -23,7 +26,7 @@ export function ProblemPie() {
         setReal(rows.map((r, i) => ({ key: String(r.key), label: r.name, value: r.count, color: COLORS[i % COLORS.length] })));
       })
       .catch(() => setReal(null));
-  }, []);
+  }, [allowed]);
   if (real === null) return null;
   const data: Slice[] = real ?? [];
   const total = data.reduce((a, p) => a + p.value, 0) || 1;

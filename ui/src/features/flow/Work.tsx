@@ -413,7 +413,9 @@ export function LeaveList() {
   }, [page]);
   useEffect(() => {
     get(`${F}/work/start-list`, { current: 1, size: 100 }).then(
-      (d: { records: Row[] }) => setLeaveProcess(d.records.find((r) => kindOf(r.category) === 'leave')?.id ?? null),
+      // The leave process itself (key `leave`): another process of the leave category (a company's own) has
+      // its own start form.
+      (d: { records: Row[] }) => setLeaveProcess(d.records.find((r) => r.key === 'leave')?.id ?? null),
       () => setLeaveProcess(null),
     );
   }, []);

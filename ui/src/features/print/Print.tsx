@@ -71,6 +71,14 @@ async function load(kind: PrintKind, no: string, L: (zh: string, en: string) => 
   const o = d?.records?.[0];
   if (!o) return null;
   const lines: Row[] = (await get(`${W}/mx${side}/list`, { orderId: o.id, size: 500 }))?.records ?? [];
+  // Units and specs are the goods' (a line names its goods only).
+  const goods = new Map<string, Row>();
+  await Promise.all([...new Set(lines.map((l) => String(l.goodsId)))].slice(0, 100).map((gid) =>
+    get(`${W}/goods/detail`, { id: gid }).then((g) => g && goods.set(gid, g), () => {})));
+  for (const l of lines) {
+    const g = goods.get(String(l.goodsId));
+    if (g) { l.unit = l.unit ?? g.unit; l.spec = l.spec ?? g.spec; l.goodsCode = l.goodsCode ?? g.goodsCode; }
+  }
   const sum = (k: string) => lines.reduce((a, l) => a + Number(l[k] ?? 0), 0);
   if (kind === 'rk') {
     return {
