@@ -207,3 +207,47 @@ async fn regions_are_picked_not_typed() {
     let (_, l) = post(&app, &pm, "/api/blade-scm/project/list", json!({"page": 1, "size": 100})).await;
     assert!(l["data"]["records"].as_array().unwrap().iter().any(|p| p["regionCode"] == "320115"), "江宁区: {l}");
 }
+
+/// 短拣完成: the depot clerk picks what the bins hold, closes the rest short with a reason; the rest of the
+/// reservation goes back to the stock, the order is picked and ships what was picked.
+#[tokio::test]
+async fn an_outbound_order_is_closed_short_and_ships_what_was_picked() {
+    let app = demo();
+    let keeper = who(&app, "liuqiang").await;
+    const W: &str = "/api/blade-api/wms";
+    let (_, v) = get(&app, &keeper, &format!("{W}/store/list?storeCode_equal=WH01")).await;
+    let store = v["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    // Goods with stock in a bin of the store.
+    let (_, v) = get(&app, &keeper, &format!("{W}/stockdata/list?storeId={store}&size=200")).await;
+    let row = v["data"]["records"].as_array().unwrap().iter().find(|r| r["spaceId"].as_str().is_some_and(|s| s != "0") && r["qty"].as_str().and_then(|q| q.parse::<f64>().ok()).is_some_and(|q| q >= 10.0)).unwrap_or_else(|| panic!("{v}")).clone();
+    let goods = row["goodsId"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &keeper, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 1, "consignee": "王工"})).await;
+    assert_eq!(s, 200, "{v}");
+    let ck = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &keeper, &format!("{W}/mxck/submit"), json!({"orderId": ck, "goodsId": goods, "qty": "10"})).await;
+    assert_eq!(s, 200, "the clerk writes the lines of his order: {v}");
+    let line = v["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(post(&app, &keeper, &format!("{W}/order/ck/release"), json!({"id": ck})).await.0, 200);
+    let (_, v) = get(&app, &keeper, &format!("{W}/down/goods_list?orderId={ck}")).await;
+    let pick = v["data"]["records"][0].clone();
+    let (s, v) = post(&app, &keeper, &format!("{W}/down/save"), json!({"lineId": line, "stockId": pick["stockId"], "qty": "6", "opId": "short-pick-1"})).await;
+    assert_eq!(s, 200, "{v}");
+    // Nothing to close without a reason; nothing but the open lines.
+    let (s, _) = post(&app, &keeper, &format!("{W}/order/ck/close-short"), json!({"id": ck})).await;
+    assert_eq!(s, 400);
+    let (s, v) = post(&app, &keeper, &format!("{W}/order/ck/close-short"), json!({"id": ck, "reason": "A区货架实物不足"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["orderStatus"], 3, "picked once every line is picked or short: {v}");
+    let (_, v) = get(&app, &keeper, &format!("{W}/mxck/detail?id={line}")).await;
+    assert_eq!((v["data"]["shortQty"].as_str(), v["data"]["reservedQty"].as_str(), v["data"]["shortReason"].as_str()), (Some("4"), Some("0"), Some("A区货架实物不足")), "{v}");
+    let (_, v) = get(&app, &keeper, &format!("{W}/down/goods_list?orderId={ck}")).await;
+    assert_eq!(v["data"]["records"].as_array().map(Vec::len), Some(0), "nothing left to pick: {v}");
+    let (s, v) = post(&app, &keeper, &format!("{W}/order/ck/close-short"), json!({"id": ck, "reason": "再次"})).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = post(&app, &keeper, &format!("{W}/order/ck/ship"), json!({"id": ck})).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(4)), "{v}");
+    // The books agree (moves against balances, reservations against the lines).
+    let res = app.st.res.clone();
+    let audit = app.st.store.read(|r| zhizhuang::api::wms::ledger::audit(r, &res)).unwrap();
+    assert!(audit.problems.is_empty(), "{:?}", audit.problems);
+}

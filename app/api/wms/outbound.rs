@@ -32,6 +32,8 @@ pub fn routes(api: Api) -> Api {
         .doc("出库单 · confirm shipment of a picked order: dispatch area → customer, project (requisition) or in transit (body or query: id)", &[])
         .post(format!("{BASE}/order/ck/cancel"), Guard::write(&ck, &["edit"]), cancel)
         .doc("出库单 · cancel an order not shipped: reservations released, picked goods back to their bins (body or query: id)", &[])
+        .post(format!("{BASE}/order/ck/close-short"), Guard::write(&ck, &["edit"]), close_short)
+        .doc("出库单 · 短拣完成: what the bins do not hold is no longer awaited (body {id} for every open line or {lineId} for one, reason): the rest of the reservation is released, the line records it as short with the reason, and the order is picked once every line is picked or short; its ERP callback carries the short quantities", &[])
         .get(format!("{BASE}/down/goods_list"), Guard::read(&down), pick_list)
         .doc("下架管理 · the pick list: each reserved bin and batch of released orders' lines, in pick order (query: orderId, current, size; without orderId every released order in the user's stores)", &[])
         .post(format!("{BASE}/down/save"), Guard::write(&down, &["add"]), pick)
@@ -158,6 +160,63 @@ async fn ship(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
         Ok(saved)
     })
     .await
+}
+
+/// POST order/ck/close-short {id | lineId, reason}
+async fn close_short(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let line = p.get("lineId").filter(|v| !v.is_empty()).map(|v| crud::parse_id(Some(v))).transpose()?;
+    let oid = match line {
+        Some(l) => {
+            let (ld, t) = (st.res.get("mxck"), s.tenant.clone());
+            let rec = st.read(move |r| r.get(&ld, &t, l)).await?.ok_or_else(|| crate::error::ApiError::new(crate::error::Kind::NotFound))?;
+            id(&rec, "orderId")
+        }
+        None => id_param(&p, &["id", "orderId"])?,
+    };
+    let def = st.res.get("order_ck");
+    crud::get_scoped(&st, &s, &def, oid).await?;
+    let reason: String = p.get("reason").unwrap_or("").trim().chars().take(200).collect();
+    if reason.is_empty() {
+        return Err(crate::error::ApiError::with(crate::error::Kind::Missing, "reason"));
+    }
+    let env = Env::new(&st, &s);
+    let saved = st
+        .write(move |w| {
+            let cx = env.cx();
+            let o = w.get(&cx.def("order_ck"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
+            check_store(w, &cx, id(&o, "storeId"))?;
+            require_status(CK_STATUS, &o, &[1, 2], ("短拣完成", "closed short"))?;
+            let lines = lines_of(w, &cx, oid)?;
+            let mut closed = Vec::new();
+            for l in lines.iter().filter(|l| line.is_none_or(|x| x == id(l, "id"))) {
+                let open = qty(l, "qty") - qty(l, "pickedQty") - qty(l, "shortQty");
+                if open <= 0 {
+                    continue;
+                }
+                ledger::release(w, &cx, &ledger::reservations_of(l))?;
+                patch(w, &cx, "mxck", id(l, "id"), &[("shortQty", json!(qty(l, "shortQty") + open)), ("shortReason", json!(reason)), ("reservedQty", json!(0)), ("reservations", json!([]))])?;
+                let g = w.get(&cx.def("goods"), cx.tenant, id(l, "goodsId"))?.unwrap_or_default();
+                closed.push(format!("{} 短拣 {}", ledger::goods_label(&g), format_qty(open)));
+            }
+            if closed.is_empty() {
+                return Err(rule("没有待拣的明细可以短拣完成", "No line is still waiting to be picked"));
+            }
+            let after = lines_of(w, &cx, oid)?;
+            if after.iter().all(|l| qty(l, "pickedQty") == 0) {
+                return Err(rule("出库单一件都没有拣到:请取消出库单,而不是短拣完成", "Nothing of the order was picked: cancel it instead of closing it short"));
+            }
+            let all = after.iter().all(|l| qty(l, "pickedQty") + qty(l, "shortQty") >= qty(l, "qty"));
+            let remark = format!("{}短拣完成({reason}):{}", if text(&o, "remark").is_empty() { String::new() } else { format!("{};", text(&o, "remark")) }, closed.join("、"));
+            let mut fields = vec![("remark", json!(remark.chars().take(500).collect::<String>()))];
+            if all {
+                fields.push(("orderStatus", json!(3)));
+            }
+            let saved = patch(w, &cx, "order_ck", oid, &fields)?;
+            record_change(w, &cx, &cx.def("order_ck"), Some(&o), Some(&saved))?;
+            Ok(saved)
+        })
+        .await?;
+    Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
 }
 
 /// POST order/ck/cancel {id}
@@ -288,7 +347,7 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                 if !want_batch.is_empty() && want_batch != text(&sq, "batch") {
                     return Err(rule(format!("该明细指定批次 {want_batch}"), format!("The line asks for batch {want_batch}")));
                 }
-                let open = qty(&l, "qty") - qty(&l, "pickedQty");
+                let open = qty(&l, "qty") - qty(&l, "pickedQty") - qty(&l, "shortQty");
                 if *n <= 0 || *n > open {
                     return Err(rule(
                         format!("拣货数量须大于0且不超过待拣数量 {}", format_qty(open)),
@@ -319,7 +378,7 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
                 held.retain(|(_, q)| *q > 0);
                 let reserved: i64 = held.iter().map(|(_, q)| q).sum();
                 let picked = qty(&l, "pickedQty") + n;
-                let line_done = picked >= qty(&l, "qty");
+                let line_done = picked + qty(&l, "shortQty") >= qty(&l, "qty");
                 let rec = journal(w, &cx, "down", &l, op.as_deref(), json!({"spaceId": id(&sq, "spaceId"), "stockId": sid, "batch": text(&sq, "batch"), "qty": n}))?;
                 // The line as read above: only the stock rows changed since (no second read of it).
                 let lpatch: Map<String, Value> = [("pickedQty", json!(picked)), ("reservedQty", json!(reserved)), ("reservations", ledger::reservations_json(&held))]
@@ -336,7 +395,7 @@ async fn pick(State(st): State<AppState>, s: Session, headers: HeaderMap, JsonOb
             for (oid, a_line_done) in touched {
                 let now = w.get_fields(&cx.def("order_ck"), cx.tenant, oid, &["orderStatus"])?.ok_or(store::StoreError::NotFound)?;
                 // The order is picked when its last open line is: its other lines are read only then.
-                let all = a_line_done && lines_of(w, &cx, oid)?.iter().all(|l| qty(l, "pickedQty") >= qty(l, "qty"));
+                let all = a_line_done && lines_of(w, &cx, oid)?.iter().all(|l| qty(l, "pickedQty") + qty(l, "shortQty") >= qty(l, "qty"));
                 let to = if all { 3 } else { 2 };
                 if qty(&now, "orderStatus") != to {
                     let o = w.get(&cx.def("order_ck"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;

@@ -263,6 +263,11 @@ export function OutboundDetail({ no }: { no: string }) {
             <h2>{L('出库单', 'Outbound order')} {o!.orderNo} <span className="tag">{st(CK_STATUS, s)}</span></h2>
             <span className="no-print">
               {s === 0 && canEdit && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/order/ck/release`, { id: o!.id }), L('已释放,库存已预留', 'Released; stock reserved'))}>{L('释放(预留库存)', 'Release (reserve)')}</button>}
+              {[1, 2].includes(s) && canEdit && lines.some((l) => dec(dec(l.qty, l.pickedQty), l.shortQty ?? '0') !== '0') && lines.some((l) => l.pickedQty && l.pickedQty !== '0') && (
+                <button type="button" className="btn" onClick={async () => {
+                  const why = await ask({ text: L('储位上找不到的货不再等待：未拣的数量记为短拣，释放其预留，出库单按已拣的发货。此操作不能撤销。', 'What the bins do not hold is no longer awaited: the rest is recorded as short, its reservation released, and the order ships what was picked. This cannot be undone.'), reason: L('短拣原因', 'Reason') });
+                  if (why) await act(() => post(`${W}/order/ck/close-short`, { id: o!.id, reason: why }), L('已短拣完成', 'Closed short'));
+                }}>{L('短拣完成', 'Close short')}</button>)}
               {s === 3 && canEdit && <button type="button" className="btn btn-primary" onClick={() => confirmed(L('确认发货后货物离开仓库，库存扣减，不能撤销。确定发货？', 'Once shipped, the goods leave the store and the stock is reduced; this cannot be undone. Ship?'), () => post(`${W}/order/ck/ship`, { id: o!.id }), L('已发货', 'Shipped'))}>{L('确认发货', 'Confirm shipment')}</button>}
               {s < 4 && canEdit && <button type="button" className="btn" onClick={() => confirmed(L('取消出库单会释放预留的库存、撤销拣货。确定取消？', 'Cancelling releases the reserved stock and reverses the picks. Cancel the order?'), () => post(`${W}/order/ck/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消出库单', 'Cancel order')}</button>}
               {[1, 2].includes(s) && <a className="btn" href={`/print/pick/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/pick/${o!.orderNo}`); }}>{L('打印拣货单', 'Print pick list')}</a>}
@@ -280,6 +285,7 @@ export function OutboundDetail({ no }: { no: string }) {
           <Table label={L('出库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines} cols={[
             [L('商品', 'Goods'), (r) => r.goodsName], [L('指定批次', 'Batch'), (r) => r.batch || '—'],
             [L('出库数量', 'Quantity'), (r) => r.qty], [L('已预留', 'Reserved'), (r) => r.reservedQty], [L('已拣货', 'Picked'), (r) => r.pickedQty],
+            [L('短拣', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <span title={r.shortReason ?? ''}>{r.shortQty}</span> : '—')],
           ]} />
         </div>
         {[1, 2].includes(s) && (
