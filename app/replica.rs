@@ -133,11 +133,13 @@ pub enum Replica {
 }
 
 impl Replica {
-    /// The status screen's `replica` object.
-    pub fn status(&self) -> Value {
+    /// The status screen's `replica` object. `durable_now` is the store's durable sequence as the screen is
+    /// answered: the shipper's own figure is from its last look, and records committed since are waiting too.
+    pub fn status(&self, durable_now: u64) -> Value {
         match self {
             Replica::Primary(s) => {
-                let s = s.lock().map(|g| g.clone()).unwrap_or_default();
+                let mut s = s.lock().map(|g| g.clone()).unwrap_or_default();
+                s.durable_seq = s.durable_seq.max(durable_now);
                 json!({"role": "primary", "target": s.target, "generation": s.generation, "shippedSeq": s.shipped_seq,
                     "shippedAt": s.shipped_at, "durableSeq": s.durable_seq, "lagMs": s.lag_ms, "reachable": s.reachable,
                     "lastOk": s.last_ok, "problem": s.problem.map(|(zh, en)| json!({"zh": zh, "en": en})), "localBytes": s.local_bytes,

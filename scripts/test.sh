@@ -42,8 +42,8 @@ if [ -f ui/package-lock.json ]; then
   (cd ui && npm ci --no-audit --no-fund --loglevel=error) || { echo "npm ci failed"; exit 1; }
 fi
 
-echo "== cargo test --workspace"
-cargo test --workspace 2>&1 | tee "$log"
+echo "== cargo test --workspace --no-fail-fast"
+cargo test --workspace --no-fail-fast 2>&1 | tee "$log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 count_cargo "$log"
 

@@ -70,6 +70,13 @@ impl Resources {
                 if !by_name.contains_key(f.1) {
                     anyhow::bail!("{}: field {} refers to undeclared resource {}", def.name, f.0.name, f.1);
                 }
+                // `ui.carry` names fields of the named record to show beside the id, under keys not declared here.
+                for (key, field) in f.0.ui.as_ref().and_then(|u| u.get("carry")).and_then(Value::as_object).into_iter().flatten() {
+                    let target = &by_name[f.1];
+                    if def.field(key).is_some() || !field.as_str().and_then(|n| target.field(n)).is_some_and(|t| !t.secret) {
+                        anyhow::bail!("{}: field {}'s ui.carry {key} must be a new key naming a field of {}", def.name, f.0.name, f.1);
+                    }
+                }
                 referrers.entry(f.1.clone()).or_default().push((def.clone(), f.0.name.clone()));
             }
         }

@@ -46,6 +46,10 @@ pub fn upgrade(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
         super::regions(w, res, true)?;
         w.put_meta("upgrade:region_districts", b"1")?;
     }
+    if w.meta("upgrade:menu_names_en")?.is_none() {
+        menu_names_en(w, res)?;
+        w.put_meta("upgrade:menu_names_en", b"1")?;
+    }
     if w.meta("upgrade:platform_without_business")?.is_none() {
         platform_without_business(w, res)?;
         w.put_meta("upgrade:platform_without_business", b"1")?;
@@ -217,6 +221,20 @@ pub const SABER_ICONS: &[(&str, &str)] = &[
 ];
 
 /// Once: seeded menus whose `source` is a bare icon name get the Saber class for it.
+/// English menu names seeded badly by earlier versions, renamed where the administrator left them as seeded.
+const MENU_NAMES_EN: &[(&str, &str)] = &[("Speed Progress", "Construction Progress")];
+
+fn menu_names_en(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
+    let def = res.get("menu");
+    for m in w.all(&def, store::PLATFORM_TENANT)? {
+        let en = m.get("nameEn").and_then(Value::as_str).unwrap_or("");
+        if let Some((_, new)) = MENU_NAMES_EN.iter().find(|(old, _)| *old == en) {
+            w.update(&def, store::PLATFORM_TENANT, m["id"].as_u64().unwrap_or(0), obj(json!({"nameEn": new})), &Actor::default())?;
+        }
+    }
+    Ok(())
+}
+
 fn saber_icons(w: &mut WriteCtx, res: &Resources) -> store::Result<()> {
     let def = res.get("menu");
     for m in w.all(&def, store::PLATFORM_TENANT)? {

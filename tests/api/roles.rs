@@ -251,3 +251,29 @@ async fn an_outbound_order_is_closed_short_and_ships_what_was_picked() {
     let audit = app.st.store.read(|r| zhizhuang::api::wms::ledger::audit(r, &res)).unwrap();
     assert!(audit.problems.is_empty(), "{:?}", audit.problems);
 }
+
+/// A receipt, review or put-away row carries its order's state (`ui.carry`), so the screen offers 删除 only where
+/// the order still allows it (`ui.removeWhen`); a progress row carries its construct's code for its 详情 link.
+#[tokio::test]
+async fn document_lines_carry_what_their_screens_need() {
+    let app = demo();
+    let keeper = who(&app, "liuqiang").await;
+    const W: &str = "/api/blade-api/wms";
+    for res in ["received", "review", "up"] {
+        let (s, v) = get(&app, &keeper, &format!("{W}/{res}/list?size=50")).await;
+        assert_eq!(s, 200, "{v}");
+        let recs = v["data"]["records"].as_array().unwrap();
+        assert!(!recs.is_empty(), "the demo has {res} rows");
+        for r in recs {
+            let (_, o) = get(&app, &keeper, &format!("{W}/order/rk/detail?id={}", r["orderId"].as_str().unwrap())).await;
+            assert_eq!(r["orderState"].as_str(), Some(o["data"]["orderStatus"].to_string().as_str()), "{res}: {r}");
+        }
+    }
+    let pm = who(&app, "zhangwei").await;
+    let (s, v) = post(&app, &pm, "/api/blade-scm/speed/progress/list", json!({"size": 20})).await;
+    assert_eq!(s, 200, "{v}");
+    let r = &v["data"]["records"][0];
+    let (_, k) = post(&app, &pm, "/api/blade-scm/construct/list", json!({"size": 100})).await;
+    let code = k["data"]["records"].as_array().unwrap().iter().find(|c| c["id"] == r["constructId"]).map(|c| c["constructCode"].clone());
+    assert_eq!(Some(r["constructCode"].clone()), code, "{r}");
+}

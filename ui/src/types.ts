@@ -32,6 +32,9 @@ export type ResourceSchema = {
     noAdd?: boolean;
     /** Records are never changed once written (a log: no edit button). */
     noEdit?: boolean;
+    /** A row offers 删除 only when this field (often carried from the record it belongs to: `ui.carry`) is one of
+     *  these values: a receipt can be reversed only while its order is still being received. */
+    removeWhen?: { field: string; in: string[] };
     /** The edit action's name, [zh, en], when editing is something else (a count). */
     editLabel?: [string, string];
     /** A row's own actions, each `POST <api>/<path>?id=` with the `<resource>_<code>` permission (启用, 测试连接). */

@@ -74,8 +74,9 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "walkSlots": st.walks.available_permits(),
         "walkDeadlineMs": st.settings.walk_deadline.as_millis() as u64,
         "index": st.index.as_ref().map(|i| serde_json::to_value(i.status()).unwrap_or_default()),
-        "replica": st.replica.get().map(|r| r.status()),
-        "logsReplica": st.logs_replica.get().map(|r| r.status()),
+        // What is durable now, not at the shipper's last look: "shipped = durable" means nothing waits.
+        "replica": st.replica.get().map(|r| r.status(st.store.durable_seq())),
+        "logsReplica": st.logs_replica.get().map(|r| r.status(st.log_store.durable_seq())),
         "replicaConfig": replica_config(&st),
         "readOnly": st.store.read_only(),
         "routes": routes,

@@ -173,8 +173,19 @@ impl Refs {
             let Some(target) = f.refers.as_deref().and_then(|r| st.res.find(r)) else { continue };
             let Some(title) = title_field(&target).map(str::to_string) else { continue };
             let key = format!("{}Name", f.name.strip_suffix("Id").unwrap_or(&f.name));
+            let ids = ids_of(&f.name);
+            // `ui.carry` {key: field of the named record}: more of it beside the id, as text (a document's line
+            // carries its order's status, so a screen offers only what the order's state allows).
+            for (ckey, cfield) in f.ui.as_ref().and_then(|u| u.get("carry")).and_then(Value::as_object).into_iter().flatten() {
+                if let Some(cfield) = cfield.as_str()
+                    && def.field(ckey).is_none()
+                    && target.field(cfield).is_some_and(|t| !t.secret)
+                {
+                    wanted.push((f.name.clone(), ckey.clone(), target.clone(), cfield.to_string(), ids.clone()));
+                }
+            }
             if def.field(&key).is_none() {
-                wanted.push((f.name.clone(), key, target, title, ids_of(&f.name)));
+                wanted.push((f.name.clone(), key, target, title, ids));
             }
         }
         wanted
@@ -193,7 +204,12 @@ impl Refs {
                 let mut titles = std::collections::HashMap::new();
                 for id in ids {
                     if let Some(rec) = r.get_fields(&target, &t, id, &[title.as_str()])? {
-                        titles.insert(id, rec.get(&title).and_then(Value::as_str).unwrap_or("").to_string());
+                        let v = match rec.get(&title) {
+                            Some(Value::String(s)) => s.clone(),
+                            None | Some(Value::Null) => String::new(),
+                            Some(other) => other.to_string(),
+                        };
+                        titles.insert(id, v);
                     }
                 }
                 out.push((field, key, titles));

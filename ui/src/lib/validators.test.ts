@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import zh from '../i18n/zh.json';
 import en from '../i18n/en.json';
-import { digits, fieldError, lockPassword, noSpace, phone, registerErrors, required } from './validators';
+import { digits, fieldError, lockPassword, noSpace, phone, plainMoney, registerErrors, required } from './validators';
 
 const z = (k: string | null) => (k ? (zh as Record<string, string>)[k] : null);
 
@@ -50,4 +50,17 @@ test('schema field rules', () => {
 
 test('every zh key has an en translation', () => {
   expect(Object.keys(en).sort()).toEqual(Object.keys(zh).sort());
+});
+
+test('money as people type it: ¥ and thousands separators accepted, wrong grouping refused', () => {
+  expect(plainMoney('1,280,000.50')).toBe('1280000.50');
+  expect(plainMoney('¥1,280,000.50')).toBe('1280000.50');
+  expect(plainMoney('￥ 3，500 元')).toBe('3500');
+  expect(plainMoney('１２８０．５')).toBe('1280.5');
+  expect(plainMoney('-1,000')).toBe('-1000');
+  const f = { kind: 'money', required: true };
+  expect(fieldError(f, '¥1,280,000.50')).toBeNull();
+  expect(fieldError(f, '1,28')?.key).toBe('valid.money');
+  expect(fieldError(f, '12,3456')?.key).toBe('valid.money');
+  expect(fieldError(f, '1.234')?.key).toBe('valid.money');
 });

@@ -39,6 +39,16 @@ export function registerErrors(f: RegisterForm, tenantKnown: boolean): Partial<R
   return e;
 }
 
+/** A money text as people type it ("¥1,280,000.50", "1 280 000", full-width digits) in the plain form the wire
+ *  takes ("1280000.50"); anything else is left as it is for the validator to refuse. */
+export function plainMoney(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const s = v.replace(/[０-９．－]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xfee0)).replace(/^\s*[¥￥]\s*|\s*元\s*$/g, '').trim();
+  // Thousands separators only where they group by three; "1,28" stays wrong.
+  if (/^-?\d{1,3}([,， ]\d{3})+(\.\d*)?$/.test(s)) return s.replace(/[,， ]/g, '');
+  return s;
+}
+
 export type FieldRule = {
   kind: string; required: boolean; maxLen?: number; min?: number; max?: number; pattern?: string;
 };
@@ -62,8 +72,9 @@ export function fieldError(f: FieldRule, v: unknown): { key: string; values?: Re
     if (f.max != null && n > f.max) return { key: 'valid.max', values: { n: f.max } };
   }
   if (f.kind === 'money') {
-    if (!/^-?\d+(\.\d{1,2})?$/.test(s.trim())) return { key: 'valid.money' };
-    const fen = Math.round(Number(s) * 100);
+    const m = String(plainMoney(s));
+    if (!/^-?\d+(\.\d{1,2})?$/.test(m)) return { key: 'valid.money' };
+    const fen = Math.round(Number(m) * 100);
     if (f.min != null && fen < f.min) return { key: 'valid.min', values: { n: f.min / 100 } };
     if (f.max != null && fen > f.max) return { key: 'valid.max', values: { n: f.max / 100 } };
   }

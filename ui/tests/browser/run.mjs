@@ -413,6 +413,42 @@ test('site managers on a phone (390×844): sign-in and the site screens never sc
   }
 });
 
+test('phones: header buttons, list-card links and the progress matrix can be tapped; the matrix scrolls in its own box with the building pinned', async (t) => {
+  const { page } = await session(t, { user: 'zhangwei', phone: true });
+  const small = (sel) => page.evaluate((sel) => [...document.querySelectorAll(sel)].filter((e) => e.offsetParent !== null)
+    .map((e) => [e.getAttribute('aria-label') || e.textContent.trim().slice(0, 12), Math.round(e.getBoundingClientRect().width), Math.round(e.getBoundingClientRect().height)])
+    .filter(([, w, h]) => w < 40 || h < 40), sel);
+  await visit(page, '/project/index');
+  await page.locator('.crud .table tbody tr').first().waitFor();
+  const header = await small('header button, header a');
+  check(header.length === 0, `header targets under 40 px: ${JSON.stringify(header)}`);
+  const cards = await small('.crud .table td.col-action .link, .crud .table td.col-action button');
+  check(cards.length === 0, `list-card actions under 40 px: ${JSON.stringify(cards.slice(0, 5))}`);
+  const inputs = await small('.crud-search input, .crud-search select, .crud-search button');
+  check(inputs.length === 0, `filter controls under 40 px: ${JSON.stringify(inputs)}`);
+  await visit(page, '/speedProgress/index');
+  await page.locator('.table tbody tr').first().waitFor();
+  const detail = page.locator('.table tbody tr').first().getByRole('link').first();
+  if (await detail.count()) { await detail.click(); await page.waitForURL((u) => u.pathname !== '/speedProgress/index'); }
+  const matrix = page.locator('.matrix');
+  await matrix.waitFor();
+  await shot(page, 'phone-progress-matrix');
+  const m = await page.evaluate(() => {
+    const wrap = document.querySelector('.matrix').closest('.table-wrap');
+    const pinned = wrap.querySelector('.matrix tbody th[scope=row]');
+    const before = pinned.getBoundingClientRect().left;
+    wrap.scrollLeft = wrap.scrollWidth;
+    const after = pinned.getBoundingClientRect().left;
+    return { page: document.documentElement.scrollWidth - window.innerWidth, inner: wrap.scrollWidth - wrap.clientWidth, moved: Math.abs(after - before), right: wrap.getBoundingClientRect().right };
+  });
+  check(m.page <= 0, `the page scrolls sideways by ${m.page}px`);
+  check(m.right <= 390, `the matrix box ends past the screen (${m.right})`);
+  check(m.moved < 1, `the building column moved ${m.moved}px when the matrix scrolled`);
+  const cells = await small('.matrix .cell-btn');
+  check(cells.length === 0, `matrix cells under 40 px: ${JSON.stringify(cells.slice(0, 3))}`);
+  await shot(page, 'phone-progress-matrix-scrolled');
+});
+
 test('the spec\'s last screens: WeChat accounts say the server does not connect to WeChat; POS terminals need an enabled channel', async (t) => {
   const { page } = await session(t);
   await visit(page, '/wel/index');
@@ -517,6 +553,48 @@ test('language: zh → en changes visible strings and survives reload', async (t
   await page.reload();
   await hydrated(page);
   await page.getByRole('button', { name: '新增' }).waitFor();
+});
+
+test('English everywhere: no Han characters in the chrome, headers and seeded values of any menu screen', async (t) => {
+  const { page } = await session(t, { host: EDU.host });
+  const h = { Authorization: BASIC, 'Tenant-Id': EDU.id, 'Blade-Auth': 'bearer ' + t.user.access_token };
+  const tree = (await (await fetch(`http://127.0.0.1:${server.port}/api/blade-system/menu/routes`, { headers: h })).json()).data;
+  const paths = [];
+  const walk = (ns) => ns.forEach((n) => { if (n.children?.length) walk(n.children); else if (n.path?.startsWith('/') && !n.path.includes(':') && n.isOpen !== 2) paths.push(n.path); });
+  walk(tree);
+  check(paths.length > 50, `menu screens: ${paths.length}`);
+  await visit(page, '/wel/index');
+  await page.getByRole('banner').getByRole('button', { name: 'English' }).click();
+  await tagbar(page).getByRole('link', { name: 'My desktop' }).waitFor();
+  const found = [];
+  for (const path of paths) {
+    await visit(page, path);
+    await page.locator('.crud .table tbody tr, .empty, main table, main .card, main form').first().waitFor({ timeout: STEP_MS }).catch(() => {});
+    await sleep(300);
+    const han = await page.evaluate((me) => {
+      const HAN = /\p{Script=Han}/u;
+      const out = new Set();
+      const take = (where, s) => { s = (s || '').trim(); if (HAN.test(s)) out.add(`${where}: ${s.slice(0, 60)}`); };
+      // What people type is theirs (names, notes, codes): list cells other than coded choices, the user's and the
+      // tenant's names, record titles in the tag bar. Everything the product says or seeds is checked.
+      // A button naming a language in that language (中文) is right in any language.
+      const own = (el) => el.closest('td:not(.choice), th[scope=row], .tree-caret, [role=treeitem], .user-btn, .dept-node, .tree-row, .ctree, [lang]:not([lang^="en"]), .tag-bar a, .tags a, [data-user-text], pre, textarea, input');
+      for (const el of document.querySelectorAll('header, nav, th, button, label, legend, h1, h2, h3, h4, .crud-toolbar, .filters, td.choice, .tag, .card-title, .empty, dt, option')) {
+        if (own(el) && !el.matches('td.choice')) continue;
+        const txt = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join(' ');
+        const said = el.matches('td.choice, option, th, button, dt, h1, h2, h3, h4, label') ? el.innerText : txt;
+        take(el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : ''), said.replace(me, ''));
+      }
+      for (const el of document.querySelectorAll('[placeholder], [aria-label], [title]')) {
+        if (own(el) && !el.matches('input, textarea')) continue;
+        for (const a of ['placeholder', 'aria-label', 'title']) if (el.hasAttribute(a)) take(`@${a}`, el.getAttribute(a));
+      }
+      return [...out];
+    }, t.user.real_name);
+    if (han.length) found.push(`${path}\n    ${han.slice(0, 12).join('\n    ')}`);
+  }
+  if (process.env.ZZ_SHOW_HAN) console.log(found.join('\n'));
+  check(found.length === 0, `Han characters in English on ${found.length} screens:\n  ${found.slice(0, 15).join('\n  ')}`);
 });
 
 test('language: the login page switches too', async (t) => {

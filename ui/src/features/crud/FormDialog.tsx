@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { useApp } from '../../app';
 import type { Field, ResourceSchema } from '../../types';
 import { Dialog, FormRow } from '../../components/ui/dialog';
-import { fieldError } from '../../lib/validators';
+import { fieldError, plainMoney } from '../../lib/validators';
 import { ApiError } from '../../lib/api';
 import { detail, save as saveRecord, lookup, refKey } from '../../lib/resource';
 import { display, fieldLabel } from './ListPage';
@@ -31,7 +31,12 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
     const e = fieldError(f, v);
     return e ? t(e.key, { label: L(f), ...e.values }) : null;
   };
-  const blur = (f: Field) => () => setErrors((e) => ({ ...e, [f.name]: check(f, form[f.name]) }));
+  const blur = (f: Field) => () => {
+    // A money typed with ¥ and thousands separators is shown, checked and sent as the plain figure.
+    const v = f.kind === 'money' ? plainMoney(form[f.name]) : form[f.name];
+    if (v !== form[f.name]) setForm((x) => ({ ...x, [f.name]: v }));
+    setErrors((e) => ({ ...e, [f.name]: check(f, v) }));
+  };
 
   async function save() {
     const errs: Record<string, string | null> = {};
@@ -39,7 +44,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
     setErrors(errs);
     if (Object.values(errs).some(Boolean)) return;
     const body: Record<string, unknown> = {};
-    fields.forEach((f) => { body[f.name] = form[f.name] ?? ''; });
+    fields.forEach((f) => { body[f.name] = (f.kind === 'money' ? plainMoney(form[f.name]) : form[f.name]) ?? ''; });
     if (mode === 'edit') body.id = row.id;
     try {
       await saveRecord(res, body);

@@ -57,6 +57,7 @@ export function ListPage() {
   // A dialect resource offers only the actions its declaration routes (a ledger is listed, never edited here).
   const routed: Record<string, string[]> = { add: ['add', 'save'], edit: ['update', 'save'], delete: ['delete', 'remove', 'batchDelete'], view: ['detail'] };
   // A declaration may say its records are never added by hand (stock comes from documents: `ui.noAdd`).
+  const removable = (row: any) => !res.ui?.removeWhen || res.ui.removeWhen.in.includes(String(row[res.ui.removeWhen.field] ?? ''));
   const can = (op: string) => perms.has(`${res.name}_${op}`) && (!res.dialect || (routed[op] ?? [op]).some((r) => res.dialect!.routes[r])) && !(op === 'add' && res.ui?.noAdd) && !(op === 'edit' && res.ui?.noEdit);
   const yesNo: [string, string] = [t('common.yes'), t('common.no')];
   /** The edit action's name when editing means something else (a count of a stock row: 盘点). */
@@ -109,6 +110,8 @@ export function ListPage() {
   const [importing, setImporting] = useState(false);
   // A row's own actions the declaration names (an OSS configuration's 启用 and 测试连接): done, or what went wrong.
   const rowActions = (res.ui?.rowActions ?? []).filter((a) => perms.has(`${res.name}_${a.code}`));
+  // A screen where no row can have an action (a read-only log for this user) shows no empty 操作 column.
+  const anyAction = !!res.ui?.detail || can('view') || can('edit') || can('delete') || rowActions.length > 0;
   const tools = (res.ui?.tools ?? []).filter((a) => perms.has(`${res.name}_${a.code}`));
   const [tool, setTool] = useState<ToolForm | null>(null);
   const [asking, ask] = useAsk();
@@ -211,11 +214,11 @@ export function ListPage() {
               <th className="col-check"><input type="checkbox" aria-label={t('common.selectAll')} checked={allOn} onChange={() => setSelected(allOn ? [] : allIds)} /></th>
               <th className="col-index">{t('common.index')}</th>
               {cols.map((f) => <th key={f.name} scope="col" className={f.kind === 'money' ? 'money' : undefined}>{L(f)}</th>)}
-              <th className="col-action">{t('common.action')}</th>
+              {anyAction && <th className="col-action">{t('common.action')}</th>}
             </tr>
           </thead>
           <Host tag="tbody">
-            {data.records.length === 0 && <tr><td colSpan={cols.length + 3} className="empty">{t('common.empty')}</td></tr>}
+            {data.records.length === 0 && <tr><td colSpan={cols.length + (anyAction ? 3 : 2)} className="empty">{t('common.empty')}</td></tr>}
             {data.records.map((row, i) => {
               const id = String(row.id);
               const on = selected.includes(id);
@@ -224,15 +227,15 @@ export function ListPage() {
                   <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
                   {cols.map((f) => <td key={f.name} className={cellClass(f)} data-label={L(f)}>{display(f, row[f.name], res.dicts, row, yesNo)}</td>)}
-                  <td className="col-action">
+                  {anyAction && <td className="col-action">
                     {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}
                     {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{editLabel}</button>}
                     {rowActions.filter((a) => !a.when || a.when.in.includes(String(row[a.when.field] ?? ''))).map((a) => (
                       <button key={a.path} type="button" className="link" disabled={running === a.path + id} onClick={() => void runAction(a, id)}>{props.locale === 'en' ? a.label[1] : a.label[0]}</button>
                     ))}
-                    {can('delete') && <button type="button" className="link danger" onClick={() => askDelete([id])}>{t('common.delete')}</button>}
-                  </td>
+                    {can('delete') && removable(row) && <button type="button" className="link danger" onClick={() => askDelete([id])}>{t('common.delete')}</button>}
+                  </td>}
                 </tr>
               );
             })}

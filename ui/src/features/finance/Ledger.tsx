@@ -11,6 +11,7 @@ import { Dialog } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
 import { Facts, Table } from '../../components/ui/record';
 import { useL, yuan } from '../../lib/words';
+import { plainMoney } from '../../lib/validators';
 
 type Row = Record<string, any>;
 const L = '/api/blade-scm/contractledger';
@@ -107,9 +108,10 @@ function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save` }: { 
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
     setErr(null);
-    if (!/^-?\d+(\.\d{1,2})?$/.test(f.amount.trim())) return setErr(t('请输入金额,最多两位小数', 'Enter an amount with at most two decimals'));
+    const amount = String(plainMoney(f.amount));
+    if (!/^-?\d+(\.\d{1,2})?$/.test(amount)) return setErr(t('请输入金额,最多两位小数', 'Enter an amount with at most two decimals'));
     try {
-      await post(url, { contractId, entryType: type, ...f });
+      await post(url, { contractId, entryType: type, ...f, amount });
       onDone();
     } catch (e2) {
       setErr(errText(e2));
@@ -120,7 +122,7 @@ function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save` }: { 
       footer={<><button type="button" className="btn" onClick={onClose}>{t('取消', 'Cancel')}</button><button type="button" className="btn btn-primary" onClick={() => void send()}>{t('记账', 'Post')}</button></>}>
       <form className="flow-form" onSubmit={send}>
         <label>{t('金额(元)', 'Amount (yuan)')}{type === 2 && <span className="muted small">{t(' 减项填负数', ' negative for a reduction')}</span>}
-          <input inputMode="decimal" value={f.amount} onChange={(e) => setF({ ...f, amount: e.target.value })} aria-label={t('金额(元)', 'Amount (yuan)')} /></label>
+          <input inputMode="decimal" value={f.amount} onChange={(e) => setF({ ...f, amount: e.target.value })} onBlur={() => setF((x) => ({ ...x, amount: String(plainMoney(x.amount)) }))} aria-label={t('金额(元)', 'Amount (yuan)')} /></label>
         <label>{t('业务日期', 'Date')}<input type="date" value={f.entryDate} onChange={(e) => setF({ ...f, entryDate: e.target.value })} /></label>
         {type === 3 && (
           <>
@@ -150,7 +152,7 @@ function FixDialog({ entry, onClose, onDone }: { entry: Row; onClose: () => void
     setErr(null);
     if (!remark.trim()) return setErr(t('请填写更正原因', 'Give the reason'));
     try {
-      await post(`${L}/update/ledger`, { id: entry.id, amount: amount.trim(), remark });
+      await post(`${L}/update/ledger`, { id: entry.id, amount: String(plainMoney(amount)), remark });
       onDone();
     } catch (e) {
       setErr(errText(e));

@@ -6,8 +6,8 @@ export function LangSwitch() {
   const { props, setLocale } = useApp();
   return (
     <div className="lang-switch" role="group" aria-label={t('top.language')}>
-      <button type="button" aria-pressed={props.locale === 'zh'} onClick={() => setLocale('zh')}>中文</button>
-      <button type="button" aria-pressed={props.locale === 'en'} onClick={() => setLocale('en')}>English</button>
+      <button type="button" lang="zh-CN" aria-pressed={props.locale === 'zh'} onClick={() => setLocale('zh')}>中文</button>
+      <button type="button" lang="en" aria-pressed={props.locale === 'en'} onClick={() => setLocale('en')}>English</button>
     </div>
   );
 }

@@ -317,12 +317,12 @@ function DayWorkTab({ k, rows, canEdit, act }: { k: Row; rows: Row[]; canEdit: b
   return (
     <div className="tab-body">
       {canEdit && (
-        <form className="scan-row" onSubmit={add} aria-label={L('登记点工', 'Record day work')}>
-          <RefPicker id="k-dayworker" field={WORKER} value={String(f.workerId ?? '')} label={f.workerName ?? ''} onChange={(id, t) => setF({ ...f, workerId: id, workerName: t })} />
-          <input type="date" aria-label={L('日期', 'Date')} value={f.workDate} onChange={(e) => setF({ ...f, workDate: e.target.value })} required />
-          <input aria-label={L('工日', 'Days')} inputMode="decimal" value={f.workDays} onChange={(e) => setF({ ...f, workDays: e.target.value })} style={{ width: 70 }} required />
-          <input aria-label={L('日工价(元,空则按等级)', 'Day rate (empty: the level rate)')} placeholder={L('日工价(按等级)', 'Rate (level)')} inputMode="decimal" value={f.dayRate} onChange={(e) => setF({ ...f, dayRate: e.target.value })} style={{ width: 120 }} />
-          <input aria-label={L('工作内容', 'Work')} placeholder={L('工作内容', 'Work')} value={f.workContent} maxLength={200} onChange={(e) => setF({ ...f, workContent: e.target.value })} />
+        <form className="scan-row labelled" onSubmit={add} aria-label={L('登记点工', 'Record day work')}>
+          <label><span>{L('工人', 'Worker')}</span><RefPicker id="k-dayworker" field={WORKER} value={String(f.workerId ?? '')} label={f.workerName ?? ''} onChange={(id, t) => setF({ ...f, workerId: id, workerName: t })} /></label>
+          <label><span>{L('日期', 'Date')}</span><input type="date" value={f.workDate} onChange={(e) => setF({ ...f, workDate: e.target.value })} required /></label>
+          <label><span>{L('工日', 'Days')}</span><input inputMode="decimal" value={f.workDays} onChange={(e) => setF({ ...f, workDays: e.target.value })} style={{ width: 70 }} required /></label>
+          <label><span>{L('日工价(元)', 'Day rate (yuan)')}</span><input placeholder={L('空则按等级', 'empty: the level rate')} inputMode="decimal" value={f.dayRate} onChange={(e) => setF({ ...f, dayRate: e.target.value })} style={{ width: 120 }} /></label>
+          <label><span>{L('工作内容', 'Work')}</span><input value={f.workContent} maxLength={200} onChange={(e) => setF({ ...f, workContent: e.target.value })} /></label>
           <button type="submit" className="btn btn-primary" disabled={!f.workerId}>{L('登记', 'Record')}</button>
         </form>
       )}
@@ -391,7 +391,7 @@ function RoomsDialog({ k, rec, onClose, onSaved }: { k: Row; rec: Row; onClose: 
             {rooms.map((r, i) => (
               <tr key={i}>
                 <td><input aria-label={L(`第 ${i + 1} 个房间名称`, `Room ${i + 1} name`)} value={r.roomName ?? ''} maxLength={32} onChange={(e) => set(i, 'roomName', e.target.value)} /></td>
-                {['length', 'width', 'height'].map((key) => <td key={key}><input inputMode="numeric" aria-label={`${i + 1} ${key}`} value={r[key] ?? ''} onChange={(e) => set(i, key, e.target.value.replace(/\D/g, ''))} style={{ width: 90 }} /></td>)}
+                {([['length', '长', 'length'], ['width', '宽', 'width'], ['height', '高', 'height']] as const).map(([key, zh, en]) => <td key={key}><input inputMode="numeric" aria-label={L(`第 ${i + 1} 个房间${zh}(mm)`, `Room ${i + 1} ${en} (mm)`)} value={r[key] ?? ''} onChange={(e) => set(i, key, e.target.value.replace(/\D/g, ''))} style={{ width: 90 }} /></td>)}
                 <td>{((Number(r.length) || 0) * (Number(r.width) || 0) / 1_000_000).toFixed(2)}</td>
                 <td><button type="button" className="link danger" onClick={() => setRooms(rooms.filter((_, j) => j !== i))}>{L('删除', 'Remove')}</button></td>
               </tr>
