@@ -1441,12 +1441,12 @@ test('construct page: a new construct from the project page through dispatch to 
   const dlg = dialogNamed(page, /新增量房/);
   await dlg.getByLabel('量房日期').fill('2026-11-23');
   await dlg.getByLabel('量房人').fill('朱刚');
-  await dlg.getByLabel('1 length').fill('5200');
-  await dlg.getByLabel('1 width').fill('4100');
+  await dlg.getByLabel('第 1 个房间长(mm)').fill('5200');
+  await dlg.getByLabel('第 1 个房间宽(mm)').fill('4100');
   await dlg.getByRole('button', { name: '添加房间' }).click();
   await dlg.getByLabel('第 2 个房间名称').fill('主卧');
-  await dlg.getByLabel('2 length').fill('3900');
-  await dlg.getByLabel('2 width').fill('3500');
+  await dlg.getByLabel('第 2 个房间长(mm)').fill('3900');
+  await dlg.getByLabel('第 2 个房间宽(mm)').fill('3500');
   await dlg.getByText('共 2 间,地面面积约 34.97 ㎡').waitFor();
   await shot(page, 'construct-rooms');
   await dlg.getByRole('button', { name: '保存' }).click();
