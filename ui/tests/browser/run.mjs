@@ -2051,6 +2051,37 @@ test('员工 吴军: a leave with its type, counted in working days, seen in 请
   await shot(page, 'role-employee-leave-list');
 });
 
+test('会计 李娜: her desk has the company figures; a receipt typed as people write money posted on a ledger; receivables and a project\'s cost', async (t) => {
+  const { page } = await session(t, { user: 'lina' });
+  await visit(page, '/wel/index');
+  await page.locator('.view').first().waitFor();
+  check(!(await page.locator('body').innerText()).includes('示例数据'), 'the desk shows no sample figures');
+  await visit(page, '/finance/contractLedger/index');
+  await page.getByRole('columnheader', { name: '未收余额(元)' }).waitFor();
+  await page.locator('.crud .table tbody tr').first().getByRole('link', { name: '详情' }).click();
+  await page.waitForURL((u) => u.pathname === '/finance/contractLedger/detail');
+  const owed = page.locator('.facts div', { hasText: '未收余额' }).locator('dd');
+  await owed.waitFor();
+  const cents = async () => Math.round(Number((await owed.innerText()).replace(/[^\d.-]/g, '')) * 100);
+  const before = await cents();
+  await page.getByRole('button', { name: '登记收款', exact: true }).click();
+  const dlg = dialogNamed(page, /登记收款/);
+  await dlg.getByLabel('金额(元)').fill('¥1,280.50');
+  await dlg.getByRole('button', { name: '记账' }).click();
+  await toast(page, '已记账').waitFor();
+  for (let i = 0; i < 40 && await cents() === before; i++) await sleep(100);
+  check(before - await cents() === 128050, `未收余额 went from ${before} to ${await cents()} fen for a receipt of ¥1,280.50`);
+  await page.getByRole('table', { name: '台账分录' }).getByRole('cell', { name: '¥1,280.50', exact: true }).first().waitFor();
+  await shot(page, 'role-finance-ledger');
+  await visit(page, '/finance/receivables');
+  await page.getByRole('table', { name: '应收款' }).locator('tbody tr').first().waitFor();
+  await visit(page, '/project/index');
+  await page.locator('.crud .table tbody tr').first().getByRole('link', { name: '详情' }).first().click();
+  await page.waitForURL((u) => u.pathname.startsWith('/project/detail/'));
+  await page.getByText('合同总额').first().waitFor();
+  await shot(page, 'role-finance-project');
+});
+
 test('print layouts: 入库单, 上架单, 拣货单 (bin walking order), 送货单 on 241 mm paper and a contract summary, each printed to PDF', async (t) => {
   const { page } = await session(t, { user: 'liuqiang' });
   const W = '/api/blade-api/wms';

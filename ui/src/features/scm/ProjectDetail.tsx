@@ -45,8 +45,9 @@ export function ProjectDetail({ code }: { code: string }) {
       setP(rec);
       if (!rec) return;
       const [c, k, d, f] = await Promise.all([
-        post(`${S}/contract/list`, { projectId: rec.id, size: 100 }),
-        post(`${S}/construct/list`, { projectId: rec.id, size: 100 }),
+        // A card the user may not read is left out, its list never asked (a 会计 reads contracts, not constructs).
+        perms.has('contract') ? post(`${S}/contract/list`, { projectId: rec.id, size: 100 }) : Promise.resolve({ records: [] }),
+        perms.has('construct') ? post(`${S}/construct/list`, { projectId: rec.id, size: 100 }) : Promise.resolve({ records: [] }),
         perms.has('doc') ? post(`${S}/doc/list`, { projectId: rec.id, size: 100 }) : Promise.resolve({ records: [] }),
         get(`${S}/project/figures`, { projectId: rec.id }).catch(() => null),
       ]);
@@ -90,7 +91,7 @@ export function ProjectDetail({ code }: { code: string }) {
           [L('项目编号', 'Code'), p.projectCode], [L('所属公司', 'Company'), p.projectCompanyName], [L('客户', 'Customer'), p.customerName],
           [L('业务单元', 'Business unit'), p.businessUnitName || p.businessUnit], [L('项目经理', 'Manager'), p.managerName],
           [L('开始时间', 'Start'), p.startTime], [L('结束时间', 'End'), p.endTime], [L('所在地区', 'Region'), region || '—'], [L('项目地址', 'Address'), p.address],
-          [L('合同总额', 'Contracts total'), total], [L('施工单', 'Constructs'), String(constructs.length)],
+          [L('合同总额', 'Contracts total'), total], ...(perms.has('construct') ? [[L('施工单', 'Constructs'), String(constructs.length)] as [string, string]] : []),
         ]} />
       </div>
       <div className="card">
@@ -117,7 +118,7 @@ export function ProjectDetail({ code }: { code: string }) {
           [L('操作', 'Action'), (r) => canEdit ? <button type="button" className="link danger" onClick={() => act(() => post(`${S}/project/contract/delete/${p.id}/${r.id}/0`), L('已解绑', 'Unbound'))}>{L('解绑', 'Unbind')}</button> : null],
         ]} />
       </div>
-      <div className="card">
+      {perms.has('construct') && <div className="card">
         <div className="card-head">
           <h3>{L('施工单', 'Constructs')}</h3>
           {perms.has('construct_add') && <button type="button" className="btn btn-primary" onClick={() => navigate(`/construct/info?projectId=${p.id}`)}>{L('新建施工单', 'New construct')}</button>}
@@ -129,7 +130,7 @@ export function ProjectDetail({ code }: { code: string }) {
           [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)], [L('项目经理', 'Manager'), (r) => r.managerName],
           [L('计划开工', 'Planned start'), (r) => r.planStart], [L('计划完工', 'Planned end'), (r) => r.planEnd],
         ]} />
-      </div>
+      </div>}
       {perms.has('building') && <BuildingsCard projectId={String(p.id)} canImport={perms.has('building_add')} />}
       {perms.has('doc') && (
         <div className="card">
@@ -161,13 +162,13 @@ export function ContractDetail({ code }: { code: string }) {
       const rec = await byCode('contract', 'contractCode', code);
       setC(rec);
       if (!rec) return;
-      const [k, o] = await Promise.all([post(`${S}/construct/list`, { contractId: rec.id, size: 100 }), post(`${S}/contract/ope/record/${rec.id}`)]);
+      const [k, o] = await Promise.all([perms.has('construct') ? post(`${S}/construct/list`, { contractId: rec.id, size: 100 }) : Promise.resolve({ records: [] }), post(`${S}/contract/ope/record/${rec.id}`)]);
       setConstructs(k?.records ?? []);
       setOps(o ?? []);
     } catch (e) {
       setErr(e instanceof ApiError ? e.message : String(e));
     }
-  }, [code]);
+  }, [code, perms]);
   useEffect(() => { void load(); }, [load]);
   // The steps the status allows (the server refuses any other): sign a draft, execute a signed one, complete an
   // executing one; terminate any open one, with a reason.
@@ -217,13 +218,13 @@ export function ContractDetail({ code }: { code: string }) {
       </div>
       {editing && schema && <FormDialog resource={schema} mode="edit" row={c} onClose={() => setEditing(false)} onSaved={() => { setEditing(false); void load(); }} />}
       <ContractFiles contractId={c.id} canChange={canEdit && status < 3} />
-      <div className="card">
+      {perms.has('construct') && <div className="card">
         <h3>{L('施工单', 'Constructs')}</h3>
         <Table label={L('施工单', 'Constructs')} empty={L('暂无施工单', 'No constructs')} rows={constructs} cols={[
           [L('施工单号', 'Code'), (r) => <a className="link" href={`/construct/info/${r.constructCode}`} onClick={(e) => { e.preventDefault(); navigate(`/construct/info/${r.constructCode}`); }}>{r.constructCode}</a>],
           [L('施工内容', 'Work'), (r) => r.constructName], [L('施工状态', 'Status'), (r) => st(MODEL_STATUS, r.modelStatus)],
         ]} />
-      </div>
+      </div>}
       <div className="card">
         <h3>{L('操作记录', 'Operation record')}</h3>
         <Table label={L('操作记录', 'Operation record')} empty={L('暂无记录', 'No records')} rows={ops} cols={[
