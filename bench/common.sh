@@ -3,7 +3,8 @@
 # `stop` ends it; `token` signs in as tenant 157270's admin.
 start() {
   env ZZ_LOG=warn ZZ_ADMIN_PASSWORD='Bench#2026' "$T/zhizhuang" serve --http $ADDR --dir "$WORK/data" "$@" > "$WORK/serve.log" 2>&1 &
-  for _ in $(seq 1 600); do curl -s -o /dev/null http://$ADDR/api/blade-system/tenant/info && return; sleep 0.2; done
+  # The listener answers 503 "starting" while the files open: wait for /api/ready's 200.
+  for _ in $(seq 1 600); do [ "$(curl -s -o /dev/null -w '%{http_code}' http://$ADDR/api/ready)" = 200 ] && return; sleep 0.2; done
   echo "server did not start"; exit 1
 }
 # `stop` waits (up to 30 s) until the server has exited, so the next `start` never meets the old one.

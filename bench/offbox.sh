@@ -4,7 +4,11 @@
 #  1. parameter creates at 64 connections on a file of 1,000,000 parameters, shipping off, then on (--replicate);
 #  2. at 1,000 creates/s: each change's time from commit to the bucket, and a standby's lag (bench shiplag);
 #  3. a restore from the bucket alone: the 1,000,000-parameter snapshot plus the changes of steps 1–2;
-#  4. a 10 MB file uploaded through the server into a tenant's bucket and downloaded back.
+#  4. a 10 MB file uploaded through the server into a tenant's bucket and downloaded back (the bucket on 127.0.0.1
+#     is allowed by the operator: --oss-allow-hosts);
+#  5. the primary killed (kill -9), the standby stopped and promoted: how long `promote` takes once the dead
+#     primary's lease (ZZ_REPLICA_LEASE_SECS, 60 s by default; 10 s here) has run out, and the whole time from the
+#     kill to a promoted server answering.
 # Usage: bench/offbox.sh BASE.redb [WORK_DIR]   (BASE: `bench gen`, see bench/README.md)
 set -euo pipefail
 BASE=${1:?data file with 1M parameters}
@@ -37,7 +41,8 @@ creates off | sed 's/^load/creates, 64 connections, shipping off/'
 stop
 cp "$BASE" "$WORK/data/zhizhuang.redb"; rm -rf "$WORK/data/index" "$WORK/data/zhizhuang.redb-wal"* "$WORK/data/zhizhuang-logs.redb"* "$WORK/data/zhizhuang-ship"; sync
 t0=$(date +%s.%N)
-start --api-log writes --replicate $URL --public-url http://$ADDR
+export ZZ_REPLICA_LEASE_SECS=10
+start --api-log writes --replicate $URL --public-url http://$ADDR --oss-allow-hosts 127.0.0.1:18433
 TOK=$(token); wait_index "$TOK"
 PTOK=$(MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1); curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 000000' "http://$ADDR/api/blade-auth/oauth/token?tenantId=000000&username=admin&password=$MD5&grant_type=password&scope=all" | python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])")
 # The first snapshot (the whole file) is sent before the first segment.
@@ -48,7 +53,7 @@ creates on | sed 's/^load/creates, 64 connections, shipping on /'
 echo "== 2. lag at 1,000 creates/s =="
 t1=$(date +%s.%N)
 env ZZ_LOG=warn AWS_ACCESS_KEY_ID=bench "$T/zhizhuang" serve --http $SADDR --dir "$WORK/standby" --follow $URL > "$WORK/standby.log" 2>&1 &
-for _ in $(seq 1 3000); do curl -s -o /dev/null "http://$SADDR/api/health" && break; sleep 0.2; done
+for _ in $(seq 1 3000); do [ "$(curl -s -o /dev/null -w "%{http_code}" "http://$SADDR/api/ready")" = 200 ] && break; sleep 0.2; done
 echo "standby made from the bucket and serving after $(python3 -c "print(round($(date +%s.%N)-$t1,1))") s"
 STOK=$(MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1); curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 000000' "http://$SADDR/api/blade-auth/oauth/token?tenantId=000000&username=admin&password=$MD5&grant_type=password&scope=all" | python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])")
 # The standby starts from the newest snapshot and first applies the backlog of step 1; measured apart.
@@ -85,5 +90,24 @@ for i in 1 2 3; do
   curl -s -o "$WORK/down.pdf" -w "download 10 MB: %{time_total} s\n" -H "Blade-Auth: bearer $TOK" "http://$ADDR$LINK"
   cmp -s "$WORK/ten.pdf" "$WORK/down.pdf" && echo "  same bytes back" || echo "  DIFFERENT BYTES"
 done
-stop
+
+echo "== 5. promote with the old primary gone =="
+status "$PTOK" $ADDR | python3 -c "import sys,json; r=json.load(sys.stdin)['data']['replica']; print('before the kill: shipped', r['shippedSeq'], 'of', r['durableSeq'])"
+pkill -9 -f "zhizhuang serve --http $ADDR" || true
+tk=$(date +%s.%N)
+pkill -f "zhizhuang serve --http $SADDR" || true
+for _ in $(seq 1 300); do pgrep -f "zhizhuang serve --http $SADDR" > /dev/null || break; sleep 0.1; done
+tries=0
+while :; do
+  tries=$((tries + 1))
+  tp=$(date +%s.%N)
+  if "$T/zhizhuang" promote --dir "$WORK/standby" > "$WORK/promote.log" 2>&1; then break; fi
+  [ $tries -ge 60 ] && { echo "promote refused 60 times:"; cat "$WORK/promote.log"; break; }
+  sleep 1
+done
+echo "promote: $(python3 -c "print(round($(date +%s.%N)-$tp,2))") s for the command that succeeded ($tries tries; the lease had to run out first): $(tail -1 "$WORK/promote.log")"
+env ZZ_LOG=warn "$T/zhizhuang" serve --http $SADDR --dir "$WORK/standby" --replicate $URL > "$WORK/promoted.log" 2>&1 &
+for _ in $(seq 1 3000); do curl -s -o /dev/null -w '%{http_code}' "http://$SADDR/api/health" | grep -q 200 && break; sleep 0.1; done
+echo "from the kill to the promoted server answering /api/health 200: $(python3 -c "print(round($(date +%s.%N)-$tk,1))") s"
+pkill -f "zhizhuang serve --http $SADDR" || true
 kill $HELLO

@@ -370,24 +370,9 @@ async fn receive(State(st): State<AppState>, s: Session, headers: HeaderMap, Jso
 /// stock ledger (the goods never came). The order's record names each line closed, and the ERP callback of the
 /// finished order carries the short quantities and the reason. Refused while nothing was received (cancel the
 /// order instead) and once the order is past review.
-async fn close_short(State(st): State<AppState>, s: Session, params: crate::http::AnyParams) -> ApiResult<Response> {
-    let p = |k: &str| params.get(k).unwrap_or("").to_string();
-    let line = Some(p("lineId")).filter(|v| !v.is_empty()).map(|v| crud::parse_id(Some(&v))).transpose()?;
+async fn close_short(State(st): State<AppState>, s: Session, p: crate::http::AnyParams) -> ApiResult<Response> {
+    let (oid, line, reason) = super::short_target(&st, &s, &p, "order_rk", "mxrk").await?;
     let def = st.res.get("order_rk");
-    let oid = match line {
-        Some(l) => {
-            let (ld, t) = (st.res.get("mxrk"), s.tenant.clone());
-            let rec = st.read(move |r| r.get(&ld, &t, l)).await?.ok_or_else(|| crate::error::ApiError::new(crate::error::Kind::NotFound))?;
-            id(&rec, "orderId")
-        }
-        None => crud::parse_id(Some(&p("id")))?,
-    };
-    crud::get_scoped(&st, &s, &def, oid).await?;
-    // The order is the caller's to see before what is asked of it is checked.
-    let reason: String = p("reason").trim().chars().take(200).collect();
-    if reason.is_empty() {
-        return Err(crate::error::ApiError::with(crate::error::Kind::Missing, "reason"));
-    }
     let env = Env::new(&st, &s);
     let saved = st
         .write(move |w| {

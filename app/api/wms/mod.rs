@@ -182,6 +182,32 @@ impl Orders {
 }
 
 /// The stored record of `name` named by `rec[field]` (a 404 when it is gone).
+/// What a 短收/短拣完成 asks of: the order (by `id`, or the order of the line `lineId` names), the line if one
+/// is named, and the reason. The order must be the caller's to see before the reason is asked for.
+pub async fn short_target(
+    st: &crate::state::AppState,
+    s: &crate::auth::session::Session,
+    p: &crate::http::AnyParams,
+    order: &str,
+    line_res: &str,
+) -> ApiResult<(u64, Option<u64>, String)> {
+    let line = p.get("lineId").filter(|v| !v.is_empty()).map(|v| crate::engine::crud::parse_id(Some(v))).transpose()?;
+    let oid = match line {
+        Some(l) => {
+            let (ld, t) = (st.res.get(line_res), s.tenant.clone());
+            let rec = st.read(move |r| r.get(&ld, &t, l)).await?.ok_or_else(|| ApiError::new(Kind::NotFound))?;
+            id(&rec, "orderId")
+        }
+        None => crate::engine::params::id_param(p, &["id", "orderId"])?,
+    };
+    crate::engine::crud::get_scoped(st, s, &st.res.get(order), oid).await?;
+    let reason: String = p.get("reason").unwrap_or("").trim().chars().take(200).collect();
+    if reason.is_empty() {
+        return Err(ApiError::with(Kind::Missing, "reason"));
+    }
+    Ok((oid, line, reason))
+}
+
 pub fn parent(w: &WriteCtx, cx: &Ctx, name: &str, rec: &Map<String, Value>, field: &str) -> store::Result<Map<String, Value>> {
     w.get(&cx.def(name), cx.tenant, id(rec, field))?.ok_or(StoreError::NotFound)
 }

@@ -164,21 +164,8 @@ async fn ship(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
 
 /// POST order/ck/close-short {id | lineId, reason}
 async fn close_short(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
-    let line = p.get("lineId").filter(|v| !v.is_empty()).map(|v| crud::parse_id(Some(v))).transpose()?;
-    let oid = match line {
-        Some(l) => {
-            let (ld, t) = (st.res.get("mxck"), s.tenant.clone());
-            let rec = st.read(move |r| r.get(&ld, &t, l)).await?.ok_or_else(|| crate::error::ApiError::new(crate::error::Kind::NotFound))?;
-            id(&rec, "orderId")
-        }
-        None => id_param(&p, &["id", "orderId"])?,
-    };
+    let (oid, line, reason) = super::short_target(&st, &s, &p, "order_ck", "mxck").await?;
     let def = st.res.get("order_ck");
-    crud::get_scoped(&st, &s, &def, oid).await?;
-    let reason: String = p.get("reason").unwrap_or("").trim().chars().take(200).collect();
-    if reason.is_empty() {
-        return Err(crate::error::ApiError::with(crate::error::Kind::Missing, "reason"));
-    }
     let env = Env::new(&st, &s);
     let saved = st
         .write(move |w| {
