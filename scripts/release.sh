@@ -12,7 +12,7 @@
 # nsswitch (an office's LAN names) and mimalloc as built for glibc; a static musl build would trade those for
 # nothing the 2.17 floor does not already give.
 # Needs: python3 (pip installs cargo-zigbuild and zig into a venv), rustup, and for the aarch64 smoke run Debian's
-# qemu-user-static (installed with apt when missing). Not part of the everyday test command: it builds twice in
+# qemu-user-static with libc6-arm64-cross and libgcc-s1-arm64-cross (installed with apt when missing). Not part of the everyday test command: it builds twice in
 # release mode (tens of minutes on two cores).
 # Usage: bash scripts/release.sh [x86_64|aarch64 ...]   (both when none is given)
 set -euo pipefail
@@ -46,7 +46,11 @@ smoke() { # smoke BINARY [RUNNER]: an empty directory, health, the sign-in page,
   for _ in $(seq 1 600); do curl -sf -o /dev/null "http://127.0.0.1:$port/api/health" && break; sleep 0.5; done
   out=$(curl -sf "http://127.0.0.1:$port/api/health") || { echo "health failed"; cat "$dir/serve.log"; kill $pid; return 1; }
   echo "   health: $out"
-  curl -sf "http://127.0.0.1:$port/login" | grep -q 'type="password"' || { echo "the sign-in page is not rendered"; kill $pid; return 1; }
+  # The render pool comes up beside the listener (seconds under an emulator): until then pages are rendered in the
+  # browser only, so the server-rendered form is waited for.
+  local rendered=""
+  for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/login" | grep -q 'type="password"' && { rendered=1; break; }; sleep 0.5; done
+  [ -n "$rendered" ] || { echo "the sign-in page is not rendered"; kill $pid; return 1; }
   echo "   /login: server-rendered sign-in page"
   md5=$(printf '%s' "$pw" | md5sum | cut -d' ' -f1)
   tok=$(curl -sf -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 157270' \
@@ -76,10 +80,13 @@ for arch in "${ARCHES[@]}"; do
   case "$arch:$desc" in x86_64:*x86-64*|aarch64:*aarch64*|aarch64:*ARM\ aarch64*) ;; *) echo "not an $arch binary: $desc"; exit 1 ;; esac
   runner=""
   if [ "$arch" != "$(uname -m)" ]; then
-    if ! command -v qemu-aarch64-static > /dev/null; then
-      echo "   installing qemu-user-static for the smoke run"
-      apt-get update -qq > /dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static > /dev/null
+    # The emulator, and the target's own glibc loader and libraries for it to load the binary with (Debian's
+    # cross packages put them under /usr/aarch64-linux-gnu; QEMU_LD_PREFIX points qemu there).
+    if ! command -v qemu-aarch64-static > /dev/null || [ ! -e /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1 ]; then
+      echo "   installing qemu-user-static and the aarch64 C library for the smoke run"
+      apt-get update -qq > /dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static libc6-arm64-cross libgcc-s1-arm64-cross > /dev/null
     fi
+    export QEMU_LD_PREFIX=/usr/aarch64-linux-gnu
     runner="qemu-$arch-static"
   fi
   echo "   smoke run${runner:+ under $runner}:"
