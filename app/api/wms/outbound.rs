@@ -97,8 +97,19 @@ async fn transition(
     f: fn(&mut WriteCtx, &Ctx, &Map<String, Value>) -> store::Result<Map<String, Value>>,
 ) -> ApiResult<Response> {
     let oid = id_param(&p, &["id", "orderId"])?;
+    crud::get_scoped(&st, &s, &st.res.get("order_ck"), oid).await?;
+    on_order(st, s, oid, f).await
+}
+
+/// Runs `f` on order `oid`, whose scope the caller checked, in one write: the order read, the user's store
+/// checked, the change recorded; answers the order as saved.
+async fn on_order(
+    st: AppState,
+    s: Session,
+    oid: u64,
+    mut f: impl FnMut(&mut WriteCtx, &Ctx, &Map<String, Value>) -> store::Result<Map<String, Value>> + Send + 'static,
+) -> ApiResult<Response> {
     let def = st.res.get("order_ck");
-    crud::get_scoped(&st, &s, &def, oid).await?;
     let env = Env::new(&st, &s);
     let saved = st
         .write(move |w| {
@@ -165,45 +176,36 @@ async fn ship(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
 /// POST order/ck/close-short {id | lineId, reason}
 async fn close_short(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let (oid, line, reason) = super::short_target(&st, &s, &p, "order_ck", "mxck").await?;
-    let def = st.res.get("order_ck");
-    let env = Env::new(&st, &s);
-    let saved = st
-        .write(move |w| {
-            let cx = env.cx();
-            let o = w.get(&cx.def("order_ck"), cx.tenant, oid)?.ok_or(store::StoreError::NotFound)?;
-            check_store(w, &cx, id(&o, "storeId"))?;
-            require_status(CK_STATUS, &o, &[1, 2], ("短拣完成", "closed short"))?;
-            let lines = lines_of(w, &cx, oid)?;
-            let mut closed = Vec::new();
-            for l in lines.iter().filter(|l| line.is_none_or(|x| x == id(l, "id"))) {
-                let open = qty(l, "qty") - qty(l, "pickedQty") - qty(l, "shortQty");
-                if open <= 0 {
-                    continue;
-                }
-                ledger::release(w, &cx, &ledger::reservations_of(l))?;
-                patch(w, &cx, "mxck", id(l, "id"), &[("shortQty", json!(qty(l, "shortQty") + open)), ("shortReason", json!(reason)), ("reservedQty", json!(0)), ("reservations", json!([]))])?;
-                let g = w.get(&cx.def("goods"), cx.tenant, id(l, "goodsId"))?.unwrap_or_default();
-                closed.push(format!("{} 短拣 {}", ledger::goods_label(&g), format_qty(open)));
+    on_order(st, s, oid, move |w, cx, o| {
+        require_status(CK_STATUS, o, &[1, 2], ("短拣完成", "closed short"))?;
+        let lines = lines_of(w, cx, oid)?;
+        let mut closed = Vec::new();
+        for l in lines.iter().filter(|l| line.is_none_or(|x| x == id(l, "id"))) {
+            let open = qty(l, "qty") - qty(l, "pickedQty") - qty(l, "shortQty");
+            if open <= 0 {
+                continue;
             }
-            if closed.is_empty() {
-                return Err(rule("没有待拣的明细可以短拣完成", "No line is still waiting to be picked"));
-            }
-            let after = lines_of(w, &cx, oid)?;
-            if after.iter().all(|l| qty(l, "pickedQty") == 0) {
-                return Err(rule("出库单一件都没有拣到:请取消出库单,而不是短拣完成", "Nothing of the order was picked: cancel it instead of closing it short"));
-            }
-            let all = after.iter().all(|l| qty(l, "pickedQty") + qty(l, "shortQty") >= qty(l, "qty"));
-            let remark = format!("{}短拣完成({reason}):{}", if text(&o, "remark").is_empty() { String::new() } else { format!("{};", text(&o, "remark")) }, closed.join("、"));
-            let mut fields = vec![("remark", json!(remark.chars().take(500).collect::<String>()))];
-            if all {
-                fields.push(("orderStatus", json!(3)));
-            }
-            let saved = patch(w, &cx, "order_ck", oid, &fields)?;
-            record_change(w, &cx, &cx.def("order_ck"), Some(&o), Some(&saved))?;
-            Ok(saved)
-        })
-        .await?;
-    Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
+            ledger::release(w, cx, &ledger::reservations_of(l))?;
+            patch(w, cx, "mxck", id(l, "id"), &[("shortQty", json!(qty(l, "shortQty") + open)), ("shortReason", json!(reason)), ("reservedQty", json!(0)), ("reservations", json!([]))])?;
+            let g = w.get(&cx.def("goods"), cx.tenant, id(l, "goodsId"))?.unwrap_or_default();
+            closed.push(format!("{} 短拣 {}", ledger::goods_label(&g), format_qty(open)));
+        }
+        if closed.is_empty() {
+            return Err(rule("没有待拣的明细可以短拣完成", "No line is still waiting to be picked"));
+        }
+        let after = lines_of(w, cx, oid)?;
+        if after.iter().all(|l| qty(l, "pickedQty") == 0) {
+            return Err(rule("出库单一件都没有拣到:请取消出库单,而不是短拣完成", "Nothing of the order was picked: cancel it instead of closing it short"));
+        }
+        let all = after.iter().all(|l| qty(l, "pickedQty") + qty(l, "shortQty") >= qty(l, "qty"));
+        let remark = format!("{}短拣完成({reason}):{}", if text(o, "remark").is_empty() { String::new() } else { format!("{};", text(o, "remark")) }, closed.join("、"));
+        let mut fields = vec![("remark", json!(remark.chars().take(500).collect::<String>()))];
+        if all {
+            fields.push(("orderStatus", json!(3)));
+        }
+        patch(w, cx, "order_ck", oid, &fields)
+    })
+    .await
 }
 
 /// POST order/ck/cancel {id}
