@@ -284,6 +284,34 @@ pub fn cookie<'a>(h: &'a axum::http::HeaderMap, name: &str) -> Option<&'a str> {
         .filter(|v| !v.is_empty())
 }
 
+/// The UI's session cookie: the access token, set by the server on every token answer (`HttpOnly`, so no script
+/// reads it; `SameSite=Strict`), for what a browser asks without headers — server-rendered pages and downloads.
+pub const SESSION_COOKIE: &str = "zz-token";
+/// The refresh token's cookie, sent only to the token endpoint (the UI's script never holds a refresh token).
+pub const REFRESH_COOKIE: &str = "zz-refresh";
+pub const REFRESH_COOKIE_PATH: &str = "/api/blade-auth/oauth/token";
+
+/// The access token a page or download request carries: the server-set session cookie, else the script-set
+/// `saber-access-token` of sessions begun before it (and of Saber-style clients).
+pub fn session_token(h: &axum::http::HeaderMap) -> Option<&str> {
+    cookie(h, SESSION_COOKIE).or_else(|| cookie(h, "saber-access-token"))
+}
+
+/// `Set-Cookie` values for a token answer: the access token for `access_secs`, the refresh token for `refresh_secs`
+/// (on its path alone), both `HttpOnly; SameSite=Strict`, `Secure` over HTTPS. Cleared when `tokens` is None.
+pub fn session_cookies(tokens: Option<(&str, u64, &str, u64)>, https: bool) -> Vec<HeaderValue> {
+    let secure = if https { "; Secure" } else { "" };
+    let one = |name: &str, path: &str, value: &str, secs: u64| {
+        HeaderValue::from_str(&format!("{name}={value}; Path={path}; Max-Age={secs}; HttpOnly; SameSite=Strict{secure}")).ok()
+    };
+    match tokens {
+        Some((access, access_secs, refresh, refresh_secs)) => {
+            [one(SESSION_COOKIE, "/", access, access_secs), one(REFRESH_COOKIE, REFRESH_COOKIE_PATH, refresh, refresh_secs)].into_iter().flatten().collect()
+        }
+        None => [one(SESSION_COOKIE, "/", "", 0), one(REFRESH_COOKIE, REFRESH_COOKIE_PATH, "", 0)].into_iter().flatten().collect(),
+    }
+}
+
 pub fn host_of(headers: &axum::http::HeaderMap) -> String {
     let h = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
     let h = if h.starts_with('[') { h.split(']').next().map(|s| &s[1..]).unwrap_or(h) } else { h.split(':').next().unwrap_or(h) };

@@ -24,6 +24,8 @@ pub struct Caller {
     pub ip: String,
     pub headers: HeaderMap,
     ctx: Option<ReqCtx>,
+    /// The request came over HTTPS (the listener's, or a trusted proxy's `X-Forwarded-Proto`): cookies get `Secure`.
+    pub https: bool,
 }
 
 impl FromRequestParts<AppState> for Caller {
@@ -36,10 +38,13 @@ impl FromRequestParts<AppState> for Caller {
             .flatten()
             .and_then(|v| v.split(',').next())
             .map(|s| s.trim().to_string());
+        let https = p.extensions.get::<crate::listen::Scheme>().is_some_and(|s| s.https)
+            || (st.settings.trust_proxy && p.headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()) == Some("https"));
         Ok(Caller {
             ip: forwarded.unwrap_or_else(|| peer_ip(&p.extensions)),
             headers: p.headers.clone(),
             ctx: p.extensions.get::<ReqCtx>().cloned(),
+            https,
         })
     }
 }
@@ -52,7 +57,18 @@ pub async fn token(State(st): State<AppState>, caller: Caller, params: AnyParams
     let result = grant(&st, &caller, &params).await;
     login_log(&st, &caller, &params, &result).await;
     match result {
-        Ok(body) => axum::Json(body).into_response(),
+        Ok(body) => {
+            // The same tokens in cookies no script can read: the UI's pages and downloads use the first, its
+            // refreshes the second (its script keeps only the access token, for the Blade-Auth header).
+            let (access, refresh) = (body["access_token"].as_str().unwrap_or(""), body["refresh_token"].as_str().unwrap_or(""));
+            let access_secs = body["expires_in"].as_u64().unwrap_or(0);
+            let cookies = crate::http::session_cookies(Some((access, access_secs, refresh, st.settings.refresh_ttl.as_secs())), caller.https);
+            let mut r = axum::Json(body).into_response();
+            for c in cookies {
+                r.headers_mut().append(axum::http::header::SET_COOKIE, c);
+            }
+            r
+        }
         Err(e) => e.oauth().into_response(),
     }
 }
@@ -170,7 +186,8 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
 
 async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) -> ApiResult<Value> {
     let bad = || ApiError::new(Kind::BadRefreshToken);
-    let raw = p.get("refresh_token").unwrap_or("");
+    // In the query (Saber-style clients), else the server-set cookie (the UI's script never holds it).
+    let raw = p.get("refresh_token").filter(|t| !t.is_empty()).or_else(|| crate::http::cookie(&caller.headers, crate::http::REFRESH_COOKIE)).unwrap_or("");
     let (sid, secret) = raw.split_once('.').ok_or_else(bad)?;
     let tenant_id = resolve_tenant(st, &caller.headers, p.get("tenantId")).await?;
     let hash = sha256_hex(secret);
@@ -423,7 +440,11 @@ pub async fn captcha(State(st): State<AppState>) -> Response {
 
 pub async fn logout(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
     revoke(&st, &s.tenant, Some(&s.sid), None).await?;
-    Ok(ok(Value::Null))
+    let mut r = ok(Value::Null);
+    for c in crate::http::session_cookies(None, false) {
+        r.headers_mut().append(axum::http::header::SET_COOKIE, c);
+    }
+    Ok(r)
 }
 
 /// Revokes one session, or every session of a user.

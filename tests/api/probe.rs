@@ -414,3 +414,88 @@ async fn only_the_tenants_configured_addresses_are_framed_and_sandboxed() {
     let (_, _, v) = page("/myiframe/x?src=javascript%3Aalert(1)").await;
     assert!(!v.as_str().unwrap_or("").contains("<iframe"));
 }
+
+/// Item 10: the token answer sets the UI's cookies itself — HttpOnly, SameSite=Strict, the refresh token's only for
+/// the token endpoint — a refresh may bring its token in that cookie alone, a page and a download know the user by
+/// the access cookie, sign-out clears both, and a cookie still never stands in for Blade-Auth on a change.
+#[tokio::test]
+async fn the_session_cookies_are_set_by_the_server_where_no_script_reads_them() {
+    let app = App::new();
+    app.st.start_ssr_now().expect("render pool loads the server bundle");
+    let md5 = zhizhuang::auth::password::md5_hex(crate::support::ADMIN_PW);
+    let req = axum::http::Request::post(format!("/api/blade-auth/oauth/token?tenantId={A}&username=admin&password={md5}&grant_type=password&scope=all"))
+        .header("authorization", crate::support::BASIC)
+        .header("tenant-id", A)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let (s, h, b) = app.call(req).await;
+    assert_eq!(s, 200, "{b}");
+    let set: Vec<&str> = h.get_all("set-cookie").iter().map(|v| v.to_str().unwrap()).collect();
+    let access = b["access_token"].as_str().unwrap();
+    let tok = set.iter().find(|c| c.starts_with("zz-token=")).expect("zz-token set");
+    assert!(tok.starts_with(&format!("zz-token={access};")), "{tok}");
+    for part in ["HttpOnly", "SameSite=Strict", "Path=/;", &format!("Max-Age={}", b["expires_in"])] {
+        assert!(tok.contains(part), "{part} in {tok}");
+    }
+    assert!(!tok.contains("Secure"), "plain HTTP: no Secure ({tok})");
+    let rt = set.iter().find(|c| c.starts_with("zz-refresh=")).expect("zz-refresh set");
+    assert!(rt.contains("HttpOnly") && rt.contains("SameSite=Strict") && rt.contains("Path=/api/blade-auth/oauth/token;"), "{rt}");
+
+    // Over HTTPS (the listener marks the request) the cookies are Secure.
+    let mut req = axum::http::Request::post(format!("/api/blade-auth/oauth/token?tenantId={A}&username=admin&password={md5}&grant_type=password&scope=all"))
+        .header("authorization", crate::support::BASIC)
+        .header("tenant-id", A)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    req.extensions_mut().insert(zhizhuang::listen::Scheme { https: true });
+    let (_, h2, _) = app.call(req).await;
+    assert!(h2.get_all("set-cookie").iter().all(|v| v.to_str().unwrap().ends_with("; Secure")), "{h2:?}");
+
+    // A server-rendered page and a download know the user by the access cookie alone.
+    let req = axum::http::Request::get("/wel/index").header("host", "edu.localhost:8090").header("cookie", format!("zz-token={access}; zz-lang=zh")).body(axum::body::Body::empty()).unwrap();
+    let (s, _, _) = app.call(req).await;
+    assert_eq!(s, 200, "the desk renders signed in");
+    let (s, up) = app.upload(access, "/api/blade-resource/oss/endpoint/put-file", "a.txt", b"cookie download".to_vec()).await;
+    assert_eq!(s, 200, "{up}");
+    let link = up["data"]["link"].as_str().unwrap().to_string();
+    let req = axum::http::Request::get(&link).header("cookie", format!("zz-token={access}")).body(axum::body::Body::empty()).unwrap();
+    assert_eq!(app.call(req).await.0, 200, "download by the cookie");
+
+    // The cookie never stands in for Blade-Auth on a change.
+    let req = axum::http::Request::post("/api/blade-system/param/submit")
+        .header("authorization", crate::support::BASIC)
+        .header("cookie", format!("zz-token={access}"))
+        .header("content-type", "application/json")
+        .body(axum::body::Body::from(r#"{"paramName":"x","paramKey":"cookie.only","paramValue":"1"}"#))
+        .unwrap();
+    assert_eq!(app.call(req).await.0, 401, "a cookie alone changes nothing");
+
+    // A refresh with no token in the query takes the cookie's, rotates it and sets both again.
+    let cookie_rt = rt.split(';').next().unwrap().trim_start_matches("zz-refresh=").to_string();
+    let refresh = |c: String| {
+        axum::http::Request::post(format!("/api/blade-auth/oauth/token?tenantId={A}&grant_type=refresh_token&scope=all"))
+            .header("authorization", crate::support::BASIC)
+            .header("tenant-id", A)
+            .header("cookie", c)
+            .body(axum::body::Body::empty())
+            .unwrap()
+    };
+    let (s, h3, b3) = app.call(refresh(format!("zz-refresh={cookie_rt}"))).await;
+    assert_eq!(s, 200, "{b3}");
+    assert_ne!(b3["refresh_token"], b["refresh_token"], "rotated");
+    assert!(h3.get_all("set-cookie").iter().any(|v| v.to_str().unwrap().starts_with(&format!("zz-refresh={};", b3["refresh_token"].as_str().unwrap()))));
+    // The retired one is refused (and revokes the family, as a reused refresh token does in the query).
+    let (s, _, _) = app.call(refresh(format!("zz-refresh={cookie_rt}"))).await;
+    assert_eq!(s, 401);
+    let (s, _, _) = app.call(refresh(String::new())).await;
+    assert_eq!(s, 401, "no refresh token anywhere");
+
+    // Sign-out clears both cookies.
+    let t = app.admin(A).await;
+    let req = axum::http::Request::get("/api/blade-auth/oauth/logout").header("authorization", crate::support::BASIC).header("blade-auth", format!("bearer {t}")).body(axum::body::Body::empty()).unwrap();
+    let (s, h4, _) = app.call(req).await;
+    assert_eq!(s, 200);
+    let cleared: Vec<&str> = h4.get_all("set-cookie").iter().map(|v| v.to_str().unwrap()).collect();
+    assert!(cleared.iter().any(|c| c.starts_with("zz-token=;") && c.contains("Max-Age=0")), "{cleared:?}");
+    assert!(cleared.iter().any(|c| c.starts_with("zz-refresh=;") && c.contains("Max-Age=0") && c.contains("Path=/api/blade-auth/oauth/token")), "{cleared:?}");
+}

@@ -2,8 +2,8 @@
 //! enabled object storage (`engine::objects`): `put-file` (uploads themselves are
 //! `engine::uploads`, which every area's upload uses) and downloads with Content-Disposition and nosniff.
 //!
-//! A download needs a session of the file's tenant — the Blade-Auth header, or the UI's `saber-access-token`
-//! cookie, since an <img> or a link cannot send headers (tokens never go in URLs) — and the right to see what
+//! A download needs a session of the file's tenant — the Blade-Auth header, or the UI's session cookie
+//! (`http::session_token`), since an <img> or a link cannot send headers (tokens never go in URLs) — and the right to see what
 //! the file is attached to (`boundTo` of its attach record, set in the transaction that attaches it): an
 //! approval's files follow the approval's visibility, a work order's files the order's. Files attached to
 //! nothing (avatars, pictures in notices, uploads not yet attached) are seen by every signed-in user of their
@@ -59,7 +59,7 @@ pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(Str
     if key.len() != 32 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
         return not_found();
     }
-    let token = crate::auth::session::bearer_in(&headers).or_else(|| crate::http::cookie(&headers, "saber-access-token"));
+    let token = crate::auth::session::bearer_in(&headers).or_else(|| crate::http::session_token(&headers));
     let Some(token) = token else { return ApiError::new(Kind::Unauthorized).into_response() };
     let s = match crate::auth::session::load(&st, token).await {
         Ok(s) => s,

@@ -1,6 +1,6 @@
 // Session lifecycle (SPEC §4): sign-in, refresh timers, logout.
 import { call, errorMessage, qs } from './api';
-import { clearTokens, readCookie, REFRESH, setTokens } from './cookies';
+import { clearTokens, readCookie, REFRESH, setToken } from './cookies';
 import { md5 } from './md5';
 import { store } from './storage';
 
@@ -27,7 +27,8 @@ export async function signIn(prefix: string, f: { tenantId: string; username: st
 }
 
 function keep(prefix: string, b: TokenBody) {
-  setTokens(b.access_token, b.refresh_token, Number(b.expires_in));
+  // The refresh token stays in the server's HttpOnly cookie; the script keeps the access token alone.
+  setToken(b.access_token);
   const s = store(prefix);
   s.set('token-meta', { expiresIn: Number(b.expires_in), issuedAt: Date.now(), tenantId: b.tenant_id });
   s.set('userInfo', { user_id: b.user_id, real_name: b.real_name, user_name: b.user_name, avatar: b.avatar, tenant_id: b.tenant_id, role_name: b.role_name, oauth_id: b.oauth_id });
@@ -40,11 +41,13 @@ let refreshing = false;
 export async function refresh(prefix: string): Promise<boolean> {
   const s = store(prefix);
   const meta = s.get<any>('token-meta') as any;
-  const rt = readCookie(document.cookie, REFRESH);
-  if (!rt || !meta || refreshing) return false;
+  if (!meta || refreshing) return false;
+  // No refresh token in the query: the server reads its own cookie (or, for a session begun before it set one,
+  // the script-set cookie of then).
+  const legacy = readCookie(document.cookie, REFRESH);
   refreshing = true;
   try {
-    const r = await call('POST', '/api/blade-auth/oauth/token' + qs({ tenantId: meta.tenantId, refresh_token: rt, grant_type: 'refresh_token', scope: 'all' }), { headers: { 'Tenant-Id': meta.tenantId } });
+    const r = await call('POST', '/api/blade-auth/oauth/token' + qs({ tenantId: meta.tenantId, refresh_token: legacy ?? undefined, grant_type: 'refresh_token', scope: 'all' }), { headers: { 'Tenant-Id': meta.tenantId } });
     if (r.status !== 200 || !r.body?.access_token) return false;
     keep(prefix, r.body);
     return true;

@@ -5,9 +5,10 @@
 // ends with exactly one line `browser: N passed, M failed` (exit 1 when M > 0).
 //
 // Sign-in: the login page uses the captcha grant, whose answer is only in the image, so the
-// tests get a token with the password grant from Node and put it where the login page puts it
-// (cookies saber-access-token / saber-refresh-token, local storage saber-token-meta and
-// saber-userInfo). One test drives the real form up to the server's answer to a wrong captcha.
+// tests get a token with the password grant from Node and put it where a sign-in leaves it (the
+// server's HttpOnly cookies zz-token and zz-refresh; local storage saber-token, saber-token-meta and
+// saber-userInfo). One test drives the real form up to the server's answer to a wrong captcha; one
+// signs in through the token endpoint inside the page and checks that no script can read the cookies.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -103,18 +104,19 @@ async function token(tenantId, username = 'admin') {
 
 const item = (content) => JSON.stringify({ dataType: typeof content, content, datetime: Date.now() });
 
-/** Browser state exactly as lib/auth.ts keep() leaves it after a successful sign-in. */
+/** Browser state exactly as the token answer's cookies and lib/auth.ts keep() leave it after a sign-in. */
 function signedInState(host, b) {
   const exp = Math.floor(Date.now() / 1000);
-  const cookie = (name, value, secs) => ({ name, value: encodeURIComponent(value), domain: host, path: '/', expires: exp + secs, httpOnly: false, secure: false, sameSite: 'Lax' });
+  const cookie = (name, value, secs, path = '/') => ({ name, value, domain: host, path, expires: exp + secs, httpOnly: true, secure: false, sameSite: 'Strict' });
   return {
     cookies: [
-      cookie('saber-access-token', b.access_token, Number(b.expires_in)),
-      cookie('saber-refresh-token', b.refresh_token, Math.max(Number(b.expires_in) * 2, 7 * 86400)),
+      cookie('zz-token', b.access_token, Number(b.expires_in)),
+      cookie('zz-refresh', b.refresh_token, 7 * 86400, '/api/blade-auth/oauth/token'),
     ],
     origins: [{
       origin: origin(host),
       localStorage: [
+        { name: `${PREFIX}-token`, value: item(b.access_token) },
         { name: `${PREFIX}-token-meta`, value: item({ expiresIn: Number(b.expires_in), issuedAt: Date.now(), tenantId: b.tenant_id }) },
         { name: `${PREFIX}-userInfo`, value: item({ user_id: b.user_id, real_name: b.real_name, user_name: b.user_name, avatar: b.avatar, tenant_id: b.tenant_id, role_name: b.role_name, oauth_id: b.oauth_id }) },
       ],
@@ -258,6 +260,42 @@ for (const tn of TENANTS) {
     await shot(page, `desk-${tn.id}`);
   });
 }
+
+test('session cookies: the token answer sets them HttpOnly and Strict; pages, downloads and refreshes use them; no script reads a token', async (t) => {
+  const { ctx, page } = await session(t, { host: EDU.host, signedIn: false });
+  await visit(page, '/login');
+  // A sign-in as the page's own script makes it (the password grant: the captcha's answer is only in its image).
+  const b = await page.evaluate(async ({ q, basic, tenant }) => {
+    const r = await fetch('/api/blade-auth/oauth/token?' + q, { method: 'POST', headers: { Authorization: basic, 'Tenant-Id': tenant } });
+    return r.json();
+  }, { q: new URLSearchParams({ tenantId: EDU.id, username: 'admin', password: md5(PASSWORD), grant_type: 'password', scope: 'all', type: 'account' }).toString(), basic: BASIC, tenant: EDU.id });
+  check(b.access_token && b.refresh_token, 'signed in: ' + JSON.stringify(b).slice(0, 200));
+  const jar = await ctx.cookies();
+  const tok = jar.find((c) => c.name === 'zz-token'), rt = jar.find((c) => c.name === 'zz-refresh');
+  check(tok && tok.httpOnly && tok.sameSite === 'Strict' && tok.path === '/' && tok.value === b.access_token, 'zz-token: HttpOnly, Strict, path / — ' + JSON.stringify(tok));
+  check(rt && rt.httpOnly && rt.sameSite === 'Strict' && rt.path === '/api/blade-auth/oauth/token', 'zz-refresh: HttpOnly, Strict, only for the token endpoint — ' + JSON.stringify(rt));
+  const seen = await page.evaluate(() => document.cookie);
+  check(!seen.includes(b.access_token) && !seen.includes(b.refresh_token) && !/zz-token|zz-refresh|saber-(access|refresh)-token/.test(seen), 'no token is readable by a script: ' + seen);
+  // A server-rendered page knows the user by the cookie alone.
+  await page.evaluate((a) => localStorage.setItem('saber-token', JSON.stringify({ dataType: 'string', content: a, datetime: Date.now() })), b.access_token);
+  await visit(page, '/wel/index');
+  check(pathOf(page) === '/wel/index', 'the desk opens signed in, got ' + page.url());
+  // A refresh sends no refresh token: the server takes its cookie, rotates it and sets both again.
+  const r2 = await page.evaluate(async ({ basic, tenant }) => {
+    const r = await fetch('/api/blade-auth/oauth/token?grant_type=refresh_token&scope=all&tenantId=' + tenant, { method: 'POST', headers: { Authorization: basic, 'Tenant-Id': tenant } });
+    return { status: r.status, body: await r.json() };
+  }, { basic: BASIC, tenant: EDU.id });
+  check(r2.status === 200 && r2.body.access_token && r2.body.access_token !== b.access_token, 'refresh by the cookie: ' + JSON.stringify(r2).slice(0, 200));
+  const jar2 = await ctx.cookies();
+  check(jar2.find((c) => c.name === 'zz-refresh')?.value === r2.body.refresh_token, 'the refresh cookie rotated with the answer');
+  // Signing out clears them: the desk then asks for a sign-in again.
+  const out = await page.evaluate(async ({ basic, tenant, a }) => (await fetch('/api/blade-auth/oauth/logout', { headers: { Authorization: basic, 'Tenant-Id': tenant, 'Blade-Auth': 'bearer ' + a } })).status, { basic: BASIC, tenant: EDU.id, a: r2.body.access_token });
+  check(out === 200, 'logout answered ' + out);
+  const left = (await ctx.cookies()).filter((c) => c.name.startsWith('zz-') && c.name !== 'zz-lang');
+  check(left.length === 0, 'cookies cleared at sign-out: ' + JSON.stringify(left));
+  await visit(page, '/wel/dashboard');
+  check(pathOf(page) === '/login', 'signed out: /login, got ' + page.url());
+});
 
 test('signed out: a main route sends to /login with the way back', async (t) => {
   const { page } = await session(t, { host: EDU.host, signedIn: false });

@@ -23,10 +23,11 @@ const q = new URLSearchParams({ tenantId, username: user, password: md5(PASSWORD
 const b = await (await fetch(`http://127.0.0.1:${port}/api/blade-auth/oauth/token?${q}`, { method: 'POST', headers: { Authorization: 'Basic c2FiZXI6c2FiZXJfc2VjcmV0', 'Tenant-Id': tenantId } })).json();
 const item = (content) => JSON.stringify({ dataType: typeof content, content, datetime: Date.now() });
 const exp = Math.floor(Date.now() / 1000);
-const cookie = (name, value, secs) => ({ name, value: encodeURIComponent(value), domain: host, path: '/', expires: exp + secs, httpOnly: false, secure: false, sameSite: 'Lax' });
+const cookie = (name, value, secs, path = '/') => ({ name, value, domain: host, path, expires: exp + secs, httpOnly: true, secure: false, sameSite: 'Strict' });
 const origin = `http://${host}:${port}`;
-const state = { cookies: [cookie('saber-access-token', b.access_token, Number(b.expires_in)), cookie('saber-refresh-token', b.refresh_token, 7 * 86400)],
+const state = { cookies: [cookie('zz-token', b.access_token, Number(b.expires_in)), cookie('zz-refresh', b.refresh_token, 7 * 86400, '/api/blade-auth/oauth/token')],
   origins: [{ origin, localStorage: [
+    { name: 'saber-token', value: item(b.access_token) },
     { name: 'saber-token-meta', value: item({ expiresIn: Number(b.expires_in), issuedAt: Date.now(), tenantId: b.tenant_id }) },
     { name: 'saber-userInfo', value: item({ user_id: b.user_id, real_name: b.real_name, user_name: b.user_name, avatar: b.avatar, tenant_id: b.tenant_id, role_name: b.role_name, oauth_id: b.oauth_id }) }] }] };
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', `--host-resolver-rules=MAP *.localhost 127.0.0.1`] });

@@ -4,7 +4,7 @@ import * as CM from '@radix-ui/react-context-menu';
 import * as DM from '@radix-ui/react-dropdown-menu';
 import { ContextMenu, Dropdown } from '../../components/ui/menu';
 import { useEffect, useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp, splitUrl } from '../../app';
 import { store } from '../../lib/storage';
 import * as tb from '../../lib/tagbar';
@@ -72,9 +72,11 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
       <Dropdown className="icon-btn tag-more" label={t('tags.menu')} trigger={<IconChevronDown />} align="end">{actions(DM.Item)}</Dropdown>
       <Confirm open={confirm} onOpenChange={setConfirm} text={t('tags.clearCacheConfirm')} onConfirm={() => {
         const keep = s.get('token-meta');
+        const token = s.get('token');
         const user = s.get('userInfo');
         s.clear();
         if (keep) s.set('token-meta', keep);
+        if (token) s.set('token', token);
         if (user) s.set('userInfo', user);
         toast(t('tags.cleared'));
       }} />
