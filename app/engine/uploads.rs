@@ -271,7 +271,7 @@ pub async fn store_upload_with<R: Send + 'static>(
                 }
                 // Read from the spooled file a chunk at a time (the closure may run again: it opens it each time).
                 let mut f = std::fs::File::open(&path).map_err(|e| store::StoreError::Rule(format!("upload unreadable: {e}")))?;
-                let n = w.put_file_from(&t, id, &mut f)?;
+                let n = w.put_file_from(&t, id, &mut f, len)?;
                 w.add_counter(&t, QUOTA_COUNTER, n as i64)?;
             }
             let owner = attach(w, &saved)?;

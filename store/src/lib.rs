@@ -944,9 +944,11 @@ impl WriteCtx<'_> {
     }
     /// Stores a file's bytes in chunks of at most 256 KiB under `file` (normally the id of its attach record).
     /// `put_file` of what `r` reads, a chunk at a time (an upload spooled to disk: never whole in memory
-    /// twice). A read that fails refuses this operation alone (`Rule`). Returns the bytes stored.
-    pub fn put_file_from(&mut self, tenant: &str, file: u64, r: &mut dyn std::io::Read) -> Result<u64> {
+    /// twice). A read that fails refuses this operation alone (`Rule`). Returns the bytes stored. `len` (what
+    /// the caller expects to read) lets the batch's log record take its room once instead of doubling into it.
+    pub fn put_file_from(&mut self, tenant: &str, file: u64, r: &mut dyn std::io::Read, len: u64) -> Result<u64> {
         self.files.push((tenant.to_string(), file));
+        self.chunks.reserve_log(len as usize + (len as usize / (256 << 10) + 1) * 64);
         let mut buf = vec![0u8; 256 << 10];
         let (mut i, mut total) = (0u32, 0u64);
         loop {

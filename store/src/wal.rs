@@ -128,10 +128,19 @@ pub(crate) enum T {
 #[derive(Clone, Default)]
 pub(crate) struct Redo(Option<Rc<RefCell<Vec<u8>>>>);
 
+/// Bytes before a record's ops: `len u32 | crc32 u32 | seq u64 | synced u64`.
+const REC_HEAD: usize = 24;
+
 impl Redo {
-    /// A redo buffer that records (`on`), or one that does nothing (the log is off, or a backup's copy).
+    /// A redo buffer that records (`on`), or one that does nothing (the log is off, or a backup's copy). Its
+    /// first bytes are kept for the record's head, filled in by `record`: the ops are never copied again (a 10 MB
+    /// upload is one buffer of it on its way to the log, not three).
     pub(crate) fn new(on: bool) -> Redo {
-        Redo(on.then(|| Rc::new(RefCell::new(Vec::with_capacity(16 << 10)))))
+        Redo(on.then(|| {
+            let mut b = Vec::with_capacity(16 << 10);
+            b.resize(REC_HEAD, 0);
+            Rc::new(RefCell::new(b))
+        }))
     }
 
     fn op(&self, t: T, kind: u8, k: &[u8], v: Option<&[u8]>) {
@@ -149,21 +158,20 @@ impl Redo {
     }
 
     /// The record of everything recorded, numbered `seq`, written when `synced` was the last durable sequence
-    /// (None when nothing was written or it does not record).
+    /// (None when nothing was written or it does not record). Takes the buffer: a redo makes one record.
     pub(crate) fn record(&self, seq: u64, synced: u64) -> Option<Vec<u8>> {
         let cell: &RefCell<Vec<u8>> = self.0.as_ref()?;
-        let buf = cell.borrow();
-        if buf.is_empty() {
+        let mut buf = cell.borrow_mut();
+        if buf.len() <= REC_HEAD {
             return None;
         }
-        let mut body = Vec::with_capacity(16 + buf.len());
-        body.extend_from_slice(&seq.to_le_bytes());
-        body.extend_from_slice(&synced.to_le_bytes());
-        body.extend_from_slice(&buf);
-        let mut rec = Vec::with_capacity(8 + body.len());
-        rec.extend_from_slice(&(body.len() as u32).to_le_bytes());
-        rec.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
-        rec.extend_from_slice(&body);
+        let mut rec = std::mem::take(&mut *buf);
+        rec[8..16].copy_from_slice(&seq.to_le_bytes());
+        rec[16..24].copy_from_slice(&synced.to_le_bytes());
+        let crc = crc32fast::hash(&rec[8..]);
+        let len = (rec.len() - 8) as u32;
+        rec[0..4].copy_from_slice(&len.to_le_bytes());
+        rec[4..8].copy_from_slice(&crc.to_le_bytes());
         Some(rec)
     }
 }
@@ -179,6 +187,13 @@ pub struct Logged<'t, K: Key + 'static, V: Value + 'static> {
 impl<'t, K: Key + 'static, V: Value + 'static> Logged<'t, K, V> {
     pub(crate) fn new(t: Table<'t, K, V>, id: T, redo: &Redo) -> Self {
         Logged { t, id, redo: redo.clone() }
+    }
+
+    /// Room in the batch's record for `bytes` more of changes (a large value about to be written).
+    pub fn reserve_log(&self, bytes: usize) {
+        if let Some(buf) = &self.redo.0 {
+            buf.borrow_mut().reserve(bytes);
+        }
     }
 
     /// A table of another database (a backup's copy): nothing recorded.
@@ -257,8 +272,6 @@ pub(crate) struct Wal {
     size: u64,
     /// A folded log kept at `spare_beside(path)` for the next log, and its size.
     spare: Option<u64>,
-    /// A record and `END`, written together.
-    buf: Vec<u8>,
     /// The last sequence number given out.
     pub(crate) seq: u64,
     /// The last sequence number known to be on disk (in the log, or folded into the data file).
@@ -317,7 +330,6 @@ impl Wal {
             synced: HEADER,
             size,
             spare: None,
-            buf: Vec::new(),
             seq,
             durable_seq: seq,
             durable,
@@ -355,14 +367,16 @@ impl Wal {
 
     /// Appends a record; returns the length before it (to take it back if the commit fails). A failed write
     /// leaves the length as it was (what reached the file past it is cut at the next truncate, or is a torn tail).
-    pub(crate) fn append(&mut self, rec: &[u8]) -> Result<u64> {
+    pub(crate) fn append(&mut self, rec: &mut Vec<u8>) -> Result<u64> {
         let before = self.len;
-        self.buf.clear();
-        self.buf.extend_from_slice(rec);
-        self.buf.extend_from_slice(&END);
-        self.file.write_at(before, &self.buf)?;
-        self.len += rec.len() as u64;
-        self.size = self.size.max(before + self.buf.len() as u64);
+        let n = rec.len();
+        // The record and `END` in one write, without a copy of the record (`END` goes on its end and comes off).
+        rec.extend_from_slice(&END);
+        let written = self.file.write_at(before, rec);
+        rec.truncate(n);
+        written?;
+        self.len += n as u64;
+        self.size = self.size.max(before + (n + END.len()) as u64);
         Ok(before)
     }
 

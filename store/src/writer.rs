@@ -628,13 +628,13 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
 fn commit_logged(inner: &Inner, txn: redb::WriteTransaction, redo: &Redo, durable: bool) -> Result<()> {
     let mut g = inner.wal.lock().map_err(|_| StoreError::Storage("write-ahead log lock".into()))?;
     let w = g.as_mut().ok_or_else(|| StoreError::Storage("write-ahead log closed".into()))?;
-    let Some(rec) = redo.record(w.seq + 1, w.durable_seq) else {
+    let Some(mut rec) = redo.record(w.seq + 1, w.durable_seq) else {
         // Nothing was written (a batch of reads, refusals, replays of stored results).
         txn.commit()?;
         return Ok(());
     };
     // A failed append leaves at most a torn tail, which the next start cuts off.
-    let before = w.append(&rec).map_err(|e| StoreError::Storage(format!("appending to the write-ahead log: {e}")))?;
+    let before = w.append(&mut rec).map_err(|e| StoreError::Storage(format!("appending to the write-ahead log: {e}")))?;
     w.seq += 1;
     let undo = |w: &mut crate::wal::Wal, what: String| -> StoreError {
         match w.truncate(before) {
