@@ -34,6 +34,13 @@ fn main() {
     code.push_str(&format!("pub const SERVER_JS: &str = include_str!({:?});\n", lit(&out.join("server.js"))));
     code.push_str(&format!("pub const APP_JS: &str = {:?};\n", manifest["js"].as_str().unwrap_or("")));
     code.push_str(&format!("pub const APP_CSS: &str = {:?};\n", manifest["css"].as_str().unwrap_or("")));
+    // Each part of the screens (ui/src/parts.ts) and the files it needs, for the pages' modulepreload links.
+    code.push_str("/// The screens' parts: (name, the client files it needs).\npub static PARTS: &[(&str, &[&str])] = &[\n");
+    for (name, files) in manifest["parts"].as_object().into_iter().flatten() {
+        let files: Vec<String> = files.as_array().into_iter().flatten().filter_map(|f| f.as_str()).map(|f| format!("{f:?}")).collect();
+        code.push_str(&format!("    ({name:?}, &[{}]),\n", files.join(", ")));
+    }
+    code.push_str("];\n");
     fs::write(out_dir.join("ui_assets.rs"), code).expect("write ui_assets.rs");
 }
 

@@ -1,5 +1,5 @@
 //! Server-rendered pages. Every GET outside `/api` renders the UI for the signed-in user (the
-//! `saber-access-token` cookie) with its data; the same props are embedded as escaped JSON so the browser
+//! server-set `zz-token` cookie, `http::session_token`) with its data; the same props are embedded as escaped JSON so the browser
 //! hydrates the same tree. A render that throws, times out or meets a busy pool is logged and answered with
 //! the client-rendered shell: never a blank page, never a 500.
 use std::sync::Arc;
@@ -75,20 +75,38 @@ fn frame_sources(props: &Value) -> Vec<String> {
     out
 }
 
-/// The hashed client bundle files, cached for a year (names change with content).
-pub async fn asset(axum::extract::Path(name): axum::extract::Path<String>) -> Response {
-    match ui::CLIENT.iter().find(|(n, _)| *n == name) {
-        Some((n, bytes)) => {
-            let mime = if n.ends_with(".js") { "text/javascript; charset=utf-8" } else if n.ends_with(".css") { "text/css; charset=utf-8" } else { "application/octet-stream" };
-            let mut r = bytes.to_vec().into_response();
-            let h = r.headers_mut();
-            h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
-            h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
-            h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-            r
-        }
-        None => ApiError::with(Kind::UnknownRoute, format!("/assets/{name}")).into_response(),
+/// The hashed client bundle files, cached for a year (names change with content), compressed at build time:
+/// brotli when the browser takes it, else gzip, else as they are.
+pub async fn asset(axum::extract::Path(name): axum::extract::Path<String>, headers: HeaderMap) -> Response {
+    let unknown = || ApiError::with(Kind::UnknownRoute, format!("/assets/{name}")).into_response();
+    if name.ends_with(".br") || name.ends_with(".gz") {
+        return unknown();
     }
+    let Some((n, plain)) = ui::CLIENT.iter().find(|(n, _)| *n == name) else { return unknown() };
+    let takes = |coding: &str| {
+        headers.get_all(header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|e| {
+            let mut it = e.split(';');
+            it.next().is_some_and(|c| c.trim().eq_ignore_ascii_case(coding)) && !it.any(|q| matches!(q.trim().replace(' ', "").as_str(), "q=0" | "q=0.0" | "q=0.00" | "q=0.000"))
+        })
+    };
+    let variant = |ext: &str| ui::CLIENT.iter().find(|(v, _)| v.len() == n.len() + ext.len() && v.starts_with(n) && v.ends_with(ext)).map(|(_, b)| *b);
+    let (bytes, coding) = match (takes("br").then(|| variant(".br")).flatten(), takes("gzip").then(|| variant(".gz")).flatten()) {
+        (Some(b), _) => (b, Some("br")),
+        (None, Some(g)) => (g, Some("gzip")),
+        _ => (*plain, None),
+    };
+    let mime = if n.ends_with(".js") { "text/javascript; charset=utf-8" } else if n.ends_with(".css") { "text/css; charset=utf-8" } else { "application/octet-stream" };
+    // Embedded in the binary: answered from where they lie, never copied.
+    let mut r = axum::body::Body::from(bytes).into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    if let Some(c) = coding {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(c));
+    }
+    h.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    r
 }
 
 /// Paths the spec serves outside `/api` (the receivables' `/blade-api/…`, `/bladeDict/…`, the work orders'
@@ -118,7 +136,7 @@ async fn page(st: &AppState, req: Request) -> Response {
         Some("en") => Lang::En,
         _ => Lang::Zh,
     };
-    let session = match crate::http::cookie(&headers, "saber-access-token") {
+    let session = match crate::http::session_token(&headers) {
         Some(tok) => crate::auth::session::load(st, tok).await.ok(),
         None => None,
     };
@@ -142,7 +160,8 @@ async fn page(st: &AppState, req: Request) -> Response {
         },
         None => (StatusCode::OK, String::new()),
     };
-    let doc = document(lang, &body, &props_json);
+    let (parts, body) = parts_of(&body);
+    let doc = document(lang, body, &props_json, &parts);
     let mut r = (status, doc).into_response();
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
@@ -220,9 +239,25 @@ pub fn script_json(s: &str) -> String {
     s.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")
 }
 
-fn document(lang: Lang, body: &str, props: &str) -> String {
+/// The parts the rendered page's screen is in (`<!--zz-parts:a,b-->` before the markup; ui/src/parts.ts), and the
+/// markup without that line.
+fn parts_of(html: &str) -> (Vec<&str>, &str) {
+    let Some(rest) = html.strip_prefix("<!--zz-parts:") else { return (Vec::new(), html) };
+    let Some(end) = rest.find("-->") else { return (Vec::new(), html) };
+    (rest[..end].split(',').filter(|p| !p.is_empty()).collect(), &rest[end + 3..])
+}
+
+fn document(lang: Lang, body: &str, props: &str, parts: &[&str]) -> String {
     let html_lang = if lang == Lang::En { "en" } else { "zh-CN" };
-    let css = if ui::APP_CSS.is_empty() { String::new() } else { format!("<link rel=\"stylesheet\" href=\"/assets/{}\">", ui::APP_CSS) };
+    let mut css = if ui::APP_CSS.is_empty() { String::new() } else { format!("<link rel=\"stylesheet\" href=\"/assets/{}\">", ui::APP_CSS) };
+    // The app and the page's part come together rather than one after the other (the part is fetched before
+    // hydration: ui/src/entry-client.tsx).
+    css.push_str(&format!("<link rel=\"modulepreload\" href=\"/assets/{}\">", ui::APP_JS));
+    for (_, files) in ui::PARTS.iter().filter(|(n, _)| parts.contains(n)) {
+        for f in files.iter() {
+            css.push_str(&format!("<link rel=\"modulepreload\" href=\"/assets/{f}\">"));
+        }
+    }
     format!(
         "<!doctype html><html lang=\"{html_lang}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
 <title>智装</title><link rel=\"icon\" href=\"/static/img/avatar.svg\">{css}</head><body><div id=\"root\">{body}</div>\

@@ -1,8 +1,11 @@
 // Bundles the UI (run as `npx bun build.mjs <outdir>`; works offline).
-//   <outdir>/client/app-<hash>.js (+ app-<hash>.css)  hydrating browser bundle
-//   <outdir>/manifest.json                              { js, css } names of the above
+//   <outdir>/client/app-<hash>.js (+ app-<hash>.css)  hydrating browser bundle (the first page's code)
+//   <outdir>/client/chunk-<hash>.js                     the screens' parts (src/parts.ts), fetched when needed
+//   <outdir>/client/*.br, *.gz                          each of them compressed (brotli 11, gzip 9)
+//   <outdir>/manifest.json                              { js, css, parts: { name: [files] } }
 //   <outdir>/server.js                                  one classic script defining globalThis.render
-import { mkdirSync, writeFileSync, rmSync, readdirSync, renameSync } from 'node:fs';
+import { mkdirSync, writeFileSync, rmSync, readdirSync, renameSync, readFileSync } from 'node:fs';
+import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { join, resolve } from 'node:path';
 
 if (typeof Bun === 'undefined') {
@@ -15,9 +18,8 @@ rmSync(join(out, 'client'), { recursive: true, force: true });
 mkdirSync(join(out, 'client'), { recursive: true });
 
 const define = { 'process.env.NODE_ENV': '"production"' };
-// react-i18next -> src/i18n/react.ts, a memoising drop-in for the API the app uses (see there;
-// it halves list-page SSR time in QuickJS). Tests under bun still get the real package.
-const i18nAlias = { name: 'fast-i18n', setup(b) { b.onResolve({ filter: /^react-i18next$/ }, () => ({ path: join(here, 'src/i18n/react.ts') })); } };
+// The server renders every screen at once: src/parts.ts (screens fetched when needed) becomes parts.server.ts.
+const serverParts = { name: 'server-parts', setup(b) { b.onResolve({ filter: /\/parts$/ }, (a) => (a.importer.includes('/src/') ? { path: join(here, 'src/parts.server.ts') } : undefined)); } };
 
 function fail(what, res) {
   for (const m of res.logs) console.error(m);
@@ -30,8 +32,10 @@ const client = await Bun.build({
   target: 'browser',
   format: 'esm',
   minify: true,
+  // Screens in parts (src/parts.ts): each dynamic import its own chunk, code two parts share in a chunk of its own.
+  splitting: true,
+  metafile: true,
   define,
-  plugins: [i18nAlias],
   naming: { entry: 'app-[hash].[ext]', asset: '[name]-[hash].[ext]', chunk: 'chunk-[hash].[ext]' },
 });
 if (!client.success) fail('client', client);
@@ -46,7 +50,32 @@ for (const f of readdirSync(join(out, 'client'))) {
     manifest.css = hashed;
   }
 }
+// Each part's files: its chunk and the chunks it imports, the app's own file aside (the server names them in
+// <link rel="modulepreload"> for the page it renders, so they come alongside the app instead of after it).
+const outputs = client.metafile.outputs;
+const base = (p) => p.replace(/^\.\//, '');
+manifest.parts = {};
+for (const [file, o] of Object.entries(outputs)) {
+  const m = /(?:^|\/)src\/parts\/(\w+)\.ts$/.exec(o.entryPoint || '');
+  if (!m) continue;
+  const files = [];
+  const walk = (f) => {
+    const b = base(f);
+    if (b === manifest.js || files.includes(b)) return;
+    files.push(b);
+    for (const i of outputs['./' + b]?.imports ?? outputs[b]?.imports ?? []) if (i.kind === 'import-statement') walk(i.path);
+  };
+  walk(file);
+  manifest.parts[m[1]] = files;
+}
 writeFileSync(join(out, 'manifest.json'), JSON.stringify(manifest));
+// Compressed once here, served as they are (app/pages.rs `asset`): brotli when the browser takes it, else gzip.
+for (const f of readdirSync(join(out, 'client'))) {
+  if (!/\.(js|css)$/.test(f)) continue;
+  const bytes = readFileSync(join(out, 'client', f));
+  writeFileSync(join(out, 'client', f + '.br'), brotliCompressSync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+  writeFileSync(join(out, 'client', f + '.gz'), gzipSync(bytes, { level: 9 }));
+}
 
 const server = await Bun.build({
   entrypoints: [join(here, 'src/entry-server.tsx')],
@@ -55,7 +84,7 @@ const server = await Bun.build({
   minify: true,
   define,
   // The server never needs the stylesheet.
-  plugins: [i18nAlias, { name: 'no-css', setup(b) { b.onLoad({ filter: /\.css$/ }, () => ({ contents: '', loader: 'js' })); } }],
+  plugins: [serverParts, { name: 'no-css', setup(b) { b.onLoad({ filter: /\.css$/ }, () => ({ contents: '', loader: 'js' })); } }],
 });
 if (!server.success) fail('server', server);
 writeFileSync(join(out, 'server.js'), await server.outputs[0].text());

@@ -350,3 +350,62 @@ async fn every_search_form_filter_lists_the_records_of_its_value() {
     assert!(asked >= 100, "{asked} filters asked");
     assert_eq!(ranged, 7, "date ranges asked");
 }
+
+/// Issue 57 item 4: the first page carries only the app; a page whose screen is in a part names that part's files
+/// for preloading (and no other part's); the files are answered brotli-compressed to a browser that takes it,
+/// gzip to one that takes only that, plain otherwise — each the same bytes once decompressed.
+#[tokio::test]
+async fn pages_preload_their_part_and_assets_come_compressed_as_asked() {
+    use std::io::Read;
+    let app = ssr_app();
+    let token = app.admin("157270").await;
+    let preloads = |html: &str| -> Vec<String> {
+        html.split("<link rel=\"modulepreload\" href=\"/assets/").skip(1).map(|s| s.split('"').next().unwrap().to_string()).collect()
+    };
+    let (_, _, login) = page(&app, "/login", None, &[]).await;
+    let first = preloads(&login);
+    assert_eq!(first.len(), 1, "the sign-in page preloads the app alone: {first:?}");
+    assert!(first[0].starts_with("app-"), "{first:?}");
+    let (s, _, desk) = page(&app, "/wel/index", Some(&token), &[]).await;
+    assert_eq!(s, 200);
+    assert!(!desk.contains("<!--zz-parts"), "the directive is not sent");
+    let desk_files = preloads(&desk);
+    assert!(desk_files.len() >= 2 && desk_files.iter().any(|f| f.starts_with("chunk-")), "the desk's part: {desk_files:?}");
+    let (_, _, list) = page(&app, "/system/param", Some(&token), &[]).await;
+    let list_files = preloads(&list);
+    assert!(list_files.iter().any(|f| f.starts_with("chunk-")) && list_files != desk_files, "the list screen's part, not the desk's: {list_files:?}");
+
+    let get = |enc: Option<&'static str>, name: String| {
+        let mut b = Request::get(format!("/assets/{name}"));
+        if let Some(e) = enc {
+            b = b.header("accept-encoding", e);
+        }
+        let router = app.router.clone();
+        async move {
+            let resp = tower::ServiceExt::oneshot(router, b.body(Body::empty()).unwrap()).await.unwrap();
+            let (status, h) = (resp.status().as_u16(), resp.headers().clone());
+            let bytes = http_body_util::BodyExt::collect(resp.into_body()).await.unwrap().to_bytes().to_vec();
+            (status, h, bytes)
+        }
+    };
+    let app_js = first[0].clone();
+    let (s, h, plain) = get(None, app_js.clone()).await;
+    assert_eq!(s, 200);
+    assert!(h.get("content-encoding").is_none());
+    let (_, h, br) = get(Some("gzip, deflate, br, zstd"), app_js.clone()).await;
+    assert_eq!(h["content-encoding"], "br");
+    assert!(h["vary"].to_str().unwrap().to_ascii_lowercase().contains("accept-encoding"));
+    let mut out = Vec::new();
+    brotli_decompressor::Decompressor::new(&br[..], 4096).read_to_end(&mut out).unwrap();
+    assert_eq!(out, plain, "brotli of the same file");
+    assert!(br.len() * 3 < plain.len(), "compressed: {} of {}", br.len(), plain.len());
+    let (_, h, gz) = get(Some("gzip"), app_js.clone()).await;
+    assert_eq!(h["content-encoding"], "gzip");
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut out).unwrap();
+    assert_eq!(out, plain, "gzip of the same file");
+    let (_, h, _) = get(Some("br;q=0, gzip"), app_js.clone()).await;
+    assert_eq!(h["content-encoding"], "gzip", "br refused by q=0");
+    let (s, _, _) = get(None, format!("{app_js}.br")).await;
+    assert_eq!(s, 404, "the compressed copies are not files of their own");
+}

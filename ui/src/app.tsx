@@ -2,11 +2,12 @@
 // that varies (time, locale, user, menus, page data) comes from props; browser-only state
 // (tags, lock, theme) is read in effects after hydration.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState } from 'react';
-import { I18nextProvider } from 'react-i18next';
+import { I18nextProvider } from './i18n/react';
 import { Router } from 'wouter';
 import type { Props } from './types';
 import { i18nFor, type Locale } from './i18n';
-import { matchRoute } from './routes';
+import { matchRoute, partsOf } from './routes';
+import { ensure } from './parts';
 import { ToastProvider } from './components/ui/toast';
 import { store } from './lib/storage';
 
@@ -44,8 +45,10 @@ export function App({ initial }: { initial: Props }) {
   const navigate = useCallback((href: string, opts: { replace?: boolean } = {}) => {
     if (typeof window === 'undefined') return;
     if (/^https?:\/\//.test(href)) { window.location.assign(href); return; }
-    void fetchProps(href).then((p) => {
+    void fetchProps(href).then(async (p) => {
       if (!p) { window.location.assign(href); return; }
+      // The new page's part before the switch (the old page stays until it is here).
+      try { await ensure(partsOf(splitUrl(p.url)[0], p)); } catch { window.location.assign(href); return; }
       if (opts.replace) history.replaceState(null, '', p.url); else history.pushState(null, '', p.url);
       setProps(p);
       window.scrollTo(0, 0);

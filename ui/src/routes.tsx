@@ -8,55 +8,38 @@ import { LoginPage } from './features/auth/LoginPage';
 import { LockPage } from './features/auth/LockPage';
 import { ErrorPage } from './features/errors/ErrorPage';
 import { MainLayout } from './features/layout/MainLayout';
-import { ListPage } from './features/crud/ListPage';
-import { Welcome } from './features/desk/Welcome';
-import { Dashboard } from './features/desk/Dashboard';
-import { MessagesPage } from './features/desk/Messages';
-import { PrintPage } from './features/print/Print';
-import { InfoPage } from './features/info/InfoPage';
 import { Placeholder, FramePage } from './features/misc/Placeholder';
 import { leaves } from './lib/menu';
-import { DictPage } from './features/admin/DictPage';
-import { UserPage } from './features/admin/UserPage';
-import { RolePage, MenuPage, DeptPage, TenantPage } from './features/admin/pages';
-import { StatusPage } from './features/monitor/StatusPage';
-import { ProjectDetail, ContractDetail } from './features/scm/ProjectDetail';
-import { ProcessDetail } from './features/scm/Site';
-import { ConstructInfo } from './features/scm/Construct';
-import { ReplayDetail } from './features/scm/Replay';
-import { CategoryTree } from './features/scm/Categories';
-import { LedgerDetail, ReceivablesPage } from './features/finance/Ledger';
-import { CostPage } from './features/finance/Cost';
-import { AddWorkOrder, WorkOrderDetail } from './features/worklist/WorkOrders';
-import { InboundDetail, OutboundDetail, StockCard } from './features/wms/Orders';
-import { WorkList, HandleTask, ProcessDetail as FlowDetail, LeaveForm, LeaveList, StartForm } from './features/flow/Work';
-import { ModelPage, ManagerPage, FollowPage } from './features/flow/Admin';
-import { ApprovalTasks, ApprovalDetail, ApprovalFiles, ApprovalRecords } from './features/flow/Approval';
+import type { PartName, Parts } from './parts';
+import { PartView } from './components/PartView';
+
+/** A screen of a part: rendered from the part once it is here (see parts.ts). */
+const inPart = <K extends PartName>(part: K, view: (m: Parts[K]) => ReactNode) => <PartView part={part} view={view as (m: any) => ReactNode} />;
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
-export const ADMIN_SCREENS: Record<string, () => ReactNode> = {
-  '/system/dict': () => <DictPage biz={false} />,
-  '/system/dictbiz': () => <DictPage biz />,
-  '/system/user': () => <UserPage />,
-  '/authority/role': () => <RolePage />,
-  '/system/menu': () => <MenuPage />,
-  '/system/dept': () => <DeptPage />,
-  '/system/tenant': () => <TenantPage />,
-  '/monitor/status': () => <StatusPage />,
-  '/work/start': () => <WorkList mode="start" />,
-  '/work/claim': () => <WorkList mode="claim" />,
-  '/work/todo': () => <WorkList mode="todo" />,
-  '/work/send': () => <WorkList mode="send" />,
-  '/work/done': () => <WorkList mode="done" />,
-  '/flow/model': () => <ModelPage />,
-  '/finance/receivables': () => <ReceivablesPage />,
-  '/productCategory/index': () => <CategoryTree />,
-  '/flow/deploy': () => <ManagerPage />,
-  '/flow/manager': () => <ManagerPage />,
-  '/flow/follow': () => <FollowPage />,
-  '/approval/index': () => <ApprovalTasks />,
-  '/approval/file': () => <ApprovalFiles />,
-  '/approval/record': () => <ApprovalRecords />,
+export const ADMIN_SCREENS: Record<string, { part: PartName; render: () => ReactNode }> = {
+  '/system/dict': { part: 'admin', render: () => inPart('admin', (m) => <m.DictPage biz={false} />) },
+  '/system/dictbiz': { part: 'admin', render: () => inPart('admin', (m) => <m.DictPage biz />) },
+  '/system/user': { part: 'admin', render: () => inPart('admin', (m) => <m.UserPage />) },
+  '/authority/role': { part: 'admin', render: () => inPart('admin', (m) => <m.RolePage />) },
+  '/system/menu': { part: 'admin', render: () => inPart('admin', (m) => <m.MenuPage />) },
+  '/system/dept': { part: 'admin', render: () => inPart('admin', (m) => <m.DeptPage />) },
+  '/system/tenant': { part: 'admin', render: () => inPart('admin', (m) => <m.TenantPage />) },
+  '/monitor/status': { part: 'admin', render: () => inPart('admin', (m) => <m.StatusPage />) },
+  '/work/start': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="start" />) },
+  '/work/claim': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="claim" />) },
+  '/work/todo': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="todo" />) },
+  '/work/send': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="send" />) },
+  '/work/done': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="done" />) },
+  '/flow/model': { part: 'flow', render: () => inPart('flow', (m) => <m.ModelPage />) },
+  '/finance/receivables': { part: 'finance', render: () => inPart('finance', (m) => <m.ReceivablesPage />) },
+  '/productCategory/index': { part: 'scm', render: () => inPart('scm', (m) => <m.CategoryTree />) },
+  '/flow/deploy': { part: 'flow', render: () => inPart('flow', (m) => <m.ManagerPage />) },
+  '/flow/manager': { part: 'flow', render: () => inPart('flow', (m) => <m.ManagerPage />) },
+  '/flow/follow': { part: 'flow', render: () => inPart('flow', (m) => <m.FollowPage />) },
+  '/approval/index': { part: 'flow', render: () => inPart('flow', (m) => <m.ApprovalTasks />) },
+  '/approval/file': { part: 'flow', render: () => inPart('flow', (m) => <m.ApprovalFiles />) },
+  '/approval/record': { part: 'flow', render: () => inPart('flow', (m) => <m.ApprovalRecords />) },
 };
 
 export type RouteDef = {
@@ -67,11 +50,16 @@ export type RouteDef = {
   title?: string;
   /** HTTP status the server should answer with. */
   status?: number;
+  /** The part its screen is in (fetched before the page shows: parts.ts). */
+  part?: PartName;
   render: (params: Record<string, string>) => ReactNode;
 };
 
 const main = (title: string, node: ReactNode) => <MainLayout title={title}>{node}</MainLayout>;
 const placeholder = (title: string) => (p: Record<string, string>) => main(title, <Placeholder title={title} params={p} />);
+/** A signed-in page whose screen is in `part`. */
+const on = <K extends PartName>(path: string, title: string, part: K, view: (m: Parts[K], p: Record<string, string>) => ReactNode): RouteDef =>
+  ({ path, title, part, render: (p) => main(title, inPart(part, (m) => view(m, p))) });
 
 export const routes: RouteDef[] = [
   { path: '/login', public: true, render: () => <LoginPage /> },
@@ -79,32 +67,32 @@ export const routes: RouteDef[] = [
   { path: '/404', public: true, status: 404, render: () => <ErrorPage code={404} /> },
   { path: '/403', public: true, status: 403, render: () => <ErrorPage code={403} /> },
   { path: '/500', public: true, status: 500, render: () => <ErrorPage code={500} /> },
-  { path: '/wel/index', title: 'menu.wel', render: () => main('menu.wel', <Welcome />) },
-  { path: '/wel/dashboard', title: 'menu.dashboard', render: () => main('menu.dashboard', <Dashboard />) },
-  { path: '/info/index', title: 'menu.info', render: () => main('menu.info', <InfoPage />) },
-  { path: '/desk/message', title: 'menu.messages', render: () => main('menu.messages', <MessagesPage />) },
+  on('/wel/index', 'menu.wel', 'desk', (m) => <m.Welcome />),
+  on('/wel/dashboard', 'menu.dashboard', 'desk', (m) => <m.Dashboard />),
+  on('/info/index', 'menu.info', 'admin', (m) => <m.InfoPage />),
+  on('/desk/message', 'menu.messages', 'desk', (m) => <m.MessagesPage />),
   { path: '/test/index', title: 'menu.test', render: placeholder('menu.test') },
-  { path: '/worklist/addworklist', title: 'menu.addworklist', render: () => main('menu.addworklist', <AddWorkOrder />) },
-  { path: '/worklist/view/:orderNo', title: 'menu.workOrder', render: (p) => main('menu.workOrder', <WorkOrderDetail no={p.orderNo} />) },
+  on('/worklist/addworklist', 'menu.addworklist', 'worklist', (m) => <m.AddWorkOrder />),
+  on('/worklist/view/:orderNo', 'menu.workOrder', 'worklist', (m, p) => <m.WorkOrderDetail no={p.orderNo} />),
   { path: '/myiframe/:routerPath*', title: 'menu.iframe', render: () => main('menu.iframe', <FramePage />) },
-  { path: '/approval/detail', title: 'menu.approvalDetail', render: () => main('menu.approvalDetail', <ApprovalDetail />) },
-  { path: '/process/detail/:constructCode', title: 'menu.processDetail', render: (p) => main('menu.processDetail', <ProcessDetail code={p.constructCode} />) },
-  { path: '/finance/contractLedger/detail', title: 'menu.ledgerDetail', render: () => main('menu.ledgerDetail', <LedgerDetail />) },
-  { path: '/bim/projectcost/detail/:projectId', title: 'menu.costDetail', render: (p) => main('menu.costDetail', <CostPage projectId={p.projectId} />) },
-  { path: '/replay/detail/:replayCode', title: 'menu.replayDetail', render: (p) => main('menu.replayDetail', <ReplayDetail code={p.replayCode} />) },
+  on('/approval/detail', 'menu.approvalDetail', 'flow', (m) => <m.ApprovalDetail />),
+  on('/process/detail/:constructCode', 'menu.processDetail', 'scm', (m, p) => <m.ProcessDetail code={p.constructCode} />),
+  on('/finance/contractLedger/detail', 'menu.ledgerDetail', 'finance', (m) => <m.LedgerDetail />),
+  on('/bim/projectcost/detail/:projectId', 'menu.costDetail', 'finance', (m, p) => <m.CostPage projectId={p.projectId} />),
+  on('/replay/detail/:replayCode', 'menu.replayDetail', 'scm', (m, p) => <m.ReplayDetail code={p.replayCode} />),
   // Print layouts: a page of their own (no menu or header), signed in.
-  { path: '/print/:kind/:no', title: 'menu.print', render: (p) => <PrintPage kind={p.kind} no={p.no} /> },
-  { path: '/contract/detail/:contractCode', title: 'menu.contractDetail', render: (p) => main('menu.contractDetail', <ContractDetail code={p.contractCode} />) },
-  { path: '/project/detail/:projectCode', title: 'menu.projectDetail', render: (p) => main('menu.projectDetail', <ProjectDetail code={p.projectCode} />) },
-  { path: '/wms/order/rk/detail/:orderNo', title: 'menu.rkDetail', render: (p) => main('menu.rkDetail', <InboundDetail no={p.orderNo} />) },
-  { path: '/wms/order/ck/detail/:orderNo', title: 'menu.ckDetail', render: (p) => main('menu.ckDetail', <OutboundDetail no={p.orderNo} />) },
-  { path: '/wms/stock/card/:goodsId', title: 'menu.stockCard', render: (p) => main('menu.stockCard', <StockCard goodsId={p.goodsId} />) },
-  { path: '/work/process/leave', title: 'menu.leave', render: () => main('menu.leave', <LeaveList />) },
-  { path: '/work/process/leave/form/:processDefinitionId', title: 'menu.leaveForm', render: (p) => main('menu.leaveForm', <LeaveForm processId={p.processDefinitionId} />) },
-  { path: '/work/process/flow/form/:processDefinitionId', title: 'menu.flowStart', render: (p) => main('menu.flowStart', <StartForm processId={p.processDefinitionId} />) },
-  { path: '/work/process/:kind/handle/:taskId/:processInstanceId/:businessId?', title: 'menu.flowHandle', render: (p) => main('menu.flowHandle', <HandleTask kind={p.kind} taskId={p.taskId} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />) },
-  { path: '/work/process/:kind/detail/:processInstanceId/:businessId?', title: 'menu.flowDetail', render: (p) => main('menu.flowDetail', <FlowDetail kind={p.kind} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />) },
-  { path: '/construct/info/:constructCode?/:edit?/:tagname?', title: 'menu.constructInfo', render: (p) => main('menu.constructInfo', <ConstructInfo code={p.constructCode} edit={p.edit} tag={p.tagname} />) },
+  { path: '/print/:kind/:no', title: 'menu.print', part: 'print', render: (p) => inPart('print', (m) => <m.PrintPage kind={p.kind} no={p.no} />) },
+  on('/contract/detail/:contractCode', 'menu.contractDetail', 'scm', (m, p) => <m.ContractDetail code={p.contractCode} />),
+  on('/project/detail/:projectCode', 'menu.projectDetail', 'scm', (m, p) => <m.ProjectDetail code={p.projectCode} />),
+  on('/wms/order/rk/detail/:orderNo', 'menu.rkDetail', 'wms', (m, p) => <m.InboundDetail no={p.orderNo} />),
+  on('/wms/order/ck/detail/:orderNo', 'menu.ckDetail', 'wms', (m, p) => <m.OutboundDetail no={p.orderNo} />),
+  on('/wms/stock/card/:goodsId', 'menu.stockCard', 'wms', (m, p) => <m.StockCard goodsId={p.goodsId} />),
+  on('/work/process/leave', 'menu.leave', 'flow', (m) => <m.LeaveList />),
+  on('/work/process/leave/form/:processDefinitionId', 'menu.leaveForm', 'flow', (m, p) => <m.LeaveForm processId={p.processDefinitionId} />),
+  on('/work/process/flow/form/:processDefinitionId', 'menu.flowStart', 'flow', (m, p) => <m.StartForm processId={p.processDefinitionId} />),
+  on('/work/process/:kind/handle/:taskId/:processInstanceId/:businessId?', 'menu.flowHandle', 'flow', (m, p) => <m.HandleTask kind={p.kind} taskId={p.taskId} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />),
+  on('/work/process/:kind/detail/:processInstanceId/:businessId?', 'menu.flowDetail', 'flow', (m, p) => <m.FlowDetail kind={p.kind} instanceId={p.processInstanceId} businessId={p.businessId ?? '0'} />),
+  on('/construct/info/:constructCode?/:edit?/:tagname?', 'menu.constructInfo', 'scm', (m, p) => <m.ConstructInfo code={p.constructCode} edit={p.edit} tag={p.tagname} />),
 ];
 
 const compiled = routes.map((r) => ({ r, ...parse(r.path) }));
@@ -127,13 +115,19 @@ export function matchRoute(path: string, props: Props): Match {
   // Menu-declared pages: the generic list screen, or a placeholder the business issues fill.
   const menu = leaves(props.menus).find((m) => m.path === clean);
   const admin = ADMIN_SCREENS[clean];
-  if (admin && menu) return { route: { path: clean, title: menu.name, render: () => main(menu.name, admin()) }, params: {} };
+  if (admin && menu) return { route: { path: clean, title: menu.name, part: admin.part, render: () => main(menu.name, admin.render()) }, params: {} };
   if (props.page.kind === 'list') {
     const title = menu?.name ?? (props.locale === 'en' ? (props.page as any).resource.labelEn : (props.page as any).resource.label);
-    return { route: { path: clean, title, render: () => main(title, <ListPage />) }, params: {} };
+    return { route: { path: clean, title, part: 'crud', render: () => main(title, inPart('crud', (m) => <m.ListPage />)) }, params: {} };
   }
   if (menu) return { route: { path: clean, title: menu.name, render: () => main(menu.name, <Placeholder title={menu.name} params={{}} />) }, params: {} };
   // Signed out, the user's menus are unknown: a path that is some screen asks for sign-in first; any other
   // path is /404 at once (SPEC §2: any unknown path goes to /404).
   return { route: props.user || !props.knownPath ? notFound : { ...notFound, public: false }, params: {} };
 }
+
+/** The parts a page needs (fetched before it shows). */
+export const partsOf = (path: string, props: Props): PartName[] => {
+  const part = matchRoute(path, props).route.part;
+  return part ? [part] : [];
+};

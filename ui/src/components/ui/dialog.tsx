@@ -2,7 +2,7 @@
 import * as D from '@radix-ui/react-dialog';
 import * as A from '@radix-ui/react-alert-dialog';
 import { useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 
 /**
  * True from the first render where `open` is true on. Closed dialogs render nothing, yet Radix's

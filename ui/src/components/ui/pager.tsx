@@ -1,5 +1,5 @@
 // The pager of every list screen: total, page size (10/30/50/100/200), previous, five page numbers, next.
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 
 /** Page sizes the list screens offer (SPEC §9); the default is the first. */
 export const PAGE_SIZES = [10, 30, 50, 100, 200];

@@ -4,7 +4,7 @@
 // from the server's props (`firstPage`, what the list call answers), so the server's HTML already has
 // them and hydration matches; later pages, filters and reloads are fetched.
 import { useMemo, useRef, useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useProps } from '../../app';
 import { useRemove } from '../crud/useRemove';
 import { useToast } from '../../components/ui/toast';

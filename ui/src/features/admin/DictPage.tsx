@@ -4,7 +4,7 @@
 // borders, row index, selection, a view button, dialogs 880 wide not closed by an outside click,
 // action columns 150 (parent) and 220 (child). Sealed entries cannot be edited or removed.
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useProps } from '../../app';
 import type { FormField } from '../../lib/admin';
 import { CrudTable, type Column, type CrudConfig } from './CrudTable';

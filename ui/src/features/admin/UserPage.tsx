@@ -3,7 +3,7 @@
 // are shown once, Excel import/export. Buttons per permission code (user_add, user_edit,
 // user_delete, user_view, user_role, user_reset, user_import, user_export).
 import { useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { Confirm, Dialog } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { ApiError, download as dl, errText, post, qs } from '../../lib/api';

@@ -2,7 +2,7 @@
 // their blade-system APIs (SPEC §7 "System"), buttons per the codes of assets/seed/menus.json.
 import * as Tabs from '@radix-ui/react-tabs';
 import { useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { Dialog } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { ApiError, get, post } from '../../lib/api';

@@ -3,7 +3,7 @@
 // dictionary loader. Everything here renders the same on the server and on first client render:
 // data is either seeded from the server's props or arrives after hydration.
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useProps } from '../../app';
 import type { Page } from '../../types';
 import { Dialog, FormRow } from '../../components/ui/dialog';

@@ -2,7 +2,7 @@
 // asks the server (POST /api/blade-user/check-password with the MD5, as at sign-in); the
 // browser never keeps the clear text.
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp } from '../../app';
 import { store } from '../../lib/storage';
 import { lockPassword } from '../../lib/validators';

@@ -1,7 +1,7 @@
 // Sign-in page (SPEC §2, §8): tenant (hidden when known from the host), account, password
 // sent as MD5, captcha with refresh; third-party sign-ins not yet bound open the register dialog.
 import { useEffect, useState, type FormEvent } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp } from '../../app';
 import { signIn } from '../../lib/auth';
 import { safeRedirect } from '../../lib/guard';

@@ -1,6 +1,6 @@
 // 账号注册 for third-party sign-ins whose user id is empty or negative (SPEC §2, §4, §5).
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp } from '../../app';
 import { Dialog, FormRow } from '../../components/ui/dialog';
 import { registerErrors, type RegisterForm } from '../../lib/validators';

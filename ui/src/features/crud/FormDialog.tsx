@@ -1,6 +1,6 @@
 // Add / edit / view dialog of the generic list screen; validation on blur (SPEC §5).
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp } from '../../app';
 import type { Field, ResourceSchema } from '../../types';
 import { Dialog, FormRow } from '../../components/ui/dialog';

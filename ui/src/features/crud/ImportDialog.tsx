@@ -2,7 +2,7 @@
 // rows naming an existing record overwrite it, download the template; the result (added, updated, skipped) or
 // the server's refusal (which names the row) is shown in the dialog.
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { Dialog } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { download, errText, importFile } from '../../lib/api';

@@ -1,7 +1,7 @@
 // The generic list screen, driven by the ResourceSchema the server sends (architecture §7).
 // Filters and paging live in the URL, so the server renders exactly what the client shows.
 import { useMemo, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp, splitUrl } from '../../app';
 import type { ExactFilter, Field, ResourceSchema, RowAction, ToolForm } from '../../types';
 import { qs, download, errText, post } from '../../lib/api';

@@ -1,7 +1,7 @@
 // The delete flow both list screens share (SPEC §5): nothing selected → 请选择至少一条数据; otherwise
 // 确定将选择数据删除? and, when confirmed, POST <api>/remove?ids=… then 删除成功 (or the server's message).
 import { useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { post, ApiError } from '../../lib/api';
 import { Confirm } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'react';
 import { get } from '../../lib/api';
 import { useProps } from '../../app';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { Host } from '../../components/ui/host';
 import { PROVINCES, VIEW } from './geo/paths';
 import { BUS, PERIODS, top5Of6, type Bu, type Period } from './map';

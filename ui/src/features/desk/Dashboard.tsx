@@ -1,7 +1,7 @@
 // Console (SPEC §2 /wel/dashboard): the launcher, approval counts, the project distribution map
 // (from the engine; samples, marked, for a tenant without processes), the business figures and monthly output
 // (statistics, for those who may read the ledgers) and the sample map and pie.
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useProps } from '../../app';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';

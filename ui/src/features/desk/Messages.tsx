@@ -7,7 +7,6 @@ import { useApp } from '../../app';
 import { get, post } from '../../lib/api';
 import { useL } from '../../lib/words';
 import { Pager } from '../../components/ui/pager';
-import './desk.css';
 
 const M = '/api/blade-desk/message';
 type Msg = { id: string; kind: number; kindName: string; title: string; content: string; link: string; unread: boolean; createTime: string };

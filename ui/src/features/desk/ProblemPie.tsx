@@ -1,7 +1,7 @@
 // Pie of project completion problems (SPEC §2): the tenant's rectifications by category (visx Pie), with a
 // legend; left out for a user who may not read rectifications, never filled with invented figures.
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { get } from '../../lib/api';
 import { useProps } from '../../app';
 import { Group } from '@visx/group';

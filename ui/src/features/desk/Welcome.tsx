@@ -4,12 +4,11 @@
 // projects where there are some). Every figure is the tenant's own within the user's scope: a card the user may
 // not see is left out, never filled with invented numbers.
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp, useProps } from '../../app';
 import { get } from '../../lib/api';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';
-import './desk.css';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** yyyy-MM-dd from props.now; UTC+8 (the product's home zone) without locale lookups. */

@@ -1,4 +1,4 @@
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 
 export function ErrorPage({ code }: { code: 403 | 404 | 500 }) {
   const { t } = useTranslation();

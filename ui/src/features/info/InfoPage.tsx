@@ -2,7 +2,7 @@
 // email) and change password (sent as MD5 like the sign-in password).
 import * as Tabs from '@radix-ui/react-tabs';
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useProps } from '../../app';
 import { FormRow } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';

@@ -2,7 +2,7 @@
 // listing the local log (type, address, content, stack, time), with upload to the server and
 // clearing, both confirmed first. The count is read after hydration (browser storage).
 import { useEffect, useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { Confirm, Dialog } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { IconBug } from '../../components/ui/icons';

@@ -1,6 +1,6 @@
 // Lock dialog (SPEC §2, §5): 锁屏密码不能为空; then /lock after 100 ms. Keeps only the hash.
 import { useState } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { Dialog, FormRow } from '../../components/ui/dialog';
 import { lockPassword } from '../../lib/validators';
 import { md5 } from '../../lib/md5';

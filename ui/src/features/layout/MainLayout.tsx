@@ -2,7 +2,7 @@
 // effects: the lock part of the guard, token refresh timers, theme, screen size.
 import * as DM from '@radix-ui/react-dropdown-menu';
 import { useEffect, useMemo, useState, type CSSProperties, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useApp, splitUrl } from '../../app';
 import type { MenuNode } from '../../types';
 import { filterByRole, menuTarget, rootMenus } from '../../lib/menu';

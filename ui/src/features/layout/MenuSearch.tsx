@@ -3,7 +3,7 @@
 // the first match; a click opens the screen on that record; Esc closes.
 import * as D from '@radix-ui/react-dialog';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import type { MenuNode } from '../../types';
 import { menuTarget, searchMenus } from '../../lib/menu';
 import { ApiError, get } from '../../lib/api';

@@ -1,5 +1,5 @@
 // Theme dialog (SPEC §2): 11 themes and a primary colour (default #409EFF), persisted locally.
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { Dialog } from '../../components/ui/dialog';
 
 export const THEMES = ['default', 'white', 'dark', 'star', 'bule', 'iview', 'vip', 'cool', 'd2', 'hey', 'lte'] as const;

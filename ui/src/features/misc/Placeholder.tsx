@@ -1,5 +1,5 @@
 // Pages the business issues will fill, and the frame page for external menu links.
-import { useTranslation } from 'react-i18next';
+import { useTranslation } from '../../i18n/react';
 import { useProps, splitUrl } from '../../app';
 
 export function Placeholder({ title, params }: { title: string; params: Record<string, string> }) {

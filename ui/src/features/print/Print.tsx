@@ -8,7 +8,6 @@ import qrcode from 'qrcode-generator';
 import { useApp } from '../../app';
 import { configure, get, post, ApiError } from '../../lib/api';
 import { useL, yuan } from '../../lib/words';
-import './print.css';
 
 type Row = Record<string, any>;
 const W = '/api/blade-api/wms';

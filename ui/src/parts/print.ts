@@ -1,0 +1,2 @@
+// Print layouts (../parts.ts).
+export { PrintPage } from '../features/print/Print';

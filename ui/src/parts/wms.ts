@@ -1,0 +1,2 @@
+// The warehouse's order pages and stock card (../parts.ts).
+export { InboundDetail, OutboundDetail, StockCard } from '../features/wms/Orders';

@@ -1,0 +1,2 @@
+// Work orders (../parts.ts).
+export { AddWorkOrder, WorkOrderDetail } from '../features/worklist/WorkOrders';
