@@ -4,11 +4,11 @@
 //   <!--zz-redirect:/login?redirect=%2Fwel%2Findex-->   (answer 302 to that location; body empty)
 //   <!--zz-status:404-->                                 (answer with that status; body follows)
 // and a page whose screen is in a part (src/parts.ts) says which, for the page's modulepreload links:
-//   <!--zz-parts:desk-->                                 (after any status directive)
+//   <!--zz-parts:layout,desk-->                          (after any status directive)
 import './server/polyfills';
 import { renderToString } from 'react-dom/server';
 import { App, splitUrl } from './app';
-import { matchRoute } from './routes';
+import { matchRoute, partsOf } from './routes';
 import { guard } from './lib/guard';
 import type { Props } from './types';
 
@@ -22,7 +22,8 @@ function render(url: string, propsJson: string): string {
   const g = guard({ path, query: new URLSearchParams(search), hasToken: !!props.user, locked: false, isPublic: !!m.route.public });
   if (g) return `<!--zz-redirect:${g.redirect}-->`;
   const html = renderToString(<App initial={props} />);
-  const parts = m.route.part ? `<!--zz-parts:${m.route.part}-->` : '';
+  const names = partsOf(path, props);
+  const parts = names.length ? `<!--zz-parts:${names.join(',')}-->` : '';
   return (m.route.status ? `<!--zz-status:${m.route.status}-->` : '') + parts + html;
 }
 

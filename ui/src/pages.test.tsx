@@ -10,7 +10,7 @@ import type { Props } from './types';
 import { ensure } from './parts';
 
 // The server bundle has every part at once (parts.server.ts); here they are fetched first, as the browser does.
-await ensure(['desk', 'crud', 'admin', 'scm', 'finance', 'worklist', 'wms', 'flow', 'print']);
+await ensure(['layout', 'desk', 'crud', 'admin', 'scm', 'finance', 'worklist', 'wms', 'flow', 'print']);
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../ssr/tests/fixtures/${name}.json`, import.meta.url), 'utf8')) as Props;
 

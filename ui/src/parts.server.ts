@@ -1,4 +1,5 @@
 // The server's parts (see parts.ts): all of them, at once, so a render never waits.
+import * as layout from './parts/layout';
 import * as desk from './parts/desk';
 import * as crud from './parts/crud';
 import * as admin from './parts/admin';
@@ -11,7 +12,7 @@ import * as print from './parts/print';
 import type { PartName, Parts } from './parts';
 
 export type { PartName, Parts };
-const got: Parts = { desk, crud, admin, scm, finance, worklist, wms, flow, print };
+const got: Parts = { layout, desk, crud, admin, scm, finance, worklist, wms, flow, print };
 
 export function loaded<K extends PartName>(k: K): Parts[K] | undefined {
   return got[k];

@@ -5,6 +5,7 @@
 // switch for an in-app navigation (`app.tsx`). The server bundle has every part at once (`parts.server.ts`,
 // swapped in by build.mjs): it renders synchronously, so a page and its hydration see the same tree.
 export type Parts = {
+  layout: typeof import('./parts/layout');
   desk: typeof import('./parts/desk');
   crud: typeof import('./parts/crud');
   admin: typeof import('./parts/admin');
@@ -18,6 +19,7 @@ export type Parts = {
 export type PartName = keyof Parts;
 
 const loaders: { [K in PartName]: () => Promise<Parts[K]> } = {
+  layout: () => import('./parts/layout'),
   desk: () => import('./parts/desk'),
   crud: () => import('./parts/crud'),
   admin: () => import('./parts/admin'),

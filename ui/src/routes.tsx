@@ -7,8 +7,6 @@ import type { Props } from './types';
 import { LoginPage } from './features/auth/LoginPage';
 import { LockPage } from './features/auth/LockPage';
 import { ErrorPage } from './features/errors/ErrorPage';
-import { MainLayout } from './features/layout/MainLayout';
-import { Placeholder, FramePage } from './features/misc/Placeholder';
 import { leaves } from './lib/menu';
 import type { PartName, Parts } from './parts';
 import { PartView } from './components/PartView';
@@ -52,14 +50,16 @@ export type RouteDef = {
   status?: number;
   /** The part its screen is in (fetched before the page shows: parts.ts). */
   part?: PartName;
+  /** Shown in the signed-in frame (the `layout` part). */
+  layout?: boolean;
   render: (params: Record<string, string>) => ReactNode;
 };
 
-const main = (title: string, node: ReactNode) => <MainLayout title={title}>{node}</MainLayout>;
-const placeholder = (title: string) => (p: Record<string, string>) => main(title, <Placeholder title={title} params={p} />);
+const main = (title: string, node: ReactNode) => inPart('layout', (m) => <m.MainLayout title={title}>{node}</m.MainLayout>);
+const placeholder = (title: string) => (p: Record<string, string>) => inPart('layout', (m) => <m.MainLayout title={title}><m.Placeholder title={title} params={p} /></m.MainLayout>);
 /** A signed-in page whose screen is in `part`. */
 const on = <K extends PartName>(path: string, title: string, part: K, view: (m: Parts[K], p: Record<string, string>) => ReactNode): RouteDef =>
-  ({ path, title, part, render: (p) => main(title, inPart(part, (m) => view(m, p))) });
+  ({ path, title, part, layout: true, render: (p) => main(title, inPart(part, (m) => view(m, p))) });
 
 export const routes: RouteDef[] = [
   { path: '/login', public: true, render: () => <LoginPage /> },
@@ -71,10 +71,10 @@ export const routes: RouteDef[] = [
   on('/wel/dashboard', 'menu.dashboard', 'desk', (m) => <m.Dashboard />),
   on('/info/index', 'menu.info', 'admin', (m) => <m.InfoPage />),
   on('/desk/message', 'menu.messages', 'desk', (m) => <m.MessagesPage />),
-  { path: '/test/index', title: 'menu.test', render: placeholder('menu.test') },
+  { path: '/test/index', title: 'menu.test', layout: true, render: placeholder('menu.test') },
   on('/worklist/addworklist', 'menu.addworklist', 'worklist', (m) => <m.AddWorkOrder />),
   on('/worklist/view/:orderNo', 'menu.workOrder', 'worklist', (m, p) => <m.WorkOrderDetail no={p.orderNo} />),
-  { path: '/myiframe/:routerPath*', title: 'menu.iframe', render: () => main('menu.iframe', <FramePage />) },
+  { path: '/myiframe/:routerPath*', title: 'menu.iframe', layout: true, render: () => inPart('layout', (m) => <m.MainLayout title="menu.iframe"><m.FramePage /></m.MainLayout>) },
   on('/approval/detail', 'menu.approvalDetail', 'flow', (m) => <m.ApprovalDetail />),
   on('/process/detail/:constructCode', 'menu.processDetail', 'scm', (m, p) => <m.ProcessDetail code={p.constructCode} />),
   on('/finance/contractLedger/detail', 'menu.ledgerDetail', 'finance', (m) => <m.LedgerDetail />),
@@ -115,12 +115,12 @@ export function matchRoute(path: string, props: Props): Match {
   // Menu-declared pages: the generic list screen, or a placeholder the business issues fill.
   const menu = leaves(props.menus).find((m) => m.path === clean);
   const admin = ADMIN_SCREENS[clean];
-  if (admin && menu) return { route: { path: clean, title: menu.name, part: admin.part, render: () => main(menu.name, admin.render()) }, params: {} };
+  if (admin && menu) return { route: { path: clean, title: menu.name, part: admin.part, layout: true, render: () => main(menu.name, admin.render()) }, params: {} };
   if (props.page.kind === 'list') {
     const title = menu?.name ?? (props.locale === 'en' ? (props.page as any).resource.labelEn : (props.page as any).resource.label);
-    return { route: { path: clean, title, part: 'crud', render: () => main(title, inPart('crud', (m) => <m.ListPage />)) }, params: {} };
+    return { route: { path: clean, title, part: 'crud', layout: true, render: () => main(title, inPart('crud', (m) => <m.ListPage />)) }, params: {} };
   }
-  if (menu) return { route: { path: clean, title: menu.name, render: () => main(menu.name, <Placeholder title={menu.name} params={{}} />) }, params: {} };
+  if (menu) return { route: { path: clean, title: menu.name, layout: true, render: () => inPart('layout', (m) => <m.MainLayout title={menu.name}><m.Placeholder title={menu.name} params={{}} /></m.MainLayout>) }, params: {} };
   // Signed out, the user's menus are unknown: a path that is some screen asks for sign-in first; any other
   // path is /404 at once (SPEC §2: any unknown path goes to /404).
   return { route: props.user || !props.knownPath ? notFound : { ...notFound, public: false }, params: {} };
@@ -128,6 +128,6 @@ export function matchRoute(path: string, props: Props): Match {
 
 /** The parts a page needs (fetched before it shows). */
 export const partsOf = (path: string, props: Props): PartName[] => {
-  const part = matchRoute(path, props).route.part;
-  return part ? [part] : [];
+  const { route } = matchRoute(path, props);
+  return [...(route.layout ? ['layout' as const] : []), ...(route.part ? [route.part] : [])];
 };
