@@ -24,6 +24,11 @@ pub struct Spec {
     pub once: bool,
     /// Requests per second over all connections (None: back to back).
     pub rate: Option<f64>,
+    /// With `rate`: an open loop. Each request has its time on a fixed schedule whether or not the one before has
+    /// been answered, and its latency counts from that time, not from when it could be sent: a stall shows as every
+    /// request due during it waiting (coordinated omission corrected, as wrk2 does). Without it a paced connection
+    /// skips what it is late for and times from the send.
+    pub open: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -34,6 +39,7 @@ pub struct Report {
     pub p50_ms: f64,
     pub p90_ms: f64,
     pub p99_ms: f64,
+    pub p999_ms: f64,
     pub max_ms: f64,
 }
 
@@ -43,13 +49,14 @@ impl Report {
     }
     pub fn line(&self, name: &str) -> String {
         format!(
-            "{name}: {:.0} req/s ok={} errors={} p50={:.2}ms p90={:.2}ms p99={:.2}ms max={:.2}ms",
+            "{name}: {:.0} req/s ok={} errors={} p50={:.2}ms p90={:.2}ms p99={:.2}ms p99.9={:.2}ms max={:.2}ms",
             self.rps(),
             self.ok,
             self.errors,
             self.p50_ms,
             self.p90_ms,
             self.p99_ms,
+            self.p999_ms,
             self.max_ms
         )
     }
@@ -87,6 +94,7 @@ pub async fn run(spec: Spec) -> anyhow::Result<Report> {
         p50_ms: pct(0.50),
         p90_ms: pct(0.90),
         p99_ms: pct(0.99),
+        p999_ms: pct(0.999),
         max_ms: lat.last().copied().unwrap_or(0) as f64 / 1000.0,
     })
 }
@@ -105,12 +113,18 @@ async fn conn(spec: Spec, i: usize, counter: Arc<AtomicU64>, errors: Arc<AtomicU
         let (mut sender, c) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(c);
         while Instant::now() < deadline {
+            // When this request is due (the open loop times it from then).
+            let mut due = None;
             if let Some(e) = every {
+                if spec.open && next >= deadline {
+                    break 'outer;
+                }
                 let now = Instant::now();
                 if next > now {
                     tokio::time::sleep(next - now).await;
                 }
-                next = next.max(now) + e;
+                due = Some(next);
+                next = if spec.open { next + e } else { next.max(now) + e };
             }
             let n = counter.fetch_add(1, Ordering::Relaxed);
             if spec.once && n as usize >= spec.bodies.len() {
@@ -135,7 +149,7 @@ async fn conn(spec: Spec, i: usize, counter: Arc<AtomicU64>, errors: Arc<AtomicU
             for (k, v) in &spec.headers {
                 b = b.header(k, v);
             }
-            let t = Instant::now();
+            let t = if spec.open { due.unwrap_or_else(Instant::now) } else { Instant::now() };
             let resp = match sender.send_request(b.body(Full::new(bytes_of(body)))?).await {
                 Ok(r) => r,
                 Err(_) => {

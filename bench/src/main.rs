@@ -108,6 +108,14 @@ enum Cmd {
         #[arg(long, default_value_t = 1_000_000)]
         finished: u64,
     },
+    /// The disk's own durable-append latency (issue 57 item 2): N appends of 200 bytes to a file in DIR, each
+    /// followed by fdatasync — the floor under a durable create on that file system.
+    Fsync {
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long, default_value_t = 2000)]
+        n: usize,
+    },
     /// Load one URL with N keep-alive connections.
     Load {
         #[arg(long)]
@@ -126,7 +134,7 @@ enum Cmd {
         once: bool,
         #[arg(long)]
         token: Option<String>,
-        /// Sends the token as the browser does for pages: `Cookie: saber-access-token=…` (server-rendered screens).
+        /// Sends the token as the browser does for pages: `Cookie: zz-token=…` (server-rendered screens).
         #[arg(long)]
         cookie: Option<String>,
         #[arg(long, default_value_t = 64)]
@@ -136,6 +144,9 @@ enum Cmd {
         /// Requests per second over all connections, spread evenly over each period (default: back to back).
         #[arg(long)]
         rate: Option<f64>,
+        /// With --rate: an open loop, each request timed from when it was due (see `load::Spec::open`).
+        #[arg(long)]
+        open: bool,
     },
     /// Issue 28: paced creates against a replicating server while the replica's bucket is watched — how long
     /// after its commit each change is in the bucket (first seen in a listing every 20 ms) — and, with
@@ -252,17 +263,36 @@ fn main() -> anyhow::Result<()> {
             println!("{}", wmsgen::stock(&file, &out, &tenant, goods, moves, hot)?);
             Ok(())
         }
-        Cmd::Load { addr, method, path, body, bodies, once, token, cookie, conns, secs, rate } => {
+        Cmd::Load { addr, method, path, body, bodies, once, token, cookie, conns, secs, rate, open } => {
             let mut headers = token.map(|t| vec![("blade-auth".to_string(), format!("bearer {t}"))]).unwrap_or_default();
             if let Some(c) = cookie {
-                headers.push(("cookie".to_string(), format!("saber-access-token={c}")));
+                headers.push(("cookie".to_string(), format!("zz-token={c}")));
             }
             let bodies = match bodies {
                 Some(f) => std::fs::read_to_string(f)?.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect(),
                 None => Vec::new(),
             };
-            let spec = load::Spec { addr, method, path, body, bodies, headers, conns, duration: Duration::from_secs(secs), once, rate };
+            let spec = load::Spec { addr, method, path, body, bodies, headers, conns, duration: Duration::from_secs(secs), once, rate, open };
             println!("{}", rt.block_on(load::run(spec))?.line("load"));
+            Ok(())
+        }
+        Cmd::Fsync { dir, n } => {
+            use std::io::Write;
+            let path = dir.join(".bench-fsync");
+            let mut f = std::fs::OpenOptions::new().create(true).truncate(true).write(true).open(&path)?;
+            let rec = [7u8; 200];
+            let mut lat = Vec::with_capacity(n);
+            for _ in 0..n {
+                let t = std::time::Instant::now();
+                f.write_all(&rec)?;
+                f.sync_data()?;
+                lat.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            drop(f);
+            let _ = std::fs::remove_file(&path);
+            lat.sort_by(f64::total_cmp);
+            let pct = |p: f64| lat[((lat.len() as f64 * p) as usize).min(lat.len() - 1)];
+            println!("fsync (200-byte append + fdatasync, {n} times): p50={:.3}ms p99={:.3}ms p99.9={:.3}ms max={:.3}ms", pct(0.5), pct(0.99), pct(0.999), lat[lat.len() - 1]);
             Ok(())
         }
         Cmd::Findable { addr, token, conns, secs } => rt.block_on(findable(&addr, &token, conns, secs)),
@@ -374,6 +404,7 @@ async fn suite(bin: &Path, work: &Path, records: u64, value_bytes: usize, secs: 
         duration: dur,
         once: false,
         rate: None,
+        open: false,
     };
     let hello = load::run(spec(&hello_addr, "GET", "/", None, None)).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
@@ -534,7 +565,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
     let hello_addr = free_addr();
     let hello_proc = Proc(Command::new(&me).args(["hello", &hello_addr]).spawn()?);
     wait_ready(&hello_addr, "/").await;
-    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, bodies: Vec::new(), headers: vec![], conns: 64, duration: dur, once: false, rate: None }).await?;
+    let hello = load::run(load::Spec { addr: hello_addr.clone(), method: "GET".into(), path: "/".into(), body: None, bodies: Vec::new(), headers: vec![], conns: 64, duration: dur, once: false, rate: None, open: false }).await?;
     lines.push(hello.line("hello-world baseline, 64 conns"));
     drop(hello_proc);
 
@@ -582,6 +613,7 @@ async fn users_bench(bin: &Path, work: &Path, count: u64, secs: u64, reuse: bool
         duration: dur,
         once: false,
         rate: None,
+        open: false,
     };
     let r = load::run(spec(path.clone(), 64)).await?;
     lines.push(r.line("user page, dept filter + data scope 4, 1,000,000 users, 64 conns"));
@@ -603,7 +635,7 @@ async fn findable(addr: &str, token: &str, conns: usize, secs: u64) -> anyhow::R
     let headers = vec![("blade-auth".to_string(), auth.clone())];
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis();
     let body = format!(r#"{{"paramName":"负载参数{{n}}","paramKey":"load{stamp}.{{n}}","paramValue":"v"}}"#);
-    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), bodies: Vec::new(), headers, conns, duration: Duration::from_secs(secs), once: false, rate: None };
+    let spec = load::Spec { addr: addr.to_string(), method: "POST".into(), path: "/api/blade-system/param/submit".into(), body: Some(body), bodies: Vec::new(), headers, conns, duration: Duration::from_secs(secs), once: false, rate: None, open: false };
     let load = tokio::spawn(load::run(spec));
     let h = [("blade-auth", auth.as_str())];
     let until = Instant::now() + Duration::from_secs(secs.saturating_sub(2).max(1));

@@ -35,6 +35,7 @@ pub async fn run(addr: String, token: String, replica: String, rate: f64, conns:
         duration: Duration::from_secs(secs),
         once: false,
         rate: Some(rate),
+        open: false,
     };
     let writer = tokio::spawn(load::run(spec));
     let sampler = standby.map(|s| {
