@@ -19,7 +19,9 @@ stop
 hello
 serve_fresh "$BASE"
 create() { "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body "{\"paramName\":\"开环$1{n}\",\"paramKey\":\"$1.{n}\",\"paramValue\":\"v\"}" --token "$TOK" "${@:2}"; }
-cap=$(create cap --conns 64 --secs 10 | tee /dev/stderr | sed -E 's/^load: ([0-9]+) req.*/\1/')
+line=$(create cap --conns 64 --secs 10)
+echo "${line/#load/creates, 64 connections (closed loop)}"
+cap=$(echo "$line" | sed -E 's/^load: ([0-9]+) req.*/\1/')
 echo "== closed-loop capacity: $cap creates/s (64 connections) =="
 create lone --conns 1 --secs 10 | sed 's/^load/lone create, c=1 (closed loop)/'
 # 系统状态 is the platform's: its admin (same password) reads the data file's checkpoint figures.
