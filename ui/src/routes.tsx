@@ -15,29 +15,32 @@ import { PartView } from './components/PartView';
 const inPart = <K extends PartName>(part: K, view: (m: Parts[K]) => ReactNode) => <PartView part={part} view={view as (m: any) => ReactNode} />;
 
 /** Administration screens specialised beyond the generic list (SPEC §2, §7); shown when the path is in the user's menus. */
-export const ADMIN_SCREENS: Record<string, { part: PartName; render: () => ReactNode }> = {
-  '/system/dict': { part: 'admin', render: () => inPart('admin', (m) => <m.DictPage biz={false} />) },
-  '/system/dictbiz': { part: 'admin', render: () => inPart('admin', (m) => <m.DictPage biz />) },
-  '/system/user': { part: 'admin', render: () => inPart('admin', (m) => <m.UserPage />) },
-  '/authority/role': { part: 'admin', render: () => inPart('admin', (m) => <m.RolePage />) },
-  '/system/menu': { part: 'admin', render: () => inPart('admin', (m) => <m.MenuPage />) },
-  '/system/dept': { part: 'admin', render: () => inPart('admin', (m) => <m.DeptPage />) },
-  '/system/tenant': { part: 'admin', render: () => inPart('admin', (m) => <m.TenantPage />) },
-  '/monitor/status': { part: 'admin', render: () => inPart('admin', (m) => <m.StatusPage />) },
-  '/work/start': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="start" />) },
-  '/work/claim': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="claim" />) },
-  '/work/todo': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="todo" />) },
-  '/work/send': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="send" />) },
-  '/work/done': { part: 'flow', render: () => inPart('flow', (m) => <m.WorkList mode="done" />) },
-  '/flow/model': { part: 'flow', render: () => inPart('flow', (m) => <m.ModelPage />) },
-  '/finance/receivables': { part: 'finance', render: () => inPart('finance', (m) => <m.ReceivablesPage />) },
-  '/productCategory/index': { part: 'scm', render: () => inPart('scm', (m) => <m.CategoryTree />) },
-  '/flow/deploy': { part: 'flow', render: () => inPart('flow', (m) => <m.ManagerPage />) },
-  '/flow/manager': { part: 'flow', render: () => inPart('flow', (m) => <m.ManagerPage />) },
-  '/flow/follow': { part: 'flow', render: () => inPart('flow', (m) => <m.FollowPage />) },
-  '/approval/index': { part: 'flow', render: () => inPart('flow', (m) => <m.ApprovalTasks />) },
-  '/approval/file': { part: 'flow', render: () => inPart('flow', (m) => <m.ApprovalFiles />) },
-  '/approval/record': { part: 'flow', render: () => inPart('flow', (m) => <m.ApprovalRecords />) },
+type Screen = { part: PartName; render: () => ReactNode };
+const screen = <K extends PartName>(part: K, view: (m: Parts[K]) => ReactNode): Screen => ({ part, render: () => inPart(part, view) });
+
+export const ADMIN_SCREENS: Record<string, Screen> = {
+  '/system/dict': screen('admin', (m) => <m.DictPage biz={false} />),
+  '/system/dictbiz': screen('admin', (m) => <m.DictPage biz />),
+  '/system/user': screen('admin', (m) => <m.UserPage />),
+  '/authority/role': screen('admin', (m) => <m.RolePage />),
+  '/system/menu': screen('admin', (m) => <m.MenuPage />),
+  '/system/dept': screen('admin', (m) => <m.DeptPage />),
+  '/system/tenant': screen('admin', (m) => <m.TenantPage />),
+  '/monitor/status': screen('admin', (m) => <m.StatusPage />),
+  '/work/start': screen('flow', (m) => <m.WorkList mode="start" />),
+  '/work/claim': screen('flow', (m) => <m.WorkList mode="claim" />),
+  '/work/todo': screen('flow', (m) => <m.WorkList mode="todo" />),
+  '/work/send': screen('flow', (m) => <m.WorkList mode="send" />),
+  '/work/done': screen('flow', (m) => <m.WorkList mode="done" />),
+  '/flow/model': screen('flow', (m) => <m.ModelPage />),
+  '/finance/receivables': screen('finance', (m) => <m.ReceivablesPage />),
+  '/productCategory/index': screen('scm', (m) => <m.CategoryTree />),
+  '/flow/deploy': screen('flow', (m) => <m.ManagerPage />),
+  '/flow/manager': screen('flow', (m) => <m.ManagerPage />),
+  '/flow/follow': screen('flow', (m) => <m.FollowPage />),
+  '/approval/index': screen('flow', (m) => <m.ApprovalTasks />),
+  '/approval/file': screen('flow', (m) => <m.ApprovalFiles />),
+  '/approval/record': screen('flow', (m) => <m.ApprovalRecords />),
 };
 
 export type RouteDef = {
