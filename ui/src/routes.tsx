@@ -73,7 +73,7 @@ export const routes: RouteDef[] = [
   on('/wel/index', 'menu.wel', 'desk', (m) => <m.Welcome />),
   on('/wel/dashboard', 'menu.dashboard', 'desk', (m) => <m.Dashboard />),
   on('/info/index', 'menu.info', 'admin', (m) => <m.InfoPage />),
-  on('/desk/message', 'menu.messages', 'desk', (m) => <m.MessagesPage />),
+  on('/desk/message', 'menu.messages', 'layout', (m) => <m.MessagesPage />),
   { path: '/test/index', title: 'menu.test', layout: true, render: placeholder('menu.test') },
   on('/worklist/addworklist', 'menu.addworklist', 'worklist', (m) => <m.AddWorkOrder />),
   on('/worklist/view/:orderNo', 'menu.workOrder', 'worklist', (m, p) => <m.WorkOrderDetail no={p.orderNo} />),

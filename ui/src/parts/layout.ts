@@ -2,3 +2,4 @@
 // page does without it.
 export { MainLayout } from '../features/layout/MainLayout';
 export { Placeholder, FramePage } from '../features/misc/Placeholder';
+export { MessagesPage } from '../features/desk/Messages';
