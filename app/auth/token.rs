@@ -38,8 +38,11 @@ impl FromRequestParts<AppState> for Caller {
             .flatten()
             .and_then(|v| v.split(',').next())
             .map(|s| s.trim().to_string());
-        let https = p.extensions.get::<crate::listen::Scheme>().is_some_and(|s| s.https)
-            || (st.settings.trust_proxy && p.headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()) == Some("https"));
+        let forwarded_https = || {
+            let v = p.headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).unwrap_or("");
+            v.split(',').next().is_some_and(|first| first.trim().eq_ignore_ascii_case("https"))
+        };
+        let https = p.extensions.get::<crate::listen::Scheme>().is_some_and(|s| s.https) || (st.settings.trust_proxy && forwarded_https());
         Ok(Caller {
             ip: forwarded.unwrap_or_else(|| peer_ip(&p.extensions)),
             headers: p.headers.clone(),
@@ -56,20 +59,34 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> &'a str {
 pub async fn token(State(st): State<AppState>, caller: Caller, params: AnyParams) -> Response {
     let result = grant(&st, &caller, &params).await;
     login_log(&st, &caller, &params, &result).await;
+    // A refresh that brought no token of its own used the cookie: its answer does not hand a script the new one.
+    let by_cookie = params.get("grant_type") == Some("refresh_token") && params.get("refresh_token").is_none_or(str::is_empty);
     match result {
-        Ok(body) => {
+        Ok(mut body) => {
             // The same tokens in cookies no script can read: the UI's pages and downloads use the first, its
             // refreshes the second (its script keeps only the access token, for the Blade-Auth header).
             let (access, refresh) = (body["access_token"].as_str().unwrap_or(""), body["refresh_token"].as_str().unwrap_or(""));
             let access_secs = body["expires_in"].as_u64().unwrap_or(0);
             let cookies = crate::http::session_cookies(Some((access, access_secs, refresh, st.settings.refresh_ttl.as_secs())), caller.https);
+            if by_cookie && let Some(o) = body.as_object_mut() {
+                o.remove("refresh_token");
+            }
             let mut r = axum::Json(body).into_response();
             for c in cookies {
                 r.headers_mut().append(axum::http::header::SET_COOKIE, c);
             }
             r
         }
-        Err(e) => e.oauth().into_response(),
+        Err(e) => {
+            let mut r = e.oauth().into_response();
+            // A cookie that no longer refreshes anything goes (its session was signed out, expired or revoked).
+            if by_cookie {
+                for c in crate::http::session_cookies(None, caller.https) {
+                    r.headers_mut().append(axum::http::header::SET_COOKIE, c);
+                }
+            }
+            r
+        }
     }
 }
 

@@ -80,7 +80,12 @@ export async function checkPassword(tenantId: string, password: string): Promise
 
 /** Clears token, menus, roles, tags, lock and cookies, then goes to /login. */
 export async function logout(prefix: string) {
-  try { await call('GET', '/api/blade-auth/oauth/logout'); } catch { /* signing out anyway */ }
+  try {
+    // The session's cookies are the server's to clear (HttpOnly). An access token that has run out (a tab asleep)
+    // gets one refresh first, so that the sign-out still reaches the server and the refresh cookie goes with it.
+    const r = await call('GET', '/api/blade-auth/oauth/logout');
+    if (r.status === 401 && (await refresh(prefix))) await call('GET', '/api/blade-auth/oauth/logout');
+  } catch { /* signing out anyway */ }
   const s = store(prefix);
   ['token-meta', 'userInfo', 'menu', 'menuAll', 'roles', 'permission', 'tagList', 'tag', 'isLock', 'lockPasswd'].forEach((k) => s.remove(k));
   clearTokens();

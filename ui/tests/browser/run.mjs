@@ -286,8 +286,10 @@ test('session cookies: the token answer sets them HttpOnly and Strict; pages, do
     return { status: r.status, body: await r.json() };
   }, { basic: BASIC, tenant: EDU.id });
   check(r2.status === 200 && r2.body.access_token && r2.body.access_token !== b.access_token, 'refresh by the cookie: ' + JSON.stringify(r2).slice(0, 200));
+  check(r2.body.refresh_token === undefined, 'a refresh by the cookie hands the script no refresh token');
   const jar2 = await ctx.cookies();
-  check(jar2.find((c) => c.name === 'zz-refresh')?.value === r2.body.refresh_token, 'the refresh cookie rotated with the answer');
+  const rt2 = jar2.find((c) => c.name === 'zz-refresh');
+  check(rt2 && rt2.value !== rt.value && rt2.httpOnly, 'the refresh cookie rotated');
   // Signing out clears them: the desk then asks for a sign-in again.
   const out = await page.evaluate(async ({ basic, tenant, a }) => (await fetch('/api/blade-auth/oauth/logout', { headers: { Authorization: basic, 'Tenant-Id': tenant, 'Blade-Auth': 'bearer ' + a } })).status, { basic: BASIC, tenant: EDU.id, a: r2.body.access_token });
   check(out === 200, 'logout answered ' + out);
@@ -295,6 +297,17 @@ test('session cookies: the token answer sets them HttpOnly and Strict; pages, do
   check(left.length === 0, 'cookies cleared at sign-out: ' + JSON.stringify(left));
   await visit(page, '/wel/dashboard');
   check(pathOf(page) === '/login', 'signed out: /login, got ' + page.url());
+});
+
+test('a tab whose access token ran out signs out for good: the refresh cookie goes too', async (t) => {
+  t.allow.push(/status of 401/);
+  const { ctx, page } = await session(t, { host: EDU.host });
+  // The page's script holds a token the server no longer takes (as after a night asleep); the cookies are live.
+  await ctx.addInitScript(() => localStorage.setItem('saber-token', JSON.stringify({ dataType: 'string', content: 'expired.token.x', datetime: Date.now() })));
+  await page.goto('/wel/index');
+  await waitPath(page, '/login');
+  const left = (await ctx.cookies()).filter((c) => c.name === 'zz-token' || c.name === 'zz-refresh');
+  check(left.length === 0, 'both session cookies cleared by the server: ' + JSON.stringify(left.map((c) => c.name)));
 });
 
 test('signed out: a main route sends to /login with the way back', async (t) => {
