@@ -142,7 +142,8 @@ async fn sigkill_during_concurrent_stock_moves_keeps_the_ledger_exact() {
                 }
             }));
         }
-        kill_and_verify(&mut server, tasks, round, &file, "balances equal the moves").await;
+        let seen = acked.clone();
+        kill_after(&mut server, tasks, round, &file, "balances equal the moves", move || seen.lock().unwrap().len(), 6).await;
     }
     let server = Server::start(dir.path()).await;
     let token = server.sign_in("157270").await;
@@ -194,7 +195,8 @@ async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
                 }
             }));
         }
-        kill_and_verify(&mut server, tasks, round, &file, "every instance agrees with its tasks").await;
+        let seen = acked.clone();
+        kill_after(&mut server, tasks, round, &file, "every instance agrees with its tasks", move || seen.lock().unwrap().len(), 6).await;
     }
     let server = Server::start(dir.path()).await;
     let token = server.sign_in("157270").await;
@@ -251,7 +253,8 @@ async fn sigkill_during_concurrent_ledger_postings_keeps_balances_equal_to_entri
                 }
             }));
         }
-        kill_and_verify(&mut server, tasks, round, &file, "balances equal the entries").await;
+        let seen = acked.clone();
+        kill_after(&mut server, tasks, round, &file, "balances equal the entries", move || seen.lock().unwrap().len(), 11).await;
     }
     let server = Server::start(dir.path()).await;
     let token = server.sign_in("157270").await;
@@ -287,10 +290,22 @@ async fn call_json(addr: String, token: String, method: &'static str, path: Stri
     Ok((s, v))
 }
 
-/// Lets the writers run a while, kills the server with SIGKILL, waits for the writers to notice, and runs
-/// `verify` on the data file: it must pass and have checked what `checked` says.
-async fn kill_and_verify(server: &mut Server, tasks: Vec<tokio::task::JoinHandle<()>>, round: usize, file: &std::path::Path, checked: &str) {
+/// kill -9 once the round has acknowledged `at_least` more writes (`count`), never sooner than its window (200–500
+/// ms) and at most 20 s later — on a loaded machine a fixed window alone saw too few writes to mean anything — then
+/// `verify` must find the file whole and have checked `checked`.
+async fn kill_after(server: &mut Server, tasks: Vec<tokio::task::JoinHandle<()>>, round: usize, file: &std::path::Path, checked: &str, count: impl Fn() -> usize, at_least: usize) {
+    let start = count();
     tokio::time::sleep(Duration::from_millis(200 + (round as u64 * 53) % 300)).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while count() < start + at_least && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    kill_now(server, tasks, round, file, checked).await;
+}
+
+/// Kills the server with SIGKILL, waits for the writers to notice, and runs `verify` on the data file: it must pass
+/// and have checked what `checked` says.
+async fn kill_now(server: &mut Server, tasks: Vec<tokio::task::JoinHandle<()>>, round: usize, file: &std::path::Path, checked: &str) {
     server.kill9();
     for t in tasks {
         t.await.unwrap();
