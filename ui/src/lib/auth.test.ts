@@ -31,3 +31,34 @@ test('a refused or failed check keeps the screen locked', async () => {
   answer(404, { code: 404, success: false, data: null, msg: '接口不存在' }, seen);
   expect(await checkPassword('000000', 'x')).toBe(false);
 });
+
+test('every 401 of a page calls sign-out: one refresh, one sign-out reach the server, one trip to /login', async () => {
+  const { logout } = await import('./auth');
+  const { memoryBackend } = await import('./storage');
+  const g = globalThis as any;
+  const saved = { localStorage: g.localStorage, sessionStorage: g.sessionStorage, document: g.document, window: g.window };
+  const went: string[] = [];
+  g.localStorage = memoryBackend();
+  g.sessionStorage = memoryBackend();
+  g.document = { cookie: '' };
+  g.window = { location: { assign: (u: string) => went.push(u) } };
+  g.localStorage.setItem('saber-token-meta', JSON.stringify({ dataType: 'object', content: { expiresIn: 3600, issuedAt: Date.now(), tenantId: '157270' } }));
+  const calls: string[] = [];
+  let signedOut = 0;
+  globalThis.fetch = (async (url: string) => {
+    calls.push(url.split('?')[0]);
+    await new Promise((r) => setTimeout(r, 5));
+    if (url.startsWith('/api/blade-auth/oauth/token')) return new Response(JSON.stringify({ access_token: 'fresh', expires_in: 3600, tenant_id: '157270', user_id: '1' }), { status: 200 });
+    // The first sign-out finds the tab's token run out; the one after the refresh gets through.
+    const status = signedOut++ === 0 ? 401 : 200;
+    return new Response(JSON.stringify({ code: status, success: status === 200, msg: '' }), { status });
+  }) as any;
+  try {
+    await Promise.all([logout('saber'), logout('saber'), logout('saber')]);
+    expect(calls).toEqual(['/api/blade-auth/oauth/logout', '/api/blade-auth/oauth/token', '/api/blade-auth/oauth/logout']);
+    expect(went).toEqual(['/login']);
+    expect(g.localStorage.getItem('saber-token')).toBeNull();
+  } finally {
+    Object.assign(g, saved);
+  }
+});

@@ -37,23 +37,25 @@ function keep(prefix: string, b: TokenBody) {
   s.remove('lockPasswd');
 }
 
-let refreshing = false;
-export async function refresh(prefix: string): Promise<boolean> {
+// One refresh at a time: the timers, a sign-out and any other caller share the one in flight (two refreshes of one
+// cookie would race its rotation).
+let refreshing: Promise<boolean> | null = null;
+export function refresh(prefix: string): Promise<boolean> {
+  if (!refreshing) refreshing = refreshOnce(prefix).finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+async function refreshOnce(prefix: string): Promise<boolean> {
   const s = store(prefix);
   const meta = s.get<any>('token-meta') as any;
-  if (!meta || refreshing) return false;
+  if (!meta) return false;
   // No refresh token in the query: the server reads its own cookie (or, for a session begun before it set one,
   // the script-set cookie of then).
   const legacy = readCookie(document.cookie, REFRESH);
-  refreshing = true;
-  try {
-    const r = await call('POST', '/api/blade-auth/oauth/token' + qs({ tenantId: meta.tenantId, refresh_token: legacy ?? undefined, grant_type: 'refresh_token', scope: 'all' }), { headers: { 'Tenant-Id': meta.tenantId } });
-    if (r.status !== 200 || !r.body?.access_token) return false;
-    keep(prefix, r.body);
-    return true;
-  } finally {
-    refreshing = false;
-  }
+  const r = await call('POST', '/api/blade-auth/oauth/token' + qs({ tenantId: meta.tenantId, refresh_token: legacy ?? undefined, grant_type: 'refresh_token', scope: 'all' }), { headers: { 'Tenant-Id': meta.tenantId } });
+  if (r.status !== 200 || !r.body?.access_token) return false;
+  keep(prefix, r.body);
+  return true;
 }
 
 /** Refresh every expires_in/2 s, plus a 10 s check against the token's age (SPEC §4). */
@@ -78,8 +80,18 @@ export async function checkPassword(tenantId: string, password: string): Promise
   return r.status === 200 && r.body?.code === 200 && r.body?.success !== false && r.body?.data !== false;
 }
 
-/** Clears token, menus, roles, tags, lock and cookies, then goes to /login. */
-export async function logout(prefix: string) {
+/**
+ * Clears token, menus, roles, tags, lock and cookies, then goes to /login. Once per page: every request answered 401
+ * calls it, and a second sign-out racing the first could refresh the session back to life after the first one's
+ * cookies were cleared (then /login, seeing a live cookie, sends the tab back to the desk).
+ */
+let leaving: Promise<void> | null = null;
+export function logout(prefix: string): Promise<void> {
+  if (!leaving) leaving = logoutOnce(prefix);
+  return leaving;
+}
+
+async function logoutOnce(prefix: string) {
   try {
     // The session's cookies are the server's to clear (HttpOnly). An access token that has run out (a tab asleep)
     // gets one refresh first, so that the sign-out still reaches the server and the refresh cookie goes with it.

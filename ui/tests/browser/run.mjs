@@ -303,9 +303,17 @@ test('a tab whose access token ran out signs out for good: the refresh cookie go
   t.allow.push(/status of 401/);
   const { ctx, page } = await session(t, { host: EDU.host });
   // The page's script holds a token the server no longer takes (as after a night asleep); the cookies are live.
-  await ctx.addInitScript(() => localStorage.setItem('saber-token', JSON.stringify({ dataType: 'string', content: 'expired.token.x', datetime: Date.now() })));
+  // Once per tab: a later page of the same tab (the sign-in page) starts from what the UI left.
+  await ctx.addInitScript(() => {
+    if (sessionStorage.getItem('zz-test-expired')) return;
+    sessionStorage.setItem('zz-test-expired', '1');
+    localStorage.setItem('saber-token', JSON.stringify({ dataType: 'string', content: 'expired.token.x', datetime: Date.now() }));
+  });
   await page.goto('/wel/index');
   await waitPath(page, '/login');
+  // It stays there: a live session would send /login straight back to the desk.
+  await page.getByRole('button', { name: '登录' }).waitFor();
+  check(pathOf(page) === '/login', 'still on /login, got ' + page.url());
   const left = (await ctx.cookies()).filter((c) => c.name === 'zz-token' || c.name === 'zz-refresh');
   check(left.length === 0, 'both session cookies cleared by the server: ' + JSON.stringify(left.map((c) => c.name)));
 });
