@@ -34,7 +34,7 @@ test('a refused or failed check keeps the screen locked', async () => {
 
 test('every 401 of a page calls sign-out: one refresh, one sign-out reach the server, one trip to /login', async () => {
   const { logout } = await import('./auth');
-  const { memoryBackend } = await import('./storage');
+  const { memoryBackend, store } = await import('./storage');
   const g = globalThis as any;
   const saved = { localStorage: g.localStorage, sessionStorage: g.sessionStorage, document: g.document, window: g.window };
   const went: string[] = [];
@@ -42,7 +42,8 @@ test('every 401 of a page calls sign-out: one refresh, one sign-out reach the se
   g.sessionStorage = memoryBackend();
   g.document = { cookie: '' };
   g.window = { location: { assign: (u: string) => went.push(u) } };
-  g.localStorage.setItem('saber-token-meta', JSON.stringify({ dataType: 'object', content: { expiresIn: 3600, issuedAt: Date.now(), tenantId: '157270' } }));
+  // The page's store (made once per page, by whichever module asks first).
+  store('saber').set('token-meta', { expiresIn: 3600, issuedAt: Date.now(), tenantId: '157270' });
   const calls: string[] = [];
   let signedOut = 0;
   globalThis.fetch = (async (url: string) => {
@@ -58,6 +59,7 @@ test('every 401 of a page calls sign-out: one refresh, one sign-out reach the se
     expect(calls).toEqual(['/api/blade-auth/oauth/logout', '/api/blade-auth/oauth/token', '/api/blade-auth/oauth/logout']);
     expect(went).toEqual(['/login']);
     expect(g.localStorage.getItem('saber-token')).toBeNull();
+    expect(store('saber').get('token-meta')).toBeUndefined();
   } finally {
     Object.assign(g, saved);
   }
