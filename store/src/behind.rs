@@ -27,19 +27,27 @@ use std::thread::JoinHandle;
 use redb::{BackendError, StorageBackend};
 
 /// Bytes queued at most before a write waits for the flusher (a bound on the memory this layer takes; a second of
-/// stock picks dirties about 35 MiB).
+/// stock picks on a large file dirties about 35 MiB). It follows the store's page cache (`queue_for`): a small
+/// file never dirties that much at once, and its server should not keep 64 MiB for a burst of uploads.
 const QUEUE_MAX: usize = 64 << 20;
-/// Bytes of applied writes' buffers kept for the next writes of their size. A checkpoint copies every dirty page
-/// into the queue; into fresh memory, that was half its time on the writer — the kernel handing out and zeroing
-/// pages the allocator had given back since the last one (`perf` of spread picks: 45% of the checkpoint in page
-/// faults).
-const SPARE_MAX: usize = 32 << 20;
+const QUEUE_MIN: usize = 8 << 20;
 
-/// Buffers of applied writes, by length, each held by nothing else (see `SPARE_MAX`).
+/// The queue's bound for a page cache of `cache_bytes`: a quarter of it, within 8 and 64 MiB (a checkpoint
+/// dirties at most what the cache holds, and rarely a quarter of it). The kept buffers (`Spare`) take at most half
+/// the queue's bound.
+pub(crate) fn queue_for(cache_bytes: usize) -> usize {
+    (cache_bytes / 4).clamp(QUEUE_MIN, QUEUE_MAX)
+}
+
+/// Buffers of applied writes, by length, each held by nothing else, for the next writes of their size (at most
+/// `max` bytes: half the queue's bound). A checkpoint copies every dirty page into the queue; into fresh memory,
+/// that was half its time on the writer — the kernel handing out and zeroing pages the allocator had given back
+/// since the last one (`perf` of spread picks: 45% of the checkpoint in page faults).
 #[derive(Default)]
 struct Spare {
     by_len: std::collections::HashMap<usize, Vec<Arc<[u8]>>>,
     bytes: usize,
+    max: usize,
 }
 
 impl Spare {
@@ -57,7 +65,7 @@ impl Spare {
 
     /// Keeps an applied write's buffer if nothing else holds it (a read may still) and there is room.
     fn keep(&mut self, mut b: Arc<[u8]>) {
-        if self.bytes + b.len() <= SPARE_MAX && Arc::get_mut(&mut b).is_some() {
+        if self.bytes + b.len() <= self.max && Arc::get_mut(&mut b).is_some() {
             self.bytes += b.len();
             self.by_len.entry(b.len()).or_default().push(b);
         }
@@ -104,6 +112,8 @@ struct Shared {
     file: Box<dyn StorageBackend>,
     st: Mutex<State>,
     spare: Mutex<Spare>,
+    /// Bytes queued at most (`queue_for`).
+    queue_max: usize,
     /// Signals the flusher: work queued (while it is idle), or stop.
     work: Condvar,
     /// Signals waiters: work done (while someone waits), or an error.
@@ -150,12 +160,14 @@ impl std::fmt::Debug for Shared {
 }
 
 impl WriteBehind {
-    pub(crate) fn new(file: Box<dyn StorageBackend>, threads: &str) -> io::Result<(WriteBehind, Control)> {
+    /// `queue_max`: bytes queued at most before a write waits (`queue_for`).
+    pub(crate) fn new(file: Box<dyn StorageBackend>, threads: &str, queue_max: usize) -> io::Result<(WriteBehind, Control)> {
         let len = file.len()?;
         let shared = Arc::new(Shared {
             file,
             st: Mutex::new(State { len, disk_len: len, ..State::default() }),
-            spare: Mutex::default(),
+            spare: Mutex::new(Spare { max: queue_max / 2, ..Spare::default() }),
+            queue_max,
             work: Condvar::new(),
             moved: Condvar::new(),
             io: RwLock::new(()),
@@ -168,7 +180,7 @@ impl WriteBehind {
 
     fn enqueue(&self, job: impl FnOnce(&mut State) -> Job) -> io::Result<()> {
         let mut st = self.shared.lock();
-        while st.queued_bytes > QUEUE_MAX && st.error.is_none() {
+        while st.queued_bytes > self.shared.queue_max && st.error.is_none() {
             st = self.shared.wait_moved(st);
         }
         if let Some(e) = &st.error {
@@ -576,11 +588,11 @@ mod tests {
     }
 
     /// An applied write's buffer serves the next write of its size (no fresh memory for each page of every
-    /// checkpoint), never while a read still holds it, and within `SPARE_MAX`.
+    /// checkpoint), never while a read still holds it, and within its bound.
     #[test]
     fn applied_buffers_are_reused() {
         let file = Arc::new(Slow::default());
-        let (wb, _control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz").unwrap();
+        let (wb, _control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz", QUEUE_MAX).unwrap();
         for i in 0..10u8 {
             wb.write(u64::from(i) * 4096, &[i * 2 + 1; 4096]).unwrap();
         }
@@ -600,17 +612,22 @@ mod tests {
         // The write took a kept buffer and gave it back (a new one would make one more).
         assert_eq!(spare(&wb), kept);
         // Held by a read: not kept.
-        let mut s = Spare::default();
+        let mut s = Spare { max: 32 << 20, ..Spare::default() };
         let held: Arc<[u8]> = Arc::from(&[1u8; 16][..]);
         let read = held.clone();
         s.keep(held);
         assert_eq!(s.bytes, 0);
         drop(read);
         // Within the bound.
-        for _ in 0..(SPARE_MAX / 65536 + 3) {
+        for _ in 0..((32 << 20) / 65536 + 3) {
             s.keep(Arc::from(vec![0u8; 65536]));
         }
-        assert_eq!(s.bytes, SPARE_MAX);
+        assert_eq!(s.bytes, 32 << 20);
+        // The bounds follow the page cache: a small file's server keeps 8 MiB of queue, a large one's 64.
+        assert_eq!(queue_for(16 << 20), 8 << 20);
+        assert_eq!(queue_for(32 << 20), 8 << 20);
+        assert_eq!(queue_for(128 << 20), 32 << 20);
+        assert_eq!(queue_for(1 << 30), 64 << 20);
     }
 
     /// Overlapping writes of every size, growing and cutting lengths, syncs deferred and not, and reads of any
@@ -620,7 +637,7 @@ mod tests {
     fn reads_see_every_queued_change_and_the_file_ends_equal() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let file = Arc::new(Slow::default());
-        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz").unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz", QUEUE_MAX).unwrap();
         let mut model: Vec<u8> = Vec::new();
         let mut deferred_ticket = 0;
         for step in 0..6_000u32 {
@@ -711,7 +728,7 @@ mod tests {
             }
         }
         let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (wb, control) = WriteBehind::new(Box::new(Broken(gate.clone())), "zz").unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(Broken(gate.clone())), "zz", QUEUE_MAX).unwrap();
         wb.write(0, &[1, 2, 3]).unwrap();
         control.defer(true);
         wb.sync_data().unwrap();
@@ -761,7 +778,7 @@ mod tests {
         }
         let file = Arc::new(Slow::default());
         let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (wb, control) = WriteBehind::new(Box::new(FailsFifth(file.clone(), Default::default(), gate.clone())), "zz").unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(FailsFifth(file.clone(), Default::default(), gate.clone())), "zz", QUEUE_MAX).unwrap();
         for i in 0..10u8 {
             wb.write(u64::from(i) * 4, &[i + 1; 4]).unwrap();
         }

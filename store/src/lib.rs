@@ -126,10 +126,11 @@ pub struct CheckpointFigures {
 }
 
 /// A page cache for a data file of `file_bytes` on a machine with `ram_bytes`: a quarter of the memory, no more
-/// than the file (plus a quarter for growth), never below 64 MiB. A fixed 64 MiB made a server with a
-/// million records read its hot pages from the disk.
+/// than the file (plus a quarter for growth), never below 32 MiB. A fixed 64 MiB made a server with a
+/// million records read its hot pages from the disk; a 64 MiB floor made a new company's server keep 64 MiB of
+/// its first burst of uploads (pages written go into the cache) for a file that needed a few.
 pub fn cache_for(file_bytes: u64, ram_bytes: u64) -> usize {
-    let floor = 64u64 << 20;
+    let floor = 32u64 << 20;
     let want = file_bytes + file_bytes / 4;
     want.min(ram_bytes / 4).max(floor) as usize
 }
@@ -308,7 +309,7 @@ impl Store {
             meta::peek_not_newer(path)?;
         }
         let backend = opts.fs.data(&at).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
-        let (backend, behind) = behind::WriteBehind::new(backend, opts.threads)?;
+        let (backend, behind) = behind::WriteBehind::new(backend, opts.threads, behind::queue_for(opts.cache_bytes))?;
         let db = Database::builder()
             .set_cache_size(opts.cache_bytes)
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))

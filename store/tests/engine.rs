@@ -711,14 +711,15 @@ fn space_is_measured_again_only_when_stale() {
 }
 
 /// The page cache follows the machine and the file: a quarter of the memory, no more than the file and a quarter,
-/// never below 64 MiB; its figures count reads.
+/// never below 32 MiB; its figures count reads.
 #[test]
 fn the_page_cache_follows_the_machine() {
     const MIB: u64 = 1 << 20;
-    assert_eq!(store::cache_for(0, 24 << 30), 64 << 20, "an empty file: the floor");
+    assert_eq!(store::cache_for(0, 24 << 30), 32 << 20, "an empty file: the floor");
+    assert_eq!(store::cache_for(40 * MIB, 24 << 30) as u64, 50 * MIB, "a small company's file: all of it");
     assert_eq!(store::cache_for(1300 * MIB, 24 << 30) as u64, 1625 * MIB, "a 1.3 GB file on 24 GiB: all of it");
     assert_eq!(store::cache_for(40 << 30, 24 << 30) as u64, 6 << 30, "a 40 GB file on 24 GiB: a quarter of the memory");
-    assert_eq!(store::cache_for(1300 * MIB, 128 * MIB), 64 << 20, "a small machine keeps the floor");
+    assert_eq!(store::cache_for(1300 * MIB, 128 * MIB), 32 << 20, "a small machine keeps the floor");
     assert!(store::machine_ram().is_some_and(|r| r > 64 * MIB));
     let (_d, s) = open();
     seed(&s, "000000", 50);
