@@ -12,11 +12,17 @@ fn main() {
     let ui = root.join("ui");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("out dir"));
     let out = out_dir.join("ui");
-    for p in ["ui/src", "ui/build.mjs", "ui/package.json", "ui/package-lock.json"] {
+    for p in ["ui/src", "ui/build.mjs", "ui/preact.mjs", "ui/package.json", "ui/package-lock.json"] {
         println!("cargo:rerun-if-changed={p}");
     }
     let bun = ui.join("node_modules/.bin/bun");
-    if !bun.exists() {
+    // Installed once, and again when the lock file changed since (a checkout that gained a package).
+    let modified = |p: &str| std::fs::metadata(ui.join(p)).and_then(|m| m.modified()).ok();
+    let stale = match (modified("package-lock.json"), modified("node_modules/.package-lock.json")) {
+        (Some(lock), Some(installed)) => lock > installed,
+        _ => true,
+    };
+    if !bun.exists() || stale {
         run(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&ui), "npm ci (in ui/)");
     }
     run(Command::new(&bun).arg("build.mjs").arg(&out).current_dir(&ui), "bun build.mjs");

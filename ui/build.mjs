@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync, rmSync, readdirSync, renameSync, readFileSync } from 'node:fs';
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
 import { join, resolve } from 'node:path';
+import { preactAliases } from './preact.mjs';
 
 if (typeof Bun === 'undefined') {
   console.error('build.mjs needs bun: run `npx bun build.mjs <outdir>` inside ui/');
@@ -18,6 +19,11 @@ rmSync(join(out, 'client'), { recursive: true, force: true });
 mkdirSync(join(out, 'client'), { recursive: true });
 
 const define = { 'process.env.NODE_ENV': '"production"' };
+// React's API, served by Preact (preact/compat): the same components, hooks and Radix parts in ~12 KB instead of
+// react-dom's ~218 KB — most of what a low-end PC on a slow line waited for before the sign-in page answered
+// (issue 57). The server renders with Preact too (preact-render-to-string), so hydration meets its own markup.
+// `preact.mjs` holds the same table for the unit tests (bunfig.toml's preload).
+const preact = { name: 'preact', setup(b) { preactAliases(b, here); } };
 // The server renders every screen at once: src/parts.ts (screens fetched when needed) becomes parts.server.ts.
 const serverParts = { name: 'server-parts', setup(b) { b.onResolve({ filter: /\/parts$/ }, (a) => (a.importer.includes('/src/') ? { path: join(here, 'src/parts.server.ts') } : undefined)); } };
 
@@ -36,6 +42,7 @@ const client = await Bun.build({
   splitting: true,
   metafile: true,
   define,
+  plugins: [preact],
   naming: { entry: 'app-[hash].[ext]', asset: '[name]-[hash].[ext]', chunk: 'chunk-[hash].[ext]' },
 });
 if (!client.success) fail('client', client);
@@ -84,7 +91,7 @@ const server = await Bun.build({
   minify: true,
   define,
   // The server never needs the stylesheet.
-  plugins: [serverParts, { name: 'no-css', setup(b) { b.onLoad({ filter: /\.css$/ }, () => ({ contents: '', loader: 'js' })); } }],
+  plugins: [preact, serverParts, { name: 'no-css', setup(b) { b.onLoad({ filter: /\.css$/ }, () => ({ contents: '', loader: 'js' })); } }],
 });
 if (!server.success) fail('server', server);
 writeFileSync(join(out, 'server.js'), await server.outputs[0].text());

@@ -11,6 +11,9 @@ import { App, splitUrl } from './app';
 import { matchRoute, partsOf } from './routes';
 import { guard } from './lib/guard';
 import type { Props } from './types';
+import { leanServerElements } from './server/vnodes';
+
+leanServerElements();
 
 function render(url: string, propsJson: string): string {
   const props = JSON.parse(propsJson) as Props;

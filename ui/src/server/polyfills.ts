@@ -1,4 +1,4 @@
-// What React's server renderer expects of a browser-like global scope, for the bare QuickJS
+// What the server's renderer and the screens' code expect of a browser-like global scope, for the bare QuickJS
 // engine. Imported first by entry-server. Native pieces (console, performance.now,
 // __zz_utf8_encode/__zz_utf8_decode) come from the Rust host (ssr crate).
 // Macrotasks queue here and run when the host calls __zz_drain() after each render; delays

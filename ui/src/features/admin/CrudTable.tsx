@@ -8,11 +8,11 @@ import { useTranslation } from '../../i18n/react';
 import { useProps } from '../../app';
 import { useRemove } from '../crud/useRemove';
 import { useToast } from '../../components/ui/toast';
-import { Host } from '../../components/ui/host';
 import { get, post, ApiError } from '../../lib/api';
 import { allIds, buildTree, defaults, submitBody, visibleRows, txt, type FormField, type Mode, type TreeNode, type Txt } from '../../lib/admin';
 import { FormDialogX, useAfterHydration, useDicts, useTree } from './widgets';
 import { Pager } from '../../components/ui/pager';
+import { Host } from '../../components/ui/host';
 
 /** Rows a tree screen asks for at once: the server's largest page (`listq::MAX_SIZE`). */
 export const UNPAGED_SIZE = 1000;

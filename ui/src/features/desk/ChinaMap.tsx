@@ -7,9 +7,9 @@ import { useEffect, useState } from 'react';
 import { get } from '../../lib/api';
 import { useProps } from '../../app';
 import { useTranslation } from '../../i18n/react';
-import { Host } from '../../components/ui/host';
 import { PROVINCES, VIEW } from './geo/paths';
 import { BUS, PERIODS, top5Of6, type Bu, type Period } from './map';
+import { Host } from '../../components/ui/host';
 
 // Hand-rolled scales: @visx/scale brings all of d3-scale (~90 KB) into both bundles.
 const LO = [0xe8, 0xf3, 0xff];
