@@ -183,6 +183,33 @@ async fn messages_tell_people_what_happened_to_them() {
 }
 
 /// 所在地区 is picked from the region table (省/市/区, by name or pinyin), and a made-up code is refused.
+/// 站内消息 do not pile up for ever: read ones go after 90 days, any after a year; younger ones stay, read or not.
+#[tokio::test]
+async fn old_messages_are_pruned_read_ones_first() {
+    let app = App::new();
+    let put = |unread: i64| {
+        let r = app.st.res.clone();
+        let doc = json!({"userId": 4242, "kind": 1, "title": "测试消息", "content": "", "link": "", "unread": unread});
+        app.st.store.write(move |w| Ok(w.insert(&r.get("message"), A, doc.as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())).unwrap()
+    };
+    let (read, unread) = (put(0), put(1));
+    let left = |app: &App| {
+        let r = app.st.res.clone();
+        let mut ids: Vec<u64> = app.st.store.read(move |x| x.all(&r.get("message"), A)).unwrap().iter().filter(|m| m["userId"] == 4242).map(|m| m["id"].as_u64().unwrap()).collect();
+        ids.sort();
+        ids
+    };
+    let (now, day) = (store::now_millis(), 86_400_000i64);
+    use zhizhuang::api::desk::message::{KEEP_DAYS, KEEP_READ_DAYS, prune};
+    assert_eq!(prune(&app.st, now).await.unwrap(), 0);
+    assert_eq!(prune(&app.st, now + (KEEP_READ_DAYS - 1) * day).await.unwrap(), 0, "a read message younger than 90 days stays");
+    assert_eq!(prune(&app.st, now + (KEEP_READ_DAYS + 1) * day).await.unwrap(), 1);
+    assert_eq!(left(&app), vec![unread], "the read one went, the unread one stays");
+    assert!(read < unread);
+    assert_eq!(prune(&app.st, now + (KEEP_DAYS + 1) * day).await.unwrap(), 1);
+    assert!(left(&app).is_empty(), "after a year any message goes");
+}
+
 #[tokio::test]
 async fn regions_are_picked_not_typed() {
     let app = demo();

@@ -116,3 +116,59 @@ async fn read_all(State(st): State<AppState>, s: Session) -> ApiResult<Response>
         .await?;
     Ok(ok(json!({"read": n})))
 }
+
+/// Days a read message is kept; any message goes after `KEEP_DAYS`. The bell and 站内消息 show the newest, and a
+/// message is a copy of what it tells of (the task, approval, work order or notice keeps its own record), so a
+/// company's years of messages would only grow the file.
+pub const KEEP_READ_DAYS: i64 = 90;
+pub const KEEP_DAYS: i64 = 365;
+
+/// Removes, in every tenant, read messages older than `KEEP_READ_DAYS` and any older than `KEEP_DAYS` before
+/// `now_ms`, in bounded batches (the writer is never held long). Returns how many went.
+pub async fn prune(st: &AppState, now_ms: i64) -> ApiResult<u64> {
+    const BATCH: usize = 2_000;
+    let def = st.res.get("message");
+    let (all_floor, read_floor) = (store::id_floor(now_ms - KEEP_DAYS * 86_400_000), store::id_floor(now_ms - KEEP_READ_DAYS * 86_400_000));
+    let d = def.clone();
+    let tenants = st.read(move |r| r.tenants_of(&d)).await?;
+    let mut gone = 0;
+    for t in tenants {
+        loop {
+            let (d, t2) = (def.clone(), t.clone());
+            let n = st.write(move |w| w.purge_before(&d, &t2, all_floor, BATCH)).await?;
+            gone += n;
+            if (n as usize) < BATCH {
+                break;
+            }
+        }
+        // Read ones below their floor: walked in id order from the oldest, stopping at the floor.
+        let mut after = 0u64;
+        loop {
+            let (d, t2) = (def.clone(), t.clone());
+            let (n, next) = st
+                .write(move |w| w.purge_where(&d, &t2, after, BATCH, BATCH * 5, &|m| int(m, "unread") != 1 && id(m, "id") < read_floor))
+                .await?;
+            gone += n;
+            match next {
+                Some(last) if last < read_floor => after = last,
+                _ => break,
+            }
+        }
+    }
+    Ok(gone)
+}
+
+/// Hourly (the first a minute after start): `prune`. The primary's task; a standby receives the removals.
+pub fn spawn(st: AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + std::time::Duration::from_secs(60), std::time::Duration::from_secs(3600));
+        loop {
+            tick.tick().await;
+            match prune(&st, store::now_millis()).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(target: "zz::desk", pruned = n, read_days = KEEP_READ_DAYS, days = KEEP_DAYS, "old messages removed"),
+                Err(e) => tracing::warn!(target: "zz::desk", error = ?e, "message pruning failed"),
+            }
+        }
+    })
+}

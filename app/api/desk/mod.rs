@@ -95,4 +95,4 @@ fn area_demo(w: &mut store::WriteCtx, res: &crate::decl::Resources, tenant: &str
 }
 
 /// 工作台: notices and the desk (routes), and the demo's notices.
-pub const AREA: crate::api::Area = crate::api::Area { demo: Some(area_demo), ..crate::api::Area::routes_only("desk", routes) };
+pub const AREA: crate::api::Area = crate::api::Area { demo: Some(area_demo), tasks: Some(message::spawn), ..crate::api::Area::routes_only("desk", routes) };

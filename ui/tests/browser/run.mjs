@@ -1733,6 +1733,17 @@ test('warehouse: an inbound order received, reviewed and put away; an outbound o
   await page.locator('.tag', { hasText: '已完成' }).waitFor();
   check((await lines.innerText()).includes('22'), 'the put-away quantity shows');
   await shot(page, 'wms-inbound-done');
+  // 收货 rows of orders past receiving cannot be ticked for 删除 (ui.removeWhen), nor taken by 全选.
+  await visit(page, '/wms/received');
+  await page.getByRole('table').locator('tbody tr').first().waitFor();
+  const ticks = await page.evaluate(() => [...document.querySelectorAll('table tbody tr')].map((tr) => ({
+    off: tr.querySelector('input[type=checkbox]')?.disabled, del: [...tr.querySelectorAll('button')].some((b) => b.textContent === '删除') })));
+  check(ticks.length > 0 && ticks.every((r) => r.off === !r.del), 'a row can be ticked exactly when it can be removed: ' + JSON.stringify(ticks));
+  check(ticks.some((r) => r.off), 'rows of finished orders cannot be ticked');
+  if (ticks.some((r) => !r.off)) {
+    await page.getByLabel('全选').check();
+    check(await page.locator('tbody input[type=checkbox]:checked').count() === ticks.filter((r) => !r.off).length, '全选 takes the removable rows only');
+  }
 
   // Outbound: release reserves, the pick list shows the bins, pick each, ship.
   const ck = await bladeCall(t, 'POST', `${W}/order/ck/submit`, { storeId: store.id, orderType: 1, consignee: '李工' });

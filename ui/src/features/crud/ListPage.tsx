@@ -135,7 +135,8 @@ export function ListPage() {
       setRunning(null);
     }
   };
-  const allIds = data.records.map((r) => String(r.id));
+  // Selection serves 删除 alone: rows their order no longer lets go of (ui.removeWhen) cannot be ticked.
+  const allIds = data.records.filter(removable).map((r) => String(r.id));
   const allOn = allIds.length > 0 && allIds.every((id) => selected.includes(id));
 
   return (
@@ -224,7 +225,7 @@ export function ListPage() {
               const on = selected.includes(id);
               return (
                 <tr key={id} className={[on ? 'selected' : '', isOverdue(row) ? 'overdue' : '', isLow(row) ? 'low' : ''].join(' ').trim()} title={isOverdue(row) ? t('common.overdue') : isLow(row) ? t('common.lowStock') : undefined}>
-                  <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
+                  <td className="col-check"><input type="checkbox" aria-label={t('common.selectRow') + ' ' + (i + 1)} checked={on} disabled={!removable(row)} title={removable(row) ? undefined : t('crud.notRemovable')} onChange={() => setSelected(on ? selected.filter((x) => x !== id) : [...selected, id])} /></td>
                   <td className="col-index">{(data.current - 1) * size + i + 1}</td>
                   {cols.map((f) => <td key={f.name} className={cellClass(f)} data-label={L(f)}>{display(f, row[f.name], res.dicts, row, yesNo)}</td>)}
                   {anyAction && <td className="col-action">
