@@ -247,7 +247,7 @@ pub struct ServeArgs {
     #[arg(long, env = "ZZ_NO_SSR", value_parser = BoolishValueParser::new())]
     pub no_ssr: bool,
     /// Page cache of the data file, in MiB; 0 (the default) follows the machine: a quarter of its memory, no
-    /// more than the data file, at least 64.
+    /// more than the data file, at least 32.
     #[arg(long, env = "ZZ_CACHE_MB", default_value_t = 0)]
     pub cache_mb: usize,
     /// Environment name recorded in the api log (BladeX `env`: dev, test, prod).
