@@ -252,11 +252,13 @@ fn document(lang: Lang, body: &str, props: &str, parts: &[&str]) -> String {
     let css = if ui::APP_CSS.is_empty() { String::new() } else { format!("<link rel=\"stylesheet\" href=\"/assets/{}\">", ui::APP_CSS) };
     // The page's part comes alongside the app rather than after it (it is fetched before hydration:
     // ui/src/entry-client.tsx). Named at the end, beside the app's script: in the head they took the slow line from
-    // the stylesheet and put the first paint off by ~0.2 s (bench/first-load.mjs).
+    // the stylesheet and put the first paint off by ~0.2 s (bench/first-load.mjs). At a low priority, so that on
+    // HTTP/1.1 the stylesheet gets more of a slow line (the same page's first paint at 400 ms RTT and 400 kbit/s
+    // 1.38 -> 1.24 s in an A/B of its HTML, hydration no later: bench/README.md).
     let mut scripts = String::new();
     for (_, files) in ui::PARTS.iter().filter(|(n, _)| parts.contains(n)) {
         for f in files.iter() {
-            scripts.push_str(&format!("<link rel=\"modulepreload\" href=\"/assets/{f}\">"));
+            scripts.push_str(&format!("<link rel=\"modulepreload\" href=\"/assets/{f}\" fetchpriority=\"low\">"));
         }
     }
     format!(

@@ -227,6 +227,7 @@ test('login form: a wrong captcha shows 验证码不正确', async (t) => {
   await page.getByLabel('账号').fill('admin');
   await page.getByLabel('密码', { exact: true }).fill(PASSWORD);
   await page.getByLabel('验证码', { exact: true }).fill('####');
+  check(await page.getByText(/请输入(账号|密码|验证码)/).count() === 0, 'filled fields lose their 请输入… marks');
   const answer = page.waitForResponse((r) => r.url().includes('/api/blade-auth/oauth/token'));
   await page.getByRole('button', { name: '登录' }).click();
   const r = await answer;
@@ -733,6 +734,13 @@ test('parameters: add with blur validation, edit, delete with selection, page si
   await visit(page, '/system/param');
   await page.getByRole('columnheader', { name: '参数名称' }).waitFor();
   await shot(page, 'param-list');
+
+  // A dialog closed by Escape gives the cursor back to the button that opened it.
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  await page.getByRole('dialog', { name: /新增/ }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByRole('dialog', { name: /新增/ }).waitFor({ state: 'hidden' });
+  await page.waitForFunction(() => document.activeElement?.textContent === '新增');
 
   // Add: each required field says so on blur.
   await page.getByRole('button', { name: '新增', exact: true }).click();
@@ -2094,7 +2102,11 @@ test('仓管员 刘强: his desk shows only what he may see; an inbound order re
   await toast(page, '收货成功').waitFor();
   await page.getByRole('button', { name: '短收完成' }).click();
   const ask = page.getByRole('dialog');
-  await ask.getByLabel('短收原因').fill('供应商缺货,余下9桶不再补发');
+  // The cursor is in the reason box: he types at once.
+  await ask.getByLabel('短收原因').waitFor();
+  await page.waitForFunction(() => document.activeElement?.id === 'ask-reason');
+  await page.keyboard.type('供应商缺货,余下9桶不再补发');
+  check(await ask.getByLabel('短收原因').inputValue() === '供应商缺货,余下9桶不再补发', 'the reason typed went into its box');
   await shot(page, 'role-keeper-short');
   await ask.getByRole('button', { name: '确定' }).click();
   await toast(page, '已短收完成').waitFor();

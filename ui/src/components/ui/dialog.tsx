@@ -1,7 +1,7 @@
 // Dialog wrappers over Radix: never closed by an outside click (SPEC §2), at least 400×300.
 import * as D from '@radix-ui/react-dialog';
 import * as A from '@radix-ui/react-alert-dialog';
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from '../../i18n/react';
 
 /**
@@ -16,14 +16,51 @@ export function useOpenedOnce(open: boolean): boolean {
   return seen || open;
 }
 
+/**
+ * A dialog opens with the cursor in its field marked `autoFocus` (a reason to type), else on its first control.
+ * Preact writes `autoFocus` as the attribute, which a browser honours only while the page loads; React focused
+ * the field itself.
+ */
+function focusMarked(e: Event) {
+  const marked = (e.target as HTMLElement | null)?.querySelector?.<HTMLElement>('[autofocus]');
+  if (marked) {
+    e.preventDefault();
+    marked.focus();
+  }
+}
+
+/**
+ * Focus handling of a dialog opened from code (no Radix trigger): it opens on its marked field (`focusMarked`),
+ * and on closing the cursor goes back to what had it before (the button that opened it), not to the page.
+ */
+function useFocusReturn() {
+  const opener = useRef<HTMLElement | null>(null);
+  const onOpenAutoFocus = (e: Event) => {
+    const was = document.activeElement;
+    opener.current = was instanceof HTMLElement && was !== document.body ? was : null;
+    focusMarked(e);
+  };
+  const onCloseAutoFocus = (e: Event) => {
+    const el = opener.current;
+    opener.current = null;
+    if (el && el.isConnected) {
+      e.preventDefault();
+      el.focus();
+    }
+  };
+  return { onOpenAutoFocus, onCloseAutoFocus };
+}
+
 export function Dialog(p: { open: boolean; onOpenChange: (o: boolean) => void; title: string; width?: number; children: ReactNode; footer?: ReactNode }) {
   const { t } = useTranslation();
+  const focus = useFocusReturn();
   if (!useOpenedOnce(p.open)) return null;
   return (
     <D.Root open={p.open} onOpenChange={p.onOpenChange}>
       <D.Portal>
         <D.Overlay className="dlg-overlay" />
-        <D.Content className="dlg" style={{ width: p.width ?? 560 }} onPointerDownOutside={(e) => e.preventDefault()} onInteractOutside={(e) => e.preventDefault()} aria-describedby={undefined}>
+        <D.Content className="dlg" style={{ width: p.width ?? 560 }} onPointerDownOutside={(e) => e.preventDefault()} onInteractOutside={(e) => e.preventDefault()} aria-describedby={undefined}
+          {...focus}>
           <div className="dlg-head">
             <D.Title className="dlg-title">{p.title}</D.Title>
             <D.Close className="icon-btn" aria-label={t('common.close')}>×</D.Close>
@@ -38,12 +75,13 @@ export function Dialog(p: { open: boolean; onOpenChange: (o: boolean) => void; t
 
 export function Confirm(p: { open: boolean; onOpenChange: (o: boolean) => void; text: string; onConfirm: () => void }) {
   const { t } = useTranslation();
+  const focus = useFocusReturn();
   if (!useOpenedOnce(p.open)) return null;
   return (
     <A.Root open={p.open} onOpenChange={p.onOpenChange}>
       <A.Portal>
         <A.Overlay className="dlg-overlay" />
-        <A.Content className="dlg dlg-confirm">
+        <A.Content className="dlg dlg-confirm" {...focus}>
           <A.Title className="dlg-title">{t('common.confirm')}</A.Title>
           <A.Description className="dlg-body">{p.text}</A.Description>
           <div className="dlg-foot">

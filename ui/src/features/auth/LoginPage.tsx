@@ -32,7 +32,12 @@ export function LoginPage() {
     if (last) setF((x) => (x.tenantId === props.tenant.id ? { ...x, tenantId: last } : x));
   }, []);
 
-  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
+  // Typing into a field marked 请输入… takes its mark away (the form says what is still missing, not what was).
+  const set = (k: keyof typeof f) => (e: { target: { value: string } }) => {
+    const v = e.target.value;
+    setF({ ...f, [k]: v });
+    if (errors[k] && v.trim()) setErrors(({ [k]: _, ...rest }) => rest);
+  };
 
   async function submit(e: FormEvent) {
     e.preventDefault();
