@@ -85,7 +85,8 @@ export function ListPage() {
   const size = data.size || 10;
 
   const go = (over: Record<string, string | number>) => {
-    const q: Record<string, unknown> = { ...filters, current: data.current, size, ...over };
+    // Pages of what was searched (the address), not of what is typed in the boxes and not yet searched.
+    const q: Record<string, unknown> = { ...(query as Record<string, string>), current: data.current, size, ...over };
     setSelected([]);
     navigate(path + qs(q));
   };
@@ -144,7 +145,7 @@ export function ListPage() {
       {asking}
       {tool && <ToolDialog tool={tool} url={actionUrl(tool.path)} onClose={(done) => { setTool(null); if (done) reload(); }} />}
       {res.ui?.note && <p className="muted crud-note">{props.locale === 'en' ? res.ui.note[1] : res.ui.note[0]}</p>}
-      <form className={'crud-search' + (filtersOpen ? ' open' : '')} role="search" aria-label={L(res)} onSubmit={(e) => { e.preventDefault(); go({ current: 1 }); }}>
+      <form className={'crud-search' + (filtersOpen ? ' open' : '')} role="search" aria-label={L(res)} onSubmit={(e) => { e.preventDefault(); setSelected([]); navigate(path + qs({ ...filters, current: 1, size })); }}>
         <button type="button" className="btn search-toggle" aria-expanded={filtersOpen} onClick={() => setFiltersOpen(!filtersOpen)}>{filtersOpen ? t('common.foldFilters') : t('common.moreFilters')}</button>
         {searchFields.length > 0 && (
           <label>
