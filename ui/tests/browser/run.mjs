@@ -2034,7 +2034,19 @@ test('项目经理 张伟: a project with its company, region and manager picked
   await dlg.getByLabel('项目名称').fill('鼓楼医院门诊楼翻新');
   await dlg.getByLabel('所属公司').click();
   await dlg.getByLabel('所属公司').fill('南京');
-  await dlg.getByRole('option', { name: '南京分公司' }).click();
+  await dlg.getByRole('option', { name: '南京分公司' }).waitFor();
+  // By keyboard: Escape closes the list and keeps the dialog and what was typed; ↓ reopens and walks it; Enter picks.
+  await page.keyboard.press('Escape');
+  await dlg.getByRole('listbox').waitFor({ state: 'detached' });
+  check(await dlg.getByLabel('项目名称').inputValue() === '鼓楼医院门诊楼翻新', 'Escape in a picker keeps the dialog and its fields');
+  await page.keyboard.press('ArrowDown');
+  await dlg.getByRole('option', { name: '南京分公司' }).waitFor();
+  const at = (await dlg.getByRole('option').allInnerTexts()).findIndex((x) => x.startsWith('南京分公司'));
+  for (let i = 0; i <= at; i++) await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await dlg.getByRole('listbox').waitFor({ state: 'detached' });
+  check(await dlg.getByLabel('所属公司').inputValue() === '南京分公司', 'Enter picks the option walked to: ' + await dlg.getByLabel('所属公司').inputValue());
+  check(await dlg.isVisible(), 'Enter in a picker does not send the form');
   // 所在地区 is picked, by pinyin here, never typed as a number.
   await dlg.getByLabel('所在地区').fill('gulou');
   await dlg.getByRole('option', { name: /江苏省 \/ 南京市 \/ 鼓楼区/ }).click();

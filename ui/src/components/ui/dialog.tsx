@@ -48,7 +48,12 @@ function useFocusReturn() {
       el.focus();
     }
   };
-  return { onOpenAutoFocus, onCloseAutoFocus };
+  // Escape in an open list of choices (a reference picker's) closes that list, not the dialog and what was typed.
+  const onEscapeKeyDown = (e: KeyboardEvent) => {
+    const t = e.target as HTMLElement | null;
+    if (t?.getAttribute?.('role') === 'combobox' && t.getAttribute('aria-expanded') === 'true') e.preventDefault();
+  };
+  return { onOpenAutoFocus, onCloseAutoFocus, onEscapeKeyDown };
 }
 
 export function Dialog(p: { open: boolean; onOpenChange: (o: boolean) => void; title: string; width?: number; children: ReactNode; footer?: ReactNode }) {

@@ -125,30 +125,56 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   const [text, setText] = useState('');
   const [open, setOpen] = useState(false);
   const [rows, setRows] = useState<{ id: string; title: string; hint: string }[]>([]);
+  // The option the arrow keys are on (-1: none); Enter picks it.
+  const [active, setActive] = useState(-1);
   // A refusal is said as such (the form needs a right the user lacks), never shown as "no match".
   const [refused, setRefused] = useState<string | null>(null);
   useEffect(() => {
     if (!open) return;
     const timer = setTimeout(() => {
       lookup(ref.resource, { keyword: text.trim(), size: 20, staff: ref.staff })
-        .then((d) => { setRefused(null); setRows((d?.records ?? []).map((r) => ({ id: r.id, title: r.title, hint: r.hint ?? '' }))); })
+        .then((d) => {
+          const found = (d?.records ?? []).map((r) => ({ id: r.id, title: r.title, hint: r.hint ?? '' }));
+          setRefused(null);
+          setRows(found);
+          setActive((a) => Math.min(a, found.length - 1));
+        })
         .catch((e) => { setRows([]); setRefused(e instanceof ApiError ? e.message : String(e)); });
     }, 200);
     return () => clearTimeout(timer);
   }, [open, text, ref.resource, ref.staff]);
   if (disabled) return <input id={id} value={label || value} readOnly />;
+  const pick = (r: { id: string; title: string }) => { onChange(r.id, r.title); setOpen(false); setActive(-1); };
+  // ↓ / ↑ walk the options (opening the list), Enter picks the one walked to, Escape closes the list alone (the
+  // dialog around it stays: `Dialog` lets an open combobox have its Escape).
+  const onKeyDown = (e: { key: string; preventDefault: () => void }) => {
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      if (!open) { setOpen(true); return; }
+      if (rows.length) setActive((a) => (e.key === 'ArrowDown' ? (a + 1) % rows.length : (a <= 0 ? rows.length - 1 : a - 1)));
+    } else if (e.key === 'Enter' && open && rows[active]) {
+      e.preventDefault();
+      pick(rows[active]);
+    } else if (e.key === 'Escape' && open) {
+      setOpen(false);
+      setActive(-1);
+    }
+  };
   return (
     <div className="ref-picker">
-      <input id={id} role="combobox" aria-expanded={open} autoComplete="off" placeholder={label || t('ref.search')}
+      <input id={id} role="combobox" aria-expanded={open} aria-controls={`${id}-options`} aria-autocomplete="list" aria-activedescendant={open && rows[active] ? `${id}-opt-${active}` : undefined}
+        autoComplete="off" placeholder={label || t('ref.search')}
         value={open ? text : label || (value ? value : '')}
         onFocus={() => { setOpen(true); setText(''); }} onClick={() => setOpen(true)} onBlur={() => setTimeout(() => setOpen(false), 150)}
-        onChange={(e) => { setText(e.target.value); setOpen(true); }} />
+        onKeyDown={onKeyDown}
+        onChange={(e) => { setText(e.target.value); setOpen(true); setActive(-1); }} />
       {open && (
-        <ul className="ref-options" role="listbox">
+        <ul className="ref-options" role="listbox" id={`${id}-options`}>
           {refused && <li className="muted" role="alert">{t('ref.refused')}{refused}</li>}
           {!refused && rows.length === 0 && <li className="muted">{t('ref.none')}</li>}
-          {rows.map((r) => (
-            <li key={r.id} role="option" aria-selected={r.id === value} onMouseDown={(e) => { e.preventDefault(); onChange(r.id, r.title); setOpen(false); }}>
+          {rows.map((r, i) => (
+            <li key={r.id} id={`${id}-opt-${i}`} role="option" aria-selected={r.id === value} className={i === active ? 'active' : undefined}
+              onMouseDown={(e) => { e.preventDefault(); pick(r); }}>
               {r.title}{r.hint && <span className="muted"> {r.hint}</span>}
             </li>
           ))}
