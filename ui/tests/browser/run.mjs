@@ -1544,6 +1544,18 @@ test('contract ledger: balances from entries, a receipt posted and a mistyped on
   await visit(page, '/finance/contractLedger/index');
   await page.getByRole('columnheader', { name: '未收余额(元)' }).waitFor();
   await shot(page, 'ledger-list');
+  // A project chosen in the filter bar keeps its name after a reload, also when no row can name it (a project
+  // without a ledger): the box asks the title of the address's id.
+  {
+    const projects = (await bladeCall(t, 'GET', '/api/blade-system/lookup?resource=project&size=50')).records;
+    const ledgers = (await bladeCall(t, 'GET', '/api/blade-scm/contractledger/list?current=1&size=200')).records;
+    const bare = projects.find((p) => !ledgers.some((l) => String(l.projectId) === String(p.id)));
+    check(!!bare, 'the demo has a project without a ledger');
+    await visit(page, `/finance/contractLedger/index?projectId_equal=${bare.id}`);
+    await page.waitForFunction((n) => document.querySelector('.crud-search [role=combobox]')?.value === n, bare.title);
+    await visit(page, '/finance/contractLedger/index');
+    await page.getByRole('columnheader', { name: '未收余额(元)' }).waitFor();
+  }
   // The demo ledger of an executing contract (its first nodes received, one receipt corrected).
   const row = page.getByRole('row').filter({ hasText: 'HT20261012-0021' });
   await row.getByRole('link', { name: '详情' }).click();

@@ -143,7 +143,17 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
     }, 200);
     return () => clearTimeout(timer);
   }, [open, text, ref.resource, ref.staff]);
-  if (disabled) return <input id={id} value={label || value} readOnly />;
+  // A chosen record whose title the page does not know (a filter from the address, after a reload): its title is
+  // asked once, so the box never shows a bare id.
+  const [known, setKnown] = useState<{ id: string; title: string } | null>(null);
+  useEffect(() => {
+    if (!value || label || known?.id === value) return;
+    lookup(ref.resource, { ids: value, size: 1 })
+      .then((d) => { const r = d?.records?.[0]; if (r) setKnown({ id: value, title: r.title }); })
+      .catch(() => {});
+  }, [value, label, ref.resource]);
+  const shown = label || (known?.id === value ? known.title : '') || value;
+  if (disabled) return <input id={id} value={shown} readOnly />;
   const pick = (r: { id: string; title: string }) => { onChange(r.id, r.title); setOpen(false); setActive(-1); };
   // ↓ / ↑ walk the options (opening the list), Enter picks the one walked to, Escape closes the list alone (the
   // dialog around it stays: `Dialog` lets an open combobox have its Escape).
@@ -163,8 +173,8 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   return (
     <div className="ref-picker">
       <input id={id} role="combobox" aria-expanded={open} aria-controls={`${id}-options`} aria-autocomplete="list" aria-activedescendant={open && rows[active] ? `${id}-opt-${active}` : undefined}
-        autoComplete="off" placeholder={label || t('ref.search')}
-        value={open ? text : label || (value ? value : '')}
+        autoComplete="off" placeholder={(value && shown) || t('ref.search')}
+        value={open ? text : shown}
         onFocus={() => { setOpen(true); setText(''); }} onClick={() => setOpen(true)} onBlur={() => setTimeout(() => setOpen(false), 150)}
         onKeyDown={onKeyDown}
         onChange={(e) => { setText(e.target.value); setOpen(true); setActive(-1); }} />
