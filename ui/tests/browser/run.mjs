@@ -2123,9 +2123,16 @@ test('仓管员 刘强: his desk shows only what he may see; an inbound order re
   const rk = await bladeCall(t, 'POST', `${W}/order/rk/submit`, { storeId: store.id, orderType: 1 });
   // He writes the order's lines himself (mxrk shares the order's codes).
   await bladeCall(t, 'POST', `${W}/mxrk/submit`, { orderId: rk.id, goodsId: goods.id, expectedQty: '159' });
+  // The order shows with its lines: no 暂无明细 between 加载中… and the rows.
+  await page.addInitScript(() => {
+    new MutationObserver(() => { if (document.body?.textContent?.includes('暂无明细')) window.__sawNoLines = true; })
+      .observe(document, { subtree: true, childList: true, characterData: true });
+  });
   await visit(page, `/wms/order/rk/detail/${rk.orderNo}`);
   const lines = page.getByRole('table', { name: '入库明细' });
   const line = lines.getByRole('row').filter({ hasText: goods.goodsName });
+  await line.waitFor();
+  check(!(await page.evaluate(() => window.__sawNoLines)), 'no 暂无明细 flashed before the order\'s line');
   // The supplier delivered 150 of 159.
   await line.getByLabel('收货数量').fill('150');
   await line.getByRole('button', { name: '收货', exact: true }).click();

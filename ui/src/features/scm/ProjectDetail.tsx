@@ -42,8 +42,7 @@ export function ProjectDetail({ code }: { code: string }) {
   const load = useCallback(async () => {
     try {
       const rec = await byCode('project', 'projectCode', code);
-      setP(rec);
-      if (!rec) return;
+      if (!rec) { setP(rec); return; }
       const [c, k, d, f] = await Promise.all([
         // A card the user may not read is left out, its list never asked (a 会计 reads contracts, not constructs).
         perms.has('contract') ? post(`${S}/contract/list`, { projectId: rec.id, size: 100 }) : Promise.resolve({ records: [] }),
@@ -56,6 +55,8 @@ export function ProjectDetail({ code }: { code: string }) {
       setContracts(c?.records ?? []);
       setConstructs(k?.records ?? []);
       setDocs(d?.records ?? []);
+      // The project shows with its cards filled (before them, 暂无合同/暂无施工单 flashed ahead of the rows).
+      setP(rec);
     } catch (e) {
       setErr(e instanceof ApiError ? e.message : String(e));
     }
@@ -160,11 +161,11 @@ export function ContractDetail({ code }: { code: string }) {
   const load = useCallback(async () => {
     try {
       const rec = await byCode('contract', 'contractCode', code);
-      setC(rec);
-      if (!rec) return;
+      if (!rec) { setC(rec); return; }
       const [k, o] = await Promise.all([perms.has('construct') ? post(`${S}/construct/list`, { contractId: rec.id, size: 100 }) : Promise.resolve({ records: [] }), post(`${S}/contract/ope/record/${rec.id}`)]);
       setConstructs(k?.records ?? []);
       setOps(o ?? []);
+      setC(rec);
     } catch (e) {
       setErr(e instanceof ApiError ? e.message : String(e));
     }

@@ -52,10 +52,11 @@ function useOrder(kind: 'rk' | 'ck', no: string) {
   const load = useCallback(async () => {
     try {
       const o = await orderByNo(kind, no);
-      setOrder(o);
-      if (!o) return;
+      if (!o) { setOrder(o); return; }
       const d = await get(`${W}/mx${kind}/list`, { orderId: o.id, size: 500 });
+      // The order shows with its lines (before them, 暂无明细 flashed between 加载中… and the rows).
       setLines(d?.records ?? []);
+      setOrder(o);
     } catch (e) {
       setErr(e instanceof ApiError ? e.message : String(e));
     }
