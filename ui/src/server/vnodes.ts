@@ -3,7 +3,7 @@
 // and a new props object), for the browser's DOM. The server's renderer does what of it a string needs by itself
 // (className as class, px for style numbers, svg names), so on the server a host element keeps its props as
 // written and only gets the element mark libraries check (`isValidElement`); components still go through compat's
-// hook (refs, default props). In QuickJS this took a list page's render from ~8.6 to ~6.1 ms (bench/README.md).
+// hook (refs, default props). In QuickJS this took the demo's list page from 9.9 to 5.9 ms (bench/README.md).
 // Installed by entry-server and by the tests that compare the server's HTML (pages.test.tsx, markup.test.ts).
 import { createElement } from 'react';
 import { options } from 'preact';

@@ -10,10 +10,10 @@ import { useRemove } from './useRemove';
 import { useToast } from '../../components/ui/toast';
 import { FormDialog, RefPicker } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
+import { Host } from '../../components/ui/host';
 import { Dialog, FormRow, useAsk } from '../../components/ui/dialog';
 import { refKey, remove } from '../../lib/resource';
 import { amount } from '../../lib/words';
-import { Host } from '../../components/ui/host';
 
 export { PAGE_SIZES } from '../../components/ui/pager';
 
