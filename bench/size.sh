@@ -13,6 +13,6 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 # Seeded by a first start (menus, dictionaries, tenants), then stopped.
 start; stop
 "$T/bench" gen --file "$WORK/data/zhizhuang.redb" --count "$COUNT" --value-bytes 30
-"$T/zhizhuang" compact --dir "$WORK/data" | head -2
+"$T/zhizhuang" compact --dir "$WORK/data" | sed -n 1,2p
 "$T/zhizhuang" verify "$WORK/data/zhizhuang.redb" | grep -E "^file|table (RECORDS|INDEX|UNIQUE|CHANGES|COUNTERS)"
 ls -l "$WORK/data/zhizhuang.redb" | awk -v n="$COUNT" '{printf "data file %d bytes: %.0f bytes per parameter\n", $5, $5 / n}'

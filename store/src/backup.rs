@@ -79,6 +79,9 @@ pub(crate) fn open_offline(path: &Path, cache_bytes: usize) -> Result<Database> 
 pub fn compact_file(path: &Path) -> Result<(FileSpace, FileSpace)> {
     let mut db = open_offline(path, 128 << 20)?;
     let before = space(&db, path)?;
+    for t in tables::ALL {
+        (t.repack)(&db)?;
+    }
     while db.compact().map_err(|e| StoreError::Storage(e.to_string()))? {}
     Ok((before, space(&db, path)?))
 }

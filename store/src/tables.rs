@@ -5,9 +5,9 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use redb::{Key, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition, TypeName, WriteTransaction};
+use redb::{Key, ReadTransaction, ReadableTable, ReadableTableMetadata, TableDefinition, TableHandle, TypeName, WriteTransaction};
 
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 
 /// A text key part stored exactly as redb's `&str` (same bytes, same type name: files need no migration), but
 /// compared as bytes: redb's `&str` checks both sides as UTF-8 on every comparison, and tuple-key comparisons are
@@ -97,6 +97,8 @@ pub struct TableInfo {
     /// (bytes of keys and values, bytes of the tree's own metadata, bytes of pages left unused, pages).
     pub space: fn(&ReadTransaction) -> Result<(u64, u64, u64, u64)>,
     pub copy: fn(&ReadTransaction, &WriteTransaction) -> Result<u64>,
+    /// Rewrites the table with full pages when a quarter of its pages' bytes are unused (`repack`): whether it did.
+    pub repack: fn(&redb::Database) -> Result<bool>,
 }
 
 macro_rules! registry {
@@ -106,6 +108,7 @@ macro_rules! registry {
             count: |r| count_table(r, $def),
             space: |r| space_of(r, $def),
             copy: |r, w| copy_table(r, w, $def),
+            repack: |db| repack(db, $def),
         }),*];
         /// Creates every table so that readers never meet a missing one.
         pub fn create_all(w: &WriteTransaction) -> Result<()> {
@@ -142,6 +145,70 @@ pub(crate) fn copy_table<K: redb::Key + 'static, V: redb::Value + 'static>(
         n += 1;
     }
     Ok(n)
+}
+
+/// Entries moved per transaction by `repack`.
+const REPACK_CHUNK: usize = 200_000;
+
+/// Rewrites a table of a file no process holds so that its leaves are full: redb splits a full leaf in two
+/// halves, so keys that arrive in order (ids, times) leave every leaf half empty for good, and `compact` moves
+/// pages without filling them. The entries go, in key order and a chunk per durable transaction, into a new table
+/// through a cursor at its end (redb packs such a run into full leaves); the last transaction drops the old table
+/// and gives the new one its name. Stopped half way, the file holds the old table whole and a `*.repack` table the
+/// next run drops first. Done only when at least a quarter of the table's page bytes are unused.
+pub(crate) fn repack<K: redb::Key + 'static, V: redb::Value + 'static>(db: &redb::Database, def: TableDefinition<K, V>) -> Result<bool> {
+    use redb::ReadableDatabase;
+    use std::ops::Bound;
+    let tmp_name = format!("{}.repack", def.name());
+    let tmp: TableDefinition<K, V> = TableDefinition::new(&tmp_name);
+    {
+        let w = db.begin_write()?;
+        w.delete_table(tmp)?;
+        w.commit()?;
+    }
+    let st = db.begin_read()?.open_table(def)?.stats()?;
+    let pages = st.stored_bytes() + st.metadata_bytes() + st.fragmented_bytes();
+    if pages < (1 << 20) || st.fragmented_bytes() * 4 < pages {
+        return Ok(false);
+    }
+    let mut last: Option<Vec<u8>> = None;
+    loop {
+        let w = db.begin_write()?;
+        let mut done = false;
+        {
+            let old = w.open_table(def)?;
+            let mut new = w.open_table(tmp)?;
+            let mut cur = new.upper_bound_mut(Bound::<K::SelfType<'_>>::Unbounded)?;
+            let range = match &last {
+                Some(k) => old.range::<K::SelfType<'_>>((Bound::Excluded(K::from_bytes(k)), Bound::Unbounded))?,
+                None => old.range::<K::SelfType<'_>>(..)?,
+            };
+            let mut n = 0;
+            let mut key = None;
+            for e in range {
+                let (k, v) = e?;
+                cur.insert_before(k.value(), v.value()).map_err(|e| StoreError::Storage(format!("repacking {}: {e}", def.name())))?;
+                n += 1;
+                if n == REPACK_CHUNK {
+                    key = Some(K::as_bytes(&k.value()).as_ref().to_vec());
+                    break;
+                }
+            }
+            cur.close()?;
+            match key {
+                Some(k) => last = Some(k),
+                None => done = true,
+            }
+        }
+        if done {
+            w.delete_table(def)?;
+            w.rename_table(tmp, def)?;
+        }
+        w.commit()?;
+        if done {
+            return Ok(true);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -216,4 +283,56 @@ mod tests {
         let order: Vec<(String, String, u64)> = tn.iter().unwrap().map(|e| { let k = e.unwrap().0; let (a, b, c) = k.value(); (a.to_string(), b.to_string(), c) }).collect();
         assert!(order.is_sorted(), "the new type walks in str order");
     }
+
+    /// Keys that arrive in order leave redb's leaves half empty; `repack` fills them, keeps every entry and its
+    /// order, and a rerun after an interrupted one (a `*.repack` table left) starts clean.
+    #[test]
+    fn repack_fills_the_leaves_of_keys_written_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Database::create(dir.path().join("p.redb")).unwrap();
+        let n = 100_000u64;
+        let value = [7u8; 40];
+        // As the server writes: many small commits (without durability, as with the write-ahead log), into the
+        // middle of the table (another resource's records sort after these).
+        let w = db.begin_write().unwrap();
+        w.open_table(RECORDS).unwrap().insert(("157270", "region", 1), value.as_slice()).unwrap();
+        w.commit().unwrap();
+        for from in (0..n).step_by(100) {
+            let mut w = db.begin_write().unwrap();
+            w.set_durability(redb::Durability::None).unwrap();
+            let mut t = w.open_table(RECORDS).unwrap();
+            for id in from..from + 100 {
+                t.insert(("157270", "param", id), value.as_slice()).unwrap();
+            }
+            drop(t);
+            w.commit().unwrap();
+        }
+        let w = db.begin_write().unwrap();
+        {
+            // An interrupted run's leftovers.
+            let tmp: TableDefinition<RecK, &[u8]> = TableDefinition::new("records.repack");
+            w.open_table(tmp).unwrap().insert(("x", "y", 1), [1u8].as_slice()).unwrap();
+        }
+        w.commit().unwrap();
+        let stats = |db: &Database| db.begin_read().unwrap().open_table(RECORDS).unwrap().stats().unwrap();
+        let before = stats(&db);
+        assert!(before.fragmented_bytes() * 3 > before.stored_bytes(), "in-order inserts leave leaves half empty: {before:?}");
+        assert!(repack(&db, RECORDS).unwrap());
+        let after = stats(&db);
+        assert!(after.fragmented_bytes() * 20 < after.stored_bytes(), "packed: {after:?}");
+        assert!(after.leaf_pages() * 10 < before.leaf_pages() * 6, "{} -> {} leaves", before.leaf_pages(), after.leaf_pages());
+        let r = db.begin_read().unwrap();
+        assert!(r.list_tables().unwrap().all(|t| t.name() != "records.repack"));
+        let t = r.open_table(RECORDS).unwrap();
+        assert_eq!(t.len().unwrap(), n + 1);
+        for (i, e) in t.iter().unwrap().take(n as usize).enumerate() {
+            let (k, v) = e.unwrap();
+            assert_eq!(k.value().2, i as u64);
+            assert_eq!(v.value(), value.as_slice());
+        }
+        drop((t, r));
+        // Packed already: left as it is.
+        assert!(!repack(&db, RECORDS).unwrap());
+    }
+
 }
