@@ -233,7 +233,25 @@ fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::
     // Drops already recorded in the error log, and when the current run of drops was first seen.
     let mut recorded = 0u64;
     let mut drops_since: Option<i64> = None;
-    while let Some(first) = rx.blocking_recv() {
+    // Outbox copies whose entries are committed here lazily, by the log position that makes them durable: they go
+    // from the data file once `durable_seq` has passed it (this file's writer syncs lazy commits within half a
+    // second), so a write's entry costs this file no fsync of its own.
+    let mut waiting: std::collections::VecDeque<(u64, std::time::Instant, Vec<String>)> = Default::default();
+    // Wakes the thread while copies wait, to let them go with no new entries coming.
+    let clock = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("logs' clock");
+    loop {
+        let first = if waiting.is_empty() {
+            rx.blocking_recv()
+        } else {
+            match clock.block_on(async { tokio::time::timeout(OUTBOX_LOOK, rx.recv()).await }) {
+                Ok(m) => m,
+                Err(_) => {
+                    release(&store, &tenants, &mut waiting, false);
+                    continue;
+                }
+            }
+        };
+        let Some(first) = first else { break };
         let mut batch = Vec::new();
         let mut flushes = Vec::new();
         let mut next = Some(first);
@@ -283,21 +301,21 @@ fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::
                 }
                 Ok(())
             };
-            // Entries whose copy waits in the data file's outbox: durable here first, then the copies go. The
-            // rest lazily: no fsync of their own; durable with the next write or within half a second.
-            let r = if outbox.is_empty() { store.write_lazy(n as usize, op) } else { store.write(op) };
-            match r {
+            // Lazily: no fsync of their own, durable with the next sync, within half a second. An entry whose copy
+            // waits in the data file's outbox is safe meanwhile (a crash moves the copy here at the next start);
+            // the copy goes once the entry is durable here (`release`).
+            match store.write_lazy(n as usize, op) {
                 Ok(()) => {
                     written.fetch_add(n, Ordering::Relaxed);
                     if !outbox.is_empty() {
-                        let gone = tenants.write_lazy(outbox.len(), move |w| {
-                            for k in &outbox {
-                                w.delete_meta(k)?;
+                        match store.logged_seq() {
+                            0 => {
+                                // A logs' store without a write-ahead log: durable only through a sync.
+                                if store.sync().is_ok() {
+                                    let _ = delete_outbox(&tenants, outbox);
+                                }
                             }
-                            Ok(())
-                        });
-                        if let Err(e) = gone {
-                            tracing::debug!(target: "zz::logs", error = %e, "outbox copies stay until the next start");
+                            seq => waiting.push_back((seq, std::time::Instant::now(), outbox)),
                         }
                     }
                 }
@@ -305,10 +323,56 @@ fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::
                 Err(e) => tracing::warn!(target: "zz::logs", error = %e, "log batch not written"),
             }
         }
+        if !flushes.is_empty() {
+            // Whoever waits for the logs (tests, shutdown) finds them durable and the outbox empty.
+            release(&store, &tenants, &mut waiting, true);
+        }
         for f in flushes {
             let _ = f.send(());
         }
+        if waiting.front().is_some_and(|(_, at, _)| at.elapsed() >= OUTBOX_LOOK) {
+            release(&store, &tenants, &mut waiting, false);
+        }
     }
+    release(&store, &tenants, &mut waiting, true);
+}
+
+/// How often copies waiting for their entries' durability are looked at.
+const OUTBOX_LOOK: std::time::Duration = std::time::Duration::from_millis(100);
+/// Past this, waiting copies get their entries synced rather than wait longer for this file's own lazy sync.
+const OUTBOX_SYNC: std::time::Duration = std::time::Duration::from_millis(750);
+
+/// Removes from the data file the outbox copies whose entries are durable in the logs' file (all of them with
+/// `now`, or once the oldest has waited OUTBOX_SYNC: after a sync).
+fn release(logs: &store::Store, data: &store::Store, waiting: &mut std::collections::VecDeque<(u64, std::time::Instant, Vec<String>)>, now: bool) {
+    if waiting.is_empty() {
+        return;
+    }
+    if (now || waiting.front().is_some_and(|(_, at, _)| at.elapsed() >= OUTBOX_SYNC)) && logs.sync().is_err() {
+        return;
+    }
+    let durable = logs.durable_seq();
+    let mut keys = Vec::new();
+    while waiting.front().is_some_and(|(seq, _, _)| *seq <= durable) {
+        keys.extend(waiting.pop_front().expect("front").2);
+    }
+    if !keys.is_empty() {
+        let _ = delete_outbox(data, keys);
+    }
+}
+
+/// Removes outbox copies (lazily: a crash before it is durable leaves copies the next start finds already moved).
+fn delete_outbox(data: &store::Store, keys: Vec<String>) -> store::Result<()> {
+    let gone = data.write_lazy(keys.len(), move |w| {
+        for k in &keys {
+            w.delete_meta(k)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = &gone {
+        tracing::debug!(target: "zz::logs", error = %e, "outbox copies stay until the next start");
+    }
+    gone
 }
 
 /// The error-log entry that records shed log entries: how many, between which times.

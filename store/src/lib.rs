@@ -509,6 +509,26 @@ impl Store {
         self.inner.durable.load(Ordering::Acquire)
     }
 
+    /// The write-ahead log's last record so far (0 when the store runs without one). A lazy write is durable once
+    /// `durable_seq` reaches the value read after it returned.
+    pub fn logged_seq(&self) -> u64 {
+        self.inner.wal.lock().ok().and_then(|g| g.as_ref().map(|w| w.seq)).unwrap_or(0)
+    }
+
+    /// Makes every lazy write committed so far durable (one fsync of the log), waiting for it.
+    pub fn sync(&self) -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let sent = self.writer.run(Box::new(move |inner: &Inner| {
+            writer::flush(inner);
+            let _ = tx.send(inner.failure());
+        }));
+        match (sent, rx.recv()) {
+            (true, Ok(None)) => Ok(()),
+            (true, Ok(Some(why))) => Err(StoreError::Failed(why)),
+            _ => Err(StoreError::Closed),
+        }
+    }
+
     /// The records for the shipper (with `Options::ship_dir`).
     pub fn feed(&self) -> Option<Arc<ship::Feed>> {
         self.inner.feed.clone()

@@ -311,7 +311,7 @@ enum Failed {
 
 /// Makes every earlier lazy commit durable: the log's fsync, or (without a log) an empty durable commit. True
 /// when it succeeded.
-fn flush(inner: &Inner) -> bool {
+pub(crate) fn flush(inner: &Inner) -> bool {
     if inner.failure().is_some() {
         return true;
     }
