@@ -13,14 +13,16 @@ use crate::tables;
 
 /// The format this binary writes. 2: the app keeps companies' secrets sealed with the install's key and reads
 /// the token signing key through it (a version-1 binary would use the sealed text as keys); the write-ahead log
-/// carries its format in its header.
-pub const SCHEMA_VERSION: u32 = 2;
+/// carries its format in its header. 3: records of `packed` resources (the logs' file) may be zstd frames
+/// (`codec::RECORD_Z1`), which a version-2 binary cannot read.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Numbered migrations: entry `n` moves a file from version `n` to `n + 1`.
 type Migration = fn(&WriteTransaction) -> Result<()>;
 /// 1 → 2 moves nothing in the file (the app seals plain secrets at its start): the number itself is the change,
-/// so that binaries of format 1 refuse the file.
-const MIGRATIONS: &[(u32, Migration)] = &[(1, |_| Ok(()))];
+/// so that binaries of format 1 refuse the file. 2 → 3 likewise: records already stored stay in format 1 (both are
+/// read), new log entries are packed, and binaries of format 2 refuse the file rather than fail on them.
+const MIGRATIONS: &[(u32, Migration)] = &[(1, |_| Ok(())), (2, |_| Ok(()))];
 
 /// Upgrade copies kept per file.
 const KEEP_UPGRADE_COPIES: usize = 2;

@@ -154,6 +154,10 @@ pub struct ResourceDef {
     /// columns get no index entries (filters on them walk), so each record costs fewer page writes.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub append_only: bool,
+    /// Records are stored compressed (`codec::RECORD_Z1`): the server's logs, written once and kept long, read a
+    /// page at a time. Lists of such a resource decode every row they read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub packed: bool,
     /// Extra input keys a Blade client echoes back (display helpers); accepted and dropped.
     #[serde(default)]
     pub ignore: Vec<String>,

@@ -118,6 +118,7 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
         platform: false,
         fields,
         append_only: false,
+        packed: false,
         ignore: Vec::new(),
         ui: None,
         api: None,

@@ -121,7 +121,7 @@ where
         let finder = needle.as_deref().map(memchr::memmem::Finder::new);
         let mut decode = |raw: &[u8]| -> Result<Option<Map<String, Value>>> {
             ticker.tick()?;
-            if finder.as_ref().is_some_and(|f| f.find(raw).is_none()) {
+            if raw.first() == Some(&crate::codec::RECORD_V1) && finder.as_ref().is_some_and(|f| f.find(raw).is_none()) {
                 return Ok(None);
             }
             decode_record(raw).map(Some)
@@ -1725,8 +1725,14 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
 /// A stored record decoded for `Query::accepts` (or for a search document, `ReadCtx::for_each_fields`): only the
 /// `names` fields when given (`Query::tested_fields`) and the bytes read so, else whole.
 pub(crate) fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<String, Value>> {
-    match names.and_then(|names| crate::codec::stored_subset(raw, names)) {
-        Some(doc) => Ok(doc),
+    match names.map(|names| (names, crate::codec::stored_subset(raw, names))) {
+        Some((_, Some(doc))) => Ok(doc),
+        // Not readable in place (a packed record): decoded whole, then only the names kept.
+        Some((names, None)) => {
+            let mut doc = decode_record(raw)?;
+            doc.retain(|k, _| names.contains(&k.as_str()));
+            Ok(doc)
+        }
         None => decode_record(raw),
     }
 }

@@ -5,7 +5,7 @@ use redb::ReadableTable;
 use serde_json::{Map, Value};
 
 use super::{Tables, index_values, storage_tenant};
-use crate::codec::{decode_record, encode_record};
+use crate::codec::{decode_record, encode_for};
 use crate::error::{Result, StoreError};
 use crate::resource::ResourceDef;
 use crate::tables;
@@ -62,7 +62,7 @@ impl RecordWriter<'_> {
             doc.insert("status".into(), 1.into());
         }
         doc.insert("isDeleted".into(), 0.into());
-        self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, &doc)?.as_slice())?;
         self.add_keys(def, t, id, &doc)?;
         self.bump(t, &def.name, 1)?;
         self.note(def, t, id);
@@ -112,7 +112,7 @@ impl RecordWriter<'_> {
         for key in moved {
             self.bump(t, &key, 1)?;
         }
-        self.tables.records.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, &doc)?.as_slice())?;
         // The search index holds the searched fields only: an update that leaves them alone is not logged.
         let searched_changed = def.search_fields().any(|f| old.get(&f.name) != doc.get(&f.name));
         self.changed.push((t.to_string(), def.name.clone(), id));
@@ -133,7 +133,7 @@ impl RecordWriter<'_> {
             doc.insert("isDeleted".into(), 1.into());
             doc.insert("updateUser".into(), actor.user_id.into());
             doc.insert("updateTime".into(), actor.at.unwrap_or_else(now_millis).into());
-            self.deleted.insert((t, def.name.as_str(), id), encode_record(&doc)?.as_slice())?;
+            self.deleted.insert((t, def.name.as_str(), id), encode_for(def, &doc)?.as_slice())?;
             self.note(def, t, id);
             n += 1;
         }
@@ -152,7 +152,7 @@ impl RecordWriter<'_> {
             return Ok(false);
         }
         self.check_unique(def, t, doc, None)?;
-        self.tables.records.insert((t, def.name.as_str(), id), encode_record(doc)?.as_slice())?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, doc)?.as_slice())?;
         self.add_keys(def, t, id, doc)?;
         self.bump(t, &def.name, 1)?;
         // An old id in the middle of the list shifts what follows, as a removal does.
