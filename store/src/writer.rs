@@ -78,6 +78,14 @@ const RIDE_ALONG: usize = 32;
 const LAZY_HOLD: Duration = Duration::from_millis(20);
 /// A checkpoint at least this often while writes come (each dirty page is written once per checkpoint).
 const FOLD_EVERY: Duration = Duration::from_millis(1_000);
+
+/// `FOLD_EVERY`, or `ZZ_CHECKPOINT_MS` (50–10,000) for measuring another period.
+fn fold_every() -> Duration {
+    static EVERY: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *EVERY.get_or_init(|| {
+        std::env::var("ZZ_CHECKPOINT_MS").ok().and_then(|v| v.parse::<u64>().ok()).filter(|ms| (50..=10_000).contains(ms)).map(Duration::from_millis).unwrap_or(FOLD_EVERY)
+    })
+}
 /// A checkpoint once the log holds this much.
 const FOLD_BYTES: u64 = 32 << 20;
 /// A checkpoint once the writer has had nothing to do for this long.
@@ -345,7 +353,7 @@ fn folding(inner: &Inner) -> bool {
 }
 
 fn fold_due(inner: &Inner) -> bool {
-    inner.fold && inner.failure().is_none() && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() >= FOLD_BYTES || (w.pending() > 0 && w.folded_at.elapsed() >= FOLD_EVERY))).unwrap_or(false)
+    inner.fold && inner.failure().is_none() && inner.wal.lock().map(|g| g.as_ref().is_some_and(|w| w.pending() >= FOLD_BYTES || (w.pending() > 0 && w.folded_at.elapsed() >= fold_every()))).unwrap_or(false)
 }
 
 /// A checkpoint: what the log holds becomes part of the file, and the log is emptied — once the checkpoint's
