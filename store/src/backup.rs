@@ -75,12 +75,18 @@ pub(crate) fn open_offline(path: &Path, cache_bytes: usize) -> Result<Database> 
     Ok(Database::builder().set_cache_size(cache_bytes).open(path)?)
 }
 
+/// Bytes free for this user on the file system holding `path` (None where it cannot be told).
+fn free_space(path: &Path) -> Option<u64> {
+    let st = rustix::fs::statvfs(path).ok()?;
+    Some(st.f_bavail.saturating_mul(st.f_frsize))
+}
+
 /// Compacts a data file no process holds, giving free space back to the disk. Returns the space before and after.
 pub fn compact_file(path: &Path) -> Result<(FileSpace, FileSpace)> {
     let mut db = open_offline(path, 128 << 20)?;
     let before = space(&db, path)?;
     for t in tables::ALL {
-        (t.repack)(&db)?;
+        (t.repack)(&db, free_space(path))?;
     }
     while db.compact().map_err(|e| StoreError::Storage(e.to_string()))? {}
     Ok((before, space(&db, path)?))

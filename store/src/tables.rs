@@ -98,7 +98,7 @@ pub struct TableInfo {
     pub space: fn(&ReadTransaction) -> Result<(u64, u64, u64, u64)>,
     pub copy: fn(&ReadTransaction, &WriteTransaction) -> Result<u64>,
     /// Rewrites the table with full pages when a quarter of its pages' bytes are unused (`repack`): whether it did.
-    pub repack: fn(&redb::Database) -> Result<bool>,
+    pub repack: fn(&redb::Database, Option<u64>) -> Result<bool>,
 }
 
 macro_rules! registry {
@@ -108,7 +108,7 @@ macro_rules! registry {
             count: |r| count_table(r, $def),
             space: |r| space_of(r, $def),
             copy: |r, w| copy_table(r, w, $def),
-            repack: |db| repack(db, $def),
+            repack: |db, free| repack(db, $def, free),
         }),*];
         /// Creates every table so that readers never meet a missing one.
         pub fn create_all(w: &WriteTransaction) -> Result<()> {
@@ -155,8 +155,9 @@ const REPACK_CHUNK: usize = 200_000;
 /// pages without filling them. The entries go, in key order and a chunk per durable transaction, into a new table
 /// through a cursor at its end (redb packs such a run into full leaves); the last transaction drops the old table
 /// and gives the new one its name. Stopped half way, the file holds the old table whole and a `*.repack` table the
-/// next run drops first. Done only when at least a quarter of the table's page bytes are unused.
-pub(crate) fn repack<K: redb::Key + 'static, V: redb::Value + 'static>(db: &redb::Database, def: TableDefinition<K, V>) -> Result<bool> {
+/// next run drops first. Done only when at least a quarter of the table's page bytes are unused, its entries are
+/// small (not file chunks), and `free_space` (the disk's, when known) holds the copy.
+pub(crate) fn repack<K: redb::Key + 'static, V: redb::Value + 'static>(db: &redb::Database, def: TableDefinition<K, V>, free_space: Option<u64>) -> Result<bool> {
     use redb::ReadableDatabase;
     use std::ops::Bound;
     let tmp_name = format!("{}.repack", def.name());
@@ -166,9 +167,18 @@ pub(crate) fn repack<K: redb::Key + 'static, V: redb::Value + 'static>(db: &redb
         w.delete_table(tmp)?;
         w.commit()?;
     }
-    let st = db.begin_read()?.open_table(def)?.stats()?;
+    let (st, rows) = {
+        let t = db.begin_read()?.open_table(def)?;
+        (t.stats()?, t.len()?)
+    };
     let pages = st.stored_bytes() + st.metadata_bytes() + st.fragmented_bytes();
-    if pages < (1 << 20) || st.fragmented_bytes() * 4 < pages {
+    // Entries over half a page (file chunks) get pages of their own, sized in powers of two: repacking cannot
+    // fill those, and would only copy them.
+    if pages < (1 << 20) || st.fragmented_bytes() * 4 < pages || rows == 0 || st.stored_bytes() / rows > 2048 {
+        return Ok(false);
+    }
+    // The copy needs room beside the table until the old one is dropped: left as it is on a disk without it.
+    if free_space.is_some_and(|free| free < pages + pages / 4) {
         return Ok(false);
     }
     let mut last: Option<Vec<u8>> = None;
@@ -317,7 +327,8 @@ mod tests {
         let stats = |db: &Database| db.begin_read().unwrap().open_table(RECORDS).unwrap().stats().unwrap();
         let before = stats(&db);
         assert!(before.fragmented_bytes() * 3 > before.stored_bytes(), "in-order inserts leave leaves half empty: {before:?}");
-        assert!(repack(&db, RECORDS).unwrap());
+        assert!(!repack(&db, RECORDS, Some(1 << 20)).unwrap(), "no room for the copy: left as it is");
+        assert!(repack(&db, RECORDS, None).unwrap());
         let after = stats(&db);
         assert!(after.fragmented_bytes() * 20 < after.stored_bytes(), "packed: {after:?}");
         assert!(after.leaf_pages() * 10 < before.leaf_pages() * 6, "{} -> {} leaves", before.leaf_pages(), after.leaf_pages());
@@ -332,7 +343,7 @@ mod tests {
         }
         drop((t, r));
         // Packed already: left as it is.
-        assert!(!repack(&db, RECORDS).unwrap());
+        assert!(!repack(&db, RECORDS, None).unwrap());
     }
 
 }

@@ -1730,7 +1730,9 @@ pub(crate) fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<Strin
         // Not readable in place (a packed record): decoded whole, then only the names kept.
         Some((names, None)) => {
             let mut doc = decode_record(raw)?;
-            doc.retain(|k, _| names.contains(&k.as_str()));
+            if !names.is_empty() {
+                doc.retain(|k, _| names.contains(&k.as_str()));
+            }
             Ok(doc)
         }
         None => decode_record(raw),
