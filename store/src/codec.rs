@@ -109,6 +109,20 @@ pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>) -> Result<
     })
 }
 
+/// A stored record in format 1: a packed one unpacked (its JSON is the one format 1 holds), any other as it is.
+pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
+    match raw.split_first() {
+        Some((&RECORD_Z1, frame)) => {
+            let json = unpack(frame)?;
+            let mut out = Vec::with_capacity(json.len() + 1);
+            out.push(RECORD_V1);
+            out.extend_from_slice(&json);
+            Ok(out)
+        }
+        _ => Ok(raw.to_vec()),
+    }
+}
+
 fn unpack(frame: &[u8]) -> Result<Vec<u8>> {
     UNPACKER.with(|u| {
         let mut u = u.borrow_mut();
@@ -434,6 +448,9 @@ mod tests {
         assert_eq!(decode_record(&packed).unwrap(), doc);
         assert!(StoredRow::parse(&packed).is_none());
         assert!(stored_subset(&packed, &["method"]).is_none());
+        // Unpacked for answers written from stored bytes: format 1, the same bytes as the record never packed.
+        assert_eq!(super::plain(&packed).unwrap(), plain);
+        assert!(StoredRow::parse(&super::plain(&packed).unwrap()).is_some());
         assert!(packed.len() * 100 < plain.len() * 45, "{} packed of {} bytes", packed.len(), plain.len());
         // Damage is an error, never a panic nor a large allocation.
         let mut bad = packed.clone();

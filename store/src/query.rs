@@ -140,8 +140,8 @@ impl<'b> Ticker<'b> {
 pub struct Page {
     pub records: Vec<Map<String, Value>>,
     pub total: u64,
-    /// With `Query::raw_rows`: the page's records in the stored format (`codec::decode_record` reads one),
-    /// and `records` is empty.
+    /// With `Query::raw_rows`: the page's records in the stored format 1 (`codec::decode_record` reads one;
+    /// packed records come unpacked), and `records` is empty.
     pub rows: Vec<Vec<u8>>,
 }
 
@@ -162,7 +162,8 @@ impl PageFill {
     /// Adds a record: its stored bytes `raw`, or its decoded `doc` (which a decoded page must be given).
     pub(crate) fn push(&mut self, doc: Option<Map<String, Value>>, raw: &[u8]) -> crate::error::Result<()> {
         if self.raw {
-            self.rows.push(raw.to_vec());
+            // Packed rows are given unpacked (format 1), so that answers are written from their bytes as any other.
+            self.rows.push(crate::codec::plain(raw)?);
         } else {
             self.records.push(match doc {
                 Some(d) => d,
