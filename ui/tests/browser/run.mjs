@@ -1287,9 +1287,15 @@ test('menus: add a child menu, it appears in the tree', async (t) => {
   await dlg.getByRole('radio', { name: '菜单' }).check();
   await api(page, '/menu/submit', () => dlg.getByRole('button', { name: '保存' }).click());
   await toast(page, '新增成功').waitFor();
-  const caret = page.getByRole('button', { name: '展开 系统管理' }).first();
-  if (await caret.count()) await caret.click();
-  await page.getByRole('row').filter({ hasText: 'zz_browser_menu' }).waitFor();
+  // The tree reloads after the save; an expand clicked while it does can be lost (1 run in 3 locally, 2026-12-02:
+  // to look at), so expand until the new row shows, as a person would click again.
+  const row = page.getByRole('row').filter({ hasText: 'zz_browser_menu' });
+  for (let i = 0; i < 20 && !(await row.count()); i++) {
+    const caret = page.getByRole('button', { name: '展开 系统管理' }).first();
+    if (await caret.count()) await caret.click();
+    await page.waitForTimeout(400);
+  }
+  await row.first().waitFor();
   await shot(page, 'menu-tree');
 });
 
