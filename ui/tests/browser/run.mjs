@@ -2139,8 +2139,16 @@ test('仓管员 刘强: his desk shows only what he may see; an inbound order re
   const line = lines.getByRole('row').filter({ hasText: goods.goodsName });
   await line.waitFor();
   check(!(await page.evaluate(() => window.__sawNoLines)), 'no 暂无明细 flashed before the order\'s line');
+  // A slip of the keyboard is said beside the box and cannot be sent.
+  await line.getByLabel('收货数量').fill('15o');
+  await line.getByText('请输入收货数量，最多4位小数').waitFor();
+  check(await line.getByRole('button', { name: '收货', exact: true }).isDisabled(), 'a quantity with a letter cannot be received');
+  await shot(page, 'role-keeper-bad-qty');
+  await line.getByLabel('收货数量').fill('0');
+  await line.getByText('数量必须大于0').waitFor();
   // The supplier delivered 150 of 159.
   await line.getByLabel('收货数量').fill('150');
+  check(await line.getByRole('alert').count() === 0, 'a right quantity leaves no message');
   await line.getByRole('button', { name: '收货', exact: true }).click();
   await toast(page, '收货成功').waitFor();
   await page.getByRole('button', { name: '短收完成' }).click();

@@ -145,14 +145,17 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   }, [open, text, ref.resource, ref.staff]);
   // A chosen record whose title the page does not know (a filter from the address, after a reload): its title is
   // asked once, so the box never shows a bare id.
-  const [known, setKnown] = useState<{ id: string; title: string } | null>(null);
+  // Until it comes (and in the server's render) the box is empty with "读取中…"; a record that cannot be read (gone,
+  // or out of the user's reach) shows its id, so the chosen filter is still visible and can be cleared.
+  const [known, setKnown] = useState<{ id: string; title: string | null } | null>(null);
   useEffect(() => {
     if (!value || label || known?.id === value) return;
     lookup(ref.resource, { ids: value, size: 1 })
-      .then((d) => { const r = d?.records?.[0]; if (r) setKnown({ id: value, title: r.title }); })
-      .catch(() => {});
+      .then((d) => { const r = d?.records?.[0]; setKnown({ id: value, title: r ? r.title : null }); })
+      .catch(() => setKnown({ id: value, title: null }));
   }, [value, label, ref.resource]);
-  const shown = label || (known?.id === value ? known.title : '') || value;
+  const pending = !!value && !label && known?.id !== value;
+  const shown = label || (known?.id === value ? known.title ?? value : '');
   if (disabled) return <input id={id} value={shown} readOnly />;
   const pick = (r: { id: string; title: string }) => { onChange(r.id, r.title); setOpen(false); setActive(-1); };
   // ↓ / ↑ walk the options (opening the list), Enter picks the one walked to, Escape closes the list alone (the
@@ -173,7 +176,7 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   return (
     <div className="ref-picker">
       <input id={id} role="combobox" aria-expanded={open} aria-controls={`${id}-options`} aria-autocomplete="list" aria-activedescendant={open && rows[active] ? `${id}-opt-${active}` : undefined}
-        autoComplete="off" placeholder={(value && shown) || t('ref.search')}
+        autoComplete="off" placeholder={pending ? t('ref.loading') : (value && shown) || t('ref.search')}
         value={open ? text : shown}
         onFocus={() => { setOpen(true); setText(''); }} onClick={() => setOpen(true)} onBlur={() => setTimeout(() => setOpen(false), 150)}
         onKeyDown={onKeyDown}

@@ -106,19 +106,31 @@ function AddLine({ kind, orderId, onDone }: { kind: 'rk' | 'ck'; orderId: string
 }
 
 /** A quantity box with its action button, per line. */
-function QtyAction({ label, initial, onGo, extra }: { label: string; initial: string; onGo: (qty: string, extra: string) => Promise<void>; extra?: { label: string; initial: string } }) {
+function QtyAction({ label, initial, onGo, extra }: { label: string; initial: string; onGo: (qty: string, extra: string) => Promise<void>; extra?: { label: string; initial: string; qty?: boolean } }) {
+  const { L } = useL();
   const [q, setQ] = useState(initial);
   const [x, setX] = useState(extra?.initial ?? '');
   useEffect(() => { setQ(initial); }, [initial]);
   useEffect(() => { setX(extra?.initial ?? ''); }, [extra?.initial]);
+  // Quantities are numbers with at most four decimals (what the server keeps), together above 0 (a review may pass
+  // none when some failed). Anything else is said beside the boxes and not sent.
+  const qOk = QTY.test(q.trim());
+  const xOk = !extra?.qty || QTY.test(x.trim());
+  const bad = !qOk ? L(`请输入${label}数量，最多4位小数`, `Enter the quantity to ${label.toLowerCase()}, at most 4 decimals`)
+    : !xOk ? L(`请输入${extra!.label}，最多4位小数`, `Enter ${extra!.label.toLowerCase()}, at most 4 decimals`)
+    : units(q) + (extra?.qty ? units(x) : BigInt(0)) <= BigInt(0) ? L('数量必须大于0', 'The quantity must be above 0') : null;
   return (
     <span className="qty-action">
-      {extra && <input aria-label={extra.label} className="bin-input" value={x} onChange={(e) => setX(e.target.value)} placeholder={extra.label} />}
-      <input aria-label={label + '数量'} className="qty-input" inputMode="decimal" value={q} onChange={(e) => setQ(e.target.value)} />
-      <button type="button" className="btn btn-small" onClick={() => void onGo(q, x)}>{label}</button>
+      {extra && <input aria-label={extra.label} className="bin-input" inputMode={extra.qty ? 'decimal' : undefined} aria-invalid={!xOk} value={x} onChange={(e) => setX(e.target.value)} placeholder={extra.label} />}
+      <input aria-label={label + '数量'} className="qty-input" inputMode="decimal" aria-invalid={!qOk} value={q} onChange={(e) => setQ(e.target.value)} />
+      <button type="button" className="btn btn-small" disabled={!!bad} onClick={() => void onGo(q.trim(), x.trim())}>{label}</button>
+      {bad && <span className="form-err qty-err" role="alert">{bad}</span>}
     </span>
   );
 }
+
+/** A quantity as a person types it: digits, at most four decimals. */
+const QTY = /^\d+(\.\d{1,4})?$/;
 
 /** Ten-thousandths of a quantity's exact text ("12.5" → 125000), as the server keeps it. */
 const units = (v: unknown): bigint => {
@@ -212,7 +224,7 @@ export function InboundDetail({ no }: { no: string }) {
               if (s <= 2 && perms.has('received_add') && dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0') !== '0')
                 return <QtyAction key="rcv" label={L('收货', 'Receive')} initial={dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0')} onGo={(q) => act(() => post(`${W}/received/save`, { lineId: r.id, qty: q, opId: op('rcv') }), L('收货成功', 'Received'))} />;
               if ((s === 1 || s === 2) && perms.has('review_add') && dec(dec(r.receivedQty, r.passedQty), r.failedQty) !== '0')
-                return <QtyAction key="rev" label={L('复核合格', 'Pass')} initial={dec(dec(r.receivedQty, r.passedQty), r.failedQty)} extra={{ label: L('不合格数量', 'Failed'), initial: '0' }}
+                return <QtyAction key="rev" label={L('复核合格', 'Pass')} initial={dec(dec(r.receivedQty, r.passedQty), r.failedQty)} extra={{ label: L('不合格数量', 'Failed'), initial: '0', qty: true }}
                   onGo={(q, f) => act(() => post(`${W}/review/save`, { lineId: r.id, passedQty: q, failedQty: f || '0', opId: op('rev') }), L('复核已记录', 'Reviewed'))} />;
               if (s === 3 && perms.has('up_add') && dec(r.passedQty, r.putQty) !== '0') {
                 const sg = suggest[r.id];
