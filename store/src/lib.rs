@@ -33,7 +33,7 @@ pub use engine::{storage_tenant, walks};
 pub use engine::rank::ADDED_MAX as SORT_MARKS_ADDED_MAX;
 pub use engine::rank::RankFigures;
 pub use error::{FieldProblem, Result, StoreError};
-pub use meta::{SCHEMA_VERSION, set_binary};
+pub use meta::{BASE_FORMAT, SCHEMA_VERSION, set_binary};
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
 pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, format_money, format_qty, parse_id_value, parse_money, parse_qty, pattern_ok, QTY_SCALE};
 
@@ -78,6 +78,9 @@ pub struct Options {
     /// What the store's threads are called: `{threads}-writer`, `{threads}-flusher` (at most 15 bytes each, as
     /// Linux keeps them), so a profile or `top -H` tells the data file's writer from the logs' file's.
     pub threads: &'static str,
+    /// The format the file is brought to at open (`meta::BASE_FORMAT`, the default), or `SCHEMA_VERSION` for the
+    /// logs' file, whose packed records take the newest format. A file already newer (and readable) stays so.
+    pub format: u32,
 }
 
 impl Default for Options {
@@ -91,6 +94,7 @@ impl Default for Options {
             accept_loss: false,
             ship_dir: None,
             threads: "zz",
+            format: meta::BASE_FORMAT,
         }
     }
 }
@@ -170,6 +174,8 @@ pub(crate) struct Inner {
     replayed: wal::Replayed,
     /// The copy kept before this open upgraded the file's format, if it did.
     upgraded: Option<PathBuf>,
+    /// The format packed records are written in: `RECORD_Z2` in a file of format 4, else `RECORD_Z1`.
+    pub(crate) packs: u8,
     /// What failed, once a write, sync or truncate of the log or a commit of the data file has: from then on every
     /// write is refused (`StoreError::Failed`) and reads go on (fail-stop: nothing is retried).
     failed: std::sync::Mutex<Option<String>>,
@@ -323,7 +329,7 @@ impl Store {
         }
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
-        let upgraded = meta::prepare(&db, path, existed)?;
+        let (upgraded, format) = meta::prepare(&db, path, existed, opts.format)?;
         let migrated = upgraded.is_some();
         let had_id = wal::file_state(&db)?.0.is_some();
         let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };
@@ -382,6 +388,7 @@ impl Store {
             wal: std::sync::Mutex::new(wal),
             replayed,
             upgraded,
+            packs: if format >= 4 { codec::RECORD_Z2 } else { codec::RECORD_Z1 },
             failed: std::sync::Mutex::new(None),
             refuse: std::sync::Mutex::new(None),
             durable,

@@ -11,18 +11,25 @@ use redb::{Database, ReadableDatabase, WriteTransaction};
 use crate::error::{Result, StoreError};
 use crate::tables;
 
-/// The format this binary writes. 2: the app keeps companies' secrets sealed with the install's key and reads
-/// the token signing key through it (a version-1 binary would use the sealed text as keys); the write-ahead log
-/// carries its format in its header. 3: records of `packed` resources (the logs' file) may be zstd frames
-/// (`codec::RECORD_Z1`), which a version-2 binary cannot read.
-pub const SCHEMA_VERSION: u32 = 3;
+/// The newest format this binary reads and writes. 2: the app keeps companies' secrets sealed with the install's
+/// key and reads the token signing key through it (a version-1 binary would use the sealed text as keys); the
+/// write-ahead log carries its format in its header. 3: records of `packed` resources (the logs' file) may be zstd
+/// frames (`codec::RECORD_Z1`), which a version-2 binary cannot read. 4: they may be frames against `DICT_2`
+/// (`codec::RECORD_Z2`), which a version-3 binary cannot read.
+pub const SCHEMA_VERSION: u32 = 4;
+
+/// The format a file is brought to unless its opener asks for more (`Options::format`): format 4 changed only
+/// what packed records may hold, and only the logs' file holds them, so the data file stays in format 3 (no
+/// upgrade copy of it, no new snapshot for its replica, and a binary of format 3 still opens it).
+pub const BASE_FORMAT: u32 = 3;
 
 /// Numbered migrations: entry `n` moves a file from version `n` to `n + 1`.
 type Migration = fn(&WriteTransaction) -> Result<()>;
 /// 1 → 2 moves nothing in the file (the app seals plain secrets at its start): the number itself is the change,
-/// so that binaries of format 1 refuse the file. 2 → 3 likewise: records already stored stay in format 1 (both are
-/// read), new log entries are packed, and binaries of format 2 refuse the file rather than fail on them.
-const MIGRATIONS: &[(u32, Migration)] = &[(1, |_| Ok(())), (2, |_| Ok(()))];
+/// so that binaries of format 1 refuse the file. 2 → 3 and 3 → 4 likewise: records already stored stay as they
+/// are (every format is read), new log entries are packed in the newer one, and older binaries refuse the file
+/// rather than fail on them.
+const MIGRATIONS: &[(u32, Migration)] = &[(1, |_| Ok(())), (2, |_| Ok(())), (3, |_| Ok(()))];
 
 /// Upgrade copies kept per file.
 const KEEP_UPGRADE_COPIES: usize = 2;
@@ -103,15 +110,17 @@ fn prune_upgrade_copies(path: &Path) {
     }
 }
 
-/// Creates the tables and migrates the file to this binary's format; the copy kept first when a migration ran.
-pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<Option<PathBuf>> {
+/// Creates the tables and migrates the file to format `target` (a new file is made in it; a file already in a
+/// newer format this binary reads stays in it); the copy kept first when a migration ran, and the file's format.
+pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32) -> Result<(Option<PathBuf>, u32)> {
+    let target = target.min(SCHEMA_VERSION);
     let found = stamp(db)?;
     let mut aside = None;
     if let Some((v, by)) = &found {
         if *v > SCHEMA_VERSION {
             return Err(StoreError::TooNew { found: *v, supported: SCHEMA_VERSION, written_by: by.clone(), binary: binary().to_string() });
         }
-        if *v < SCHEMA_VERSION && existed {
+        if *v < target && existed {
             let to = upgrade_copy(path, *v, by);
             crate::backup::copy_aside(db, &to)?;
             prune_upgrade_copies(path);
@@ -121,9 +130,9 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<Optio
     let mut w = db.begin_write()?;
     w.set_quick_repair(true);
     tables::create_all(&w)?;
-    let mut v = found.map(|(v, _)| v).unwrap_or(SCHEMA_VERSION);
+    let mut v = found.map(|(v, _)| v).unwrap_or(target);
     for (from, m) in MIGRATIONS {
-        if *from == v {
+        if *from == v && v < target {
             m(&w)?;
             v += 1;
         }
@@ -136,7 +145,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool) -> Result<Optio
         }
     }
     w.commit()?;
-    Ok(aside)
+    Ok((aside, v))
 }
 
 fn u32_of(b: &[u8]) -> u32 {

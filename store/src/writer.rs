@@ -550,6 +550,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
                 deleted: Logged::new(txn.open_table(tables::DELETED)?, T::Deleted, &redo),
                 changed: Vec::new(),
                 logged: Vec::new(),
+                packs: inner.packs,
             },
             files: Vec::new(),
             sessions: Logged::new(txn.open_table(tables::SESSIONS)?, T::Sessions, &redo),

@@ -170,7 +170,7 @@ fn verify_reports_counts_and_refuses_junk() {
     s.backup_to(&out, &|n: &str| (n == "param").then(def)).unwrap();
     let r = store::verify_file(&out).unwrap();
     assert!(r.ok);
-    assert_eq!(r.schema_version, store::SCHEMA_VERSION);
+    assert_eq!(r.schema_version, store::BASE_FORMAT);
     assert_eq!(r.tables.iter().find(|t| t.name == "RECORDS").unwrap().rows, 10);
     let junk = dir.path().join("junk.redb");
     std::fs::write(&junk, b"not a database at all").unwrap();
@@ -441,7 +441,7 @@ fn packed_records_read_like_any_other_and_take_less_room() {
         })).unwrap())
     };
     let (packed, plain) = (mk("log_p", true), mk("log_q", false));
-    for d in [&packed, &plain] {
+    let fill = |s: &Store| for d in [&packed, &plain] {
         let d2 = d.clone();
         s.write(move |w| {
             for i in 0..300 {
@@ -453,24 +453,29 @@ fn packed_records_read_like_any_other_and_take_less_room() {
             Ok(())
         })
         .unwrap();
-    }
-    let list = |d: &ResourceDef, f: Vec<Filter>| s.read(|r| r.list(d, "A", &Query { limit: 500, filters: f, ..Default::default() })).unwrap();
+    };
+    fill(&s);
+    let list = |s: &Store, d: &ResourceDef, f: Vec<Filter>| s.read(|r| r.list(d, "A", &Query { limit: 1000, filters: f, ..Default::default() })).unwrap();
     let ids = |p: &store::Page| -> Vec<String> {
         let mut v: Vec<String> = p.records.iter().cloned().chain(p.rows.iter().map(|r| store::decode_record(r).unwrap())).map(|m| m["requestUri"].to_string()).collect();
         v.sort();
         v
     };
-    for f in [
+    let same = |s: &Store| for f in [
         vec![],
         vec![Filter::new("method", Op::Equal, json!("GET"))],
         vec![Filter::new("requestUri", Op::Contains, json!("超时"))],
         vec![Filter::new("requestUri", Op::Contains, json!("submit")), Filter::new("method", Op::Equal, json!("POST"))],
     ] {
-        let (a, b) = (list(&packed, f.clone()), list(&plain, f.clone()));
+        let (a, b) = (list(s, &packed, f.clone()), list(s, &plain, f.clone()));
         assert_eq!(a.total, b.total, "{f:?}");
         assert_eq!(ids(&a), ids(&b), "{f:?}");
-    }
-    assert_eq!(list(&packed, vec![Filter::new("requestUri", Op::Contains, json!("超时"))]).total, 200);
+        let q = Query { limit: 1000, filters: f.clone(), raw_rows: true, ..Default::default() };
+        let (a, b) = (s.read(|r| r.list(&packed, "A", &q)).unwrap(), s.read(|r| r.list(&plain, "A", &q)).unwrap());
+        assert_eq!(ids(&a), ids(&b), "raw rows {f:?}");
+    };
+    same(&s);
+    assert_eq!(list(&s, &packed, vec![Filter::new("requestUri", Op::Contains, json!("超时"))]).total, 200);
     let all = s.read(|r| r.all(&packed, "A")).unwrap();
     let id: u64 = all[5]["id"].as_u64().unwrap_or_else(|| all[5]["id"].as_str().unwrap().parse().unwrap());
     let some = s.read(|r| r.get_fields(&packed, "A", id, &["method", "serviceId"])).unwrap().unwrap();
@@ -479,9 +484,29 @@ fn packed_records_read_like_any_other_and_take_less_room() {
     let d2 = packed.clone();
     s.write(move |w| w.update(&d2, "A", id, doc(json!({"method": "PUT"})), &Actor { user_id: 7, dept_id: 3, at: None })).unwrap();
     assert_eq!(s.read(|r| r.get(&packed, "A", id)).unwrap().unwrap()["method"], json!("PUT"));
-    assert_eq!(list(&packed, vec![Filter::new("method", Op::Equal, json!("PUT"))]).total, 1);
+    assert_eq!(list(&s, &packed, vec![Filter::new("method", Op::Equal, json!("PUT"))]).total, 1);
     s.close();
-    let report = store::verify_file(&dir.path().join("t.redb")).unwrap();
+    let file = dir.path().join("t.redb");
+    let report = store::verify_file(&file).unwrap();
+    assert!(report.ok, "{:?}", report.problems);
+    assert_eq!(report.schema_version, store::BASE_FORMAT, "a file is made in the base format unless asked");
+    // The logs' file is opened in the newest format: copied aside first, then its new entries are packed against
+    // the second dictionary; the entries of both formats read alike.
+    let s = Store::open(&file, &Options { format: store::SCHEMA_VERSION, ..Options::default() }).unwrap();
+    assert!(s.upgraded().is_some_and(|p| p.exists()), "the copy kept before the upgrade");
+    assert_eq!(s.format().unwrap().0, store::SCHEMA_VERSION);
+    fill(&s);
+    same(&s);
+    assert_eq!(list(&s, &packed, vec![Filter::new("requestUri", Op::Contains, json!("超时"))]).total, 400);
+    assert_eq!(s.read(|r| r.get(&packed, "A", id)).unwrap().unwrap()["method"], json!("PUT"), "an entry of the older format");
+    s.close();
+    // Opened again the base way (`compact`, `verify`), it stays in the newer format it holds.
+    let s = Store::open(&file, &Options::default()).unwrap();
+    assert!(s.upgraded().is_none());
+    assert_eq!(s.format().unwrap().0, store::SCHEMA_VERSION);
+    same(&s);
+    s.close();
+    let report = store::verify_file(&file).unwrap();
     assert!(report.ok, "{:?}", report.problems);
 }
 

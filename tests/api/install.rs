@@ -215,6 +215,6 @@ async fn an_upgrade_killed_midway_leaves_one_whole_file() {
         let found = st.read(move |r| r.find_unique(&def, A, "paramKey", "fixture.format1")).unwrap();
         st.close();
         assert!(found.is_some(), "killed after {delay_ms} ms: the parameter is there (format {format})");
-        assert_eq!(format, store::SCHEMA_VERSION, "opening finishes the upgrade");
+        assert_eq!(format, store::BASE_FORMAT, "opening finishes the upgrade");
     }
 }

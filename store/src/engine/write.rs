@@ -34,6 +34,8 @@ pub struct RecordWriter<'t> {
     pub changed: Vec<(String, String, u64)>,
     /// The changed records of searchable resources: the writer numbers them into the change log.
     pub logged: Vec<(String, String, u64)>,
+    /// The format packed records are written in (`codec::RECORD_Z1` or `RECORD_Z2`: what the file's format allows).
+    pub packs: u8,
 }
 
 impl RecordWriter<'_> {
@@ -62,7 +64,7 @@ impl RecordWriter<'_> {
             doc.insert("status".into(), 1.into());
         }
         doc.insert("isDeleted".into(), 0.into());
-        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, &doc)?.as_slice())?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, &doc, self.packs)?.as_slice())?;
         self.add_keys(def, t, id, &doc)?;
         self.bump(t, &def.name, 1)?;
         self.note(def, t, id);
@@ -112,7 +114,7 @@ impl RecordWriter<'_> {
         for key in moved {
             self.bump(t, &key, 1)?;
         }
-        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, &doc)?.as_slice())?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, &doc, self.packs)?.as_slice())?;
         // The search index holds the searched fields only: an update that leaves them alone is not logged.
         let searched_changed = def.search_fields().any(|f| old.get(&f.name) != doc.get(&f.name));
         self.changed.push((t.to_string(), def.name.clone(), id));
@@ -133,7 +135,7 @@ impl RecordWriter<'_> {
             doc.insert("isDeleted".into(), 1.into());
             doc.insert("updateUser".into(), actor.user_id.into());
             doc.insert("updateTime".into(), actor.at.unwrap_or_else(now_millis).into());
-            self.deleted.insert((t, def.name.as_str(), id), encode_for(def, &doc)?.as_slice())?;
+            self.deleted.insert((t, def.name.as_str(), id), encode_for(def, &doc, self.packs)?.as_slice())?;
             self.note(def, t, id);
             n += 1;
         }
@@ -152,7 +154,7 @@ impl RecordWriter<'_> {
             return Ok(false);
         }
         self.check_unique(def, t, doc, None)?;
-        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, doc)?.as_slice())?;
+        self.tables.records.insert((t, def.name.as_str(), id), encode_for(def, doc, self.packs)?.as_slice())?;
         self.add_keys(def, t, id, doc)?;
         self.bump(t, &def.name, 1)?;
         // An old id in the middle of the list shifts what follows, as a removal does.
