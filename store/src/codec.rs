@@ -128,13 +128,45 @@ pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, tag: u8) -
 pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
     match raw.split_first() {
         Some((&tag @ (RECORD_Z1 | RECORD_Z2), frame)) => {
-            let json = unpack(tag, frame)?;
-            let mut out = Vec::with_capacity(json.len() + 1);
-            out.push(RECORD_V1);
-            out.extend_from_slice(&json);
+            let (dict, slot) = dict_of(tag);
+            let size = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten().unwrap_or(0);
+            if size > UNPACKED_MAX as u64 {
+                return Err(crate::StoreError::Storage(format!("reading a packed record: it says it unpacks to {size} bytes")));
+            }
+            // One allocation for the row: the tag, then the frame unpacked into the rest (its size is recorded in it;
+            // a frame without one goes through the general path).
+            if size == 0 {
+                let json = unpack(tag, frame)?;
+                let mut out = Vec::with_capacity(json.len() + 1);
+                out.push(RECORD_V1);
+                out.extend_from_slice(&json);
+                return Ok(out);
+            }
+            let mut out = vec![0u8; size as usize + 1];
+            out[0] = RECORD_V1;
+            UNPACKER.with(|u| {
+                let mut u = u.borrow_mut();
+                if u[slot].is_none() {
+                    u[slot] = Some(zstd::bulk::Decompressor::with_dictionary(dict).map_err(|e| zstd_error("reading", e))?);
+                }
+                let n = u[slot].as_mut().expect("unpacker").decompress_to_buffer(frame, &mut out[1..]).map_err(|e| zstd_error("reading", e))?;
+                if n != size as usize {
+                    return Err(crate::StoreError::Storage(format!("reading a packed record: {n} bytes unpacked, {size} recorded")));
+                }
+                Ok(())
+            })?;
             Ok(out)
         }
         _ => Ok(raw.to_vec()),
+    }
+}
+
+/// A stored record readable in place: a packed one unpacked to format 1 (owned), any other as it is (borrowed).
+/// Readers that both test a record and hand its bytes on unpack it once through this.
+pub(crate) fn unpacked(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
+    match raw.first() {
+        Some(&(RECORD_Z1 | RECORD_Z2)) => plain(raw).map(std::borrow::Cow::Owned),
+        _ => Ok(std::borrow::Cow::Borrowed(raw)),
     }
 }
 

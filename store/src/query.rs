@@ -161,13 +161,21 @@ impl PageFill {
     }
     /// Adds a record: its stored bytes `raw`, or its decoded `doc` (which a decoded page must be given).
     pub(crate) fn push(&mut self, doc: Option<Map<String, Value>>, raw: &[u8]) -> crate::error::Result<()> {
+        self.push_read(doc, std::borrow::Cow::Borrowed(raw))
+    }
+    /// `push` of a record as read: stored bytes borrowed, or bytes `codec::unpacked` made (format 1, owned: kept
+    /// as they are).
+    pub(crate) fn push_read(&mut self, doc: Option<Map<String, Value>>, raw: std::borrow::Cow<'_, [u8]>) -> crate::error::Result<()> {
         if self.raw {
             // Packed rows are given unpacked (format 1), so that answers are written from their bytes as any other.
-            self.rows.push(crate::codec::plain(raw)?);
+            self.rows.push(match raw {
+                std::borrow::Cow::Owned(v) => v,
+                std::borrow::Cow::Borrowed(b) => crate::codec::plain(b)?,
+            });
         } else {
             self.records.push(match doc {
                 Some(d) => d,
-                None => crate::codec::decode_record(raw)?,
+                None => crate::codec::decode_record(&raw)?,
             });
         }
         Ok(())

@@ -221,20 +221,22 @@ where
         let mut fill = PageFill::new(q);
         let mut matched = 0usize;
         let mut undecoded = Ticker::new(&q.budget);
-        let mut visit = |raw: &[u8]| -> Result<bool> {
+        let mut visit = |stored: &[u8]| -> Result<bool> {
+            // A packed record is unpacked once, for its test and its row alike (and the text prefilter then reads it).
+            let unpacked = if q.raw_rows && unfiltered { std::borrow::Cow::Borrowed(stored) } else { crate::codec::unpacked(stored)? };
             let doc = if q.raw_rows && unfiltered {
                 // Nothing to test: the stored bytes are the row, undecoded.
                 undecoded.tick()?;
                 None
             } else {
-                let Some(doc) = decode(raw)? else { return Ok(true) };
+                let Some(doc) = decode(&unpacked)? else { return Ok(true) };
                 if !q.accepts(&doc) {
                     return Ok(true);
                 }
                 Some(doc)
             };
             if matched >= offset && fill.len() < limit {
-                fill.push(doc, raw)?;
+                fill.push_read(doc, unpacked)?;
             }
             matched += 1;
             // With no filter the counter gives the total, so stop once the page is full.
@@ -322,12 +324,13 @@ where
                                 disagrees = true;
                                 return Ok(false);
                             };
-                            let doc = decode_record(v.value())?;
+                            let raw = crate::codec::unpacked(v.value())?;
+                            let doc = decode_record(&raw)?;
                             if !q.accepts(&doc) {
                                 disagrees = true;
                                 return Ok(false);
                             }
-                            fill.push(Some(doc), v.value())?;
+                            fill.push_read(Some(doc), raw)?;
                         }
                     }
                 }
@@ -588,12 +591,13 @@ where
         let mut fill = PageFill::new(q);
         for id in ids {
             let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
-            let doc = decode_record(v.value())?;
+            let raw = crate::codec::unpacked(v.value())?;
+            let doc = decode_record(&raw)?;
             // The indexes said so; the record must agree.
             if !q.accepts(&doc) {
                 return Ok(None);
             }
-            fill.push(Some(doc), v.value())?;
+            fill.push_read(Some(doc), raw)?;
         }
         Ok(Some(fill.finish(total)))
     }
@@ -942,7 +946,8 @@ where
             // A page row the index answers for, sent as stored: only the fields the filters read are decoded
             // to confirm it.
             let light = q.raw_rows && trusted && !decode_all && !by_other;
-            let doc = tested_doc(tested.as_deref().filter(|_| light), v.value())?;
+            let raw = crate::codec::unpacked(v.value())?;
+            let doc = tested_doc(tested.as_deref().filter(|_| light), &raw)?;
             if !q.accepts(&doc) {
                 if trusted && !decode_all {
                     return Ok(None);
@@ -954,7 +959,7 @@ where
                 continue;
             }
             if in_page {
-                fill.push(Some(doc), v.value())?;
+                fill.push_read(Some(doc), raw)?;
             }
             matched += 1;
         }
@@ -1091,12 +1096,13 @@ where
         let tested = q.tested_fields().filter(|_| q.raw_rows);
         for id in page_ids {
             let Some(v) = self.records.get((t, res, id))? else { return Ok(None) };
-            let doc = tested_doc(tested.as_deref(), v.value())?;
+            let raw = crate::codec::unpacked(v.value())?;
+            let doc = tested_doc(tested.as_deref(), &raw)?;
             // The index said so; the record must agree, else take the general walk.
             if !q.accepts(&doc) {
                 return Ok(None);
             }
-            fill.push(Some(doc), v.value())?;
+            fill.push_read(Some(doc), raw)?;
         }
         Ok(Some(fill.finish(total)))
     }
