@@ -169,6 +169,43 @@ pub struct LogSink {
     pub dropped: Arc<AtomicU64>,
     /// Entries written since start.
     pub written: Arc<AtomicU64>,
+    /// Whether the writer runs, and its failures (for 系统状态 and /api/metrics).
+    pub health: Arc<WriterHealth>,
+}
+
+/// The logs' writer's liveness. A failure of the writer (a panic: a bug) is caught, counted and the writer started
+/// again a second later with the same queue: the entries of the failed batch are lost from the logs' file unless
+/// their outbox copies in the data file hold them (a write's api-log entry: moved at the next start), and the
+/// entries after it are written as usual.
+#[derive(Default)]
+pub struct WriterHealth {
+    /// False before the writer starts, after the server closes it, or when its thread could not be made.
+    running: std::sync::atomic::AtomicBool,
+    restarts: AtomicU64,
+    /// The last failure: when (ms since the epoch) and what.
+    last: std::sync::Mutex<Option<(i64, String)>>,
+}
+
+impl WriterHealth {
+    pub fn running(&self) -> bool {
+        self.running.load(Ordering::Relaxed)
+    }
+    /// Times the writer failed and was started again.
+    pub fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+    pub fn last_failure(&self) -> Option<(i64, String)> {
+        self.last.lock().ok().and_then(|g| g.clone())
+    }
+    fn failed(&self, why: String) {
+        if let Ok(mut g) = self.last.lock() {
+            *g = Some((store::now_millis(), why));
+        }
+    }
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".into())
 }
 
 impl LogSink {
@@ -182,14 +219,36 @@ impl LogSink {
     /// The queue alone; `spawn` starts its writer (separate so a test can fill the queue first).
     fn queue(capacity: usize) -> (LogSink, Receiver<Msg>) {
         let (tx, rx) = channel(capacity);
-        (LogSink { tx, dropped: Arc::default(), written: Arc::default() }, rx)
+        (LogSink { tx, dropped: Arc::default(), written: Arc::default(), health: Arc::default() }, rx)
     }
 
     fn spawn(&self, logs: store::Store, data: store::Store, res: Resources, zone: crate::wire::Zone, rx: Receiver<Msg>) {
-        let (written, dropped) = (self.written.clone(), self.dropped.clone());
-        let _ = std::thread::Builder::new()
-            .name("zz-logs".into())
-            .spawn(move || run(logs, data, res, zone, rx, written, dropped));
+        let (written, dropped, health) = (self.written.clone(), self.dropped.clone(), self.health.clone());
+        health.running.store(true, Ordering::Relaxed);
+        let h = health.clone();
+        let made = std::thread::Builder::new().name("zz-logs".into()).spawn(move || {
+            let mut rx = rx;
+            loop {
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&logs, &data, &res, zone, &mut rx, &written, &dropped)));
+                match ran {
+                    // The queue closed: the server is stopping.
+                    Ok(()) => break,
+                    Err(p) => {
+                        let why = panic_text(&*p);
+                        tracing::error!(target: "zz::logs", reason = %why, "the logs' writer failed; it starts again in a second (entries of the failed batch may be lost)");
+                        h.restarts.fetch_add(1, Ordering::Relaxed);
+                        h.failed(why);
+                        std::thread::sleep(std::time::Duration::from_secs(1));
+                    }
+                }
+            }
+            h.running.store(false, Ordering::Relaxed);
+        });
+        if let Err(e) = made {
+            tracing::error!(target: "zz::logs", error = %e, "the logs' writer could not start: no log entries are written");
+            health.running.store(false, Ordering::Relaxed);
+            health.failed(format!("the writer's thread could not start: {e}"));
+        }
     }
 
     /// Queues an audit entry, waiting for room when the queue is full (backpressure: never shed).
@@ -202,10 +261,14 @@ impl LogSink {
     pub fn offer(&self, e: Entry) {
         match self.tx.try_send(Msg::Log(e)) {
             Ok(()) => {}
-            Err(TrySendError::Full(_)) | Err(TrySendError::Closed(_)) => {
+            Err(TrySendError::Full(_)) => {
                 if self.dropped.fetch_add(1, Ordering::Relaxed).is_multiple_of(1000) {
                     tracing::warn!(target: "zz::logs", "log queue full: read entries shed");
                 }
+            }
+            // The writer is gone (the server is closing): nothing is queued any more.
+            Err(TrySendError::Closed(_)) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
@@ -228,7 +291,7 @@ impl LogSink {
     }
 }
 
-fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::wire::Zone, mut rx: Receiver<Msg>, written: Arc<AtomicU64>, dropped: Arc<AtomicU64>) {
+fn run(store: &store::Store, tenants: &store::Store, res: &Resources, zone: crate::wire::Zone, rx: &mut Receiver<Msg>, written: &AtomicU64, dropped: &AtomicU64) {
     let mut known: HashSet<String> = HashSet::new();
     // Drops already recorded in the error log, and when the current run of drops was first seen.
     let mut recorded = 0u64;
@@ -246,7 +309,7 @@ fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::
             match clock.block_on(async { tokio::time::timeout(OUTBOX_LOOK, rx.recv()).await }) {
                 Ok(m) => m,
                 Err(_) => {
-                    release(&store, &tenants, &mut waiting, false);
+                    release(store, tenants, &mut waiting, false);
                     continue;
                 }
             }
@@ -312,7 +375,7 @@ fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::
                             0 => {
                                 // A logs' store without a write-ahead log: durable only through a sync.
                                 if store.sync().is_ok() {
-                                    let _ = delete_outbox(&tenants, outbox);
+                                    let _ = delete_outbox(tenants, outbox);
                                 }
                             }
                             seq => waiting.push_back((seq, std::time::Instant::now(), outbox)),
@@ -325,16 +388,16 @@ fn run(store: store::Store, tenants: store::Store, res: Resources, zone: crate::
         }
         if !flushes.is_empty() {
             // Whoever waits for the logs (tests, shutdown) finds them durable and the outbox empty.
-            release(&store, &tenants, &mut waiting, true);
+            release(store, tenants, &mut waiting, true);
         }
         for f in flushes {
             let _ = f.send(());
         }
         if waiting.front().is_some_and(|(_, at, _)| at.elapsed() >= OUTBOX_LOOK) {
-            release(&store, &tenants, &mut waiting, false);
+            release(store, tenants, &mut waiting, false);
         }
     }
-    release(&store, &tenants, &mut waiting, true);
+    release(store, tenants, &mut waiting, true);
 }
 
 /// How often copies waiting for their entries' durability are looked at.
@@ -663,6 +726,46 @@ mod tests {
         assert!(msg.contains("3 条日志未能记录"), "{msg}");
         assert_eq!(store.read(|r| r.all(&res.get("log_usual"), store::PLATFORM_TENANT)).unwrap().len(), 2);
         assert_eq!(sink.written.load(Ordering::Relaxed), 3);
+    }
+
+    /// A failure of the writer (here an entry of an undeclared resource, as a bug would make) is counted and the
+    /// writer starts again: the entries queued after it are written.
+    #[test]
+    fn a_failed_writer_starts_again_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store::Store::open(&dir.path().join("data.redb"), &store::Options::default()).unwrap();
+        let res = Resources::load().unwrap();
+        let zone = crate::wire::Zone::parse("+08:00").unwrap();
+        let (sink, rx) = LogSink::queue(16);
+        assert!(!sink.health.running());
+        sink.spawn(store.clone(), store.clone(), res.clone(), zone, rx);
+        assert!(sink.health.running());
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let usual = |id: &str| {
+            let mut doc = Map::new();
+            doc.insert("logId".into(), id.into());
+            doc
+        };
+        rt.block_on(sink.record(Entry { resource: "log_nowhere", tenant: store::PLATFORM_TENANT.into(), user: 1, doc: usual("lost"), outbox: None }));
+        // The failed batch's waiters are let go (not left hanging).
+        rt.block_on(sink.flush());
+        rt.block_on(sink.record(Entry { resource: "log_usual", tenant: store::PLATFORM_TENANT.into(), user: 1, doc: usual("after"), outbox: None }));
+        rt.block_on(sink.flush());
+        assert_eq!(sink.health.restarts(), 1);
+        assert!(sink.health.last_failure().is_some_and(|(at, why)| at > 0 && why.contains("log_nowhere")), "{:?}", sink.health.last_failure());
+        assert!(sink.health.running());
+        let kept = store.read(|r| r.all(&res.get("log_usual"), store::PLATFORM_TENANT)).unwrap();
+        assert!(kept.iter().any(|d| d["logId"] == "after"), "the entry after the failure is written");
+        // Closed with the server: not running any more.
+        let health = sink.health.clone();
+        drop(sink);
+        for _ in 0..200 {
+            if !health.running() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!health.running());
     }
 
     /// Within the cap (the file itself is smaller) nothing goes and no table is walked; past it the oldest entries

@@ -112,7 +112,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::warn!(target: "zz::store", commits = replayed.records, torn_tail = replayed.torn_tail, "write-ahead log of the last run applied to the data file");
     }
     if let Some(p) = store.upgraded() {
-        tracing::warn!(target: "zz::store", copy = %p.display(), "the data file was upgraded to format {}; a copy of it as it was is kept", store::BASE_FORMAT);
+        let (format, _) = store.format()?;
+        tracing::warn!(target: "zz::store", copy = %p.display(), "the data file was upgraded to format {format}; a copy of it as it was is kept");
     }
     let res = Resources::load()?;
     // A primary settles that it owns its replica before it takes a write (a replaced one takes none).

@@ -230,6 +230,10 @@ impl AppState {
             Err(store::StoreError::Locked) => anyhow::bail!("another process holds {}", crate::logsink::file_for(store.path()).display()),
             other => other?,
         };
+        if let Some(p) = log_store.upgraded() {
+            let (format, _) = log_store.format()?;
+            tracing::warn!(target: "zz::store", copy = %p.display(), "the logs' file was upgraded to format {format}; a copy of it as it was is kept");
+        }
         // Its indexes follow the declarations like the data file's (before anything below writes to it).
         crate::engine::layout::sync_indexes(&log_store, &res)?;
         let moved = crate::logsink::move_out(&store, &log_store, &res)?;

@@ -218,6 +218,9 @@ async fn status_shows_the_data_file_space_to_the_platform_administrator_only() {
     assert!(d["allocatedBytes"].as_u64().unwrap() > 0 && d["allocatedBytes"].as_u64() <= d["fileBytes"].as_u64());
     assert_eq!(d["fileBytes"].as_u64().unwrap(), d["allocatedBytes"].as_u64().unwrap() + d["freeBytes"].as_u64().unwrap());
     assert!(d["logsDropped"].is_u64() && d["walksTimedOut"].is_u64());
+    assert_eq!(d["logsWriter"]["running"], true, "the logs' writer runs: {d}");
+    assert_eq!(d["logsWriter"]["restarts"], 0);
+    assert!(d["logsWriter"]["lastFailure"].is_null());
     assert!(d["cache"]["capacityBytes"].as_u64().unwrap() >= 1 << 20 && d["cache"]["readHits"].is_u64(), "the page cache: {d}");
     assert!(d["checkpoints"]["count"].is_u64() && d["checkpoints"]["lastWriterMs"].is_number() && d["checkpoints"]["lastDiskMs"].is_number(), "checkpoints: {d}");
     let tenant_admin = app.admin("157270").await;

@@ -68,6 +68,11 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "repairedMs": st.store.repaired_ms(),
         "logsWritten": st.logs.written.load(Ordering::Relaxed),
         "logsDropped": st.logs.dropped.load(Ordering::Relaxed),
+        "logsWriter": {
+            "running": st.logs.health.running(),
+            "restarts": st.logs.health.restarts(),
+            "lastFailure": st.logs.health.last_failure().map(|(at, why)| json!({"at": st.settings.zone.format(at), "reason": why})),
+        },
         "walksStarted": w.started.load(Ordering::Relaxed),
         "walksTimedOut": w.timed_out.load(Ordering::Relaxed),
         "walksCancelled": w.cancelled.load(Ordering::Relaxed),
@@ -149,6 +154,8 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_logs_wal_bytes", "Bytes in the logs' write-ahead log waiting for a checkpoint.", "gauge", st.log_store.log_bytes() as f64);
     gauge("zz_storage_failed", "1 once a write to the data file failed: writes are stopped until a restart.", "gauge", st.store.failure().is_some() as u8 as f64);
     gauge("zz_log_entries_written_total", "Log entries written since start.", "counter", st.logs.written.load(Ordering::Relaxed) as f64);
+    gauge("zz_log_writer_up", "1 while the logs' writer runs, 0 when it stopped.", "gauge", if st.logs.health.running() { 1.0 } else { 0.0 });
+    gauge("zz_log_writer_restarts_total", "Times the logs' writer failed and was started again.", "counter", st.logs.health.restarts() as f64);
     gauge("zz_log_entries_shed_total", "Read log entries shed because the log queue was full (--api-log all).", "counter", st.logs.dropped.load(Ordering::Relaxed) as f64);
     gauge("zz_walks_started_total", "Lists that walked records.", "counter", st.walk_stats.started.load(Ordering::Relaxed) as f64);
     gauge("zz_walks_timed_out_total", "Walks stopped at their deadline (answered 503).", "counter", st.walk_stats.timed_out.load(Ordering::Relaxed) as f64);

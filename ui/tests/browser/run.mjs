@@ -1040,6 +1040,8 @@ test('system status (platform): the search index is shown with its documents and
   await page.getByRole('rowheader', { name: '索引落后' }).waitFor();
   // The write-ahead log's checkpoints: how long the last held writes and took to reach the disk.
   await page.getByRole('rowheader', { name: '检查点', exact: true }).waitFor();
+  // The logs' writer is said to run (a failure would say when and why).
+  await page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: '日志写入', exact: true }) }).getByRole('cell', { name: '运行中' }).waitFor();
   await shot(page, 'status-index');
 });
 

@@ -12,6 +12,7 @@ type Status = {
   checkpoints?: Checkpoints;
   ranks?: Ranks;
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
+  logsWriter?: { running: boolean; restarts: number; lastFailure: { at: string; reason: string } | null };
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: {
     ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number;
@@ -158,6 +159,9 @@ export function StatusPage() {
     ...(st.storageFailure ? [[L('存储故障', 'Storage failure'), `${L('已停止写入', 'writes stopped')}：${st.storageFailure}`] as [string, string],
       [L('处理办法', 'What to do'), L('已确认的写入都在磁盘上，不会丢失。请检查磁盘空间和磁盘健康（df -h、dmesg），腾出空间或更换磁盘后重启服务（systemctl restart zhizhuang）；重启前系统只能查询。',
         'Every acknowledged write is on disk. Check the disk\'s free space and health (df -h, dmesg), free space or replace the disk, then restart the service (systemctl restart zhizhuang); until then the server only reads.')] as [string, string]] : []),
+    ...(st.logsWriter && !st.logsWriter.running ? [[L('日志写入已停止', 'Log writer stopped'), (st.logsWriter.lastFailure?.reason ?? '') + L(
+      '。接口、登录和错误日志暂不写入；写操作的接口日志暂存在数据文件中，重启后补写。请重启服务（systemctl restart zhizhuang）并把服务日志中的原因告知维护人员。',
+      '. API, sign-in and error logs are not written for now; the api-log entries of writes wait in the data file and are written after a restart. Restart the service (systemctl restart zhizhuang) and pass the reason in the service log to support.')] as [string, string]] : []),
     [L('数据文件', 'Data file'), st.dataFile],
     [L('文件大小', 'File size'), bytes(st.fileBytes), `${st.fileBytes}`],
     [L('已用空间', 'In use'), bytes(st.allocatedBytes) + spaceAge(st.spaceAgeSeconds, L), `${st.allocatedBytes}`],
@@ -177,6 +181,10 @@ export function StatusPage() {
       `data file ${st.format.data}, logs file ${st.format.logs ?? '—'} (last written by ${st.format.writtenBy || '—'})`)] as [string, string]] : []),
     [L('上次启动修复', 'Repair at last start'), st.repairedMs == null ? L('无（正常关闭）', 'none (clean shutdown)') : `${st.repairedMs} ms`],
     [L('已写日志', 'Log entries written'), `${st.logsWritten}`],
+    ...(st.logsWriter ? [[L('日志写入', 'Log writer'), !st.logsWriter.running ? L('已停止', 'stopped')
+      : st.logsWriter.restarts === 0 ? L('运行中', 'running')
+      : L(`运行中（曾失败 ${st.logsWriter.restarts} 次并自动重启，最近一次 ${st.logsWriter.lastFailure?.at ?? ''}：${st.logsWriter.lastFailure?.reason ?? ''}；该批日志可能缺失）`,
+        `running (failed ${st.logsWriter.restarts} times and started again, last at ${st.logsWriter.lastFailure?.at ?? ''}: ${st.logsWriter.lastFailure?.reason ?? ''}; that batch's entries may be missing)`), `${st.logsWriter.restarts}`] as [string, string, string]] : []),
     [L('丢弃日志', 'Log entries shed'), `${st.logsDropped}`],
     ...(st.auditPrunedBySize ? [[L('因容量删除的审计日志', 'Audit entries removed by the size cap'),
       L(`共 ${st.auditPrunedBySize.count} 条（最近一次 ${st.auditPrunedBySize.lastAt} 删除 ${st.auditPrunedBySize.last} 条）；请调大 --log-max-mb`,
