@@ -290,25 +290,53 @@ pub const SESSION_COOKIE: &str = "zz-token";
 /// The refresh token's cookie, sent only to the token endpoint (the UI's script never holds a refresh token).
 pub const REFRESH_COOKIE: &str = "zz-refresh";
 pub const REFRESH_COOKIE_PATH: &str = "/api/blade-auth/oauth/token";
+/// Over HTTPS the two cookies carry the prefixes browsers enforce: `__Host-` (set by this very host over HTTPS, for
+/// `/`, with no Domain) and `__Secure-` (set over HTTPS). A page of another subdomain (another company's address on
+/// the same parent domain) or a plain-HTTP answer cannot plant or replace such a cookie, so nobody can slip a
+/// session of theirs into a user's browser; and over HTTPS only these are read.
+pub const SESSION_COOKIE_HTTPS: &str = "__Host-zz-token";
+pub const REFRESH_COOKIE_HTTPS: &str = "__Secure-zz-refresh";
 
-/// The access token a page or download request carries: the server-set session cookie, else the script-set
-/// `saber-access-token` of sessions begun before it (and of Saber-style clients).
-pub fn session_token(h: &axum::http::HeaderMap) -> Option<&str> {
-    cookie(h, SESSION_COOKIE).or_else(|| cookie(h, "saber-access-token"))
+/// Whether a request came over HTTPS: the listener's mark, or a trusted proxy's `X-Forwarded-Proto`.
+pub fn is_https(listener: Option<&crate::listen::Scheme>, h: &axum::http::HeaderMap, trust_proxy: bool) -> bool {
+    let forwarded = || {
+        let v = h.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).unwrap_or("");
+        v.split(',').next().is_some_and(|first| first.trim().eq_ignore_ascii_case("https"))
+    };
+    listener.is_some_and(|s| s.https) || (trust_proxy && forwarded())
+}
+
+/// The access token a page or download request carries: the server-set session cookie (the prefixed one over
+/// HTTPS), else the script-set `saber-access-token` of sessions begun before it (and of Saber-style clients).
+pub fn session_token(h: &axum::http::HeaderMap, https: bool) -> Option<&str> {
+    cookie(h, if https { SESSION_COOKIE_HTTPS } else { SESSION_COOKIE }).or_else(|| cookie(h, "saber-access-token"))
+}
+
+/// The refresh token a token request carries in its cookie (the prefixed one over HTTPS).
+pub fn refresh_cookie(h: &axum::http::HeaderMap, https: bool) -> Option<&str> {
+    cookie(h, if https { REFRESH_COOKIE_HTTPS } else { REFRESH_COOKIE })
 }
 
 /// `Set-Cookie` values for a token answer: the access token for `access_secs`, the refresh token for `refresh_secs`
-/// (on its path alone), both `HttpOnly; SameSite=Strict`, `Secure` over HTTPS. Cleared when `tokens` is None.
+/// (on its path alone), both `HttpOnly; SameSite=Strict`; over HTTPS `Secure` and named with their prefixes. Cleared
+/// when `tokens` is None (over HTTPS the unprefixed ones of an older release too).
 pub fn session_cookies(tokens: Option<(&str, u64, &str, u64)>, https: bool) -> Vec<HeaderValue> {
     let secure = if https { "; Secure" } else { "" };
     let one = |name: &str, path: &str, value: &str, secs: u64| {
         HeaderValue::from_str(&format!("{name}={value}; Path={path}; Max-Age={secs}; HttpOnly; SameSite=Strict{secure}")).ok()
     };
+    let (session, refresh) = if https { (SESSION_COOKIE_HTTPS, REFRESH_COOKIE_HTTPS) } else { (SESSION_COOKIE, REFRESH_COOKIE) };
     match tokens {
-        Some((access, access_secs, refresh, refresh_secs)) => {
-            [one(SESSION_COOKIE, "/", access, access_secs), one(REFRESH_COOKIE, REFRESH_COOKIE_PATH, refresh, refresh_secs)].into_iter().flatten().collect()
+        Some((access, access_secs, refresh_token, refresh_secs)) => {
+            [one(session, "/", access, access_secs), one(refresh, REFRESH_COOKIE_PATH, refresh_token, refresh_secs)].into_iter().flatten().collect()
         }
-        None => [one(SESSION_COOKIE, "/", "", 0), one(REFRESH_COOKIE, REFRESH_COOKIE_PATH, "", 0)].into_iter().flatten().collect(),
+        None => {
+            let mut out: Vec<HeaderValue> = [one(session, "/", "", 0), one(refresh, REFRESH_COOKIE_PATH, "", 0)].into_iter().flatten().collect();
+            if https {
+                out.extend([one(SESSION_COOKIE, "/", "", 0), one(REFRESH_COOKIE, REFRESH_COOKIE_PATH, "", 0)].into_iter().flatten());
+            }
+            out
+        }
     }
 }
 

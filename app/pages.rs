@@ -136,7 +136,8 @@ async fn page(st: &AppState, req: Request) -> Response {
         Some("en") => Lang::En,
         _ => Lang::Zh,
     };
-    let session = match crate::http::session_token(&headers) {
+    let https = crate::http::is_https(req.extensions().get::<crate::listen::Scheme>(), &headers, st.settings.trust_proxy);
+    let session = match crate::http::session_token(&headers, https) {
         Some(tok) => crate::auth::session::load(st, tok).await.ok(),
         None => None,
     };

@@ -38,11 +38,7 @@ impl FromRequestParts<AppState> for Caller {
             .flatten()
             .and_then(|v| v.split(',').next())
             .map(|s| s.trim().to_string());
-        let forwarded_https = || {
-            let v = p.headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).unwrap_or("");
-            v.split(',').next().is_some_and(|first| first.trim().eq_ignore_ascii_case("https"))
-        };
-        let https = p.extensions.get::<crate::listen::Scheme>().is_some_and(|s| s.https) || (st.settings.trust_proxy && forwarded_https());
+        let https = crate::http::is_https(p.extensions.get::<crate::listen::Scheme>(), &p.headers, st.settings.trust_proxy);
         Ok(Caller {
             ip: forwarded.unwrap_or_else(|| peer_ip(&p.extensions)),
             headers: p.headers.clone(),
@@ -204,7 +200,7 @@ async fn grant(st: &AppState, caller: &Caller, p: &AnyParams) -> ApiResult<Value
 async fn refresh(st: &AppState, caller: &Caller, p: &AnyParams, client: &str) -> ApiResult<Value> {
     let bad = || ApiError::new(Kind::BadRefreshToken);
     // In the query (Saber-style clients), else the server-set cookie (the UI's script never holds it).
-    let raw = p.get("refresh_token").filter(|t| !t.is_empty()).or_else(|| crate::http::cookie(&caller.headers, crate::http::REFRESH_COOKIE)).unwrap_or("");
+    let raw = p.get("refresh_token").filter(|t| !t.is_empty()).or_else(|| crate::http::refresh_cookie(&caller.headers, caller.https)).unwrap_or("");
     let (sid, secret) = raw.split_once('.').ok_or_else(bad)?;
     let tenant_id = resolve_tenant(st, &caller.headers, p.get("tenantId")).await?;
     let hash = sha256_hex(secret);
@@ -455,10 +451,10 @@ pub async fn captcha(State(st): State<AppState>) -> Response {
     axum::Json(json!({"key": key, "image": image})).into_response()
 }
 
-pub async fn logout(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
+pub async fn logout(State(st): State<AppState>, caller: Caller, s: Session) -> ApiResult<Response> {
     revoke(&st, &s.tenant, Some(&s.sid), None).await?;
     let mut r = ok(Value::Null);
-    for c in crate::http::session_cookies(None, false) {
+    for c in crate::http::session_cookies(None, caller.https) {
         r.headers_mut().append(axum::http::header::SET_COOKIE, c);
     }
     Ok(r)

@@ -448,8 +448,35 @@ async fn the_session_cookies_are_set_by_the_server_where_no_script_reads_them() 
         .body(axum::body::Body::empty())
         .unwrap();
     req.extensions_mut().insert(zhizhuang::listen::Scheme { https: true });
-    let (_, h2, _) = app.call(req).await;
+    let (_, h2, b2) = app.call(req).await;
     assert!(h2.get_all("set-cookie").iter().all(|v| v.to_str().unwrap().ends_with("; Secure")), "{h2:?}");
+    // ...and named with the prefixes browsers enforce (`__Host-`: this host, `/`, no Domain; `__Secure-`).
+    let set2: Vec<&str> = h2.get_all("set-cookie").iter().map(|v| v.to_str().unwrap()).collect();
+    let access2 = b2["access_token"].as_str().unwrap();
+    assert!(set2.iter().any(|c| c.starts_with(&format!("__Host-zz-token={access2};")) && c.contains("Path=/;") && !c.contains("Domain")), "{set2:?}");
+    let rt2 = set2.iter().find(|c| c.starts_with("__Secure-zz-refresh=")).expect("__Secure-zz-refresh set");
+    assert!(rt2.contains("Path=/api/blade-auth/oauth/token;"), "{rt2}");
+    assert!(!set2.iter().any(|c| c.starts_with("zz-token=") || c.starts_with("zz-refresh=")), "{set2:?}");
+    // Over HTTPS only the prefixed cookie is read: one planted without the prefix (by a page of another subdomain,
+    // or an answer over plain HTTP) signs nobody in.
+    let desk = |cookie: String| {
+        let mut req = axum::http::Request::get("/wel/index").header("host", "edu.localhost:8090").header("cookie", cookie).body(axum::body::Body::empty()).unwrap();
+        req.extensions_mut().insert(zhizhuang::listen::Scheme { https: true });
+        req
+    };
+    assert_eq!(app.call(desk(format!("__Host-zz-token={access2}"))).await.0, 200, "the desk over HTTPS by the prefixed cookie");
+    assert_eq!(app.call(desk(format!("zz-token={access2}"))).await.0, 302, "an unprefixed cookie over HTTPS is not a session");
+    // A refresh over HTTPS takes the prefixed refresh cookie.
+    let mut req = axum::http::Request::post(format!("/api/blade-auth/oauth/token?tenantId={A}&grant_type=refresh_token&scope=all"))
+        .header("authorization", crate::support::BASIC)
+        .header("tenant-id", A)
+        .header("cookie", rt2.split(';').next().unwrap())
+        .body(axum::body::Body::empty())
+        .unwrap();
+    req.extensions_mut().insert(zhizhuang::listen::Scheme { https: true });
+    let (s, h2b, b2b) = app.call(req).await;
+    assert_eq!(s, 200, "{b2b}");
+    assert!(h2b.get_all("set-cookie").iter().any(|v| v.to_str().unwrap().starts_with("__Secure-zz-refresh=")), "{h2b:?}");
 
     // A server-rendered page and a download know the user by the access cookie alone.
     let req = axum::http::Request::get("/wel/index").header("host", "edu.localhost:8090").header("cookie", format!("zz-token={access}; zz-lang=zh")).body(axum::body::Body::empty()).unwrap();
@@ -507,4 +534,14 @@ async fn the_session_cookies_are_set_by_the_server_where_no_script_reads_them() 
     let cleared: Vec<&str> = h7.get_all("set-cookie").iter().map(|v| v.to_str().unwrap()).collect();
     assert!(cleared.iter().any(|c| c.starts_with("zz-token=;") && c.contains("Max-Age=0")), "{cleared:?}");
     assert!(cleared.iter().any(|c| c.starts_with("zz-refresh=;") && c.contains("Max-Age=0") && c.contains("Path=/api/blade-auth/oauth/token")), "{cleared:?}");
+    // Over HTTPS the prefixed ones (and any unprefixed ones an older release set).
+    let t = app.admin(A).await;
+    let mut req = axum::http::Request::get("/api/blade-auth/oauth/logout").header("authorization", crate::support::BASIC).header("blade-auth", format!("bearer {t}")).body(axum::body::Body::empty()).unwrap();
+    req.extensions_mut().insert(zhizhuang::listen::Scheme { https: true });
+    let (s, h8, _) = app.call(req).await;
+    assert_eq!(s, 200);
+    let cleared: Vec<&str> = h8.get_all("set-cookie").iter().map(|v| v.to_str().unwrap()).collect();
+    for name in ["__Host-zz-token=;", "__Secure-zz-refresh=;", "zz-token=;", "zz-refresh=;"] {
+        assert!(cleared.iter().any(|c| c.starts_with(name) && c.contains("Max-Age=0") && c.ends_with("; Secure")), "{name} in {cleared:?}");
+    }
 }

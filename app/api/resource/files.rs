@@ -54,12 +54,13 @@ async fn may_see(st: &AppState, s: &Session, attach: &Map<String, Value>) -> Api
 
 /// GET /files/{tenant}/{key}: the file, streamed from its chunks, to a session of its tenant that may see what
 /// it is attached to.
-pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(String, String)>, headers: HeaderMap) -> Response {
+pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(String, String)>, scheme: Option<axum::Extension<crate::listen::Scheme>>, headers: HeaderMap) -> Response {
     let not_found = || ApiError::new(Kind::NotFound).into_response();
     if key.len() != 32 || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
         return not_found();
     }
-    let token = crate::auth::session::bearer_in(&headers).or_else(|| crate::http::session_token(&headers));
+    let https = crate::http::is_https(scheme.as_ref().map(|e| &e.0), &headers, st.settings.trust_proxy);
+    let token = crate::auth::session::bearer_in(&headers).or_else(|| crate::http::session_token(&headers, https));
     let Some(token) = token else { return ApiError::new(Kind::Unauthorized).into_response() };
     let s = match crate::auth::session::load(&st, token).await {
         Ok(s) => s,
