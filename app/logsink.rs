@@ -204,6 +204,19 @@ impl WriterHealth {
     }
 }
 
+/// Failures in a row without an entry written after which the writer stops for good (until a restart).
+const GIVE_UP_AFTER: u32 = 5;
+
+/// The writer's state that outlives one run of it (see `LogSink::spawn`).
+#[derive(Default)]
+struct Carry {
+    /// Outbox copies whose entries are committed here lazily, by the log position that makes them durable.
+    waiting: std::collections::VecDeque<(u64, std::time::Instant, Vec<String>)>,
+    /// Drops already recorded in the error log, and when the current run of drops was first seen.
+    recorded: u64,
+    drops_since: Option<i64>,
+}
+
 fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".into())
 }
@@ -228,21 +241,36 @@ impl LogSink {
         let h = health.clone();
         let made = std::thread::Builder::new().name("zz-logs".into()).spawn(move || {
             let mut rx = rx;
+            // What the writer carries across a restart (copies waiting for their entries' durability, drops already
+            // recorded), so that a restart neither forgets copies nor records old drops again.
+            let mut carry = Carry::default();
+            let mut fruitless = 0;
             loop {
-                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&logs, &data, &res, zone, &mut rx, &written, &dropped)));
+                let before = written.load(Ordering::Relaxed);
+                let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&logs, &data, &res, zone, &mut rx, &written, &dropped, &mut carry)));
                 match ran {
                     // The queue closed: the server is stopping.
                     Ok(()) => break,
                     Err(p) => {
                         let why = panic_text(&*p);
-                        tracing::error!(target: "zz::logs", reason = %why, "the logs' writer failed; it starts again in a second (entries of the failed batch may be lost)");
                         h.restarts.fetch_add(1, Ordering::Relaxed);
-                        h.failed(why);
+                        h.failed(why.clone());
+                        fruitless = if written.load(Ordering::Relaxed) == before { fruitless + 1 } else { 1 };
+                        if fruitless >= GIVE_UP_AFTER {
+                            // Failing before writing anything, again and again: the queue is let go (requests then
+                            // never wait for room in it) and 系统状态 says the writer stopped.
+                            tracing::error!(target: "zz::logs", reason = %why, "the logs' writer failed {GIVE_UP_AFTER} times in a row without writing: stopped, no log entries are written until a restart");
+                            break;
+                        }
+                        tracing::error!(target: "zz::logs", reason = %why, "the logs' writer failed; it starts again in a second (entries of the failed batch may be lost)");
                         std::thread::sleep(std::time::Duration::from_secs(1));
                     }
                 }
             }
             h.running.store(false, Ordering::Relaxed);
+            drop(rx);
+            // Copies whose entries became durable before the stop go now; the rest wait for the next start.
+            release(&logs, &data, &mut carry.waiting, false);
         });
         if let Err(e) = made {
             tracing::error!(target: "zz::logs", error = %e, "the logs' writer could not start: no log entries are written");
@@ -291,15 +319,13 @@ impl LogSink {
     }
 }
 
-fn run(store: &store::Store, tenants: &store::Store, res: &Resources, zone: crate::wire::Zone, rx: &mut Receiver<Msg>, written: &AtomicU64, dropped: &AtomicU64) {
+#[allow(clippy::too_many_arguments)]
+fn run(store: &store::Store, tenants: &store::Store, res: &Resources, zone: crate::wire::Zone, rx: &mut Receiver<Msg>, written: &AtomicU64, dropped: &AtomicU64, carry: &mut Carry) {
     let mut known: HashSet<String> = HashSet::new();
-    // Drops already recorded in the error log, and when the current run of drops was first seen.
-    let mut recorded = 0u64;
-    let mut drops_since: Option<i64> = None;
     // Outbox copies whose entries are committed here lazily, by the log position that makes them durable: they go
     // from the data file once `durable_seq` has passed it (this file's writer syncs lazy commits within half a
     // second), so a write's entry costs this file no fsync of its own.
-    let mut waiting: std::collections::VecDeque<(u64, std::time::Instant, Vec<String>)> = Default::default();
+    let Carry { waiting, recorded, drops_since } = carry;
     // Wakes the thread while copies wait, to let them go with no new entries coming.
     let clock = tokio::runtime::Builder::new_current_thread().enable_time().build().expect("logs' clock");
     loop {
@@ -309,7 +335,7 @@ fn run(store: &store::Store, tenants: &store::Store, res: &Resources, zone: crat
             match clock.block_on(async { tokio::time::timeout(OUTBOX_LOOK, rx.recv()).await }) {
                 Ok(m) => m,
                 Err(_) => {
-                    release(store, tenants, &mut waiting, false);
+                    release(store, tenants, waiting, false);
                     continue;
                 }
             }
@@ -329,14 +355,14 @@ fn run(store: &store::Store, tenants: &store::Store, res: &Resources, zone: crat
             next = rx.try_recv().ok();
         }
         let shed = dropped.load(Ordering::Relaxed);
-        if shed > recorded {
+        if shed > *recorded {
             let now = store::now_millis();
             let since = *drops_since.get_or_insert(now);
             // One entry per batch at most, so the record of shedding cannot itself flood the queue.
-            batch.push(shed_entry(&zone, shed - recorded, since, now));
-            recorded = shed;
+            batch.push(shed_entry(&zone, shed - *recorded, since, now));
+            *recorded = shed;
         } else {
-            drops_since = None;
+            *drops_since = None;
         }
         if !batch.is_empty() {
             // Entries of a tenant that does not exist (a failed sign-in naming one) go to the platform's log.
@@ -388,16 +414,16 @@ fn run(store: &store::Store, tenants: &store::Store, res: &Resources, zone: crat
         }
         if !flushes.is_empty() {
             // Whoever waits for the logs (tests, shutdown) finds them durable and the outbox empty.
-            release(store, tenants, &mut waiting, true);
+            release(store, tenants, waiting, true);
         }
         for f in flushes {
             let _ = f.send(());
         }
         if waiting.front().is_some_and(|(_, at, _)| at.elapsed() >= OUTBOX_LOOK) {
-            release(store, tenants, &mut waiting, false);
+            release(store, tenants, waiting, false);
         }
     }
-    release(store, tenants, &mut waiting, true);
+    release(store, tenants, waiting, true);
 }
 
 /// How often copies waiting for their entries' durability are looked at.
@@ -756,16 +782,44 @@ mod tests {
         assert!(sink.health.running());
         let kept = store.read(|r| r.all(&res.get("log_usual"), store::PLATFORM_TENANT)).unwrap();
         assert!(kept.iter().any(|d| d["logId"] == "after"), "the entry after the failure is written");
-        // Closed with the server: not running any more.
+        // Failing again and again without writing anything, it stops for good: the queue is let go, so a request
+        // never waits for room in it, and the status says it stopped.
+        for _ in 0..GIVE_UP_AFTER {
+            rt.block_on(sink.record(Entry { resource: "log_nowhere", tenant: store::PLATFORM_TENANT.into(), user: 1, doc: usual("lost"), outbox: None }));
+            rt.block_on(sink.flush());
+        }
+        for _ in 0..300 {
+            if !sink.health.running() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!sink.health.running());
+        assert_eq!(sink.health.restarts(), 1 + GIVE_UP_AFTER as u64);
+        let t = std::time::Instant::now();
+        for _ in 0..100 {
+            rt.block_on(sink.record(Entry { resource: "log_usual", tenant: store::PLATFORM_TENANT.into(), user: 1, doc: usual("nobody writes"), outbox: None }));
+        }
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "recording does not wait on a stopped writer");
+    }
+
+    /// Closed with the server, the writer is no longer said to run.
+    #[test]
+    fn a_closed_writer_is_not_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store::Store::open(&dir.path().join("data.redb"), &store::Options::default()).unwrap();
+        let (sink, rx) = LogSink::queue(16);
+        sink.spawn(store.clone(), store.clone(), Resources::load().unwrap(), crate::wire::Zone::parse("+08:00").unwrap(), rx);
         let health = sink.health.clone();
         drop(sink);
-        for _ in 0..200 {
+        for _ in 0..300 {
             if !health.running() {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }
         assert!(!health.running());
+        assert_eq!(health.restarts(), 0);
     }
 
     /// Within the cap (the file itself is smaller) nothing goes and no table is walked; past it the oldest entries

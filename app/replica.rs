@@ -357,6 +357,20 @@ pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentia
 /// After the data file was replaced (a restore): the replica's stream of this directory restarts. The ship
 /// directory's logs (of the old file) are set aside, and its state says the next claim starts a new generation of
 /// this machine's own (the owner object still names this installation, so it is not fenced).
+/// A file opened and changed outside its log (its format upgraded at open): the replica's stream of it cannot go
+/// on, and the shipper's state says so on disk (`restart`), so that a later run that ships starts a new generation
+/// with a snapshot even when this one never shipped (no bucket reachable, stopped early).
+pub fn note_broken_stream(ship: &Path) {
+    if let Some(mut st) = offbox::ship::State::load(ship)
+        && !st.restart
+    {
+        st.restart = true;
+        if let Err(e) = st.save(ship) {
+            tracing::warn!(target: "zz::replica", error = %e, dir = %ship.display(), "could not note that the replica's stream restarts");
+        }
+    }
+}
+
 pub fn restart_stream(dir: &Path) -> anyhow::Result<()> {
     restart_one(dir, &ship_dir(dir))?;
     restart_one(dir, &logs_ship_dir(dir))
@@ -453,4 +467,23 @@ pub fn fenced(dir: &Path, out: Option<&Path>) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// A file upgraded at open notes on disk that its replica's stream restarts (kept until a new generation is
+    /// made), so a later run that ships makes one even if this run never shipped; no state, nothing written.
+    #[test]
+    fn a_broken_stream_is_noted_in_the_shippers_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let ship = dir.path().join("ship");
+        super::note_broken_stream(&ship);
+        assert!(!ship.exists(), "no replica: nothing written");
+        let st = offbox::ship::State { generation: "g1".into(), shipped: 42, log_id: "ab".into(), role: "primary".into(), ..Default::default() };
+        st.save(&ship).unwrap();
+        super::note_broken_stream(&ship);
+        let after = offbox::ship::State::load(&ship).unwrap();
+        assert!(after.restart);
+        assert_eq!((after.generation.as_str(), after.shipped, after.log_id.as_str()), ("g1", 42, "ab"), "the rest as it was");
+    }
 }

@@ -111,6 +111,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if replayed.records > 0 || replayed.torn_tail {
         tracing::warn!(target: "zz::store", commits = replayed.records, torn_tail = replayed.torn_tail, "write-ahead log of the last run applied to the data file");
     }
+    if store.broke_stream() {
+        crate::replica::note_broken_stream(&crate::replica::ship_dir(&args.dir));
+    }
     if let Some(p) = store.upgraded() {
         let (format, _) = store.format()?;
         tracing::warn!(target: "zz::store", copy = %p.display(), "the data file was upgraded to format {format}; a copy of it as it was is kept");

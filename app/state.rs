@@ -228,11 +228,18 @@ impl AppState {
         // The logs' file beside the data file; the log entries an older data file holds move there first.
         let log_store = match crate::logsink::open_store(store.path(), settings.logs_ship_dir.clone()) {
             Err(store::StoreError::Locked) => anyhow::bail!("another process holds {}", crate::logsink::file_for(store.path()).display()),
-            other => other?,
+            Err(e) => return Err(anyhow::Error::new(e).context(format!("the logs' file {}", crate::logsink::file_for(store.path()).display()))),
+            Ok(s) => s,
         };
         if let Some(p) = log_store.upgraded() {
             let (format, _) = log_store.format()?;
             tracing::warn!(target: "zz::store", copy = %p.display(), "the logs' file was upgraded to format {format}; a copy of it as it was is kept");
+        }
+        if let Some(why) = log_store.upgrade_deferred() {
+            tracing::warn!(target: "zz::store", "{why}: the logs' file stays in its format and works as before; the next start tries again");
+        }
+        if log_store.broke_stream() && let Some(dir) = store.path().parent() {
+            crate::replica::note_broken_stream(&crate::replica::logs_ship_dir(dir));
         }
         // Its indexes follow the declarations like the data file's (before anything below writes to it).
         crate::engine::layout::sync_indexes(&log_store, &res)?;

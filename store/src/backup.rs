@@ -76,7 +76,7 @@ pub(crate) fn open_offline(path: &Path, cache_bytes: usize) -> Result<Database> 
 }
 
 /// Bytes free for this user on the file system holding `path` (None where it cannot be told).
-fn free_space(path: &Path) -> Option<u64> {
+pub(crate) fn free_space(path: &Path) -> Option<u64> {
     let st = rustix::fs::statvfs(path).ok()?;
     Some(st.f_bavail.saturating_mul(st.f_frsize))
 }
@@ -277,13 +277,27 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
     Ok((report, seq, cut_ms))
 }
 
-/// A whole copy of a file nobody writes to yet (before a migration, at open): every table from one snapshot.
-pub(crate) fn copy_aside(db: &Database, out: &Path) -> Result<()> {
+/// A whole copy of a file nobody writes to yet (before a migration, at open): every table from one snapshot, with
+/// a small page cache (the logs' file may be 2 GB). `Ok(false)`, nothing written, when the disk has no room for it
+/// (what the file holds in use, and a tenth more).
+pub(crate) fn copy_aside(db: &Database, out: &Path, fs: &dyn crate::fs::Fs) -> Result<bool> {
     let tmp = out.with_extension("partial");
     let _ = std::fs::remove_file(&tmp);
     {
         let snap = db.begin_read()?;
-        let dst = Database::builder().create(&tmp)?;
+        let need = {
+            use redb::ReadableTableMetadata;
+            let mut n = 0u64;
+            for t in snap.list_tables()? {
+                let st = snap.open_untyped_table(t)?.stats()?;
+                n += st.stored_bytes() + st.metadata_bytes() + st.fragmented_bytes();
+            }
+            n + n / 10
+        };
+        if fs.free_space(&crate::fs::dir_of(out)).is_some_and(|free| free < need) {
+            return Ok(false);
+        }
+        let dst = Database::builder().set_cache_size(32 << 20).create(&tmp)?;
         let w = dst.begin_write()?;
         for t in tables::ALL {
             (t.copy)(&snap, &w)?;
@@ -298,7 +312,7 @@ pub(crate) fn copy_aside(db: &Database, out: &Path) -> Result<()> {
     }
     File::open(&tmp)?.sync_all()?;
     std::fs::rename(&tmp, out)?;
-    Ok(())
+    Ok(true)
 }
 
 type RecTable = TableDefinition<'static, crate::tables::RecK, &'static [u8]>;
@@ -501,10 +515,16 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
         counts.push(TableCount { name: t.name, rows: (t.count)(&r)?, stored_bytes, metadata_bytes, fragmented_bytes, pages });
     }
     let mut actual: BTreeMap<(String, String), u64> = BTreeMap::new();
+    // Records of a newer record format than the file's stamp allows (a binary of that format would fail on them).
+    let mut too_new = 0u64;
     for e in r.open_table(tables::RECORDS)?.iter()? {
-        let (k, _) = e?;
+        let (k, v) = e?;
         let (t, res, _) = k.value();
         *actual.entry((t.to_string(), res.to_string())).or_default() += 1;
+        too_new += u64::from(v.value().first() == Some(&crate::codec::RECORD_Z2) && schema_version < 4);
+    }
+    if too_new > 0 {
+        problems.push(format!("{too_new} records are in record format 3, which a file of format {schema_version} may not hold (binaries of format {schema_version} cannot read them)"));
     }
     let mut counted: BTreeMap<(String, String), u64> = BTreeMap::new();
     for e in r.open_table(tables::COUNTERS)?.iter()? {

@@ -47,6 +47,10 @@ pub trait Fs: Send + Sync + Debug + 'static {
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         OsFs.sync_dir(path)
     }
+    /// Bytes free for this user on the file system holding `dir` (None where it cannot be told).
+    fn free_space(&self, dir: &Path) -> Option<u64> {
+        crate::backup::free_space(dir)
+    }
 }
 
 /// The directory a path's file lives in (`.` for a bare file name).

@@ -176,6 +176,8 @@ pub(crate) struct Inner {
     upgraded: Option<PathBuf>,
     /// The format packed records are written in: `RECORD_Z2` in a file of format 4, else `RECORD_Z1`.
     pub(crate) packs: u8,
+    /// Why an optional upgrade of the file's format was left for a later start.
+    upgrade_deferred: Option<String>,
     /// What failed, once a write, sync or truncate of the log or a commit of the data file has: from then on every
     /// write is refused (`StoreError::Failed`) and reads go on (fail-stop: nothing is retried).
     failed: std::sync::Mutex<Option<String>>,
@@ -329,7 +331,7 @@ impl Store {
         }
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
-        let (upgraded, format) = meta::prepare(&db, path, existed, opts.format)?;
+        let meta::Prepared { aside: upgraded, format, deferred: upgrade_deferred } = meta::prepare(&db, path, existed, opts.format, opts.fs.as_ref())?;
         let migrated = upgraded.is_some();
         let had_id = wal::file_state(&db)?.0.is_some();
         let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };
@@ -389,6 +391,7 @@ impl Store {
             replayed,
             upgraded,
             packs: if format >= 4 { codec::RECORD_Z2 } else { codec::RECORD_Z1 },
+            upgrade_deferred,
             failed: std::sync::Mutex::new(None),
             refuse: std::sync::Mutex::new(None),
             durable,
@@ -601,6 +604,11 @@ impl Store {
     /// The copy kept beside the file before this open upgraded its format (None: no upgrade ran).
     pub fn upgraded(&self) -> Option<&Path> {
         self.inner.upgraded.as_deref()
+    }
+
+    /// Why this open left an optional upgrade of the file's format for a later start (no room for the copy).
+    pub fn upgrade_deferred(&self) -> Option<&str> {
+        self.inner.upgrade_deferred.as_deref()
     }
 
     /// The format the file is in (this binary's, once open) and what last opened it for writing.

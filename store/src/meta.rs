@@ -110,21 +110,41 @@ fn prune_upgrade_copies(path: &Path) {
     }
 }
 
+/// What `prepare` did: the copy kept first when a migration ran, the file's format, and why an upgrade beyond
+/// `BASE_FORMAT` was left for a later start (no room on the disk for the copy).
+pub(crate) struct Prepared {
+    pub aside: Option<PathBuf>,
+    pub format: u32,
+    pub deferred: Option<String>,
+}
+
 /// Creates the tables and migrates the file to format `target` (a new file is made in it; a file already in a
-/// newer format this binary reads stays in it); the copy kept first when a migration ran, and the file's format.
-pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32) -> Result<(Option<PathBuf>, u32)> {
-    let target = target.min(SCHEMA_VERSION);
+/// newer format this binary reads stays in it). Up to `BASE_FORMAT` the upgrade is required (no room for the copy
+/// kept first refuses the open); beyond it optional: the file stays in its format, works as before, and the next
+/// start tries again.
+pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs: &dyn crate::fs::Fs) -> Result<Prepared> {
+    let mut target = target.min(SCHEMA_VERSION);
     let found = stamp(db)?;
     let mut aside = None;
+    let mut deferred = None;
     if let Some((v, by)) = &found {
         if *v > SCHEMA_VERSION {
             return Err(StoreError::TooNew { found: *v, supported: SCHEMA_VERSION, written_by: by.clone(), binary: binary().to_string() });
         }
         if *v < target && existed {
             let to = upgrade_copy(path, *v, by);
-            crate::backup::copy_aside(db, &to)?;
-            prune_upgrade_copies(path);
-            aside = Some(to);
+            if crate::backup::copy_aside(db, &to, fs)? {
+                prune_upgrade_copies(path);
+                aside = Some(to);
+            } else if *v >= BASE_FORMAT {
+                deferred = Some(format!("no room on the disk for the copy kept before upgrading {} from format {v} to {target}", path.display()));
+                target = *v;
+            } else {
+                return Err(StoreError::Storage(format!(
+                    "no room on the disk for the copy kept before upgrading {} from format {v}: free space for a copy of it and start again",
+                    path.display()
+                )));
+            }
         }
     }
     let mut w = db.begin_write()?;
@@ -145,7 +165,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32) ->
         }
     }
     w.commit()?;
-    Ok((aside, v))
+    Ok(Prepared { aside, format: v, deferred })
 }
 
 fn u32_of(b: &[u8]) -> u32 {

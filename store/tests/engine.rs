@@ -1527,3 +1527,72 @@ fn null_not_equal_and_prefix_filters_come_from_the_index() {
     }
     index_pages_match_every_record(&s, &d, &all, queries, &[(0, 20), (40, 20), (0, 1000)]);
 }
+
+/// A file system with no room to spare (what `statvfs` says of a full disk).
+#[derive(Debug, Default)]
+struct NoRoom;
+
+impl store::fs::Fs for NoRoom {
+    fn free_space(&self, _: &std::path::Path) -> Option<u64> {
+        Some(0)
+    }
+}
+
+/// The copy kept before an upgrade needs room. Format 4 (the logs' file) is optional: without room the file stays
+/// in its format, works, and the next start with room upgrades it; an upgrade up to the base format is required and
+/// refuses to open. `verify` finds records of a format the file's stamp may not hold.
+#[test]
+fn an_upgrade_without_room_for_its_copy_waits_or_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("logs.redb");
+    let d: Arc<ResourceDef> = Arc::new(serde_json::from_value(json!({
+        "name": "log_p", "label": "日志", "appendOnly": true, "packed": true, "fields": [{"name": "method", "label": "m", "filter": true}]
+    })).unwrap());
+    let add = |s: &Store, n: usize| {
+        let d = d.clone();
+        s.write(move |w| {
+            for _ in 0..n {
+                w.insert(&d, "A", doc(json!({"method": "POST"})), &Actor::default())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    };
+    let count = |s: &Store| s.read(|r| r.list(&d, "A", &Query { limit: 1000, ..Default::default() })).unwrap().records.len();
+    let copies = || std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with("before-upgrade-")).count();
+    let s = Store::open(&file, &Options::default()).unwrap();
+    add(&s, 10);
+    s.close();
+
+    let s = Store::open(&file, &Options { format: store::SCHEMA_VERSION, fs: Arc::new(NoRoom), ..Options::default() }).unwrap();
+    assert!(s.upgraded().is_none());
+    assert!(s.upgrade_deferred().is_some_and(|w| w.contains("no room")), "{:?}", s.upgrade_deferred());
+    assert_eq!(s.format().unwrap().0, store::BASE_FORMAT);
+    add(&s, 10);
+    assert_eq!(count(&s), 20);
+    s.close();
+    assert_eq!(copies(), 0);
+    let report = store::verify_file(&file).unwrap();
+    assert!(report.ok, "records of format 2 in a file of format 3: {:?}", report.problems);
+
+    let s = Store::open(&file, &Options { format: store::SCHEMA_VERSION, ..Options::default() }).unwrap();
+    assert!(s.upgraded().is_some() && s.upgrade_deferred().is_none());
+    assert_eq!(s.format().unwrap().0, store::SCHEMA_VERSION);
+    add(&s, 1);
+    // A stamp lowered under records of the newer format (what a binary of format 3 could not read) is a problem.
+    s.write(|w| w.put_meta("schema_version", &3u32.to_be_bytes())).unwrap();
+    s.close();
+    assert_eq!(copies(), 1);
+    let report = store::verify_file(&file).unwrap();
+    assert!(!report.ok && report.problems.iter().any(|p| p.contains("1 records are in record format 3")), "{:?}", report.problems);
+
+    // Below the base format the upgrade is required: no room for its copy refuses the open, the file untouched.
+    let s = Store::open(&file, &Options::default()).unwrap();
+    s.write(|w| w.put_meta("schema_version", &2u32.to_be_bytes())).unwrap();
+    s.close();
+    match Store::open(&file, &Options { fs: Arc::new(NoRoom), ..Options::default() }) {
+        Ok(_) => panic!("a required upgrade without room for its copy must refuse"),
+        Err(e) => assert!(e.to_string().contains("no room"), "{e}"),
+    }
+    assert_eq!(copies(), 1);
+}
