@@ -221,6 +221,13 @@ async fn status_shows_the_data_file_space_to_the_platform_administrator_only() {
     assert_eq!(d["logsWriter"]["running"], true, "the logs' writer runs: {d}");
     assert_eq!(d["logsWriter"]["restarts"], 0);
     assert!(d["logsWriter"]["lastFailure"].is_null());
+    assert!(d["upgradeCopies"].as_array().is_some_and(|c| c.is_empty()), "a new directory has no upgrade copies: {d}");
+    // The copies an upgrade kept are listed with their size, for the administrator to delete once content.
+    std::fs::write(app.st.store.path().parent().unwrap().join("before-upgrade-0.1.0-zhizhuang-logs.redb"), vec![0u8; 4096]).unwrap();
+    let (_, v) = app.get("/api/blade-system/status", &platform).await;
+    let copies = v["data"]["upgradeCopies"].as_array().unwrap();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    assert_eq!((copies[0]["name"].as_str(), copies[0]["bytes"].as_u64()), (Some("before-upgrade-0.1.0-zhizhuang-logs.redb"), Some(4096)));
     assert!(d["cache"]["capacityBytes"].as_u64().unwrap() >= 1 << 20 && d["cache"]["readHits"].is_u64(), "the page cache: {d}");
     assert!(d["checkpoints"]["count"].is_u64() && d["checkpoints"]["lastWriterMs"].is_number() && d["checkpoints"]["lastDiskMs"].is_number(), "checkpoints: {d}");
     let tenant_admin = app.admin("157270").await;

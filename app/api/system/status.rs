@@ -46,6 +46,7 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "version": crate::VERSION,
         "format": st.store.format().ok().map(|(v, by)| json!({"data": v, "writtenBy": by, "logs": st.log_store.format().ok().map(|(v, _)| v)})),
         "dataFile": st.store.path().display().to_string(),
+        "upgradeCopies": upgrade_copies(&st),
         "fileBytes": space.file_bytes,
         "allocatedBytes": space.allocated_bytes,
         "storedBytes": space.stored_bytes,
@@ -90,6 +91,24 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
 
 fn data_dir(st: &AppState) -> std::path::PathBuf {
     st.store.path().parent().map(|p| p.to_path_buf()).unwrap_or_default()
+}
+
+/// The copies an upgrade kept beside the files (`before-upgrade-*`, the last two of each file): name, size and
+/// when made, newest first. They take room until someone deletes them once the upgrade is confirmed.
+fn upgrade_copies(st: &AppState) -> Vec<serde_json::Value> {
+    let mut out: Vec<(i64, serde_json::Value)> = std::fs::read_dir(data_dir(st))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("before-upgrade-"))
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            let at = m.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis() as i64;
+            Some((at, json!({"name": e.file_name().to_string_lossy(), "bytes": m.len(), "at": st.settings.zone.format(at)})))
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.into_iter().map(|(_, v)| v).collect()
 }
 
 /// The replica set on this screen (keys never answered: the access key masked, whether a secret is kept).

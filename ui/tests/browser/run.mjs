@@ -182,6 +182,13 @@ const tagbar = (page) => page.getByRole('navigation', { name: /^(标签操作|Ta
 /** A toast: its text exactly (Radix also announces it in a hidden live region). */
 const toast = (page, text) => page.locator('.toast').getByText(text, { exact: true }).last();
 const tagNames = async (page) => (await tagbar(page).getByRole('link').allInnerTexts()).map((s) => s.trim());
+/** Checks the tag bar shows `names`, waiting (up to 5 s) for a tab that is closing to leave it. */
+async function tagsAre(page, names, what) {
+  const want = JSON.stringify(names);
+  let got = '';
+  for (let i = 0; i < 50 && (got = JSON.stringify(await tagNames(page))) !== want; i++) await page.waitForTimeout(100);
+  check(got === want, `${what}: ${got}`);
+}
 
 /** Opens a menu entry from the sidebar the way a person does: expand its group, click it. */
 async function openMenu(page, group, name, path) {
@@ -527,11 +534,11 @@ test('the spec\'s last screens: WeChat accounts say the server does not connect 
 test('tag bar: open, close active → previous, desk not closable, close others, close all, clear cache', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wel/index');
-  check(JSON.stringify(await tagNames(page)) === JSON.stringify(['我的桌面']), 'starts with the desk alone: ' + await tagNames(page));
+  await tagsAre(page, ['我的桌面'], 'starts with the desk alone');
   await openMenu(page, '首页', '控制台', '/wel/dashboard');
   await openMenu(page, '系统管理', '参数管理', '/system/param');
   await openMenu(page, '系统管理', '岗位管理', '/system/post');
-  check(JSON.stringify(await tagNames(page)) === JSON.stringify(['我的桌面', '控制台', '参数管理', '岗位管理']), 'four tabs in order: ' + await tagNames(page));
+  await tagsAre(page, ['我的桌面', '控制台', '参数管理', '岗位管理'], 'four tabs in order');
   check(await tagbar(page).getByRole('link', { name: '岗位管理' }).getAttribute('aria-current') === 'page', 'the new tab is active');
   check((await tagbar(page).getByRole('button', { name: /我的桌面/ }).count()) === 0, 'the desk tab has no close button');
   await shot(page, 'tagbar');
@@ -539,7 +546,7 @@ test('tag bar: open, close active → previous, desk not closable, close others,
   // Closing the active tab opens the previous one.
   await tagbar(page).getByRole('button', { name: '关闭 岗位管理' }).click();
   await waitPath(page, '/system/param');
-  check(JSON.stringify(await tagNames(page)) === JSON.stringify(['我的桌面', '控制台', '参数管理']), 'closed: ' + await tagNames(page));
+  await tagsAre(page, ['我的桌面', '控制台', '参数管理'], 'closed');
 
   // Closing an inactive tab keeps the active page.
   await tagbar(page).getByRole('button', { name: '关闭 控制台' }).click();
@@ -551,13 +558,13 @@ test('tag bar: open, close active → previous, desk not closable, close others,
   await page.reload();
   await hydrated(page);
   await page.waitForFunction(() => document.querySelectorAll('.tags .tag').length === 3);
-  check(JSON.stringify(await tagNames(page)) === JSON.stringify(['我的桌面', '参数管理', '控制台']), 'after reload: ' + await tagNames(page));
+  await tagsAre(page, ['我的桌面', '参数管理', '控制台'], 'after reload');
 
   // Close others (dropdown) keeps the desk and the active tab.
   await page.getByRole('button', { name: '标签操作' }).click();
   await page.getByRole('menuitem', { name: '关闭其他' }).click();
   await page.waitForFunction(() => document.querySelectorAll('.tags .tag').length === 2);
-  check(JSON.stringify(await tagNames(page)) === JSON.stringify(['我的桌面', '控制台']), 'close others: ' + await tagNames(page));
+  await tagsAre(page, ['我的桌面', '控制台'], 'close others');
   check(pathOf(page) === '/wel/dashboard', 'close others stays');
 
   // Right-click menu: close all returns to the desk.
@@ -566,7 +573,7 @@ test('tag bar: open, close active → previous, desk not closable, close others,
   await page.getByRole('menuitem', { name: '关闭全部' }).click();
   await waitPath(page, '/wel/index');
   await page.waitForFunction(() => document.querySelectorAll('.tags .tag').length === 1);
-  check(JSON.stringify(await tagNames(page)) === JSON.stringify(['我的桌面']), 'close all: ' + await tagNames(page));
+  await tagsAre(page, ['我的桌面'], 'close all');
 
   // The last tab cannot be closed.
   check((await tagbar(page).getByRole('button').count()) === 0, 'no close button on the last tab');

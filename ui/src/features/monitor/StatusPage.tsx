@@ -13,6 +13,7 @@ type Status = {
   ranks?: Ranks;
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
   logsWriter?: { running: boolean; restarts: number; lastFailure: { at: string; reason: string } | null };
+  upgradeCopies?: { name: string; bytes: number; at: string }[];
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: {
     ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number;
@@ -179,6 +180,9 @@ export function StatusPage() {
     [L('版本', 'Version'), st.version],
     ...(st.format ? [[L('文件格式', 'File format'), L(`数据文件 ${st.format.data}、日志文件 ${st.format.logs ?? '—'}（最近写入：${st.format.writtenBy || '—'}）`,
       `data file ${st.format.data}, logs file ${st.format.logs ?? '—'} (last written by ${st.format.writtenBy || '—'})`)] as [string, string]] : []),
+    ...(st.upgradeCopies?.length ? [[L('升级前副本', 'Copies kept by upgrades'), st.upgradeCopies.map((c) => `${c.name}（${bytes(c.bytes)}，${c.at}）`).join('；')
+      + L('。确认升级无误后可删除以腾出磁盘空间（数据目录中）。', '. Once the upgrade is confirmed they can be deleted from the data directory to free the disk.'),
+      `${st.upgradeCopies.reduce((n, c) => n + c.bytes, 0)}`] as [string, string, string]] : []),
     [L('上次启动修复', 'Repair at last start'), st.repairedMs == null ? L('无（正常关闭）', 'none (clean shutdown)') : `${st.repairedMs} ms`],
     [L('已写日志', 'Log entries written'), `${st.logsWritten}`],
     ...(st.logsWriter ? [[L('日志写入', 'Log writer'), !st.logsWriter.running ? L('已停止', 'stopped')
