@@ -210,6 +210,25 @@ async fn old_messages_are_pruned_read_ones_first() {
     assert!(left(&app).is_empty(), "after a year any message goes");
 }
 
+/// The hourly pass reads only the messages it has not looked at; one read after a pass looked at it goes with the
+/// next full pass (made once a day).
+#[tokio::test]
+async fn the_hourly_message_pass_reads_only_new_messages() {
+    let app = App::new();
+    let r = app.st.res.clone();
+    let doc = json!({"userId": 4243, "kind": 1, "title": "测试消息", "content": "", "link": "", "unread": 1});
+    let id = app.st.store.write(move |w| Ok(w.insert(&r.get("message"), A, doc.as_object().unwrap().clone(), &store::Actor::default())?["id"].as_u64().unwrap())).unwrap();
+    let (now, day) = (store::now_millis(), 86_400_000i64);
+    use zhizhuang::api::desk::message::{KEEP_READ_DAYS, prune, prune_from};
+    let mut walked = std::collections::HashMap::new();
+    assert_eq!(prune_from(&app.st, now + (KEEP_READ_DAYS + 1) * day, &mut walked).await.unwrap(), 0, "unread: it stays");
+    assert!(walked.get(A).is_some_and(|w| *w >= id), "the pass walked past it: {walked:?}");
+    let r = app.st.res.clone();
+    app.st.store.write(move |w| w.update(&r.get("message"), A, id, json!({"unread": 0}).as_object().unwrap().clone(), &store::Actor::default()).map(|_| ())).unwrap();
+    assert_eq!(prune_from(&app.st, now + (KEEP_READ_DAYS + 2) * day, &mut walked).await.unwrap(), 0, "the next hourly pass does not look back");
+    assert_eq!(prune(&app.st, now + (KEEP_READ_DAYS + 2) * day).await.unwrap(), 1, "the full pass finds it read");
+}
+
 #[tokio::test]
 async fn regions_are_picked_not_typed() {
     let app = demo();

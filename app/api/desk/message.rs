@@ -126,6 +126,14 @@ pub const KEEP_DAYS: i64 = 365;
 /// Removes, in every tenant, read messages older than `KEEP_READ_DAYS` and any older than `KEEP_DAYS` before
 /// `now_ms`, in bounded batches (the writer is never held long). Returns how many went.
 pub async fn prune(st: &AppState, now_ms: i64) -> ApiResult<u64> {
+    prune_from(st, now_ms, &mut std::collections::HashMap::new()).await
+}
+
+/// `prune`, each tenant's walk for read messages starting where an earlier pass left it (`walked`: the ids up to
+/// there were looked at) and leaving it at this pass's floor. An hourly pass then reads the hour's new messages
+/// instead of every unread one of the last nine months again (each walk holds the writer while it decodes); a
+/// message read after a pass looked at it goes with the next full pass (`spawn` makes one a day).
+pub async fn prune_from(st: &AppState, now_ms: i64, walked: &mut std::collections::HashMap<String, u64>) -> ApiResult<u64> {
     const BATCH: usize = 2_000;
     let def = st.res.get("message");
     let (all_floor, read_floor) = (store::id_floor(now_ms - KEEP_DAYS * 86_400_000), store::id_floor(now_ms - KEEP_READ_DAYS * 86_400_000));
@@ -141,8 +149,9 @@ pub async fn prune(st: &AppState, now_ms: i64) -> ApiResult<u64> {
                 break;
             }
         }
-        // Read ones below their floor: walked in id order from the oldest, stopping at the floor.
-        let mut after = 0u64;
+        // Read ones below their floor: walked in id order from where the last pass stopped, up to the floor.
+        let from = walked.get(&t).copied().unwrap_or(0);
+        let mut after = from;
         loop {
             let (d, t2) = (def.clone(), t.clone());
             let (n, next) = st
@@ -154,17 +163,24 @@ pub async fn prune(st: &AppState, now_ms: i64) -> ApiResult<u64> {
                 _ => break,
             }
         }
+        // Every id below the floor has been looked at (a failed write returned above, leaving the mark as it was).
+        walked.insert(t, from.max(read_floor.saturating_sub(1)));
     }
     Ok(gone)
 }
 
-/// Hourly (the first a minute after start): `prune`. The primary's task; a standby receives the removals.
+/// Hourly (the first a minute after start): `prune_from`, a full pass the first time and every 24th. The primary's
+/// task; a standby receives the removals.
 pub fn spawn(st: AppState) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + std::time::Duration::from_secs(60), std::time::Duration::from_secs(3600));
-        loop {
+        let mut walked = std::collections::HashMap::new();
+        for pass in 0u64.. {
             tick.tick().await;
-            match prune(&st, store::now_millis()).await {
+            if pass % 24 == 0 {
+                walked.clear();
+            }
+            match prune_from(&st, store::now_millis(), &mut walked).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(target: "zz::desk", pruned = n, read_days = KEEP_READ_DAYS, days = KEEP_DAYS, "old messages removed"),
                 Err(e) => tracing::warn!(target: "zz::desk", error = ?e, "message pruning failed"),
