@@ -354,9 +354,6 @@ pub fn restore_from(dir: &Path, url: &str, at: Option<&str>, tz: &str, credentia
     Ok(())
 }
 
-/// After the data file was replaced (a restore): the replica's stream of this directory restarts. The ship
-/// directory's logs (of the old file) are set aside, and its state says the next claim starts a new generation of
-/// this machine's own (the owner object still names this installation, so it is not fenced).
 /// A file opened and changed outside its log (its format upgraded at open): the replica's stream of it cannot go
 /// on, and the shipper's state says so on disk (`restart`), so that a later run that ships starts a new generation
 /// with a snapshot even when this one never shipped (no bucket reachable, stopped early).
@@ -371,6 +368,9 @@ pub fn note_broken_stream(ship: &Path) {
     }
 }
 
+/// After the data file was replaced (a restore): the replica's stream of this directory restarts. The ship
+/// directory's logs (of the old file) are set aside, and its state says the next claim starts a new generation of
+/// this machine's own (the owner object still names this installation, so it is not fenced).
 pub fn restart_stream(dir: &Path) -> anyhow::Result<()> {
     restart_one(dir, &ship_dir(dir))?;
     restart_one(dir, &logs_ship_dir(dir))

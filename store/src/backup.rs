@@ -58,6 +58,13 @@ pub(crate) fn space(db: &Database, path: &Path) -> Result<FileSpace> {
 /// last commits that are not reusable yet. A walk of every table — seconds on a large file not in memory — so the
 /// writer must not run it: writes would wait the whole walk.
 pub(crate) fn space_of_snapshot(r: &redb::ReadTransaction, path: &Path) -> Result<FileSpace> {
+    let (allocated_bytes, stored_bytes) = in_use(r)?;
+    let file_bytes = std::fs::metadata(path)?.len().max(allocated_bytes);
+    Ok(FileSpace { file_bytes, allocated_bytes, stored_bytes, free_bytes: file_bytes - allocated_bytes })
+}
+
+/// The bytes a snapshot's tables take in pages (data, tree and unused room in them), and of those the data.
+fn in_use(r: &redb::ReadTransaction) -> Result<(u64, u64)> {
     use redb::ReadableTableMetadata;
     let (mut allocated_bytes, mut stored_bytes) = (0u64, 0u64);
     for t in r.list_tables()? {
@@ -65,8 +72,7 @@ pub(crate) fn space_of_snapshot(r: &redb::ReadTransaction, path: &Path) -> Resul
         allocated_bytes += st.stored_bytes() + st.metadata_bytes() + st.fragmented_bytes();
         stored_bytes += st.stored_bytes();
     }
-    let file_bytes = std::fs::metadata(path)?.len().max(allocated_bytes);
-    Ok(FileSpace { file_bytes, allocated_bytes, stored_bytes, free_bytes: file_bytes - allocated_bytes })
+    Ok((allocated_bytes, stored_bytes))
 }
 
 /// Opens a data file no process holds for one tool's pass, with a small page cache: redb's default (1 GiB) made
@@ -285,15 +291,7 @@ pub(crate) fn copy_aside(db: &Database, out: &Path, fs: &dyn crate::fs::Fs) -> R
     let _ = std::fs::remove_file(&tmp);
     {
         let snap = db.begin_read()?;
-        let need = {
-            use redb::ReadableTableMetadata;
-            let mut n = 0u64;
-            for t in snap.list_tables()? {
-                let st = snap.open_untyped_table(t)?.stats()?;
-                n += st.stored_bytes() + st.metadata_bytes() + st.fragmented_bytes();
-            }
-            n + n / 10
-        };
+        let need = in_use(&snap)?.0 * 11 / 10;
         if fs.free_space(&crate::fs::dir_of(out)).is_some_and(|free| free < need) {
             return Ok(false);
         }
@@ -521,7 +519,7 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
         let (k, v) = e?;
         let (t, res, _) = k.value();
         *actual.entry((t.to_string(), res.to_string())).or_default() += 1;
-        too_new += u64::from(v.value().first() == Some(&crate::codec::RECORD_Z2) && schema_version < 4);
+        too_new += u64::from(v.value().first() == Some(&crate::codec::RECORD_Z2) && schema_version < meta::PACKED_Z2_FORMAT);
     }
     if too_new > 0 {
         problems.push(format!("{too_new} records are in record format 3, which a file of format {schema_version} may not hold (binaries of format {schema_version} cannot read them)"));

@@ -128,7 +128,6 @@ pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, tag: u8) -
 pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
     match raw.split_first() {
         Some((&tag @ (RECORD_Z1 | RECORD_Z2), frame)) => {
-            let (dict, slot) = dict_of(tag);
             let size = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten().unwrap_or(0);
             if size > UNPACKED_MAX as u64 {
                 return Err(crate::StoreError::Storage(format!("reading a packed record: it says it unpacks to {size} bytes")));
@@ -144,17 +143,10 @@ pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
             }
             let mut out = vec![0u8; size as usize + 1];
             out[0] = RECORD_V1;
-            UNPACKER.with(|u| {
-                let mut u = u.borrow_mut();
-                if u[slot].is_none() {
-                    u[slot] = Some(zstd::bulk::Decompressor::with_dictionary(dict).map_err(|e| zstd_error("reading", e))?);
-                }
-                let n = u[slot].as_mut().expect("unpacker").decompress_to_buffer(frame, &mut out[1..]).map_err(|e| zstd_error("reading", e))?;
-                if n != size as usize {
-                    return Err(crate::StoreError::Storage(format!("reading a packed record: {n} bytes unpacked, {size} recorded")));
-                }
-                Ok(())
-            })?;
+            let n = with_unpacker(tag, |u| u.decompress_to_buffer(frame, &mut out[1..]))?;
+            if n != size as usize {
+                return Err(crate::StoreError::Storage(format!("reading a packed record: {n} bytes unpacked, {size} recorded")));
+            }
             Ok(out)
         }
         _ => Ok(raw.to_vec()),
@@ -171,13 +163,18 @@ pub(crate) fn unpacked(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
 }
 
 fn unpack(tag: u8, frame: &[u8]) -> Result<Vec<u8>> {
+    with_unpacker(tag, |u| u.decompress(frame, UNPACKED_MAX))
+}
+
+/// `f` with this thread's decompressor of packed format `tag` (made on first use).
+fn with_unpacker<R>(tag: u8, f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> std::io::Result<R>) -> Result<R> {
     let (dict, slot) = dict_of(tag);
     UNPACKER.with(|u| {
         let mut u = u.borrow_mut();
         if u[slot].is_none() {
             u[slot] = Some(zstd::bulk::Decompressor::with_dictionary(dict).map_err(|e| zstd_error("reading", e))?);
         }
-        u[slot].as_mut().expect("unpacker").decompress(frame, UNPACKED_MAX).map_err(|e| zstd_error("reading", e))
+        f(u[slot].as_mut().expect("unpacker")).map_err(|e| zstd_error("reading", e))
     })
 }
 

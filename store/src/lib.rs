@@ -390,7 +390,7 @@ impl Store {
             wal: std::sync::Mutex::new(wal),
             replayed,
             upgraded,
-            packs: if format >= 4 { codec::RECORD_Z2 } else { codec::RECORD_Z1 },
+            packs: if format >= meta::PACKED_Z2_FORMAT { codec::RECORD_Z2 } else { codec::RECORD_Z1 },
             upgrade_deferred,
             failed: std::sync::Mutex::new(None),
             refuse: std::sync::Mutex::new(None),

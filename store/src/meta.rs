@@ -23,6 +23,9 @@ pub const SCHEMA_VERSION: u32 = 4;
 /// upgrade copy of it, no new snapshot for its replica, and a binary of format 3 still opens it).
 pub const BASE_FORMAT: u32 = 3;
 
+/// The first format whose files may hold packed records of format 3 (`codec::RECORD_Z2`).
+pub(crate) const PACKED_Z2_FORMAT: u32 = 4;
+
 /// Numbered migrations: entry `n` moves a file from version `n` to `n + 1`.
 type Migration = fn(&WriteTransaction) -> Result<()>;
 /// 1 → 2 moves nothing in the file (the app seals plain secrets at its start): the number itself is the change,
