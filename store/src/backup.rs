@@ -514,15 +514,21 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
     }
     let mut actual: BTreeMap<(String, String), u64> = BTreeMap::new();
     // Records of a newer record format than the file's stamp allows (a binary of that format would fail on them).
-    let mut too_new = 0u64;
+    let mut too_new = [0u64; 2];
     for e in r.open_table(tables::RECORDS)?.iter()? {
         let (k, v) = e?;
         let (t, res, _) = k.value();
         *actual.entry((t.to_string(), res.to_string())).or_default() += 1;
-        too_new += u64::from(v.value().first() == Some(&crate::codec::RECORD_Z2) && schema_version < meta::PACKED_Z2_FORMAT);
+        match v.value().first() {
+            Some(&crate::codec::RECORD_Z2) if schema_version < meta::PACKED_Z2_FORMAT => too_new[0] += 1,
+            Some(&crate::codec::RECORD_D1) if schema_version < meta::PACKED_D1_FORMAT => too_new[1] += 1,
+            _ => {}
+        }
     }
-    if too_new > 0 {
-        problems.push(format!("{too_new} records are in record format 3, which a file of format {schema_version} may not hold (binaries of format {schema_version} cannot read them)"));
+    for (n, format) in too_new.into_iter().zip([3, 4]) {
+        if n > 0 {
+            problems.push(format!("{n} records are in record format {format}, which a file of format {schema_version} may not hold (binaries of format {schema_version} cannot read them)"));
+        }
     }
     let mut counted: BTreeMap<(String, String), u64> = BTreeMap::new();
     for e in r.open_table(tables::COUNTERS)?.iter()? {

@@ -50,7 +50,7 @@ pub fn encode_record(doc: &Map<String, Value>) -> Result<Vec<u8>> {
 pub fn decode_record(bytes: &[u8]) -> Result<Map<String, Value>> {
     match bytes.split_first() {
         Some((&RECORD_V1, rest)) => Ok(serde_json::from_slice(rest)?),
-        Some((&tag @ (RECORD_Z1 | RECORD_Z2), rest)) => Ok(serde_json::from_slice(&unpack(tag, rest)?)?),
+        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), rest)) => Ok(serde_json::from_slice(&unpack(tag, rest)?)?),
         _ => Err(crate::StoreError::Storage("unknown record format".into())),
     }
 }
@@ -69,6 +69,13 @@ pub const RECORD_Z1: u8 = 2;
 /// out of the samples). Written to files of format 4 (`meta::SCHEMA_VERSION`); `DICT_2` is part of the format.
 pub const RECORD_Z2: u8 = 3;
 const DICT_2: &[u8] = include_bytes!("dict/logs-2.zdict");
+/// Persisted record format 4, for every other resource in files of format 5 (`meta::PACKED_D1_FORMAT`): the
+/// compact JSON of format 1 as one zstd frame against `DICT_D1`, a dictionary trained (zstd's
+/// `ZDICT_trainFromBuffer`, 16 KiB) on the records of a `--demo` company, at most 300 of each resource: its field
+/// names, audit columns and common values cost a few bytes per record. Readers that look into stored bytes
+/// unpack such a row once (`unpacked`), as they do the logs'. `DICT_D1` is part of the format: never edited.
+pub const RECORD_D1: u8 = 4;
+const DICT_D1: &[u8] = include_bytes!("dict/data-1.zdict");
 const PACK_LEVEL: i32 = 3;
 /// The most a packed record may unpack to (a damaged frame cannot make a reader allocate more).
 const UNPACKED_MAX: usize = 16 << 20;
@@ -90,8 +97,8 @@ const DICT_1: &str = concat!(
 );
 
 thread_local! {
-    static PACKER: std::cell::RefCell<[Option<zstd::bulk::Compressor<'static>>; 2]> = const { std::cell::RefCell::new([None, None]) };
-    static UNPACKER: std::cell::RefCell<[Option<zstd::bulk::Decompressor<'static>>; 2]> = const { std::cell::RefCell::new([None, None]) };
+    static PACKER: std::cell::RefCell<[Option<zstd::bulk::Compressor<'static>>; 3]> = const { std::cell::RefCell::new([None, None, None]) };
+    static UNPACKER: std::cell::RefCell<[Option<zstd::bulk::Decompressor<'static>>; 3]> = const { std::cell::RefCell::new([None, None, None]) };
 }
 
 fn zstd_error(what: &str, e: std::io::Error) -> crate::StoreError {
@@ -100,25 +107,57 @@ fn zstd_error(what: &str, e: std::io::Error) -> crate::StoreError {
 
 /// The dictionary of packed format `tag`, and its slot in the thread's (un)packers.
 fn dict_of(tag: u8) -> (&'static [u8], usize) {
-    if tag == RECORD_Z1 { (DICT_1.as_bytes(), 0) } else { (DICT_2, 1) }
+    match tag {
+        RECORD_Z1 => (DICT_1.as_bytes(), 0),
+        RECORD_Z2 => (DICT_2, 1),
+        _ => (DICT_D1, 2),
+    }
 }
 
-/// The record format of `def`'s records: for a `packed` resource format 3 (`RECORD_Z2`, a file of format 4) or
-/// format 2 (`RECORD_Z1`, an older file a binary of format 3 must still read), else format 1.
-pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, tag: u8) -> Result<Vec<u8>> {
-    if !def.packed {
-        return encode_record(doc);
+/// The record formats a file is written in: `logs` for `packed` resources (`RECORD_Z2` in a file of format 4 or
+/// later, `RECORD_Z1` in one of format 3, which a binary of format 3 must still read), `data` for the others
+/// (`RECORD_D1` in a file of format 5, else `RECORD_V1`).
+#[derive(Clone, Copy, Debug)]
+pub struct Packs {
+    pub logs: u8,
+    pub data: u8,
+}
+
+impl Packs {
+    /// The formats a file of format `format` is written in.
+    pub(crate) fn of(format: u32) -> Packs {
+        Packs {
+            logs: if format >= crate::meta::PACKED_Z2_FORMAT { RECORD_Z2 } else { RECORD_Z1 },
+            data: if format >= crate::meta::PACKED_D1_FORMAT { RECORD_D1 } else { RECORD_V1 },
+        }
     }
-    let json = serde_json::to_vec(doc)?;
+}
+
+/// `def`'s record in the format `packs` gives its records.
+pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, packs: Packs) -> Result<Vec<u8>> {
+    match if def.packed { packs.logs } else { packs.data } {
+        RECORD_V1 => encode_record(doc),
+        tag => pack_json(&serde_json::to_vec(doc)?, tag),
+    }
+}
+
+/// A record's compact JSON stored in format `tag` (format 1: as it is, after the tag).
+pub(crate) fn pack_json(json: &[u8], tag: u8) -> Result<Vec<u8>> {
+    if tag == RECORD_V1 {
+        let mut out = Vec::with_capacity(json.len() + 1);
+        out.push(RECORD_V1);
+        out.extend_from_slice(json);
+        return Ok(out);
+    }
     let (dict, slot) = dict_of(tag);
     PACKER.with(|p| {
         let mut p = p.borrow_mut();
         if p[slot].is_none() {
             p[slot] = Some(zstd::bulk::Compressor::with_dictionary(PACK_LEVEL, dict).map_err(|e| zstd_error("packing", e))?);
         }
-        let z = p[slot].as_mut().expect("packer").compress(&json).map_err(|e| zstd_error("packing", e))?;
+        let z = p[slot].as_mut().expect("packer").compress(json).map_err(|e| zstd_error("packing", e))?;
         let mut out = Vec::with_capacity(z.len() + 1);
-        out.push(if slot == 0 { RECORD_Z1 } else { RECORD_Z2 });
+        out.push(tag);
         out.extend_from_slice(&z);
         Ok(out)
     })
@@ -127,7 +166,7 @@ pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, tag: u8) -
 /// A stored record in format 1: a packed one unpacked (its JSON is the one format 1 holds), any other as it is.
 pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
     match raw.split_first() {
-        Some((&tag @ (RECORD_Z1 | RECORD_Z2), frame)) => {
+        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => {
             let size = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten().unwrap_or(0);
             if size > UNPACKED_MAX as u64 {
                 return Err(crate::StoreError::Storage(format!("reading a packed record: it says it unpacks to {size} bytes")));
@@ -157,7 +196,7 @@ pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
 /// Readers that both test a record and hand its bytes on unpack it once through this.
 pub(crate) fn unpacked(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
     match raw.first() {
-        Some(&(RECORD_Z1 | RECORD_Z2)) => plain(raw).map(std::borrow::Cow::Owned),
+        Some(&(RECORD_Z1 | RECORD_Z2 | RECORD_D1)) => plain(raw).map(std::borrow::Cow::Owned),
         _ => Ok(std::borrow::Cow::Borrowed(raw)),
     }
 }
@@ -488,7 +527,7 @@ mod tests {
             "userAgent": "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
         })).unwrap();
         let plain = encode_record(&doc).unwrap();
-        let packed = encode_for(&def, &doc, RECORD_Z1).unwrap();
+        let packed = encode_for(&def, &doc, Packs { logs: RECORD_Z1, data: RECORD_V1 }).unwrap();
         assert_eq!(packed[0], RECORD_Z1);
         assert_eq!(decode_record(&packed).unwrap(), doc);
         assert!(StoredRow::parse(&packed).is_none());
@@ -504,7 +543,7 @@ mod tests {
         assert!(decode_record(&[RECORD_Z1, 0x28, 0xb5, 0x2f, 0xfd, 0xff]).is_err());
         // Format 3: the same against `DICT_2` (`DICT_1` with entropy tables in front), smaller still; each format is
         // read with its own dictionary (a frame is refused by the other: zstd checks the dictionary's id).
-        let z2 = encode_for(&def, &doc, RECORD_Z2).unwrap();
+        let z2 = encode_for(&def, &doc, Packs { logs: RECORD_Z2, data: RECORD_V1 }).unwrap();
         assert_eq!(z2[0], RECORD_Z2);
         assert_eq!(decode_record(&z2).unwrap(), doc);
         assert_eq!(super::plain(&z2).unwrap(), plain);
@@ -514,6 +553,38 @@ mod tests {
         swapped[0] = RECORD_Z1;
         assert!(decode_record(&swapped).is_err());
         assert!(decode_record(&z2[..z2.len() - 3]).is_err());
+    }
+
+    /// Records of other resources in a file of format 5: frames against the data dictionary, read by every reader
+    /// as format 1; a parameter (held out of the dictionary's samples) takes well under half its bytes.
+    #[test]
+    fn data_records_are_packed_against_the_data_dictionary() {
+        let def: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "param", "label": "p", "fields": []})).unwrap();
+        let doc: Map<String, Value> = serde_json::from_value(serde_json::json!({
+            "createDept": 14310117089738001u64, "createTime": 1764660680123i64, "createUser": 14310117089738772u64,
+            "id": 14310118585729025u64, "isDeleted": 0, "paramKey": "bench.key.12345", "paramName": "参数2345",
+            "paramValue": "12345:装修材料参数说明装修", "remark": "基准测试数据", "status": 1, "tenantId": "157270",
+            "updateTime": 1764660680123i64, "updateUser": 14310117089738772u64
+        })).unwrap();
+        let plain_bytes = encode_record(&doc).unwrap();
+        let old = encode_for(&def, &doc, Packs::of(4)).unwrap();
+        assert_eq!(old, plain_bytes, "a file of format 4 keeps other records in format 1");
+        let packed = encode_for(&def, &doc, Packs::of(5)).unwrap();
+        assert_eq!(packed[0], RECORD_D1);
+        assert_eq!(decode_record(&packed).unwrap(), doc);
+        assert_eq!(super::plain(&packed).unwrap(), plain_bytes);
+        assert!(matches!(super::unpacked(&packed).unwrap(), std::borrow::Cow::Owned(ref v) if *v == plain_bytes));
+        assert!(matches!(super::unpacked(&plain_bytes).unwrap(), std::borrow::Cow::Borrowed(_)));
+        assert!(StoredRow::parse(&packed).is_none() && stored_subset(&packed, &["paramKey"]).is_none());
+        assert!(packed.len() * 100 < plain_bytes.len() * 55, "{} packed of {} bytes", packed.len(), plain_bytes.len());
+        // A packed log resource keeps its own format in the same file.
+        let log: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "log_api", "label": "l", "packed": true, "fields": []})).unwrap();
+        assert_eq!(encode_for(&log, &doc, Packs::of(5)).unwrap()[0], RECORD_Z2);
+        // Damage is an error; a frame read with another format's dictionary is refused (zstd checks its id).
+        assert!(decode_record(&packed[..packed.len() - 2]).is_err());
+        let mut swapped = packed.clone();
+        swapped[0] = RECORD_Z2;
+        assert!(decode_record(&swapped).is_err());
     }
 
     /// `DICT_2` is a zstd dictionary (magic, id 0x5A5A0002) whose content is `DICT_1`, unchanged.

@@ -15,24 +15,34 @@ use crate::tables;
 /// key and reads the token signing key through it (a version-1 binary would use the sealed text as keys); the
 /// write-ahead log carries its format in its header. 3: records of `packed` resources (the logs' file) may be zstd
 /// frames (`codec::RECORD_Z1`), which a version-2 binary cannot read. 4: they may be frames against `DICT_2`
-/// (`codec::RECORD_Z2`), which a version-3 binary cannot read.
-pub const SCHEMA_VERSION: u32 = 4;
+/// (`codec::RECORD_Z2`), which a version-3 binary cannot read. 5: every other record may be a frame against the
+/// data dictionary (`codec::RECORD_D1`), which a version-4 binary cannot read.
+pub const SCHEMA_VERSION: u32 = 5;
 
-/// The format a file is brought to unless its opener asks for more (`Options::format`): format 4 changed only
-/// what packed records may hold, and only the logs' file holds them, so the data file stays in format 3 (no
-/// upgrade copy of it, no new snapshot for its replica, and a binary of format 3 still opens it).
-pub const BASE_FORMAT: u32 = 3;
+/// The format a file is brought to unless its opener asks for less (`Options::format`).
+pub const BASE_FORMAT: u32 = 5;
+
+/// The format below which a file must be upgraded to be opened (no room on the disk for the copy kept first
+/// refuses the open); an upgrade beyond it is optional (no room: the file stays in its format, works as before,
+/// and the next start tries again).
+pub const REQUIRED_FORMAT: u32 = 3;
 
 /// The first format whose files may hold packed records of format 3 (`codec::RECORD_Z2`).
 pub(crate) const PACKED_Z2_FORMAT: u32 = 4;
 
+/// The first format whose files may hold packed records of format 4 (`codec::RECORD_D1`).
+pub(crate) const PACKED_D1_FORMAT: u32 = 5;
+
 /// Numbered migrations: entry `n` moves a file from version `n` to `n + 1`.
 type Migration = fn(&WriteTransaction) -> Result<()>;
 /// 1 → 2 moves nothing in the file (the app seals plain secrets at its start): the number itself is the change,
-/// so that binaries of format 1 refuse the file. 2 → 3 and 3 → 4 likewise: records already stored stay as they
-/// are (every format is read), new log entries are packed in the newer one, and older binaries refuse the file
-/// rather than fail on them.
-const MIGRATIONS: &[(u32, Migration)] = &[(1, |_| Ok(())), (2, |_| Ok(())), (3, |_| Ok(()))];
+/// so that binaries of format 1 refuse the file. 2 → 3, 3 → 4 and 4 → 5 likewise: new records are written in the
+/// newer format and older binaries refuse the file rather than fail on them; every format is read. After 4 → 5
+/// the records already stored in format 1 are packed too (`pack_existing`, after this transaction).
+const MIGRATIONS: &[(u32, Migration)] = &[(1, |_| Ok(())), (2, |_| Ok(())), (3, |_| Ok(())), (4, |_| Ok(()))];
+
+/// Records packed per transaction by `pack_existing`.
+const PACK_BATCH: usize = 20_000;
 
 /// Upgrade copies kept per file.
 const KEEP_UPGRADE_COPIES: usize = 2;
@@ -113,8 +123,8 @@ fn prune_upgrade_copies(path: &Path) {
     }
 }
 
-/// What `prepare` did: the copy kept first when a migration ran, the file's format, and why an upgrade beyond
-/// `BASE_FORMAT` was left for a later start (no room on the disk for the copy).
+/// What `prepare` did: the copy kept first when a migration ran, the file's format, and why an optional upgrade
+/// (from `REQUIRED_FORMAT` or later) was left for a later start (no room on the disk for the copy).
 pub(crate) struct Prepared {
     pub aside: Option<PathBuf>,
     pub format: u32,
@@ -122,10 +132,10 @@ pub(crate) struct Prepared {
 }
 
 /// Creates the tables and migrates the file to format `target` (a new file is made in it; a file already in a
-/// newer format this binary reads stays in it). Up to `BASE_FORMAT` the upgrade is required (no room for the copy
-/// kept first refuses the open); beyond it optional: the file stays in its format, works as before, and the next
-/// start tries again.
-pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs: &dyn crate::fs::Fs) -> Result<Prepared> {
+/// newer format this binary reads stays in it). Below `REQUIRED_FORMAT` the upgrade is required (no room for the
+/// copy kept first refuses the open); from it on optional: the file stays in its format, works as before, and
+/// the next start tries again. With `pack`, a file brought to format 5 has its format-1 records packed.
+pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, pack: bool, fs: &dyn crate::fs::Fs) -> Result<Prepared> {
     let mut target = target.min(SCHEMA_VERSION);
     let found = stamp(db)?;
     let mut aside = None;
@@ -139,7 +149,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
             if crate::backup::copy_aside(db, &to, fs)? {
                 prune_upgrade_copies(path);
                 aside = Some(to);
-            } else if *v >= BASE_FORMAT {
+            } else if *v >= REQUIRED_FORMAT {
                 deferred = Some(format!("no room on the disk for the copy kept before upgrading {} from format {v} to {target}", path.display()));
                 target = *v;
             } else {
@@ -153,7 +163,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
     let mut w = db.begin_write()?;
     w.set_quick_repair(true);
     tables::create_all(&w)?;
-    let mut v = found.map(|(v, _)| v).unwrap_or(target);
+    let mut v = found.as_ref().map(|(v, _)| *v).unwrap_or(target);
     for (from, m) in MIGRATIONS {
         if *from == v && v < target {
             m(&w)?;
@@ -168,7 +178,62 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
         }
     }
     w.commit()?;
+    if pack && found.as_ref().is_some_and(|(from, _)| *from < PACKED_D1_FORMAT) && v >= PACKED_D1_FORMAT {
+        pack_existing(db)?;
+    }
     Ok(Prepared { aside, format: v, deferred })
+}
+
+/// Packs the records a file holds in format 1 (live and deleted) into `codec::RECORD_D1`: the last step of the
+/// upgrade to format 5, once its stamp is committed. `PACK_BATCH` records a transaction, so that a large file
+/// needs no large transaction; a crash between two leaves records of both formats, which read alike (the next
+/// start does not go on: later writes and `compact` pack them). Returns how many it packed.
+pub(crate) fn pack_existing(db: &Database) -> Result<u64> {
+    use redb::ReadableTable;
+    let mut packed = 0u64;
+    for def in [tables::RECORDS, tables::DELETED] {
+        let mut after: Option<(String, String, u64)> = None;
+        loop {
+            let mut w = db.begin_write()?;
+            w.set_quick_repair(true);
+            let seen = {
+                let mut t = w.open_table(def)?;
+                let mut batch: Vec<((String, String, u64), Vec<u8>)> = Vec::new();
+                let mut seen = 0usize;
+                let mut last = None;
+                {
+                    let range = match &after {
+                        Some((a, b, c)) => t.range::<(&str, &str, u64)>((std::ops::Bound::Excluded((a.as_str(), b.as_str(), *c)), std::ops::Bound::Unbounded))?,
+                        None => t.range::<(&str, &str, u64)>(..)?,
+                    };
+                    for e in range {
+                        let (k, v) = e?;
+                        let (a, b, c) = k.value();
+                        let v = v.value();
+                        if let Some((&crate::codec::RECORD_V1, json)) = v.split_first() {
+                            batch.push(((a.to_string(), b.to_string(), c), crate::codec::pack_json(json, crate::codec::RECORD_D1)?));
+                        }
+                        last = Some((a.to_string(), b.to_string(), c));
+                        seen += 1;
+                        if seen >= PACK_BATCH {
+                            break;
+                        }
+                    }
+                }
+                packed += batch.len() as u64;
+                for ((a, b, c), v) in &batch {
+                    t.insert((a.as_str(), b.as_str(), *c), v.as_slice())?;
+                }
+                after = last;
+                seen
+            };
+            w.commit()?;
+            if seen < PACK_BATCH {
+                break;
+            }
+        }
+    }
+    Ok(packed)
 }
 
 fn u32_of(b: &[u8]) -> u32 {

@@ -1,6 +1,7 @@
 //! The record engine against a real file: indexes, counters, unique keys, soft delete, group commit,
 //! batch isolation of a failing operation, backup and verify.
 mod common;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -432,7 +433,9 @@ fn contains_matches_like_sql_like_with_or_without_the_raw_prefilter() {
 /// an edit, verify; and they take far fewer bytes than the same records unpacked.
 #[test]
 fn packed_records_read_like_any_other_and_take_less_room() {
-    let (dir, s) = open();
+    let dir = tempfile::tempdir().unwrap();
+    // Made in format 3 (logs packed in record format 2, other records in format 1), then upgraded below.
+    let s = Store::open(&dir.path().join("t.redb"), &Options { format: 3, ..Options::default() }).unwrap();
     let mk = |name: &str, packed: bool| -> Arc<ResourceDef> {
         Arc::new(serde_json::from_value(json!({
             "name": name, "label": "日志", "appendOnly": true, "packed": packed,
@@ -489,17 +492,23 @@ fn packed_records_read_like_any_other_and_take_less_room() {
     let file = dir.path().join("t.redb");
     let report = store::verify_file(&file).unwrap();
     assert!(report.ok, "{:?}", report.problems);
-    assert_eq!(report.schema_version, store::BASE_FORMAT, "a file is made in the base format unless asked");
-    // The logs' file is opened in the newest format: copied aside first, then its new entries are packed against
-    // the second dictionary; the entries of both formats read alike.
+    assert_eq!(report.schema_version, 3, "a file is made in the format its opener asks");
+    assert_eq!(formats_of(&file, "log_p"), BTreeMap::from([(2, 300)]));
+    assert_eq!(formats_of(&file, "log_q"), BTreeMap::from([(1, 300)]));
+    // Opened in the newest format: copied aside first; the other records it held in format 1 are packed against
+    // the data dictionary, new log entries against the second one; every format reads alike.
     let s = Store::open(&file, &Options { format: store::SCHEMA_VERSION, ..Options::default() }).unwrap();
     assert!(s.upgraded().is_some_and(|p| p.exists()), "the copy kept before the upgrade");
     assert_eq!(s.format().unwrap().0, store::SCHEMA_VERSION);
+    same(&s);
     fill(&s);
     same(&s);
     assert_eq!(list(&s, &packed, vec![Filter::new("requestUri", Op::Contains, json!("超时"))]).total, 400);
     assert_eq!(s.read(|r| r.get(&packed, "A", id)).unwrap().unwrap()["method"], json!("PUT"), "an entry of the older format");
     s.close();
+    // The records the file held in format 1 were packed by the upgrade; each log entry stays in its format.
+    assert_eq!(formats_of(&file, "log_p"), BTreeMap::from([(2, 300), (3, 300)]));
+    assert_eq!(formats_of(&file, "log_q"), BTreeMap::from([(4, 600)]));
     // Opened again the base way (`compact`, `verify`), it stays in the newer format it holds.
     let s = Store::open(&file, &Options::default()).unwrap();
     assert!(s.upgraded().is_none());
@@ -508,6 +517,28 @@ fn packed_records_read_like_any_other_and_take_less_room() {
     s.close();
     let report = store::verify_file(&file).unwrap();
     assert!(report.ok, "{:?}", report.problems);
+    // A stamp lowered under records of the data dictionary's format is a problem `verify` names.
+    let s = Store::open(&file, &Options::default()).unwrap();
+    s.write(|w| w.put_meta("schema_version", &4u32.to_be_bytes())).unwrap();
+    s.close();
+    let report = store::verify_file(&file).unwrap();
+    assert!(!report.ok && report.problems.iter().any(|p| p.contains("600 records are in record format 4")), "{:?}", report.problems);
+}
+
+/// The record formats (their first byte) of a closed file's live records of `res`, counted.
+fn formats_of(file: &std::path::Path, res: &str) -> BTreeMap<u8, usize> {
+    use redb::{ReadableDatabase, ReadableTable};
+    let records: redb::TableDefinition<(&str, &str, u64), &[u8]> = redb::TableDefinition::new("records");
+    let db = redb::ReadOnlyDatabase::open(file).unwrap();
+    let r = db.begin_read().unwrap();
+    let mut out = BTreeMap::new();
+    for e in r.open_table(records).unwrap().iter().unwrap() {
+        let (k, v) = e.unwrap();
+        if k.value().1 == res {
+            *out.entry(v.value()[0]).or_default() += 1;
+        }
+    }
+    out
 }
 
 /// An online backup taken while writers change, add and remove records is exactly one moment of the store:
@@ -1538,9 +1569,9 @@ impl store::fs::Fs for NoRoom {
     }
 }
 
-/// The copy kept before an upgrade needs room. Format 4 (the logs' file) is optional: without room the file stays
-/// in its format, works, and the next start with room upgrades it; an upgrade up to the base format is required and
-/// refuses to open. `verify` finds records of a format the file's stamp may not hold.
+/// The copy kept before an upgrade needs room. An upgrade from format 3 on is optional: without room the file
+/// stays in its format, works, and the next start with room upgrades it; an upgrade of an older file is required
+/// and refuses to open. `verify` finds records of a format the file's stamp may not hold.
 #[test]
 fn an_upgrade_without_room_for_its_copy_waits_or_refuses() {
     let dir = tempfile::tempdir().unwrap();
@@ -1560,14 +1591,14 @@ fn an_upgrade_without_room_for_its_copy_waits_or_refuses() {
     };
     let count = |s: &Store| s.read(|r| r.list(&d, "A", &Query { limit: 1000, ..Default::default() })).unwrap().records.len();
     let copies = || std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().starts_with("before-upgrade-")).count();
-    let s = Store::open(&file, &Options::default()).unwrap();
+    let s = Store::open(&file, &Options { format: store::REQUIRED_FORMAT, ..Options::default() }).unwrap();
     add(&s, 10);
     s.close();
 
     let s = Store::open(&file, &Options { format: store::SCHEMA_VERSION, fs: Arc::new(NoRoom), ..Options::default() }).unwrap();
     assert!(s.upgraded().is_none());
     assert!(s.upgrade_deferred().is_some_and(|w| w.contains("no room")), "{:?}", s.upgrade_deferred());
-    assert_eq!(s.format().unwrap().0, store::BASE_FORMAT);
+    assert_eq!(s.format().unwrap().0, store::REQUIRED_FORMAT);
     add(&s, 10);
     assert_eq!(count(&s), 20);
     s.close();
@@ -1586,7 +1617,7 @@ fn an_upgrade_without_room_for_its_copy_waits_or_refuses() {
     let report = store::verify_file(&file).unwrap();
     assert!(!report.ok && report.problems.iter().any(|p| p.contains("1 records are in record format 3")), "{:?}", report.problems);
 
-    // Below the base format the upgrade is required: no room for its copy refuses the open, the file untouched.
+    // Below format 3 the upgrade is required: no room for its copy refuses the open, the file untouched.
     let s = Store::open(&file, &Options::default()).unwrap();
     s.write(|w| w.put_meta("schema_version", &2u32.to_be_bytes())).unwrap();
     s.close();

@@ -34,8 +34,8 @@ pub struct RecordWriter<'t> {
     pub changed: Vec<(String, String, u64)>,
     /// The changed records of searchable resources: the writer numbers them into the change log.
     pub logged: Vec<(String, String, u64)>,
-    /// The format packed records are written in (`codec::RECORD_Z1` or `RECORD_Z2`: what the file's format allows).
-    pub packs: u8,
+    /// The formats records are written in (`codec::Packs`: what the file's format allows).
+    pub packs: crate::codec::Packs,
 }
 
 impl RecordWriter<'_> {
