@@ -37,7 +37,7 @@ pub fn is_log(name: &str) -> bool {
 /// Opens the logs' store beside `data` (a small page cache: they are written far more than read); with
 /// `ship_dir`, its logs are kept there for shipping to the replica's `logs/` stream.
 pub fn open_store(data: &Path, ship_dir: Option<PathBuf>) -> store::Result<store::Store> {
-    store::Store::open(&file_for(data), &store::Options { cache_bytes: 16 << 20, threads: "zz-logs", ship_dir, format: store::SCHEMA_VERSION, pack_existing: false, ..store::Options::default() })
+    store::Store::open(&file_for(data), &store::Options { cache_bytes: 16 << 20, threads: "zz-logs", ship_dir, format: store::PACKED_LOGS_FORMAT, ..store::Options::default() })
 }
 
 /// Entries waiting at most: an audit entry waits for room beyond this, a read's entry is shed.

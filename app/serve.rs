@@ -118,6 +118,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         let (format, _) = store.format()?;
         tracing::warn!(target: "zz::store", copy = %p.display(), "the data file was upgraded to format {format}; a copy of it as it was is kept");
     }
+    if let Some(why) = store.upgrade_deferred() {
+        tracing::warn!(target: "zz::store", "{why}: the data file stays in its format and works as before; the next start tries again");
+    }
     let res = Resources::load()?;
     // A primary settles that it owns its replica before it takes a write (a replaced one takes none).
     let shipping = match &replicate {

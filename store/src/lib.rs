@@ -33,7 +33,7 @@ pub use engine::{storage_tenant, walks};
 pub use engine::rank::ADDED_MAX as SORT_MARKS_ADDED_MAX;
 pub use engine::rank::RankFigures;
 pub use error::{FieldProblem, Result, StoreError};
-pub use meta::{BASE_FORMAT, REQUIRED_FORMAT, SCHEMA_VERSION, set_binary};
+pub use meta::{BASE_FORMAT, PACKED_LOGS_FORMAT, REQUIRED_FORMAT, SCHEMA_VERSION, set_binary};
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
 pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, format_money, format_qty, parse_id_value, parse_money, parse_qty, pattern_ok, QTY_SCALE};
 
@@ -78,13 +78,10 @@ pub struct Options {
     /// What the store's threads are called: `{threads}-writer`, `{threads}-flusher` (at most 15 bytes each, as
     /// Linux keeps them), so a profile or `top -H` tells the data file's writer from the logs' file's.
     pub threads: &'static str,
-    /// The format the file is brought to at open (`meta::BASE_FORMAT`, the default; `SCHEMA_VERSION` for the logs'
-    /// file, whose packed records take the newest format). A file already newer (and readable) stays so.
+    /// The format the file is brought to at open (`meta::BASE_FORMAT`, the default; `PACKED_LOGS_FORMAT` for the
+    /// logs' file, whose records are all packed: format 5 changed nothing it holds, so it is not copied and
+    /// upgraded for it). A file already newer (and readable) stays so.
     pub format: u32,
-    /// Whether the upgrade to format 5 packs the records the file already holds (`meta::pack_existing`): the
-    /// data file's are read for years; the logs' file's older entries expire, and packing millions of them would
-    /// hold its start.
-    pub pack_existing: bool,
 }
 
 impl Default for Options {
@@ -99,7 +96,6 @@ impl Default for Options {
             ship_dir: None,
             threads: "zz",
             format: meta::BASE_FORMAT,
-            pack_existing: true,
         }
     }
 }
@@ -336,7 +332,7 @@ impl Store {
         }
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
-        let meta::Prepared { aside: upgraded, format, deferred: upgrade_deferred } = meta::prepare(&db, path, existed, opts.format, opts.pack_existing, opts.fs.as_ref())?;
+        let meta::Prepared { aside: upgraded, format, deferred: upgrade_deferred } = meta::prepare(&db, path, existed, opts.format, opts.fs.as_ref())?;
         let migrated = upgraded.is_some();
         let had_id = wal::file_state(&db)?.0.is_some();
         let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };

@@ -30,6 +30,10 @@ pub const REQUIRED_FORMAT: u32 = 3;
 /// The first format whose files may hold packed records of format 3 (`codec::RECORD_Z2`).
 pub(crate) const PACKED_Z2_FORMAT: u32 = 4;
 
+/// The format the logs' file is brought to: the newest that changed what it holds (its records are all of
+/// `packed` resources, which format 5 left as they were).
+pub const PACKED_LOGS_FORMAT: u32 = PACKED_Z2_FORMAT;
+
 /// The first format whose files may hold packed records of format 4 (`codec::RECORD_D1`).
 pub(crate) const PACKED_D1_FORMAT: u32 = 5;
 
@@ -134,8 +138,8 @@ pub(crate) struct Prepared {
 /// Creates the tables and migrates the file to format `target` (a new file is made in it; a file already in a
 /// newer format this binary reads stays in it). Below `REQUIRED_FORMAT` the upgrade is required (no room for the
 /// copy kept first refuses the open); from it on optional: the file stays in its format, works as before, and
-/// the next start tries again. With `pack`, a file brought to format 5 has its format-1 records packed.
-pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, pack: bool, fs: &dyn crate::fs::Fs) -> Result<Prepared> {
+/// the next start tries again. A file brought to format 5 has its format-1 records packed (`pack_existing`).
+pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs: &dyn crate::fs::Fs) -> Result<Prepared> {
     let mut target = target.min(SCHEMA_VERSION);
     let found = stamp(db)?;
     let mut aside = None;
@@ -178,7 +182,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, pa
         }
     }
     w.commit()?;
-    if pack && found.as_ref().is_some_and(|(from, _)| *from < PACKED_D1_FORMAT) && v >= PACKED_D1_FORMAT {
+    if found.as_ref().is_some_and(|(from, _)| *from < PACKED_D1_FORMAT) && v >= PACKED_D1_FORMAT {
         pack_existing(db)?;
     }
     Ok(Prepared { aside, format: v, deferred })

@@ -39,12 +39,13 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
     // Secrets sealed under another key (a file restored or followed without its secret.key): a few records, counted.
     let st2 = st.clone();
     let seals = tokio::task::spawn_blocking(move || crate::engine::crud::seal_stored(&st2, false)).await.map_err(ApiError::internal)??;
+    let deferred: Vec<String> = [st.store.upgrade_deferred(), st.log_store.upgrade_deferred()].into_iter().flatten().map(|w| w.to_string()).collect();
     let pruned: serde_json::Value = st.log_store.read(|r| r.meta(crate::logsink::AUDIT_PRUNED))?.and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
     Ok(ok(json!({
         "auditPrunedBySize": if pruned.is_null() { pruned } else { json!({"count": pruned["count"], "last": pruned["last"], "lastAt": st.settings.zone.format(pruned["lastAt"].as_i64().unwrap_or(0))}) },
         "secretKey": {"id": st.secrets.id(), "source": st.secrets.source, "otherKey": seals.other_key},
         "version": crate::VERSION,
-        "format": st.store.format().ok().map(|(v, by)| json!({"data": v, "writtenBy": by, "logs": st.log_store.format().ok().map(|(v, _)| v)})),
+        "format": st.store.format().ok().map(|(v, by)| json!({"data": v, "writtenBy": by, "logs": st.log_store.format().ok().map(|(v, _)| v), "deferred": deferred})),
         "dataFile": st.store.path().display().to_string(),
         "upgradeCopies": upgrade_copies(&st),
         "fileBytes": space.file_bytes,

@@ -23,7 +23,7 @@ type Status = {
   logsWalBytes: number; logsFailure: string | null; logMaxMb: number; logRetentionDays: number; apiLog: string;
   routes: { route: string; total: number; errors: number; minutes: { at: number; count: number; p50Ms: number; p99Ms: number }[] }[];
   readOnly: string | null;
-  format?: { data: number; logs: number | null; writtenBy: string } | null;
+  format?: { data: number; logs: number | null; writtenBy: string; deferred?: string[] } | null;
   auditPrunedBySize?: { count: number; last: number; lastAt: string } | null;
   secretKey?: { id: string; source: string; otherKey: number };
   replica: Replica | null;
@@ -180,6 +180,8 @@ export function StatusPage() {
     [L('版本', 'Version'), st.version],
     ...(st.format ? [[L('文件格式', 'File format'), L(`数据文件 ${st.format.data}、日志文件 ${st.format.logs ?? '—'}（最近写入：${st.format.writtenBy || '—'}）`,
       `data file ${st.format.data}, logs file ${st.format.logs ?? '—'} (last written by ${st.format.writtenBy || '—'})`)] as [string, string]] : []),
+    ...(st.format?.deferred?.length ? [[L('格式升级', 'Format upgrade'), L(`等待中：磁盘空间不足以先保留副本（${st.format.deferred.join('；')}）；腾出空间后重启即升级，当前格式照常使用`,
+      `waiting: no room on the disk for the copy kept first (${st.format.deferred.join('; ')}); free space and restart to upgrade, the current format works as before`)] as [string, string]] : []),
     ...(st.upgradeCopies?.length ? [[L('升级前副本', 'Copies kept by upgrades'), st.upgradeCopies.map((c) => `${c.name}（${bytes(c.bytes)}，${c.at}）`).join('；')
       + L('。确认升级无误后可删除以腾出磁盘空间（数据目录中）。', '. Once the upgrade is confirmed they can be deleted from the data directory to free the disk.'),
       `${st.upgradeCopies.reduce((n, c) => n + c.bytes, 0)}`] as [string, string, string]] : []),
