@@ -166,28 +166,7 @@ pub(crate) fn pack_json(json: &[u8], tag: u8) -> Result<Vec<u8>> {
 /// A stored record in format 1: a packed one unpacked (its JSON is the one format 1 holds), any other as it is.
 pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
     match raw.split_first() {
-        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => {
-            let size = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten().unwrap_or(0);
-            if size > UNPACKED_MAX as u64 {
-                return Err(crate::StoreError::Storage(format!("reading a packed record: it says it unpacks to {size} bytes")));
-            }
-            // One allocation for the row: the tag, then the frame unpacked into the rest (its size is recorded in it;
-            // a frame without one goes through the general path).
-            if size == 0 {
-                let json = unpack(tag, frame)?;
-                let mut out = Vec::with_capacity(json.len() + 1);
-                out.push(RECORD_V1);
-                out.extend_from_slice(&json);
-                return Ok(out);
-            }
-            let mut out = vec![0u8; size as usize + 1];
-            out[0] = RECORD_V1;
-            let n = with_unpacker(tag, |u| u.decompress_to_buffer(frame, &mut out[1..]))?;
-            if n != size as usize {
-                return Err(crate::StoreError::Storage(format!("reading a packed record: {n} bytes unpacked, {size} recorded")));
-            }
-            Ok(out)
-        }
+        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => unpack_after(tag, frame, &[RECORD_V1]),
         _ => Ok(raw.to_vec()),
     }
 }
@@ -202,7 +181,28 @@ pub(crate) fn unpacked(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {
 }
 
 fn unpack(tag: u8, frame: &[u8]) -> Result<Vec<u8>> {
-    with_unpacker(tag, |u| u.decompress(frame, UNPACKED_MAX))
+    unpack_after(tag, frame, &[])
+}
+
+/// `prefix`, then the frame unpacked, in one allocation of the size the frame records (the general path, with room
+/// for `UNPACKED_MAX`, only for a frame that records none: asking the allocator for 16 MiB a record cost far more
+/// than the unpacking).
+fn unpack_after(tag: u8, frame: &[u8], prefix: &[u8]) -> Result<Vec<u8>> {
+    let size = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten().unwrap_or(0);
+    if size > UNPACKED_MAX as u64 {
+        return Err(crate::StoreError::Storage(format!("reading a packed record: it says it unpacks to {size} bytes")));
+    }
+    if size == 0 {
+        let json = with_unpacker(tag, |u| u.decompress(frame, UNPACKED_MAX))?;
+        return Ok(if prefix.is_empty() { json } else { [prefix, &json].concat() });
+    }
+    let mut out = vec![0u8; prefix.len() + size as usize];
+    out[..prefix.len()].copy_from_slice(prefix);
+    let n = with_unpacker(tag, |u| u.decompress_to_buffer(frame, &mut out[prefix.len()..]))?;
+    if n != size as usize {
+        return Err(crate::StoreError::Storage(format!("reading a packed record: {n} bytes unpacked, {size} recorded")));
+    }
+    Ok(out)
 }
 
 /// `f` with this thread's decompressor of packed format `tag` (made on first use).

@@ -1733,9 +1733,15 @@ fn index_exact(def: &ResourceDef, f: &Filter) -> bool {
 pub(crate) fn tested_doc(names: Option<&[&str]>, raw: &[u8]) -> Result<Map<String, Value>> {
     match names.map(|names| (names, crate::codec::stored_subset(raw, names))) {
         Some((_, Some(doc))) => Ok(doc),
-        // Not readable in place (a packed record): decoded whole, then only the names kept.
+        // A packed record: unpacked, then read in place the same way; else (not as serde_json writes) decoded whole,
+        // then only the names kept.
         Some((names, None)) => {
-            let mut doc = decode_record(raw)?;
+            let plain = crate::codec::unpacked(raw)?;
+            if let std::borrow::Cow::Owned(plain) = &plain
+                && let Some(doc) = crate::codec::stored_subset(plain, names) {
+                return Ok(doc);
+            }
+            let mut doc = decode_record(&plain)?;
             if !names.is_empty() {
                 doc.retain(|k, _| names.contains(&k.as_str()));
             }
