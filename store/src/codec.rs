@@ -184,10 +184,114 @@ fn unpack(tag: u8, frame: &[u8]) -> Result<Vec<u8>> {
     unpack_after(tag, frame, &[])
 }
 
+/// `prefix`, then the frame unpacked: from `UNPACKED` when these packed bytes were unpacked lately, else unpacked
+/// now (and kept there).
+fn unpack_after(tag: u8, frame: &[u8], prefix: &[u8]) -> Result<Vec<u8>> {
+    if let Some(out) = UNPACKED.get(tag, frame, prefix) {
+        return Ok(out);
+    }
+    let out = unpack_now(tag, frame, prefix)?;
+    UNPACKED.put(tag, frame, &out[prefix.len()..]);
+    Ok(out)
+}
+
+/// Unpacked records kept by their packed bytes, so that rows read again (the pages people page through, the
+/// records a list refers to) are not unpacked again: unpacking a record costs ~0.85 µs, finding it here ~0.1.
+/// Entries are addressed by the packed bytes themselves (compared whole on a hit), so none is ever stale: a record
+/// changed has other bytes. As InnoDB keeps pages of compressed tables unpacked in its buffer pool.
+static UNPACKED: std::sync::LazyLock<UnpackCache> = std::sync::LazyLock::new(UnpackCache::default);
+
+/// Bytes of unpacked records `UNPACKED` holds at most (two generations per shard: a shard's newer generation
+/// that outgrows its half of the shard's room becomes the older one, and the older one is let go).
+const UNPACKED_CACHE_BYTES: usize = 16 << 20;
+const UNPACKED_SHARDS: usize = 16;
+
+#[derive(Default)]
+struct UnpackCache {
+    shards: [std::sync::Mutex<UnpackShard>; UNPACKED_SHARDS],
+}
+
+/// Packed bytes (the tag first) and their record unpacked, by `UnpackCache::key` (already a hash: used as it is).
+type UnpackMap = std::collections::HashMap<u64, (Box<[u8]>, std::sync::Arc<[u8]>), std::hash::BuildHasherDefault<KeyHasher>>;
+
+#[derive(Default)]
+struct UnpackShard {
+    young: UnpackMap,
+    old: UnpackMap,
+    young_bytes: usize,
+}
+
+/// Hashes a `u64` that is a hash already: itself.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+impl UnpackCache {
+    fn key(tag: u8, frame: &[u8]) -> u64 {
+        let mut h = crc32fast::Hasher::new_with_initial(u32::from(tag));
+        h.update(frame);
+        u64::from(h.finalize()).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ frame.len() as u64
+    }
+
+    fn get(&self, tag: u8, frame: &[u8], prefix: &[u8]) -> Option<Vec<u8>> {
+        let key = Self::key(tag, frame);
+        let mut shard = self.shards[(key >> 60) as usize % UNPACKED_SHARDS].lock().unwrap_or_else(|p| p.into_inner());
+        let same = |e: &(Box<[u8]>, std::sync::Arc<[u8]>)| e.0.len() == frame.len() + 1 && e.0[0] == tag && e.0[1..] == *frame;
+        let plain = match shard.young.get(&key) {
+            Some(e) if same(e) => e.1.clone(),
+            _ => {
+                // Found in the older generation: moved to the younger one, so that what is read keeps being kept.
+                let e = shard.old.remove(&key).filter(same)?;
+                let plain = e.1.clone();
+                shard.young_bytes += e.0.len() + e.1.len();
+                shard.young.insert(key, e);
+                plain
+            }
+        };
+        drop(shard);
+        let mut out = Vec::with_capacity(prefix.len() + plain.len());
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(&plain);
+        Some(out)
+    }
+
+    fn put(&self, tag: u8, frame: &[u8], plain: &[u8]) {
+        let cost = frame.len() + 1 + plain.len();
+        let room = UNPACKED_CACHE_BYTES / UNPACKED_SHARDS / 2;
+        if cost > room / 8 {
+            return;
+        }
+        let key = Self::key(tag, frame);
+        let mut shard = self.shards[(key >> 60) as usize % UNPACKED_SHARDS].lock().unwrap_or_else(|p| p.into_inner());
+        if shard.young_bytes + cost > room {
+            shard.old = std::mem::take(&mut shard.young);
+            shard.young_bytes = 0;
+        }
+        let packed: Box<[u8]> = [&[tag][..], frame].concat().into_boxed_slice();
+        if let Some((p, v)) = shard.young.insert(key, (packed, std::sync::Arc::from(plain))) {
+            shard.young_bytes -= (p.len() + v.len()).min(shard.young_bytes);
+        }
+        shard.young_bytes += cost;
+    }
+}
+
 /// `prefix`, then the frame unpacked, in one allocation of the size the frame records (the general path, with room
 /// for `UNPACKED_MAX`, only for a frame that records none: asking the allocator for 16 MiB a record cost far more
 /// than the unpacking).
-fn unpack_after(tag: u8, frame: &[u8], prefix: &[u8]) -> Result<Vec<u8>> {
+fn unpack_now(tag: u8, frame: &[u8], prefix: &[u8]) -> Result<Vec<u8>> {
     let size = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten().unwrap_or(0);
     if size > UNPACKED_MAX as u64 {
         return Err(crate::StoreError::Storage(format!("reading a packed record: it says it unpacks to {size} bytes")));
@@ -585,6 +689,33 @@ mod tests {
         let mut swapped = packed.clone();
         swapped[0] = RECORD_Z2;
         assert!(decode_record(&swapped).is_err());
+    }
+
+    /// Unpacked records are kept by their packed bytes: read again they come from the cache, the same bytes; an
+    /// entry whose key matches but whose bytes differ is never served; the cache stays within its room.
+    #[test]
+    fn unpacked_records_are_kept_by_their_bytes_within_their_room() {
+        let def: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "param", "label": "p", "fields": []})).unwrap();
+        let docs: Vec<Map<String, Value>> = (0..3000)
+            .map(|i| serde_json::from_value(serde_json::json!({"id": i, "paramKey": format!("k{i}"), "paramValue": "装修".repeat(i % 700)})).unwrap())
+            .collect();
+        let packed: Vec<Vec<u8>> = docs.iter().map(|d| encode_for(&def, d, Packs::of(5)).unwrap()).collect();
+        for _ in 0..2 {
+            for (d, p) in docs.iter().zip(&packed) {
+                assert_eq!(&decode_record(p).unwrap(), d);
+                assert_eq!(super::plain(p).unwrap(), encode_record(d).unwrap());
+            }
+        }
+        let held: usize = UNPACKED.shards.iter().map(|s| {
+            let s = s.lock().unwrap();
+            s.young.values().chain(s.old.values()).map(|(p, v)| p.len() + v.len()).sum::<usize>()
+        }).sum();
+        assert!(held <= UNPACKED_CACHE_BYTES, "{held} bytes held");
+        // Another record's bytes under this record's key (a collision): not served, the frame is unpacked instead.
+        let p = &packed[7];
+        let key = UnpackCache::key(p[0], &p[1..]);
+        UNPACKED.shards[(key >> 60) as usize % UNPACKED_SHARDS].lock().unwrap().young.insert(key, (packed[8].clone().into_boxed_slice(), std::sync::Arc::from(&b"{}"[..])));
+        assert_eq!(decode_record(p).unwrap(), docs[7]);
     }
 
     /// `DICT_2` is a zstd dictionary (magic, id 0x5A5A0002) whose content is `DICT_1`, unchanged.
