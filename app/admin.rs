@@ -22,9 +22,10 @@ pub fn data_file(dir: &Path) -> PathBuf {
 /// ship directory (what it folds reaches the bucket at the next `serve --replicate`, instead of a silent gap).
 pub fn offline_options(file: &Path) -> store::Options {
     let ship = file.parent().map(crate::replica::ship_dir).filter(|d| d.is_dir() && file.file_name().is_some_and(|n| n == store::DATA_FILE));
-    // The logs' file (and a backup of it, `…-logs.redb`) is brought to its own format, as the server opens it.
-    let logs = file.file_stem().is_some_and(|n| n.to_string_lossy().ends_with("-logs"));
-    store::Options { ship_dir: ship, format: if logs { store::PACKED_LOGS_FORMAT } else { store::BASE_FORMAT }, ..Default::default() }
+    // Offline commands (`compact`, `backup`, `verify`, `restore`, …) leave a file in its format: an optional upgrade
+    // is the server's to make at its start, where a file upgraded restarts its replica's stream (and a backup
+    // checked by `verify` stays one the release that made it can restore).
+    store::Options { ship_dir: ship, format: store::REQUIRED_FORMAT, ..Default::default() }
 }
 
 fn call(dir: &Path, req: &Value) -> anyhow::Result<Value> {
@@ -577,14 +578,14 @@ async fn handle(st: &crate::state::AppState, req: Value) -> Value {
 mod tests {
     use std::path::Path;
 
-    /// `compact`, `backup` and `restore` open the logs' file (and a backup of it) in its own format: opened as a
-    /// data file it would be copied aside and upgraded for a format that changed nothing it holds.
+    /// Offline commands leave every file in its format (only a required upgrade happens): an upgrade made by
+    /// `compact` or `verify` would not restart the replica's stream, and would make a backup unreadable to the
+    /// release that wrote it.
     #[test]
-    fn offline_opens_keep_each_file_in_its_format() {
+    fn offline_opens_leave_files_in_their_format() {
         let format = |p: &str| super::offline_options(Path::new(p)).format;
-        assert_eq!(format("/var/lib/zhizhuang/zhizhuang-logs.redb"), store::PACKED_LOGS_FORMAT);
-        assert_eq!(format("/mnt/backup/zz-2026-12-02-logs.redb"), store::PACKED_LOGS_FORMAT);
-        assert_eq!(format("/var/lib/zhizhuang/zhizhuang.redb"), store::BASE_FORMAT);
-        assert_eq!(format("/mnt/backup/zz-2026-12-02.redb"), store::BASE_FORMAT);
+        for f in ["/var/lib/zhizhuang/zhizhuang-logs.redb", "/mnt/backup/zz-2026-12-02-logs.redb", "/var/lib/zhizhuang/zhizhuang.redb", "/mnt/backup/zz.redb"] {
+            assert_eq!(format(f), store::REQUIRED_FORMAT, "{f}");
+        }
     }
 }

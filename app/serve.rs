@@ -96,7 +96,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         mb => mb << 20,
     };
     tracing::info!(target: "zz::serve", cache_mib = cache_bytes >> 20, "page cache of the data file");
-    let opts = store::Options { cache_bytes, ship_dir, ..Default::default() };
+    // A standby's file mirrors its primary's format (the primary's snapshot brings it): it is not upgraded here.
+    let format = if args.follow.is_some() { store::REQUIRED_FORMAT } else { store::BASE_FORMAT };
+    let opts = store::Options { cache_bytes, ship_dir, format, ..Default::default() };
     let store = match Store::open(&file, &opts) {
         Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
         other => other?,

@@ -64,7 +64,7 @@ pub(crate) fn space_of_snapshot(r: &redb::ReadTransaction, path: &Path) -> Resul
 }
 
 /// The bytes a snapshot's tables take in pages (data, tree and unused room in them), and of those the data.
-fn in_use(r: &redb::ReadTransaction) -> Result<(u64, u64)> {
+pub(crate) fn in_use(r: &redb::ReadTransaction) -> Result<(u64, u64)> {
     use redb::ReadableTableMetadata;
     let (mut allocated_bytes, mut stored_bytes) = (0u64, 0u64);
     for t in r.list_tables()? {
@@ -515,15 +515,19 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport> {
     let mut actual: BTreeMap<(String, String), u64> = BTreeMap::new();
     // Records of a newer record format than the file's stamp allows (a binary of that format would fail on them).
     let mut too_new = [0u64; 2];
+    let mut format_of = |v: &[u8]| match v.first() {
+        Some(&crate::codec::RECORD_Z2) if schema_version < meta::PACKED_Z2_FORMAT => too_new[0] += 1,
+        Some(&crate::codec::RECORD_D1) if schema_version < meta::PACKED_D1_FORMAT => too_new[1] += 1,
+        _ => {}
+    };
     for e in r.open_table(tables::RECORDS)?.iter()? {
         let (k, v) = e?;
         let (t, res, _) = k.value();
         *actual.entry((t.to_string(), res.to_string())).or_default() += 1;
-        match v.value().first() {
-            Some(&crate::codec::RECORD_Z2) if schema_version < meta::PACKED_Z2_FORMAT => too_new[0] += 1,
-            Some(&crate::codec::RECORD_D1) if schema_version < meta::PACKED_D1_FORMAT => too_new[1] += 1,
-            _ => {}
-        }
+        format_of(v.value());
+    }
+    for e in r.open_table(tables::DELETED)?.iter()? {
+        format_of(e?.1.value());
     }
     for (n, format) in too_new.into_iter().zip([3, 4]) {
         if n > 0 {

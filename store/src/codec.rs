@@ -256,8 +256,15 @@ impl UnpackCache {
                 // Found in the older generation: moved to the younger one, so that what is read keeps being kept.
                 let e = shard.old.remove(&key).filter(same)?;
                 let plain = e.1.clone();
-                shard.young_bytes += e.0.len() + e.1.len();
-                shard.young.insert(key, e);
+                let cost = e.0.len() + e.1.len();
+                if shard.young_bytes + cost > UNPACKED_CACHE_BYTES / UNPACKED_SHARDS / 2 {
+                    shard.old = std::mem::take(&mut shard.young);
+                    shard.young_bytes = 0;
+                }
+                shard.young_bytes += cost;
+                if let Some((p, v)) = shard.young.insert(key, e) {
+                    shard.young_bytes -= (p.len() + v.len()).min(shard.young_bytes);
+                }
                 plain
             }
         };
@@ -696,8 +703,9 @@ mod tests {
     #[test]
     fn unpacked_records_are_kept_by_their_bytes_within_their_room() {
         let def: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "param", "label": "p", "fields": []})).unwrap();
-        let docs: Vec<Map<String, Value>> = (0..3000)
-            .map(|i| serde_json::from_value(serde_json::json!({"id": i, "paramKey": format!("k{i}"), "paramValue": "装修".repeat(i % 700)})).unwrap())
+        // About 40 MiB unpacked: more than the cache's room, read twice (the second pass promotes what is left).
+        let docs: Vec<Map<String, Value>> = (0..9000)
+            .map(|i| serde_json::from_value(serde_json::json!({"id": i, "paramKey": format!("k{i}"), "paramValue": format!("{i}{}", "装修".repeat(i % 1400))})).unwrap())
             .collect();
         let packed: Vec<Vec<u8>> = docs.iter().map(|d| encode_for(&def, d, Packs::of(5)).unwrap()).collect();
         for _ in 0..2 {

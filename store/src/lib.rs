@@ -332,8 +332,8 @@ impl Store {
         }
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
-        let meta::Prepared { aside: upgraded, format, deferred: upgrade_deferred } = meta::prepare(&db, path, existed, opts.format, opts.fs.as_ref())?;
-        let migrated = upgraded.is_some();
+        let meta::Prepared { aside: upgraded, format, deferred: upgrade_deferred, repacked } = meta::prepare(&db, path, existed, opts.format, opts.fs.as_ref())?;
+        let migrated = upgraded.is_some() || repacked;
         let had_id = wal::file_state(&db)?.0.is_some();
         let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };
         let broke_stream = migrated || !had_id;

@@ -133,7 +133,14 @@ pub(crate) struct Prepared {
     pub aside: Option<PathBuf>,
     pub format: u32,
     pub deferred: Option<String>,
+    /// Records were packed at this open (the upgrade to format 5, or one a crash interrupted): the file's
+    /// history changed outside the write-ahead log, so its replica's stream starts again.
+    pub repacked: bool,
 }
+
+/// Meta key set with the stamp of format 5 and removed once `pack_existing` is done: a start that finds it packs
+/// again (a crash interrupted the packing) and restarts the replica's stream as the first did.
+const PACK_PENDING: &str = "pack_pending";
 
 /// Creates the tables and migrates the file to format `target` (a new file is made in it; a file already in a
 /// newer format this binary reads stays in it). Below `REQUIRED_FORMAT` the upgrade is required (no room for the
@@ -147,6 +154,17 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
     if let Some((v, by)) = &found {
         if *v > SCHEMA_VERSION {
             return Err(StoreError::TooNew { found: *v, supported: SCHEMA_VERSION, written_by: by.clone(), binary: binary().to_string() });
+        }
+        // Format 5 packs the records beside their old pages: room for the copy and about the file again.
+        if *v < PACKED_D1_FORMAT && target >= PACKED_D1_FORMAT && existed {
+            let need = crate::backup::in_use(&db.begin_read()?)?.0 * 22 / 10;
+            if fs.free_space(&crate::fs::dir_of(path)).is_some_and(|free| free < need) {
+                deferred = Some(format!(
+                    "no room on the disk to upgrade {} to format {PACKED_D1_FORMAT} (the copy kept first and its records packed take about twice its size)",
+                    path.display()
+                ));
+                target = PACKED_D1_FORMAT - 1;
+            }
         }
         if *v < target && existed {
             let to = upgrade_copy(path, *v, by);
@@ -180,18 +198,26 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
         if !binary().is_empty() {
             meta.insert("written_by", binary().as_bytes())?;
         }
+        if found.as_ref().is_some_and(|(from, _)| *from < PACKED_D1_FORMAT) && v >= PACKED_D1_FORMAT {
+            meta.insert(PACK_PENDING, [1u8].as_slice())?;
+        }
     }
     w.commit()?;
-    if found.as_ref().is_some_and(|(from, _)| *from < PACKED_D1_FORMAT) && v >= PACKED_D1_FORMAT {
+    let pending = db.begin_read()?.open_table(tables::META)?.get(PACK_PENDING)?.is_some();
+    if pending {
         pack_existing(db)?;
+        let mut w = db.begin_write()?;
+        w.set_quick_repair(true);
+        w.open_table(tables::META)?.remove(PACK_PENDING)?;
+        w.commit()?;
     }
-    Ok(Prepared { aside, format: v, deferred })
+    Ok(Prepared { aside, format: v, deferred, repacked: pending })
 }
 
 /// Packs the records a file holds in format 1 (live and deleted) into `codec::RECORD_D1`: the last step of the
 /// upgrade to format 5, once its stamp is committed. `PACK_BATCH` records a transaction, so that a large file
-/// needs no large transaction; a crash between two leaves records of both formats, which read alike (the next
-/// start does not go on: later writes and `compact` pack them). Returns how many it packed.
+/// needs no large transaction; a crash between two leaves records of both formats, which read alike, and
+/// `PACK_PENDING` set: the next start goes on. Returns how many it packed.
 pub(crate) fn pack_existing(db: &Database) -> Result<u64> {
     use redb::ReadableTable;
     let mut packed = 0u64;
