@@ -203,7 +203,9 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
         }
     }
     w.commit()?;
-    let pending = db.begin_read()?.open_table(tables::META)?.get(PACK_PENDING)?.is_some();
+    // Only an opener that asks for format 5 (the server) packs: an offline command or a standby leaves a pending
+    // packing to the next start of the server, whose replica's stream then starts again.
+    let pending = target >= PACKED_D1_FORMAT && db.begin_read()?.open_table(tables::META)?.get(PACK_PENDING)?.is_some();
     if pending {
         pack_existing(db)?;
         let mut w = db.begin_write()?;

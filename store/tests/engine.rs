@@ -549,6 +549,9 @@ fn records_are_packed_by_the_upgrade_and_an_interrupted_packing_goes_on() {
     .unwrap();
     s.close();
     assert_eq!(formats_of(&file, "param"), BTreeMap::from([(1, 25_000)]));
+    // An offline command (which opens in the required format only) leaves it to the server.
+    Store::open(&file, &Options { format: store::REQUIRED_FORMAT, ..Options::default() }).unwrap().close();
+    assert_eq!(formats_of(&file, "param"), BTreeMap::from([(1, 25_000)]));
     let s = Store::open(&file, &Options::default()).unwrap();
     assert!(s.broke_stream(), "records rewritten outside the log: the replica's stream starts again");
     assert!(s.read(|r| r.meta("pack_pending")).unwrap().is_none());
