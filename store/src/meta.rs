@@ -163,7 +163,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
                     "no room on the disk to upgrade {} to format {PACKED_D1_FORMAT} (the copy kept first and its records packed take about twice its size)",
                     path.display()
                 ));
-                target = PACKED_D1_FORMAT - 1;
+                target = (*v).max(REQUIRED_FORMAT);
             }
         }
         if *v < target && existed {

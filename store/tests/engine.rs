@@ -567,6 +567,40 @@ fn records_are_packed_by_the_upgrade_and_an_interrupted_packing_goes_on() {
     s.close();
 }
 
+/// Without room for the copy and the packing, a data file of format 3 stays as it is (not moved to 4 on the way,
+/// which older binaries would refuse for nothing), keeps writing format-1 records, and is upgraded by a start with
+/// room.
+#[test]
+fn a_data_file_waits_for_room_to_be_packed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.redb");
+    let d = def();
+    let add = |s: &Store, from: usize| {
+        let d = d.clone();
+        s.write(move |w| {
+            for i in from..from + 10 {
+                w.insert(&d, "A", doc(json!({"paramName": "名称", "paramKey": format!("k{i}")})), &Actor::default())?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    };
+    let s = Store::open(&file, &Options { format: store::REQUIRED_FORMAT, ..Options::default() }).unwrap();
+    add(&s, 0);
+    s.close();
+    let s = Store::open(&file, &Options { fs: Arc::new(NoRoom), ..Options::default() }).unwrap();
+    assert!(s.upgrade_deferred().is_some_and(|w| w.contains("no room")), "{:?}", s.upgrade_deferred());
+    assert_eq!(s.format().unwrap().0, store::REQUIRED_FORMAT);
+    add(&s, 10);
+    s.close();
+    assert_eq!(formats_of(&file, "param"), BTreeMap::from([(1, 20)]));
+    let s = Store::open(&file, &Options::default()).unwrap();
+    assert!(s.upgraded().is_some() && s.upgrade_deferred().is_none());
+    assert_eq!(s.format().unwrap().0, store::BASE_FORMAT);
+    s.close();
+    assert_eq!(formats_of(&file, "param"), BTreeMap::from([(4, 20)]));
+}
+
 /// The record formats (their first byte) of a closed file's live records of `res`, counted.
 fn formats_of(file: &std::path::Path, res: &str) -> BTreeMap<u8, usize> {
     use redb::{ReadableDatabase, ReadableTable};
