@@ -719,6 +719,9 @@ mod tests {
             s.young.values().chain(s.old.values()).map(|(p, v)| p.len() + v.len()).sum::<usize>()
         }).sum();
         assert!(held <= UNPACKED_CACHE_BYTES, "{held} bytes held");
+        // What was read last is there: found without unpacking.
+        let last = packed.last().unwrap();
+        assert_eq!(UNPACKED.get(last[0], &last[1..], &[RECORD_V1]), Some(encode_record(docs.last().unwrap()).unwrap()));
         // Another record's bytes under this record's key (a collision): not served, the frame is unpacked instead.
         let p = &packed[7];
         let key = UnpackCache::key(p[0], &p[1..]);
@@ -735,3 +738,4 @@ mod tests {
     }
 
 }
+
