@@ -284,14 +284,13 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
 }
 
 /// A whole copy of a file nobody writes to yet (before a migration, at open): every table from one snapshot, with
-/// a small page cache (the logs' file may be 2 GB). `Ok(false)`, nothing written, when the disk has no room for it
-/// (what the file holds in use, and a tenth more).
-pub(crate) fn copy_aside(db: &Database, out: &Path, fs: &dyn crate::fs::Fs) -> Result<bool> {
+/// a small page cache (the logs' file may be 2 GB). `Ok(false)`, nothing written, when the disk has less than
+/// `need` bytes free (the caller's measure: what the file holds in use, `in_use`, and a tenth more at least).
+pub(crate) fn copy_aside(db: &Database, out: &Path, fs: &dyn crate::fs::Fs, need: u64) -> Result<bool> {
     let tmp = out.with_extension("partial");
     let _ = std::fs::remove_file(&tmp);
     {
         let snap = db.begin_read()?;
-        let need = in_use(&snap)?.0 * 11 / 10;
         if fs.free_space(&crate::fs::dir_of(out)).is_some_and(|free| free < need) {
             return Ok(false);
         }

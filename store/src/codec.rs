@@ -66,7 +66,7 @@ pub const RECORD_Z1: u8 = 2;
 /// a `--demo` server asked every route of openapi.json; dictionary id 0x5A5A0002). A frame then uses the
 /// dictionary's tables instead of carrying and building its own: an entry unpacks in a quarter of the time (0.5 vs
 /// 1.9 µs) and takes a fifth less room (129 vs 165 B for `bench/logs.sh`'s, 162 vs 199 B for varied ones held
-/// out of the samples). Written to files of format 4 (`meta::SCHEMA_VERSION`); `DICT_2` is part of the format.
+/// out of the samples). Written to files of format 4 or later (`meta::PACKED_Z2_FORMAT`); `DICT_2` is part of the format.
 pub const RECORD_Z2: u8 = 3;
 const DICT_2: &[u8] = include_bytes!("dict/logs-2.zdict");
 /// Persisted record format 4, for every other resource in files of format 5 (`meta::PACKED_D1_FORMAT`): the
@@ -110,6 +110,7 @@ fn dict_of(tag: u8) -> (&'static [u8], usize) {
     match tag {
         RECORD_Z1 => (DICT_1.as_bytes(), 0),
         RECORD_Z2 => (DICT_2, 1),
+        // RECORD_D1: the only other packed format (callers match the packed tags first).
         _ => (DICT_D1, 2),
     }
 }
@@ -141,14 +142,8 @@ pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, packs: Pac
     }
 }
 
-/// A record's compact JSON stored in format `tag` (format 1: as it is, after the tag).
+/// A record's compact JSON stored in packed format `tag`.
 pub(crate) fn pack_json(json: &[u8], tag: u8) -> Result<Vec<u8>> {
-    if tag == RECORD_V1 {
-        let mut out = Vec::with_capacity(json.len() + 1);
-        out.push(RECORD_V1);
-        out.extend_from_slice(json);
-        return Ok(out);
-    }
     let (dict, slot) = dict_of(tag);
     PACKER.with(|p| {
         let mut p = p.borrow_mut();
@@ -738,4 +733,3 @@ mod tests {
     }
 
 }
-

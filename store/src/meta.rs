@@ -155,20 +155,20 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
         if *v > SCHEMA_VERSION {
             return Err(StoreError::TooNew { found: *v, supported: SCHEMA_VERSION, written_by: by.clone(), binary: binary().to_string() });
         }
+        // What the file holds in use, measured once (it walks every table): the copy needs it and a tenth more.
+        let used = if *v < target && existed { crate::backup::in_use(&db.begin_read()?)?.0 } else { 0 };
         // Format 5 packs the records beside their old pages: room for the copy and about the file again.
-        if *v < PACKED_D1_FORMAT && target >= PACKED_D1_FORMAT && existed {
-            let need = crate::backup::in_use(&db.begin_read()?)?.0 * 22 / 10;
-            if fs.free_space(&crate::fs::dir_of(path)).is_some_and(|free| free < need) {
-                deferred = Some(format!(
-                    "no room on the disk to upgrade {} to format {PACKED_D1_FORMAT} (the copy kept first and its records packed take about twice its size)",
-                    path.display()
-                ));
-                target = (*v).max(REQUIRED_FORMAT);
-            }
+        if *v < PACKED_D1_FORMAT && target >= PACKED_D1_FORMAT && existed
+            && fs.free_space(&crate::fs::dir_of(path)).is_some_and(|free| free < used * 22 / 10) {
+            deferred = Some(format!(
+                "no room on the disk to upgrade {} to format {PACKED_D1_FORMAT} (the copy kept first and its records packed take about twice its size)",
+                path.display()
+            ));
+            target = (*v).max(REQUIRED_FORMAT);
         }
         if *v < target && existed {
             let to = upgrade_copy(path, *v, by);
-            if crate::backup::copy_aside(db, &to, fs)? {
+            if crate::backup::copy_aside(db, &to, fs, used * 11 / 10)? {
                 prune_upgrade_copies(path);
                 aside = Some(to);
             } else if *v >= REQUIRED_FORMAT {
