@@ -34,6 +34,8 @@ const REBUILD_BATCH: usize = 10_000;
 /// How long the log keeps changes the index already holds: a list that read the index's sequence number
 /// before a commit still finds the changes after it in the log for this long.
 const PRUNE_AFTER: Duration = Duration::from_secs(30);
+/// Pruning commits at most per wake-up of an idle follower (each removes a few thousand entries of the log).
+const PRUNE_BURST: usize = 64;
 /// A list keyword ranks its matches when there are at most this many (else they keep the list's order).
 const RANK_MAX: usize = 10_000;
 
@@ -122,6 +124,8 @@ pub struct IndexStatus {
     pub ready: bool,
     pub seq: u64,
     pub store_seq: u64,
+    /// The store's change log holds the changes after this one.
+    pub log_pruned: u64,
     pub docs: u64,
     pub disk_bytes: u64,
     pub rebuilds: u64,
@@ -207,6 +211,7 @@ impl Indexer {
             ready: self.is_ready(),
             seq: self.index.seq(),
             store_seq: self.store.change_seq(),
+            log_pruned: self.store.changes_pruned(),
             docs: self.index.len(),
             disk_bytes: self.index.disk_bytes(),
             rebuilds: self.rebuilds.load(Ordering::Relaxed),
@@ -268,8 +273,10 @@ impl Indexer {
             if at >= start_target {
                 self.ready.store(true, Ordering::Release);
             }
+            let mut idle = false;
             match self.follow(at, &mut begun) {
                 Ok(Some(seq)) => {
+                    idle = seq == at;
                     if seq > at {
                         at = seq;
                         done.push_back((Instant::now(), seq));
@@ -289,6 +296,25 @@ impl Indexer {
             while done.front().is_some_and(|(t, _)| t.elapsed() >= PRUNE_AFTER) {
                 if let Some((_, seq)) = done.pop_front() {
                     self.store.set_indexed(seq);
+                }
+            }
+            // Writes prune the log as they commit; a quiet server prunes it itself, a few commits per wake-up.
+            if idle {
+                self.prune_idle();
+            }
+        }
+    }
+
+    /// Prunes what the index holds from the store's change log while no changes come (see `Store::prune_changes`):
+    /// at most `PRUNE_BURST` lazy commits, each committed alone, so that a write arriving meanwhile waits for one.
+    fn prune_idle(&self) {
+        for _ in 0..PRUNE_BURST {
+            match self.store.prune_changes() {
+                Ok(true) if !self.stop.load(Ordering::Relaxed) => {}
+                Ok(_) => return,
+                Err(e) => {
+                    tracing::debug!(target: "zz::search", error = %e, "pruning the change log put off");
+                    return;
                 }
             }
         }

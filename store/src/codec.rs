@@ -138,8 +138,23 @@ impl Packs {
 pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, packs: Packs) -> Result<Vec<u8>> {
     match if def.packed { packs.logs } else { packs.data } {
         RECORD_V1 => encode_record(doc),
-        tag => pack_json(&serde_json::to_vec(doc)?, tag),
+        tag => {
+            let json = serde_json::to_vec(doc)?;
+            if !packable(&json) {
+                let mut out = Vec::with_capacity(json.len() + 1);
+                out.push(RECORD_V1);
+                out.extend_from_slice(&json);
+                return Ok(out);
+            }
+            pack_json(&json, tag)
+        }
     }
+}
+
+/// Whether a record's JSON may be packed: readers refuse to unpack more than `UNPACKED_MAX` (a frame claiming more
+/// is taken for a damaged one), so a larger record stays in format 1, which every file format reads.
+pub(crate) fn packable(json: &[u8]) -> bool {
+    json.len() <= UNPACKED_MAX
 }
 
 /// A record's compact JSON stored in packed format `tag`.
@@ -663,6 +678,18 @@ mod tests {
 
     /// Records of other resources in a file of format 5: frames against the data dictionary, read by every reader
     /// as format 1; a parameter (held out of the dictionary's samples) takes well under half its bytes.
+    #[test]
+    fn records_too_large_to_unpack_stay_in_format_1() {
+        let def: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "note", "label": "n", "fields": [{"name": "x", "label": "x"}]})).unwrap();
+        let packs = Packs::of(crate::meta::PACKED_D1_FORMAT);
+        let small = serde_json::json!({"x": "a"}).as_object().unwrap().clone();
+        assert_eq!(encode_for(&def, &small, packs).unwrap()[0], RECORD_D1);
+        let big = serde_json::json!({"x": "a".repeat(UNPACKED_MAX)}).as_object().unwrap().clone();
+        let stored = encode_for(&def, &big, packs).unwrap();
+        assert_eq!(stored[0], RECORD_V1, "a record readers could not unpack is kept as it is");
+        assert_eq!(decode_record(&stored).unwrap(), big);
+    }
+
     #[test]
     fn data_records_are_packed_against_the_data_dictionary() {
         let def: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "param", "label": "p", "fields": []})).unwrap();

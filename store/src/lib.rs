@@ -433,6 +433,25 @@ impl Store {
         self.inner.indexed.fetch_max(seq, Ordering::Relaxed);
     }
 
+    /// The change log holds nothing up to here (pruned, or never logged).
+    pub fn changes_pruned(&self) -> u64 {
+        self.inner.pruned.load(Ordering::Relaxed)
+    }
+
+    /// Prunes the change log up to what the follower holds (`set_indexed`) without waiting for other writes to do
+    /// it: one lazy commit of at most a few thousand removals, committed alone (visible at once, durable with the
+    /// next durable commit; a crash before it only leaves the entries to prune again). For an idle server, whose
+    /// log would otherwise keep what was written without one (`bench gen`, an older binary): 33 B a record.
+    /// True while more is left. Nothing on a store that refuses writes (a standby's log follows its primary's).
+    pub fn prune_changes(&self) -> Result<bool> {
+        let behind = || self.inner.indexed.load(Ordering::Relaxed) > self.inner.pruned.load(Ordering::Relaxed);
+        if !behind() || self.read_only().is_some() {
+            return Ok(false);
+        }
+        self.write_lazy(writer::PRUNE_MAX, |_| Ok(()))?;
+        Ok(behind())
+    }
+
     /// Runs `f` against a consistent snapshot.
     pub fn read<R>(&self, f: impl FnOnce(&ReadCtx) -> Result<R>) -> Result<R> {
         let txn = self.inner.begin_read()?;

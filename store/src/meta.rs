@@ -242,7 +242,8 @@ pub(crate) fn pack_existing(db: &Database) -> Result<u64> {
                         let (k, v) = e?;
                         let (a, b, c) = k.value();
                         let v = v.value();
-                        if let Some((&crate::codec::RECORD_V1, json)) = v.split_first() {
+                        // A record too large to unpack stays in format 1 (`codec::packable`).
+                        if let Some((&crate::codec::RECORD_V1, json)) = v.split_first().filter(|(_, j)| crate::codec::packable(j)) {
                             batch.push(((a.to_string(), b.to_string(), c), crate::codec::pack_json(json, crate::codec::RECORD_D1)?));
                         }
                         last = Some((a.to_string(), b.to_string(), c));

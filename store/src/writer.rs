@@ -65,7 +65,7 @@ enum Msg {
 }
 
 /// Change-log entries pruned at most per commit.
-const PRUNE_MAX: usize = 4_096;
+pub(crate) const PRUNE_MAX: usize = 4_096;
 /// Largest number of operations committed together.
 const MAX_BATCH: usize = 512;
 /// Longest time a lazy commit waits for a durable one to carry it to disk.

@@ -107,6 +107,43 @@ fn searchable_writes_are_numbered_in_their_commit_and_pruned_once_indexed() {
     assert_eq!(s.change_seq(), 9);
 }
 
+#[test]
+fn an_idle_store_prunes_its_change_log_without_other_writes() {
+    let (_d, s) = open();
+    insert(&s, 10_000, 0);
+    assert_eq!(s.change_seq(), 10_000);
+    assert!(!s.prune_changes().unwrap(), "nothing is pruned before the follower holds it");
+    assert_eq!(s.read(|r| r.changes_after(0, 20_000)).unwrap().len(), 10_000);
+
+    s.set_indexed(6_000);
+    s.set_read_only(Some("standby".into()));
+    assert!(!s.prune_changes().unwrap(), "a store that refuses writes leaves its log to its primary");
+    s.set_read_only(None);
+    // A few thousand a commit: more than one commit for 6,000 entries, and only what the follower holds.
+    let mut commits = 1;
+    while s.prune_changes().unwrap() {
+        commits += 1;
+    }
+    assert!(commits >= 2, "{commits}");
+    assert_eq!(s.changes_pruned(), 6_000);
+    let left = s.read(|r| r.changes_after(0, 20_000)).unwrap();
+    assert_eq!((left.len(), left[0].seq), (4_000, 6_001));
+    assert!(s.read(|r| r.changes_reach(6_000)).unwrap());
+    assert!(!s.read(|r| r.changes_reach(5_999)).unwrap());
+
+    s.set_indexed(10_000);
+    while s.prune_changes().unwrap() {}
+    assert!(s.read(|r| r.changes_after(0, 20_000)).unwrap().is_empty());
+    assert!(s.read(|r| r.changes_reach(10_000)).unwrap());
+    // What was pruned stays pruned: the next start begins after it.
+    let path = s.path().to_path_buf();
+    s.close();
+    drop(s);
+    let s = Store::open(&path, &Options::default()).unwrap();
+    assert_eq!((s.change_seq(), s.changes_pruned()), (10_000, 10_000));
+    assert!(s.read(|r| r.changes_after(0, 20_000)).unwrap().is_empty());
+}
+
 fn raw_ids(p: &store::Page) -> Vec<u64> {
     p.rows.iter().map(|r| store::decode_record(r).unwrap()["id"].as_u64().unwrap()).collect()
 }

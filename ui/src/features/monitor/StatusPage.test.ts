@@ -21,6 +21,9 @@ test('the search index rows say how far it is behind', () => {
     fragments: { fields: 2, bytes: 3 * 1024 * 1024, budget: 512 * 1024 * 1024, answers: 41, lastBuildMs: 2300 },
   }, zh);
   expect(rows.map((r) => r[1])).toEqual(['1000 条，2.0 KiB', '10 项变更', '1（上次 900 ms）', '2 个字段，3.0 MiB / 512 MiB，已回答 41 次包含查询（上次建立 2300 ms）']);
+  const logged = indexRows({ ready: true, seq: 100, storeSeq: 100, logPruned: 40, docs: 1, diskBytes: 1, rebuilds: 0, lastRebuildMs: 0 }, zh);
+  expect(logged[2]).toEqual(['变更日志', '60 项（索引收录后清理）']);
+  expect(indexRows({ ready: true, seq: 100, storeSeq: 100, logPruned: 100, docs: 1, diskBytes: 1, rebuilds: 0, lastRebuildMs: 0 }, zh)[2][1]).toBe('已清空');
   expect(indexRows({ ready: false, seq: 0, storeSeq: 5, docs: 0, diskBytes: 0, rebuilds: 0, lastRebuildMs: 0 }, zh)[0][1]).toBe('正在建立…');
 });
 

@@ -17,6 +17,8 @@ type Status = {
   walksStarted: number; walksTimedOut: number; walksCancelled: number; walkSlots: number; walkDeadlineMs: number;
   index: {
     ready: boolean; seq: number; storeSeq: number; docs: number; diskBytes: number; rebuilds: number; lastRebuildMs: number;
+    /** The change log holds the changes after this one (those the index holds go 30 s later). */
+    logPruned?: number;
     fragments?: { fields: number; bytes: number; budget: number; answers: number; lastBuildMs: number };
   } | null;
   walBytes: number; storageFailure: string | null; logsFile: string; logsFileBytes: number; logsAllocatedBytes: number;
@@ -135,6 +137,10 @@ export function indexRows(ix: Status['index'], L: (zh: string, en: string) => st
   return [
     [L('搜索索引', 'Search index'), ix.ready ? `${ix.docs} ${L('条', 'documents')}，${bytes(ix.diskBytes)}` : L('正在建立…', 'being built…'), `${ix.diskBytes}`],
     [L('索引落后', 'Index behind the store'), lag === 0 ? L('无', 'none') : `${lag} ${L('项变更', 'changes')}`],
+    ...(ix.logPruned === undefined ? [] : [[
+      L('变更日志', 'Change log'),
+      ix.storeSeq <= ix.logPruned ? L('已清空', 'empty') : `${ix.storeSeq - ix.logPruned} ${L('项（索引收录后清理）', 'entries (pruned once indexed)')}`,
+    ] as [string, string]]),
     [L('重建次数', 'Rebuilds'), ix.rebuilds === 0 ? '0' : `${ix.rebuilds}（${L('上次', 'last')} ${ix.lastRebuildMs} ms）`],
     [
       L('内存片段索引', 'Fragments in memory'),
