@@ -222,7 +222,7 @@ struct UnpackCache {
 }
 
 /// Packed bytes (the tag first) and their record unpacked, by `UnpackCache::key` (already a hash: used as it is).
-type UnpackMap = std::collections::HashMap<u64, (Box<[u8]>, std::sync::Arc<[u8]>), std::hash::BuildHasherDefault<KeyHasher>>;
+type UnpackMap = std::collections::HashMap<u64, (Box<[u8]>, Box<[u8]>), std::hash::BuildHasherDefault<KeyHasher>>;
 
 #[derive(Default)]
 struct UnpackShard {
@@ -256,32 +256,38 @@ impl UnpackCache {
         u64::from(h.finalize()).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ frame.len() as u64
     }
 
+    /// A key's shard: from bits the hash map's probe tag (the top seven) does not use, so that the keys of one shard
+    /// still differ there.
+    fn shard(key: u64) -> usize {
+        (key >> 32) as usize % UNPACKED_SHARDS
+    }
+
     fn get(&self, tag: u8, frame: &[u8], prefix: &[u8]) -> Option<Vec<u8>> {
         let key = Self::key(tag, frame);
-        let mut shard = self.shards[(key >> 60) as usize % UNPACKED_SHARDS].lock().unwrap_or_else(|p| p.into_inner());
-        let same = |e: &(Box<[u8]>, std::sync::Arc<[u8]>)| e.0.len() == frame.len() + 1 && e.0[0] == tag && e.0[1..] == *frame;
-        let plain = match shard.young.get(&key) {
-            Some(e) if same(e) => e.1.clone(),
-            _ => {
-                // Found in the older generation: moved to the younger one, so that what is read keeps being kept.
-                let e = shard.old.remove(&key).filter(same)?;
-                let plain = e.1.clone();
-                let cost = e.0.len() + e.1.len();
-                if shard.young_bytes + cost > UNPACKED_CACHE_BYTES / UNPACKED_SHARDS / 2 {
-                    shard.old = std::mem::take(&mut shard.young);
-                    shard.young_bytes = 0;
-                }
-                shard.young_bytes += cost;
-                if let Some((p, v)) = shard.young.insert(key, e) {
-                    shard.young_bytes -= (p.len() + v.len()).min(shard.young_bytes);
-                }
-                plain
-            }
+        let copy = |plain: &[u8]| {
+            let mut out = Vec::with_capacity(prefix.len() + plain.len());
+            out.extend_from_slice(prefix);
+            out.extend_from_slice(plain);
+            out
         };
-        drop(shard);
-        let mut out = Vec::with_capacity(prefix.len() + plain.len());
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(&plain);
+        let mut shard = self.shards[Self::shard(key)].lock().unwrap_or_else(|p| p.into_inner());
+        let same = |e: &(Box<[u8]>, Box<[u8]>)| e.0.len() == frame.len() + 1 && e.0[0] == tag && e.0[1..] == *frame;
+        // Copied out under the lock (a shared pointer's two atomic updates cost more than copying a record).
+        if let Some(e) = shard.young.get(&key).filter(|e| same(e)) {
+            return Some(copy(&e.1));
+        }
+        // Found in the older generation: moved to the younger one, so that what is read keeps being kept.
+        let e = shard.old.remove(&key).filter(same)?;
+        let out = copy(&e.1);
+        let cost = e.0.len() + e.1.len();
+        if shard.young_bytes + cost > UNPACKED_CACHE_BYTES / UNPACKED_SHARDS / 2 {
+            shard.old = std::mem::take(&mut shard.young);
+            shard.young_bytes = 0;
+        }
+        shard.young_bytes += cost;
+        if let Some((p, v)) = shard.young.insert(key, e) {
+            shard.young_bytes -= (p.len() + v.len()).min(shard.young_bytes);
+        }
         Some(out)
     }
 
@@ -292,13 +298,13 @@ impl UnpackCache {
             return;
         }
         let key = Self::key(tag, frame);
-        let mut shard = self.shards[(key >> 60) as usize % UNPACKED_SHARDS].lock().unwrap_or_else(|p| p.into_inner());
+        let mut shard = self.shards[Self::shard(key)].lock().unwrap_or_else(|p| p.into_inner());
         if shard.young_bytes + cost > room {
             shard.old = std::mem::take(&mut shard.young);
             shard.young_bytes = 0;
         }
         let packed: Box<[u8]> = [&[tag][..], frame].concat().into_boxed_slice();
-        if let Some((p, v)) = shard.young.insert(key, (packed, std::sync::Arc::from(plain))) {
+        if let Some((p, v)) = shard.young.insert(key, (packed, Box::from(plain))) {
             shard.young_bytes -= (p.len() + v.len()).min(shard.young_bytes);
         }
         shard.young_bytes += cost;
@@ -747,7 +753,7 @@ mod tests {
         // Another record's bytes under this record's key (a collision): not served, the frame is unpacked instead.
         let p = &packed[7];
         let key = UnpackCache::key(p[0], &p[1..]);
-        UNPACKED.shards[(key >> 60) as usize % UNPACKED_SHARDS].lock().unwrap().young.insert(key, (packed[8].clone().into_boxed_slice(), std::sync::Arc::from(&b"{}"[..])));
+        UNPACKED.shards[UnpackCache::shard(key)].lock().unwrap().young.insert(key, (packed[8].clone().into_boxed_slice(), Box::from(&b"{}"[..])));
         assert_eq!(decode_record(p).unwrap(), docs[7]);
     }
 
