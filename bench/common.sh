@@ -18,6 +18,13 @@ token() {
     "http://$ADDR/api/blade-auth/oauth/token?tenantId=157270&username=admin&password=$MD5&grant_type=password&scope=all" |
     python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])"
 }
+# `ptoken`: signs in as the platform's admin (tenant 000000, same password): 系统状态 is the platform's.
+ptoken() {
+  MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1)
+  curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 000000' \
+    "http://$ADDR/api/blade-auth/oauth/token?tenantId=000000&username=admin&password=$MD5&grant_type=password&scope=all" |
+    python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])"
+}
 # `hello`: starts the hello-world server on 127.0.0.1:18099 (HELLO: its pid) and prints the baseline at 1 and 64
 # connections; `wait_index TOKEN`: waits (up to 10 minutes) until the search index answers, so figures are not
 # taken beside an index build.

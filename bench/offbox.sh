@@ -44,7 +44,7 @@ t0=$(date +%s.%N)
 export ZZ_REPLICA_LEASE_SECS=10
 start --api-log writes --replicate $URL --public-url http://$ADDR --oss-allow-hosts 127.0.0.1:18433
 TOK=$(token); wait_index "$TOK"
-PTOK=$(MD5=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1); curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 000000' "http://$ADDR/api/blade-auth/oauth/token?tenantId=000000&username=admin&password=$MD5&grant_type=password&scope=all" | python3 -c "import sys,json;print(json.load(sys.stdin)['access_token'])")
+PTOK=$(ptoken)
 # The first snapshot (the whole file) is sent before the first segment.
 for _ in $(seq 1 3000); do status "$PTOK" $ADDR | python3 -c "import sys,json; r=json.load(sys.stdin)['data']['replica']; sys.exit(0 if r['snapshots'] and not r['snapshotting'] else 1)" && break; sleep 0.2; done
 echo "first snapshot of the 1M-parameter file sent after $(python3 -c "print(round($(date +%s.%N)-$t0,1))") s (server start included): $(status "$PTOK" $ADDR | python3 -c "import sys,json; r=json.load(sys.stdin)['data']['replica']; print(r['bytesSent']//1048576, 'MiB compressed')")"

@@ -25,9 +25,7 @@ cap=$(echo "$line" | sed -E 's/^load: ([0-9]+) req.*/\1/')
 echo "== closed-loop capacity: $cap creates/s (64 connections) =="
 create lone --conns 1 --secs 10 | sed 's/^load/lone create, c=1 (closed loop)/'
 # 系统状态 is the platform's: its admin (same password) reads the data file's checkpoint figures.
-PTOK=$(curl -s -X POST -H 'Authorization: Basic c2FiZXI6c2FiZXJfc2VjcmV0' -H 'Tenant-Id: 000000' \
-  "http://$ADDR/api/blade-auth/oauth/token?tenantId=000000&username=admin&password=$(printf '%s' 'Bench#2026' | md5sum | cut -d' ' -f1)&grant_type=password&scope=all" |
-  python3 -c "import sys,json;print(json.load(sys.stdin).get('access_token',''))")
+PTOK=$(ptoken)
 checkpoints() {
   curl -s -H "Blade-Auth: bearer $PTOK" -H 'Tenant-Id: 000000' "http://$ADDR/api/blade-system/status" | python3 -c "
 import sys, json

@@ -17,9 +17,9 @@ start; stop
 # a server's writes prune it as they commit, an idle server 30 s after its index holds the changes. Served once,
 # as every real file is, until the status screen says the log is empty (`SIZE_UNSERVED=1`: measured as written).
 if [ -z "${SIZE_UNSERVED:-}" ]; then
-  start; TOK=$(token); wait_index "$TOK"
+  start; TOK=$(token); wait_index "$TOK"; PTOK=$(ptoken)
   for _ in $(seq 1 600); do
-    curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR/api/blade-system/status" |
+    curl -s -H "Blade-Auth: bearer $PTOK" -H 'Tenant-Id: 000000' "http://$ADDR/api/blade-system/status" |
       python3 -c "import sys,json;i=json.load(sys.stdin)['data']['index'];sys.exit(0 if i['logPruned']>=i['storeSeq'] else 1)" && break
     sleep 1
   done
