@@ -153,6 +153,8 @@ pub struct Indexer {
     stop: AtomicBool,
     rebuilds: AtomicU64,
     last_rebuild_ms: AtomicU64,
+    /// `PRUNE_AFTER` in milliseconds (`set_prune_after`).
+    prune_after_ms: AtomicU64,
 }
 
 impl Indexer {
@@ -181,6 +183,7 @@ impl Indexer {
             stop: AtomicBool::new(false),
             rebuilds: AtomicU64::new(0),
             last_rebuild_ms: AtomicU64::new(0),
+            prune_after_ms: AtomicU64::new(PRUNE_AFTER.as_millis() as u64),
         }))
     }
 
@@ -191,6 +194,11 @@ impl Indexer {
         if let Err(e) = spawned {
             tracing::error!(target: "zz::search", error = %e, "indexer thread not started: lists walk");
         }
+    }
+
+    /// How long the store's change log keeps what the index holds (`PRUNE_AFTER`; tests shorten it).
+    pub fn set_prune_after(&self, after: Duration) {
+        self.prune_after_ms.store(after.as_millis() as u64, Ordering::Relaxed);
     }
 
     /// Asks the follower to stop (at the end of its current batch).
@@ -293,7 +301,8 @@ impl Indexer {
                     std::thread::sleep(Duration::from_millis(100 * failures.min(50) as u64));
                 }
             }
-            while done.front().is_some_and(|(t, _)| t.elapsed() >= PRUNE_AFTER) {
+            let keep = Duration::from_millis(self.prune_after_ms.load(Ordering::Relaxed));
+            while done.front().is_some_and(|(t, _)| t.elapsed() >= keep) {
                 if let Some((_, seq)) = done.pop_front() {
                     self.store.set_indexed(seq);
                 }

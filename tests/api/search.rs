@@ -262,6 +262,28 @@ async fn a_stream_of_writes_is_indexed_in_few_commits() {
     assert_eq!(v["data"]["total"], 120, "{v}");
 }
 
+/// A quiet server prunes the change log itself once its index holds the changes: writes prune it as they commit, so
+/// without this the last writes' entries (or a whole file's, written without a server) stayed for good.
+#[tokio::test]
+async fn a_quiet_server_prunes_its_change_log() {
+    let app = App::new();
+    let ix = app.st.index.as_ref().expect("the index is on");
+    ix.set_prune_after(std::time::Duration::ZERO);
+    for i in 0..5 {
+        put(&app, A, "param", json!({"paramName": format!("安静参数{i}"), "paramKey": format!("quiet.{i}"), "paramValue": "v"}));
+    }
+    app.indexed();
+    let store = &app.st.store;
+    let seq = store.change_seq();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while store.changes_pruned() < seq && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(store.changes_pruned(), seq, "{:?}", ix.status());
+    assert!(store.read(|r| r.changes_after(0, 10)).unwrap().is_empty());
+    assert_eq!(ix.status().log_pruned, seq);
+}
+
 /// An ends-with filter (`_likeleft`) on a searched field takes its candidates from the index (a text that ends with
 /// the needle contains it) and tests each: the same page and total as testing every record, answered where a walk
 /// of the 3,000 records is past its 1 ms deadline (503).
