@@ -229,6 +229,7 @@ async fn status_shows_the_data_file_space_to_the_platform_administrator_only() {
     assert_eq!(copies.len(), 1, "{copies:?}");
     assert_eq!((copies[0]["name"].as_str(), copies[0]["bytes"].as_u64()), (Some("before-upgrade-0.1.0-zhizhuang-logs.redb"), Some(4096)));
     assert!(d["cache"]["capacityBytes"].as_u64().unwrap() >= 1 << 20 && d["cache"]["readHits"].is_u64(), "the page cache: {d}");
+    assert!(d["unpackedCache"]["room"].as_u64().unwrap() >= 1 << 20 && d["unpackedCache"]["hits"].is_u64() && d["unpackedCache"]["bytes"].is_u64(), "the cache of unpacked records: {d}");
     assert!(d["checkpoints"]["count"].is_u64() && d["checkpoints"]["lastWriterMs"].is_number() && d["checkpoints"]["lastDiskMs"].is_number(), "checkpoints: {d}");
     let tenant_admin = app.admin("157270").await;
     let (s, _) = app.get("/api/blade-system/status", &tenant_admin).await;

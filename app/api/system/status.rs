@@ -55,6 +55,7 @@ pub async fn status(State(st): State<AppState>) -> ApiResult<Response> {
         "spaceAgeSeconds": space_age,
         "walBytes": st.store.log_bytes(),
         "cache": st.store.cache(),
+        "unpackedCache": store::unpacked_figures(),
         "checkpoints": st.store.checkpoints(),
         "ranks": st.store.ranks(),
         "storageFailure": st.store.failure(),
@@ -195,6 +196,11 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_data_cache_used_bytes", "Page cache of the data file (held).", "gauge", c.used_bytes as f64);
     gauge("zz_data_cache_read_hits_total", "Page reads answered from the cache.", "counter", c.read_hits as f64);
     gauge("zz_data_cache_read_misses_total", "Page reads that went to the disk.", "counter", c.read_misses as f64);
+    let u = store::unpacked_figures();
+    gauge("zz_unpacked_cache_bytes", "Cache of unpacked records (held).", "gauge", u.bytes as f64);
+    gauge("zz_unpacked_cache_room_bytes", "Cache of unpacked records (size).", "gauge", u.room as f64);
+    gauge("zz_unpacked_cache_hits_total", "Packed records read from the cache of unpacked records.", "counter", u.hits as f64);
+    gauge("zz_unpacked_cache_misses_total", "Packed records unpacked again.", "counter", u.misses as f64);
     if let Some(ix) = st.index.as_ref() {
         let f = ix.index().fragments();
         gauge("zz_search_fragment_fields", "Fields whose fragments are held in memory for contains filters.", "gauge", f.fields as f64);

@@ -9,6 +9,8 @@ import { get, post, ApiError } from '../../lib/api';
 type Status = {
   version: string; dataFile: string; fileBytes: number; allocatedBytes: number; storedBytes: number; freeBytes: number; spaceAgeSeconds?: number;
   cache?: { capacityBytes: number; usedBytes: number; readHits: number; readMisses: number };
+  /** Records of the data file read unpacked from memory (hits) or unpacked again (misses). */
+  unpackedCache?: { bytes: number; room: number; hits: number; misses: number };
   checkpoints?: Checkpoints;
   ranks?: Ranks;
   uptimeSeconds: number; repairedMs: number | null; logsWritten: number; logsDropped: number;
@@ -176,6 +178,11 @@ export function StatusPage() {
     [L('可用空间', 'Free inside the file'), `${bytes(st.freeBytes)}（${freePct}%）`, `${st.freeBytes}`],
     [L('待检查点日志', 'Write-ahead log'), bytes(st.walBytes), `${st.walBytes}`],
     ...(st.cache ? [[L('页面缓存', 'Page cache'), cacheText(st.cache, bytes, L), `${st.cache.capacityBytes}`] as [string, string, string]] : []),
+    ...(st.unpackedCache ? [[
+      L('解压记录缓存', 'Unpacked records'),
+      cacheText({ capacityBytes: st.unpackedCache.room, usedBytes: st.unpackedCache.bytes, readHits: st.unpackedCache.hits, readMisses: st.unpackedCache.misses }, bytes, L),
+      `${st.unpackedCache.room}`,
+    ] as [string, string, string]] : []),
     ...(st.checkpoints ? [[L('检查点', 'Checkpoints'), checkpointText(st.checkpoints, L), `${st.checkpoints.count}`] as [string, string, string]] : []),
     ...(st.ranks ? [[L('深页缓存', 'Deep-page memory'), ranksText(st.ranks, bytes, L), `${st.ranks.marksBytes + st.ranks.setBytes}`] as [string, string, string]] : []),
     [L('日志文件', 'Logs file'), st.logsFile],
