@@ -96,9 +96,6 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         mb => mb << 20,
     };
     tracing::info!(target: "zz::serve", cache_mib = cache_bytes >> 20, "page cache of the data file");
-    let unpacked = store::unpacked_room_for(std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0), store::machine_ram().unwrap_or(1 << 30));
-    store::set_unpacked_room(unpacked);
-    tracing::info!(target: "zz::serve", unpacked_mib = unpacked >> 20, "cache of unpacked records");
     // A standby's file mirrors its primary's format (the primary's snapshot brings it): it is not upgraded here.
     let format = if args.follow.is_some() { store::REQUIRED_FORMAT } else { store::BASE_FORMAT };
     let opts = store::Options { cache_bytes, ship_dir, format, ..Default::default() };

@@ -198,10 +198,8 @@ fn unpack(tag: u8, frame: &[u8]) -> Result<Vec<u8>> {
 /// now (and kept there).
 fn unpack_after(tag: u8, frame: &[u8], prefix: &[u8]) -> Result<Vec<u8>> {
     if let Some(out) = UNPACKED.get(tag, frame, prefix) {
-        UNPACKED.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         return Ok(out);
     }
-    UNPACKED.misses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = unpack_now(tag, frame, prefix)?;
     UNPACKED.put(tag, frame, &out[prefix.len()..]);
     Ok(out)
@@ -213,42 +211,17 @@ fn unpack_after(tag: u8, frame: &[u8], prefix: &[u8]) -> Result<Vec<u8>> {
 /// changed has other bytes. As InnoDB keeps pages of compressed tables unpacked in its buffer pool.
 static UNPACKED: std::sync::LazyLock<UnpackCache> = std::sync::LazyLock::new(UnpackCache::default);
 
-/// Bytes of unpacked records `UNPACKED` holds at most until the server sizes it (`set_unpacked_room`): two
-/// generations per shard, a shard's newer generation that outgrows its half of the shard's room becoming the older
-/// one, and the older one let go.
+/// Bytes of unpacked records `UNPACKED` holds at most (two generations per shard: a shard's newer generation
+/// that outgrows its half of the shard's room becomes the older one, and the older one is let go). Kept small on
+/// purpose: a cache sized by the file (half of it, up to a thirty-second of memory) held a whole 100,000-product
+/// catalogue and made its pages slower (page of 999 p50 1.6 → 1.8–2.0 ms, the picker no faster): a hit in a large
+/// map is a walk through memory the processor no longer holds (~0.45 µs, timed), about what unpacking costs.
 const UNPACKED_CACHE_BYTES: usize = 16 << 20;
 const UNPACKED_SHARDS: usize = 16;
 
+#[derive(Default)]
 struct UnpackCache {
     shards: [std::sync::Mutex<UnpackShard>; UNPACKED_SHARDS],
-    /// Bytes held at most (`UNPACKED_CACHE_BYTES` until set).
-    room: std::sync::atomic::AtomicUsize,
-    hits: std::sync::atomic::AtomicU64,
-    misses: std::sync::atomic::AtomicU64,
-}
-
-impl Default for UnpackCache {
-    fn default() -> Self {
-        UnpackCache {
-            shards: Default::default(),
-            room: std::sync::atomic::AtomicUsize::new(UNPACKED_CACHE_BYTES),
-            hits: Default::default(),
-            misses: Default::default(),
-        }
-    }
-}
-
-/// The room of the cache of unpacked records for a data file of `file_bytes` on a machine with `ram_bytes`: half
-/// the file (its records unpacked are about twice their packed bytes, and the file holds indexes too), at most a
-/// thirty-second of the memory, at least 16 MiB. A fixed 16 MiB held a sixth of a 100,000-product catalogue: the
-/// picker, typed into with other words each time, unpacked most rows again (p50 3.2 → 4.0 ms against format 1).
-pub fn unpacked_room_for(file_bytes: u64, ram_bytes: u64) -> usize {
-    (file_bytes / 2).min(ram_bytes / 32).max(UNPACKED_CACHE_BYTES as u64) as usize
-}
-
-/// Sets the room of the cache of unpacked records (a process-wide cache: the server's one data file).
-pub fn set_unpacked_room(bytes: usize) {
-    UNPACKED.room.store(bytes.max(UNPACKED_SHARDS << 10), std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Figures of the cache of unpacked records for the status screen.
@@ -262,13 +235,15 @@ pub struct UnpackedFigures {
 }
 
 pub fn unpacked_figures() -> UnpackedFigures {
-    let bytes = UNPACKED.shards.iter().map(|s| {
+    let mut f = UnpackedFigures { room: UNPACKED_CACHE_BYTES as u64, ..Default::default() };
+    for s in &UNPACKED.shards {
         let s = s.lock().unwrap_or_else(|p| p.into_inner());
         let size = |m: &UnpackMap| m.values().map(|(p, v)| p.len() + v.len()).sum::<usize>();
-        size(&s.young) + size(&s.old)
-    }).sum::<usize>();
-    let load = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::Relaxed);
-    UnpackedFigures { bytes: bytes as u64, room: UNPACKED.room.load(std::sync::atomic::Ordering::Relaxed) as u64, hits: load(&UNPACKED.hits), misses: load(&UNPACKED.misses) }
+        f.bytes += (size(&s.young) + size(&s.old)) as u64;
+        f.hits += s.hits;
+        f.misses += s.misses;
+    }
+    f
 }
 
 /// Packed bytes (the tag first) and their record unpacked, by `UnpackCache::key` (already a hash: used as it is).
@@ -279,6 +254,10 @@ struct UnpackShard {
     young: UnpackMap,
     old: UnpackMap,
     young_bytes: usize,
+    /// Lookups that found their record, and those that did not (counted under the shard's lock: no shared counter
+    /// for every row).
+    hits: u64,
+    misses: u64,
 }
 
 /// Hashes a `u64` that is a hash already: itself.
@@ -314,7 +293,7 @@ impl UnpackCache {
 
     /// A generation's room in a shard.
     fn half_shard(&self) -> usize {
-        self.room.load(std::sync::atomic::Ordering::Relaxed) / UNPACKED_SHARDS / 2
+        UNPACKED_CACHE_BYTES / UNPACKED_SHARDS / 2
     }
 
     fn get(&self, tag: u8, frame: &[u8], prefix: &[u8]) -> Option<Vec<u8>> {
@@ -329,10 +308,16 @@ impl UnpackCache {
         let same = |e: &(Box<[u8]>, Box<[u8]>)| e.0.len() == frame.len() + 1 && e.0[0] == tag && e.0[1..] == *frame;
         // Copied out under the lock (a shared pointer's two atomic updates cost more than copying a record).
         if let Some(e) = shard.young.get(&key).filter(|e| same(e)) {
-            return Some(copy(&e.1));
+            let out = copy(&e.1);
+            shard.hits += 1;
+            return Some(out);
         }
         // Found in the older generation: moved to the younger one, so that what is read keeps being kept.
-        let e = shard.old.remove(&key).filter(same)?;
+        let Some(e) = shard.old.remove(&key).filter(same) else {
+            shard.misses += 1;
+            return None;
+        };
+        shard.hits += 1;
         let out = copy(&e.1);
         let cost = e.0.len() + e.1.len();
         if shard.young_bytes + cost > self.half_shard() {
@@ -737,16 +722,7 @@ mod tests {
         assert!(decode_record(&z2[..z2.len() - 3]).is_err());
     }
 
-    /// Records of other resources in a file of format 5: frames against the data dictionary, read by every reader
-    /// as format 1; a parameter (held out of the dictionary's samples) takes well under half its bytes.
-    #[test]
-    fn the_cache_of_unpacked_rows_is_sized_by_the_file_and_the_machine() {
-        let (mib, gib) = (1u64 << 20, 1u64 << 30);
-        assert_eq!(unpacked_room_for(10 * mib, 8 * gib), 16 << 20, "never below 16 MiB");
-        assert_eq!(unpacked_room_for(270 * mib, 8 * gib) as u64, 135 * mib, "half the file");
-        assert_eq!(unpacked_room_for(4 * gib, 8 * gib) as u64, 256 * mib, "at most a thirty-second of the memory");
-    }
-
+    /// A record larger than a reader may unpack is written in format 1, so that it stays readable.
     #[test]
     fn records_too_large_to_unpack_stay_in_format_1() {
         let def: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "note", "label": "n", "fields": [{"name": "x", "label": "x"}]})).unwrap();
@@ -759,6 +735,8 @@ mod tests {
         assert_eq!(decode_record(&stored).unwrap(), big);
     }
 
+    /// Records of other resources in a file of format 5: frames against the data dictionary, read by every reader
+    /// as format 1; a parameter (held out of the dictionary's samples) takes well under half its bytes.
     #[test]
     fn data_records_are_packed_against_the_data_dictionary() {
         let def: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "param", "label": "p", "fields": []})).unwrap();
@@ -809,7 +787,7 @@ mod tests {
             let s = s.lock().unwrap();
             s.young.values().chain(s.old.values()).map(|(p, v)| p.len() + v.len()).sum::<usize>()
         }).sum();
-        assert!(held <= UNPACKED.room.load(std::sync::atomic::Ordering::Relaxed), "{held} bytes held");
+        assert!(held <= UNPACKED_CACHE_BYTES, "{held} bytes held");
         assert_eq!(unpacked_figures().bytes as usize, held);
         assert!(unpacked_figures().hits > 0 && unpacked_figures().misses > 0);
         // What was read last is there: found without unpacking.

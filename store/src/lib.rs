@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use lazy::LazyTable;
 
 pub use backup::{Defs, FileSpace, TableCount, VerifyReport, compact_file, verify_file};
-pub use codec::{RawField, StoredRow, UnpackedFigures, decode_record, set_unpacked_room, unpacked_figures, unpacked_room_for};
+pub use codec::{RawField, StoredRow, UnpackedFigures, decode_record, unpacked_figures};
 pub use engine::{storage_tenant, walks};
 /// Entries of added records kept beside a sort index's rank marks (for tests that pass it).
 #[doc(hidden)]
