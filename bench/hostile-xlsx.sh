@@ -7,7 +7,7 @@
 # Usage: [FILES="far-corner ..."] [SERVE_ARGS=--no-search-index] bench/hostile-xlsx.sh [WORK_DIR]
 set -euo pipefail
 WORK=${1:-/tmp/zzhostile}
-T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
+T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
 ADDR=127.0.0.1:18094
 source "$(dirname "$0")/common.sh"
 rm -rf "$WORK" && mkdir -p "$WORK/files"

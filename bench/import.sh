@@ -6,7 +6,7 @@
 set -euo pipefail
 WORK=${1:-/tmp/zzimport}
 ROWS=${2:-100000}
-T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
+T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
 ADDR=127.0.0.1:18093
 source "$(dirname "$0")/common.sh"
 rm -rf "$WORK" && mkdir -p "$WORK/data"

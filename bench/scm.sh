@@ -7,7 +7,7 @@ set -euo pipefail
 WORK=${1:-/tmp/zzscm}
 NP=${2:-100000}
 NC=${3:-1000000}
-T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
+T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
 ADDR=127.0.0.1:18091
 source "$(dirname "$0")/common.sh"
 if [ ! -f "$WORK/company" ]; then

@@ -6,7 +6,7 @@
 set -euo pipefail
 BASE=${1:?data file with 1M parameters}
 WORK=${2:-/tmp/zzsearch}
-T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
+T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
 ADDR=127.0.0.1:18090
 mkdir -p "$WORK/data"
 rm -rf "$WORK/data/index"

@@ -7,7 +7,7 @@
 # Usage: [N=40] [MB=10] bench/uploads.sh [WORK_DIR]
 set -euo pipefail
 WORK=${1:-/tmp/zzuploads}
-T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
+T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
 ADDR=127.0.0.1:18095
 N=${N:-40}
 MB=${MB:-10}

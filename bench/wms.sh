@@ -12,7 +12,7 @@ WORK=${1:-/tmp/zzwms}
 NG=${2:-100000}
 NM=${3:-1000000}
 HOT=${4:-20000}
-T=${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release
+T=${BENCH_T:-${CARGO_TARGET_DIR:-$HOME/.cache/zz-target}/release}
 ADDR=127.0.0.1:18093
 source "$(dirname "$0")/common.sh"
 stop
