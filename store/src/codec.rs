@@ -218,6 +218,8 @@ static UNPACKED: std::sync::LazyLock<UnpackCache> = std::sync::LazyLock::new(Unp
 /// map is a walk through memory the processor no longer holds (~0.45 µs, timed), about what unpacking costs.
 const UNPACKED_CACHE_BYTES: usize = 16 << 20;
 const UNPACKED_SHARDS: usize = 16;
+/// A generation's room in a shard.
+const GENERATION_BYTES: usize = UNPACKED_CACHE_BYTES / UNPACKED_SHARDS / 2;
 
 #[derive(Default)]
 struct UnpackCache {
@@ -291,10 +293,6 @@ impl UnpackCache {
         (key >> 32) as usize % UNPACKED_SHARDS
     }
 
-    /// A generation's room in a shard.
-    fn half_shard(&self) -> usize {
-        UNPACKED_CACHE_BYTES / UNPACKED_SHARDS / 2
-    }
 
     fn get(&self, tag: u8, frame: &[u8], prefix: &[u8]) -> Option<Vec<u8>> {
         let key = Self::key(tag, frame);
@@ -320,7 +318,7 @@ impl UnpackCache {
         shard.hits += 1;
         let out = copy(&e.1);
         let cost = e.0.len() + e.1.len();
-        if shard.young_bytes + cost > self.half_shard() {
+        if shard.young_bytes + cost > GENERATION_BYTES {
             shard.old = std::mem::take(&mut shard.young);
             shard.young_bytes = 0;
         }
@@ -333,7 +331,7 @@ impl UnpackCache {
 
     fn put(&self, tag: u8, frame: &[u8], plain: &[u8]) {
         let cost = frame.len() + 1 + plain.len();
-        let room = self.half_shard();
+        let room = GENERATION_BYTES;
         if cost > room / 8 {
             return;
         }
