@@ -98,7 +98,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(target: "zz::serve", cache_mib = cache_bytes >> 20, "page cache of the data file");
     // A standby's file mirrors its primary's format (the primary's snapshot brings it): it is not upgraded here.
     let format = if args.follow.is_some() { store::REQUIRED_FORMAT } else { store::BASE_FORMAT };
-    let opts = store::Options { cache_bytes, ship_dir, format, ..Default::default() };
+    let res = Resources::load()?;
+    let plain = res.all().iter().filter(|d| d.plain).map(|d| d.name.clone()).collect();
+    let opts = store::Options { cache_bytes, ship_dir, format, plain, ..Default::default() };
     let store = match Store::open(&file, &opts) {
         Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
         other => other?,
@@ -123,7 +125,6 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(why) = store.upgrade_deferred() {
         tracing::warn!(target: "zz::store", "{why}: the data file stays in its format and works as before; the next start tries again");
     }
-    let res = Resources::load()?;
     // A primary settles that it owns its replica before it takes a write (a replaced one takes none).
     let shipping = match &replicate {
         Some(url) => Some(crate::replica::start_primary(store.clone(), res.clone(), &args.dir, url, args.replica_credentials.as_deref(), &args.public_url, &offbox::guard::Rule::guarded(args.oss_allow_hosts.clone())).await?),

@@ -136,6 +136,9 @@ impl Packs {
 
 /// `def`'s record in the format `packs` gives its records.
 pub fn encode_for(def: &crate::ResourceDef, doc: &Map<String, Value>, packs: Packs) -> Result<Vec<u8>> {
+    if def.plain {
+        return encode_record(doc);
+    }
     match if def.packed { packs.logs } else { packs.data } {
         RECORD_V1 => encode_record(doc),
         tag => {
@@ -758,6 +761,11 @@ mod tests {
         // A packed log resource keeps its own format in the same file.
         let log: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "log_api", "label": "l", "packed": true, "fields": []})).unwrap();
         assert_eq!(encode_for(&log, &doc, Packs::of(5)).unwrap()[0], RECORD_Z2);
+        // A catalogue read in bulk (`plain`) stays in format 1 in every file format.
+        let catalogue: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "product", "label": "c", "plain": true, "fields": []})).unwrap();
+        assert_eq!(encode_for(&catalogue, &doc, Packs::of(5)).unwrap(), plain_bytes);
+        let both: crate::ResourceDef = serde_json::from_value(serde_json::json!({"name": "x", "label": "x", "plain": true, "packed": true, "fields": []})).unwrap();
+        assert!(both.check().is_err());
         // Damage is an error; a frame read with another format's dictionary is refused (zstd checks its id).
         assert!(decode_record(&packed[..packed.len() - 2]).is_err());
         let mut swapped = packed.clone();

@@ -82,6 +82,9 @@ pub struct Options {
     /// logs' file, whose records are all packed: format 5 changed nothing it holds, so it is not copied and
     /// upgraded for it). A file already newer (and readable) stays so.
     pub format: u32,
+    /// Resources whose records stay unpacked (`ResourceDef::plain`): the packing of an upgrade to format 5 leaves
+    /// their records in format 1.
+    pub plain: Vec<String>,
 }
 
 impl Default for Options {
@@ -96,6 +99,7 @@ impl Default for Options {
             ship_dir: None,
             threads: "zz",
             format: meta::BASE_FORMAT,
+            plain: Vec::new(),
         }
     }
 }
@@ -332,7 +336,7 @@ impl Store {
         }
         // The log of the last run first: its records are changes of the schema it ran with.
         let replayed = if existed { wal::replay(&db, &opts.fs, path, opts.quick_repair, opts.accept_loss)? } else { wal::Replayed::default() };
-        let meta::Prepared { aside: upgraded, format, deferred: upgrade_deferred, repacked } = meta::prepare(&db, path, existed, opts.format, opts.fs.as_ref())?;
+        let meta::Prepared { aside: upgraded, format, deferred: upgrade_deferred, repacked } = meta::prepare(&db, path, existed, opts.format, opts.fs.as_ref(), &opts.plain)?;
         let migrated = upgraded.is_some() || repacked;
         let had_id = wal::file_state(&db)?.0.is_some();
         let wal_ids = if opts.wal { Some(wal::ensure_id(&db, opts.quick_repair)?) } else { None };

@@ -146,7 +146,7 @@ const PACK_PENDING: &str = "pack_pending";
 /// newer format this binary reads stays in it). Below `REQUIRED_FORMAT` the upgrade is required (no room for the
 /// copy kept first refuses the open); from it on optional: the file stays in its format, works as before, and
 /// the next start tries again. A file brought to format 5 has its format-1 records packed (`pack_existing`).
-pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs: &dyn crate::fs::Fs) -> Result<Prepared> {
+pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs: &dyn crate::fs::Fs, plain: &[String]) -> Result<Prepared> {
     let mut target = target.min(SCHEMA_VERSION);
     let found = stamp(db)?;
     let mut aside = None;
@@ -207,7 +207,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
     // packing to the next start of the server, whose replica's stream then starts again.
     let pending = target >= PACKED_D1_FORMAT && db.begin_read()?.open_table(tables::META)?.get(PACK_PENDING)?.is_some();
     if pending {
-        pack_existing(db)?;
+        pack_existing(db, plain)?;
         let mut w = db.begin_write()?;
         w.set_quick_repair(true);
         w.open_table(tables::META)?.remove(PACK_PENDING)?;
@@ -219,8 +219,9 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
 /// Packs the records a file holds in format 1 (live and deleted) into `codec::RECORD_D1`: the last step of the
 /// upgrade to format 5, once its stamp is committed. `PACK_BATCH` records a transaction, so that a large file
 /// needs no large transaction; a crash between two leaves records of both formats, which read alike, and
-/// `PACK_PENDING` set: the next start goes on. Returns how many it packed.
-pub(crate) fn pack_existing(db: &Database) -> Result<u64> {
+/// `PACK_PENDING` set: the next start goes on. The records of the resources named in `plain` stay as they are
+/// (`ResourceDef::plain`). Returns how many it packed.
+pub(crate) fn pack_existing(db: &Database, plain: &[String]) -> Result<u64> {
     use redb::ReadableTable;
     let mut packed = 0u64;
     for def in [tables::RECORDS, tables::DELETED] {
@@ -243,7 +244,9 @@ pub(crate) fn pack_existing(db: &Database) -> Result<u64> {
                         let (a, b, c) = k.value();
                         let v = v.value();
                         // A record too large to unpack stays in format 1 (`codec::packable`).
-                        if let Some((&crate::codec::RECORD_V1, json)) = v.split_first().filter(|(_, j)| crate::codec::packable(j)) {
+                        if let Some((&crate::codec::RECORD_V1, json)) = v.split_first().filter(|(_, j)| crate::codec::packable(j))
+                            && !plain.iter().any(|p| p == b)
+                        {
                             batch.push(((a.to_string(), b.to_string(), c), crate::codec::pack_json(json, crate::codec::RECORD_D1)?));
                         }
                         last = Some((a.to_string(), b.to_string(), c));

@@ -534,9 +534,18 @@ fn records_are_packed_by_the_upgrade_and_an_interrupted_packing_goes_on() {
     let d = def();
     let s = Store::open(&file, &Options { format: 4, ..Options::default() }).unwrap();
     let d2 = d.clone();
+    // A catalogue declared `plain` (read in bulk by a picker) is left unpacked.
+    let mut catalogue = (*d).clone();
+    catalogue.name = "catalogue".into();
+    catalogue.plain = true;
+    let catalogue = Arc::new(catalogue);
+    let c2 = catalogue.clone();
     s.write(move |w| {
         for i in 0..25_000 {
             w.insert(&d2, "A", doc(json!({"paramName": format!("名称{}", i % 97), "paramKey": format!("k{i}")})), &Actor::default())?;
+        }
+        for i in 0..30 {
+            w.insert(&c2, "A", doc(json!({"paramName": "产品", "paramKey": format!("c{i}")})), &Actor::default())?;
         }
         Ok(())
     })
@@ -552,7 +561,7 @@ fn records_are_packed_by_the_upgrade_and_an_interrupted_packing_goes_on() {
     // An offline command (which opens in the required format only) leaves it to the server.
     Store::open(&file, &Options { format: store::REQUIRED_FORMAT, ..Options::default() }).unwrap().close();
     assert_eq!(formats_of(&file, "param"), BTreeMap::from([(1, 25_000)]));
-    let s = Store::open(&file, &Options::default()).unwrap();
+    let s = Store::open(&file, &Options { plain: vec!["catalogue".into()], ..Options::default() }).unwrap();
     assert!(s.broke_stream(), "records rewritten outside the log: the replica's stream starts again");
     assert!(s.read(|r| r.meta("pack_pending")).unwrap().is_none());
     let q = Query { limit: 3, sorts: vec![Sort { field: "paramKey".into(), desc: true }], ..Default::default() };
@@ -560,6 +569,7 @@ fn records_are_packed_by_the_upgrade_and_an_interrupted_packing_goes_on() {
     assert_eq!(top, ["k9999", "k9998", "k9997"]);
     s.close();
     assert_eq!(formats_of(&file, "param"), BTreeMap::from([(4, 25_000)]), "both batches packed");
+    assert_eq!(formats_of(&file, "catalogue"), BTreeMap::from([(1, 30)]), "a plain resource's records stay unpacked");
     assert!(store::verify_file(&file).unwrap().ok);
     // Packed and done: the next start has nothing to do.
     let s = Store::open(&file, &Options::default()).unwrap();

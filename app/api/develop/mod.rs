@@ -119,6 +119,7 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
         fields,
         append_only: false,
         packed: false,
+        plain: false,
         ignore: Vec::new(),
         ui: None,
         api: None,
