@@ -243,8 +243,7 @@ pub fn unpacked_figures() -> UnpackedFigures {
     let mut f = UnpackedFigures { room: UNPACKED_CACHE_BYTES as u64, ..Default::default() };
     for s in &UNPACKED.shards {
         let s = s.lock().unwrap_or_else(|p| p.into_inner());
-        let size = |m: &UnpackMap| m.values().map(|(p, v)| p.len() + v.len()).sum::<usize>();
-        f.bytes += (size(&s.young) + size(&s.old)) as u64;
+        f.bytes += (s.young_bytes + s.old_bytes) as u64;
         f.hits += s.hits;
         f.misses += s.misses;
     }
@@ -258,7 +257,9 @@ type UnpackMap = std::collections::HashMap<u64, (Box<[u8]>, Box<[u8]>), std::has
 struct UnpackShard {
     young: UnpackMap,
     old: UnpackMap,
+    /// Bytes each generation holds (what the status screen shows, without walking the maps under the lock).
     young_bytes: usize,
+    old_bytes: usize,
     /// Lookups that found their record, and those that did not (counted under the shard's lock: no shared counter
     /// for every row).
     hits: u64,
@@ -314,7 +315,11 @@ impl UnpackCache {
             return Some(out);
         }
         // Found in the older generation: moved to the younger one, so that what is read keeps being kept.
-        let Some(e) = shard.old.remove(&key).filter(same) else {
+        let removed = shard.old.remove(&key);
+        if let Some((p, v)) = &removed {
+            shard.old_bytes -= (p.len() + v.len()).min(shard.old_bytes);
+        }
+        let Some(e) = removed.filter(same) else {
             shard.misses += 1;
             return None;
         };
@@ -323,7 +328,7 @@ impl UnpackCache {
         let cost = e.0.len() + e.1.len();
         if shard.young_bytes + cost > GENERATION_BYTES {
             shard.old = std::mem::take(&mut shard.young);
-            shard.young_bytes = 0;
+            shard.old_bytes = std::mem::take(&mut shard.young_bytes);
         }
         shard.young_bytes += cost;
         if let Some((p, v)) = shard.young.insert(key, e) {
@@ -342,7 +347,7 @@ impl UnpackCache {
         let mut shard = self.shards[Self::shard(key)].lock().unwrap_or_else(|p| p.into_inner());
         if shard.young_bytes + cost > room {
             shard.old = std::mem::take(&mut shard.young);
-            shard.young_bytes = 0;
+            shard.old_bytes = std::mem::take(&mut shard.young_bytes);
         }
         let packed: Box<[u8]> = [&[tag][..], frame].concat().into_boxed_slice();
         if let Some((p, v)) = shard.young.insert(key, (packed, Box::from(plain))) {
