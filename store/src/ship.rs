@@ -172,13 +172,11 @@ impl Feed {
             g.1 -= r.bytes.len();
         }
         let mut out = Vec::new();
-        let mut want = from;
-        for r in g.0.iter() {
+        for (r, want) in g.0.iter().zip(from..) {
             if r.seq != want || r.seq > upto {
                 break;
             }
             out.push(r.clone());
-            want += 1;
         }
         out
     }

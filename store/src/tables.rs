@@ -90,12 +90,14 @@ pub const SESSIONS: TableDefinition<PairK, &[u8]> = TableDefinition::new("sessio
 /// written in the commit that took the number. Pruned once the index holds the change; never backed up.
 pub const CHANGES: TableDefinition<u64, (&str, &str, u64)> = TableDefinition::new("changes");
 
+/// A table's room: bytes of keys and values, bytes of the tree's own metadata, bytes of pages left unused, pages.
+pub type Space = (u64, u64, u64, u64);
+
 /// One registered table: how to count, measure and copy it without knowing its types.
 pub struct TableInfo {
     pub name: &'static str,
     pub count: fn(&ReadTransaction) -> Result<u64>,
-    /// (bytes of keys and values, bytes of the tree's own metadata, bytes of pages left unused, pages).
-    pub space: fn(&ReadTransaction) -> Result<(u64, u64, u64, u64)>,
+    pub space: fn(&ReadTransaction) -> Result<Space>,
     pub copy: fn(&ReadTransaction, &WriteTransaction) -> Result<u64>,
     /// Rewrites the table with full pages when a quarter of its pages' bytes are unused (`repack`): whether it did.
     pub repack: fn(&redb::Database, Option<u64>) -> Result<bool>,
@@ -126,7 +128,7 @@ fn count_table<K: redb::Key + 'static, V: redb::Value + 'static>(
     Ok(r.open_table(def)?.len()?)
 }
 
-fn space_of<K: redb::Key + 'static, V: redb::Value + 'static>(r: &ReadTransaction, def: TableDefinition<K, V>) -> Result<(u64, u64, u64, u64)> {
+fn space_of<K: redb::Key + 'static, V: redb::Value + 'static>(r: &ReadTransaction, def: TableDefinition<K, V>) -> Result<Space> {
     let s = r.open_table(def)?.stats()?;
     Ok((s.stored_bytes(), s.metadata_bytes(), s.fragmented_bytes(), s.leaf_pages() + s.branch_pages()))
 }
