@@ -99,8 +99,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // A standby's file mirrors its primary's format (the primary's snapshot brings it): it is not upgraded here.
     let format = if args.follow.is_some() { store::REQUIRED_FORMAT } else { store::BASE_FORMAT };
     let res = Resources::load()?;
-    let plain = res.all().iter().filter(|d| d.plain).map(|d| d.name.clone()).collect();
-    let opts = store::Options { cache_bytes, ship_dir, format, plain, ..Default::default() };
+    let opts = store::Options { cache_bytes, ship_dir, format, plain: res.plain_names(), ..Default::default() };
     let store = match Store::open(&file, &opts) {
         Err(StoreError::Locked) => anyhow::bail!("another process holds {}", file.display()),
         other => other?,

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use store::{Actor, Options, QTY_SCALE, Store};
+use store::{Actor, QTY_SCALE};
 use zhizhuang::api::wms::ledger::{self, Doc, Loc, Move};
 use zhizhuang::engine::dialect::Ctx;
 use zhizhuang::engine::rec::obj;
@@ -16,7 +16,7 @@ use zhizhuang::decl::Resources;
 
 pub fn cost(file: &Path, tenant: &str, issues: u64, days: u64) -> anyhow::Result<u64> {
     let res = Resources::load()?;
-    let st = Store::open(file, &Options::default())?;
+    let st = crate::datagen::open(file)?;
     let start = Instant::now();
     let sys = Actor { user_id: 1, dept_id: 1, at: None };
     let now = "2026-11-23 09:00:00".to_string();

@@ -8,9 +8,16 @@ use store::{Actor, Options, ResourceDef, Store};
 
 const PARAM: &str = include_str!("../../assets/resources/system/param.json");
 
+/// The data file opened as the server opens it for writing: the resources declared `plain` stay unpacked (were
+/// the file's packing pending, `Options::default()` would pack them).
+pub fn open(file: &Path) -> anyhow::Result<Store> {
+    let plain = zhizhuang::decl::Resources::load()?.plain_names();
+    Ok(Store::open(file, &Options { plain, ..Options::default() })?)
+}
+
 pub fn params(file: &Path, tenant: &str, count: u64, value_bytes: usize) -> anyhow::Result<()> {
     let def: ResourceDef = serde_json::from_str(PARAM)?;
-    let st = Store::open(file, &Options::default())?;
+    let st = open(file)?;
     let start = Instant::now();
     let already = st.read(|r| r.count(&def, tenant))?;
     let filler: String = "装修材料参数说明".chars().cycle().take(value_bytes / 3).collect();
@@ -60,7 +67,7 @@ pub struct Org {
 pub fn users(file: &Path, tenant: &str, count: u64) -> anyhow::Result<Org> {
     let parse = |s: &str| -> anyhow::Result<ResourceDef> { Ok(serde_json::from_str(s)?) };
     let (user, dept, role, menu, scope) = (parse(USER)?, parse(DEPT)?, parse(ROLE)?, parse(MENU)?, parse(DATASCOPE)?);
-    let st = Store::open(file, &Options::default())?;
+    let st = open(file)?;
     let start = Instant::now();
     let t = tenant.to_string();
     let (d2, r2, m2, s2) = (dept.clone(), role.clone(), menu.clone(), scope.clone());
@@ -130,7 +137,7 @@ const CONSTRUCT: &str = include_str!("../../assets/resources/scm/construct.json"
 pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> anyhow::Result<u64> {
     let parse = |s: &str| -> anyhow::Result<ResourceDef> { Ok(serde_json::from_str(s)?) };
     let (company, project, contract, construct) = (parse(COMPANY)?, parse(PROJECT)?, parse(CONTRACT)?, parse(CONSTRUCT)?);
-    let st = Store::open(file, &Options::default())?;
+    let st = open(file)?;
     let start = Instant::now();
     let (t, c2) = (tenant.to_string(), company.clone());
     let companies: Vec<u64> = st.write(move |w| {
@@ -197,7 +204,7 @@ pub fn projects(file: &Path, tenant: &str, projects: u64, constructs: u64) -> an
 pub fn products(file: &Path, tenant: &str, count: u64) -> anyhow::Result<()> {
     let res = zhizhuang::decl::Resources::load()?;
     let (cdef, pdef) = (res.get("product_category"), res.get("product"));
-    let st = Store::open(file, &Options::default())?;
+    let st = open(file)?;
     let start = Instant::now();
     let (c2, t2) = (cdef.clone(), tenant.to_string());
     let cats: Vec<(u64, i64)> = st.write(move |w| {

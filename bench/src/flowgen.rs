@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
-use store::{Actor, Options, Store};
+use store::Actor;
 use zhizhuang::engine::dialect::Ctx;
 use zhizhuang::decl::Resources;
 
@@ -18,7 +18,7 @@ use zhizhuang::engine::rec::obj;
 
 pub fn flows(file: &Path, out: &Path, tenant: &str, users: u64, running: u64, mine: u64, finished: u64) -> anyhow::Result<String> {
     let res = Resources::load()?;
-    let st = Store::open(file, &Options::default())?;
+    let st = crate::datagen::open(file)?;
     let start = Instant::now();
     let now = "2026-11-23 09:00:00".to_string();
     // People (one with a password to sign in), and the admin's id.

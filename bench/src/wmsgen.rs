@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use store::{Actor, Options, QTY_SCALE, Store};
+use store::{Actor, QTY_SCALE};
 use zhizhuang::api::wms::ledger::{self, Doc, Loc, Move};
 use zhizhuang::engine::dialect::Ctx;
 use zhizhuang::decl::Resources;
@@ -17,7 +17,7 @@ use zhizhuang::engine::rec::obj;
 
 pub fn stock(file: &Path, out: &Path, tenant: &str, goods: u64, moves: u64, hot: u64) -> anyhow::Result<String> {
     let res = Resources::load()?;
-    let st = Store::open(file, &Options::default())?;
+    let st = crate::datagen::open(file)?;
     let start = Instant::now();
     let sys = Actor { user_id: 1, dept_id: 1, at: None };
     let now = "2026-11-23 09:00:00".to_string();
