@@ -213,7 +213,125 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
         w.open_table(tables::META)?.remove(PACK_PENDING)?;
         w.commit()?;
     }
-    Ok(Prepared { aside, format: v, deferred, repacked: pending })
+    // A file made or packed just now holds its plain resources unpacked already; one packed by an earlier binary
+    // (which packed every resource) or declared so since has them unpacked now.
+    let unpacked = if target >= PACKED_D1_FORMAT && v >= PACKED_D1_FORMAT && !plain.is_empty() {
+        unpack_plain(db, plain, !existed || pending)?
+    } else {
+        false
+    };
+    Ok(Prepared { aside, format: v, deferred, repacked: pending || unpacked })
+}
+
+/// Meta key: the resources declared `plain` (names, sorted, one a line) whose records the file holds unpacked,
+/// as the last server to open it declared them.
+const PLAIN_SET: &str = "plain_resources";
+/// Meta key set by the first transaction of `unpack_plain` that rewrites records, removed with its end: a start
+/// that finds it unpacks again (a crash interrupted it) and restarts the replica's stream as the first did.
+const UNPACK_PENDING: &str = "unpack_pending";
+
+/// Brings the records of the resources declared `plain` (`ResourceDef::plain`) to format 1 when the file's
+/// record of them (`PLAIN_SET`) is not these names: a file packed by a binary that packed every resource, or a
+/// resource declared plain since. Each resource is sought tenant by tenant (a seek to the next tenant, then its
+/// records in batches of `PACK_BATCH`), live and deleted; a resource no longer declared plain keeps its records
+/// until each is written again (both formats read alike). `fresh`: nothing can be packed (a new file, or one the
+/// packing just passed over them), only the names are recorded. Returns whether records were rewritten now or by
+/// an interrupted pass: the file's history changed outside the write-ahead log.
+pub(crate) fn unpack_plain(db: &Database, plain: &[String], fresh: bool) -> Result<bool> {
+    use redb::ReadableTable;
+    let mut names: Vec<&str> = plain.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    let want = names.join("\n");
+    let (had, was_pending) = {
+        let r = db.begin_read()?;
+        let m = r.open_table(tables::META)?;
+        (m.get(PLAIN_SET)?.map(|v| v.value().to_vec()), m.get(UNPACK_PENDING)?.is_some())
+    };
+    if had.as_deref() == Some(want.as_bytes()) && !was_pending {
+        return Ok(false);
+    }
+    // The names already unpacked by the recorded pass (all of them again after an interrupted one).
+    let done: Vec<String> = match (&had, was_pending) {
+        (Some(h), false) => String::from_utf8_lossy(h).lines().map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
+    let mut rewrote = false;
+    if !fresh {
+        for def in [tables::RECORDS, tables::DELETED] {
+            for name in names.iter().filter(|n| !done.iter().any(|d| d == *n)) {
+                let mut tenant_from = String::new();
+                loop {
+                    // The next tenant holding any record at or after `tenant_from`.
+                    let tenant = {
+                        let r = db.begin_read()?;
+                        let t = r.open_table(def)?;
+                        let first = t.range::<(&str, &str, u64)>((tenant_from.as_str(), "", 0)..)?.next().transpose()?;
+                        match first {
+                            Some((k, _)) => k.value().0.to_string(),
+                            None => break,
+                        }
+                    };
+                    let mut after: Option<u64> = None;
+                    loop {
+                        let mut w = db.begin_write()?;
+                        w.set_quick_repair(true);
+                        let (seen, batch) = {
+                            let t = w.open_table(def)?;
+                            let lo = match after {
+                                Some(id) => std::ops::Bound::Excluded((tenant.as_str(), *name, id)),
+                                None => std::ops::Bound::Included((tenant.as_str(), *name, 0)),
+                            };
+                            let mut batch: Vec<(u64, Vec<u8>)> = Vec::new();
+                            let mut seen = 0usize;
+                            for e in t.range::<(&str, &str, u64)>((lo, std::ops::Bound::Included((tenant.as_str(), *name, u64::MAX))))? {
+                                let (k, v) = e?;
+                                let id = k.value().2;
+                                let v = v.value();
+                                if matches!(v.first(), Some(&(crate::codec::RECORD_Z1 | crate::codec::RECORD_Z2 | crate::codec::RECORD_D1))) {
+                                    batch.push((id, crate::codec::plain(v)?));
+                                }
+                                after = Some(id);
+                                seen += 1;
+                                if seen >= PACK_BATCH {
+                                    break;
+                                }
+                            }
+                            (seen, batch)
+                        };
+                        if !batch.is_empty() {
+                            if !rewrote {
+                                w.open_table(tables::META)?.insert(UNPACK_PENDING, [1u8].as_slice())?;
+                                rewrote = true;
+                            }
+                            {
+                                let mut t = w.open_table(def)?;
+                                for (id, v) in &batch {
+                                    t.insert((tenant.as_str(), *name, *id), v.as_slice())?;
+                                }
+                            }
+                            w.commit()?;
+                        } else {
+                            w.abort()?;
+                        }
+                        if seen < PACK_BATCH {
+                            break;
+                        }
+                    }
+                    tenant_from = format!("{tenant}\0");
+                }
+            }
+        }
+    }
+    let mut w = db.begin_write()?;
+    w.set_quick_repair(true);
+    {
+        let mut m = w.open_table(tables::META)?;
+        m.remove(UNPACK_PENDING)?;
+        m.insert(PLAIN_SET, want.as_bytes())?;
+    }
+    w.commit()?;
+    Ok(rewrote || was_pending)
 }
 
 /// Packs the records a file holds in format 1 (live and deleted) into `codec::RECORD_D1`: the last step of the

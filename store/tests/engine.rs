@@ -577,6 +577,69 @@ fn records_are_packed_by_the_upgrade_and_an_interrupted_packing_goes_on() {
     s.close();
 }
 
+/// A file whose catalogue an earlier binary packed (it packed every resource), or a resource declared `plain`
+/// since, has its records unpacked by the next server start, every tenant's, live and deleted, in batches; the
+/// start restarts the replica's stream, the next has nothing to do, and an interrupted pass goes on.
+#[test]
+fn resources_declared_plain_are_unpacked_once_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.redb");
+    let mut catalogue = (*def()).clone();
+    catalogue.name = "catalogue".into();
+    let packed = Arc::new(catalogue.clone());
+    catalogue.plain = true;
+    let plain = Arc::new(catalogue);
+    let other = def();
+    // Written by an opener that declares nothing plain: every record packed.
+    let s = Store::open(&file, &Options::default()).unwrap();
+    let (p2, o2) = (packed.clone(), other.clone());
+    s.write(move |w| {
+        for t in ["A", "B", "C"] {
+            for i in 0..25_000 / if t == "B" { 1 } else { 100 } {
+                w.insert(&p2, t, doc(json!({"paramName": "产品", "paramKey": format!("{t}{i}")})), &Actor::default())?;
+            }
+            w.insert(&o2, t, doc(json!({"paramName": "参数", "paramKey": format!("{t}")})), &Actor::default())?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    let gone: Vec<u64> = s.read(|r| r.all(&packed, "C")).unwrap().iter().take(5).map(|m| m["id"].as_u64().unwrap()).collect();
+    let p2 = packed.clone();
+    s.write(move |w| w.remove(&p2, "C", &gone, &Actor::default())).unwrap();
+    let before: Vec<_> = ["A", "B", "C"].iter().map(|t| s.read(|r| r.all(&packed, t)).unwrap()).collect();
+    s.close();
+    assert_eq!(formats_in(&file, "records", "catalogue"), BTreeMap::from([(4, 25_000 + 500 - 5)]));
+    assert_eq!(formats_in(&file, "records_deleted", "catalogue"), BTreeMap::from([(4, 5)]));
+    // An opener that names no plain resources (an offline command) leaves them.
+    Store::open(&file, &Options::default()).unwrap().close();
+    assert_eq!(formats_in(&file, "records", "catalogue"), BTreeMap::from([(4, 25_000 + 500 - 5)]));
+    let opts = Options { plain: vec!["catalogue".into()], ..Options::default() };
+    let s = Store::open(&file, &opts).unwrap();
+    assert!(s.broke_stream(), "records rewritten outside the log: the replica's stream starts again");
+    for (t, want) in ["A", "B", "C"].iter().zip(&before) {
+        assert_eq!(&s.read(|r| r.all(&plain, t)).unwrap(), want, "tenant {t} reads as before");
+    }
+    s.close();
+    assert_eq!(formats_in(&file, "records", "catalogue"), BTreeMap::from([(1, 25_000 + 500 - 5)]));
+    assert_eq!(formats_in(&file, "records_deleted", "catalogue"), BTreeMap::from([(1, 5)]));
+    assert_eq!(formats_in(&file, "records", "param"), BTreeMap::from([(4, 3)]), "other resources stay packed");
+    assert!(store::verify_file(&file).unwrap().ok);
+    // Done: the next start has nothing to do.
+    let s = Store::open(&file, &opts).unwrap();
+    assert!(!s.broke_stream());
+    // As a crash in the middle of the pass would leave it.
+    s.write(|w| w.put_meta("unpack_pending", &[1])).unwrap();
+    s.close();
+    let s = Store::open(&file, &opts).unwrap();
+    assert!(s.broke_stream(), "an interrupted pass changed the file's history too");
+    assert!(s.read(|r| r.meta("unpack_pending")).unwrap().is_none());
+    s.close();
+    // A new file records its plain resources at once: its first restart has nothing to do.
+    let fresh = dir.path().join("u.redb");
+    Store::open(&fresh, &opts).unwrap().close();
+    assert!(!Store::open(&fresh, &opts).unwrap().broke_stream());
+}
+
 /// Without room for the copy and the packing, a data file of format 3 stays as it is (not moved to 4 on the way,
 /// which older binaries would refuse for nothing), keeps writing format-1 records, and is upgraded by a start with
 /// room.
@@ -613,8 +676,13 @@ fn a_data_file_waits_for_room_to_be_packed() {
 
 /// The record formats (their first byte) of a closed file's live records of `res`, counted.
 fn formats_of(file: &std::path::Path, res: &str) -> BTreeMap<u8, usize> {
+    formats_in(file, "records", res)
+}
+
+/// `formats_of` in the table named `table` (`records`, `records_deleted`).
+fn formats_in(file: &std::path::Path, table: &str, res: &str) -> BTreeMap<u8, usize> {
     use redb::{ReadableDatabase, ReadableTable};
-    let records: redb::TableDefinition<(&str, &str, u64), &[u8]> = redb::TableDefinition::new("records");
+    let records: redb::TableDefinition<(&str, &str, u64), &[u8]> = redb::TableDefinition::new(table);
     let db = redb::ReadOnlyDatabase::open(file).unwrap();
     let r = db.begin_read().unwrap();
     let mut out = BTreeMap::new();
