@@ -184,6 +184,15 @@ pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
     }
 }
 
+/// `plain` without the cache of unpacked records: for a record rewritten in format 1 (`meta::unpack_plain`), whose
+/// packed bytes are never read again.
+pub(crate) fn plain_uncached(raw: &[u8]) -> Result<Vec<u8>> {
+    match raw.split_first() {
+        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => unpack_now(tag, frame, &[RECORD_V1]),
+        _ => Ok(raw.to_vec()),
+    }
+}
+
 /// A stored record readable in place: a packed one unpacked to format 1 (owned), any other as it is (borrowed).
 /// Readers that both test a record and hand its bytes on unpack it once through this.
 pub(crate) fn unpacked(raw: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>> {

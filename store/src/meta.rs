@@ -133,8 +133,8 @@ pub(crate) struct Prepared {
     pub aside: Option<PathBuf>,
     pub format: u32,
     pub deferred: Option<String>,
-    /// Records were packed at this open (the upgrade to format 5, or one a crash interrupted): the file's
-    /// history changed outside the write-ahead log, so its replica's stream starts again.
+    /// Records were packed or unpacked at this open (the upgrade to format 5, `unpack_plain`, or one a crash
+    /// interrupted): the file's history changed outside the write-ahead log, so its replica's stream starts again.
     pub repacked: bool,
 }
 
@@ -216,7 +216,7 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
     // A file made or packed just now holds its plain resources unpacked already; one packed by an earlier binary
     // (which packed every resource) or declared so since has them unpacked now.
     let unpacked = if target >= PACKED_D1_FORMAT && v >= PACKED_D1_FORMAT && !plain.is_empty() {
-        unpack_plain(db, plain, !existed || pending)?
+        unpack_plain(db, plain, !existed)?
     } else {
         false
     };
@@ -224,7 +224,8 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
 }
 
 /// Meta key: the resources declared `plain` (names, sorted, one a line) whose records the file holds unpacked,
-/// as the last server to open it declared them.
+/// as the last server to open it declared them, and that server's binary on the last line (`by …`): another
+/// binary looks again, since one in between (a rollback to a release that packed everything) may have packed them.
 const PLAIN_SET: &str = "plain_resources";
 /// Meta key set by the first transaction of `unpack_plain` that rewrites records, removed with its end: a start
 /// that finds it unpacks again (a crash interrupted it) and restarts the replica's stream as the first did.
@@ -234,15 +235,16 @@ const UNPACK_PENDING: &str = "unpack_pending";
 /// record of them (`PLAIN_SET`) is not these names: a file packed by a binary that packed every resource, or a
 /// resource declared plain since. Each resource is sought tenant by tenant (a seek to the next tenant, then its
 /// records in batches of `PACK_BATCH`), live and deleted; a resource no longer declared plain keeps its records
-/// until each is written again (both formats read alike). `fresh`: nothing can be packed (a new file, or one the
-/// packing just passed over them), only the names are recorded. Returns whether records were rewritten now or by
-/// an interrupted pass: the file's history changed outside the write-ahead log.
+/// until each is written again (both formats read alike). `fresh`: a new file, nothing can be packed, only the
+/// names are recorded (a packing just finished is no reason: one an earlier binary began may have packed them). A
+/// record that does not unpack is left as it is (its reads fail as before) and named on stderr. Returns whether
+/// records were rewritten now or by an interrupted pass: the file's history changed outside the write-ahead log.
 pub(crate) fn unpack_plain(db: &Database, plain: &[String], fresh: bool) -> Result<bool> {
     use redb::ReadableTable;
     let mut names: Vec<&str> = plain.iter().map(String::as_str).collect();
     names.sort_unstable();
     names.dedup();
-    let want = names.join("\n");
+    let want = format!("{}\nby {}", names.join("\n"), binary());
     let (had, was_pending) = {
         let r = db.begin_read()?;
         let m = r.open_table(tables::META)?;
@@ -253,7 +255,7 @@ pub(crate) fn unpack_plain(db: &Database, plain: &[String], fresh: bool) -> Resu
     }
     // The names already unpacked by the recorded pass (all of them again after an interrupted one).
     let done: Vec<String> = match (&had, was_pending) {
-        (Some(h), false) => String::from_utf8_lossy(h).lines().map(str::to_string).collect(),
+        (Some(h), false) if h.ends_with(format!("\nby {}", binary()).as_bytes()) => String::from_utf8_lossy(h).lines().map(str::to_string).collect(),
         _ => Vec::new(),
     };
     let mut rewrote = false;
@@ -289,7 +291,10 @@ pub(crate) fn unpack_plain(db: &Database, plain: &[String], fresh: bool) -> Resu
                                 let id = k.value().2;
                                 let v = v.value();
                                 if matches!(v.first(), Some(&(crate::codec::RECORD_Z1 | crate::codec::RECORD_Z2 | crate::codec::RECORD_D1))) {
-                                    batch.push((id, crate::codec::plain(v)?));
+                                    match crate::codec::plain_uncached(v) {
+                                        Ok(json) => batch.push((id, json)),
+                                        Err(e) => eprintln!("zz-store: record ({tenant}, {name}, {id}) left packed: {e}"),
+                                    }
                                 }
                                 after = Some(id);
                                 seen += 1;

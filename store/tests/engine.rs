@@ -594,8 +594,9 @@ fn resources_declared_plain_are_unpacked_once_at_start() {
     let s = Store::open(&file, &Options::default()).unwrap();
     let (p2, o2) = (packed.clone(), other.clone());
     s.write(move |w| {
-        for t in ["A", "B", "C"] {
-            for i in 0..25_000 / if t == "B" { 1 } else { 100 } {
+        // Tenant names that are prefixes of one another; one tenant's records span two batches.
+        for t in ["A", "AB", "C"] {
+            for i in 0..25_000 / if t == "AB" { 1 } else { 100 } {
                 w.insert(&p2, t, doc(json!({"paramName": "产品", "paramKey": format!("{t}{i}")})), &Actor::default())?;
             }
             w.insert(&o2, t, doc(json!({"paramName": "参数", "paramKey": format!("{t}")})), &Actor::default())?;
@@ -606,17 +607,23 @@ fn resources_declared_plain_are_unpacked_once_at_start() {
     let gone: Vec<u64> = s.read(|r| r.all(&packed, "C")).unwrap().iter().take(5).map(|m| m["id"].as_u64().unwrap()).collect();
     let p2 = packed.clone();
     s.write(move |w| w.remove(&p2, "C", &gone, &Actor::default())).unwrap();
-    let before: Vec<_> = ["A", "B", "C"].iter().map(|t| s.read(|r| r.all(&packed, t)).unwrap()).collect();
+    let before: Vec<_> = ["A", "AB", "C"].iter().map(|t| s.read(|r| r.all(&packed, t)).unwrap()).collect();
     s.close();
     assert_eq!(formats_in(&file, "records", "catalogue"), BTreeMap::from([(4, 25_000 + 500 - 5)]));
     assert_eq!(formats_in(&file, "records_deleted", "catalogue"), BTreeMap::from([(4, 5)]));
     // An opener that names no plain resources (an offline command) leaves them.
     Store::open(&file, &Options::default()).unwrap().close();
     assert_eq!(formats_in(&file, "records", "catalogue"), BTreeMap::from([(4, 25_000 + 500 - 5)]));
+    // As a packing an earlier binary began and a crash interrupted leaves it: the next start finishes the packing
+    // (which leaves plain resources alone) and must still unpack what the earlier one packed.
+    let s = Store::open(&file, &Options::default()).unwrap();
+    s.write(|w| w.put_meta("pack_pending", &[1])).unwrap();
+    s.close();
     let opts = Options { plain: vec!["catalogue".into()], ..Options::default() };
     let s = Store::open(&file, &opts).unwrap();
     assert!(s.broke_stream(), "records rewritten outside the log: the replica's stream starts again");
-    for (t, want) in ["A", "B", "C"].iter().zip(&before) {
+    assert!(s.read(|r| r.meta("pack_pending")).unwrap().is_none());
+    for (t, want) in ["A", "AB", "C"].iter().zip(&before) {
         assert_eq!(&s.read(|r| r.all(&plain, t)).unwrap(), want, "tenant {t} reads as before");
     }
     s.close();
