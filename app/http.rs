@@ -75,7 +75,7 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
         doc.insert("userAgent".into(), agent.clone().into());
         doc
     };
-    let stamp = crate::logsink::AuditStamp { rid: rid.clone(), who: ctx.clone(), doc: base.clone(), written: Default::default() };
+    let stamp = crate::logsink::AuditStamp { rid: rid.clone(), who: ctx.clone(), doc: std::sync::Arc::new(base), written: Default::default() };
     let mut resp = crate::error::LANG.scope(lang, crate::logsink::AUDIT.scope(stamp.clone(), next.run(req))).await;
     let rendered = resp.extensions().get::<Rendered>().cloned();
     if lang == Lang::En
@@ -106,7 +106,8 @@ pub async fn access_log(axum::extract::State(st): axum::extract::State<crate::st
     if route.starts_with("/api/") && !quiet_read {
         let uid: u64 = who.user.parse().unwrap_or(0);
         let tenant = if who.tenant.is_empty() { store::PLATFORM_TENANT.to_string() } else { who.tenant.clone() };
-        let mut doc = base;
+        // The handler's copies of the stamp are gone with its scope: the document is taken back, not copied.
+        let mut doc = std::sync::Arc::unwrap_or_clone(stamp.doc);
         doc.insert("httpStatus".into(), status.into());
         doc.insert("time".into(), Value::from((ms * 1000.0).round() / 1000.0));
         // Its copy in the data file's outbox (a write of this request committed) goes once this one is durable.

@@ -65,7 +65,8 @@ pub struct Entry {
 pub struct AuditStamp {
     pub rid: String,
     pub who: crate::http::ReqCtx,
-    pub doc: Map<String, Value>,
+    /// Shared: the stamp is copied for the handler's scope and for every write of the request.
+    pub doc: Arc<Map<String, Value>>,
     pub written: Arc<std::sync::atomic::AtomicBool>,
 }
 
@@ -84,7 +85,7 @@ impl AuditStamp {
     /// The outbox entry as this request would leave it if nothing more were known (a crash before the answer).
     pub fn provisional(&self) -> Vec<u8> {
         let who = self.who.0.lock().map(|w| w.clone()).unwrap_or_default();
-        let mut doc = self.doc.clone();
+        let mut doc = (*self.doc).clone();
         // The write committed; its answer is not known here (a crash came first, if this copy is ever read).
         doc.insert("httpStatus".into(), 200.into());
         doc.insert("time".into(), 0.into());
