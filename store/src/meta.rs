@@ -213,8 +213,8 @@ pub(crate) fn prepare(db: &Database, path: &Path, existed: bool, target: u32, fs
         w.open_table(tables::META)?.remove(PACK_PENDING)?;
         w.commit()?;
     }
-    // A file made or packed just now holds its plain resources unpacked already; one packed by an earlier binary
-    // (which packed every resource) or declared so since has them unpacked now.
+    // A new file holds its plain resources unpacked already; one whose records an earlier binary packed (every
+    // resource, the packing it began included) or declared plain since has them unpacked now.
     let unpacked = if target >= PACKED_D1_FORMAT && v >= PACKED_D1_FORMAT && !plain.is_empty() {
         unpack_plain(db, plain, !existed)?
     } else {
