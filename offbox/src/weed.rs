@@ -98,9 +98,14 @@ impl Weed {
     fn launch(&mut self) -> bool {
         let [s3, master, volume, filer] = self.ports;
         let log = std::fs::File::create(self.dir.join("weed.log")).expect("weed log");
+        // Its logs and the local sockets that take a flag in its own directory, not in the shared /tmp (weed's
+        // defaults; its gRPC sockets take none: `stop` and the watchdog remove them).
         let child = Command::new(&self.bin)
+            .arg(format!("-logdir={}", self.dir.display()))
             .arg("server")
             .arg(format!("-dir={}", self.dir.display()))
+            .arg(format!("-filer.localSocket={}", self.dir.join("filer.sock").display()))
+            .arg(format!("-s3.localSocket={}", self.dir.join("s3.sock").display()))
             .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3", "-s3.port.iceberg=0", "-s3.port.lance=0"])
             .arg(format!("-s3.port={s3}"))
             .arg(format!("-master.port={master}"))
@@ -121,10 +126,11 @@ impl Weed {
         // directory, within a second of this process going away; it leaves by itself when the server stops first.
         let _ = Command::new("sh")
             .arg("-c")
-            .arg(r#"while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done; if ! kill -0 "$0" 2>/dev/null; then kill -9 "$1" 2>/dev/null; rm -rf "$2"; fi"#)
+            .arg(r#"while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done; if ! kill -0 "$0" 2>/dev/null; then kill -9 "$1" 2>/dev/null; rm -rf "$2"; shift 3; rm -f "$@"; fi"#)
             .arg(std::process::id().to_string())
             .arg(child.id().to_string())
             .arg(&self.dir)
+            .args(grpc_sockets(self.ports))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -152,6 +158,9 @@ impl Weed {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
+            for p in grpc_sockets(self.ports) {
+                let _ = std::fs::remove_file(p);
+            }
         }
     }
 
@@ -183,6 +192,15 @@ impl Drop for Weed {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The gRPC sockets `weed server` makes in /tmp for its four services (ports + 10000), whatever its flags say.
+fn grpc_sockets(ports: [u16; 4]) -> Vec<PathBuf> {
+    let [s3, master, volume, filer] = ports;
+    [("s3", s3), ("master", master), ("volume", volume), ("filer", filer)]
+        .iter()
+        .map(|(name, port)| PathBuf::from(format!("/tmp/seaweedfs-{name}-grpc-{}.sock", *port as u32 + 10_000)))
+        .collect()
 }
 
 /// A bare HTTP request; the status code.
