@@ -119,12 +119,12 @@ impl Resources {
         self.by_name.read().ok().and_then(|m| m.get(name).cloned())
     }
 
-    /// Every declaration, by name.
     /// The resources declared `plain`, for `store::Options::plain` of whoever opens the data file to write it.
     pub fn plain_names(&self) -> Vec<String> {
         self.all().iter().filter(|d| d.plain).map(|d| d.name.clone()).collect()
     }
 
+    /// Every declaration, by name.
     pub fn all(&self) -> Vec<Arc<ResourceDef>> {
         let mut v: Vec<Arc<ResourceDef>> = self.by_name.read().map(|m| m.values().cloned().collect()).unwrap_or_default();
         v.sort_by(|a, b| a.name.cmp(&b.name));

@@ -178,17 +178,18 @@ pub(crate) fn pack_json(json: &[u8], tag: u8) -> Result<Vec<u8>> {
 
 /// A stored record in format 1: a packed one unpacked (its JSON is the one format 1 holds), any other as it is.
 pub(crate) fn plain(raw: &[u8]) -> Result<Vec<u8>> {
-    match raw.split_first() {
-        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => unpack_after(tag, frame, &[RECORD_V1]),
-        _ => Ok(raw.to_vec()),
-    }
+    plain_by(raw, unpack_after)
 }
 
 /// `plain` without the cache of unpacked records: for a record rewritten in format 1 (`meta::unpack_plain`), whose
 /// packed bytes are never read again.
 pub(crate) fn plain_uncached(raw: &[u8]) -> Result<Vec<u8>> {
+    plain_by(raw, unpack_now)
+}
+
+fn plain_by(raw: &[u8], unpack: fn(u8, &[u8], &[u8]) -> Result<Vec<u8>>) -> Result<Vec<u8>> {
     match raw.split_first() {
-        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => unpack_now(tag, frame, &[RECORD_V1]),
+        Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => unpack(tag, frame, &[RECORD_V1]),
         _ => Ok(raw.to_vec()),
     }
 }
