@@ -187,7 +187,10 @@ pub(crate) fn plain_uncached(raw: &[u8]) -> Result<Vec<u8>> {
     plain_by(raw, unpack_now)
 }
 
-fn plain_by(raw: &[u8], unpack: fn(u8, &[u8], &[u8]) -> Result<Vec<u8>>) -> Result<Vec<u8>> {
+/// How a frame is unpacked behind a prefix (`unpack_after`, `unpack_now`).
+type Unpack = fn(u8, &[u8], &[u8]) -> Result<Vec<u8>>;
+
+fn plain_by(raw: &[u8], unpack: Unpack) -> Result<Vec<u8>> {
     match raw.split_first() {
         Some((&tag @ (RECORD_Z1 | RECORD_Z2 | RECORD_D1), frame)) => unpack(tag, frame, &[RECORD_V1]),
         _ => Ok(raw.to_vec()),

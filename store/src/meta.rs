@@ -240,7 +240,6 @@ const UNPACK_PENDING: &str = "unpack_pending";
 /// record that does not unpack is left as it is (its reads fail as before) and named on stderr. Returns whether
 /// records were rewritten now or by an interrupted pass: the file's history changed outside the write-ahead log.
 pub(crate) fn unpack_plain(db: &Database, plain: &[String], fresh: bool) -> Result<bool> {
-    use redb::ReadableTable;
     let mut names: Vec<&str> = plain.iter().map(String::as_str).collect();
     names.sort_unstable();
     names.dedup();
@@ -274,55 +273,25 @@ pub(crate) fn unpack_plain(db: &Database, plain: &[String], fresh: bool) -> Resu
                             None => break,
                         }
                     };
-                    let mut after: Option<u64> = None;
-                    loop {
-                        let mut w = db.begin_write()?;
-                        w.set_quick_repair(true);
-                        let (seen, batch) = {
-                            let t = w.open_table(def)?;
-                            let lo = match after {
-                                Some(id) => std::ops::Bound::Excluded((tenant.as_str(), *name, id)),
-                                None => std::ops::Bound::Included((tenant.as_str(), *name, 0)),
-                            };
-                            let mut batch: Vec<(u64, Vec<u8>)> = Vec::new();
-                            let mut seen = 0usize;
-                            for e in t.range::<(&str, &str, u64)>((lo, std::ops::Bound::Included((tenant.as_str(), *name, u64::MAX))))? {
-                                let (k, v) = e?;
-                                let id = k.value().2;
-                                let v = v.value();
-                                if matches!(v.first(), Some(&(crate::codec::RECORD_Z1 | crate::codec::RECORD_Z2 | crate::codec::RECORD_D1))) {
-                                    match crate::codec::plain_uncached(v) {
-                                        Ok(json) => batch.push((id, json)),
-                                        Err(e) => eprintln!("zz-store: record ({tenant}, {name}, {id}) left packed: {e}"),
-                                    }
-                                }
-                                after = Some(id);
-                                seen += 1;
-                                if seen >= PACK_BATCH {
-                                    break;
-                                }
-                            }
-                            (seen, batch)
-                        };
-                        if !batch.is_empty() {
-                            if !rewrote {
-                                w.open_table(tables::META)?.insert(UNPACK_PENDING, [1u8].as_slice())?;
-                                rewrote = true;
-                            }
-                            {
-                                let mut t = w.open_table(def)?;
-                                for (id, v) in &batch {
-                                    t.insert((tenant.as_str(), *name, *id), v.as_slice())?;
-                                }
-                            }
-                            w.commit()?;
-                        } else {
-                            w.abort()?;
+                    let (from, to) = ((tenant.clone(), name.to_string(), 0), (tenant.clone(), name.to_string(), u64::MAX));
+                    let unpack = &mut |(t, r, id): (&str, &str, u64), v: &[u8]| -> Result<Option<Vec<u8>>> {
+                        if !matches!(v.first(), Some(&(crate::codec::RECORD_Z1 | crate::codec::RECORD_Z2 | crate::codec::RECORD_D1))) {
+                            return Ok(None);
                         }
-                        if seen < PACK_BATCH {
-                            break;
-                        }
-                    }
+                        Ok(match crate::codec::plain_uncached(v) {
+                            Ok(json) => Some(json),
+                            Err(e) => {
+                                eprintln!("zz-store: record ({t}, {r}, {id}) left packed: {e}");
+                                None
+                            }
+                        })
+                    };
+                    // The first transaction that rewrites marks the pass as begun.
+                    let mark = &mut |w: &WriteTransaction| -> Result<()> {
+                        w.open_table(tables::META)?.insert(UNPACK_PENDING, [1u8].as_slice())?;
+                        Ok(())
+                    };
+                    rewrote |= rewrite_records(db, def, from, Some(to), unpack, mark)? > 0;
                     tenant_from = format!("{tenant}\0");
                 }
             }
@@ -345,54 +314,91 @@ pub(crate) fn unpack_plain(db: &Database, plain: &[String], fresh: bool) -> Resu
 /// `PACK_PENDING` set: the next start goes on. The records of the resources named in `plain` stay as they are
 /// (`ResourceDef::plain`). Returns how many it packed.
 pub(crate) fn pack_existing(db: &Database, plain: &[String]) -> Result<u64> {
-    use redb::ReadableTable;
     let mut packed = 0u64;
     for def in [tables::RECORDS, tables::DELETED] {
-        let mut after: Option<(String, String, u64)> = None;
-        loop {
-            let mut w = db.begin_write()?;
-            w.set_quick_repair(true);
-            let seen = {
-                let mut t = w.open_table(def)?;
-                let mut batch: Vec<((String, String, u64), Vec<u8>)> = Vec::new();
-                let mut seen = 0usize;
-                let mut last = None;
-                {
-                    let range = match &after {
-                        Some((a, b, c)) => t.range::<(&str, &str, u64)>((std::ops::Bound::Excluded((a.as_str(), b.as_str(), *c)), std::ops::Bound::Unbounded))?,
-                        None => t.range::<(&str, &str, u64)>(..)?,
-                    };
-                    for e in range {
-                        let (k, v) = e?;
-                        let (a, b, c) = k.value();
-                        let v = v.value();
-                        // A record too large to unpack stays in format 1 (`codec::packable`).
-                        if let Some((&crate::codec::RECORD_V1, json)) = v.split_first().filter(|(_, j)| crate::codec::packable(j))
-                            && !plain.iter().any(|p| p == b)
-                        {
-                            batch.push(((a.to_string(), b.to_string(), c), crate::codec::pack_json(json, crate::codec::RECORD_D1)?));
-                        }
-                        last = Some((a.to_string(), b.to_string(), c));
-                        seen += 1;
-                        if seen >= PACK_BATCH {
-                            break;
-                        }
-                    }
+        // A record too large to unpack stays in format 1 (`codec::packable`).
+        let pack = &mut |(_, res, _): (&str, &str, u64), v: &[u8]| -> Result<Option<Vec<u8>>> {
+            match v.split_first() {
+                Some((&crate::codec::RECORD_V1, json)) if crate::codec::packable(json) && !plain.iter().any(|p| p == res) => {
+                    Ok(Some(crate::codec::pack_json(json, crate::codec::RECORD_D1)?))
                 }
-                packed += batch.len() as u64;
+                _ => Ok(None),
+            }
+        };
+        packed += rewrite_records(db, def, (String::new(), String::new(), 0), None, pack, &mut |_| Ok(()))?;
+    }
+    Ok(packed)
+}
+
+/// A record's key, owned.
+type RecKey = (String, String, u64);
+/// What `rewrite_records` asks of each record: its new bytes, or None to leave it.
+type Rewrite<'a> = &'a mut dyn FnMut((&str, &str, u64), &[u8]) -> Result<Option<Vec<u8>>>;
+
+/// Rewrites the records of `def` from `from` up to `to` (both included; `None`: the table's end) in transactions
+/// of `PACK_BATCH` records read, so that a large file needs no large transaction: each record `f` gives new bytes
+/// for is replaced by them; `first` runs inside the first transaction that replaces any. A crash between two
+/// transactions leaves records of both kinds, which read alike. Returns how many it replaced.
+fn rewrite_records(
+    db: &Database,
+    def: redb::TableDefinition<'static, tables::RecK, &'static [u8]>,
+    from: RecKey,
+    to: Option<RecKey>,
+    f: Rewrite<'_>,
+    first: &mut dyn FnMut(&WriteTransaction) -> Result<()>,
+) -> Result<u64> {
+    use redb::ReadableTable;
+    use std::ops::Bound;
+    let mut after: Option<RecKey> = None;
+    let mut replaced = 0u64;
+    loop {
+        let mut w = db.begin_write()?;
+        w.set_quick_repair(true);
+        let (seen, last, batch) = {
+            let t = w.open_table(def)?;
+            let lo = match &after {
+                Some((a, b, c)) => Bound::Excluded((a.as_str(), b.as_str(), *c)),
+                None => Bound::Included((from.0.as_str(), from.1.as_str(), from.2)),
+            };
+            let hi = match &to {
+                Some((a, b, c)) => Bound::Included((a.as_str(), b.as_str(), *c)),
+                None => Bound::Unbounded,
+            };
+            let (mut seen, mut last, mut batch) = (0usize, None, Vec::new());
+            for e in t.range::<(&str, &str, u64)>((lo, hi))? {
+                let (k, v) = e?;
+                let key = k.value();
+                if let Some(new) = f(key, v.value())? {
+                    batch.push(((key.0.to_string(), key.1.to_string(), key.2), new));
+                }
+                seen += 1;
+                if seen >= PACK_BATCH {
+                    last = Some((key.0.to_string(), key.1.to_string(), key.2));
+                    break;
+                }
+            }
+            (seen, last, batch)
+        };
+        if batch.is_empty() {
+            w.abort()?;
+        } else {
+            if replaced == 0 {
+                first(&w)?;
+            }
+            {
+                let mut t = w.open_table(def)?;
                 for ((a, b, c), v) in &batch {
                     t.insert((a.as_str(), b.as_str(), *c), v.as_slice())?;
                 }
-                after = last;
-                seen
-            };
-            w.commit()?;
-            if seen < PACK_BATCH {
-                break;
             }
+            w.commit()?;
+            replaced += batch.len() as u64;
         }
+        if seen < PACK_BATCH {
+            return Ok(replaced);
+        }
+        after = last;
     }
-    Ok(packed)
 }
 
 fn u32_of(b: &[u8]) -> u32 {
