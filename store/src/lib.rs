@@ -1141,6 +1141,14 @@ impl WriteCtx<'_> {
         }
         Ok(r)
     }
+    /// See [`engine::RecordWriter::rename_index_keys`]: at most `max` index entries moved to their declared keys.
+    pub fn rename_index_keys(&mut self, def: &ResourceDef, max: usize) -> Result<u64> {
+        let n = self.rec.rename_index_keys(def, max)?;
+        if n > 0 {
+            self.touched.insert(def.name.clone());
+        }
+        Ok(n)
+    }
     pub fn put_meta(&mut self, key: &str, v: &[u8]) -> Result<()> {
         self.meta.insert(key, v)?;
         Ok(())

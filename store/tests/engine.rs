@@ -836,6 +836,74 @@ fn reconcile_index_follows_a_changed_declaration() {
     assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().records[0]["n"], 1000);
 }
 
+/// Short index keys declared for a filled file (`indexKeys`, as the logs got them): the entries move in batches,
+/// nothing is left for the reconcile to remove or add, and every kind of list answers as before; a bad declaration
+/// is refused.
+#[test]
+fn declared_index_keys_move_the_entries_of_a_filled_file() {
+    let (_d, s) = open();
+    seed(&s, "A", 300);
+    seed(&s, "B", 5);
+    let old = def();
+    let mut next: ResourceDef = (*old).clone();
+    next.index_keys = [("paramName", "pn"), ("paramKey", "pk"), ("n", "x"), ("createTime", "c")].into_iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+    next.check().unwrap();
+    let next = Arc::new(next);
+    let queries = vec![
+        Query { limit: 10, filters: vec![Filter::new("paramName", Op::Equal, json!("名称003"))], ..Default::default() },
+        Query { limit: 10, offset: 150, sorts: vec![Sort { field: "paramKey".into(), desc: true }], ..Default::default() },
+        Query { limit: 10, filters: vec![Filter::new("n", Op::Ge, json!(100)), Filter::new("n", Op::Lt, json!(120))], ..Default::default() },
+        Query { limit: 10, filters: vec![Filter::new("paramName", Op::Equal, json!("名称001")), Filter::new("n", Op::Gt, json!(200))], sorts: vec![Sort { field: "n".into(), desc: false }], ..Default::default() },
+        Query { limit: 10, filters: vec![Filter::new("paramKey", Op::StartsWith, json!("K02"))], ..Default::default() },
+    ];
+    let answers = |d: &Arc<ResourceDef>| -> Vec<(u64, Vec<u64>)> {
+        queries.iter().map(|q| {
+            let p = s.read(|r| r.list(d, "A", q)).unwrap();
+            (p.total, p.records.iter().map(|r| r["id"].as_u64().unwrap()).collect())
+        }).collect()
+    };
+    let before = answers(&old);
+    assert!(before.iter().all(|(total, _)| *total > 0), "{before:?}");
+    // 305 records, four renamed fields: 1,220 entries, at most 50 a transaction.
+    let (mut moved, mut batches) = (0, 0);
+    loop {
+        let n2 = next.clone();
+        let n = s.write(move |w| w.rename_index_keys(&n2, 50)).unwrap();
+        assert!(n <= 50);
+        if n == 0 {
+            break;
+        }
+        moved += n;
+        batches += 1;
+    }
+    assert_eq!((moved, batches), (1220, 25));
+    let n2 = next.clone();
+    assert_eq!(s.write(move |w| w.reconcile_index(&n2)).unwrap(), (0, 0), "every entry is where the declaration wants it");
+    assert_eq!(answers(&next), before);
+    // Writes keep to the keys.
+    let n2 = next.clone();
+    let id = s.read(|r| r.find_unique(&n2, "A", "paramKey", "k0003")).unwrap().unwrap();
+    s.write(move |w| w.update(&n2, "A", id, doc(json!({"paramName": "改名"})), &Actor::default()).map(|_| ())).unwrap();
+    let q = Query { limit: 10, filters: vec![Filter::new("paramName", Op::Equal, json!("改名"))], ..Default::default() };
+    assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().total, 1);
+    let n2 = next.clone();
+    assert_eq!(s.write(move |w| w.reconcile_index(&n2)).unwrap(), (0, 0));
+    // Taken away again: the reconcile makes the entries anew under the names.
+    let (removed, added) = s.write(move |w| w.reconcile_index(&old)).unwrap();
+    assert_eq!((removed, added), (1220, 1220));
+    for (keys, why) in [
+        (vec![("remark", "r")], "no index entries"),
+        (vec![("paramName", "n")], "another indexed field"),
+        (vec![("paramName", "a"), ("paramKey", "a")], "another indexed field"),
+        (vec![("paramName", "")], "1-16 characters"),
+        (vec![("paramName", "paramName")], "1-16 characters"),
+    ] {
+        let mut bad: ResourceDef = (*def()).clone();
+        bad.index_keys = keys.into_iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        assert!(bad.check().unwrap_err().contains(why), "{why}");
+    }
+}
+
 /// A newly indexed field some records already have entries of — records written with the new declaration before
 /// the index was brought in line (an upgrade step, an offline tool) — is filled for every older record too, and
 /// the filter on it finds them all.

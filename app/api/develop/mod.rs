@@ -124,6 +124,7 @@ fn declaration(code: &Map<String, Value>) -> ApiResult<ResourceDef> {
         ui: None,
         api: None,
         access: None,
+        index_keys: Default::default(),
     };
     def.check().map_err(|e| ApiError::with(Kind::BadFormat, e.chars().take(120).collect::<String>()))?;
     Ok(def)

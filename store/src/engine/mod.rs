@@ -136,7 +136,7 @@ where
         let by_id = q.sorts.len() == 1 && q.sorts[0].field == "id";
         if !q.sorts.is_empty() && !by_id
             && let Some((field, keys)) = seek_filter(def, q)
-            && let Some(ids) = self.candidate_ids(t, res, field, &keys, SELECTIVE)? {
+            && let Some(ids) = self.candidate_ids(t, res, def.index_key(field), &keys, SELECTIVE)? {
             let mut all = Vec::new();
             for id in ids {
                 if let Some(v) = self.records.get((t, res, id))?
@@ -208,7 +208,7 @@ where
             && !def.field(&s.field).is_some_and(|d| d.multi)
         {
             let total = self.count(def, tenant)?;
-            let ids = self.sorted_page_ids(t, res, s, q, total, |_| true)?;
+            let ids = self.sorted_page_ids(t, res, s, def.index_key(&s.field), q, total, |_| true)?;
             let mut fill = PageFill::new(q);
             for id in ids {
                 if let Some(v) = self.records.get((t, res, id))? {
@@ -245,12 +245,12 @@ where
 
         match q.sorts.first() {
             Some(s) if s.field != "id" && s.field != "createTime" => {
-                self.scan_index(t, res, &s.field, None, s.desc, &mut visit)?;
+                self.scan_index(t, res, def.index_key(&s.field), None, s.desc, &mut visit)?;
             }
             Some(s) => self.scan_ids(t, res, None, s.desc, &mut visit)?,
             None => match seek_filter(def, q) {
                 // The most selective exact filter over an indexed field: walk only its candidates, newest first.
-                Some((field, keys)) => self.scan_candidates(t, res, field, &keys, &mut visit)?,
+                Some((field, keys)) => self.scan_candidates(t, res, def.index_key(field), &keys, &mut visit)?,
                 None => self.scan_ids(t, res, None, true, &mut visit)?,
             },
         }
@@ -301,7 +301,7 @@ where
                 }
                 let key = keys.into_iter().next().unwrap_or_default();
                 let moved = self.counter(t, &rank::moved_key(res, &f.field))?;
-                ((t.to_string(), res.to_string(), f.field.clone(), key), None, moved)
+                ((t.to_string(), res.to_string(), def.index_key(&f.field).to_string(), key), None, moved)
             }
             _ => return Ok(None),
         };
@@ -378,7 +378,7 @@ where
             self.records.range((t, res, max_id.saturating_add(1))..=(t, res, u64::MAX))?.take(rank::ADDED_MAX + 1).map(|e| Ok(e?.0.value().2)).collect()
         };
         let Some(marks) = self.sort_marks(def, t, &s.field, &want, |_| true, added, cache)? else { return Ok(None) };
-        let ids = self.marked_page_ids(t, res, s, q, total, &marks, |_| true)?;
+        let ids = self.marked_page_ids(t, res, s, def.index_key(&s.field), q, total, &marks, |_| true)?;
         let mut fill = PageFill::new(q);
         for id in ids {
             match self.records.get((t, res, id))? {
@@ -427,8 +427,8 @@ where
         let (_, depth, _) = nearer_end(total, q.offset, q.limit);
         let marks = if depth >= 2 * rank::EVERY { self.filtered_sort_marks(def, t, s, filters, &ids, removed, cache)? } else { None };
         let page = match marks {
-            Some(m) => self.marked_page_ids(t, res, s, q, total, &m, keep)?,
-            None => self.sorted_page_ids(t, res, s, q, total, keep)?,
+            Some(m) => self.marked_page_ids(t, res, s, def.index_key(&s.field), q, total, &m, keep)?,
+            None => self.sorted_page_ids(t, res, s, def.index_key(&s.field), q, total, keep)?,
         };
         self.fill_checked(t, res, q, page, total)
     }
@@ -498,20 +498,21 @@ where
         if cache.sort(want.of).is_some_and(|m| m.made.elapsed() < std::time::Duration::from_secs(1)) {
             return Ok(None);
         }
-        let made = self.make_sort_marks(t, res, field, want, keep)?;
+        let made = self.make_sort_marks(t, res, def.index_key(field), want, keep)?;
         if let Some(m) = &made {
             cache.put_sort(want.of, m.clone());
         }
         Ok(made)
     }
 
-    /// Marks of `field`'s whole index over the entries `keep` tells (every `rank::EVERY`-th kept one with its
-    /// position among them), by one walk of the index's keys; `None` when it keeps other than `total`.
-    fn make_sort_marks(&self, t: &str, res: &str, field: &str, want: &WantMarks, keep: impl Fn(u64) -> bool) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
+    /// Marks of a field's whole index (`ik`: its `index_key`) over the entries `keep` tells (every `rank::EVERY`-th
+    /// kept one with its position among them), by one walk of the index's keys; `None` when it keeps other than
+    /// `total`.
+    fn make_sort_marks(&self, t: &str, res: &str, ik: &str, want: &WantMarks, keep: impl Fn(u64) -> bool) -> Result<Option<std::sync::Arc<rank::SortMarks>>> {
         let max_id = self.last_id(t, res)?;
         let mut marks = Vec::new();
         let mut count = 0u64;
-        for e in self.index.range::<IdxKey>((t, res, field, &[][..], 0)..=(t, res, field, INDEX_END, u64::MAX))? {
+        for e in self.index.range::<IdxKey>((t, res, ik, &[][..], 0)..=(t, res, ik, INDEX_END, u64::MAX))? {
             let (k, _) = e?;
             let k = k.value();
             if !keep(k.4) {
@@ -529,16 +530,17 @@ where
     }
 
     /// The ids of a page of `total` records that `keep` tells, sorted by `s.field`, from marks of its index over
-    /// them: from the mark at or before the page, the index walked by its keys, counting the kept ones.
+    /// them: from the mark at or before the page, the index (`ik`: the field's `index_key`) walked by its keys,
+    /// counting the kept ones.
     #[allow(clippy::too_many_arguments)]
-    fn marked_page_ids(&self, t: &str, res: &str, s: &crate::query::Sort, q: &Query, total: u64, marks: &rank::SortMarks, keep: impl Fn(u64) -> bool) -> Result<Vec<u64>> {
+    fn marked_page_ids(&self, t: &str, res: &str, s: &crate::query::Sort, ik: &str, q: &Query, total: u64, marks: &rank::SortMarks, keep: impl Fn(u64) -> bool) -> Result<Vec<u64>> {
         let take = (total - q.offset).min(q.limit);
         let first = if s.desc { total - q.offset - take } else { q.offset };
         let mut ids = Vec::with_capacity(take as usize);
         let (lo_value, lo_id, mut pos) = marks.start_for(first).unwrap_or((&[][..], 0, 0));
         // Between two marks lie `rank::EVERY` kept entries and any number of others (a small filter's).
         let mut others = Ticker::new(&q.budget);
-        for e in self.index.range::<IdxKey>((t, res, s.field.as_str(), lo_value, lo_id)..=(t, res, s.field.as_str(), INDEX_END, u64::MAX))? {
+        for e in self.index.range::<IdxKey>((t, res, ik, lo_value, lo_id)..=(t, res, ik, INDEX_END, u64::MAX))? {
             if ids.len() as u64 >= take {
                 break;
             }
@@ -560,8 +562,10 @@ where
     }
 
     /// The ids of a page of a list sorted by one single-valued indexed field, of `total` records that `keep`
-    /// tells: the field's index walked by its keys alone up to the page, from the nearer end past the middle.
-    fn sorted_page_ids(&self, t: &str, res: &str, s: &crate::query::Sort, q: &Query, total: u64, keep: impl Fn(u64) -> bool) -> Result<Vec<u64>> {
+    /// tells: the field's index (`ik`: its `index_key`) walked by its keys alone up to the page, from the nearer
+    /// end past the middle.
+    #[allow(clippy::too_many_arguments)]
+    fn sorted_page_ids(&self, t: &str, res: &str, s: &crate::query::Sort, ik: &str, q: &Query, total: u64, keep: impl Fn(u64) -> bool) -> Result<Vec<u64>> {
         let (from_end, skip, take) = nearer_end(total, q.offset, q.limit);
         let mut page = Vec::with_capacity(take.min(1000) as usize);
         if take == 0 {
@@ -569,7 +573,7 @@ where
         }
         let mut seen = 0u64;
         let mut keys = Ticker::new(&q.budget);
-        self.scan_index_ids(t, res, &s.field, None, s.desc != from_end, &mut |id| {
+        self.scan_index_ids(t, res, ik, None, s.desc != from_end, &mut |id| {
             keys.tick()?;
             if keep(id) {
                 if seen >= skip {
@@ -633,7 +637,8 @@ where
         let mut held = Vec::with_capacity(keys.len());
         for (field, key) in &keys {
             let moved = self.counter(t, &rank::moved_key(res, field))?;
-            let of: rank::MarksOf = (t.to_string(), res.to_string(), field.to_string(), key.clone());
+            // The set's walk reads `of.2` as the index's field part.
+            let of: rank::MarksOf = (t.to_string(), res.to_string(), def.index_key(field).to_string(), key.clone());
             let kept = cache.set(&of).filter(|s| s.removed == removed && s.moved == moved);
             if kept.as_ref().is_some_and(|s| s.ids.len() <= selective) {
                 return Ok(None);
@@ -744,7 +749,7 @@ where
         if let Some(s) = cache.set(of).filter(|s| (s.removed, s.moved, s.max_id) == (removed, moved, upto)) {
             return Ok(s.ids.clone());
         }
-        let ids = std::sync::Arc::new(self.ids_in_range(t, res, field, r, budget)?);
+        let ids = std::sync::Arc::new(self.ids_in_range(t, res, def.index_key(field), r, budget)?);
         cache.put_set(of, rank::IdSet { removed, moved, max_id: upto, ids: ids.clone() });
         Ok(ids)
     }
@@ -833,7 +838,8 @@ where
         let t = storage_tenant(def, tenant);
         let res = def.name.as_str();
         let mut out = Vec::new();
-        let range = self.index.range((t, res, field, key.as_slice(), 0)..=(t, res, field, key.as_slice(), u64::MAX))?;
+        let ik = def.index_key(field);
+        let range = self.index.range((t, res, ik, key.as_slice(), 0)..=(t, res, ik, key.as_slice(), u64::MAX))?;
         for e in range.rev().skip(offset as usize) {
             if out.len() as u64 >= limit {
                 break;
@@ -906,7 +912,7 @@ where
             }
             match exact_keys(def, f) {
                 // A record passes each filter alone, so each narrows alone (a multi-valued field included).
-                Some(keys) => narrow(&mut allowed, self.ids_for(t, res, &f.field, keys.iter())?),
+                Some(keys) => narrow(&mut allowed, self.ids_for(t, res, def.index_key(&f.field), keys.iter())?),
                 _ => decode_all = true,
             }
         }
@@ -919,7 +925,7 @@ where
                     _ => exact = false,
                 }
             }
-            if exact { narrow(&mut allowed, self.ids_for(t, res, &first.field, union.iter())?) } else { decode_all = true }
+            if exact { narrow(&mut allowed, self.ids_for(t, res, def.index_key(&first.field), union.iter())?) } else { decode_all = true }
         }
         let by_other = q.sorts.len() > 1 || q.sorts.first().is_some_and(|s| s.field != "id" && s.field != "createTime");
         let (offset, limit) = (q.offset as usize, q.limit as usize);
@@ -1024,7 +1030,7 @@ where
                     inter.retain(|k| s.contains(k));
                 }
                 let keys: Vec<Vec<u8>> = inter.into_iter().collect();
-                let Some(candidates) = self.candidate_ids(t, res, field, &keys, cap)? else { continue };
+                let Some(candidates) = self.candidate_ids(t, res, def.index_key(field), &keys, cap)? else { continue };
                 let mut docs = Vec::new();
                 for id in candidates {
                     if let Some(v) = self.records.get((t, res, id))? {
@@ -1051,10 +1057,10 @@ where
             for s in &sets[1..] {
                 inter.retain(|k| s.contains(k));
             }
-            let ids = self.ids_for(t, res, field, inter.iter())?;
+            let ids = self.ids_for(t, res, def.index_key(field), inter.iter())?;
             if sets.len() > 1 && def.field(field).is_some_and(|d| d.multi) {
                 let smallest = sets.iter().min_by_key(|s| s.len()).unwrap_or(&sets[0]);
-                check.extend(self.ids_for(t, res, field, smallest.difference(&inter))?);
+                check.extend(self.ids_for(t, res, def.index_key(field), smallest.difference(&inter))?);
             }
             exact = Some(match exact {
                 None => ids,
@@ -1066,7 +1072,7 @@ where
             if exact.as_ref().is_some_and(|e| e.is_empty()) {
                 break;
             }
-            let ids = self.ids_in_range(t, res, field, r, &q.budget)?;
+            let ids = self.ids_in_range(t, res, def.index_key(field), r, &q.budget)?;
             exact = Some(match exact {
                 None => ids,
                 Some(prev) => prev.into_iter().filter(|id| ids.binary_search(id).is_ok()).collect(),
@@ -1107,11 +1113,11 @@ where
         Ok(Some(fill.finish(total)))
     }
 
-    /// Ids (ascending, each once) of the records whose indexed `field` holds one of `keys`.
-    fn ids_for<'k>(&self, t: &str, res: &str, field: &str, keys: impl Iterator<Item = &'k Vec<u8>>) -> Result<Vec<u64>> {
+    /// Ids (ascending, each once) of the records whose indexed field (`ik`: its `index_key`) holds one of `keys`.
+    fn ids_for<'k>(&self, t: &str, res: &str, ik: &str, keys: impl Iterator<Item = &'k Vec<u8>>) -> Result<Vec<u64>> {
         let mut ids = Vec::new();
         for k in keys {
-            for e in self.index.range((t, res, field, k.as_slice(), 0)..=(t, res, field, k.as_slice(), u64::MAX))? {
+            for e in self.index.range((t, res, ik, k.as_slice(), 0)..=(t, res, ik, k.as_slice(), u64::MAX))? {
                 ids.push(e?.0.value().4);
             }
         }
@@ -1120,13 +1126,13 @@ where
         Ok(ids)
     }
 
-    /// Ids (ascending, each once) of the records whose indexed `field` lies in the range.
-    fn ids_in_range(&self, t: &str, res: &str, field: &str, r: &KeyRange, budget: &crate::query::Budget) -> Result<Vec<u64>> {
+    /// Ids (ascending, each once) of the records whose indexed field (`ik`: its `index_key`) lies in the range.
+    fn ids_in_range(&self, t: &str, res: &str, ik: &str, r: &KeyRange, budget: &crate::query::Budget) -> Result<Vec<u64>> {
         let mut ids = Vec::new();
         let mut ticker = Ticker::new(budget);
         // A prefix's stretch holds its case variants and what sorts between them: only the variants' own.
         let found = match r.prefixes.as_slice() {
-            [p] => self.prefix_spans(t, res, field, p)?,
+            [p] => self.prefix_spans(t, res, ik, p)?,
             _ => None,
         };
         let spans: Vec<Span> = match found {
@@ -1135,14 +1141,14 @@ where
         };
         for span in &spans {
             let lo: Bound<IdxKey> = match &span.lo {
-                Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), 0)),
-                Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), u64::MAX)),
-                Bound::Unbounded => Bound::Included((t, res, field, &[], 0)),
+                Bound::Included(k) => Bound::Included((t, res, ik, k.as_slice(), 0)),
+                Bound::Excluded(k) => Bound::Excluded((t, res, ik, k.as_slice(), u64::MAX)),
+                Bound::Unbounded => Bound::Included((t, res, ik, &[], 0)),
             };
             let hi: Bound<IdxKey> = match &span.hi {
-                Bound::Included(k) => Bound::Included((t, res, field, k.as_slice(), u64::MAX)),
-                Bound::Excluded(k) => Bound::Excluded((t, res, field, k.as_slice(), 0)),
-                Bound::Unbounded => Bound::Included((t, res, field, INDEX_END, u64::MAX)),
+                Bound::Included(k) => Bound::Included((t, res, ik, k.as_slice(), u64::MAX)),
+                Bound::Excluded(k) => Bound::Excluded((t, res, ik, k.as_slice(), 0)),
+                Bound::Unbounded => Bound::Included((t, res, ik, INDEX_END, u64::MAX)),
             };
             for e in self.index.range::<IdxKey>((lo, hi))? {
                 let k = e?.0;
@@ -1158,10 +1164,10 @@ where
         Ok(ids)
     }
 
-    /// The stretches of the case variants of a `StartsWith` prefix (lower-cased) that `field`'s index holds, each
+    /// The stretches of the case variants of a `StartsWith` prefix (lower-cased) that the index (`ik`) holds, each
     /// a variant's value up to past it: found position by position, a seek for each variant of each letter
     /// beside the ones held so far. `None` past `PREFIX_SEEKS` seeks (the whole stretch is read and tested).
-    fn prefix_spans(&self, t: &str, res: &str, field: &str, p: &str) -> Result<Option<Vec<Span>>> {
+    fn prefix_spans(&self, t: &str, res: &str, ik: &str, p: &str) -> Result<Option<Vec<Span>>> {
         let Some(choices) = case_choices(p) else { return Ok(None) };
         let (mut held, mut seeks) = (vec![String::new()], 0);
         for at in &choices {
@@ -1175,7 +1181,7 @@ where
                             return Ok(None);
                         }
                         let (lo, hi) = prefix_stretch(&longer);
-                        if self.index.range((t, res, field, lo.as_slice(), 0)..(t, res, field, hi.as_slice(), 0))?.next().is_none() {
+                        if self.index.range((t, res, ik, lo.as_slice(), 0)..(t, res, ik, hi.as_slice(), 0))?.next().is_none() {
                             continue;
                         }
                     }
@@ -1190,12 +1196,11 @@ where
         }).collect()))
     }
 
-    /// Records whose indexed `field` holds one of `keys` (encoded values), each once, newest first.
-    /// The ids holding any of `keys` in `field`'s index, if there are at most `cap` of them.
-    fn candidate_ids(&self, t: &str, res: &str, field: &str, keys: &[Vec<u8>], cap: usize) -> Result<Option<Vec<u64>>> {
+    /// The ids holding any of `keys` in a field's index (`ik`: its `index_key`), if there are at most `cap` of them.
+    fn candidate_ids(&self, t: &str, res: &str, ik: &str, keys: &[Vec<u8>], cap: usize) -> Result<Option<Vec<u64>>> {
         let mut ids = Vec::new();
         for k in keys {
-            for e in self.index.range((t, res, field, k.as_slice(), 0)..=(t, res, field, k.as_slice(), u64::MAX))? {
+            for e in self.index.range((t, res, ik, k.as_slice(), 0)..=(t, res, ik, k.as_slice(), u64::MAX))? {
                 ids.push(e?.0.value().4);
                 if ids.len() > cap {
                     return Ok(None);
@@ -1207,17 +1212,18 @@ where
         Ok(Some(ids))
     }
 
+    /// Visits the records whose indexed field (`ik`: its `index_key`) holds one of `keys`, each once, newest first.
     fn scan_candidates(
         &self,
         t: &str,
         res: &str,
-        field: &str,
+        ik: &str,
         keys: &[Vec<u8>],
         visit: &mut dyn FnMut(&[u8]) -> Result<bool>,
     ) -> Result<()> {
         let mut ids = Vec::new();
         for k in keys {
-            for e in self.index.range((t, res, field, k.as_slice(), 0)..=(t, res, field, k.as_slice(), u64::MAX))? {
+            for e in self.index.range((t, res, ik, k.as_slice(), 0)..=(t, res, ik, k.as_slice(), u64::MAX))? {
                 ids.push(e?.0.value().4);
             }
         }
@@ -1250,12 +1256,12 @@ where
         Ok(())
     }
 
-    /// The ids of one field's index in value order (then id; reversed when `desc`), or of one value's range,
+    /// The ids of one field's index (`ik`: its `index_key`) in value order (then id; reversed when `desc`), or of one value's range,
     /// keys only, until `visit` says stop.
-    fn scan_index_ids(&self, t: &str, res: &str, field: &str, exact: Option<&[u8]>, desc: bool, visit: &mut dyn FnMut(u64) -> Result<bool>) -> Result<()> {
+    fn scan_index_ids(&self, t: &str, res: &str, ik: &str, exact: Option<&[u8]>, desc: bool, visit: &mut dyn FnMut(u64) -> Result<bool>) -> Result<()> {
         let (lo, hi): (Bound<IdxKey>, Bound<IdxKey>) = match exact {
-            Some(v) => (Bound::Included((t, res, field, v, 0)), Bound::Included((t, res, field, v, u64::MAX))),
-            None => (Bound::Included((t, res, field, &[][..], 0)), Bound::Included((t, res, field, INDEX_END, u64::MAX))),
+            Some(v) => (Bound::Included((t, res, ik, v, 0)), Bound::Included((t, res, ik, v, u64::MAX))),
+            None => (Bound::Included((t, res, ik, &[][..], 0)), Bound::Included((t, res, ik, INDEX_END, u64::MAX))),
         };
         let range = self.index.range::<IdxKey>((lo, hi))?;
         let iter: Box<dyn Iterator<Item = _>> = if desc { Box::new(range.rev()) } else { Box::new(range) };
@@ -1268,18 +1274,18 @@ where
         Ok(())
     }
 
-    /// Walks one field's index in value order (ties newest first when descending), or one value's range,
+    /// Walks one field's index (`ik`: its `index_key`) in value order (ties newest first when descending), or one value's range,
     /// visiting each entry's stored record.
     fn scan_index(
         &self,
         t: &str,
         res: &str,
-        field: &str,
+        ik: &str,
         exact: Option<&[u8]>,
         desc: bool,
         visit: &mut dyn FnMut(&[u8]) -> Result<bool>,
     ) -> Result<()> {
-        self.scan_index_ids(t, res, field, exact, desc, &mut |id| match self.records.get((t, res, id))? {
+        self.scan_index_ids(t, res, ik, exact, desc, &mut |id| match self.records.get((t, res, id))? {
             Some(v) => visit(v.value()),
             None => Ok(true),
         })

@@ -232,19 +232,14 @@ impl RecordWriter<'_> {
     /// them, and a field only some records have is filled like a missing one. Returns (entries removed, added).
     pub fn reconcile_index(&mut self, def: &ResourceDef) -> Result<(u64, u64)> {
         let res = def.name.as_str();
-        let mut tenants = Vec::new();
-        for e in self.tables.counters.iter()? {
-            let (k, v) = e?;
-            let (t, r) = k.value();
-            if r == res && v.value() > 0 {
-                tenants.push(t.to_string());
-            }
-        }
+        let tenants = self.tenants_of(res)?;
+        // Fields by name; the index holds them under their `index_key`.
         let want: Vec<&str> = def.indexed_fields().collect();
+        let keys: Vec<&str> = want.iter().map(|f| def.index_key(f)).collect();
         let (mut removed, mut added) = (0u64, 0u64);
         for t in &tenants {
             let t = t.as_str();
-            // The fields present, one seek each.
+            // The fields present (their keys), one seek each.
             let mut stored: Vec<String> = Vec::new();
             let mut from = String::new();
             loop {
@@ -260,11 +255,11 @@ impl RecordWriter<'_> {
                 from = format!("{f}\0");
                 stored.push(f);
             }
-            for f in stored.iter().filter(|f| !want.contains(&f.as_str())) {
+            for f in stored.iter().filter(|f| !keys.contains(&f.as_str())) {
                 let end = format!("{f}\0");
                 removed += self.tables.index.remove_in((t, res, f.as_str(), &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)?;
             }
-            let mut missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == f)).collect();
+            let mut missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == def.index_key(f))).collect();
             for f in self.partly_indexed(def, t, &want, &missing)? {
                 missing.push(f);
             }
@@ -282,12 +277,63 @@ impl RecordWriter<'_> {
                 }
             }
             for (f, bytes, id) in entries {
-                if self.tables.index.insert((t, res, f, bytes.as_slice(), id), ())?.is_none() {
+                if self.tables.index.insert((t, res, def.index_key(f), bytes.as_slice(), id), ())?.is_none() {
                     added += 1;
                 }
             }
         }
         Ok((removed, added))
+    }
+
+    /// The tenants holding live records of `res` (its counter above zero).
+    fn tenants_of(&self, res: &str) -> Result<Vec<String>> {
+        let mut tenants = Vec::new();
+        for e in self.tables.counters.iter()? {
+            let (k, v) = e?;
+            let (t, r) = k.value();
+            if r == res && v.value() > 0 {
+                tenants.push(t.to_string());
+            }
+        }
+        Ok(tenants)
+    }
+
+    /// Moves at most `max` index entries of fields declared with an `index_key` from under their name to under
+    /// that key: a file whose entries an earlier declaration stored by the field's name keeps them, renamed, and
+    /// nothing is read from the records. Returns the number moved (0: none left under a name). Run in batches,
+    /// each its own transaction, before `reconcile_index`, which would otherwise drop the entries and make them
+    /// again from every record in one transaction. A key taken away again is not renamed back: the reconcile
+    /// makes those entries anew.
+    pub fn rename_index_keys(&mut self, def: &ResourceDef, max: usize) -> Result<u64> {
+        let res = def.name.as_str();
+        // (where the entries are without the declared key, where they go)
+        let renamed: Vec<(&str, &str)> =
+            def.indexed_keys().map(|(name, ik)| (crate::resource::undeclared_index_key(name), ik)).filter(|(from, ik)| from != ik).collect();
+        if renamed.is_empty() {
+            return Ok(0);
+        }
+        let mut moved = 0usize;
+        for t in &self.tenants_of(res)? {
+            let t = t.as_str();
+            for (from, ik) in &renamed {
+                let entries: Vec<(Vec<u8>, u64)> = self
+                    .tables
+                    .index
+                    .range((t, res, *from, &[][..], 0u64)..=(t, res, *from, super::INDEX_END, u64::MAX))?
+                    .take(max - moved)
+                    .map(|e| e.map(|(k, _)| (k.value().3.to_vec(), k.value().4)))
+                    .collect::<std::result::Result<_, _>>()?;
+                for (value, id) in &entries {
+                    self.tables.index.insert((t, res, *ik, value.as_slice(), *id), ())?;
+                    self.tables.index.remove((t, res, *from, value.as_slice(), *id))?;
+                }
+                moved += entries.len();
+                if moved >= max {
+                    return Ok(moved as u64);
+                }
+            }
+        }
+        Ok(moved as u64)
     }
 
     /// The fields of `want` the index holds (not in `missing`) that some record spread over the id range lacks an
@@ -313,7 +359,7 @@ impl RecordWriter<'_> {
                     continue;
                 }
                 for bytes in index_values(def, f, &doc) {
-                    if self.tables.index.get((t, res, f, bytes.as_slice(), id))?.is_none() {
+                    if self.tables.index.get((t, res, def.index_key(f), bytes.as_slice(), id))?.is_none() {
                         partly.push(f);
                         break;
                     }
@@ -378,9 +424,9 @@ type UniqueTable<'t> = Logged<'t, tables::UniqueK, u64>;
 /// Writes the index entries and unique keys of a stored record (in its file, or in a backup's copy).
 pub(crate) fn put_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
     let res = def.name.as_str();
-    for name in def.indexed_fields() {
+    for (name, ik) in def.indexed_keys() {
         for bytes in index_values(def, name, doc) {
-            index.insert((t, res, name, bytes.as_slice(), id), ())?;
+            index.insert((t, res, ik, bytes.as_slice(), id), ())?;
         }
     }
     for f in def.fields.iter().filter(|f| f.unique) {
@@ -394,16 +440,16 @@ pub(crate) fn put_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &R
 /// Moves a record's index entries and unique keys from `old` to `new`, touching only the values that differ.
 fn change_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, old: &Map<String, Value>, new: &Map<String, Value>) -> Result<()> {
     let res = def.name.as_str();
-    for name in def.indexed_fields() {
+    for (name, ik) in def.indexed_keys() {
         if old.get(name) == new.get(name) {
             continue;
         }
         let (before, after) = (index_values(def, name, old), index_values(def, name, new));
         for bytes in before.iter().filter(|b| !after.contains(b)) {
-            index.remove((t, res, name, bytes.as_slice(), id))?;
+            index.remove((t, res, ik, bytes.as_slice(), id))?;
         }
         for bytes in after.iter().filter(|b| !before.contains(b)) {
-            index.insert((t, res, name, bytes.as_slice(), id), ())?;
+            index.insert((t, res, ik, bytes.as_slice(), id), ())?;
         }
     }
     for f in def.fields.iter().filter(|f| f.unique) {
@@ -428,9 +474,9 @@ fn change_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceD
 /// backup's copy another record may hold the value by then).
 pub(crate) fn drop_keys(index: &mut IndexTable, unique: &mut UniqueTable, def: &ResourceDef, t: &str, id: u64, doc: &Map<String, Value>) -> Result<()> {
     let res = def.name.as_str();
-    for name in def.indexed_fields() {
+    for (name, ik) in def.indexed_keys() {
         for bytes in index_values(def, name, doc) {
-            index.remove((t, res, name, bytes.as_slice(), id))?;
+            index.remove((t, res, ik, bytes.as_slice(), id))?;
         }
     }
     for f in def.fields.iter().filter(|f| f.unique) {
