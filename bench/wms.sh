@@ -3,7 +3,8 @@
 # 100,000 goods and 1,000,000 moves in tenant 157270 (written through the ledger by `bench gen-stock`), then
 #  - the stock of one goods across its bins (stockdata list by goodsId), 1 connection, cached and uncached;
 #  - the stockdata list, 20 rows with the total, 64 connections, cached and uncached;
-#  - durable picks (down/save, one unit each) on 64 connections spread over 1,000 released lines;
+#  - durable picks (down/save, one unit each) on 64 connections spread over 1,000 released lines, then the same
+#    picks in an open loop at half the rate those reached (issue 57 item 1: p99 ≤ 20 ms);
 #  - durable picks on 64 connections all on one hot line and bin holding exactly HOT units: the picks that
 #    succeed must be exactly HOT, the rest refused, and verify must find balances equal to the moves.
 # Usage: bench/wms.sh [WORK_DIR] [GOODS] [MOVES] [HOT]
@@ -40,7 +41,13 @@ curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$W/stockdata/list?size=20" |
   python3 -c "import sys,json;d=json.load(sys.stdin)['data'];print('stockdata: rows',len(d['records']),'total',d['total'])"
 "$T/bench" load --addr $ADDR --path "$W/stockdata/list?size=20" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/stockdata list 20 rows + total, cached, c=64/'
 "$T/bench" load --addr $ADDR --path "$W/stockdata/list?size=20&_t={n}" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/stockdata list 20 rows + total, uncached, c=64/'
-cpu_per_ok "durable picks over 1,000 goods, c=64 (each ok = one move)" "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 10
+picks=$(cpu_per_ok "durable picks over 1,000 goods, c=64 (each ok = one move)" "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 10)
+echo "$picks"
+# The same picks as clerks send them (issue 57 item 1): an open loop at half that capacity, each pick timed from
+# when it was due, beside hello-world at the same rate.
+rate=$(( $(echo "$picks" | head -1 | sed -E 's/.*: ([0-9]+) req\/s.*/\1/') / 2 ))
+"$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 20 --rate "$rate" --open | sed "s/^load/spread picks at 50% ($rate\/s, open loop)/"
+"$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10 --rate "$rate" --open | sed "s/^load/  hello-world at $rate\/s (open loop)/"
 "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/hot.jsonl" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/durable picks on one hot bin, c=64 (errors = refused when empty)/'
 curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$W/stockdata/list?goodsId=$HOTGOODS" |
   python3 -c "import sys,json;r=json.load(sys.stdin)['data']['records'];print('hot bin after:',[(x['locationName'],x['qty'],x['reserved'],x['available']) for x in r])"
