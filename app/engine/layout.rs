@@ -5,8 +5,8 @@ use store::Store;
 
 use crate::decl::Resources;
 
-/// Meta key: the indexed fields of every declaration, as last brought in line.
-const INDEX_LAYOUT_META: &str = "index_layout";
+/// Meta key: the indexed fields of every declaration (`name` or `name=key`), as last brought in line.
+const INDEX_LAYOUT_META: &str = store::INDEX_LAYOUT;
 /// Index entries moved to their short keys per transaction.
 const RENAME_BATCH: usize = 20_000;
 
@@ -22,11 +22,39 @@ pub fn sync_indexes(store: &Store, res: &Resources) -> anyhow::Result<()> {
             format!("{}:{};", d.name, fields.join(","))
         })
         .collect();
-    if store.read(|r| r.meta(INDEX_LAYOUT_META))?.as_deref() == Some(layout.as_bytes()) {
+    let before = store.read(|r| r.meta(INDEX_LAYOUT_META))?;
+    if before.as_deref() == Some(layout.as_bytes()) {
         return Ok(());
     }
     let defs = res.all();
     let started = std::time::Instant::now();
+    // A key the last layout gave another field (or that was a field's name then) holds that field's entries: they
+    // go before anything is moved under it. And the recorded layout is cleared in the same transaction, so a start
+    // that stops half way, or an earlier binary after it, sees a file out of line and brings it in line again,
+    // instead of trusting a layout that entries partly moved no longer match.
+    let before = before.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let was = stored_keys(&before);
+    let stale: Vec<(std::sync::Arc<store::ResourceDef>, String)> = defs
+        .iter()
+        .flat_map(|d| {
+            let old = was.get(d.name.as_str());
+            d.indexed_keys()
+                .filter(move |(n, k)| old.is_some_and(|o| o.iter().any(|(on, ok)| ok == k && on != n)))
+                .map(|(_, k)| (d.clone(), k.to_string()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let dropped = store.write(move |w| {
+        w.put_meta(INDEX_LAYOUT_META, b"")?;
+        let mut n = 0;
+        for (d, k) in &stale {
+            n += w.drop_index_key(d, k)?;
+        }
+        Ok(n)
+    })?;
+    if dropped > 0 {
+        tracing::info!(target: "zz::store", dropped, "index entries under keys the declarations now give other fields dropped");
+    }
     // Entries stored by a field's name that its declaration now gives a short key move first, a batch a
     // transaction (a year of logs is millions of entries).
     let mut renamed = Vec::new();
@@ -64,6 +92,18 @@ pub fn sync_indexes(store: &Store, res: &Resources) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The (field, key) pairs of each resource in a recorded layout (`res:f1,f2=k2;...`; a field without `=` is
+/// stored under its name).
+fn stored_keys(layout: &str) -> std::collections::HashMap<&str, Vec<(&str, &str)>> {
+    layout
+        .split(';')
+        .filter_map(|part| part.split_once(':'))
+        .map(|(res, fields)| {
+            let keys = fields.split(',').filter(|f| !f.is_empty()).map(|f| f.split_once('=').unwrap_or((f, f))).collect();
+            (res, keys)
+        })
+        .collect()
+}
 
 #[cfg(test)]
 mod tests {
@@ -99,5 +139,44 @@ mod tests {
         assert_eq!(store.read(|r| r.list(&now, "000000", &q)).unwrap().total, 1);
         // Brought back to field names, every one of the 3 × 5 entries moves: all were under the short keys.
         assert_eq!(store.write(move |w| w.reconcile_index(&before)).unwrap(), (15, 15));
+    }
+
+    /// A key the last layout gave another field: that field's entries under it are dropped before the field that
+    /// now owns the key moves there, so a filter on the new owner never finds the old one's values.
+    #[test]
+    fn a_key_taken_over_from_another_field_starts_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store::Store::open(&dir.path().join("logs.redb"), &Options::default()).unwrap();
+        let res = crate::decl::Resources::load().unwrap();
+        let now = res.get("log_api");
+        assert_eq!(now.index_key("requestUri"), "u");
+        // An earlier layout stored `method` under `u`, the route under its name.
+        let mut before = (*now).clone();
+        before.index_keys = [("method".to_string(), "u".to_string())].into_iter().collect();
+        before.check().unwrap();
+        let b = std::sync::Arc::new(before);
+        let b2 = b.clone();
+        store
+            .write(move |w| {
+                for uri in ["/api/a", "/api/b", "/api/a"] {
+                    let doc = json!({"method": "POST", "requestUri": uri, "httpStatus": 200, "remoteIp": "10.0.0.9"});
+                    w.insert(&b2, "000000", doc.as_object().unwrap().clone(), &Actor::default())?;
+                }
+                w.put_meta(super::INDEX_LAYOUT_META, b"log_api:method=u,requestUri,httpStatus,remoteIp,createTime;")
+            })
+            .unwrap();
+        super::sync_indexes(&store, &res).unwrap();
+        let total = |field: &str, v: &str| {
+            let q = Query { limit: 10, filters: vec![Filter::new(field, Op::Equal, json!(v))], ..Default::default() };
+            store.read(|r| r.list(&now, "000000", &q)).unwrap().total
+        };
+        assert_eq!((total("requestUri", "/api/a"), total("requestUri", "POST"), total("method", "POST")), (2, 0, 3));
+        let layout = store.read(|r| r.meta(super::INDEX_LAYOUT_META)).unwrap().unwrap_or_default();
+        assert!(String::from_utf8_lossy(&layout).contains("log_api:method=m,requestUri=u,httpStatus=s,remoteIp=i,createTime=c;"));
+        let now2 = now.clone();
+        assert_eq!(store.write(move |w| w.reconcile_index(&now2)).unwrap(), (0, 0));
+        // Under `u` now: the three routes, none of the methods.
+        let now2 = now.clone();
+        assert_eq!(store.write(move |w| w.drop_index_key(&now2, "u")).unwrap(), 3);
     }
 }

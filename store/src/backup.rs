@@ -232,6 +232,9 @@ pub(crate) fn backup(inner: &Inner, writer: &WriterHandle, out: &Path, defs: Def
             let mut meta = w.open_table(tables::META)?;
             meta.remove(crate::wal::META_ID)?;
             meta.remove(crate::wal::META_SEQ)?;
+            // Its index entries were made from the declarations given here, not copied: the source's layout does
+            // not describe them (a binary with other index keys would trust it and miss every entry).
+            meta.remove(crate::meta::INDEX_LAYOUT)?;
         }
         tables::copy_table(&snap, &w, tables::SESSIONS)?;
         tables::copy_table(&snap, &w, tables::COUNTERS)?;

@@ -33,7 +33,7 @@ pub use engine::{storage_tenant, walks};
 pub use engine::rank::ADDED_MAX as SORT_MARKS_ADDED_MAX;
 pub use engine::rank::RankFigures;
 pub use error::{FieldProblem, Result, StoreError};
-pub use meta::{BASE_FORMAT, PACKED_LOGS_FORMAT, REQUIRED_FORMAT, SCHEMA_VERSION, set_binary};
+pub use meta::{BASE_FORMAT, INDEX_LAYOUT, PACKED_LOGS_FORMAT, REQUIRED_FORMAT, SCHEMA_VERSION, set_binary};
 pub use query::{Budget, Filter, Hint, Interrupt, Op, Page, Predicate, Query, Sort};
 pub use resource::{AUDIT_FIELDS, FieldDef, FieldKind, Pattern, ResourceDef, format_money, format_qty, parse_id_value, parse_money, parse_qty, pattern_ok, QTY_SCALE};
 
@@ -1140,6 +1140,14 @@ impl WriteCtx<'_> {
             self.touched.insert(def.name.clone());
         }
         Ok(r)
+    }
+    /// See [`engine::RecordWriter::drop_index_key`]: every index entry of a resource under one key removed.
+    pub fn drop_index_key(&mut self, def: &ResourceDef, key: &str) -> Result<u64> {
+        let n = self.rec.drop_index_key(def, key)?;
+        if n > 0 {
+            self.touched.insert(def.name.clone());
+        }
+        Ok(n)
     }
     /// See [`engine::RecordWriter::rename_index_keys`]: at most `max` index entries moved to their declared keys.
     pub fn rename_index_keys(&mut self, def: &ResourceDef, max: usize) -> Result<u64> {

@@ -11,6 +11,11 @@ use redb::{Database, ReadableDatabase, WriteTransaction};
 use crate::error::{Result, StoreError};
 use crate::tables;
 
+/// Meta key: the indexed fields (and their index keys) the file's index entries were last brought in line with,
+/// kept by the app (`engine::layout::sync_indexes`); a backup, whose index is made from the declarations rather than
+/// copied, drops it, so whichever binary opens the copy brings the entries in line with its own.
+pub const INDEX_LAYOUT: &str = "index_layout";
+
 /// The newest format this binary reads and writes. 2: the app keeps companies' secrets sealed with the install's
 /// key and reads the token signing key through it (a version-1 binary would use the sealed text as keys); the
 /// write-ahead log carries its format in its header. 3: records of `packed` resources (the logs' file) may be zstd

@@ -181,7 +181,8 @@ pub struct ResourceDef {
     /// Short names the index table stores some indexed fields' entries under instead of the field's name
     /// (`{"requestUri": "u"}`): every entry's key holds it, so a log written at request rates with five indexed
     /// fields saves ~40 bytes a record. Storage only; filters, sorts and the API keep the field's name. Adding one
-    /// to a filled file renames the entries once at start (`engine::layout::sync_indexes`).
+    /// to a filled file renames the entries once at start (`engine::layout::sync_indexes`); a key the last layout
+    /// gave another field has that field's entries dropped first.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub index_keys: std::collections::BTreeMap<String, String>,
 }
@@ -230,8 +231,8 @@ impl ResourceDef {
             if !indexed.contains(&field.as_str()) {
                 return Err(format!("{}: indexKeys names {field}, which has no index entries", self.name));
             }
-            if key.is_empty() || key.len() > 16 || key.contains('\0') || key == field {
-                return Err(format!("{}: {field}'s index key {key:?} must be 1-16 characters other than its name", self.name));
+            if key.is_empty() || key.len() > 16 || key.chars().any(char::is_control) || key == field {
+                return Err(format!("{}: {field}'s index key {key:?} must be 1-16 bytes without control characters, other than its name", self.name));
             }
             if indexed.contains(&key.as_str()) || self.index_keys.iter().any(|(f, k)| k == key && f != field) {
                 return Err(format!("{}: {field}'s index key {key} is another indexed field's name or key", self.name));
@@ -548,6 +549,27 @@ pub fn pattern_name(p: Pattern) -> &'static str {
     }
 }
 
+/// Where a field without a declared index key has its entries: under its name; with the test feature
+/// `alias-every-index-key`, under `<name>~` instead, so the engine's tests show every index read and write going
+/// through `index_key`.
+#[cfg(not(feature = "alias-every-index-key"))]
+pub(crate) fn undeclared_index_key(field: &str) -> &str {
+    field
+}
+
+#[cfg(feature = "alias-every-index-key")]
+pub(crate) fn undeclared_index_key(field: &str) -> &str {
+    static KEYS: std::sync::Mutex<Option<std::collections::HashMap<String, &'static str>>> = std::sync::Mutex::new(None);
+    let mut g = KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    let keys = g.get_or_insert_with(Default::default);
+    if let Some(k) = keys.get(field) {
+        return k;
+    }
+    let k: &'static str = Box::leak(format!("{field}~").into_boxed_str());
+    keys.insert(field.to_string(), k);
+    k
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -641,25 +663,4 @@ mod tests {
         assert_eq!(parse_id_value(&json!("-3")), None);
         assert_eq!(parse_id_value(&json!("1x")), None);
     }
-}
-
-/// Where a field without a declared index key has its entries: under its name; with the test feature
-/// `alias-every-index-key`, under `<name>~` instead, so the engine's tests show every index read and write going
-/// through `index_key`.
-#[cfg(not(feature = "alias-every-index-key"))]
-pub(crate) fn undeclared_index_key(field: &str) -> &str {
-    field
-}
-
-#[cfg(feature = "alias-every-index-key")]
-pub(crate) fn undeclared_index_key(field: &str) -> &str {
-    static KEYS: std::sync::Mutex<Option<std::collections::HashMap<String, &'static str>>> = std::sync::Mutex::new(None);
-    let mut g = KEYS.lock().unwrap_or_else(|e| e.into_inner());
-    let keys = g.get_or_insert_with(Default::default);
-    if let Some(k) = keys.get(field) {
-        return k;
-    }
-    let k: &'static str = Box::leak(format!("{field}~").into_boxed_str());
-    keys.insert(field.to_string(), k);
-    k
 }

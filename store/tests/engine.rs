@@ -888,6 +888,22 @@ fn declared_index_keys_move_the_entries_of_a_filled_file() {
     assert_eq!(s.read(|r| r.list(&next, "A", &q)).unwrap().total, 1);
     let n2 = next.clone();
     assert_eq!(s.write(move |w| w.reconcile_index(&n2)).unwrap(), (0, 0));
+    // A backup's index is made from the declarations it is given, so the recorded layout (the app's) is not
+    // copied: whichever binary opens the copy brings the entries in line with its own declarations.
+    s.write(|w| {
+        w.put_meta(store::INDEX_LAYOUT, b"param:paramName=pn")?;
+        w.put_meta("other", b"kept")
+    })
+    .unwrap();
+    let out = _d.path().join("copy.redb");
+    let n2 = next.clone();
+    assert!(s.backup_to(&out, &move |n: &str| (n == "param").then(|| n2.clone())).unwrap().ok);
+    let copy = Store::open(&out, &Options::default()).unwrap();
+    assert_eq!(copy.read(|r| r.meta(store::INDEX_LAYOUT)).unwrap(), None);
+    assert_eq!(copy.read(|r| r.meta("other")).unwrap().as_deref(), Some(&b"kept"[..]));
+    let live = s.read(|r| r.list(&next, "A", &queries[0])).unwrap().total;
+    assert_eq!(copy.read(|r| r.list(&next, "A", &queries[0])).unwrap().total, live);
+    drop(copy);
     // Taken away again: the reconcile makes the entries anew under the names.
     let (removed, added) = s.write(move |w| w.reconcile_index(&old)).unwrap();
     assert_eq!((removed, added), (1220, 1220));
@@ -895,8 +911,9 @@ fn declared_index_keys_move_the_entries_of_a_filled_file() {
         (vec![("remark", "r")], "no index entries"),
         (vec![("paramName", "n")], "another indexed field"),
         (vec![("paramName", "a"), ("paramKey", "a")], "another indexed field"),
-        (vec![("paramName", "")], "1-16 characters"),
-        (vec![("paramName", "paramName")], "1-16 characters"),
+        (vec![("paramName", "")], "1-16 bytes"),
+        (vec![("paramName", "a\u{1}range")], "1-16 bytes"),
+        (vec![("paramName", "paramName")], "1-16 bytes"),
     ] {
         let mut bad: ResourceDef = (*def()).clone();
         bad.index_keys = keys.into_iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();

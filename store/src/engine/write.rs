@@ -336,6 +336,20 @@ impl RecordWriter<'_> {
         Ok(moved as u64)
     }
 
+    /// Removes every index entry of `def` stored under `key` (entries a field's key, or name, left behind that the
+    /// declaration now gives another field), in every tenant; the reconcile then makes the field's entries anew.
+    /// Returns the number removed.
+    pub fn drop_index_key(&mut self, def: &ResourceDef, key: &str) -> Result<u64> {
+        let res = def.name.as_str();
+        let end = format!("{key}\0");
+        let mut removed = 0;
+        for t in &self.tenants_of(res)? {
+            let t = t.as_str();
+            removed += self.tables.index.remove_in((t, res, key, &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)?;
+        }
+        Ok(removed)
+    }
+
     /// The fields of `want` the index holds (not in `missing`) that some record spread over the id range lacks an
     /// entry of.
     fn partly_indexed<'f>(&self, def: &ResourceDef, t: &str, want: &[&'f str], missing: &[&str]) -> Result<Vec<&'f str>> {
