@@ -107,33 +107,46 @@ fn stored_keys(layout: &str) -> std::collections::HashMap<&str, Vec<(&str, &str)
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use serde_json::json;
-    use store::{Actor, Filter, Op, Options, Query};
+    use store::{Actor, Filter, Op, Options, Query, ResourceDef, Store};
+
+    use crate::decl::Resources;
+
+    /// A logs' file holding one api-log entry per route in `uris` (the i-th from IP 10.0.0.i), written by a
+    /// declaration of log_api with the index keys `keys` instead of today's, its layout recorded as `layout`.
+    fn logs_written_with(keys: &[(&str, &str)], uris: &[&str], layout: &'static [u8]) -> (tempfile::TempDir, Store, Resources, Arc<ResourceDef>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("logs.redb"), &Options::default()).unwrap();
+        let res = Resources::load().unwrap();
+        let mut before = (*res.get("log_api")).clone();
+        before.index_keys = keys.iter().map(|(f, k)| (f.to_string(), k.to_string())).collect();
+        before.check().unwrap();
+        let before = Arc::new(before);
+        let (b, uris): (_, Vec<String>) = (before.clone(), uris.iter().map(|u| u.to_string()).collect());
+        store
+            .write(move |w| {
+                for (i, uri) in uris.iter().enumerate() {
+                    let doc = json!({"method": "POST", "requestUri": uri, "httpStatus": 200, "remoteIp": format!("10.0.0.{i}")});
+                    w.insert(&b, "000000", doc.as_object().unwrap().clone(), &Actor::default())?;
+                }
+                w.put_meta(super::INDEX_LAYOUT_META, layout)
+            })
+            .unwrap();
+        (dir, store, res, before)
+    }
 
     /// A logs' file written before the logs had short index keys: its entries move at the next start, lists
     /// filtered by a renamed field answer as before, and none is left under a field's name.
     #[test]
     fn a_file_indexed_by_field_names_gets_the_declared_short_keys_at_start() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(&dir.path().join("logs.redb"), &Options::default()).unwrap();
-        let res = crate::decl::Resources::load().unwrap();
+        let submit = "/api/blade-system/param/submit";
+        let (_dir, store, res, before) = logs_written_with(&[], &[submit, "/api/blade-system/param/remove", submit], b"before short keys");
         let now = res.get("log_api");
         assert!(!now.index_keys.is_empty());
-        let mut before = (*now).clone();
-        before.index_keys.clear();
-        let before = std::sync::Arc::new(before);
-        let b = before.clone();
-        store
-            .write(move |w| {
-                for (i, uri) in ["/api/blade-system/param/submit", "/api/blade-system/param/remove", "/api/blade-system/param/submit"].iter().enumerate() {
-                    let doc = json!({"method": "POST", "requestUri": uri, "httpStatus": 200, "remoteIp": format!("10.0.0.{i}")});
-                    w.insert(&b, "000000", doc.as_object().unwrap().clone(), &Actor::default())?;
-                }
-                w.put_meta("index_layout", b"before short keys")
-            })
-            .unwrap();
         super::sync_indexes(&store, &res).unwrap();
-        let q = Query { limit: 10, filters: vec![Filter::new("requestUri", Op::Equal, json!("/api/blade-system/param/submit"))], ..Default::default() };
+        let q = Query { limit: 10, filters: vec![Filter::new("requestUri", Op::Equal, json!(submit))], ..Default::default() };
         assert_eq!(store.read(|r| r.list(&now, "000000", &q)).unwrap().total, 2);
         let q = Query { limit: 10, filters: vec![Filter::new("remoteIp", Op::Equal, json!("10.0.0.1")), Filter::new("method", Op::Equal, json!("POST"))], ..Default::default() };
         assert_eq!(store.read(|r| r.list(&now, "000000", &q)).unwrap().total, 1);
@@ -145,26 +158,11 @@ mod tests {
     /// now owns the key moves there, so a filter on the new owner never finds the old one's values.
     #[test]
     fn a_key_taken_over_from_another_field_starts_empty() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = store::Store::open(&dir.path().join("logs.redb"), &Options::default()).unwrap();
-        let res = crate::decl::Resources::load().unwrap();
+        // An earlier layout stored `method` under `u`, the route under its name.
+        let layout = b"log_api:method=u,requestUri,httpStatus,remoteIp,createTime;";
+        let (_dir, store, res, _) = logs_written_with(&[("method", "u")], &["/api/a", "/api/b", "/api/a"], layout);
         let now = res.get("log_api");
         assert_eq!(now.index_key("requestUri"), "u");
-        // An earlier layout stored `method` under `u`, the route under its name.
-        let mut before = (*now).clone();
-        before.index_keys = [("method".to_string(), "u".to_string())].into_iter().collect();
-        before.check().unwrap();
-        let b = std::sync::Arc::new(before);
-        let b2 = b.clone();
-        store
-            .write(move |w| {
-                for uri in ["/api/a", "/api/b", "/api/a"] {
-                    let doc = json!({"method": "POST", "requestUri": uri, "httpStatus": 200, "remoteIp": "10.0.0.9"});
-                    w.insert(&b2, "000000", doc.as_object().unwrap().clone(), &Actor::default())?;
-                }
-                w.put_meta(super::INDEX_LAYOUT_META, b"log_api:method=u,requestUri,httpStatus,remoteIp,createTime;")
-            })
-            .unwrap();
         super::sync_indexes(&store, &res).unwrap();
         let total = |field: &str, v: &str| {
             let q = Query { limit: 10, filters: vec![Filter::new(field, Op::Equal, json!(v))], ..Default::default() };
