@@ -15,7 +15,7 @@ async fn count(s: &Server, token: &str) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backup_verify_restore_and_password_reset() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let dir = tmp.path().join("data");
     let d = dir.to_str().unwrap();
     let mut server = Server::start(&dir).await;
@@ -106,7 +106,7 @@ async fn backup_verify_restore_and_password_reset() {
 /// directory it cannot make.
 #[test]
 fn boolean_variables_accept_1_and_yes() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let blocker = tmp.path().join("a-file");
     std::fs::write(&blocker, b"x").unwrap();
     let run_with = |vars: &[(&str, &str)]| {
@@ -132,7 +132,7 @@ fn boolean_variables_accept_1_and_yes() {
 /// debug); it used to write 100 KB of payloads to the console.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_first_demo_start_is_quiet() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let log = tmp.path().join("stderr.log");
     let addr = format!("127.0.0.1:{}", crate::net::free_port());
     let mut child = std::process::Command::new(crate::net::BIN)

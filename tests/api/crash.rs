@@ -9,7 +9,7 @@ use crate::net::{Server, request, run};
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_during_concurrent_writes_loses_nothing_acknowledged() {
     let rounds: usize = std::env::var("ZZ_KILL_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let file = dir.path().join(store::DATA_FILE);
     let acked: Arc<Mutex<HashSet<String>>> = Arc::default();
     for round in 0..rounds {
@@ -85,7 +85,7 @@ async fn sigkill_during_concurrent_writes_loses_nothing_acknowledged() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_during_concurrent_stock_moves_keeps_the_ledger_exact() {
     let rounds: usize = std::env::var("ZZ_KILL_ROUNDS_WMS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let file = dir.path().join(store::DATA_FILE);
     let w = "/api/blade-api/wms";
     let call = |addr: String, token: String, path: String, body: serde_json::Value| call_json(addr, token, "POST", path, body);
@@ -176,7 +176,7 @@ async fn sigkill_during_concurrent_stock_moves_keeps_the_ledger_exact() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
     let rounds: usize = std::env::var("ZZ_KILL_ROUNDS_FLOW").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let file = dir.path().join(store::DATA_FILE);
     let call = call_json;
     let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
@@ -240,7 +240,7 @@ async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_during_concurrent_ledger_postings_keeps_balances_equal_to_entries() {
     let rounds: usize = std::env::var("ZZ_KILL_ROUNDS_LEDGER").ok().and_then(|v| v.parse().ok()).unwrap_or(6);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let file = dir.path().join(store::DATA_FILE);
     let call = call_json;
     let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
@@ -337,7 +337,7 @@ async fn kill_now(server: &mut Server, tasks: Vec<tokio::task::JoinHandle<()>>, 
 /// data file's outbox with the write, and the logs' file gets it at the next start).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_loses_no_api_log_entry_of_a_committed_write() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let mut server = Server::start(dir.path()).await;
     let token = server.sign_in("157270").await;
     let mut tasks = Vec::new();

@@ -79,7 +79,7 @@ fn first_cert(pem: &std::path::Path) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn https_with_a_certificate_made_here_read_again_on_sighup() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let tls = tmp.path().join("tls");
     let (code, out) = run(&["cert", "--host", "127.0.0.1", "--host", "localhost", "--out", tls.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
@@ -123,7 +123,7 @@ async fn https_with_a_certificate_made_here_read_again_on_sighup() {
 
 #[test]
 fn plain_http_on_the_network_is_refused_unless_asked_for() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let addr = format!("0.0.0.0:{}", free_port());
     let (code, out) = run_with(&["serve", "--http", &addr, "--dir", tmp.path().join("d").to_str().unwrap()], &[("ZZ_LOG", "error")]);
     assert_ne!(code, 0);
@@ -146,7 +146,7 @@ fn contains(path: &std::path::Path, needle: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_of_the_previous_format_is_upgraded_with_a_copy_kept() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let dir = tmp.path().join("data");
     fixture(&dir);
     assert!(contains(&dir.join("zhizhuang.redb"), "SK-FORMAT1-PLAIN"), "the fixture keeps the key in plain text");
@@ -170,7 +170,7 @@ async fn a_file_of_the_previous_format_is_upgraded_with_a_copy_kept() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_of_a_newer_format_is_refused_untouched() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let dir = tmp.path().join("data");
     fixture(&dir);
     let file = dir.join("zhizhuang.redb");
@@ -195,7 +195,7 @@ async fn a_file_of_a_newer_format_is_refused_untouched() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upgrade_killed_midway_leaves_one_whole_file() {
     for delay_ms in [0u64, 40, 90, 160, 250, 400] {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = crate::support::tempdir();
         let dir = tmp.path().join("data");
         fixture(&dir);
         let mut child = std::process::Command::new(crate::net::BIN)

@@ -174,7 +174,7 @@ async fn kill9_of_a_replicating_primary_then_a_restore_from_the_bucket_loses_not
     weed().lock().unwrap().bucket("killed");
     let vars = aws();
     let e = env(&vars);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let mut server = Server::start_with(dir.path(), &["--replicate", "s3://killed/company"], &e).await;
     let (acked, tasks) = write_until_killed(&server, 64, "kill").await;
     tokio::time::sleep(Duration::from_secs(4)).await;
@@ -184,7 +184,7 @@ async fn kill9_of_a_replicating_primary_then_a_restore_from_the_bucket_loses_not
         t.await.unwrap();
     }
     // A new machine: nothing but the bucket.
-    let fresh = tempfile::tempdir().unwrap();
+    let fresh = crate::support::tempdir();
     let (code, out) = run_with(&["restore", "--dir", fresh.path().to_str().unwrap(), "--from", "s3://killed/company"], &e);
     assert_eq!(code, 0, "{out}");
     let file = fresh.path().join(store::DATA_FILE);
@@ -207,10 +207,10 @@ async fn a_standby_serves_reads_and_once_promoted_takes_writes_while_the_old_pri
     let vars = aws();
     let e = env(&vars);
     let url = "s3://standby/company";
-    let pdir = tempfile::tempdir().unwrap();
+    let pdir = crate::support::tempdir();
     let mut primary = Server::start_with(pdir.path(), &["--replicate", url, "--public-url", "http://primary.example"], &e).await;
     let ptok = primary.sign_in(A).await;
-    let sdir = tempfile::tempdir().unwrap();
+    let sdir = crate::support::tempdir();
     let mut standby = Server::start_with(sdir.path(), &["--follow", url], &e).await;
     let stok = standby.sign_in(A).await;
     let post = |addr: String, tok: String, key: &'static str| async move {

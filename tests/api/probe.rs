@@ -140,7 +140,7 @@ use std::os::unix::fs::FileTypeExt;
 async fn the_data_directory_is_private_and_a_copy_of_it_gives_away_no_secret_nor_a_signing_key() {
     use std::os::unix::fs::PermissionsExt;
     use crate::net::{Server, request, run};
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let dir = tmp.path().join("data");
     // An install made by an earlier version: a world-readable directory and file.
     std::fs::create_dir(&dir).unwrap();
@@ -351,7 +351,7 @@ async fn closed_within(c: &mut tokio::net::TcpStream, within: std::time::Duratio
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn silent_trickling_and_piled_up_connections_are_closed() {
     use crate::net::{Server, request};
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let server = Server::start_with(&tmp.path().join("data"), &["--header-timeout", "2", "--max-conns-per-ip", "20"], &[]).await;
     let long = std::time::Duration::from_secs(8);
     // A connection that sends nothing.

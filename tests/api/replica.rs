@@ -54,7 +54,7 @@ async fn shipped(s: &Server) -> Value {
 
 /// The param keys of tenant A a restore from `url` holds.
 fn restored_keys(url: &str, e: &[(&str, &str)]) -> (std::collections::HashSet<String>, String) {
-    let fresh = tempfile::tempdir().unwrap();
+    let fresh = crate::support::tempdir();
     let (code, out) = run_with(&["restore", "--dir", fresh.path().to_str().unwrap(), "--from", url], e);
     assert_eq!(code, 0, "{out}");
     let res = zhizhuang::decl::Resources::load().unwrap();
@@ -70,7 +70,7 @@ async fn after_an_offline_open_the_next_run_ships_again_instead_of_stalling() {
     weed().lock().unwrap().bucket("offline-open");
     let (vars, url) = (aws(), "s3://offline-open/co");
     let e = env(&vars);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let mut primary = Server::start_with(dir.path(), &["--replicate", url], &e).await;
     let tok = primary.sign_in(A).await;
     assert_eq!(put(&primary, &tok, "before.crash").await, 200);
@@ -104,7 +104,7 @@ async fn restore_then_replicate_starts_a_new_stream_and_never_ships_the_old_file
     weed().lock().unwrap().bucket("restore-then");
     let (vars, url) = (aws(), "s3://restore-then/co");
     let e = env(&vars);
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let dir = tmp.path().join("data");
     let mut primary = Server::start_with(&dir, &["--replicate", url], &e).await;
     let tok = primary.sign_in(A).await;
@@ -137,7 +137,7 @@ async fn a_copied_directory_is_another_server_and_takes_no_writes() {
     weed().lock().unwrap().bucket("copied");
     let (vars, url) = (aws(), "s3://copied/co");
     let e = env(&vars);
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = crate::support::tempdir();
     let dir = tmp.path().join("data");
     let mut primary = Server::start_with(&dir, &["--replicate", url], &e).await;
     shipped(&primary).await;
@@ -179,14 +179,14 @@ async fn a_deleted_owner_object_is_not_a_free_claim() {
     let target = weed().lock().unwrap().bucket("no-owner");
     let (vars, url) = (aws(), "s3://no-owner/co");
     let e = env(&vars);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let lease: Vec<(&str, &str)> = e.iter().copied().chain([("ZZ_REPLICA_LEASE_SECS", "6")]).collect();
     let primary = Server::start_with(dir.path(), &["--replicate", url], &lease).await;
     shipped(&primary).await;
     let bucket = offbox::Bucket::open(&target.under("co"), Duration::from_secs(5)).unwrap();
     bucket.delete("owner").await.unwrap();
     // Another server (with data of its own) pointed at the same replica does not take it.
-    let other = tempfile::tempdir().unwrap();
+    let other = crate::support::tempdir();
     let mut before = Server::start_with(other.path(), &[], &[]).await;
     assert!(before.stop().success());
     let intruder = Server::start_with(other.path(), &["--replicate", url], &lease).await;
@@ -212,7 +212,7 @@ async fn an_owner_write_whose_answer_was_lost_is_recognised_as_its_own() {
     let target = weed().lock().unwrap().bucket("lost-answer");
     let (vars, url) = (aws(), "s3://lost-answer/co");
     let e = env(&vars);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let mut primary = Server::start_with(dir.path(), &["--replicate", url], &e).await;
     shipped(&primary).await;
     assert!(primary.stop().success());
@@ -239,12 +239,12 @@ async fn a_stale_standby_is_not_promoted_over_a_newer_primary_and_a_promotion_ca
     let (vars, url) = (aws(), "s3://stale/co");
     let e = env(&vars);
     let short: Vec<(&str, &str)> = e.iter().copied().chain([("ZZ_REPLICA_LEASE_SECS", "2")]).collect();
-    let pdir = tempfile::tempdir().unwrap();
+    let pdir = crate::support::tempdir();
     let mut primary = Server::start_with(pdir.path(), &["--replicate", url], &short).await;
     let ptok = primary.sign_in(A).await;
     assert_eq!(put(&primary, &ptok, "seen.by.standby").await, 200);
     shipped(&primary).await;
-    let sdir = tempfile::tempdir().unwrap();
+    let sdir = crate::support::tempdir();
     let mut standby = Server::start_with(sdir.path(), &["--follow", url], &short).await;
     // The standby stops; the primary writes on (shipped, never applied by the standby), then dies.
     tokio::time::sleep(Duration::from_millis(800)).await;
@@ -276,12 +276,12 @@ async fn restoring_to_a_moment_after_the_stream_ends_says_so() {
     weed().lock().unwrap().bucket("past-end");
     let (vars, url) = (aws(), "s3://past-end/co");
     let e = env(&vars);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let primary = Server::start_with(dir.path(), &["--replicate", url], &e).await;
     let tok = primary.sign_in(A).await;
     assert_eq!(put(&primary, &tok, "last").await, 200);
     shipped(&primary).await;
-    let fresh = tempfile::tempdir().unwrap();
+    let fresh = crate::support::tempdir();
     let (code, out) = run_with(&["restore", "--dir", fresh.path().to_str().unwrap(), "--from", url, "--at", "2099-01-01 00:00:00"], &e);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("NOTE") && out.contains("before the moment asked for"), "{out}");
@@ -292,7 +292,7 @@ async fn the_logs_file_ships_beside_the_data_file_and_comes_back_with_a_restore(
     weed().lock().unwrap().bucket("with-logs");
     let (vars, url) = (aws(), "s3://with-logs/co");
     let e = env(&vars);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::tempdir();
     let primary = Server::start_with(dir.path(), &["--replicate", url], &e).await;
     let tok = primary.sign_in(A).await;
     assert_eq!(put(&primary, &tok, "audited.write").await, 200);
@@ -309,7 +309,7 @@ async fn the_logs_file_ships_beside_the_data_file_and_comes_back_with_a_restore(
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     assert!(logs["shippedSeq"].as_u64().unwrap_or(0) > 0, "{logs}");
-    let fresh = tempfile::tempdir().unwrap();
+    let fresh = crate::support::tempdir();
     let (code, out) = run_with(&["restore", "--dir", fresh.path().to_str().unwrap(), "--from", url], &e);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("logs rebuilt too"), "{out}");
@@ -318,7 +318,7 @@ async fn the_logs_file_ships_beside_the_data_file_and_comes_back_with_a_restore(
     let path = "/api/blade-log/api/list?requestUri_equal=%2Fapi%2Fblade-system%2Fparam%2Fsubmit&size=5";
     let (_, b) = request(&restored.addr, "GET", path, &[("blade-auth", &format!("bearer {t}"))], "").await.unwrap();
     assert!(serde_json::from_str::<Value>(&b).unwrap()["data"]["total"].as_u64().unwrap() >= 1, "the audit history came back: {b}");
-    let bare = tempfile::tempdir().unwrap();
+    let bare = crate::support::tempdir();
     let (code, out) = run_with(&["restore", "--dir", bare.path().to_str().unwrap(), "--from", url, "--without-logs"], &e);
     assert_eq!(code, 0, "{out}");
     assert!(!out.contains("logs rebuilt"), "{out}");

@@ -185,7 +185,7 @@ async fn a_data_file_without_an_index_directory_gets_one_rebuilt_on_start() {
     let app = App::new();
     let id = put(&app, A, "param", json!({"paramName": "重建之前的参数", "paramKey": "before", "paramValue": "v"}));
     // A consistent copy of the data file alone, in a directory of its own (as after a restore).
-    let keep = tempfile::tempdir().unwrap();
+    let keep = crate::support::tempdir();
     let file = keep.path().join(store::DATA_FILE);
     let res = app.st.res.clone();
     app.st.store.backup_to(&file, &move |n: &str| res.find(n)).unwrap();

@@ -19,15 +19,18 @@ pub fn routes() -> Vec<zhizhuang::engine::RouteInfo> {
 pub const ADMIN_PW: &str = "Admin#2026";
 pub const BASIC: &str = "Basic c2FiZXI6c2FiZXJfc2VjcmV0";
 
-fn template() -> &'static PathBuf {
-    static T: OnceLock<PathBuf> = OnceLock::new();
-    T.get_or_init(|| {
-        // One template per test process; those of processes that have ended are removed here (a static is
-        // never dropped, so a process cannot remove its own).
+/// This test process's scratch directory (`zz-tests-<pid>` in the temporary directory): the template and every
+/// test's data directory are made in it. A test's background tasks (the log sink, the search follower) can still
+/// write after its `TempDir` is removed, leaving a directory behind (~11 a CI run before), and a static is never
+/// dropped, so a process cannot remove its own: those of processes that have ended are removed here.
+fn scratch() -> &'static PathBuf {
+    static S: OnceLock<PathBuf> = OnceLock::new();
+    S.get_or_init(|| {
         if let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if let Some(pid) = name.strip_prefix("zz-template-").and_then(|p| p.parse::<u32>().ok())
+                // `zz-template-<pid>`: where earlier harnesses kept their template.
+                if let Some(pid) = name.strip_prefix("zz-tests-").or_else(|| name.strip_prefix("zz-template-")).and_then(|p| p.parse::<u32>().ok())
                     && pid != std::process::id()
                     && !std::path::Path::new(&format!("/proc/{pid}")).exists()
                 {
@@ -35,10 +38,24 @@ fn template() -> &'static PathBuf {
                 }
             }
         }
-        let dir = std::env::temp_dir().join(format!("zz-template-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("zz-tests-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("template.redb");
-        let _ = std::fs::remove_file(&file);
+        dir
+    })
+}
+
+/// A temporary directory for a test, in this process's scratch directory (so what a server or task writes into it
+/// after the test is gone goes with the scratch directory at the next run).
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir_in(scratch()).unwrap()
+}
+
+/// The seeded data file every test copies, made once per test process.
+fn template() -> &'static PathBuf {
+    static T: OnceLock<PathBuf> = OnceLock::new();
+    T.get_or_init(|| {
+        let file = scratch().join("template.redb");
         let st = store::Store::open(&file, &store::Options::default()).unwrap();
         zhizhuang::seed::first_start(&st, &Resources::load().unwrap(), Some(ADMIN_PW), false).unwrap();
         st.close();
@@ -64,7 +81,7 @@ impl App {
 
     /// With the data file opened with `opts` (a test's file layer).
     pub fn with_options(settings: Settings, opts: store::Options) -> App {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempdir();
         let file = dir.path().join(store::DATA_FILE);
         std::fs::copy(template(), &file).unwrap();
         let store = store::Store::open(&file, &opts).unwrap();
