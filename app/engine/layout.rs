@@ -5,8 +5,6 @@ use store::Store;
 
 use crate::decl::Resources;
 
-/// Meta key: the indexed fields of every declaration (`name` or `name=key`), as last brought in line.
-const INDEX_LAYOUT_META: &str = store::INDEX_LAYOUT;
 /// Index entries moved to their short keys per transaction.
 const RENAME_BATCH: usize = 20_000;
 
@@ -22,7 +20,7 @@ pub fn sync_indexes(store: &Store, res: &Resources) -> anyhow::Result<()> {
             format!("{}:{};", d.name, fields.join(","))
         })
         .collect();
-    let before = store.read(|r| r.meta(INDEX_LAYOUT_META))?;
+    let before = store.read(|r| r.meta(store::INDEX_LAYOUT))?;
     if before.as_deref() == Some(layout.as_bytes()) {
         return Ok(());
     }
@@ -45,7 +43,7 @@ pub fn sync_indexes(store: &Store, res: &Resources) -> anyhow::Result<()> {
         })
         .collect();
     let dropped = store.write(move |w| {
-        w.put_meta(INDEX_LAYOUT_META, b"")?;
+        w.put_meta(store::INDEX_LAYOUT, b"")?;
         let mut n = 0;
         for (d, k) in &stale {
             n += w.drop_index_key(d, k)?;
@@ -83,7 +81,7 @@ pub fn sync_indexes(store: &Store, res: &Resources) -> anyhow::Result<()> {
                 changes.push(format!("{} -{removed} +{added}", d.name));
             }
         }
-        w.put_meta(INDEX_LAYOUT_META, layout.as_bytes())?;
+        w.put_meta(store::INDEX_LAYOUT, layout.as_bytes())?;
         Ok(changes)
     })?;
     if !changes.is_empty() {
@@ -131,7 +129,7 @@ mod tests {
                     let doc = json!({"method": "POST", "requestUri": uri, "httpStatus": 200, "remoteIp": format!("10.0.0.{i}")});
                     w.insert(&b, "000000", doc.as_object().unwrap().clone(), &Actor::default())?;
                 }
-                w.put_meta(super::INDEX_LAYOUT_META, layout)
+                w.put_meta(store::INDEX_LAYOUT, layout)
             })
             .unwrap();
         (dir, store, res, before)
@@ -169,7 +167,7 @@ mod tests {
             store.read(|r| r.list(&now, "000000", &q)).unwrap().total
         };
         assert_eq!((total("requestUri", "/api/a"), total("requestUri", "POST"), total("method", "POST")), (2, 0, 3));
-        let layout = store.read(|r| r.meta(super::INDEX_LAYOUT_META)).unwrap().unwrap_or_default();
+        let layout = store.read(|r| r.meta(store::INDEX_LAYOUT)).unwrap().unwrap_or_default();
         assert!(String::from_utf8_lossy(&layout).contains("log_api:method=m,requestUri=u,httpStatus=s,remoteIp=i,createTime=c;"));
         let now2 = now.clone();
         assert_eq!(store.write(move |w| w.reconcile_index(&now2)).unwrap(), (0, 0));

@@ -256,8 +256,7 @@ impl RecordWriter<'_> {
                 stored.push(f);
             }
             for f in stored.iter().filter(|f| !keys.contains(&f.as_str())) {
-                let end = format!("{f}\0");
-                removed += self.tables.index.remove_in((t, res, f.as_str(), &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)?;
+                removed += self.remove_index_key(t, res, f)?;
             }
             let mut missing: Vec<&str> = want.iter().copied().filter(|f| !stored.iter().any(|s| s == def.index_key(f))).collect();
             for f in self.partly_indexed(def, t, &want, &missing)? {
@@ -341,13 +340,17 @@ impl RecordWriter<'_> {
     /// Returns the number removed.
     pub fn drop_index_key(&mut self, def: &ResourceDef, key: &str) -> Result<u64> {
         let res = def.name.as_str();
-        let end = format!("{key}\0");
         let mut removed = 0;
         for t in &self.tenants_of(res)? {
-            let t = t.as_str();
-            removed += self.tables.index.remove_in((t, res, key, &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)?;
+            removed += self.remove_index_key(t, res, key)?;
         }
         Ok(removed)
+    }
+
+    /// Removes one tenant's index entries of `res` under `key`; returns how many.
+    fn remove_index_key(&mut self, t: &str, res: &str, key: &str) -> Result<u64> {
+        let end = format!("{key}\0");
+        self.tables.index.remove_in((t, res, key, &[][..], 0u64)..(t, res, end.as_str(), &[][..], 0u64), |_, _| false)
     }
 
     /// The fields of `want` the index holds (not in `missing`) that some record spread over the id range lacks an
