@@ -14,6 +14,9 @@
 //! is durable once `Control::done` reaches the ticket the commit's syncs were given. The write-ahead log holds
 //! everything that commit folded until then.
 //!
+//! The pages are not copied into the queue: redb hands over its cache's own buffers (`write_shared`, the one change in
+//! the workspace's redb, vendor/redb/PATCH.md) and copies a page itself if it writes it again while queued here.
+//!
 //! Reads see every queued write (redb reads back pages it has written and not yet seen on disk): a read takes the
 //! file's bytes and lays over them, in queue order, the queued writes and length cuts that overlap it. A queued
 //! write stays readable until the flusher has applied it. A failed write or sync is never retried: the first error
@@ -33,43 +36,10 @@ const QUEUE_MAX: usize = 64 << 20;
 const QUEUE_MIN: usize = 8 << 20;
 
 /// The queue's bound for a page cache of `cache_bytes`: a quarter of it, within 8 and 64 MiB (a checkpoint
-/// dirties at most what the cache holds, and rarely a quarter of it). The kept buffers (`Spare`) take at most half
-/// the queue's bound.
+/// dirties at most what the cache holds, and rarely a quarter of it). A checkpoint's pages are redb's own
+/// buffers (`write_shared`): the queue holds them, uncopied, until applied.
 pub(crate) fn queue_for(cache_bytes: usize) -> usize {
     (cache_bytes / 4).clamp(QUEUE_MIN, QUEUE_MAX)
-}
-
-/// Buffers of applied writes, by length, each held by nothing else, for the next writes of their size (at most
-/// `max` bytes: half the queue's bound). A checkpoint copies every dirty page into the queue; into fresh memory,
-/// that was half its time on the writer — the kernel handing out and zeroing pages the allocator had given back
-/// since the last one (`perf` of spread picks: 45% of the checkpoint in page faults).
-#[derive(Default)]
-struct Spare {
-    by_len: std::collections::HashMap<usize, Vec<Arc<[u8]>>>,
-    bytes: usize,
-    max: usize,
-}
-
-impl Spare {
-    /// `data` in a kept buffer of its length, or a new one.
-    fn copy(&mut self, data: &[u8]) -> Arc<[u8]> {
-        if let Some(mut b) = self.by_len.get_mut(&data.len()).and_then(Vec::pop) {
-            self.bytes -= data.len();
-            if let Some(m) = Arc::get_mut(&mut b) {
-                m.copy_from_slice(data);
-                return b;
-            }
-        }
-        Arc::from(data)
-    }
-
-    /// Keeps an applied write's buffer if nothing else holds it (a read may still) and there is room.
-    fn keep(&mut self, mut b: Arc<[u8]>) {
-        if self.bytes + b.len() <= self.max && Arc::get_mut(&mut b).is_some() {
-            self.bytes += b.len();
-            self.by_len.entry(b.len()).or_default().push(b);
-        }
-    }
 }
 
 enum Job {
@@ -111,7 +81,6 @@ struct State {
 struct Shared {
     file: Box<dyn StorageBackend>,
     st: Mutex<State>,
-    spare: Mutex<Spare>,
     /// Bytes queued at most (`queue_for`).
     queue_max: usize,
     /// Signals the flusher: work queued (while it is idle), or stop.
@@ -166,7 +135,6 @@ impl WriteBehind {
         let shared = Arc::new(Shared {
             file,
             st: Mutex::new(State { len, disk_len: len, ..State::default() }),
-            spare: Mutex::new(Spare { max: queue_max / 2, ..Spare::default() }),
             queue_max,
             work: Condvar::new(),
             moved: Condvar::new(),
@@ -195,6 +163,17 @@ impl WriteBehind {
             self.shared.work.notify_one();
         }
         Ok(())
+    }
+
+    fn queue_write(&self, offset: u64, data: Arc<[u8]>) -> io::Result<()> {
+        self.enqueue(|st| {
+            let seq = st.order;
+            st.writes.insert((offset, seq), data.clone());
+            st.longest = st.longest.max(data.len() as u64);
+            st.queued_bytes += data.len();
+            st.len = st.len.max(offset + data.len() as u64);
+            Job::Write { seq, at: offset, data }
+        })
     }
 
     /// Waits until the flusher has applied everything queued so far.
@@ -281,7 +260,8 @@ fn flush(s: &Shared) {
                 }
             }
         }
-        let mut kept = Vec::new();
+        // Dropped once the queue's lock is let go (a page's last holder frees it).
+        let mut applied_writes = Vec::new();
         let mut st = s.lock();
         for job in batch.drain(..applied) {
             st.queue.pop_front();
@@ -293,7 +273,7 @@ fn flush(s: &Shared) {
                     if st.writes.is_empty() {
                         st.longest = 0;
                     }
-                    kept.push(data);
+                    applied_writes.push(data);
                 }
                 Job::SetLen { seq, .. } => {
                     st.lens.remove(&seq);
@@ -307,16 +287,9 @@ fn flush(s: &Shared) {
         if error.is_some() {
             st.error = error;
         }
-        // Kept before the queue's lock is let go: whoever sees this batch done finds its buffers kept (the spare's
-        // lock is never held while taking the queue's, so the order cannot deadlock).
-        if !kept.is_empty() {
-            let mut spare = s.spare.lock().unwrap_or_else(|e| e.into_inner());
-            for data in kept {
-                spare.keep(data);
-            }
-        }
         let wake = st.waiting > 0;
         drop(st);
+        drop(applied_writes);
         if wake {
             s.moved.notify_all();
         }
@@ -479,15 +452,16 @@ impl StorageBackend for WriteBehind {
         if data.is_empty() {
             return Ok(());
         }
-        let data = self.shared.spare.lock().unwrap_or_else(|e| e.into_inner()).copy(data);
-        self.enqueue(|st| {
-            let seq = st.order;
-            st.writes.insert((offset, seq), data.clone());
-            st.longest = st.longest.max(data.len() as u64);
-            st.queued_bytes += data.len();
-            st.len = st.len.max(offset + data.len() as u64);
-            Job::Write { seq, at: offset, data }
-        })
+        self.queue_write(offset, Arc::from(data))
+    }
+
+    /// A page of redb's cache, queued as it is: no copy (redb copies the page itself if it writes it again before
+    /// the flusher has let it go).
+    fn write_shared(&self, offset: u64, data: &Arc<[u8]>) -> io::Result<()> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.queue_write(offset, data.clone())
     }
 
     fn close(&self) -> io::Result<()> {
@@ -587,47 +561,61 @@ mod tests {
         }
     }
 
-    /// An applied write's buffer serves the next write of its size (no fresh memory for each page of every
-    /// checkpoint), never while a read still holds it, and within its bound.
     #[test]
-    fn applied_buffers_are_reused() {
-        let file = Arc::new(Slow::default());
-        let (wb, _control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz", QUEUE_MAX).unwrap();
-        for i in 0..10u8 {
-            wb.write(u64::from(i) * 4096, &[i * 2 + 1; 4096]).unwrap();
-        }
-        wb.sync_data().unwrap();
-        let spare = |wb: &WriteBehind| wb.shared.spare.lock().unwrap().bytes;
-        // Every buffer came back. Ten unless the flusher applied an early write while the loop still ran (a busy
-        // machine): the next write then took its buffer, and fewer were ever made.
-        let kept = spare(&wb);
-        assert!(kept > 0 && kept <= 10 * 4096 && kept % 4096 == 0, "{kept}");
-        wb.write(0, &[9; 4096]).unwrap();
-        // Read once it is applied: a read while it is queued holds its buffer, which is then (rightly) not kept.
-        wb.sync_data().unwrap();
-        let mut out = vec![0; 8192];
-        wb.read(0, &mut out).unwrap();
-        assert!(out[..4096].iter().all(|b| *b == 9) && out[4096..].iter().all(|b| *b == 3), "a reused buffer holds the new write");
-        assert_eq!(&file.bytes.lock().unwrap()[..4096], &[9; 4096][..]);
-        // The write took a kept buffer and gave it back (a new one would make one more).
-        assert_eq!(spare(&wb), kept);
-        // Held by a read: not kept.
-        let mut s = Spare { max: 32 << 20, ..Spare::default() };
-        let held: Arc<[u8]> = Arc::from(&[1u8; 16][..]);
-        let read = held.clone();
-        s.keep(held);
-        assert_eq!(s.bytes, 0);
-        drop(read);
-        // Within the bound.
-        for _ in 0..((32 << 20) / 65536 + 3) {
-            s.keep(Arc::from(vec![0u8; 65536]));
-        }
-        assert_eq!(s.bytes, 32 << 20);
+    fn the_queue_follows_the_page_cache() {
         // The bounds follow the page cache: a small file's server keeps 8 MiB of queue, a large one's 64.
         assert_eq!(queue_for(16 << 20), 8 << 20);
         assert_eq!(queue_for(32 << 20), 8 << 20);
         assert_eq!(queue_for(128 << 20), 32 << 20);
         assert_eq!(queue_for(1 << 30), 64 << 20);
+    }
+
+    /// A checkpoint's pages reach the queue uncopied: redb hands over its cache's own buffers (`write_shared`, the
+    /// workspace's redb patch, vendor/redb/PATCH.md). redb frees and reuses pages two durable commits later, often
+    /// while the flusher (slow here) still holds the buffer: it must copy the page then, never change it under the
+    /// queue (the published redb panics on such a page: `Arc::get_mut(..).unwrap()`). The file the flusher leaves
+    /// is the last commit's, whole.
+    #[test]
+    fn pages_handed_over_uncopied_are_never_changed_under_the_queue() {
+        use redb::{ReadableDatabase, TableDefinition};
+        const T: TableDefinition<u32, &[u8]> = TableDefinition::new("t");
+        let file = Arc::new(Slow::default());
+        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), "zz", QUEUE_MAX).unwrap();
+        let shared = wb.shared.clone();
+        let mut db = redb::Database::builder().create_with_backend(wb).unwrap();
+        // Syncs deferred, as in a checkpoint: every commit returns once queued, and the flusher falls behind.
+        control.defer(true);
+        let (mut most_queued, mut handed_over) = (0, false);
+        for round in 0..200u32 {
+            let tx = db.begin_write().unwrap();
+            {
+                let mut t = tx.open_table(T).unwrap();
+                for k in 0..40u32 {
+                    t.insert(k, &[(round % 251) as u8; 700][..]).unwrap();
+                }
+            }
+            tx.commit().unwrap();
+            let st = shared.lock();
+            most_queued = most_queued.max(st.queue.len());
+            // A queued page also in redb's cache: handed over, not copied.
+            handed_over |= st.writes.values().any(|d| Arc::strong_count(d) > 1);
+        }
+        control.defer(false);
+        assert!(most_queued > 50, "the flusher kept up ({most_queued} jobs queued at most): nothing was reused under it");
+        assert!(handed_over, "every queued page was a copy");
+        assert!(db.check_integrity().unwrap());
+        drop(db);
+        // The file as the flusher left it, opened without the queue.
+        let bytes = file.bytes.lock().unwrap().clone();
+        let mem = redb::backends::InMemoryBackend::new();
+        mem.set_len(bytes.len() as u64).unwrap();
+        mem.write(0, &bytes).unwrap();
+        let db = redb::Database::builder().create_with_backend(mem).unwrap();
+        let rx = db.begin_read().unwrap();
+        let t = rx.open_table(T).unwrap();
+        for k in 0..40u32 {
+            assert_eq!(t.get(k).unwrap().unwrap().value(), &[199u8; 700][..], "key {k}");
+        }
     }
 
     /// Overlapping writes of every size, growing and cutting lengths, syncs deferred and not, and reads of any
