@@ -34,7 +34,8 @@ impl WritablePage {
 
     pub(super) fn mem_mut(&mut self) -> &mut [u8] {
         // Copies the page only if the backend still holds it from an earlier flush
-        // (`StorageBackend::write_shared`); redb itself never shares a page it is writing.
+        // (`StorageBackend::write_shared`): in practice the header page, rewritten at every durable
+        // commit. A freed page leaves both caches, so a reused one starts from a fresh buffer.
         Arc::make_mut(&mut self.data)
     }
 }
