@@ -218,8 +218,8 @@ fn a_closed_store_reopens_without_repair() {
     drop((s, clone));
 }
 
-/// Lazy writes alone (what reads used to cause through their log entries) every 100 ms for 5 s: the log is
-/// checkpointed within its bounds all along, not only once they stop (issue 27 item 3).
+/// Lazy writes alone (what reads used to cause through their log entries) every 100 ms for 8 s: the log is
+/// checkpointed within its bounds all along (every 3 s), not only once they stop (issue 27 item 3).
 #[test]
 fn the_log_is_checkpointed_under_lazy_writes_alone() {
     let dir = tempfile::tempdir().unwrap();
@@ -230,7 +230,7 @@ fn the_log_is_checkpointed_under_lazy_writes_alone() {
     // A checkpoint empties the log: its size falls (the next lazy commit may already be in it when sampled).
     let (mut last, mut emptied_after_growing, mut largest) = (0u64, 0, 0u64);
     let mut i = 0;
-    while started.elapsed() < std::time::Duration::from_secs(5) {
+    while started.elapsed() < std::time::Duration::from_secs(8) {
         let d2 = d.clone();
         s.write_lazy(1, move |w| w.insert(&d2, "157270", obj(json!({"paramName": format!("懒{i}"), "paramKey": format!("lazy.{i}")})), &Actor::default()).map(|_| ())).unwrap();
         i += 1;
@@ -242,7 +242,7 @@ fn the_log_is_checkpointed_under_lazy_writes_alone() {
         }
         last = pending;
     }
-    assert!(emptied_after_growing >= 3, "checkpoints while lazy writes went on: {emptied_after_growing} (log at most {largest} bytes)");
+    assert!(emptied_after_growing >= 2, "checkpoints while lazy writes went on: {emptied_after_growing} (log at most {largest} bytes)");
     assert!(largest < 1 << 20, "{largest}");
     s.close();
 }
@@ -357,8 +357,9 @@ fn kept_logs_hold_every_change_in_order() {
     std::fs::copy(&path, &base).unwrap();
     for round in 0..5 {
         work(&s, round);
-        // The writer falls idle: a checkpoint moves the log aside.
-        std::thread::sleep(std::time::Duration::from_millis(350));
+        // The writer falls idle: the round's lazy write flushed (0.5 s), then a checkpoint (0.2 s idle) moves the log
+        // aside.
+        std::thread::sleep(std::time::Duration::from_millis(900));
     }
     s.close();
     let durable = s.durable_seq();
