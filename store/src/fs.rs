@@ -23,6 +23,11 @@ pub trait Fs: Send + Sync + Debug + 'static {
     fn data(&self, path: &Path) -> io::Result<Box<dyn StorageBackend>> {
         OsFs.data(path)
     }
+    /// The data file at `path` opened once more, for advice to the kernel only (the write-behind's paced pages are
+    /// sent on towards the disk as they are written: `behind.rs`, `Pace`). None where there is no such file.
+    fn advice(&self, path: &Path) -> Option<File> {
+        OsFs.advice(path)
+    }
     /// The log at `path`, created or emptied.
     fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         OsFs.create_log(path)
@@ -89,6 +94,9 @@ impl Fs for OsFs {
             other => io::Error::other(other.to_string()),
         })?;
         Ok(Box::new(backend))
+    }
+    fn advice(&self, path: &Path) -> Option<File> {
+        File::open(path).ok()
     }
     fn create_log(&self, path: &Path) -> io::Result<Box<dyn LogFile>> {
         let f = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;

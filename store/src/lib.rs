@@ -322,7 +322,7 @@ impl Store {
             meta::peek_not_newer(path)?;
         }
         let backend = opts.fs.data(&at).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
-        let (backend, behind) = behind::WriteBehind::new(backend, opts.threads, behind::queue_for(opts.cache_bytes))?;
+        let (backend, behind) = behind::WriteBehind::new(backend, opts.fs.advice(&at), opts.threads, behind::queue_for(opts.cache_bytes))?;
         let db = Database::builder()
             .set_cache_size(opts.cache_bytes)
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))

@@ -99,6 +99,40 @@ const FOLD_IDLE: Duration = Duration::from_millis(200);
 /// the log and so on the replay after a crash).
 const FOLD_HARD: u64 = 4 * FOLD_BYTES;
 
+/// The writer counts itself saturated when busy (not waiting for work) at least `SATURATED` of a `LOAD_WINDOW`:
+/// the write-behind then writes checkpoints' pages at once instead of pacing them (`behind::Control::saturated`).
+const LOAD_WINDOW: Duration = Duration::from_millis(250);
+const SATURATED: f64 = 0.9;
+
+/// How busy the writer has been (see `LOAD_WINDOW`).
+struct Load {
+    since: Instant,
+    idle: Duration,
+    saturated: bool,
+}
+
+impl Load {
+    /// Counts the time since `t` as spent waiting for work.
+    fn idle_since(&mut self, t: Instant) {
+        self.idle += t.elapsed();
+    }
+
+    /// At the end of each window, tells the write-behind whether the writer is saturated.
+    fn tick(&mut self, inner: &Inner) {
+        let span = self.since.elapsed();
+        if span < LOAD_WINDOW {
+            return;
+        }
+        let saturated = self.idle.as_secs_f64() <= (1.0 - SATURATED) * span.as_secs_f64();
+        if saturated != self.saturated {
+            inner.behind.saturated(saturated);
+            self.saturated = saturated;
+        }
+        self.since = Instant::now();
+        self.idle = Duration::ZERO;
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct WriterHandle {
     tx: Sender<Msg>,
@@ -173,7 +207,9 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
     // Durable batches committed while a large lazy operation waited: past LAZY_EVERY it goes next, so a steady
     // stream of requests cannot hold the logs back until their queue sheds.
     let mut skipped = 0u32;
+    let mut load = Load { since: Instant::now(), idle: Duration::ZERO, saturated: false };
     while !closing {
+        load.tick(inner);
         // The checkpoint and the lazy flush are due by the clock, whatever keeps the writer busy.
         if fold_due(inner) {
             fold(inner, false);
@@ -181,6 +217,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
         } else if pending && pending_since.elapsed() >= LAZY_FLUSH {
             pending = !flush(inner);
         }
+        let waiting_from = Instant::now();
         let first = if let Some((front, since)) = deferred.front() {
             if front.weight > RIDE_ALONG {
                 match rx.try_recv() {
@@ -199,6 +236,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             match rx.recv_timeout(LAZY_FLUSH) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => {
+                    load.idle_since(waiting_from);
                     pending = !flush(inner);
                     continue;
                 }
@@ -208,6 +246,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             match rx.recv_timeout(FOLD_IDLE) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => {
+                    load.idle_since(waiting_from);
                     // Idle: a checkpoint, or letting go of the last one's folded log once its pages are on disk.
                     if unfolded(inner) {
                         fold(inner, false);
@@ -224,6 +263,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                 Err(_) => break,
             }
         };
+        load.idle_since(waiting_from);
         let mut batch = Vec::new();
         let mut after = None;
         let mut replica = None;
@@ -383,6 +423,8 @@ fn fold(inner: &Inner, wait: bool) {
         Ok(Before::Ready) => None,
         Ok(Before::Waited(d)) => Some(d),
         Ok(Before::PutOff) => {
+            // The flusher paces a checkpoint's pages while nothing waits for them: this one does.
+            inner.behind.hurry();
             let first = !std::mem::replace(&mut w.postponed, true);
             let disk = w.disk_time.take();
             drop(g);

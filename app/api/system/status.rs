@@ -187,7 +187,7 @@ pub async fn metrics(State(st): State<AppState>) -> ApiResult<Response> {
     gauge("zz_data_checkpoint_writer_seconds_total", "How long all checkpoints since start held the writer together.", "counter", cp.total_writer_ms / 1e3);
     gauge("zz_data_checkpoints_postponed_total", "Checkpoints put off because the one before was still on its way to the disk (writes went on).", "counter", cp.postponed as f64);
     gauge("zz_data_checkpoint_waited_seconds_total", "How long checkpoints waited for the one before to reach the disk (at close, or with the log past its bound).", "counter", cp.waited_ms / 1e3);
-    gauge("zz_data_checkpoint_disk_seconds", "How long the last checkpoint took until its pages were on disk (the writer goes on before).", "gauge", cp.last_disk_ms / 1e3);
+    gauge("zz_data_checkpoint_disk_seconds", "How long the last checkpoint took until its pages were on disk (the writer goes on before; spread over up to 2 s while the writer has time to spare).", "gauge", cp.last_disk_ms / 1e3);
     let r = st.store.ranks();
     gauge("zz_deep_page_marks_bytes", "Memory of the rank marks deep pages use (id order, sort indexes, filtered sorts).", "gauge", r.marks_bytes as f64);
     gauge("zz_deep_page_id_sets_bytes", "Memory of the id sets lists with several exact filters intersect.", "gauge", r.set_bytes as f64);
