@@ -99,22 +99,34 @@ const FOLD_IDLE: Duration = Duration::from_millis(200);
 /// the log and so on the replay after a crash).
 const FOLD_HARD: u64 = 4 * FOLD_BYTES;
 
-/// The writer counts itself saturated when busy (not waiting for work) at least `SATURATED` of a `LOAD_WINDOW`:
-/// the write-behind then writes checkpoints' pages at once instead of pacing them (`behind::Control::saturated`).
+/// The writer counts itself saturated when busy (not waiting for work) at least `SATURATED` of a `LOAD_WINDOW`
+/// and its durable batches held `FULL_BATCH` requests on average: the write-behind then writes checkpoints' pages at
+/// once instead of pacing them (`behind::Control::saturated`). Busy alone is not enough: below its capacity the
+/// writer is busy syncing the log most of the time too, with a few requests a batch (spread picks at half their
+/// capacity: ~5); at its capacity every sync gathers dozens, and a sync slowed by paced pages costs throughput.
 const LOAD_WINDOW: Duration = Duration::from_millis(250);
 const SATURATED: f64 = 0.9;
+const FULL_BATCH: f64 = 16.0;
 
 /// How busy the writer has been (see `LOAD_WINDOW`).
 struct Load {
     since: Instant,
     idle: Duration,
+    /// Durable batches committed in the window, and the requests in them.
+    batches: u32,
+    items: usize,
     saturated: bool,
 }
 
 impl Load {
-    /// Counts the time since `t` as spent waiting for work.
-    fn idle_since(&mut self, t: Instant) {
+    /// Counts the time since `t` as spent waiting for work. Idle for longer than a saturated window allows, the
+    /// writer is not saturated, whatever is left of the window (a checkpoint started on idle is paced).
+    fn idle_since(&mut self, t: Instant, inner: &Inner) {
         self.idle += t.elapsed();
+        if self.saturated && self.idle.as_secs_f64() > (1.0 - SATURATED) * LOAD_WINDOW.as_secs_f64() {
+            inner.behind.saturated(false);
+            self.saturated = false;
+        }
     }
 
     /// At the end of each window, tells the write-behind whether the writer is saturated.
@@ -123,13 +135,21 @@ impl Load {
         if span < LOAD_WINDOW {
             return;
         }
-        let saturated = self.idle.as_secs_f64() <= (1.0 - SATURATED) * span.as_secs_f64();
+        let full = self.batches > 0 && self.items as f64 >= FULL_BATCH * self.batches as f64;
+        let saturated = full && self.idle.as_secs_f64() <= (1.0 - SATURATED) * span.as_secs_f64();
         if saturated != self.saturated {
             inner.behind.saturated(saturated);
             self.saturated = saturated;
         }
         self.since = Instant::now();
         self.idle = Duration::ZERO;
+        self.batches = 0;
+        self.items = 0;
+    }
+
+    fn batch(&mut self, items: usize) {
+        self.batches += 1;
+        self.items += items;
     }
 }
 
@@ -207,7 +227,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
     // Durable batches committed while a large lazy operation waited: past LAZY_EVERY it goes next, so a steady
     // stream of requests cannot hold the logs back until their queue sheds.
     let mut skipped = 0u32;
-    let mut load = Load { since: Instant::now(), idle: Duration::ZERO, saturated: false };
+    let mut load = Load { since: Instant::now(), idle: Duration::ZERO, batches: 0, items: 0, saturated: false };
     while !closing {
         load.tick(inner);
         // The checkpoint and the lazy flush are due by the clock, whatever keeps the writer busy.
@@ -236,7 +256,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             match rx.recv_timeout(LAZY_FLUSH) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => {
-                    load.idle_since(waiting_from);
+                    load.idle_since(waiting_from, inner);
                     pending = !flush(inner);
                     continue;
                 }
@@ -246,7 +266,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
             match rx.recv_timeout(FOLD_IDLE) {
                 Ok(m) => Some(m),
                 Err(RecvTimeoutError::Timeout) => {
-                    load.idle_since(waiting_from);
+                    load.idle_since(waiting_from, inner);
                     // Idle: a checkpoint, or letting go of the last one's folded log once its pages are on disk.
                     if unfolded(inner) {
                         fold(inner, false);
@@ -263,7 +283,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                 Err(_) => break,
             }
         };
-        load.idle_since(waiting_from);
+        load.idle_since(waiting_from, inner);
         let mut batch = Vec::new();
         let mut after = None;
         let mut replica = None;
@@ -300,6 +320,7 @@ fn run(inner: &Inner, rx: Receiver<Msg>) {
                 }
                 skipped = 0;
             }
+            load.batch(batch.len());
             commit_batch(inner, batch, true);
             pending = false;
             if !deferred.is_empty() {
@@ -423,8 +444,11 @@ fn fold(inner: &Inner, wait: bool) {
         Ok(Before::Ready) => None,
         Ok(Before::Waited(d)) => Some(d),
         Ok(Before::PutOff) => {
-            // The flusher paces a checkpoint's pages while nothing waits for them: this one does.
-            inner.behind.hurry();
+            // The flusher paces a checkpoint's pages while nothing waits for them: a due checkpoint does (one
+            // tried on idle does not).
+            if w.pending() >= FOLD_BYTES || w.folded_at.elapsed() >= fold_every() {
+                inner.behind.hurry();
+            }
             let first = !std::mem::replace(&mut w.postponed, true);
             let disk = w.disk_time.take();
             drop(g);
