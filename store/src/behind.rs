@@ -483,8 +483,9 @@ impl Control {
         s.work.notify_one();
     }
 
-    /// Whether the store's writer is busy nearly all the time. Pacing would cost it throughput then (each of the
-    /// log's syncs carries some of the pages), and its requests wait in its queue whatever the disk does.
+    /// Whether the store's writer is at its capacity (busy nearly all the time, with full batches: `writer::Load`).
+    /// Pacing would cost it throughput then (each of the log's syncs carries some of the pages), and its requests
+    /// wait in its queue whatever the disk does.
     pub(crate) fn saturated(&self, on: bool) {
         let Some(s) = self.0.upgrade() else { return };
         s.lock().saturated = on;
