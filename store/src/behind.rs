@@ -360,7 +360,8 @@ fn flush(s: &Shared) {
             let r = match job {
                 Job::Write { at, data, .. } => {
                     let r = s.file.write(*at, data);
-                    if let Some(rr) = rate {
+                    // A failed write ends the batch (below): nothing to pace.
+                    if let Some(rr) = rate.filter(|_| r.is_ok()) {
                         if let Some(f) = &s.advice {
                             pace.written(f, *at, data.len());
                         }
