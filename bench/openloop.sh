@@ -4,7 +4,9 @@
 # arrived during it waiting (`bench load --rate R --open`) — at 25%, 50% and 75% of the closed-loop capacity
 # measured first (64 connections back to back), beside hello-world at the same rates. The disk's own durable-append
 # latency (`bench fsync`, 200 bytes + fdatasync on the data directory's file system) and the status screen's
-# checkpoint figures after each rate show where a tail comes from.
+# checkpoint figures after each rate show where a tail comes from. The floor of a lone durable create: hello-world
+# made durable (`bench hello --durable`: each request a 200-byte append and an fdatasync by one writer thread, then
+# the answer; no store, no JSON, no log), on the same file system, one connection.
 # Usage: bench/openloop.sh BASE.redb [WORK_DIR] [SECS]
 set -euo pipefail
 BASE=${1:?data file with 1M parameters (bench gen)}
@@ -17,6 +19,10 @@ mkdir -p "$WORK/data"
 stop
 "$T/bench" fsync --dir "$WORK/data"
 hello
+"$T/bench" hello 127.0.0.1:18098 --durable "$WORK" & DURABLE=$!
+sleep 0.5
+"$T/bench" load --addr 127.0.0.1:18098 --method POST --path / --body x --conns 1 --secs 10 | sed 's/^load/hello-world made durable (200 B + fdatasync), c=1/'
+kill $DURABLE; rm -f "$WORK/.bench-hello-durable"
 serve_fresh "$BASE"
 create() { "$T/bench" load --addr $ADDR --method POST --path /api/blade-system/param/submit --body "{\"paramName\":\"开环$1{n}\",\"paramKey\":\"$1.{n}\",\"paramValue\":\"v\"}" --token "$TOK" "${@:2}"; }
 line=$(create cap --conns 64 --secs 10)

@@ -197,8 +197,15 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         secs: u64,
     },
-    /// A plain hello-world server (the baseline).
-    Hello { addr: String },
+    /// A plain hello-world server (the baseline). With `--durable DIR`, each request is also made durable the
+    /// way the store makes a write durable, and nothing else: a 200-byte record appended to a file in DIR and
+    /// `fdatasync`ed by one writer thread (group commit: one sync for all the requests waiting), then the answer.
+    /// The floor of any HTTP server that makes a write durable on this machine and disk (issue 57 item 2).
+    Hello {
+        addr: String,
+        #[arg(long)]
+        durable: Option<PathBuf>,
+    },
     /// The whole suite of the backbone issue.
     Suite {
         #[arg(long)]
@@ -297,8 +304,24 @@ fn main() -> anyhow::Result<()> {
         }
         Cmd::Findable { addr, token, conns, secs } => rt.block_on(findable(&addr, &token, conns, secs)),
         Cmd::ShipLag { addr, token, replica, rate, conns, secs, standby, standby_token } => rt.block_on(shiplag::run(addr, token, replica, rate, conns, secs, standby, standby_token)),
-        Cmd::Hello { addr } => rt.block_on(async {
-            let app = axum::Router::new().route("/", axum::routing::get(|| async { "hello" }));
+        Cmd::Hello { addr, durable } => rt.block_on(async {
+            let app = match durable {
+                None => axum::Router::new().route("/", axum::routing::get(|| async { "hello" })),
+                Some(dir) => {
+                    let tx = durable_writer(&dir)?;
+                    let ack = move || {
+                        let tx = tx.clone();
+                        async move {
+                            let (done, wait) = tokio::sync::oneshot::channel();
+                            if tx.send(done).is_err() {
+                                return "writer gone";
+                            }
+                            wait.await.unwrap_or("writer gone")
+                        }
+                    };
+                    axum::Router::new().route("/", axum::routing::get(ack.clone()).post(ack))
+                }
+            };
             let l = tokio::net::TcpListener::bind(&addr).await?;
             axum::serve(l, app).await?;
             Ok(())
@@ -306,6 +329,39 @@ fn main() -> anyhow::Result<()> {
         Cmd::Suite { bin, work, records, value_bytes, secs, reuse } => rt.block_on(suite(&bin, &work, records, value_bytes, secs, reuse)),
         Cmd::Users { bin, work, count, secs, reuse } => rt.block_on(users_bench(&bin, &work, count, secs, reuse)),
     }
+}
+
+/// The writer thread of `bench hello --durable`: takes every request waiting, appends one 200-byte record for
+/// each, `fdatasync`s once, then answers them all.
+fn durable_writer(dir: &Path) -> anyhow::Result<std::sync::mpsc::Sender<tokio::sync::oneshot::Sender<&'static str>>> {
+    use std::io::Write;
+    let path = dir.join(".bench-hello-durable");
+    let mut f = std::fs::OpenOptions::new().create(true).truncate(true).write(true).open(&path)?;
+    let (tx, rx) = std::sync::mpsc::channel::<tokio::sync::oneshot::Sender<&'static str>>();
+    std::thread::Builder::new().name("hello-writer".into()).spawn(move || {
+        let rec = [7u8; 200];
+        let mut written = 0u64;
+        while let Ok(first) = rx.recv() {
+            let mut batch = vec![first];
+            batch.extend(rx.try_iter());
+            for _ in &batch {
+                f.write_all(&rec).expect("append");
+            }
+            f.sync_data().expect("fdatasync");
+            written += batch.len() as u64;
+            // Start again at 64 MiB so that a long run does not fill the disk.
+            if written * 200 > 64 << 20 {
+                f.set_len(0).expect("truncate");
+                std::io::Seek::rewind(&mut f).expect("rewind");
+                written = 0;
+            }
+            for done in batch {
+                let _ = done.send("durable");
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    })?;
+    Ok(tx)
 }
 
 fn free_addr() -> String {
