@@ -2072,16 +2072,32 @@ impl WriteTransaction {
         // reader is older than that newest commit, never sooner than before. One record for each
         // commit instead cost a record of 400 pages' room for every commit since the last durable
         // one -- hundreds of near-empty leaves written here and extracted again by the epilogue.
+        //
+        // Not while any savepoint exists: restoring one deletes the records after its transaction
+        // id, and a packed record could carry pages freed before it (they would leak). Then one
+        // record for each commit, as before.
         let unpersisted = self.mem.take_unpersisted_data_freed();
-        if let Some(newest) = unpersisted.keys().next_back().copied() {
-            let older: Vec<TransactionId> =
-                unpersisted.keys().copied().filter(|id| *id != newest).collect();
-            let pages: Vec<PageNumber> = unpersisted.into_values().flatten().collect();
-            self.store_data_freed_pages_for(newest, pages)?;
-            // Nothing of theirs is left to look at but the newest's record, which the extraction
-            // of freed pages marks in its turn.
-            self.transaction_tracker
-                .mark_non_durable_freed_pages_processed(older);
+        let savepoints = self.restored_transaction.is_some()
+            || self
+                .transaction_tracker
+                .oldest_savepoint_excluding(&BTreeSet::new())
+                .is_some();
+        match unpersisted.keys().next_back().copied() {
+            Some(newest) if !savepoints => {
+                let older: Vec<TransactionId> =
+                    unpersisted.keys().copied().filter(|id| *id != newest).collect();
+                let pages: Vec<PageNumber> = unpersisted.into_values().flatten().collect();
+                self.store_data_freed_pages_for(newest, pages)?;
+                // Nothing of theirs is left to look at but the newest's record, which the
+                // extraction of freed pages marks in its turn.
+                self.transaction_tracker
+                    .mark_non_durable_freed_pages_processed(older);
+            }
+            _ => {
+                for (transaction_id, pages) in unpersisted {
+                    self.store_data_freed_pages_for(transaction_id, pages)?;
+                }
+            }
         }
 
         let free_until_transaction = {
