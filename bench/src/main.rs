@@ -312,11 +312,12 @@ fn main() -> anyhow::Result<()> {
                     let ack = move || {
                         let tx = tx.clone();
                         async move {
+                            // A failed append or sync ends the writer: every request after it is an error, never
+                            // counted as a durable write.
+                            let gone = (axum::http::StatusCode::INTERNAL_SERVER_ERROR, "the writer failed");
                             let (done, wait) = tokio::sync::oneshot::channel();
-                            if tx.send(done).is_err() {
-                                return "writer gone";
-                            }
-                            wait.await.unwrap_or("writer gone")
+                            tx.send(done).map_err(|_| gone)?;
+                            wait.await.map_err(|_| gone)
                         }
                     };
                     axum::Router::new().route("/", axum::routing::get(ack.clone()).post(ack))
@@ -344,15 +345,20 @@ fn durable_writer(dir: &Path) -> anyhow::Result<std::sync::mpsc::Sender<tokio::s
         while let Ok(first) = rx.recv() {
             let mut batch = vec![first];
             batch.extend(rx.try_iter());
-            for _ in &batch {
-                f.write_all(&rec).expect("append");
+            let mut ok = batch.iter().all(|_| f.write_all(&rec).is_ok());
+            ok = ok && f.sync_data().is_ok();
+            if !ok {
+                // Dropping the batch's senders answers them with an error; the writer stops.
+                eprintln!("bench hello --durable: appending to or syncing {} failed", path.display());
+                break;
             }
-            f.sync_data().expect("fdatasync");
             written += batch.len() as u64;
             // Start again at 64 MiB so that a long run does not fill the disk.
             if written * 200 > 64 << 20 {
-                f.set_len(0).expect("truncate");
-                std::io::Seek::rewind(&mut f).expect("rewind");
+                if f.set_len(0).and_then(|_| std::io::Seek::rewind(&mut f)).is_err() {
+                    eprintln!("bench hello --durable: truncating {} failed", path.display());
+                    break;
+                }
                 written = 0;
             }
             for done in batch {
