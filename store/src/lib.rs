@@ -17,7 +17,7 @@ mod lazy;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use redb::{Database, ReadableDatabase, ReadableTable};
@@ -201,6 +201,8 @@ pub(crate) struct Inner {
     cache_bytes: usize,
     /// The data file's write-behind: a checkpoint's commit returns before its pages are on disk.
     pub(crate) behind: behind::Control,
+    /// The writer is saturated (see `writer::Load`): busy nearly all the time with full batches.
+    pub(crate) saturated: AtomicBool,
     pub(crate) checkpoints: std::sync::Mutex<CheckpointFigures>,
 }
 
@@ -405,6 +407,7 @@ impl Store {
             space: std::sync::Mutex::new(None),
             cache_bytes: opts.cache_bytes,
             behind,
+            saturated: AtomicBool::new(false),
             checkpoints: std::sync::Mutex::default(),
         });
         inner.seq.publish(seq);
@@ -419,6 +422,13 @@ impl Store {
     /// The change counter of a resource (or `"sessions"`); see `Versions`. Read it before the snapshot.
     pub fn version(&self, name: &str) -> u64 {
         self.inner.versions.get(name)
+    }
+
+    /// Whether the writer is saturated: busy nearly all of the last quarter second, with full batches (durable
+    /// writes arriving faster than one at a time). Work that can wait (the search index) should not count on
+    /// spare cores then.
+    pub fn writer_saturated(&self) -> bool {
+        self.inner.saturated.load(Ordering::Relaxed)
     }
 
     /// The change log's last committed sequence number.

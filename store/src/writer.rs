@@ -125,6 +125,7 @@ impl Load {
         self.idle += t.elapsed();
         if self.saturated && self.idle.as_secs_f64() > (1.0 - SATURATED) * LOAD_WINDOW.as_secs_f64() {
             inner.behind.saturated(false);
+            inner.saturated.store(false, Ordering::Relaxed);
             self.saturated = false;
         }
     }
@@ -139,6 +140,7 @@ impl Load {
         let saturated = full && self.idle.as_secs_f64() <= (1.0 - SATURATED) * span.as_secs_f64();
         if saturated != self.saturated {
             inner.behind.saturated(saturated);
+            inner.saturated.store(saturated, Ordering::Relaxed);
             self.saturated = saturated;
         }
         self.since = Instant::now();
