@@ -118,14 +118,20 @@ struct Load {
     saturated: bool,
 }
 
+/// Tells those who pace themselves by the writer (the checkpoint flusher; through `Store::writer_saturated`, the
+/// search index) whether it is saturated.
+fn set_saturated(inner: &Inner, on: bool) {
+    inner.behind.saturated(on);
+    inner.saturated.store(on, Ordering::Relaxed);
+}
+
 impl Load {
     /// Counts the time since `t` as spent waiting for work. Idle for longer than a saturated window allows, the
     /// writer is not saturated, whatever is left of the window (a checkpoint started on idle is paced).
     fn idle_since(&mut self, t: Instant, inner: &Inner) {
         self.idle += t.elapsed();
         if self.saturated && self.idle.as_secs_f64() > (1.0 - SATURATED) * LOAD_WINDOW.as_secs_f64() {
-            inner.behind.saturated(false);
-            inner.saturated.store(false, Ordering::Relaxed);
+            set_saturated(inner, false);
             self.saturated = false;
         }
     }
@@ -139,8 +145,7 @@ impl Load {
         let full = self.batches > 0 && self.items as f64 >= FULL_BATCH * self.batches as f64;
         let saturated = full && self.idle.as_secs_f64() <= (1.0 - SATURATED) * span.as_secs_f64();
         if saturated != self.saturated {
-            inner.behind.saturated(saturated);
-            inner.saturated.store(saturated, Ordering::Relaxed);
+            set_saturated(inner, saturated);
             self.saturated = saturated;
         }
         self.since = Instant::now();

@@ -57,13 +57,13 @@ fn fill(db: &redb::Database, round: u64) {
 /// `commits` non-durable commits, each changing one key of a different leaf (each frees pages of the last durable
 /// state), then a durable commit of nothing else.
 fn round(db: &redb::Database, round: u64, commits: u64) {
-    non_durable(db, round, commits);
+    non_durable(db, round, 0..commits);
     db.begin_write().unwrap().commit().unwrap();
 }
 
-/// `commits` non-durable commits, commit `c` setting key `(c % LEAVES) * LEAF` to `value(round)`.
-fn non_durable(db: &redb::Database, round: u64, commits: u64) {
-    for c in 0..commits {
+/// A non-durable commit for each `c` of `commits`, setting key `(c % LEAVES) * LEAF` to `value(round)`.
+fn non_durable(db: &redb::Database, round: u64, commits: std::ops::Range<u64>) {
+    for c in commits {
         let mut tx = db.begin_write().unwrap();
         tx.set_durability(Durability::None).unwrap();
         tx.open_table(T).unwrap().insert((c % LEAVES) * LEAF, value(round).as_slice()).unwrap();
@@ -84,7 +84,7 @@ fn a_checkpoint_writes_the_freed_pages_of_its_commits_packed() {
         round(&db, r, 150);
     }
     // 150 commits, each freeing the pages of its own leaf's path.
-    non_durable(&db, 9, 150);
+    non_durable(&db, 9, 0..150);
     let before = written.load(Ordering::Relaxed);
     db.begin_write().unwrap().commit().unwrap();
     let pages = (written.load(Ordering::Relaxed) - before) / 4096;
@@ -142,7 +142,7 @@ fn the_file_is_whole_after_a_reopen_between_checkpoints() {
             round(&db, r, 80);
         }
         // Non-durable commits after the last checkpoint, then a clean close (which makes them durable).
-        non_durable(&db, 11, 40);
+        non_durable(&db, 11, 0..40);
     }
     let mut db = redb::Database::open(&path).unwrap();
     assert!(db.check_integrity().unwrap());
@@ -169,7 +169,7 @@ fn a_savepoint_restored_after_a_checkpoint_leaves_no_page_behind() {
     let mut db = redb::Database::builder().create_with_backend(InMemoryBackend::new()).unwrap();
     fill(&db, 0);
     // A commit freeing pages of the durable state, then one taking a savepoint of it and freeing others.
-    non_durable(&db, 1, 1);
+    non_durable(&db, 1, 0..1);
     let mut tx = db.begin_write().unwrap();
     tx.set_durability(Durability::None).unwrap();
     let savepoint = tx.ephemeral_savepoint().unwrap();
@@ -203,14 +203,9 @@ fn a_reader_between_the_commits_of_a_packed_checkpoint_reads_its_state_whole() {
     fill(&db, 0);
     round(&db, 1, 150);
     // Half of round 2's commits, the reader, the other half: the next checkpoint packs all 150 under the newest id.
-    non_durable(&db, 2, 75);
+    non_durable(&db, 2, 0..75);
     let reader = db.begin_read().unwrap();
-    for c in 75..150 {
-        let mut tx = db.begin_write().unwrap();
-        tx.set_durability(Durability::None).unwrap();
-        tx.open_table(T).unwrap().insert((c % LEAVES) * LEAF, value(2).as_slice()).unwrap();
-        tx.commit().unwrap();
-    }
+    non_durable(&db, 2, 75..150);
     db.begin_write().unwrap().commit().unwrap();
     // What the reader must see: the first 75 leaves' keys from round 2, the next 75 from round 1, the rest as filled.
     let seen = |c: u64| {
@@ -373,14 +368,9 @@ fn every_state_a_power_loss_leaves_between_packed_checkpoints_opens_whole() {
         let mut reader = None;
         for r in 1..=12 {
             if r == 3 {
-                non_durable(&db, r, COMMITS / 2);
+                non_durable(&db, r, 0..COMMITS / 2);
                 reader = Some(db.begin_read().unwrap());
-                for c in COMMITS / 2..COMMITS {
-                    let mut tx = db.begin_write().unwrap();
-                    tx.set_durability(Durability::None).unwrap();
-                    tx.open_table(T).unwrap().insert(c * LEAF, value(r).as_slice()).unwrap();
-                    tx.commit().unwrap();
-                }
+                non_durable(&db, r, COMMITS / 2..COMMITS);
                 db.begin_write().unwrap().commit().unwrap();
             } else {
                 round(&db, r, COMMITS);
