@@ -389,7 +389,9 @@ impl Indexer {
         })?;
         let Some((upserts, deletes, last)) = batch else { return Ok(None) };
         if last > at {
+            let t = store::trace::now_us();
             self.index.apply(&upserts, &deletes, last)?;
+            store::trace::event("index", t, || format!("{} {}", upserts.len(), deletes.len()));
         }
         Ok(Some(last))
     }

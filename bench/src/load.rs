@@ -78,10 +78,12 @@ pub async fn run(spec: Spec) -> anyhow::Result<Report> {
     }
     let secs = start.elapsed().as_secs_f64();
     // BENCH_TIMELINE=FILE: every answered request as "sent_ms latency_us" (ms since the run began), to see when
-    // the slow ones came (beside a checkpoint's or a merge's moment in the server's figures).
+    // the slow ones came; the first line, "# START", is when the run began in ms since the Unix epoch, the clock of
+    // the server's `ZZ_TRACE` timeline (bench/trace.py lays the two side by side).
     if let Ok(file) = std::env::var("BENCH_TIMELINE") {
         timed.sort_unstable();
-        let text: String = timed.iter().map(|(at, l)| format!("{at} {l}\n")).collect();
+        let began = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.saturating_sub(start.elapsed()).as_millis();
+        let text: String = std::iter::once(format!("# {began}\n")).chain(timed.iter().map(|(at, l)| format!("{at} {l}\n"))).collect();
         std::fs::write(file, text)?;
     }
     let mut lat: Vec<u32> = timed.into_iter().map(|(_, l)| l).collect();

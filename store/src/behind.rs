@@ -353,6 +353,7 @@ fn flush(s: &Shared) {
             }
         }
         let mut rate = pace.rate(&st, s.queue_max);
+        let (traced, queued) = (crate::trace::on().then(crate::trace::now_us), st.queued_bytes);
         drop(st);
         let mut applied = 0;
         let mut error = None;
@@ -384,7 +385,12 @@ fn flush(s: &Shared) {
                     }
                     r
                 }
-                Job::Sync { .. } => s.file.sync_data(),
+                Job::Sync { .. } => {
+                    let t = crate::trace::now_us();
+                    let r = s.file.sync_data();
+                    crate::trace::event("fsync", t, String::new);
+                    r
+                }
             };
             match r {
                 Ok(()) => applied += 1,
@@ -393,6 +399,10 @@ fn flush(s: &Shared) {
                     break;
                 }
             }
+        }
+        if let Some(t) = traced {
+            let bytes: usize = batch[..applied].iter().map(|j| if let Job::Write { data, .. } = j { data.len() } else { 0 }).sum();
+            crate::trace::event("pages", t, || format!("{bytes} {} {queued}", rate.unwrap_or(0)));
         }
         // Dropped once the queue's lock is let go (a page's last holder frees it).
         let mut applied_writes = Vec::new();

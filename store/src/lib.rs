@@ -13,6 +13,7 @@ pub mod ship;
 mod tables;
 pub mod wal;
 mod writer;
+pub mod trace;
 mod lazy;
 
 use std::path::{Path, PathBuf};

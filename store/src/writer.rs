@@ -471,6 +471,7 @@ fn fold(inner: &Inner, wait: bool) {
     w.postponed = false;
     let r = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair, &inner.behind, wait)));
     let held = started.elapsed();
+    crate::trace::event("checkpoint", crate::trace::now_us().saturating_sub(held.as_micros() as u64), String::new);
     if let Err(e) = r {
         drop(g);
         inner.fail(format!("checkpoint of the write-ahead log: {e}"));
@@ -595,6 +596,7 @@ fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
 }
 
 fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::Result<Vec<AnyBox>, Failed> {
+    let began = crate::trace::now_us();
     let mut touched = std::collections::HashSet::new();
     let mut changed = Vec::new();
     let mut files = Vec::new();
@@ -686,6 +688,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
     })();
     match outcome {
         Ok(()) => {
+            let ops_us = crate::trace::now_us().saturating_sub(began);
             if logged_to_wal {
                 commit_logged(inner, txn, &redo, durable).map_err(storage)?;
             } else {
@@ -698,6 +701,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
                 inner.pruned.fetch_max(p, Ordering::Relaxed);
             }
             crate::backup::note_changes(inner, changed, files);
+            crate::trace::event("batch", began, || format!("{} {ops_us} {}", batch.len(), if durable { "durable" } else { "lazy" }));
             Ok(results)
         }
         Err(f) => {
