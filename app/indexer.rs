@@ -389,7 +389,7 @@ impl Indexer {
         })?;
         let Some((upserts, deletes, last)) = batch else { return Ok(None) };
         if last > at {
-            let t = store::trace::now_us();
+            let t = store::trace::start();
             self.index.apply(&upserts, &deletes, last)?;
             store::trace::event("index", t, || format!("{} {}", upserts.len(), deletes.len()));
         }

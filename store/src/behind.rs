@@ -353,7 +353,7 @@ fn flush(s: &Shared) {
             }
         }
         let mut rate = pace.rate(&st, s.queue_max);
-        let (traced, queued) = (crate::trace::on().then(crate::trace::now_us), st.queued_bytes);
+        let (traced, queued) = (crate::trace::start(), st.queued_bytes);
         drop(st);
         let mut applied = 0;
         let mut error = None;
@@ -386,7 +386,7 @@ fn flush(s: &Shared) {
                     r
                 }
                 Job::Sync { .. } => {
-                    let t = crate::trace::now_us();
+                    let t = crate::trace::start();
                     let r = s.file.sync_data();
                     crate::trace::event("fsync", t, String::new);
                     r
@@ -400,10 +400,10 @@ fn flush(s: &Shared) {
                 }
             }
         }
-        if let Some(t) = traced {
+        crate::trace::event("pages", traced, || {
             let bytes: usize = batch[..applied].iter().map(|j| if let Job::Write { data, .. } = j { data.len() } else { 0 }).sum();
-            crate::trace::event("pages", t, || format!("{bytes} {} {queued}", rate.unwrap_or(0)));
-        }
+            format!("{bytes} {} {queued}", rate.unwrap_or(0))
+        });
         // Dropped once the queue's lock is let go (a page's last holder frees it).
         let mut applied_writes = Vec::new();
         let mut st = s.lock();

@@ -384,7 +384,7 @@ impl Wal {
     /// as successful for pages that never reached the disk, so the caller stops writing.
     pub(crate) fn sync(&mut self) -> Result<()> {
         if self.synced < self.len {
-            let t = crate::trace::now_us();
+            let t = crate::trace::start();
             self.file.sync()?;
             crate::trace::event("sync", t, || format!("{}", self.len - self.synced));
             self.synced = self.len;

@@ -445,6 +445,7 @@ fn fold(inner: &Inner, wait: bool) {
         return;
     }
     let started = Instant::now();
+    let traced = crate::trace::start();
     // The last checkpoint's pages still on their way: this one waits for the next look (every commit and wake-up)
     // while writes go on, unless closing or the log has grown past FOLD_HARD — then it waits for them here.
     let waited = match before_checkpoint(inner, w, wait) {
@@ -471,7 +472,7 @@ fn fold(inner: &Inner, wait: bool) {
     w.postponed = false;
     let r = w.sync().and_then(|_| inner.with_db(|db| crate::wal::checkpoint(db, w, inner.quick_repair, &inner.behind, wait)));
     let held = started.elapsed();
-    crate::trace::event("checkpoint", crate::trace::now_us().saturating_sub(held.as_micros() as u64), String::new);
+    crate::trace::event("checkpoint", traced, String::new);
     if let Err(e) = r {
         drop(g);
         inner.fail(format!("checkpoint of the write-ahead log: {e}"));
@@ -596,7 +597,7 @@ fn commit_batch(inner: &Inner, mut batch: Vec<Item>, durable: bool) {
 }
 
 fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::Result<Vec<AnyBox>, Failed> {
-    let began = crate::trace::now_us();
+    let began = crate::trace::start();
     let mut touched = std::collections::HashSet::new();
     let mut changed = Vec::new();
     let mut files = Vec::new();
@@ -688,7 +689,7 @@ fn try_batch(inner: &Inner, batch: &mut [Item], durable: bool) -> std::result::R
     })();
     match outcome {
         Ok(()) => {
-            let ops_us = crate::trace::now_us().saturating_sub(began);
+            let ops_us = crate::trace::elapsed(began);
             if logged_to_wal {
                 commit_logged(inner, txn, &redo, durable).map_err(storage)?;
             } else {
