@@ -93,12 +93,11 @@ pub struct MemoryArena {
     pages: Vec<Page>,
 }
 
+// zhizhuang (PATCH.md): no page until the first allocation. tantivy makes seven arenas for every new segment's
+// fast fields (one per column type) and used to fill a zeroed 1 MiB page for each, used or not.
 impl Default for MemoryArena {
     fn default() -> MemoryArena {
-        let first_page = Page::new(0);
-        MemoryArena {
-            pages: vec![first_page],
-        }
+        MemoryArena { pages: Vec::new() }
     }
 }
 
@@ -114,7 +113,10 @@ impl MemoryArena {
 
     /// Returns the number of bytes allocated in the arena.
     pub fn len(&self) -> usize {
-        self.pages.len().saturating_sub(1) * PAGE_SIZE + self.pages.last().unwrap().len
+        match self.pages.last() {
+            Some(last) => (self.pages.len() - 1) * PAGE_SIZE + last.len,
+            None => 0,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -136,13 +138,15 @@ impl MemoryArena {
     pub fn read<Item: Copy + 'static>(&self, addr: Addr) -> Item {
         load(self.slice(addr, mem::size_of::<Item>()))
     }
+    // zhizhuang (PATCH.md): checked, so that an address read before the first allocation panics rather than reads
+    // outside the (then empty) list of pages.
     #[inline]
     fn get_page(&self, page_id: usize) -> &Page {
-        unsafe { self.pages.get_unchecked(page_id) }
+        &self.pages[page_id]
     }
     #[inline]
     fn get_page_mut(&mut self, page_id: usize) -> &mut Page {
-        unsafe { self.pages.get_unchecked_mut(page_id) }
+        &mut self.pages[page_id]
     }
 
     #[inline]
@@ -190,8 +194,7 @@ impl MemoryArena {
     /// Allocates `len` bytes and returns the allocated address.
     #[inline]
     pub fn allocate_space(&mut self, len: usize) -> Addr {
-        let page_id = self.pages.len() - 1;
-        if let Some(addr) = self.get_page_mut(page_id).allocate_space(len) {
+        if let Some(addr) = self.pages.last_mut().and_then(|page| page.allocate_space(len)) {
             return addr;
         }
         self.add_page(len)
