@@ -247,7 +247,13 @@ fn fault_case(fault: Fault, wal: bool, trigger: impl FnOnce(&Store) -> bool, may
         other => panic!("{fault:?}: a write after the failure: {other:?}"),
     }
     let d = def();
-    assert!(s.read(|r| r.all(&d, "157270")).is_ok(), "reads go on");
+    let seen = s.read(|r| r.all(&d, "157270"));
+    assert!(seen.is_ok(), "reads go on");
+    if refused_trigger {
+        // A refused batch was never visible, not even before the restart (its commit was never published).
+        let keys: Vec<String> = seen.unwrap().iter().map(|m| m["paramKey"].as_str().unwrap().to_string()).collect();
+        assert!(keys.iter().all(|k| !k.starts_with("x.")), "{fault:?}: a refused batch is visible: {keys:?}");
+    }
     s.close();
     drop(s);
     let got = keys_at(&path);
