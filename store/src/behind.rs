@@ -151,7 +151,7 @@ impl std::fmt::Debug for Shared {
 
 impl WriteBehind {
     /// `queue_max`: bytes queued at most before a write waits (`queue_for`).
-    pub(crate) fn new(file: Box<dyn StorageBackend>, advice: Option<std::fs::File>, threads: &str, queue_max: usize) -> io::Result<(WriteBehind, Control)> {
+    pub(crate) fn new(file: Box<dyn StorageBackend>, advice: Option<std::fs::File>, threads: &str, nice: Option<i32>, queue_max: usize) -> io::Result<(WriteBehind, Control)> {
         let len = file.len()?;
         let shared = Arc::new(Shared {
             file,
@@ -163,7 +163,10 @@ impl WriteBehind {
             io: RwLock::new(()),
         });
         let s = shared.clone();
-        let thread = std::thread::Builder::new().name(format!("{threads}-flusher")).spawn(move || flush(&s))?;
+        let thread = std::thread::Builder::new().name(format!("{threads}-flusher")).spawn(move || {
+            crate::set_nice(nice);
+            flush(&s)
+        })?;
         let control = Control(Arc::downgrade(&shared));
         Ok((WriteBehind { shared, thread: Mutex::new(Some(thread)) }, control))
     }
@@ -754,7 +757,7 @@ mod tests {
         use redb::{ReadableDatabase, TableDefinition};
         const T: TableDefinition<u32, &[u8]> = TableDefinition::new("t");
         let file = Arc::new(Slow::default());
-        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), None, "zz", QUEUE_MAX).unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), None, "zz", None, QUEUE_MAX).unwrap();
         let shared = wb.shared.clone();
         let mut db = redb::Database::builder().create_with_backend(wb).unwrap();
         // Syncs deferred, as in a checkpoint: every commit returns once queued, and the flusher falls behind.
@@ -800,7 +803,7 @@ mod tests {
     #[test]
     fn pages_are_paced_until_someone_waits() {
         let file = Arc::new(Slow::default());
-        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), None, "zz", QUEUE_MAX).unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), None, "zz", None, QUEUE_MAX).unwrap();
         let page = vec![1u8; 4096]; // odd: the test file writes it without a delay
         let checkpoint = |round: u64| {
             control.defer(true);
@@ -837,7 +840,7 @@ mod tests {
     fn reads_see_every_queued_change_and_the_file_ends_equal() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let file = Arc::new(Slow::default());
-        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), None, "zz", QUEUE_MAX).unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(SlowFile(file.clone())), None, "zz", None, QUEUE_MAX).unwrap();
         let mut model: Vec<u8> = Vec::new();
         let mut deferred_ticket = 0;
         for step in 0..6_000u32 {
@@ -928,7 +931,7 @@ mod tests {
             }
         }
         let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (wb, control) = WriteBehind::new(Box::new(Broken(gate.clone())), None, "zz", QUEUE_MAX).unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(Broken(gate.clone())), None, "zz", None, QUEUE_MAX).unwrap();
         wb.write(0, &[1, 2, 3]).unwrap();
         control.defer(true);
         wb.sync_data().unwrap();
@@ -978,7 +981,7 @@ mod tests {
         }
         let file = Arc::new(Slow::default());
         let gate = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (wb, control) = WriteBehind::new(Box::new(FailsFifth(file.clone(), Default::default(), gate.clone())), None, "zz", QUEUE_MAX).unwrap();
+        let (wb, control) = WriteBehind::new(Box::new(FailsFifth(file.clone(), Default::default(), gate.clone())), None, "zz", None, QUEUE_MAX).unwrap();
         for i in 0..10u8 {
             wb.write(u64::from(i) * 4, &[i + 1; 4]).unwrap();
         }

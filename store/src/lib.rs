@@ -86,6 +86,11 @@ pub struct Options {
     /// Resources whose records stay unpacked (`ResourceDef::plain`): the packing of an upgrade to format 5 leaves
     /// their records in format 1.
     pub plain: Vec<String>,
+    /// The nice value of the store's own threads (its writer and flusher; Linux schedules each thread by its own),
+    /// for a store whose writes are background work (the server's logs: lazy, durable within half a second) and
+    /// should take the cores requests leave. None: they keep their creator's. Raising a nice value needs no
+    /// privilege; a failure leaves the priority as it was.
+    pub nice: Option<i32>,
 }
 
 impl Default for Options {
@@ -101,6 +106,7 @@ impl Default for Options {
             threads: "zz",
             format: meta::BASE_FORMAT,
             plain: Vec::new(),
+            nice: None,
         }
     }
 }
@@ -325,7 +331,7 @@ impl Store {
             meta::peek_not_newer(path)?;
         }
         let backend = opts.fs.data(&at).map_err(|e| if e.kind() == std::io::ErrorKind::WouldBlock { StoreError::Locked } else { e.into() })?;
-        let (backend, behind) = behind::WriteBehind::new(backend, opts.fs.advice(&at), opts.threads, behind::queue_for(opts.cache_bytes))?;
+        let (backend, behind) = behind::WriteBehind::new(backend, opts.fs.advice(&at), opts.threads, opts.nice, behind::queue_for(opts.cache_bytes))?;
         let db = Database::builder()
             .set_cache_size(opts.cache_bytes)
             .set_repair_callback(move |_| flag.store(true, std::sync::atomic::Ordering::Relaxed))
@@ -412,7 +418,7 @@ impl Store {
             checkpoints: std::sync::Mutex::default(),
         });
         inner.seq.publish(seq);
-        let writer = writer::start(inner.clone(), opts.threads);
+        let writer = writer::start(inner.clone(), opts.threads, opts.nice);
         Ok(Store { inner, writer })
     }
 
@@ -1175,5 +1181,12 @@ impl WriteCtx<'_> {
     pub fn delete_meta(&mut self, key: &str) -> Result<()> {
         self.meta.remove(key)?;
         Ok(())
+    }
+}
+
+/// Gives the calling thread the nice value `nice` (`Options::nice`); nothing when None or when the system refuses.
+pub(crate) fn set_nice(nice: Option<i32>) {
+    if let Some(n) = nice {
+        let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), n);
     }
 }

@@ -166,11 +166,14 @@ pub(crate) struct WriterHandle {
     join: Arc<Mutex<Option<JoinHandle<()>>>>,
 }
 
-pub(crate) fn start(inner: Arc<Inner>, threads: &str) -> WriterHandle {
+pub(crate) fn start(inner: Arc<Inner>, threads: &str, nice: Option<i32>) -> WriterHandle {
     let (tx, rx) = channel();
     let join = std::thread::Builder::new()
         .name(format!("{threads}-writer"))
-        .spawn(move || run(&inner, rx))
+        .spawn(move || {
+            crate::set_nice(nice);
+            run(&inner, rx)
+        })
         .expect("spawn writer thread");
     WriterHandle { tx, join: Arc::new(Mutex::new(Some(join))) }
 }

@@ -1873,3 +1873,39 @@ fn an_upgrade_without_room_for_its_copy_waits_or_refuses() {
     }
     assert_eq!(copies(), 1);
 }
+
+/// The thread name and nice value (fields 2 and 19) of a `/proc/.../stat` line.
+#[cfg(target_os = "linux")]
+fn comm_and_nice(stat: &str) -> Option<(&str, i64)> {
+    let comm = &stat[stat.find('(')? + 1..stat.rfind(')')?];
+    Some((comm, stat[stat.rfind(')')? + 2..].split_whitespace().nth(16)?.parse().ok()?))
+}
+
+/// The nice value of this process's thread named `name`, if there is one.
+#[cfg(target_os = "linux")]
+fn nice_of(name: &str) -> Option<i64> {
+    std::fs::read_dir("/proc/self/task").ok()?.flatten().find_map(|t| {
+        let stat = std::fs::read_to_string(t.path().join("stat")).ok()?;
+        comm_and_nice(&stat).filter(|(c, _)| *c == name).map(|(_, n)| n)
+    })
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_store_of_background_writes_runs_its_threads_at_the_nice_value_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("n.redb"), &Options { threads: "tnice", nice: Some(7), ..Options::default() }).unwrap();
+    let d = def();
+    s.write(move |w| w.insert(&d, "t", doc(json!({"paramName": "a", "paramKey": "A1"})), &Actor::default()).map(|_| ())).unwrap();
+    // Each thread sets its own at its start: a thread not yet that far is waited for (a second at most).
+    let settled = |name: &str, want: i64| (0..100).any(|_| nice_of(name) == Some(want) || { std::thread::sleep(std::time::Duration::from_millis(10)); false });
+    assert!(settled("tnice-writer", 7), "writer at {:?}", nice_of("tnice-writer"));
+    assert!(settled("tnice-flusher", 7), "flusher at {:?}", nice_of("tnice-flusher"));
+    // Without it the threads keep their creator's (this thread's) priority.
+    let mine = comm_and_nice(&std::fs::read_to_string("/proc/thread-self/stat").unwrap()).unwrap().1;
+    let plain = Store::open(&dir.path().join("p.redb"), &Options { threads: "tplain", ..Options::default() }).unwrap();
+    assert_eq!(nice_of("tplain-writer"), Some(mine));
+    assert_eq!(nice_of("tplain-flusher"), Some(mine));
+    s.close();
+    plain.close();
+}
