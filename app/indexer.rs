@@ -548,7 +548,7 @@ const SEARCH_NICE: i32 = 10;
 /// Lowers this thread's priority (Linux: per thread) and makes tantivy's writer again from here, so that its
 /// threads (indexing, segment updates, merges), which inherit their creator's priority, yield too.
 fn yield_to_requests(index: &search::Index) {
-    if let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), SEARCH_NICE) {
+    if let Err(e) = store::set_thread_nice(SEARCH_NICE) {
         tracing::debug!(target: "zz::search", error = %e, "search index threads keep the normal priority");
         return;
     }

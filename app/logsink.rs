@@ -252,7 +252,7 @@ impl LogSink {
         let h = health.clone();
         let made = std::thread::Builder::new().name("zz-logs".into()).spawn(move || {
             // Background work, as the logs' store's own threads (`LOGS_NICE`); a refusal keeps the priority.
-            let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), LOGS_NICE);
+            let _ = store::set_thread_nice(LOGS_NICE);
             let mut rx = rx;
             // What the writer carries across a restart (copies waiting for their entries' durability, drops already
             // recorded), so that a restart neither forgets copies nor records old drops again.

@@ -1184,9 +1184,16 @@ impl WriteCtx<'_> {
     }
 }
 
-/// Gives the calling thread the nice value `nice` (`Options::nice`); nothing when None or when the system refuses.
+/// Gives the calling thread (not the process) the nice value `nice`: background threads of the app (the search
+/// index's, the logs' sink) and the store's own threads when `Options::nice` asks. Err when the system refuses
+/// (the priority then stays as it was).
+pub fn set_thread_nice(nice: i32) -> std::io::Result<()> {
+    rustix::process::setpriority_process(Some(rustix::thread::gettid()), nice).map_err(std::io::Error::from)
+}
+
+/// `Options::nice` at the start of the store's threads: nothing when None; a refusal keeps the priority.
 pub(crate) fn set_nice(nice: Option<i32>) {
     if let Some(n) = nice {
-        let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), n);
+        let _ = set_thread_nice(n);
     }
 }
