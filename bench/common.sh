@@ -79,6 +79,47 @@ for t in os.listdir(f'/proc/{p}/task'):
 print(writer, total)
 P
 }
+# `cpu_by_thread LABEL CMD...`: as `cpu_per_ok`, and where the server's CPU went during the command — each thread
+# kind's share of one core (threads of one name summed: the request workers, the data writer, the logs' writer, the
+# search index's follower and merges, the checkpoint flushers) — and the machine's busy share of all its cores (load
+# generator included): on two shared cores an open loop's tail is a queue's, and this shows how full the cores were.
+thread_ticks() {
+  python3 - "$(pgrep -f "zhizhuang serve --http $ADDR" | head -1)" <<'P'
+import os, re, sys, json
+p, out = sys.argv[1], {}
+for t in os.listdir(f'/proc/{p}/task'):
+    try:
+        st = open(f'/proc/{p}/task/{t}/stat').read()
+    except OSError:
+        continue
+    comm, f = st[st.index('(') + 1:st.rindex(')')], st[st.rindex(')') + 2:].split()
+    name = re.sub(r'_\d+$', '', comm)
+    out[name] = out.get(name, 0) + int(f[11]) + int(f[12])
+print(json.dumps(out))
+P
+}
+machine_ticks() { awk '/^cpu /{print $5+$6, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+cpu_by_thread() {
+  local label=$1 out a b i0 t0 i1 t1 s0 s1
+  shift
+  a=$(thread_ticks); read -r i0 t0 < <(machine_ticks); s0=$(date +%s.%N)
+  out=$("$@" | sed "s|^load|$label|")
+  b=$(thread_ticks); read -r i1 t1 < <(machine_ticks); s1=$(date +%s.%N)
+  echo "$out"
+  python3 - "$a" "$b" "$(echo "$out" | grep -o 'ok=[0-9]*' | cut -d= -f2)" "$(getconf CLK_TCK)" "$i0" "$t0" "$i1" "$t1" "$s0" "$s1" <<'P'
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+n, hz = int(sys.argv[3] or 0), int(sys.argv[4])
+i0, t0, i1, t1, s0, s1 = map(float, sys.argv[5:11])
+secs = s1 - s0
+d = {k: b[k] - a.get(k, 0) for k in b if b[k] - a.get(k, 0) > 0}
+top = sorted(d.items(), key=lambda x: -x[1])
+print('  server CPU, share of one core:', ', '.join(f'{k} {100 * v / hz / secs:.0f}%' for k, v in top[:8]),
+      f'(all {100 * sum(d.values()) / hz / secs:.0f}%); machine busy {100 - 100 * (i1 - i0) / max(t1 - t0, 1):.0f}% of its cores')
+if n:
+    print(f"  server CPU per ok request: writer {d.get('zz-writer', 0) * 1e6 / hz / n:.0f} µs, whole server {sum(d.values()) * 1e6 / hz / n:.0f} µs")
+P
+}
 cpu_per_ok() {
   local label=$1 out w0 a0 w1 a1 n hz
   shift

@@ -40,7 +40,7 @@ print('  checkpoints so far:', json.dumps(d.get('checkpoints'), ensure_ascii=Fal
 }
 for pct in 25 50 75; do
   rate=$((cap * pct / 100))
-  create "r$pct" --conns 64 --secs "$SECS" --rate "$rate" --open | sed "s/^load/creates at $pct% ($rate\/s, open loop)/"
+  cpu_by_thread "creates at $pct% ($rate/s, open loop)" create "r$pct" --conns 64 --secs "$SECS" --rate "$rate" --open
   checkpoints
   "$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10 --rate "$rate" --open | sed "s/^load/  hello-world at $rate\/s (open loop)/"
 done

@@ -46,7 +46,7 @@ echo "$picks"
 # The same picks as clerks send them (issue 57 item 1): an open loop at half that capacity, each pick timed from
 # when it was due, beside hello-world at the same rate.
 rate=$(( $(echo "$picks" | head -1 | sed -E 's/.*: ([0-9]+) req\/s.*/\1/') / 2 ))
-"$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 20 --rate "$rate" --open | sed "s/^load/spread picks at 50% ($rate\/s, open loop)/"
+cpu_by_thread "spread picks at 50% ($rate/s, open loop)" "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 20 --rate "$rate" --open
 "$T/bench" load --addr 127.0.0.1:18099 --path / --conns 64 --secs 10 --rate "$rate" --open | sed "s/^load/  hello-world at $rate\/s (open loop)/"
 "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/hot.jsonl" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/durable picks on one hot bin, c=64 (errors = refused when empty)/'
 curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$W/stockdata/list?goodsId=$HOTGOODS" |
