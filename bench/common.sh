@@ -59,30 +59,8 @@ list_total() {
 page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --conns 1 --secs "${3:-5}" | sed "s|^load|$1|"; }
 # One request of the list `P` with query `$2`, timed (the first asking of something kept afterwards).
 once() { curl -s -o /dev/null -w "$1: %{time_total} s\n" -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?$2&_t=once$RANDOM"; }
-# `cpu_per_ok LABEL CMD...`: runs a `bench load` command line (its `load` renamed LABEL) and adds the server's CPU
-# time per ok request from /proc: the data writer thread's and the whole process's. Throughput and latency on a
-# shared 2-core machine swing by a third between runs; the CPU a request costs moves far less, so a change to the
-# write path shows here first.
-server_cpu() {
-  python3 - "$(pgrep -f "zhizhuang serve --http $ADDR" | head -1)" <<'P'
-import os, sys
-p, writer, total = sys.argv[1], 0, 0
-for t in os.listdir(f'/proc/{p}/task'):
-    try:
-        st = open(f'/proc/{p}/task/{t}/stat').read()
-    except OSError:
-        continue
-    comm, f = st[st.index('(') + 1:st.rindex(')')], st[st.rindex(')') + 2:].split()
-    ticks = int(f[11]) + int(f[12])
-    total += ticks
-    writer += ticks if comm == 'zz-writer' else 0
-print(writer, total)
-P
-}
-# `cpu_by_thread LABEL CMD...`: as `cpu_per_ok`, and where the server's CPU went during the command — each thread
-# kind's share of one core (threads of one name summed: the request workers, the data writer, the logs' writer, the
-# search index's follower and merges, the checkpoint flushers) — and the machine's busy share of all its cores (load
-# generator included): on two shared cores an open loop's tail is a queue's, and this shows how full the cores were.
+# `thread_ticks`: the server's CPU time so far (user + system ticks from /proc) by thread name, threads of one
+# name summed (`merge_thread_0` and `_1` as `merge_thread`), as JSON; `server_cpu`: the data writer's and the whole's.
 thread_ticks() {
   python3 - "$(pgrep -f "zhizhuang serve --http $ADDR" | head -1)" <<'P'
 import os, re, sys, json
@@ -98,6 +76,13 @@ for t in os.listdir(f'/proc/{p}/task'):
 print(json.dumps(out))
 P
 }
+server_cpu() {
+  thread_ticks | python3 -c "import sys, json; d = json.load(sys.stdin); print(d.get('zz-writer', 0), sum(d.values()))"
+}
+# `cpu_by_thread LABEL CMD...`: as `cpu_per_ok`, and where the server's CPU went during the command — each thread
+# kind's share of one core (threads of one name summed: the request workers, the data writer, the logs' writer, the
+# search index's follower and merges, the checkpoint flushers) — and the machine's busy share of all its cores (load
+# generator included): on two shared cores an open loop's tail is a queue's, and this shows how full the cores were.
 machine_ticks() { awk '/^cpu /{print $5+$6, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
 cpu_by_thread() {
   local label=$1 out a b i0 t0 i1 t1 s0 s1
@@ -120,6 +105,10 @@ if n:
     print(f"  server CPU per ok request: writer {d.get('zz-writer', 0) * 1e6 / hz / n:.0f} µs, whole server {sum(d.values()) * 1e6 / hz / n:.0f} µs")
 P
 }
+# `cpu_per_ok LABEL CMD...`: runs a `bench load` command line (its `load` renamed LABEL) and adds the server's CPU
+# time per ok request from /proc: the data writer thread's and the whole process's. Throughput and latency on a
+# shared 2-core machine swing by a third between runs; the CPU a request costs moves far less, so a change to the
+# write path shows here first.
 cpu_per_ok() {
   local label=$1 out w0 a0 w1 a1 n hz
   shift
