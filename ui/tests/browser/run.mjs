@@ -2170,7 +2170,8 @@ test('仓管员 刘强: his desk shows only what he may see; an inbound order re
   await shot(page, 'role-keeper-short');
   await ask.getByRole('button', { name: '确定' }).click();
   await toast(page, '已短收完成').waitFor();
-  await line.getByRole('cell', { name: '9', exact: true }).waitFor();
+  // The short quantity says why, where he looks (not only in a tooltip).
+  await line.getByRole('cell', { name: '9(供应商缺货,余下9桶不再补发)', exact: true }).waitFor();
   check(await page.getByRole('button', { name: '短收完成' }).count() === 0, 'nothing left to close short');
   check(await line.getByRole('button', { name: '收货', exact: true }).count() === 0, 'the 9 are no longer awaited');
   await shot(page, 'role-keeper-short-done');
@@ -2263,6 +2264,10 @@ test('print layouts: 入库单, 上架单, 拣货单 (bin walking order), 送货
   text = await printed(`/print/ck/${ckShipped.orderNo}`, 'print-delivery', { width: '241mm', height: '140mm' });
   check(text.includes('送货单') && text.includes('发货人') && text.includes('收货人'), 'the delivery note has its signature lines');
   check(await page.getByLabel('纸张').inputValue() === 'cont', '241 mm paper chosen for 送货单');
+  // Each line that left names the batches its picks took (a line asks for goods, not a batch).
+  const shippedRows = (await page.locator('.print-lines tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim()))))
+    .filter((r) => /^\d+$/.test(r[0]) && Number(r[6]) > 0);
+  check(shippedRows.length > 0 && shippedRows.every((r) => /\S/.test(r[3])), `the delivery note names each shipped line's batch: ${JSON.stringify(shippedRows.map((r) => r[3]))}`);
   const admin = await session(t);
   const contract = (await bladeCall(t, 'POST', '/api/blade-scm/contract/list', { contractStatus: 2, size: 1 })).records[0];
   await visit(admin.page, `/print/contract/${contract.contractCode}`);

@@ -120,13 +120,16 @@ async function load(kind: PrintKind, no: string, L: (zh: string, en: string) => 
   }
   // 出库单 / 送货单: what left, from which bins.
   const downs: Row[] = (await get(`${W}/down/list`, { orderId: o.id, size: 500 }).catch(() => null))?.records ?? [];
-  const bins = (lineId: string) => downs.filter((x) => String(x.lineId) === String(lineId)).map((x) => x.spaceName ?? x.spaceIdName).filter(Boolean).join('、');
+  const picked = (lineId: string, f: (x: Row) => unknown) => [...new Set(downs.filter((x) => String(x.lineId) === String(lineId)).map(f).filter(Boolean))].join('、');
+  const bins = (lineId: string) => picked(lineId, (x) => x.spaceName ?? x.spaceIdName);
+  // A line asks for goods, not a batch: what left is the batches its picks took.
+  const batches = (l: Row) => l.batch || picked(l.id, (x) => x.batch);
   return {
     title: Number(o.orderStatus) === 4 ? L('送货单', 'Delivery note') : L('出库单', 'Outbound order'), no,
     facts: [[L('仓库', 'Store'), o.storeName], [L('出库类型', 'Type'), o.orderTypeName], [L('领料项目', 'Project'), o.projectName || '—'], [L('施工单', 'Construct'), o.constructName || '—'],
       [L('收货人', 'Consignee'), o.consignee || '—'], [L('发货时间', 'Shipped'), o.shipTime || L('未发货', 'Not shipped')]],
     head: [L('序号', 'No.'), L('商品', 'Goods'), L('单位', 'Unit'), L('批次', 'Batch'), L('储位', 'Bins'), L('数量', 'Quantity'), L('实发', 'Shipped')],
-    rows: lines.map((l, i) => [i + 1, l.goodsName, l.unit ?? '', l.batch || '', bins(l.id), l.qty, l.pickedQty]),
+    rows: lines.map((l, i) => [i + 1, l.goodsName, l.unit ?? '', batches(l), bins(l.id), l.qty, l.pickedQty]),
     total: [L('合计', 'Total'), '', '', '', '', String(sum('qty')), String(sum('pickedQty'))],
     signs: [L('发货人', 'Shipped by'), L('承运人', 'Carrier'), L('收货人', 'Received by'), L('收货日期', 'Date received')],
   };

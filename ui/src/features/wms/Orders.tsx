@@ -218,7 +218,7 @@ export function InboundDetail({ no }: { no: string }) {
             [L('商品', 'Goods'), (r) => <span className={r._hit ? 'scan-hit' : undefined}>{r.goodsName}</span>],
             [L('批次', 'Batch'), (r) => r.batch || '—'], [L('到期', 'Expires'), (r) => r.expireDate || '—'],
             [L('预计', 'Expected'), (r) => r.expectedQty], [L('实收', 'Received'), (r) => r.receivedQty],
-            [L('短收', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <span title={r.shortReason ?? ''}>{r.shortQty}</span> : '—')],
+            [L('短收', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <Short qty={r.shortQty} reason={r.shortReason} /> : '—')],
             [L('合格', 'Passed'), (r) => r.passedQty], [L('不合格', 'Failed'), (r) => r.failedQty], [L('已上架', 'Put away'), (r) => r.putQty],
             [L('操作', 'Action'), (r) => {
               if (s <= 2 && perms.has('received_add') && dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0') !== '0')
@@ -298,7 +298,7 @@ export function OutboundDetail({ no }: { no: string }) {
           <Table label={L('出库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines} cols={[
             [L('商品', 'Goods'), (r) => r.goodsName], [L('指定批次', 'Batch'), (r) => r.batch || '—'],
             [L('出库数量', 'Quantity'), (r) => r.qty], [L('已预留', 'Reserved'), (r) => r.reservedQty], [L('已拣货', 'Picked'), (r) => r.pickedQty],
-            [L('短拣', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <span title={r.shortReason ?? ''}>{r.shortQty}</span> : '—')],
+            [L('短拣', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <Short qty={r.shortQty} reason={r.shortReason} /> : '—')],
           ]} />
         </div>
         {[1, 2].includes(s) && (
@@ -366,4 +366,10 @@ export function StockCard({ goodsId }: { goodsId: string }) {
       </div>
     </section>
   );
+}
+
+/** A short quantity with the reason the clerk gave, shown beside it (a long one cut, whole on hover). */
+function Short({ qty, reason }: { qty: string; reason?: string }) {
+  const why = String(reason ?? '').trim();
+  return <span title={why || undefined}>{qty}{why && <span className="muted">({why.length > 24 ? `${why.slice(0, 24)}…` : why})</span>}</span>;
 }
