@@ -2174,6 +2174,8 @@ test('仓管员 刘强: his desk shows only what he may see; an inbound order re
   await line.getByRole('cell', { name: '9(供应商缺货,余下9桶不再补发)', exact: true }).waitFor();
   check(await page.getByRole('button', { name: '短收完成' }).count() === 0, 'nothing left to close short');
   check(await line.getByRole('button', { name: '收货', exact: true }).count() === 0, 'the 9 are no longer awaited');
+  // The review's two boxes say which is which beside them, not only in a placeholder that goes once typed in.
+  check(await line.getByText('不合格', { exact: true }).isVisible() && await line.getByText('合格', { exact: true }).isVisible(), 'the review boxes are captioned 不合格 and 合格');
   await shot(page, 'role-keeper-short-done');
 });
 

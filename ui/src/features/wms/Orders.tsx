@@ -106,7 +106,7 @@ function AddLine({ kind, orderId, onDone }: { kind: 'rk' | 'ck'; orderId: string
 }
 
 /** A quantity box with its action button, per line. */
-function QtyAction({ label, initial, onGo, extra }: { label: string; initial: string; onGo: (qty: string, extra: string) => Promise<void>; extra?: { label: string; initial: string; qty?: boolean } }) {
+function QtyAction({ label, caption, initial, onGo, extra }: { label: string; caption?: string; initial: string; onGo: (qty: string, extra: string) => Promise<void>; extra?: { label: string; caption?: string; initial: string; qty?: boolean } }) {
   const { L } = useL();
   const [q, setQ] = useState(initial);
   const [x, setX] = useState(extra?.initial ?? '');
@@ -121,8 +121,11 @@ function QtyAction({ label, initial, onGo, extra }: { label: string; initial: st
     : units(q) + (extra?.qty ? units(x) : BigInt(0)) <= BigInt(0) ? L('数量必须大于0', 'The quantity must be above 0') : null;
   return (
     <span className="qty-action">
-      {extra && <input aria-label={extra.label} className="bin-input" inputMode={extra.qty ? 'decimal' : undefined} aria-invalid={!xOk} value={x} onChange={(e) => setX(e.target.value)} placeholder={extra.label} />}
-      <input aria-label={label + '数量'} className="qty-input" inputMode="decimal" aria-invalid={!qOk} value={q} onChange={(e) => setQ(e.target.value)} />
+      {/* Two boxes side by side each say what they hold, where a clerk looks (a placeholder goes once typed in). */}
+      {extra && <label className="qty-field"><span className="muted">{extra.caption ?? extra.label}</span>
+        <input aria-label={extra.label} className="bin-input" inputMode={extra.qty ? 'decimal' : undefined} aria-invalid={!xOk} value={x} onChange={(e) => setX(e.target.value)} placeholder={extra.label} /></label>}
+      <label className="qty-field">{extra && <span className="muted">{caption ?? L('数量', 'Qty')}</span>}
+        <input aria-label={label + '数量'} className="qty-input" inputMode="decimal" aria-invalid={!qOk} value={q} onChange={(e) => setQ(e.target.value)} /></label>
       <button type="button" className="btn btn-small" disabled={!!bad} onClick={() => void onGo(q.trim(), x.trim())}>{label}</button>
       {bad && <span className="form-err qty-err" role="alert">{bad}</span>}
     </span>
@@ -224,7 +227,7 @@ export function InboundDetail({ no }: { no: string }) {
               if (s <= 2 && perms.has('received_add') && dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0') !== '0')
                 return <QtyAction key="rcv" label={L('收货', 'Receive')} initial={dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0')} onGo={(q) => act(() => post(`${W}/received/save`, { lineId: r.id, qty: q, opId: op('rcv') }), L('收货成功', 'Received'))} />;
               if ((s === 1 || s === 2) && perms.has('review_add') && dec(dec(r.receivedQty, r.passedQty), r.failedQty) !== '0')
-                return <QtyAction key="rev" label={L('复核合格', 'Pass')} initial={dec(dec(r.receivedQty, r.passedQty), r.failedQty)} extra={{ label: L('不合格数量', 'Failed'), initial: '0', qty: true }}
+                return <QtyAction key="rev" label={L('复核合格', 'Pass')} caption={L('合格', 'Passed')} initial={dec(dec(r.receivedQty, r.passedQty), r.failedQty)} extra={{ label: L('不合格数量', 'Failed'), caption: L('不合格', 'Failed'), initial: '0', qty: true }}
                   onGo={(q, f) => act(() => post(`${W}/review/save`, { lineId: r.id, passedQty: q, failedQty: f || '0', opId: op('rev') }), L('复核已记录', 'Reviewed'))} />;
               if (s === 3 && perms.has('up_add') && dec(r.passedQty, r.putQty) !== '0') {
                 const sg = suggest[r.id];
