@@ -60,7 +60,7 @@ page() { "$T/bench" load --addr $ADDR --path "$P?$2&_t={n}" --token "$TOK" --con
 # One request of the list `P` with query `$2`, timed (the first asking of something kept afterwards).
 once() { curl -s -o /dev/null -w "$1: %{time_total} s\n" -H "Blade-Auth: bearer $TOK" "http://$ADDR$P?$2&_t=once$RANDOM"; }
 # `thread_ticks`: the server's CPU time so far (user + system ticks from /proc) by thread name, threads of one
-# name summed (`merge_thread_0` and `_1` as `merge_thread`), as JSON; `server_cpu`: the data writer's and the whole's.
+# name summed (`merge_thread_0` and `_1` as `merge_thread`), as JSON.
 thread_ticks() {
   python3 - "$(pgrep -f "zhizhuang serve --http $ADDR" | head -1)" <<'P'
 import os, re, sys, json
@@ -76,13 +76,12 @@ for t in os.listdir(f'/proc/{p}/task'):
 print(json.dumps(out))
 P
 }
-server_cpu() {
-  thread_ticks | python3 -c "import sys, json; d = json.load(sys.stdin); print(d.get('zz-writer', 0), sum(d.values()))"
-}
-# `cpu_by_thread LABEL CMD...`: as `cpu_per_ok`, and where the server's CPU went during the command — each thread
-# kind's share of one core (threads of one name summed: the request workers, the data writer, the logs' writer, the
-# search index's follower and merges, the checkpoint flushers) — and the machine's busy share of all its cores (load
-# generator included): on two shared cores an open loop's tail is a queue's, and this shows how full the cores were.
+# `cpu_by_thread LABEL CMD...`: runs a `bench load` command line (its `load` renamed LABEL), then says where the
+# server's CPU went during it — each thread kind's share of one core (threads of one name summed: the request workers,
+# the data writer, the logs' writer, the search index's follower and merges, the checkpoint flushers) and the
+# machine's busy share of all its cores (load generator included: on two shared cores an open loop's tail is a
+# queue's, and this shows how full the cores were) — and the server's CPU per ok request (the data writer's and the
+# whole process's).
 machine_ticks() { awk '/^cpu /{print $5+$6, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
 cpu_by_thread() {
   local label=$1 out a b i0 t0 i1 t1 s0 s1
@@ -106,18 +105,7 @@ if n:
 P
 }
 # `cpu_per_ok LABEL CMD...`: runs a `bench load` command line (its `load` renamed LABEL) and adds the server's CPU
-# time per ok request from /proc: the data writer thread's and the whole process's. Throughput and latency on a
-# shared 2-core machine swing by a third between runs; the CPU a request costs moves far less, so a change to the
-# write path shows here first.
-cpu_per_ok() {
-  local label=$1 out w0 a0 w1 a1 n hz
-  shift
-  read -r w0 a0 < <(server_cpu)
-  out=$("$@" | sed "s|^load|$label|")
-  read -r w1 a1 < <(server_cpu)
-  echo "$out"
-  n=$(echo "$out" | grep -o 'ok=[0-9]*' | cut -d= -f2)
-  hz=$(getconf CLK_TCK)
-  [ "${n:-0}" -gt 0 ] && echo "  server CPU per ok request: writer $(( (w1 - w0) * 1000000 / hz / n )) µs, whole server $(( (a1 - a0) * 1000000 / hz / n )) µs"
-  return 0
-}
+# time per ok request from /proc: the data writer thread's and the whole process's (`cpu_by_thread` without its
+# shares). Throughput and latency on a shared 2-core machine swing by a third between runs; the CPU a request costs
+# moves far less, so a change to the write path shows here first.
+cpu_per_ok() { cpu_by_thread "$@" | grep -v '^  server CPU, share of one core:'; }
