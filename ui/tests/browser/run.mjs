@@ -1483,9 +1483,25 @@ test('construct page: a new construct from the project page through dispatch to 
   await mgr.fill('管理');
   await page.getByRole('option', { name: '管理员' }).first().click();
   await toast(page, '已指定项目经理').waitFor();
+  // Another manager replaces this one only once asked (the first was assigned without a question); cancelled,
+  // 管理员 stays.
+  await mgr.click();
+  await mgr.fill('张伟');
+  await page.getByRole('option', { name: /张伟/ }).first().click();
+  const replace = dialogNamed(page, /提示/);
+  await replace.getByText('将项目经理由 管理员 改为 张伟？').waitFor();
+  await shot(page, 'construct-manager-replace');
+  await replace.getByRole('button', { name: '取消' }).click();
+  await replace.waitFor({ state: 'detached' });
+  check((await page.locator('.bind-box').first().innerText()).includes('项目经理:管理员'), 'a cancelled replacement leaves the manager');
   await page.getByRole('button', { name: '转为待派单' }).click();
   await toast(page, '状态已更新').waitFor();
   await page.getByRole('heading', { name: /样板间软装二期/ }).getByText('待派单').waitFor();
+  // 派单 is binding a crew: from another tab the button opens 班组.
+  await page.getByRole('tab', { name: '基本信息' }).click();
+  await page.getByRole('button', { name: '派单', exact: true }).click();
+  await page.getByRole('tab', { name: '班组', selected: true }).waitFor();
+  check(pathOf(page).endsWith('/crew'), `派单 opened the crew tab (${pathOf(page)})`);
 
   // Construction needs a crew: starting without one is refused with the server's message, then a worker is bound.
   // 开始施工 cannot be undone: it asks first.

@@ -221,6 +221,9 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
           <h2>{k.constructName} <span className="tag">{st(MODEL_STATUS, status)}</span></h2>
           <div className="row-actions">
             {status >= 3 && <button type="button" className="btn" onClick={() => navigate(`/process/detail/${k.constructCode}`)}>{L('施工进度', 'Progress')}</button>}
+            {canEdit && status === 2 && !(crew.length || dayWork.length) && tab !== 'crew' && (
+              <button type="button" className="btn" onClick={() => go('crew')}>{L('派单', 'Dispatch')}</button>
+            )}
             {canEdit && next && (
               <button type="button" className="btn btn-primary" title={next[1] || undefined}
                 onClick={async () => {
@@ -265,7 +268,7 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
                 {canEdit && <div className="flow-actions"><button type="button" className="btn" onClick={() => go('base', true)}>{L('编辑', 'Edit')}</button></div>}
               </>
             ))}
-          {tab === 'crew' && <CrewTab k={k} crew={crew} canEdit={canEdit} act={act} />}
+          {tab === 'crew' && <CrewTab k={k} crew={crew} canEdit={canEdit} act={act} ask={ask} />}
           {tab === 'daywork' && <DayWorkTab k={k} rows={dayWork} canEdit={perms.has('construct_edit') && status < 4} act={act} />}
           {tab === 'measure' && <MeasureTab k={k} page={d.measures} perms={perms} act={act} />}
           {tab === 'approval' && <ApprovalTab k={k} crew={crew.length} canSend={perms.has('approval_task_add')} act={act} />}
@@ -276,8 +279,9 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
 }
 
 type Act = (f: () => Promise<unknown>, done: string) => Promise<void>;
+type Ask = ReturnType<typeof useAsk>[1];
 
-function CrewTab({ k, crew, canEdit, act }: { k: Row; crew: Row[]; canEdit: boolean; act: Act }) {
+function CrewTab({ k, crew, canEdit, act, ask }: { k: Row; crew: Row[]; canEdit: boolean; act: Act; ask: Ask }) {
   const { L } = useL();
   return (
     <div className="tab-body">
@@ -286,7 +290,12 @@ function CrewTab({ k, crew, canEdit, act }: { k: Row; crew: Row[]; canEdit: bool
         {canEdit && (
           <span className="row-actions">
             <span className="muted">{L('指定为', 'Assign')}</span>
-            <RefPicker id="k-manager" field={USER} value="" label="" onChange={(id) => act(() => post(`${S}/construct/assign/manager`, { id: k.id, managerId: id }), L('已指定项目经理', 'Manager assigned'))} />
+            <RefPicker id="k-manager" field={USER} value="" label="" onChange={async (id, name) => {
+              if (String(id) === String(k.managerId ?? '')) return;
+              // Replacing a manager hands the construct (and its approvals) to someone else: asked first.
+              if (k.managerId && (await ask({ text: L(`将项目经理由 ${k.managerName || k.managerId} 改为 ${name || id}？`, `Change the manager from ${k.managerName || k.managerId} to ${name || id}?`) })) === null) return;
+              await act(() => post(`${S}/construct/assign/manager`, { id: k.id, managerId: id }), L('已指定项目经理', 'Manager assigned'));
+            }} />
           </span>
         )}
       </div>
