@@ -2146,9 +2146,27 @@ test('仓管员 刘强: his desk shows only what he may see; an inbound order re
   const text = await page.locator('.desk').innerText();
   check(!text.includes('示例数据') && !text.includes('江西'), 'no invented figures on his desk');
   check(await page.locator('.desk-map').count() === 0, 'no project map: he may read no projects');
-  await shot(page, 'role-keeper-desk');
-
+  // 仓库作业: the open orders of the stores he works in, first on his desk, as many as the lists say, each
+  // opening its order.
   const W = '/api/blade-api/wms';
+  const work = page.getByRole('region', { name: '仓库作业' });
+  await work.getByRole('link', { name: /^入库单 RK/ }).first().waitFor();
+  for (const [k, name] of [['rk', '待处理入库单'], ['ck', '待处理出库单']]) {
+    const all = await bladeCall(t, 'GET', `${W}/order/${k}/list?orderStatus_lt=4&size=100`);
+    check(all.records.length > 0, `the demo has open ${k} orders`);
+    const shown = await work.locator('.desk-counts div', { hasText: name }).locator('dd').innerText();
+    check(shown === String(all.total), `${name} shows ${shown}, the list has ${all.total}`);
+    check(await work.getByRole('link', { name: new RegExp(`^${k === 'rk' ? '入库单' : '出库单'} `) }).count() === Math.min(5, all.total), `his desk lists his first open ${k} orders`);
+  }
+  const deskBox = await work.boundingBox();
+  const appsBox = await page.getByRole('region', { name: '应用中心' }).boundingBox();
+  check(deskBox.y < appsBox.y, 'his store work comes before the application tiles');
+  await shot(page, 'role-keeper-desk');
+  const first = work.getByRole('link', { name: /^出库单 CK/ }).first();
+  const firstNo = (await first.innerText()).split(' ')[1];
+  await first.click();
+  await waitPath(page, `/wms/order/ck/detail/${firstNo}`);
+  await page.getByRole('table', { name: '出库明细' }).waitFor();
   const store = (await bladeCall(t, 'GET', `${W}/store/list?storeCode_equal=WH01`)).records[0];
   const goods = (await bladeCall(t, 'GET', `${W}/goods/list?goodsName=乳胶漆&size=1`)).records[0];
   const rk = await bladeCall(t, 'POST', `${W}/order/rk/submit`, { storeId: store.id, orderType: 1 });

@@ -7,6 +7,8 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from '../../i18n/react';
 import { useApp, useProps } from '../../app';
 import { get } from '../../lib/api';
+import { useL } from '../../lib/words';
+import { CK_STATUS, RK_STATUS } from '../../lib/wms';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';
 
@@ -120,6 +122,62 @@ function Urgent({ counts }: { counts: Counts | null | undefined }) {
   );
 }
 
+type Order = { id: string; orderNo: string; orderStatus?: number | string; storeName?: string; orderTypeName?: string; expectedDate?: string; createTime?: string; supplierName?: string; projectName?: string; consignee?: string };
+type Open = { total: number; records: Order[] };
+const OPEN = 4; // an order below 4 (已完成 / 已发货) and not 9 (已取消) still has work in the store
+
+/** 仓库作业: the inbound and outbound orders still open in the stores the user works in (the server limits the
+ * lists to them), oldest first, each opening its order; the totals open the lists. Left out for a user who may
+ * read neither kind of order. */
+export function StoreWork({ today }: { today: string }) {
+  const { t } = useTranslation();
+  const { st } = useL();
+  const { navigate } = useApp();
+  const props = useProps();
+  const may = (code: string) => props.permissions.includes(code);
+  const kinds = ([['rk', 'order_rk', 'expectedDate'], ['ck', 'order_ck', 'createTime']] as const).filter(([, code]) => may(code));
+  // undefined: not read yet; null: this kind may not be read here.
+  const [open, setOpen] = useState<Record<string, Open | null | undefined>>({});
+  useEffect(() => {
+    for (const [kind, , by] of kinds) {
+      get<Open>(`/api/blade-api/wms/order/${kind}/list`, { current: 1, size: 5, orderStatus_lt: OPEN, ascs: `${by},createTime` })
+        .then((p) => setOpen((o) => ({ ...o, [kind]: { total: p.total ?? 0, records: p.records ?? [] } })), () => setOpen((o) => ({ ...o, [kind]: null })));
+    }
+  }, [kinds.map(([k]) => k).join()]);
+  if (kinds.length === 0 || kinds.every(([k]) => open[k] === null)) return null;
+  const go = (to: string) => (e: { preventDefault(): void }) => { e.preventDefault(); navigate(to); };
+  const loading = kinds.some(([k]) => open[k] === undefined);
+  const shown = kinds.filter(([k]) => open[k]);
+  const rows = shown.flatMap(([k]) => open[k]!.records.map((o) => ({ k, o })));
+  return (
+    <section className="card desk-store" aria-labelledby="desk-store" aria-busy={loading}>
+      <h3 id="desk-store">{t('desk.storeWork')}</h3>
+      {loading ? <p className="muted">{t('common.loading')}</p> : <>
+        <dl className="desk-counts">
+          {shown.map(([k]) => <div key={k}><dt>{t(`desk.open.${k}`)}</dt><dd className="big-number"><a href={`/wms/order/${k}`} onClick={go(`/wms/order/${k}`)}>{open[k]!.total}</a></dd></div>)}
+        </dl>
+        {rows.length === 0 ? <p className="muted">{t('desk.noStoreWork')}</p> : (
+          <ul className="desk-orders">{rows.map(({ k, o }) => {
+            // late: nothing or only part received by the day the goods were due (once received, the date is history).
+            const late = k === 'rk' && Number(o.orderStatus) <= 1 && !!o.expectedDate && o.expectedDate < today;
+            const who = k === 'rk' ? o.supplierName : o.projectName ?? o.consignee;
+            return (
+              <li key={o.id}>
+                <a href={`/wms/order/${k}/detail/${o.orderNo}`} onClick={go(`/wms/order/${k}/detail/${o.orderNo}`)}>{t(`desk.order.${k}`)} {o.orderNo}</a>
+                <span className="desk-state">{st(k === 'rk' ? RK_STATUS : CK_STATUS, o.orderStatus)}</span>
+                <span className="muted">{[o.storeName, o.orderTypeName, who].filter(Boolean).join(' · ')}</span>
+                {k === 'rk' && o.expectedDate
+                  ? <span className={late ? 'overdue' : 'muted'}>{late ? t('desk.lateArrival', { date: o.expectedDate }) : t('desk.arrival', { date: o.expectedDate })}</span>
+                  : o.createTime && <span className="muted">{t('desk.made', { date: o.createTime.slice(0, 10) })}</span>}
+              </li>
+            );
+          })}</ul>
+        )}
+      </>}
+    </section>
+  );
+}
+
 export function Welcome() {
   const { t } = useTranslation();
   const props = useProps();
@@ -131,6 +189,7 @@ export function Welcome() {
         <h2>{t('desk.welcome', { name: props.user?.realName ?? '' })}</h2>
         <p className="muted">{t('desk.today', { date: today })}</p>
       </section>
+      <StoreWork today={today} />
       <Launcher />
       <div className="desk-grid">
         <Urgent counts={counts} />

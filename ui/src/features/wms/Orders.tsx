@@ -10,12 +10,11 @@ import { useToast } from '../../components/ui/toast';
 import { Facts, Table } from '../../components/ui/record';
 import { useAsk } from '../../components/ui/dialog';
 import { useL } from '../../lib/words';
+import { CK_STATUS, RK_STATUS } from '../../lib/wms';
 
 type Row = Record<string, any>;
 const W = '/api/blade-api/wms';
 
-const RK_STATUS: Record<string, [string, string]> = { 0: ['新建', 'New'], 1: ['收货中', 'Receiving'], 2: ['复核中', 'In review'], 3: ['待上架', 'Put-away'], 4: ['已完成', 'Done'], 9: ['已取消', 'Cancelled'] };
-const CK_STATUS: Record<string, [string, string]> = { 0: ['新建', 'New'], 1: ['已释放', 'Released'], 2: ['拣货中', 'Picking'], 3: ['已拣货', 'Picked'], 4: ['已发货', 'Shipped'], 9: ['已取消', 'Cancelled'] };
 
 /** The one order whose number is `no`, or null. */
 async function orderByNo(kind: 'rk' | 'ck', no: string): Promise<Row | null> {
