@@ -4,7 +4,7 @@
 //! recipient of the resource `message` (`userId`, `kind` of dictionary `message_kind`, `title`, `content`,
 //! `link` — a path of the UI —, `unread`), read by its recipient only (`api/desk/message.rs`).
 use serde_json::{Value, json};
-use store::WriteCtx;
+use store::{Filter, Op, Query, WriteCtx};
 
 use crate::engine::dialect::Ctx;
 use crate::engine::rec::obj;
@@ -33,6 +33,27 @@ pub fn send(w: &mut WriteCtx, cx: &Ctx, to: impl IntoIterator<Item = u64>, kind:
         let doc = obj(json!({"userId": user, "kind": kind, "title": clip(title, 255), "content": clip(content, 500), "link": clip(link, 255), "unread": 1}));
         w.insert(&def, cx.tenant, doc, cx.actor)?;
         n += 1;
+    }
+    Ok(n)
+}
+
+/// Marks read what told `user` a task was theirs to do (a `TASK` message whose link opens it), once the task is
+/// done, cancelled or handed to someone else: the bell no longer lists as to-do what is not. Written in the
+/// transaction that ends the task. A user's unread messages are few (what the bell counts).
+pub fn settle_task(w: &mut WriteCtx, cx: &Ctx, user: u64, task: u64) -> store::Result<usize> {
+    if user == 0 {
+        return Ok(0);
+    }
+    let def = cx.def("message");
+    let q = Query { filters: vec![Filter::new("userId", Op::Equal, json!(user)), Filter::new("unread", Op::Equal, json!(1))], limit: 5_000, ..Query::default() };
+    let opens = format!("/handle/{task}/");
+    let mut n = 0;
+    for m in w.list(&def, cx.tenant, &q)?.records {
+        let is_it = m.get("kind").and_then(Value::as_i64) == Some(TASK) && m.get("link").and_then(Value::as_str).is_some_and(|l| l.contains(&opens));
+        if let (true, Some(mid)) = (is_it, m.get("id").and_then(Value::as_u64)) {
+            w.update(&def, cx.tenant, mid, obj(json!({"unread": 0, "readTime": cx.now})), cx.actor)?;
+            n += 1;
+        }
     }
     Ok(n)
 }

@@ -119,11 +119,30 @@ async fn leave_runs_across_users_with_rule_12() {
     // decides first. A wrong instance id with the task: 404.
     let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": "123", "flag": "ok"})).await;
     assert_eq!(s, 404);
+    // His bell says the task is his to do; 待办事务 asked for this task alone finds it.
+    let unread_todo = |v: &Value| v["data"]["latest"].as_array().unwrap().iter().filter(|m| m["title"].as_str().unwrap_or("").starts_with("待办") && m["link"].as_str().unwrap_or("").contains(&format!("/handle/{task}/"))).count();
+    let (_, v) = get(&app, &p.li, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(unread_todo(&v), 1, "{v}");
+    let (_, v) = get(&app, &p.li, &format!("{F}/work/todo-list?taskId={task}")).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    let (s, v) = get(&app, &p.li, &format!("{F}/work/todo-list?taskId=abc")).await;
+    assert_eq!(s, 400, "{v}");
     let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": inst, "flag": "ok", "comment": "同意,注意交接"})).await;
     assert_eq!(s, 200, "{v}");
-    // A retried completion answers the same and changes nothing.
+    // Done, it leaves his bell (the message marked read in the same commit) and his 待办 for this task.
+    let (_, v) = get(&app, &p.li, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(unread_todo(&v), 0, "a decided task is no longer to do: {v}");
+    let (_, v) = get(&app, &p.li, &format!("{F}/work/todo-list?taskId={task}")).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+    let (_, v) = get(&app, &p.li, &format!("{F}/work/done-list?taskId={task}")).await;
+    assert_eq!(v["data"]["total"], 1, "{v}");
+    // A retried completion answers the same and changes nothing; another decision on it is refused, never
+    // reported as done.
     let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": inst, "flag": "ok"})).await;
     assert_eq!(s, 200);
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": inst, "pass": false, "comment": "改主意了"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["msg"], "该任务已办理或已关闭", "{v}");
     let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={inst}"), json!({})).await;
     assert_eq!(s, 400, "someone decided: {v}");
     // More than 3 days: the administrators' claim list.
@@ -204,6 +223,9 @@ async fn withdraw_delete_and_reassign() {
     let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert!(todo(&app, &p.li).await.is_empty(), "the withdrawn task left the leader's list");
+    let unread_todos = |v: &Value| v["data"]["latest"].as_array().unwrap().iter().filter(|m| m["title"].as_str().unwrap_or("").starts_with("待办")).count();
+    let (_, v) = get(&app, &p.li, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(unread_todos(&v), 0, "nor is it in his bell: {v}");
     let (s, _) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
     assert_eq!(s, 400);
     // An administrator reassigns the leader's task to 王, then deletes another instance with a reason.
@@ -217,8 +239,12 @@ async fn withdraw_delete_and_reassign() {
     assert_eq!(s, 403, "{v}");
     let (s, v) = post(&app, &p.admin, &format!("{F}/follow/reassign?taskId={task}&userId={wang_id}"), json!({})).await;
     assert_eq!(s, 400, "a reason is required: {v}");
+    let (_, v) = get(&app, &p.li, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(unread_todos(&v), 1, "{v}");
     let (s, v) = post(&app, &p.admin, &format!("{F}/follow/reassign?taskId={task}&userId={wang_id}&reason=李经理出差"), json!({})).await;
     assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &p.li, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(unread_todos(&v), 0, "handed on, it is no longer his to do: {v}");
     assert!(todo(&app, &p.li).await.is_empty());
     let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok"})).await;
     assert_eq!(s, 403, "{v}");

@@ -52,15 +52,15 @@ pub fn routes(api: Api) -> Api {
         .get(format!("{F}/work/claim-list"), Guard::code("work_claim"), claim_list)
         .doc("待签事务 · tasks where the user is a candidate and nobody has claimed (query: category, processDefinitionName, current, size)", &[])
         .get(format!("{F}/work/todo-list"), Guard::code("work_todo"), todo_list)
-        .doc("待办事务 · open tasks assigned to the user, newest first", &[])
+        .doc("待办事务 · open tasks assigned to the user, newest first (taskId: only that task, if it is still the user's to do)", &[])
         .get(format!("{F}/work/send-list"), Guard::code("work_send"), send_list)
         .doc("已发事务 · instances the user started, newest first", &[])
         .get(format!("{F}/work/done-list"), Guard::code("work_done"), done_list)
-        .doc("办结事务 · tasks the user completed, newest first", &[])
+        .doc("办结事务 · tasks the user completed, newest first (taskId: only that task)", &[])
         .post(format!("{F}/work/claim-task"), Guard::code("work_claim_sign"), claim_task)
         .doc("签收 · a candidate claims a task (taskId); anyone else: 403", &[])
         .post(format!("{F}/work/complete-task"), Guard::code("work_todo_handle"), complete_task)
-        .doc("办理 · the assignee completes a task: body {taskId, processInstanceId, flag: 'ok' to agree (absent: reject) or pass: true|false, comment, variables: {declared name: typed value}}; a repeat by the same user answers the stored result", &[])
+        .doc("办理 · the assignee completes a task: body {taskId, processInstanceId, flag: 'ok' to agree (absent: reject) or pass: true|false, comment, variables: {declared name: typed value}}; the same decision repeated by its user answers the stored result; another decision on a task already decided is refused (400)", &[])
         .post(format!("{F}/work/start-process"), Guard::code("work_start_flow"), start_process)
         .doc("发起 · starts an instance of a deployed process without a business form: body {processDefinitionId, variables}", &[])
         .post(format!("{F}/work/withdraw"), Guard::code("work_send"), withdraw)
@@ -181,6 +181,10 @@ fn name_filter(p: &AnyParams) -> Option<String> {
 async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filter>, by_candidate: bool) -> ApiResult<Value> {
     let (current, size) = page_of(p)?;
     let (cat, name) = (category_param(p)?, name_filter(p));
+    let only = match p.get("taskId").map(str::trim).filter(|v| !v.is_empty()) {
+        Some(v) => Some(v.parse::<u64>().map_err(|_| ApiError::with(Kind::BadId, "taskId"))?),
+        None => None,
+    };
     let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
     let rows = st
         .read(move |r| {
@@ -202,13 +206,16 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
                 tasks = r.list(&tdef, &tenant, &q)?.records;
             }
             if by_candidate || filters.iter().any(|f| f.field == "todoUser") {
-                tasks.retain(|t| cat.is_none_or(|c| int(t, "category") == c) && name.as_deref().is_none_or(|n| text(t, "processName").contains(n)));
+                tasks.retain(|t| cat.is_none_or(|c| int(t, "category") == c) && name.as_deref().is_none_or(|n| text(t, "processName").contains(n)) && only.is_none_or(|x| id(t, "id") == x));
                 total = tasks.len() as u64;
                 tasks = tasks.into_iter().skip(((current - 1) * size) as usize).take(size as usize).collect();
             } else {
                 let mut f = filters.clone();
                 if let Some(c) = cat {
                     f.push(Filter::new("category", Op::Equal, json!(c)));
+                }
+                if let Some(x) = only {
+                    f.push(Filter::new("id", Op::Equal, json!(x)));
                 }
                 let q = Query { filters: f, offset: (current - 1) * size, limit: size, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
                 let page = r.list(&tdef, &tenant, &q)?;

@@ -247,6 +247,7 @@ fn cancel_node(w: &mut WriteCtx, cx: &Ctx, inst: u64, node: &str) -> store::Resu
         }
         let doc = obj(json!({"status": TASK_CANCELLED, "todoUser": null, "claimable": 0, "endTime": cx.now}));
         w.update(&tdef, cx.tenant, id(&t, "id"), doc, cx.actor)?;
+        crate::engine::messages::settle_task(w, cx, id(&t, "assignee"), id(&t, "id"))?;
     }
     Ok(())
 }
@@ -388,7 +389,9 @@ pub fn complete(w: &mut WriteCtx, cx: &Ctx, task_id: u64, inst_hint: Option<u64>
         return Err(StoreError::NotFound);
     }
     let me = cx.actor.user_id;
-    if int(&task, "status") == TASK_DONE && id(&task, "doneUser") == me {
+    // The same decision sent again (a retry after a lost answer) answers what was stored; another decision on a
+    // task already decided is refused, never reported as done.
+    if int(&task, "status") == TASK_DONE && id(&task, "doneUser") == me && int(&task, "result") == if d.pass { 1 } else { 2 } {
         return Ok(task);
     }
     if int(&task, "status") != TASK_OPEN {
@@ -416,6 +419,7 @@ pub fn complete(w: &mut WriteCtx, cx: &Ctx, task_id: u64, inst_hint: Option<u64>
     let comment = if d.comment.trim().is_empty() { if d.pass { "同意" } else { "驳回" }.to_string() } else { d.comment.clone() };
     let started = if text(&task, "claimTime").is_empty() { text(&task, "arriveTime").to_string() } else { text(&task, "claimTime").to_string() };
     let done = w.update(&tdef, cx.tenant, task_id, obj(json!({"status": TASK_DONE, "result": if d.pass { 1 } else { 2 }, "comment": comment.chars().take(500).collect::<String>(), "doneUser": me, "todoUser": null, "endTime": cx.now})), cx.actor)?;
+    crate::engine::messages::settle_task(w, cx, me, task_id)?;
     let took = duration_ms(&started, cx.now);
     history(w, cx, &l.inst, &node, l.def.label(&node), me, if d.pass { "pass" } else { "reject" }, &comment, &started, took)?;
     apply(w, cx, &l.def, &mut l.inst, &fx)?;
@@ -513,6 +517,9 @@ pub fn reassign(w: &mut WriteCtx, cx: &Ctx, task_id: u64, to: u64, reason: &str)
         drop_candidates(w, cx, task_id)?;
     }
     let t = w.update(&tdef, cx.tenant, task_id, obj(json!({"assignee": to, "todoUser": to, "claimable": 0})), cx.actor)?;
+    if from != to {
+        crate::engine::messages::settle_task(w, cx, from, task_id)?;
+    }
     let name = text(&user, "realName");
     history(w, cx, &l.inst, &node, l.def.label(&node), cx.actor.user_id, "reassign", &format!("转办给 {name}:{reason}"), cx.now, 0)?;
     save(w, cx, &l.def, &l.inst, &l.state, &l.vars)?;

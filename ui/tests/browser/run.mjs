@@ -1949,8 +1949,16 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   await toast(lp, '请先填写批复意见').waitFor();
   await lp.getByLabel('批复意见').fill('同意,安排好交接');
   await shot(lp, 'flow-handle');
+  const handled = pathOf(lp);
   await lp.getByRole('button', { name: '同意' }).click();
   await waitPath(lp, '/work/todo');
+  // Decided, the task leaves her bell; opened again (an old tab, a message), it offers no second decision.
+  const bell = await bladeCall({ user: await token('157270', 'wangfang') }, 'GET', '/api/blade-desk/message/unread-count');
+  check(!bell.latest.some((m) => m.link === handled), `the decided task is still to do in her bell: ${JSON.stringify(bell.latest)}`);
+  await visit(lp, handled);
+  await lp.getByRole('status').filter({ hasText: '该任务已办理、已转办或已撤回' }).waitFor();
+  check(await lp.getByRole('button', { name: '同意' }).count() === 0 && await lp.getByRole('button', { name: '驳回' }).count() === 0, 'no decision offered on a decided task');
+  await shot(lp, 'flow-handle-decided');
 
   // The tenant administrator claims it and approves.
   const { page: ap } = await session(t);

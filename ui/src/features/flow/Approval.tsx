@@ -200,7 +200,7 @@ export function ApprovalDetail() {
       <div className="card">
         <h3>{L('审批记录', 'Record')}</h3>
         <ol className="flow-history" aria-label={L('审批记录', 'Record')}>
-          {hist.map((h) => <li key={h.id} className={'h-' + h.action}><div><b>{h.assigneeName}</b> {h.createTime} [{h.historyActivityName}]</div>{h.comment && <div>{h.comment}</div>}</li>)}
+          {hist.map((h) => <li key={h.id} className={'h-' + h.action}><div><b>{h.assigneeName}</b> {h.endTime || h.createTime} [{h.historyActivityName}]</div>{h.comment && <div>{h.comment}</div>}</li>)}
         </ol>
       </div>
     </section>
@@ -270,7 +270,7 @@ export function ApprovalRecords() {
       ]} />
       {data && <Pager total={data.total} current={page.current} pages={data.pages} size={page.size} go={(o) => setPage({ ...page, ...o })} />}
       <Dialog open={!!hist} onOpenChange={(o) => { if (!o) setHist(null); }} title={L('审批记录', 'Record')} width={640}>
-        <ol className="flow-history">{hist?.rows.map((h) => <li key={h.id} className={'h-' + h.action}><div><b>{h.assigneeName}</b> {h.createTime} [{h.historyActivityName}]</div>{h.comment && <div>{h.comment}</div>}</li>)}</ol>
+        <ol className="flow-history">{hist?.rows.map((h) => <li key={h.id} className={'h-' + h.action}><div><b>{h.assigneeName}</b> {h.endTime || h.createTime} [{h.historyActivityName}]</div>{h.comment && <div>{h.comment}</div>}</li>)}</ol>
       </Dialog>
     </section>
   );

@@ -158,7 +158,8 @@ function nowText() {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
-/** The history of an instance as a timeline: who, which step, when, how long, what they said. */
+/** The history of an instance as a timeline: who, which step, when they acted (the step's end: its createTime is when
+ * it arrived), how long it took, what they said. */
 function History({ rows }: { rows: Row[] }) {
   const { L, en } = useL();
   const act: Record<string, [string, string]> = {
@@ -169,7 +170,7 @@ function History({ rows }: { rows: Row[] }) {
     <ol className="flow-history" aria-label={L('流程历史', 'History')}>
       {rows.map((h) => (
         <li key={h.id} className={'h-' + h.action}>
-          <div><b>{h.assigneeName}</b> {L('在', 'at')} {h.createTime} {L('处理', 'worked on')} [{h.historyActivityName}] <span className="tag">{(act[h.action] ?? [h.action, h.action])[en ? 1 : 0]}</span></div>
+          <div><b>{h.assigneeName}</b> {L('在', 'at')} {h.endTime || h.createTime} {L('处理', 'worked on')} [{h.historyActivityName}] <span className="tag">{(act[h.action] ?? [h.action, h.action])[en ? 1 : 0]}</span></div>
           {h.historyActivityDurationTime && <div className="muted">{L('历时', 'Took')} {h.historyActivityDurationTime}</div>}
           {h.comment && <div>{L('意见', 'Comment')}:{h.comment}</div>}
         </li>
@@ -233,6 +234,12 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
   const { hist, diagram, leave, err } = useInstance(instanceId, kind, businessId);
   const [comment, setComment] = useState('');
   const [busy, setBusy] = useState(false);
+  // Whether the task is still this user's to do (a message or an old tab can open one already decided, handed
+  // on or withdrawn): undefined while asked; no decision is offered on a task that is not.
+  const [open, setOpen] = useState<boolean | undefined>(undefined);
+  useEffect(() => {
+    get<{ total: number }>(`${F}/work/todo-list`, { taskId, current: 1, size: 1 }).then((p) => setOpen((p?.total ?? 0) > 0), () => setOpen(false));
+  }, [taskId]);
   const decide = async (pass: boolean) => {
     if (!comment.trim()) {
       toast(L('请先填写批复意见', 'Write a comment first'), 'warning');
@@ -255,12 +262,16 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
       <div className="card">
         <h3>{L('审批信息', 'Application')}</h3>
         <Business leave={leave} diagram={diagram} />
-        <label className="flow-comment">{L('批复意见', 'Comment')}
-          <textarea aria-label={L('批复意见', 'Comment')} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder={L('请填写批复意见', 'Your comment')} />
-        </label>
+        {open === false
+          ? <p className="muted" role="status">{L('该任务已办理、已转办或已撤回，不再需要您处理；办理经过见下方流程信息。', 'This task has been decided, handed on or withdrawn: nothing is left for you to do. The history below tells what happened.')}</p>
+          : (
+            <label className="flow-comment">{L('批复意见', 'Comment')}
+              <textarea aria-label={L('批复意见', 'Comment')} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder={L('请填写批复意见', 'Your comment')} />
+            </label>
+          )}
         <div className="flow-actions">
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => decide(true)}>{L('同意', 'Agree')}</button>
-          <button type="button" className="btn btn-danger" disabled={busy} onClick={() => decide(false)}>{L('驳回', 'Reject')}</button>
+          {open && <button type="button" className="btn btn-primary" disabled={busy} onClick={() => decide(true)}>{L('同意', 'Agree')}</button>}
+          {open && <button type="button" className="btn btn-danger" disabled={busy} onClick={() => decide(false)}>{L('驳回', 'Reject')}</button>}
           <button type="button" className="btn" onClick={() => navigate('/work/todo')}>{L('关闭', 'Close')}</button>
         </div>
       </div>
