@@ -1679,7 +1679,19 @@ test('desk: 系统消息 lists the tenant\'s newest notices, a new one first, an
   await shot(page, 'desk-messages');
   await card.getByRole('link', { name: '元旦放假安排' }).click();
   await waitPath(page, '/desk/notice');
-  await page.getByRole('row').filter({ hasText: '元旦放假安排' }).waitFor();
+  const row = page.getByRole('row').filter({ hasText: '元旦放假安排' });
+  await row.waitFor();
+  // Viewed, the notice reads as text (its HTML is not shown as tags) with its date and time.
+  await row.getByRole('button', { name: '查看' }).click();
+  const view = dialogNamed(page, /查看/);
+  check((await view.getByLabel('通知内容').innerText()) === '1月1日放假一天。', `通知内容 reads ${await view.getByLabel('通知内容').innerText()}`);
+  check((await view.getByLabel('通知日期').inputValue()) === now, `通知日期 shows ${await view.getByLabel('通知日期').inputValue()}`);
+  await shot(page, 'notice-view');
+  await view.getByRole('button', { name: '关闭' }).first().click();
+  // Edited, the date keeps its time (a date box showed it empty).
+  await row.getByRole('button', { name: '编辑' }).click();
+  const edit = dialogNamed(page, /编辑/);
+  check((await edit.getByLabel('通知日期').inputValue()) === now.replace(' ', 'T'), `the edit box holds ${await edit.getByLabel('通知日期').inputValue()}`);
 });
 
 test('work orders: raised from the top bar, replied to, resolved; urgent ones on the desk', async (t) => {

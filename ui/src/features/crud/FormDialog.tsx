@@ -81,8 +81,13 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
             </select>
           );
           else if (f.kind === 'flag') ctl = <input id={id} type="checkbox" checked={v === 1 || v === '1' || v === true} disabled={ro} onChange={(e) => set(e.target.checked ? 1 : 0)} />;
+          else if (ro && f.kind === 'textarea' && isHtml(v)) ctl = <div id={id} className="html-text" role="textbox" aria-readonly="true" aria-multiline="true" aria-label={L(f)}>{htmlText(String(v))}</div>;
           else if (f.kind === 'textarea' || f.kind === 'json') ctl = <textarea id={id} value={typeof v === 'object' ? JSON.stringify(v) : String(v)} readOnly={ro} rows={3} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
-          else ctl = <input id={id} type={f.kind === 'date' ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' || f.kind === 'qty' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
+          else if (f.kind === 'date' && !ro && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(String(v))) {
+            // A date with its time (通知日期 2026-12-04 09:30:00): a date box would show it empty.
+            ctl = <input id={id} type="datetime-local" step={1} value={String(v).replace(' ', 'T')} onChange={(e) => set(fromLocal(e.target.value))} onBlur={blur(f)} />;
+          }
+          else ctl = <input id={id} type={f.kind === 'date' && !ro ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' || f.kind === 'qty' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
           return <FormRow key={f.name} label={L(f)} htmlFor={id} required={f.required && !ro} error={errors[f.name]}>{ctl}</FormRow>;
         })}
         {msg && <div className="form-err" role="alert">{t(msg)}</div>}
@@ -195,4 +200,29 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
       )}
     </div>
   );
+}
+
+/** Rich text of a client that writes HTML (a notice's 通知内容 from the Saber editor): it starts with a tag. */
+export function isHtml(v: unknown): boolean {
+  return typeof v === 'string' && /^\s*<(p|div|h[1-6]|ul|ol|li|table|br|span|strong|b|section|blockquote)\b[^>]*>/i.test(v);
+}
+
+/** The text of such HTML as it reads: blocks and breaks as lines, tags dropped, the common entities decoded. Never
+ * parsed into the page: no markup of a record can run. */
+export function htmlText(html: string): string {
+  const ent: Record<string, string> = { nbsp: ' ', lt: '<', gt: '>', amp: '&', quot: '"', '#39': "'", apos: "'" };
+  return html
+    .replace(/<\s*br\s*\/?>/gi, '\n')
+    .replace(/<\/\s*(p|div|h[1-6]|li|tr|blockquote|section)\s*>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(nbsp|lt|gt|amp|quot|#39|apos);/g, (_, k: string) => ent[k])
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/** `yyyy-MM-dd HH:mm:ss` from a datetime-local box's `yyyy-MM-ddTHH:mm[:ss]`. */
+function fromLocal(v: string): string {
+  if (!v) return '';
+  const [d, t = ''] = v.split('T');
+  return `${d} ${t.length === 5 ? t + ':00' : t}`;
 }
