@@ -354,6 +354,20 @@ test('user dropdown reaches the console and personal info', async (t) => {
   await page.getByRole('menuitem', { name: '个人信息' }).click();
   await waitPath(page, '/info/index');
   await page.getByRole('tab', { name: '修改密码' }).waitFor();
+  // The form holds what is on file: 姓名 the real name, 昵称 the nickname, the phone and e-mail kept.
+  const me = await bladeCall(t, 'GET', '/api/blade-user/info');
+  await page.waitForFunction(() => document.querySelector('#info-realName')?.value && !document.querySelector('.form-actions button')?.disabled);
+  for (const [label, key] of [['姓名', 'realName'], ['昵称', 'name'], ['手机号', 'phone'], ['邮箱', 'email']]) {
+    check((await page.getByLabel(label).inputValue()) === (me[key] ?? ''), `${label} shows ${await page.getByLabel(label).inputValue()}, on file ${me[key]}`);
+  }
+  // The tabs sit above the form, not beside it.
+  const tabs = await page.getByRole('tablist').boundingBox();
+  check(tabs.y + tabs.height <= (await page.getByLabel('姓名').boundingBox()).y, 'the tabs are above the form');
+  await page.getByLabel('邮箱').fill('admin@zhizhuang.example');
+  await page.getByRole('button', { name: '保存' }).click();
+  await toast(page, '更新成功').waitFor();
+  const after = await bladeCall(t, 'GET', '/api/blade-user/info');
+  check(after.email === 'admin@zhizhuang.example' && (after.phone ?? '') === (me.phone ?? '') && after.realName === me.realName && after.name === me.name, 'saving changed the e-mail alone');
   await shot(page, 'info');
 });
 

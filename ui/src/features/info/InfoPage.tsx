@@ -1,13 +1,13 @@
 // Personal info (SPEC §2): two tabs — info (avatar jpg/png ≤ 500kb, name, realName, phone,
 // email) and change password (sent as MD5 like the sign-in password).
 import * as Tabs from '@radix-ui/react-tabs';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from '../../i18n/react';
 import { useProps } from '../../app';
 import { FormRow } from '../../components/ui/dialog';
 import { useToast } from '../../components/ui/toast';
 import { email, phone, required } from '../../lib/validators';
-import { post, upload, ApiError } from '../../lib/api';
+import { get, post, upload, ApiError } from '../../lib/api';
 import { md5 } from '../../lib/md5';
 
 export const AVATAR_MAX = 500 * 1024;
@@ -18,15 +18,26 @@ export function InfoPage() {
   const props = useProps();
   const toast = useToast();
   const u = props.user;
-  const [info, setInfo] = useState({ avatar: u?.avatar ?? '', name: u?.account ?? '', realName: u?.realName ?? '', phone: '', email: '' });
+  // What is stored, read once the page is up (the session knows only the name and avatar): saving a form that
+  // started empty would have cleared the phone and e-mail on file.
+  const [info, setInfo] = useState({ avatar: u?.avatar ?? '', name: '', realName: u?.realName ?? '', phone: '', email: '' });
+  const [loaded, setLoaded] = useState(false);
+  useEffect(() => {
+    get<Record<string, unknown>>('/api/blade-user/info').then((d) => {
+      const s = (k: string) => (d?.[k] == null ? '' : String(d[k]));
+      setInfo({ avatar: s('avatar') || (u?.avatar ?? ''), name: s('name'), realName: s('realName'), phone: s('phone'), email: s('email') });
+      setLoaded(true);
+    }, fail);
+  }, []);
   const [pw, setPw] = useState({ oldPassword: '', newPassword: '', newPassword1: '' });
   const [err, setErr] = useState<Record<string, string | null>>({});
   const fail = (e: unknown) => toast(e instanceof ApiError ? t(e.message) : t('err.unknown'), 'error');
 
   const saveInfo = async () => {
-    const e = { phone: phone(info.phone), email: email(info.email) };
+    // A phone is not required (many staff have none on file); one that is given must be a mobile number.
+    const e = { realName: required(info.realName), name: required(info.name), phone: info.phone.trim() ? phone(info.phone) : null, email: email(info.email) };
     setErr(e);
-    if (e.phone || e.email) return;
+    if (Object.values(e).some(Boolean)) return;
     try { await post('/api/blade-user/update-info', { ...info, id: u?.userId }); toast(t('crud.updated')); } catch (x) { fail(x); }
   };
   const savePw = async () => {
@@ -49,9 +60,9 @@ export function InfoPage() {
   };
 
   const text = (k: 'name' | 'realName' | 'phone' | 'email') => (
-    <FormRow label={t('info.' + k)} htmlFor={'info-' + k} error={err[k] && t(err[k]!)} required={k === 'phone'}>
+    <FormRow label={t('info.' + k)} htmlFor={'info-' + k} error={err[k] && t(err[k]!)} required={k === 'name' || k === 'realName'}>
       <input id={'info-' + k} value={info[k]} onChange={(e) => setInfo({ ...info, [k]: e.target.value })}
-        onBlur={k === 'phone' ? () => setErr({ ...err, phone: phone(info.phone) }) : k === 'email' ? () => setErr({ ...err, email: email(info.email) }) : undefined} />
+        onBlur={k === 'phone' ? () => setErr({ ...err, phone: info.phone.trim() ? phone(info.phone) : null }) : k === 'email' ? () => setErr({ ...err, email: email(info.email) }) : undefined} />
     </FormRow>
   );
   const pass = (k: keyof typeof pw) => (
@@ -61,7 +72,7 @@ export function InfoPage() {
   );
 
   return (
-    <Tabs.Root className="card tabs" defaultValue="info">
+    <Tabs.Root className="card tab-card" defaultValue="info">
       <Tabs.List className="tab-list" aria-label={t('menu.info')}>
         <Tabs.Trigger value="info">{t('info.tabInfo')}</Tabs.Trigger>
         <Tabs.Trigger value="password">{t('info.tabPassword')}</Tabs.Trigger>
@@ -76,8 +87,8 @@ export function InfoPage() {
             <small className="muted">{t('info.avatarTip')}</small>
           </div>
         </FormRow>
-        {text('name')}{text('realName')}{text('phone')}{text('email')}
-        <div className="form-actions"><button type="button" className="btn btn-primary" onClick={saveInfo}>{t('common.save')}</button></div>
+        {text('realName')}{text('name')}{text('phone')}{text('email')}
+        <div className="form-actions"><button type="button" className="btn btn-primary" disabled={!loaded} onClick={saveInfo}>{t('common.save')}</button></div>
       </Tabs.Content>
       <Tabs.Content value="password" className="tab-body">
         {pass('oldPassword')}{pass('newPassword')}{pass('newPassword1')}
