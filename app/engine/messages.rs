@@ -22,6 +22,18 @@ const MAX_RECIPIENTS: usize = 5_000;
 /// Writes one message to each recipient (0 and the actor left out: nobody is told of what they did themselves;
 /// each recipient once).
 pub fn send(w: &mut WriteCtx, cx: &Ctx, to: impl IntoIterator<Item = u64>, kind: i64, title: &str, content: &str, link: &str) -> store::Result<usize> {
+    send_about(w, cx, to, kind, title, content, link, None)
+}
+
+/// `send` of a message about an approval task — `TASK` to its assignee, `CLAIM` to its candidates — with the task
+/// kept and indexed (`taskId`): `settle_task` finds it by the task.
+#[allow(clippy::too_many_arguments)]
+pub fn send_task(w: &mut WriteCtx, cx: &Ctx, to: impl IntoIterator<Item = u64>, kind: i64, title: &str, content: &str, link: &str, task: u64) -> store::Result<usize> {
+    send_about(w, cx, to, kind, title, content, link, Some(task))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn send_about(w: &mut WriteCtx, cx: &Ctx, to: impl IntoIterator<Item = u64>, kind: i64, title: &str, content: &str, link: &str, task: Option<u64>) -> store::Result<usize> {
     let def = cx.def("message");
     let mut seen = std::collections::HashSet::new();
     let clip = |s: &str, n: usize| s.chars().take(n).collect::<String>();
@@ -30,27 +42,30 @@ pub fn send(w: &mut WriteCtx, cx: &Ctx, to: impl IntoIterator<Item = u64>, kind:
         if user == 0 || user == cx.actor.user_id || !seen.insert(user) || n >= MAX_RECIPIENTS {
             continue;
         }
-        let doc = obj(json!({"userId": user, "kind": kind, "title": clip(title, 255), "content": clip(content, 500), "link": clip(link, 255), "unread": 1}));
+        let mut doc = obj(json!({"userId": user, "kind": kind, "title": clip(title, 255), "content": clip(content, 500), "link": clip(link, 255), "unread": 1}));
+        if let Some(t) = task {
+            doc.insert("taskId".into(), json!(t));
+        }
         w.insert(&def, cx.tenant, doc, cx.actor)?;
         n += 1;
     }
     Ok(n)
 }
 
-/// Marks read what told `user` a task was theirs to do (a `TASK` message whose link opens it), once the task is
-/// done, cancelled or handed to someone else: the bell no longer lists as to-do what is not. Written in the
-/// transaction that ends the task. A user's unread messages are few (what the bell counts).
-pub fn settle_task(w: &mut WriteCtx, cx: &Ctx, user: u64, task: u64) -> store::Result<usize> {
-    if user == 0 {
-        return Ok(0);
-    }
+/// Marks read what told people a task was theirs to do or to claim (`TASK`, `CLAIM`), once it no longer is: done,
+/// claimed, cancelled or handed to someone else — `user`'s messages, or everyone's (None). The bell then no longer
+/// lists as to-do what is not. Written in the transaction that changes the task; found by the task (an indexed
+/// `taskId`: a few messages, never the user's or the tenant's unread ones walked). Messages written before
+/// `taskId` was kept are not found (they stay until read).
+pub fn settle_task(w: &mut WriteCtx, cx: &Ctx, user: Option<u64>, task: u64) -> store::Result<usize> {
     let def = cx.def("message");
-    let q = Query { filters: vec![Filter::new("userId", Op::Equal, json!(user)), Filter::new("unread", Op::Equal, json!(1))], limit: 5_000, ..Query::default() };
-    let opens = format!("/handle/{task}/");
+    let q = Query { filters: vec![Filter::new("taskId", Op::Equal, json!(task))], limit: 5_000, ..Query::default() };
     let mut n = 0;
     for m in w.list(&def, cx.tenant, &q)?.records {
-        let is_it = m.get("kind").and_then(Value::as_i64) == Some(TASK) && m.get("link").and_then(Value::as_str).is_some_and(|l| l.contains(&opens));
-        if let (true, Some(mid)) = (is_it, m.get("id").and_then(Value::as_u64)) {
+        let num = |k: &str| m.get(k).and_then(Value::as_u64);
+        let kind = m.get("kind").and_then(Value::as_i64);
+        if user.is_none_or(|u| num("userId") == Some(u)) && num("unread") == Some(1) && (kind == Some(TASK) || kind == Some(CLAIM))
+            && let Some(mid) = num("id") {
             w.update(&def, cx.tenant, mid, obj(json!({"unread": 0, "readTime": cx.now})), cx.actor)?;
             n += 1;
         }

@@ -182,7 +182,7 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
     let (current, size) = page_of(p)?;
     let (cat, name) = (category_param(p)?, name_filter(p));
     let only = match p.get("taskId").map(str::trim).filter(|v| !v.is_empty()) {
-        Some(v) => Some(v.parse::<u64>().map_err(|_| ApiError::with(Kind::BadId, "taskId"))?),
+        Some(v) => Some(crud::parse_id(Some(v))?),
         None => None,
     };
     let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
@@ -192,8 +192,28 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
             // The user's open tasks (or candidate rows) are few: read them all, filter, page in memory. Done
             // tasks can be many: paged by the index, newest first.
             let mut tasks: Vec<Map<String, Value>> = Vec::new();
-            let total;
-            if by_candidate {
+            let mut total = 0;
+            if let Some(x) = only {
+                // One task asked for (is it still mine to do, did I do it): read by its id and checked as each
+                // list would, never found by walking the lists.
+                let mine = |t: &Map<String, Value>| -> store::Result<bool> {
+                    Ok(if by_candidate {
+                        int(t, "status") == runtime::TASK_OPEN && int(t, "claimable") == 1 && {
+                            // The task's candidates are a few rows (its index range), checked for me.
+                            let q = Query { filters: vec![Filter::new("taskId", Op::Equal, json!(x))], limit: 1_000, ..Query::default() };
+                            r.list(&res.get("flow_candidate"), &tenant, &q)?.records.iter().any(|c| id(c, "userId") == me)
+                        }
+                    } else {
+                        filters.iter().all(|f| f.op == Op::Equal && t.get(&f.field) == Some(&f.value))
+                    })
+                };
+                if let Some(t) = r.get(&tdef, &tenant, x)?
+                    && mine(&t)?
+                    && cat.is_none_or(|c| int(&t, "category") == c) && name.as_deref().is_none_or(|n| text(&t, "processName").contains(n)) {
+                    tasks.push(t);
+                }
+                total = tasks.len() as u64;
+            } else if by_candidate {
                 let q = Query { filters: vec![Filter::new("userId", Op::Equal, json!(me))], limit: 5_000, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
                 for c in r.list(&res.get("flow_candidate"), &tenant, &q)?.records {
                     if let Some(t) = r.get(&tdef, &tenant, id(&c, "taskId"))?
@@ -205,17 +225,16 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
                 let q = Query { filters: filters.clone(), limit: 5_000, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
                 tasks = r.list(&tdef, &tenant, &q)?.records;
             }
-            if by_candidate || filters.iter().any(|f| f.field == "todoUser") {
-                tasks.retain(|t| cat.is_none_or(|c| int(t, "category") == c) && name.as_deref().is_none_or(|n| text(t, "processName").contains(n)) && only.is_none_or(|x| id(t, "id") == x));
+            if only.is_some() {
+                // Read and checked above.
+            } else if by_candidate || filters.iter().any(|f| f.field == "todoUser") {
+                tasks.retain(|t| cat.is_none_or(|c| int(t, "category") == c) && name.as_deref().is_none_or(|n| text(t, "processName").contains(n)));
                 total = tasks.len() as u64;
                 tasks = tasks.into_iter().skip(((current - 1) * size) as usize).take(size as usize).collect();
             } else {
                 let mut f = filters.clone();
                 if let Some(c) = cat {
                     f.push(Filter::new("category", Op::Equal, json!(c)));
-                }
-                if let Some(x) = only {
-                    f.push(Filter::new("id", Op::Equal, json!(x)));
                 }
                 let q = Query { filters: f, offset: (current - 1) * size, limit: size, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
                 let page = r.list(&tdef, &tenant, &q)?;
@@ -374,7 +393,7 @@ async fn users(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResul
 // ---------------------------------------------------------------------------------------------------------
 // Actions
 
-fn body_id(b: &Map<String, Value>, names: &[&str]) -> ApiResult<Option<u64>> {
+pub(crate) fn body_id(b: &Map<String, Value>, names: &[&str]) -> ApiResult<Option<u64>> {
     for n in names {
         match b.get(*n) {
             Some(Value::String(s)) if !s.trim().is_empty() => return crud::parse_id(Some(s)).map(Some),

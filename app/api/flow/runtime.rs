@@ -247,7 +247,7 @@ fn cancel_node(w: &mut WriteCtx, cx: &Ctx, inst: u64, node: &str) -> store::Resu
         }
         let doc = obj(json!({"status": TASK_CANCELLED, "todoUser": null, "claimable": 0, "endTime": cx.now}));
         w.update(&tdef, cx.tenant, id(&t, "id"), doc, cx.actor)?;
-        crate::engine::messages::settle_task(w, cx, id(&t, "assignee"), id(&t, "id"))?;
+        crate::engine::messages::settle_task(w, cx, None, id(&t, "id"))?;
     }
     Ok(())
 }
@@ -283,7 +283,7 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                     for u in users {
                         w.insert(&cdef, cx.tenant, obj(json!({"taskId": id(&t, "id"), "userId": u, "instanceId": iid})), cx.actor)?;
                     }
-                    crate::engine::messages::send(w, cx, users.iter().copied(), crate::engine::messages::CLAIM, &format!("待签收:{what}"), &content, "/work/claim")?;
+                    crate::engine::messages::send_task(w, cx, users.iter().copied(), crate::engine::messages::CLAIM, &format!("待签收:{what}"), &content, "/work/claim", id(&t, "id"))?;
                 } else {
                     for u in users {
                         let mut doc = base.clone();
@@ -291,7 +291,7 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                         doc.insert("todoUser".into(), json!(u));
                         let t = w.insert(&tdef, cx.tenant, doc, cx.actor)?;
                         let link = format!("/work/process/{}/handle/{}/{iid}/{}", if int(inst, "category") == 1 { "leave" } else { "flow" }, id(&t, "id"), id(inst, "businessId"));
-                        crate::engine::messages::send(w, cx, [*u], crate::engine::messages::TASK, &format!("待办:{what}"), &content, &link)?;
+                        crate::engine::messages::send_task(w, cx, [*u], crate::engine::messages::TASK, &format!("待办:{what}"), &content, &link, id(&t, "id"))?;
                     }
                 }
             }
@@ -419,7 +419,7 @@ pub fn complete(w: &mut WriteCtx, cx: &Ctx, task_id: u64, inst_hint: Option<u64>
     let comment = if d.comment.trim().is_empty() { if d.pass { "同意" } else { "驳回" }.to_string() } else { d.comment.clone() };
     let started = if text(&task, "claimTime").is_empty() { text(&task, "arriveTime").to_string() } else { text(&task, "claimTime").to_string() };
     let done = w.update(&tdef, cx.tenant, task_id, obj(json!({"status": TASK_DONE, "result": if d.pass { 1 } else { 2 }, "comment": comment.chars().take(500).collect::<String>(), "doneUser": me, "todoUser": null, "endTime": cx.now})), cx.actor)?;
-    crate::engine::messages::settle_task(w, cx, me, task_id)?;
+    crate::engine::messages::settle_task(w, cx, Some(me), task_id)?;
     let took = duration_ms(&started, cx.now);
     history(w, cx, &l.inst, &node, l.def.label(&node), me, if d.pass { "pass" } else { "reject" }, &comment, &started, took)?;
     apply(w, cx, &l.def, &mut l.inst, &fx)?;
@@ -455,6 +455,8 @@ pub fn claim(w: &mut WriteCtx, cx: &Ctx, task_id: u64) -> store::Result<Map<Stri
     run::claim(&mut l.state, &node, me).map_err(|e| flow_err(&l.def, e))?;
     drop_candidates(w, cx, task_id)?;
     let t = w.update(&tdef, cx.tenant, task_id, obj(json!({"assignee": me, "todoUser": me, "claimable": 0, "claimTime": cx.now})), cx.actor)?;
+    // Claimed, it is nobody else's to claim (and the claimer's own 待签收 is done).
+    crate::engine::messages::settle_task(w, cx, None, task_id)?;
     history(w, cx, &l.inst, &node, l.def.label(&node), me, "claim", "签收", text(&task, "arriveTime"), duration_ms(text(&task, "arriveTime"), cx.now))?;
     save(w, cx, &l.def, &l.inst, &l.state, &l.vars)?;
     Ok(t)
@@ -517,15 +519,16 @@ pub fn reassign(w: &mut WriteCtx, cx: &Ctx, task_id: u64, to: u64, reason: &str)
         drop_candidates(w, cx, task_id)?;
     }
     let t = w.update(&tdef, cx.tenant, task_id, obj(json!({"assignee": to, "todoUser": to, "claimable": 0})), cx.actor)?;
-    if from != to {
-        crate::engine::messages::settle_task(w, cx, from, task_id)?;
+    // The one it was given to (or, unclaimed, every candidate) no longer has it to do.
+    if int(&task, "claimable") == 1 || from != to {
+        crate::engine::messages::settle_task(w, cx, None, task_id)?;
     }
     let name = text(&user, "realName");
     history(w, cx, &l.inst, &node, l.def.label(&node), cx.actor.user_id, "reassign", &format!("转办给 {name}:{reason}"), cx.now, 0)?;
     save(w, cx, &l.def, &l.inst, &l.state, &l.vars)?;
     let kind = if int(&l.inst, "category") == 1 { "leave" } else { "flow" };
     let link = format!("/work/process/{kind}/handle/{task_id}/{}/{}", id(&l.inst, "id"), id(&l.inst, "businessId"));
-    crate::engine::messages::send(w, cx, [to], crate::engine::messages::TASK, &format!("转办给您:{} · {}", text(&l.inst, "processName"), l.def.label(&node)), reason, &link)?;
+    crate::engine::messages::send_task(w, cx, [to], crate::engine::messages::TASK, &format!("转办给您:{} · {}", text(&l.inst, "processName"), l.def.label(&node)), reason, &link, task_id)?;
     Ok(t)
 }
 

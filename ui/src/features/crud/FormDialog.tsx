@@ -83,8 +83,9 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
           else if (f.kind === 'flag') ctl = <input id={id} type="checkbox" checked={v === 1 || v === '1' || v === true} disabled={ro} onChange={(e) => set(e.target.checked ? 1 : 0)} />;
           else if (ro && f.kind === 'textarea' && isHtml(v)) ctl = <div id={id} className="html-text" role="textbox" aria-readonly="true" aria-multiline="true" aria-label={L(f)}>{htmlText(String(v))}</div>;
           else if (f.kind === 'textarea' || f.kind === 'json') ctl = <textarea id={id} value={typeof v === 'object' ? JSON.stringify(v) : String(v)} readOnly={ro} rows={3} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
-          else if (f.kind === 'date' && !ro && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(String(v))) {
-            // A date with its time (通知日期 2026-12-04 09:30:00): a date box would show it empty.
+          else if (f.kind === 'date' && !ro && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(String(row?.[f.name] ?? ''))) {
+            // A date stored with its time (通知日期 2026-12-04 09:30:00): a date box would show it empty. Chosen by
+            // the record as loaded, so the box stays a date-time box while its value is being typed.
             ctl = <input id={id} type="datetime-local" step={1} value={String(v).replace(' ', 'T')} onChange={(e) => set(fromLocal(e.target.value))} onBlur={blur(f)} />;
           }
           else ctl = <input id={id} type={f.kind === 'date' && !ro ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' || f.kind === 'qty' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;

@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from '../../i18n/react';
 import { useApp, useProps } from '../../app';
-import { get } from '../../lib/api';
+import { ApiError, get } from '../../lib/api';
 import { useL } from '../../lib/words';
 import { CK_STATUS, RK_STATUS } from '../../lib/wms';
 import { ChinaMap } from './ChinaMap';
@@ -135,28 +135,33 @@ export function StoreWork({ today }: { today: string }) {
   const { navigate } = useApp();
   const props = useProps();
   const may = (code: string) => props.permissions.includes(code);
-  const kinds = ([['rk', 'order_rk', 'expectedDate'], ['ck', 'order_ck', 'createTime']] as const).filter(([, code]) => may(code));
-  // undefined: not read yet; null: this kind may not be read here.
-  const [open, setOpen] = useState<Record<string, Open | null | undefined>>({});
+  // One sort key each (a second key would have the store sort every order of the tenant on each desk view).
+  const kinds = ([['rk', 'order_rk', 'expectedDate'], ['ck', 'order_ck', 'id']] as const).filter(([, code]) => may(code));
+  // undefined: not read yet; null: refused (403: not this user's to read); a string: why it could not be read.
+  const [open, setOpen] = useState<Record<string, Open | null | string | undefined>>({});
   useEffect(() => {
     for (const [kind, , by] of kinds) {
-      get<Open>(`/api/blade-api/wms/order/${kind}/list`, { current: 1, size: 5, orderStatus_lt: OPEN, ascs: `${by},createTime` })
-        .then((p) => setOpen((o) => ({ ...o, [kind]: { total: p.total ?? 0, records: p.records ?? [] } })), () => setOpen((o) => ({ ...o, [kind]: null })));
+      get<Open>(`/api/blade-api/wms/order/${kind}/list`, { current: 1, size: 5, orderStatus_lt: OPEN, ascs: by })
+        .then((p) => setOpen((o) => ({ ...o, [kind]: { total: p.total ?? 0, records: p.records ?? [] } })),
+          (e) => setOpen((o) => ({ ...o, [kind]: e instanceof ApiError && e.code === 403 ? null : e instanceof ApiError ? e.message : String(e) })));
     }
   }, [kinds.map(([k]) => k).join()]);
   if (kinds.length === 0 || kinds.every(([k]) => open[k] === null)) return null;
+  const failed = kinds.map(([k]) => open[k]).find((v): v is string => typeof v === 'string');
   const go = (to: string) => (e: { preventDefault(): void }) => { e.preventDefault(); navigate(to); };
   const loading = kinds.some(([k]) => open[k] === undefined);
-  const shown = kinds.filter(([k]) => open[k]);
-  const rows = shown.flatMap(([k]) => open[k]!.records.map((o) => ({ k, o })));
+  const list = (k: string) => (typeof open[k] === 'object' && open[k] ? (open[k] as Open) : null);
+  const shown = kinds.filter(([k]) => list(k));
+  const rows = shown.flatMap(([k]) => list(k)!.records.map((o) => ({ k, o })));
   return (
     <section className="card desk-store" aria-labelledby="desk-store" aria-busy={loading}>
       <h3 id="desk-store">{t('desk.storeWork')}</h3>
       {loading ? <p className="muted">{t('common.loading')}</p> : <>
         <dl className="desk-counts">
-          {shown.map(([k]) => <div key={k}><dt>{t(`desk.open.${k}`)}</dt><dd className="big-number"><a href={`/wms/order/${k}`} onClick={go(`/wms/order/${k}`)}>{open[k]!.total}</a></dd></div>)}
+          {shown.map(([k]) => <div key={k}><dt>{t(`desk.open.${k}`)}</dt><dd className="big-number"><a href={`/wms/order/${k}`} onClick={go(`/wms/order/${k}`)}>{list(k)!.total}</a></dd></div>)}
         </dl>
-        {rows.length === 0 ? <p className="muted">{t('desk.noStoreWork')}</p> : (
+        {failed && <p className="form-err" role="alert">{failed}</p>}
+        {rows.length === 0 ? (!failed && <p className="muted">{t('desk.noStoreWork')}</p>) : (
           <ul className="desk-orders">{rows.map(({ k, o }) => {
             // late: nothing or only part received by the day the goods were due (once received, the date is history).
             const late = k === 'rk' && Number(o.orderStatus) <= 1 && !!o.expectedDate && o.expectedDate < today;

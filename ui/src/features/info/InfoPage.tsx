@@ -21,14 +21,17 @@ export function InfoPage() {
   // What is stored, read once the page is up (the session knows only the name and avatar): saving a form that
   // started empty would have cleared the phone and e-mail on file.
   const [info, setInfo] = useState({ avatar: u?.avatar ?? '', name: '', realName: u?.realName ?? '', phone: '', email: '' });
-  const [loaded, setLoaded] = useState(false);
-  useEffect(() => {
+  // false: being read (the boxes wait, so nothing typed is overwritten); a string: why it could not be read.
+  const [loaded, setLoaded] = useState<boolean | string>(false);
+  const load = () => {
+    setLoaded(false);
     get<Record<string, unknown>>('/api/blade-user/info').then((d) => {
       const s = (k: string) => (d?.[k] == null ? '' : String(d[k]));
       setInfo({ avatar: s('avatar') || (u?.avatar ?? ''), name: s('name'), realName: s('realName'), phone: s('phone'), email: s('email') });
       setLoaded(true);
-    }, fail);
-  }, []);
+    }, (e) => setLoaded(e instanceof ApiError ? t(e.message) : t('err.unknown')));
+  };
+  useEffect(load, []);
   const [pw, setPw] = useState({ oldPassword: '', newPassword: '', newPassword1: '' });
   const [err, setErr] = useState<Record<string, string | null>>({});
   const fail = (e: unknown) => toast(e instanceof ApiError ? t(e.message) : t('err.unknown'), 'error');
@@ -61,7 +64,7 @@ export function InfoPage() {
 
   const text = (k: 'name' | 'realName' | 'phone' | 'email') => (
     <FormRow label={t('info.' + k)} htmlFor={'info-' + k} error={err[k] && t(err[k]!)} required={k === 'name' || k === 'realName'}>
-      <input id={'info-' + k} value={info[k]} onChange={(e) => setInfo({ ...info, [k]: e.target.value })}
+      <input id={'info-' + k} value={info[k]} disabled={loaded !== true} onChange={(e) => setInfo({ ...info, [k]: e.target.value })}
         onBlur={k === 'phone' ? () => setErr({ ...err, phone: info.phone.trim() ? phone(info.phone) : null }) : k === 'email' ? () => setErr({ ...err, email: email(info.email) }) : undefined} />
     </FormRow>
   );
@@ -87,8 +90,9 @@ export function InfoPage() {
             <small className="muted">{t('info.avatarTip')}</small>
           </div>
         </FormRow>
+        {typeof loaded === 'string' && <div className="form-err" role="alert">{loaded} <button type="button" className="link" onClick={load}>{t('common.retry')}</button></div>}
         {text('realName')}{text('name')}{text('phone')}{text('email')}
-        <div className="form-actions"><button type="button" className="btn btn-primary" disabled={!loaded} onClick={saveInfo}>{t('common.save')}</button></div>
+        <div className="form-actions"><button type="button" className="btn btn-primary" disabled={loaded !== true} onClick={saveInfo}>{t('common.save')}</button></div>
       </Tabs.Content>
       <Tabs.Content value="password" className="tab-body">
         {pass('oldPassword')}{pass('newPassword')}{pass('newPassword1')}
