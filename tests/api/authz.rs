@@ -615,6 +615,7 @@ fn flow_request(path: &str, ids: &HashMap<&str, u64>, mine: &HashMap<&str, u64>)
         "process/diagram" => Some(vec![(format!("{path}?processInstanceId={i}"), None), (format!("{path}?processDefinitionId={p}"), None)]),
         "leave/start-process" => Some(vec![(path.into(), Some(json!({"processDefinitionId": p.to_string(), "startTime": "2026-11-24 09:00:00", "endTime": "2026-11-25 09:00:00", "reason": "x"}).to_string()))]),
         "leave/detail" => q(format!("{path}?businessId={l}")),
+        "leave/resubmit" => body(json!({"taskId": t.to_string(), "leaveType": "1", "startTime": "2026-11-24 09:00:00", "endTime": "2026-11-25 09:00:00", "reason": "x"})),
         _ => None,
     }
 }

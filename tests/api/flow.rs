@@ -154,9 +154,18 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(s, 403, "a non-candidate claims: {v}");
     let (s, v) = post(&app, &p.admin, &format!("{F}/work/complete-task"), json!({"taskId": claim, "flag": "ok"})).await;
     assert_eq!(s, 400, "unclaimed: {v}");
+    let claim_msgs = |v: &Value| v["data"]["latest"].as_array().unwrap().iter().filter(|m| m["title"].as_str().unwrap_or("").starts_with("待签收")).count();
+    let (_, v) = get(&app, &p.admin, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(claim_msgs(&v), 1, "{v}");
+    let (_, v) = get(&app, &p.admin, &format!("{F}/work/claim-list?taskId={claim}")).await;
+    assert_eq!(v["data"]["total"], 1, "a candidate finds the task to claim by its id: {v}");
+    let (_, v) = get(&app, &p.wang, &format!("{F}/work/claim-list?taskId={claim}")).await;
+    assert_eq!(v["data"]["total"], 0, "not a candidate: {v}");
     let (s, v) = post(&app, &p.admin, &format!("{F}/work/claim-task?taskId={claim}"), json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(todo(&app, &p.admin).await.len(), 1);
+    let (_, v) = get(&app, &p.admin, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(claim_msgs(&v), 0, "claimed, it is no longer to claim: {v}");
     // Claimed, it is the administrator's: another user claiming it is refused for rights (403), not for state.
     let (s, v) = post(&app, &p.li, &format!("{F}/work/claim-task?taskId={claim}"), json!({})).await;
     assert_eq!(s, 403, "someone else's task: {v}");
@@ -203,6 +212,49 @@ async fn leave_runs_across_users_with_rule_12() {
     let _ = (p.li_id, p.zhang_id);
     let (instances, tasks) = audit_clean(&app);
     assert!(instances >= 2 && tasks >= 6, "{instances} {tasks}");
+}
+
+#[tokio::test]
+async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
+    let app = App::new();
+    let p = people(&app).await;
+    // Five working days: the leader, then an administrator. The leader gives it back.
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "1", "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-27 18:00:00", "reason": "家中有事"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (inst, business) = (v["data"]["processInstanceId"].as_str().unwrap().to_string(), v["data"]["businessId"].as_str().unwrap().to_string());
+    let leader_task = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
+    // The leader's own step is not an adjustment: he agrees or rejects it.
+    let (s, v) = post(&app, &p.li, &format!("{LEAVE}/resubmit"), json!({"taskId": leader_task, "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "x"})).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": leader_task, "pass": false, "comment": "项目节点冲突,请改到两天"})).await;
+    assert_eq!(s, 200, "{v}");
+    let adjust = todo(&app, &p.zhang).await;
+    assert_eq!(adjust[0]["taskName"], "调整申请", "{adjust:?}");
+    let adjust = adjust[0]["taskId"].as_str().unwrap().to_string();
+    // Someone else may not send it on, whatever the body says (decided before the body is read).
+    let (s, v) = post(&app, &p.wang, &format!("{LEAVE}/resubmit"), json!({"taskId": adjust})).await;
+    assert_eq!(s, 403, "{v}");
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/resubmit"), json!({"taskId": adjust, "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-20 18:00:00", "reason": "家中有事"})).await;
+    assert_eq!(s, 400, "an end before the start: {v}");
+    // Two working days now: the leave changes with the step, and the gateway reads the new days (no administrator).
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/resubmit"), json!({"taskId": adjust, "leaveType": "2", "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "改为两天", "comment": "已按要求调整"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["days"], "2", "{v}");
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business}")).await;
+    assert_eq!((v["data"]["days"].as_str(), v["data"]["reason"].as_str(), v["data"]["leaveTypeName"].as_str(), v["data"]["endTime"].as_str()), (Some("2"), Some("改为两天"), Some("病假"), Some("2026-11-24 18:00:00")), "{v}");
+    assert!(todo(&app, &p.zhang).await.is_empty());
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/resubmit"), json!({"taskId": adjust, "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "x"})).await;
+    assert_eq!(s, 403, "sent on once: {v}");
+    let again = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
+    let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": again, "pass": true, "comment": "同意"})).await;
+    assert_eq!(s, 200);
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business}")).await;
+    assert_eq!((v["data"]["status"].as_i64(), v["data"]["flow"]["processIsFinished"].as_bool()), (Some(1), Some(true)), "two days end with the leader: {v}");
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/process/history-flow-list?processInstanceId={inst}")).await;
+    let adjusted = v["data"].as_array().unwrap().iter().find(|h| h["historyActivityName"] == "调整申请").cloned().unwrap_or_default();
+    assert_eq!((adjusted["action"].as_str(), adjusted["comment"].as_str()), (Some("pass"), Some("已按要求调整")), "{v}");
+    let (instances, tasks) = audit_clean(&app);
+    assert!(instances >= 1 && tasks >= 3, "{instances} {tasks}");
 }
 
 #[tokio::test]

@@ -21,6 +21,8 @@ const BASE: &str = "/api/blade-desk/process/leave";
 pub fn routes(api: Api) -> Api {
     api.post(format!("{BASE}/start-process"), Guard::code("work_start_flow"), start)
         .doc("请假 · applies for leave and starts its process: body {processDefinitionId (optional: the latest leave process), taskUser, leaveType (dictionary leave_type), startTime, endTime, reason}; days are working days in half days (weekends and 参数 leave.holidays excluded, leave.workdays included; 产假 calendar days)", &[])
+        .post(format!("{BASE}/resubmit"), Guard::code("work_todo_handle"), resubmit)
+        .doc("请假 · 调整申请: the applicant, given the leave back by an approver, changes it and sends it on again — body {taskId (the applicant's own open step of a leave), leaveType, startTime, endTime, reason, comment}; the leave's type, dates, days and reason and the process's variables change with the step's completion, in one transaction. To give it up instead: work/complete-task with pass=false", &[])
         .get(format!("{BASE}/days"), Guard::code("work_start_flow"), days_of)
         .doc("请假 · how many days a leave from startTime to endTime counts (leaveType optional): {days, workingDays: bool}", &[])
         .get(format!("{BASE}/detail"), Guard::any(super::WORK), detail)
@@ -174,6 +176,59 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
         .await?;
     let tasks = super::started_tasks(&st, &s, id(&inst, "id")).await?;
     Ok(ok(json!({"id": id(&leave, "id").to_string(), "businessId": id(&leave, "id").to_string(), "processInstanceId": id(&inst, "id").to_string(), "currentNodes": text(&inst, "currentNodes"), "tasks": tasks})))
+}
+
+/// 调整申请 sent on: the applicant's own step of a leave (the step a rejection sends back to its starter) completed
+/// with the leave as changed. Whose step it is is decided before the body is read; the leave record, the
+/// process's variables (`days` steers the gateway) and the completion commit together.
+async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
+    let tid = super::body_id(&b, &["taskId"])?.ok_or_else(|| ApiError::with(Kind::Missing, "taskId"))?;
+    let (tdef, t, me) = (st.res.get("flow_task"), s.tenant.clone(), s.user_id);
+    let task = st.read(move |r| r.get(&tdef, &t, tid)?.ok_or(StoreError::NotFound)).await?;
+    if id(&task, "assignee") != me || int(&task, "status") != runtime::TASK_OPEN {
+        return Err(ApiError::from(crate::error::refuse("该任务不是您待办的调整申请", "This is not an adjustment step waiting for you")));
+    }
+    let (from, to) = (field(&b, "startTime")?.to_string(), field(&b, "endTime")?.to_string());
+    let reason = field(&b, "reason")?.to_string();
+    if reason.chars().count() > 500 {
+        return Err(ApiError::with(Kind::TooLong, "reason"));
+    }
+    let comment = match b.get("comment") {
+        Some(Value::String(c)) if c.chars().count() <= 500 => c.trim().to_string(),
+        Some(Value::String(_)) => return Err(ApiError::with(Kind::TooLong, "comment")),
+        Some(Value::Null) | None => String::new(),
+        Some(_) => return Err(ApiError::with(Kind::WrongType, "comment")),
+    };
+    let kind = leave_type(&st, &b).await?;
+    let days = count_days(&st, &s.tenant, &from, &to, kind).await?;
+    let env = Env::new(&st, &s);
+    let done = st
+        .write(move |w| {
+            let cx = env.cx();
+            let task = w.get(&cx.def("flow_task"), cx.tenant, tid)?.ok_or(StoreError::NotFound)?;
+            let l = runtime::load(w, &cx, id(&task, "instanceId"))?;
+            let starters_step = l.def.task(text(&task, "node")).is_some_and(|t| matches!(t.assign, flow::Assign::Starter));
+            let ldef = cx.def("process_leave");
+            let leave = match text(&l.inst, "businessTable") {
+                "process_leave" => w.get(&ldef, cx.tenant, id(&l.inst, "businessId"))?,
+                _ => None,
+            };
+            let Some(leave) = leave.filter(|v| starters_step && id(v, "applyUserId") == cx.actor.user_id) else {
+                return Err(rule("该任务不是请假的调整申请,请用同意或驳回办理", "This step is not a leave's adjustment: agree or reject it"));
+            };
+            w.update(&ldef, cx.tenant, id(&leave, "id"), obj(json!({"leaveType": kind, "startTime": from, "endTime": to, "days": days, "reason": reason})), cx.actor)?;
+            let mut vars = serde_json::Map::new();
+            if l.def.var("days").is_some_and(|d| d.ty == flow::VarType::Number) {
+                vars.insert("days".into(), flow::Val::Num(days).to_json());
+            }
+            if l.def.var("reason").is_some_and(|d| d.ty == flow::VarType::Text) {
+                vars.insert("reason".into(), json!(reason));
+            }
+            let comment = if comment.is_empty() { "重新提交".to_string() } else { comment.clone() };
+            runtime::complete(w, &cx, tid, None, &runtime::Decision { pass: true, comment, vars })
+        })
+        .await?;
+    Ok(ok(json!({"taskId": id(&done, "id").to_string(), "result": int(&done, "result"), "days": flow::format_num(days)})))
 }
 
 /// A leave application as the form sends it.

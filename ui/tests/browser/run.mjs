@@ -2270,6 +2270,28 @@ test('员工 吴军: a leave with its type, counted in working days, seen in 请
   const row = page.getByRole('table', { name: '我的请假' }).getByRole('row').filter({ hasText: '回老家探亲' });
   await row.filter({ hasText: '年假' }).filter({ hasText: '审批中' }).waitFor();
   await shot(page, 'role-employee-leave-list');
+
+  // His leader gives it back: the dates clash with the site's schedule.
+  const mine = (await bladeCall(t, 'GET', '/api/blade-desk/process/leave/list?current=1&size=50')).records.find((r) => r.reason === '回老家探亲');
+  check(mine?.taskUserName === '张伟', `his leave waits for ${mine?.taskUserName}`);
+  const leader = { user: await token('157270', 'zhangwei') };
+  const task = (await bladeCall(leader, 'GET', '/api/blade-flow/work/todo-list?current=1&size=100')).records.find((r) => r.processInstanceId === mine.processInstanceId);
+  await bladeCall(leader, 'POST', '/api/blade-flow/work/complete-task', { taskId: task.taskId, processInstanceId: mine.processInstanceId, pass: false, comment: '项目节点冲突,请改为周四周五' });
+  // He changes it and sends it again from his to-do list: a form of his leave, not an approver's 同意/驳回.
+  await visit(page, '/work/todo');
+  await page.getByRole('row').filter({ hasText: '调整申请' }).first().getByRole('button', { name: '处理' }).click();
+  const form = page.getByRole('form', { name: '调整申请' });
+  await form.getByText('张伟 退回:项目节点冲突,请改为周四周五').waitFor();
+  check(await form.getByLabel('请假理由').inputValue() === '回老家探亲' && await form.getByLabel('开始时间').inputValue() === '2026-12-17T13:00', 'the form holds his leave as it was');
+  check(await page.getByRole('button', { name: '同意' }).count() === 0, 'no approver\'s buttons on his own step');
+  await form.getByLabel('结束时间').fill('2026-12-18T18:00');
+  await form.getByText('共 1.5 个工作日(周末、节假日不计)').waitFor();
+  await form.getByLabel('调整说明').fill('改为周四下午到周五');
+  await shot(page, 'role-employee-leave-adjust');
+  await form.getByRole('button', { name: '重新提交' }).click();
+  await toast(page, '已重新提交').waitFor();
+  await waitPath(page, '/work/process/leave');
+  await row.filter({ hasText: '审批中' }).filter({ hasText: '部门领导审批' }).filter({ hasText: '1.5' }).waitFor();
 });
 
 test('会计 李娜: her desk has the company figures; a receipt typed as people write money posted on a ledger; receivables and a project\'s cost', async (t) => {

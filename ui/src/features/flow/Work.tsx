@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react
 import { useApp } from '../../app';
 import { get, post, ApiError } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
-import { Dialog } from '../../components/ui/dialog';
+import { Dialog, useAsk } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
 import { Facts, Table } from '../../components/ui/record';
 import { useL } from '../../lib/words';
@@ -229,7 +229,7 @@ export function ProcessDetail({ kind, instanceId, businessId }: { kind: string; 
 
 export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: string; taskId: string; instanceId: string; businessId: string }) {
   const { L } = useL();
-  const { navigate } = useApp();
+  const { navigate, props } = useApp();
   const toast = useToast();
   const { hist, diagram, leave, err } = useInstance(instanceId, kind, businessId);
   const [comment, setComment] = useState('');
@@ -238,7 +238,9 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
   // on or withdrawn): undefined while asked; no decision is offered on a task that is not.
   const [open, setOpen] = useState<boolean | undefined>(undefined);
   useEffect(() => {
-    get<{ total: number }>(`${F}/work/todo-list`, { taskId, current: 1, size: 1 }).then((p) => setOpen((p?.total ?? 0) > 0), () => setOpen(false));
+    // Only an answer saying it is not there closes it: a failed question leaves the decision offered (the server
+    // refuses a second decision anyway).
+    get<{ total: number }>(`${F}/work/todo-list`, { taskId, current: 1, size: 1 }).then((p) => setOpen((p?.total ?? 0) > 0), () => setOpen(true));
   }, [taskId]);
   const decide = async (pass: boolean) => {
     if (!comment.trim()) {
@@ -257,6 +259,15 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
     }
   };
   if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
+  // A leave given back to its applicant (调整申请): changed and sent again, or given up — not agreed or rejected.
+  if (open && kind === 'leave' && leave && String(leave.applyUser) === String(props.user?.userId)) {
+    return (
+      <section className="detail-page flow-detail" aria-label={L('调整申请', 'Adjust the application')}>
+        <AdjustLeave leave={leave} taskId={taskId} instanceId={instanceId} hist={hist} />
+        <div className="card"><h3>{L('流程信息', 'History')}</h3><History rows={hist} /></div>
+      </section>
+    );
+  }
   return (
     <section className="detail-page flow-detail" aria-label={L('审批', 'Decide')}>
       <div className="card">
@@ -281,6 +292,50 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
   );
 }
 
+/** 调整申请: the applicant's leave as it was, to change and send again (重新提交) or to give up (放弃申请); what the
+ * approver said is shown above it. */
+function AdjustLeave({ leave, taskId, instanceId, hist }: { leave: Row; taskId: string; instanceId: string; hist: Row[] }) {
+  const { L } = useL();
+  const { navigate } = useApp();
+  const toast = useToast();
+  const [asking, ask] = useAsk();
+  const local = (v: unknown) => (v ? String(v).slice(0, 16).replace(' ', 'T') : '');
+  const [f, setF] = useState<LeaveDraft>({ leaveType: leave.leaveType == null ? '' : String(leave.leaveType), startTime: local(leave.startTime), endTime: local(leave.endTime), reason: String(leave.reason ?? '') });
+  const [comment, setComment] = useState('');
+  const [busy, setBusy] = useState(false);
+  const back = [...hist].reverse().find((h) => h.action === 'reject');
+  const run = async (f2: () => Promise<unknown>, done: string) => {
+    setBusy(true);
+    try { await f2(); toast(done); navigate('/work/process/leave'); } catch (e) { toast(msg(e), 'error'); } finally { setBusy(false); }
+  };
+  const resubmit = (e: React.FormEvent) => {
+    e.preventDefault();
+    if (draftMissing(f)) {
+      toast(L('请选择请假类型,填写开始时间、结束时间和请假理由', 'Choose the type and fill in the start, the end and the reason'), 'warning');
+      return;
+    }
+    void run(() => post(`${LEAVE}/resubmit`, { taskId, leaveType: f.leaveType, startTime: toServer(f.startTime), endTime: toServer(f.endTime), reason: f.reason, comment }), L('已重新提交', 'Sent again'));
+  };
+  const giveUp = async () => {
+    if ((await ask({ text: L('放弃后这次请假申请结束为未通过,不能恢复。确定放弃？', 'Given up, this application ends as not approved and cannot be taken back. Give it up?') })) === null) return;
+    void run(() => post(`${F}/work/complete-task`, { taskId, processInstanceId: instanceId, pass: false, comment: comment.trim() || '放弃申请' }), L('已放弃申请', 'Application given up'));
+  };
+  return (
+    <form className="card flow-form" onSubmit={resubmit} aria-label={L('调整申请', 'Adjust the application')}>
+      {asking}
+      <h3>{L('调整申请', 'Adjust the application')}</h3>
+      {back && <p className="form-err" role="note">{L(`${back.assigneeName} 退回:${back.comment || '驳回'}`, `${back.assigneeName} gave it back: ${back.comment || 'rejected'}`)}</p>}
+      <LeaveFields f={f} set={setF} />
+      <label className="wide">{L('调整说明', 'Note')}<textarea aria-label={L('调整说明', 'Note')} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder={L('向审批人说明做了哪些调整(可不填)', 'What you changed, for the approver (optional)')} /></label>
+      <div className="flow-actions">
+        <button type="submit" className="btn btn-primary" disabled={busy}>{L('重新提交', 'Send again')}</button>
+        <button type="button" className="btn btn-danger" disabled={busy} onClick={() => void giveUp()}>{L('放弃申请', 'Give up')}</button>
+        <button type="button" className="btn" onClick={() => navigate('/work/todo')}>{L('关闭', 'Close')}</button>
+      </div>
+    </form>
+  );
+}
+
 /** Users one may name as an approver: people who can handle a task, with their departments. */
 function UserSelect({ value, onChange, label, exceptSelf }: { value: string; onChange: (v: string) => void; label: string; exceptSelf?: boolean }) {
   const [users, setUsers] = useState<Row[]>([]);
@@ -301,13 +356,12 @@ function useProcess(processId: string) {
 
 const toServer = (v: string) => (v ? v.replace('T', ' ') + (v.length === 16 ? ':00' : '') : '');
 
-export function LeaveForm({ processId }: { processId: string }) {
+type LeaveDraft = { leaveType: string; startTime: string; endTime: string; reason: string };
+
+/** A leave's type, dates (with the days as the server counts them) and reason: the application form's and the
+ * 调整申请's. `approver` goes between the type and the dates. */
+function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft) => void; approver?: ReactNode }) {
   const { L } = useL();
-  const { navigate } = useApp();
-  const toast = useToast();
-  const proc = useProcess(processId);
-  const [f, setF] = useState({ leaveType: '', taskUser: '', startTime: '', endTime: '', reason: '' });
-  const [busy, setBusy] = useState(false);
   const [types, setTypes] = useState<Row[]>([]);
   useEffect(() => { get<Row[]>('/api/blade-system/dict/dictionary', { code: 'leave_type' }).then((d) => setTypes(d ?? []), () => setTypes([])); }, []);
   // The days as the server counts them (working days in half days; 产假 calendar days), or why it would refuse.
@@ -320,9 +374,41 @@ export function LeaveForm({ processId }: { processId: string }) {
     return () => { live = false; };
   }, [f.startTime, f.endTime, f.leaveType]);
   const days = count?.days ? Number(count.days) : 0;
+  return (
+    <>
+      <label>{L('请假类型', 'Leave type')} *
+        <select aria-label={L('请假类型', 'Leave type')} value={f.leaveType} onChange={(e) => set({ ...f, leaveType: e.target.value })}>
+          <option value="">{L('请选择', 'Choose')}</option>
+          {types.map((t) => <option key={t.dictKey} value={t.dictKey}>{t.dictValue}</option>)}
+        </select>
+      </label>
+      {approver}
+      <label>{L('开始时间', 'From')}<input type="datetime-local" aria-label={L('开始时间', 'From')} value={f.startTime} onChange={(e) => set({ ...f, startTime: e.target.value })} /></label>
+      <label>{L('结束时间', 'To')}<input type="datetime-local" aria-label={L('结束时间', 'To')} value={f.endTime} onChange={(e) => set({ ...f, endTime: e.target.value })} /></label>
+      <p className={count?.error ? 'form-err' : 'muted'} role="status" aria-label={L('请假天数', 'Days')}>
+        {count?.error ? count.error
+          : days > 0 ? (count?.workingDays
+            ? L(`共 ${count.days} 个工作日(周末、节假日不计)${days > 3 ? ',超过3天需管理员审批' : ''}`, `${count.days} working days (weekends and holidays not counted)${days > 3 ? '; over 3 days an administrator approves too' : ''}`)
+            : L(`共 ${count?.days} 天(按自然日)${days > 3 ? ',超过3天需管理员审批' : ''}`, `${count?.days} calendar days${days > 3 ? '; over 3 days an administrator approves too' : ''}`))
+          : ''}
+      </p>
+      <label className="wide">{L('请假理由', 'Reason')}<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => set({ ...f, reason: e.target.value })} /></label>
+    </>
+  );
+}
+
+const draftMissing = (f: LeaveDraft) => !f.leaveType || !f.startTime || !f.endTime || !f.reason.trim();
+
+export function LeaveForm({ processId }: { processId: string }) {
+  const { L } = useL();
+  const { navigate } = useApp();
+  const toast = useToast();
+  const proc = useProcess(processId);
+  const [f, setF] = useState({ leaveType: '', taskUser: '', startTime: '', endTime: '', reason: '' });
+  const [busy, setBusy] = useState(false);
   const submit = async (e: React.FormEvent) => {
     e.preventDefault();
-    if (!f.leaveType || !f.startTime || !f.endTime || !f.reason.trim()) {
+    if (draftMissing(f)) {
       toast(L('请选择请假类型,填写开始时间、结束时间和请假理由', 'Choose the type and fill in the start, the end and the reason'), 'warning');
       return;
     }
@@ -341,23 +427,8 @@ export function LeaveForm({ processId }: { processId: string }) {
     <section className="detail-page flow-detail" aria-label={L('请假申请', 'Leave application')}>
       <form className="card flow-form" onSubmit={submit}>
         <h3>{L('请假基础信息', 'Leave')}</h3>
-        <label>{L('请假类型', 'Leave type')} *
-          <select aria-label={L('请假类型', 'Leave type')} value={f.leaveType} onChange={(e) => setF({ ...f, leaveType: e.target.value })}>
-            <option value="">{L('请选择', 'Choose')}</option>
-            {types.map((t) => <option key={t.dictKey} value={t.dictKey}>{t.dictValue}</option>)}
-          </select>
-        </label>
-        <label>{L('审批人员', 'Approver')}<UserSelect exceptSelf label={L('审批人员', 'Approver')} value={f.taskUser} onChange={(v) => setF({ ...f, taskUser: v })} /><span className="muted">{L('不选则由部门负责人审批', 'Left empty, your department leader approves')}</span></label>
-        <label>{L('开始时间', 'From')}<input type="datetime-local" aria-label={L('开始时间', 'From')} value={f.startTime} onChange={(e) => setF({ ...f, startTime: e.target.value })} /></label>
-        <label>{L('结束时间', 'To')}<input type="datetime-local" aria-label={L('结束时间', 'To')} value={f.endTime} onChange={(e) => setF({ ...f, endTime: e.target.value })} /></label>
-        <p className={count?.error ? 'form-err' : 'muted'} role="status" aria-label={L('请假天数', 'Days')}>
-          {count?.error ? count.error
-            : days > 0 ? (count?.workingDays
-              ? L(`共 ${count.days} 个工作日(周末、节假日不计)${days > 3 ? ',超过3天需管理员审批' : ''}`, `${count.days} working days (weekends and holidays not counted)${days > 3 ? '; over 3 days an administrator approves too' : ''}`)
-              : L(`共 ${count?.days} 天(按自然日)${days > 3 ? ',超过3天需管理员审批' : ''}`, `${count?.days} calendar days${days > 3 ? '; over 3 days an administrator approves too' : ''}`))
-            : ''}
-        </p>
-        <label className="wide">{L('请假理由', 'Reason')}<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => setF({ ...f, reason: e.target.value })} /></label>
+        <LeaveFields f={f} set={(d) => setF({ ...f, ...d })}
+          approver={<label>{L('审批人员', 'Approver')}<UserSelect exceptSelf label={L('审批人员', 'Approver')} value={f.taskUser} onChange={(v) => setF({ ...f, taskUser: v })} /><span className="muted">{L('不选则由部门负责人审批', 'Left empty, your department leader approves')}</span></label>} />
         <div className="flow-actions"><button type="submit" className="btn btn-primary" disabled={busy}>{L('提交', 'Submit')}</button></div>
       </form>
       <div className="card"><h3>{L('流程图', 'Diagram')}</h3>{proc && <div className="flow-canvas"><Diagram def={proc.definition} label={proc.name} /></div>}</div>
