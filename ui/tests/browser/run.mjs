@@ -2318,6 +2318,16 @@ test('会计 李娜: her desk has the company figures; a receipt typed as people
   await shot(page, 'role-finance-ledger');
   await visit(page, '/finance/receivables');
   await page.getByRole('table', { name: '应收款' }).locator('tbody tr').first().waitFor();
+  // A receipt from a receivables row names the contract and its stage and suggests what is still owed.
+  const owedRow = page.getByRole('table', { name: '应收款' }).locator('tbody tr').filter({ has: page.getByRole('button', { name: '登记收款' }) }).first();
+  const [rowCode, rowOwed] = [await owedRow.locator('td').nth(0).innerText(), await owedRow.locator('td').nth(6).innerText()];
+  await owedRow.getByRole('button', { name: '登记收款' }).click();
+  const receipt = dialogNamed(page, /登记收款/);
+  const about = await receipt.getByLabel('收款对象').innerText();
+  check(about.includes(rowCode) && about.includes(`未收 ${rowOwed}`), `the receipt dialog says ${about}; the row ${rowCode} owes ${rowOwed}`);
+  check(Number(await receipt.getByLabel('金额(元)').inputValue()) === Number(rowOwed.replace(/[^\d.-]/g, '')), 'the amount suggested is what is owed');
+  await shot(page, 'role-finance-receipt');
+  await receipt.getByRole('button', { name: '取消' }).click();
   await visit(page, '/project/index');
   await page.locator('.crud .table tbody tr').first().getByRole('link', { name: '详情' }).first().click();
   await page.waitForURL((u) => u.pathname.startsWith('/project/detail/'));

@@ -3,7 +3,7 @@
 // when; reversed entries marked) with posting and correcting — corrections are reversing entries, never edits —
 // and the tenant's payment nodes with a receipt dialog. Data from /api/blade-scm/contractledger and
 // /blade-api/edu-sub-account/receivables.
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { useApp } from '../../app';
 import { get, post, ApiError, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
@@ -100,9 +100,9 @@ export function LedgerDetail() {
 }
 
 /** Posts an entry of one type: amount and date, the node and due date of a schedule entry, an invoice's number. */
-function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save` }: { type: number; contractId: string; onClose: () => void; onDone: () => void; url?: string }) {
+function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save`, about, amount = '' }: { type: number; contractId: string; onClose: () => void; onDone: () => void; url?: string; about?: ReactNode; amount?: string }) {
   const { L: t, en } = useL();
-  const [f, setF] = useState<Row>({ amount: '', entryDate: today(), node: '', dueDate: '', invoiceNo: '', remark: '' });
+  const [f, setF] = useState<Row>({ amount, entryDate: today(), node: '', dueDate: '', invoiceNo: '', remark: '' });
   const [err, setErr] = useState<string | null>(null);
   const name = TYPES.find(([k]) => k === type)!;
   const send = async (e?: FormEvent) => {
@@ -121,6 +121,7 @@ function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save` }: { 
     <Dialog open onOpenChange={(o) => { if (!o) onClose(); }} title={t(`登记${name[1]}`, `Post ${name[2].toLowerCase()}`)} width={520}
       footer={<><button type="button" className="btn" onClick={onClose}>{t('取消', 'Cancel')}</button><button type="button" className="btn btn-primary" onClick={() => void send()}>{t('记账', 'Post')}</button></>}>
       <form className="flow-form" onSubmit={send}>
+        {about}
         <label>{t('金额(元)', 'Amount (yuan)')}{type === 2 && <span className="muted small">{t(' 减项填负数', ' negative for a reduction')}</span>}
           <input inputMode="decimal" value={f.amount} onChange={(e) => setF({ ...f, amount: e.target.value })} onBlur={() => setF((x) => ({ ...x, amount: String(plainMoney(x.amount)) }))} aria-label={t('金额(元)', 'Amount (yuan)')} /></label>
         <label>{t('业务日期', 'Date')}<input type="date" value={f.entryDate} onChange={(e) => setF({ ...f, entryDate: e.target.value })} /></label>
@@ -201,7 +202,14 @@ export function ReceivablesPage() {
         ]} /></div>
         {data && <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={(o) => { if (o.size) { setSize(o.size); setPage(1); } else if (o.current) setPage(o.current); }} />}
       </div>
-      {paying && <PostDialog type={4} contractId={paying.contractId} url={`${R}/save`} onClose={() => setPaying(null)} onDone={() => { setPaying(null); toast(t('已登记收款', 'Receipt recorded')); void load(); }} />}
+      {paying && <PostDialog type={4} contractId={paying.contractId} url={`${R}/save`} amount={String(paying.outstanding ?? '')}
+        // Which contract and stage the receipt is for, and what is still owed (suggested as the amount).
+        about={<div className="wide receipt-about" aria-label={t('收款对象', 'Receipt for')}>
+          <div><b>{paying.contractCode}</b> {paying.contractName}</div>
+          <div className="muted">{t(`收款节点 ${paying.node} · 应收 ${yuan(paying.amount)} · 已收 ${yuan(paying.received)} · 未收 ${yuan(paying.outstanding)}`, `Stage ${paying.node} · due ${yuan(paying.amount)} · received ${yuan(paying.received)} · outstanding ${yuan(paying.outstanding)}`)}</div>
+          <div className="muted small">{t('收款按应收日期先后冲抵合同的各收款节点。', 'Receipts settle the contract\'s stages in the order they fall due.')}</div>
+        </div>}
+        onClose={() => setPaying(null)} onDone={() => { setPaying(null); toast(t('已登记收款', 'Receipt recorded')); void load(); }} />}
     </section>
   );
 }
