@@ -218,14 +218,17 @@ async fn leave_runs_across_users_with_rule_12() {
 async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     let app = App::new();
     let p = people(&app).await;
+    // Nobody names himself as the approver of his own leave.
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "1", "taskUser": p.zhang_id.to_string(), "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-23 18:00:00", "reason": "x"})).await;
+    assert_eq!(s, 400, "{v}");
     // Five working days: the leader, then an administrator. The leader gives it back.
     let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "1", "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-27 18:00:00", "reason": "家中有事"})).await;
     assert_eq!(s, 200, "{v}");
     let (inst, business) = (v["data"]["processInstanceId"].as_str().unwrap().to_string(), v["data"]["businessId"].as_str().unwrap().to_string());
     let leader_task = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
-    // The leader's own step is not an adjustment: he agrees or rejects it.
+    // The leader may not change the leave through his own step (only its applicant adjusts it): 403.
     let (s, v) = post(&app, &p.li, &format!("{LEAVE}/resubmit"), json!({"taskId": leader_task, "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "x"})).await;
-    assert_eq!(s, 400, "{v}");
+    assert_eq!(s, 403, "{v}");
     let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": leader_task, "pass": false, "comment": "项目节点冲突,请改到两天"})).await;
     assert_eq!(s, 200, "{v}");
     let adjust = todo(&app, &p.zhang).await;
@@ -244,7 +247,26 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     assert_eq!((v["data"]["days"].as_str(), v["data"]["reason"].as_str(), v["data"]["leaveTypeName"].as_str(), v["data"]["endTime"].as_str()), (Some("2"), Some("改为两天"), Some("病假"), Some("2026-11-24 18:00:00")), "{v}");
     assert!(todo(&app, &p.zhang).await.is_empty());
     let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/resubmit"), json!({"taskId": adjust, "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "x"})).await;
-    assert_eq!(s, 403, "sent on once: {v}");
+    assert_eq!(s, 400, "sent on once: the step is no longer open: {v}");
+    // Given back once more and sent on without a type: the leave keeps its own (病假), not erased.
+    let again = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
+    let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": again, "pass": false, "comment": "再确认一下日期"})).await;
+    assert_eq!(s, 200);
+    // Two sendings at once (a double click, two tabs): one takes the step, the other is refused, and the leave
+    // holds the one that took it (never one request's leave with the other's process).
+    let adjust2 = todo(&app, &p.zhang).await[0]["taskId"].as_str().unwrap().to_string();
+    let url = format!("{LEAVE}/resubmit");
+    let (a, b) = tokio::join!(
+        post(&app, &p.zhang, &url, json!({"taskId": adjust2, "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "改为两天"})),
+        post(&app, &p.zhang, &url, json!({"taskId": adjust2, "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-23 18:00:00", "reason": "改为一天"}))
+    );
+    let won = match (a.0, b.0) {
+        (200, 400) => a.1,
+        (400, 200) => b.1,
+        other => panic!("one of two sendings takes the step: {other:?} {} {}", a.1, b.1),
+    };
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business}")).await;
+    assert_eq!((v["data"]["leaveTypeName"].as_str(), v["data"]["days"].as_str()), (Some("病假"), won["data"]["days"].as_str()), "{v} {won}");
     let again = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
     let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": again, "pass": true, "comment": "同意"})).await;
     assert_eq!(s, 200);

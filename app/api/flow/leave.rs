@@ -3,7 +3,7 @@
 //! 1 passed, 2 failed).
 use axum::extract::State;
 use axum::response::Response;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use store::{Filter, Op, Query, StoreError};
 
 use super::runtime::{self, Business, id, int, obj, text};
@@ -178,16 +178,45 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
     Ok(ok(json!({"id": id(&leave, "id").to_string(), "businessId": id(&leave, "id").to_string(), "processInstanceId": id(&inst, "id").to_string(), "currentNodes": text(&inst, "currentNodes"), "tasks": tasks})))
 }
 
-/// 调整申请 sent on: the applicant's own step of a leave (the step a rejection sends back to its starter) completed
-/// with the leave as changed. Whose step it is is decided before the body is read; the leave record, the
-/// process's variables (`days` steers the gateway) and the completion commit together.
+/// Whether `task` is `me`'s 调整申请: open, assigned to `me`, on a leave instance (category 1 with its leave record)
+/// that `me` applied for, at a step assigned to the starter that a rejection sends back to. Not `me`'s task or
+/// leave: 403; a task no longer open, or another kind of step: 400. Decided on the records alone, so the request's
+/// read (before its body is looked at) and its write (again, in the transaction) decide alike.
+fn adjust_step(task: &Map<String, Value>, inst: &Map<String, Value>, def: &flow::Definition, leave: Option<&Map<String, Value>>, me: u64) -> store::Result<()> {
+    if id(task, "assignee") != me {
+        return Err(crate::error::refuse("该任务不是您的待办", "This task is not yours"));
+    }
+    let mine = int(inst, "category") == 1 && text(inst, "businessTable") == "process_leave" && leave.is_some_and(|l| id(l, "applyUserId") == me);
+    if !mine {
+        return Err(crate::error::refuse("只有申请人可以调整自己的请假申请", "Only the applicant adjusts a leave application"));
+    }
+    if int(task, "status") != runtime::TASK_OPEN {
+        return Err(rule("该任务已办理或已关闭", "The task has already been completed or closed"));
+    }
+    let node = text(task, "node");
+    let sent_back_to = def.nodes.iter().any(|n| matches!(&n.kind, flow::NodeKind::Task(t) if t.reject_to.as_deref() == Some(node)));
+    if !sent_back_to || !def.task(node).is_some_and(|t| matches!(t.assign, flow::Assign::Starter)) {
+        return Err(rule("该任务不是请假的调整申请,请用同意或驳回办理", "This step is not a leave's adjustment: agree or reject it"));
+    }
+    Ok(())
+}
+
+/// 调整申请 sent on: the applicant's own step that a rejection sent the leave back to, completed with the leave as
+/// changed. Whose step it is is decided before the body is read and again in the transaction; the leave record,
+/// the process's variables (`days` steers the gateway) and the completion commit together.
 async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
     let tid = super::body_id(&b, &["taskId"])?.ok_or_else(|| ApiError::with(Kind::Missing, "taskId"))?;
-    let (tdef, t, me) = (st.res.get("flow_task"), s.tenant.clone(), s.user_id);
-    let task = st.read(move |r| r.get(&tdef, &t, tid)?.ok_or(StoreError::NotFound)).await?;
-    if id(&task, "assignee") != me || int(&task, "status") != runtime::TASK_OPEN {
-        return Err(ApiError::from(crate::error::refuse("该任务不是您待办的调整申请", "This is not an adjustment step waiting for you")));
-    }
+    let (res, t, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
+    let stored_kind = st
+        .read(move |r| {
+            let task = r.get(&res.get("flow_task"), &t, tid)?.ok_or(StoreError::NotFound)?;
+            let inst = r.get(&res.get("flow_instance"), &t, id(&task, "instanceId"))?.ok_or(StoreError::NotFound)?;
+            let process = r.get(&res.get("flow_process"), &t, id(&inst, "processId"))?.unwrap_or_default();
+            let leave = if text(&inst, "businessTable") == "process_leave" { r.get(&res.get("process_leave"), &t, id(&inst, "businessId"))? } else { None };
+            adjust_step(&task, &inst, &runtime::definition_of(&process), leave.as_ref(), me)?;
+            Ok(leave.and_then(|l| l.get("leaveType").and_then(Value::as_i64)))
+        })
+        .await?;
     let (from, to) = (field(&b, "startTime")?.to_string(), field(&b, "endTime")?.to_string());
     let reason = field(&b, "reason")?.to_string();
     if reason.chars().count() > 500 {
@@ -199,7 +228,8 @@ async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObj
         Some(Value::Null) | None => String::new(),
         Some(_) => return Err(ApiError::with(Kind::WrongType, "comment")),
     };
-    let kind = leave_type(&st, &b).await?;
+    // Without a type the leave keeps its own (and its days are counted by it: 产假 in calendar days).
+    let kind = leave_type(&st, &b).await?.or(stored_kind);
     let days = count_days(&st, &s.tenant, &from, &to, kind).await?;
     let env = Env::new(&st, &s);
     let done = st
@@ -207,15 +237,11 @@ async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObj
             let cx = env.cx();
             let task = w.get(&cx.def("flow_task"), cx.tenant, tid)?.ok_or(StoreError::NotFound)?;
             let l = runtime::load(w, &cx, id(&task, "instanceId"))?;
-            let starters_step = l.def.task(text(&task, "node")).is_some_and(|t| matches!(t.assign, flow::Assign::Starter));
             let ldef = cx.def("process_leave");
-            let leave = match text(&l.inst, "businessTable") {
-                "process_leave" => w.get(&ldef, cx.tenant, id(&l.inst, "businessId"))?,
-                _ => None,
-            };
-            let Some(leave) = leave.filter(|v| starters_step && id(v, "applyUserId") == cx.actor.user_id) else {
-                return Err(rule("该任务不是请假的调整申请,请用同意或驳回办理", "This step is not a leave's adjustment: agree or reject it"));
-            };
+            let leave = w.get(&ldef, cx.tenant, id(&l.inst, "businessId"))?;
+            // Again here: two requests may pass the read before either commits; only the first finds the step open.
+            adjust_step(&task, &l.inst, &l.def, leave.as_ref().filter(|_| text(&l.inst, "businessTable") == "process_leave"), cx.actor.user_id)?;
+            let leave = leave.ok_or(StoreError::NotFound)?;
             w.update(&ldef, cx.tenant, id(&leave, "id"), obj(json!({"leaveType": kind, "startTime": from, "endTime": to, "days": days, "reason": reason})), cx.actor)?;
             let mut vars = serde_json::Map::new();
             if l.def.var("days").is_some_and(|d| d.ty == flow::VarType::Number) {
@@ -252,6 +278,10 @@ pub fn latest_leave(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> st
 /// Writes the leave record and starts its instance, in the open transaction.
 pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process: &serde_json::Map<String, Value>, l: &Leave) -> store::Result<(serde_json::Map<String, Value>, serde_json::Map<String, Value>)> {
     if let Some(u) = l.task_user {
+        // Nobody approves their own leave (the form's list leaves the applicant out; the API says so too).
+        if u == cx.actor.user_id {
+            return Err(rule("审批人员不能是申请人自己", "You cannot name yourself as the approver"));
+        }
         w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
     }
     let def = runtime::definition_of(process);
