@@ -75,6 +75,12 @@ async fn todo(app: &App, t: &str) -> Vec<Value> {
     v["data"]["records"].as_array().unwrap().clone()
 }
 
+/// The signed-in user's newest unread messages (the bell's) whose title starts with `prefix` and whose link contains
+/// `link` ("" for any).
+fn bell(v: &Value, prefix: &str, link: &str) -> usize {
+    v["data"]["latest"].as_array().unwrap().iter().filter(|m| m["title"].as_str().unwrap_or("").starts_with(prefix) && m["link"].as_str().unwrap_or("").contains(link)).count()
+}
+
 #[tokio::test]
 async fn leave_runs_across_users_with_rule_12() {
     let app = App::new();
@@ -120,7 +126,8 @@ async fn leave_runs_across_users_with_rule_12() {
     let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": "123", "flag": "ok"})).await;
     assert_eq!(s, 404);
     // His bell says the task is his to do; 待办事务 asked for this task alone finds it.
-    let unread_todo = |v: &Value| v["data"]["latest"].as_array().unwrap().iter().filter(|m| m["title"].as_str().unwrap_or("").starts_with("待办") && m["link"].as_str().unwrap_or("").contains(&format!("/handle/{task}/"))).count();
+    let handle = format!("/handle/{task}/");
+    let unread_todo = |v: &Value| bell(v, "待办", &handle);
     let (_, v) = get(&app, &p.li, "/api/blade-desk/message/unread-count").await;
     assert_eq!(unread_todo(&v), 1, "{v}");
     let (_, v) = get(&app, &p.li, &format!("{F}/work/todo-list?taskId={task}")).await;
@@ -154,7 +161,7 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(s, 403, "a non-candidate claims: {v}");
     let (s, v) = post(&app, &p.admin, &format!("{F}/work/complete-task"), json!({"taskId": claim, "flag": "ok"})).await;
     assert_eq!(s, 400, "unclaimed: {v}");
-    let claim_msgs = |v: &Value| v["data"]["latest"].as_array().unwrap().iter().filter(|m| m["title"].as_str().unwrap_or("").starts_with("待签收")).count();
+    let claim_msgs = |v: &Value| bell(v, "待签收", "");
     let (_, v) = get(&app, &p.admin, "/api/blade-desk/message/unread-count").await;
     assert_eq!(claim_msgs(&v), 1, "{v}");
     let (_, v) = get(&app, &p.admin, &format!("{F}/work/claim-list?taskId={claim}")).await;
@@ -294,7 +301,7 @@ async fn withdraw_delete_and_reassign() {
     let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert!(todo(&app, &p.li).await.is_empty(), "the withdrawn task left the leader's list");
-    let unread_todos = |v: &Value| v["data"]["latest"].as_array().unwrap().iter().filter(|m| m["title"].as_str().unwrap_or("").starts_with("待办")).count();
+    let unread_todos = |v: &Value| bell(v, "待办", "");
     let (_, v) = get(&app, &p.li, "/api/blade-desk/message/unread-count").await;
     assert_eq!(unread_todos(&v), 0, "nor is it in his bell: {v}");
     let (s, _) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;

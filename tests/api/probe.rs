@@ -122,13 +122,20 @@ async fn a_companys_object_storage_cannot_reach_internal_addresses_nor_echo_them
 /// Every file under `dir` (and `dir` itself) with its mode.
 fn modes(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u32)> {
     use std::os::unix::fs::PermissionsExt;
-    let mut out = vec![(dir.to_path_buf(), std::fs::metadata(dir).unwrap().permissions().mode() & 0o777)];
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
+    // The server runs while this walks: the search index merges and deletes its segment files, so an entry
+    // listed by read_dir may be gone by the time it is read. A file that vanished has no mode to check.
+    let Ok(top) = std::fs::metadata(dir) else { return Vec::new() };
+    let mut out = vec![(dir.to_path_buf(), top.permissions().mode() & 0o777)];
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    for e in entries.flatten() {
         let p = e.path();
-        if p.is_dir() {
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_dir() {
             out.extend(modes(&p));
-        } else if !e.file_type().unwrap().is_symlink() && !e.file_type().unwrap().is_socket() {
-            out.push((p.clone(), std::fs::metadata(&p).unwrap().permissions().mode() & 0o777));
+        } else if !kind.is_symlink() && !kind.is_socket() {
+            if let Ok(m) = std::fs::metadata(&p) {
+                out.push((p.clone(), m.permissions().mode() & 0o777));
+            }
         }
     }
     out
