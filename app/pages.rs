@@ -517,6 +517,8 @@ async fn list_page(st: &AppState, s: &Session, name: &str, api: &str, url: &str,
     let def: Arc<store::ResourceDef> = st.res.get(name);
     let raw = url.split_once('?').map(|(_, q)| q).unwrap_or("");
     let mut pairs: Vec<(String, String)> = serde_urlencoded::from_str(raw).unwrap_or_default();
+    // `open=<id>` names a record for the screen to show over its list (a notice from the desk), not a filter.
+    pairs.retain(|(k, _)| k != "open");
     // The screen's own query (what its search form shows), before the screen's defaults are added.
     let shown: serde_json::Map<String, Value> = pairs.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     hide_zero(&def, &mut pairs);

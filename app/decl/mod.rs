@@ -77,6 +77,16 @@ impl Resources {
                         anyhow::bail!("{}: field {}'s ui.carry {key} must be a new key naming a field of {}", def.name, f.0.name, f.1);
                     }
                 }
+                // `ui.within` narrows the picker by another choice of the same record (合同 by the chosen 项目):
+                // each of this record's reference fields names a filter field of the picked resource.
+                for (from, to) in within(f.0) {
+                    let target = &by_name[f.1];
+                    let ok = def.field(&from).is_some_and(|x| x.refers.is_some() && x.name != f.0.name)
+                        && target.field(&to).is_some_and(|t| t.filter && t.indexed() && t.refers.is_some() && !t.secret);
+                    if !ok {
+                        anyhow::bail!("{}: field {}'s ui.within {from} → {to} must name another reference field here and an indexed reference filter of {}", def.name, f.0.name, f.1);
+                    }
+                }
                 referrers.entry(f.1.clone()).or_default().push((def.clone(), f.0.name.clone()));
             }
         }
@@ -198,6 +208,20 @@ impl Resources {
             self.add_generated(d).map_err(|e| anyhow::anyhow!("generated resource {name}: {e}"))?;
         }
         Ok(())
+    }
+}
+
+/// What a reference field's picker is narrowed by (`ui.within`): pairs of (a reference field of this record, the
+/// field of the picked resource that must equal it). `"projectId"` (the same name on both), `["storeId", "areaId"]`,
+/// or `{"toStoreId": "storeId"}`. A contract picked for a ledger filter is one of the chosen project's.
+pub fn within(f: &store::FieldDef) -> Vec<(String, String)> {
+    let Some(w) = f.ui.as_ref().and_then(|u| u.get("within")) else { return Vec::new() };
+    match w {
+        Value::String(s) => vec![(s.clone(), s.clone())],
+        // A name that is not text is kept as "" so that the load refuses it rather than leaving it out.
+        Value::Array(a) => a.iter().map(|s| s.as_str().unwrap_or("")).map(|s| (s.to_string(), s.to_string())).collect(),
+        Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect(),
+        _ => vec![(String::new(), String::new())], // refused at load: names nothing
     }
 }
 

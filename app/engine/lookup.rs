@@ -96,6 +96,23 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
             pairs.push((title.clone(), kw));
         }
     }
+    // Narrowed by another choice of the form (`ui.within`: 合同 by the chosen 项目): `<field>_equal=<id>` for the
+    // fields some referring form names, and no other (a lookup answers titles to those who may not read the
+    // records; it is not a filter over their contents).
+    let narrowing: std::collections::HashSet<String> = referrers(&st, &def.name)
+        .iter()
+        .flat_map(|r| r.fields.iter().filter(|f| f.refers.as_deref() == Some(def.name.as_str())).flat_map(crate::decl::within).map(|(_, to)| to).collect::<Vec<_>>())
+        .collect();
+    for (k, v) in &q {
+        let Some(field) = k.strip_suffix("_equal") else { continue };
+        if !narrowing.contains(field) {
+            return Err(ApiError::with(Kind::UnknownFilter, k.chars().take(64).collect::<String>()));
+        }
+        if v.trim().parse::<u64>().is_err() {
+            return Err(ApiError::with(Kind::BadId, v.chars().take(64).collect::<String>()));
+        }
+        pairs.push((k.clone(), v.trim().to_string()));
+    }
     if def.name == "user" {
         // Only active accounts are offered.
         pairs.push(("status_equal".into(), "1".into()));

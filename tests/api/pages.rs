@@ -111,6 +111,12 @@ async fn parameter_screen_renders_its_rows() {
     assert!(v["page"]["error"].is_null() && v["page"]["data"]["total"].as_u64() > Some(0), "{body}");
     let (_, _, html) = page(&app, "/monitor/log/api?httpStatus_equal=200", Some(&token), &[]).await;
     assert!(!root_markup(&html).contains("role=\"alert\""));
+    // `open=<id>` (a notice from the desk) names the record the screen shows over its list: never a filter, and
+    // not kept in the list's own query (its pages and searches leave it).
+    let (_, _, body) = page(&app, "/desk/notice?open=123&size=5", Some(&token), &[("x-zz-props", "1")]).await;
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(v["page"]["error"].is_null(), "{body}");
+    assert!(v["page"]["query"].get("open").is_none() && v["page"]["query"]["size"] == "5", "{body}");
 }
 
 #[tokio::test]

@@ -63,6 +63,55 @@ async fn pickers_need_the_right_to_use_the_form_not_to_manage_the_picked_kind() 
     assert!(!titles(&staff).iter().any(|t| t == "马志强" || t == "朱刚"), "{staff}");
 }
 
+/// A picker narrowed by another choice of its form (`ui.within`): the accountant's 合同台账 filter offers the chosen
+/// project's contracts only, the keeper's 库位 picker the chosen store's; nothing else filters a lookup.
+#[tokio::test]
+async fn a_picker_offers_only_the_records_of_the_other_choice() {
+    let app = demo();
+    let (admin, acc) = (who(&app, "admin").await, who(&app, "lina").await);
+    let (s, v) = post(&app, &admin, "/api/blade-scm/contract/list", json!({"page": 1, "size": 200})).await;
+    assert_eq!(s, 200, "{v}");
+    let all = v["data"]["records"].as_array().unwrap().clone();
+    // The project with the most contracts, and every contract's project.
+    let mut by_project: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for c in &all {
+        by_project.entry(c["projectId"].as_str().unwrap_or("").to_string()).or_default().push(c["id"].as_str().unwrap().to_string());
+    }
+    let (project, mine) = by_project.iter().filter(|(p, _)| !p.is_empty() && *p != "0").max_by_key(|(_, c)| c.len()).unwrap();
+    assert!(mine.len() < all.len(), "the demo's contracts belong to several projects");
+    let ids = |v: &Value| -> Vec<String> {
+        let mut out: Vec<String> = v["data"]["records"].as_array().into_iter().flatten().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+        out.sort();
+        out
+    };
+    let (s, v) = get(&app, &acc, &format!("/api/blade-system/lookup?resource=contract&size=50&projectId_equal={project}")).await;
+    assert_eq!(s, 200, "{v}");
+    let mut want = mine.clone();
+    want.sort();
+    assert_eq!(ids(&v), want, "the project's contracts, and only those: {v}");
+    let (_, unnarrowed) = get(&app, &acc, "/api/blade-system/lookup?resource=contract&size=50").await;
+    assert!(ids(&unnarrowed).len() > want.len(), "{unnarrowed}");
+    // Only the fields a form narrows by: a lookup is not a filter over what its caller may not read.
+    let (s, v) = get(&app, &acc, "/api/blade-system/lookup?resource=contract&contractAmount_equal=100").await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("contractAmount_equal"), "{v}");
+    let (s, v) = get(&app, &acc, "/api/blade-system/lookup?resource=contract&projectId_equal=abc").await;
+    assert_eq!(s, 400, "{v}");
+    // The keeper's 库位 picker, narrowed by the store: every space offered lies in it.
+    let keeper = who(&app, "liuqiang").await;
+    let (s, stores) = get(&app, &keeper, "/api/blade-system/lookup?resource=store&size=50").await;
+    assert_eq!(s, 200, "{stores}");
+    let store = stores["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    let (s, v) = get(&app, &keeper, &format!("/api/blade-system/lookup?resource=storagespace&size=50&storeId_equal={store}")).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(!ids(&v).is_empty(), "{v}");
+    for id in ids(&v) {
+        let (s, d) = get(&app, &admin, &format!("/api/blade-api/wms/storagespace/detail?id={id}")).await;
+        assert_eq!(s, 200, "{d}");
+        assert_eq!(d["data"]["storeId"].as_str().unwrap_or(""), store, "{d}");
+    }
+}
+
 /// One set of figures (figures.rs): on the demo, every project's 合同总额 on its page is its 项目成本 合同收入, and
 /// the console's 合同总额, 已收款 and 未收款 are the sums over the projects (and contracts without one); drafts are
 /// not counted, a change is; the console's 产值 is invoiced work, which runs ahead of receipts.
@@ -151,7 +200,9 @@ async fn messages_tell_people_what_happened_to_them() {
     let now = unread(pm.clone()).await;
     assert_eq!(now["count"].as_u64().unwrap(), before + 1, "{now}");
     assert_eq!(now["latest"][0]["title"], "通知公告:元旦放假安排", "{now}");
-    assert_eq!(now["latest"][0]["link"], "/desk/notice", "{now}");
+    // It opens that notice over the notice list.
+    let notice_id = v["data"]["id"].as_str().map(str::to_string).unwrap_or_else(|| v["data"]["id"].to_string());
+    assert_eq!(now["latest"][0]["link"], format!("/desk/notice?open={notice_id}"), "{now}");
     let notice_msg = now["latest"][0]["id"].as_str().unwrap().to_string();
     // The employee applies for leave: his department leader (张伟 leads 工程部) is told of the task; approving it
     // tells the applicant.

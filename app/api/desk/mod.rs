@@ -28,7 +28,12 @@ fn notice_saved(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, old: 
     }
     let to = crate::engine::messages::staff(w, cx)?;
     let title = new.get("title").and_then(Value::as_str).unwrap_or("");
-    crate::engine::messages::send(w, cx, to, crate::engine::messages::NOTICE, &format!("通知公告:{title}"), "", "/desk/notice").map(|_| ())
+    // The message opens this notice over the notice list.
+    let link = match new.get("id").and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.parse().ok()))) {
+        Some(id) => format!("/desk/notice?open={id}"),
+        None => "/desk/notice".to_string(),
+    };
+    crate::engine::messages::send(w, cx, to, crate::engine::messages::NOTICE, &format!("通知公告:{title}"), "", &link).map(|_| ())
 }
 
 pub fn notice_routes(api: Api, base: &str) -> Api {

@@ -78,14 +78,39 @@ export function listVia(spec: string, params: Record<string, unknown>): Promise<
 /** A reference box's choices: `GET /api/blade-system/lookup` (needs the right to use the form, not to manage the
  * looked-up kind). `keyword` searches names, codes and pinyin; `ids` answers the titles of chosen records. */
 export type LookupRow = { id: string; title: string; hint?: string };
-export function lookup(resource: string, params: { keyword?: string; ids?: string; size?: number; staff?: boolean }): Promise<{ records: LookupRow[]; total: number }> {
+export function lookup(resource: string, params: { keyword?: string; ids?: string; size?: number; staff?: boolean; narrow?: Record<string, string> }): Promise<{ records: LookupRow[]; total: number }> {
   const q = new URLSearchParams({ resource });
   if (params.keyword) q.set('keyword', params.keyword);
+  for (const [k, v] of Object.entries(params.narrow ?? {})) if (v) q.set(`${k}_equal`, v);
   if (params.ids) q.set('ids', params.ids);
   q.set('size', String(params.size ?? 20));
   if (params.staff) q.set('staff', '1');
   return blade('GET', `/api/blade-system/lookup?${q}`);
 }
+
+/** What a reference field's picker is narrowed by (the declaration's `ui.within`): [a field of this record, the
+ * picked resource's field that must equal it]. 合同 is picked among the chosen 项目's contracts. */
+export function withinOf(f: { ui?: { [k: string]: unknown } | null }): [string, string][] {
+  const w = f.ui?.within;
+  if (typeof w === 'string') return [[w, w]];
+  if (Array.isArray(w)) return w.map((x) => [String(x), String(x)]);
+  if (w && typeof w === 'object') return Object.entries(w as Record<string, string>).map(([a, b]) => [a, String(b)]);
+  return [];
+}
+
+/** The picker's narrowing from the values chosen so far (`value(field)`: this record's value of a field). */
+export function narrowOf(f: { ui?: { [k: string]: unknown } | null }, value: (field: string) => unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [from, to] of withinOf(f)) {
+    const v = value(from);
+    if (v !== undefined && v !== null && v !== '') out[to] = String(v);
+  }
+  return out;
+}
+
+/** The fields whose pickers are narrowed by `field` (cleared when it changes: a contract of another project). */
+export const narrowedBy = (fields: { name: string; ui?: { [k: string]: unknown } | null }[], field: string) =>
+  fields.filter((f) => withinOf(f).some(([from]) => from === field)).map((f) => f.name);
 
 /** The key a list answers a referring field's title under: `projectCompanyId` → `projectCompanyName`. */
 export const refKey = (field: string) => field.replace(/Id$/, '') + 'Name';

@@ -718,6 +718,31 @@ test('theme: the dialog changes the primary colour and it persists across reload
   await shot(page, 'desk-theme-white');
 });
 
+test('logout: asked in the app\'s own dialog; 取消 stays, 确定 signs out and the desk needs a sign-in again', async (t) => {
+  const { page } = await session(t);
+  await visit(page, '/wel/index');
+  let browserDialog = false;
+  page.on('dialog', (d) => { browserDialog = true; void d.dismiss(); });
+  const out = async () => {
+    await page.getByRole('banner').locator('.user-btn').click();
+    await page.getByRole('menuitem', { name: '退出登录' }).click();
+    const dlg = page.getByRole('dialog', { name: '提示' });
+    await dlg.getByText('退出系统, 是否继续?').waitFor();
+    return dlg;
+  };
+  let dlg = await out();
+  await shot(page, 'logout-ask');
+  await dlg.getByRole('button', { name: '取消' }).click();
+  await dlg.waitFor({ state: 'hidden' });
+  check(new URL(page.url()).pathname === '/wel/index', 'cancelled: still on the desk');
+  dlg = await out();
+  await dlg.getByRole('button', { name: '确定' }).click();
+  await waitPath(page, '/login');
+  check(!browserDialog, 'no browser confirm()');
+  await page.goto('/wel/index');
+  await waitPath(page, '/login');
+});
+
 test('lock: empty password refused, lock goes to /lock, unlock with the right password returns', async (t) => {
   t.allow.push(/status of 400.*check-password/);
   const { page } = await session(t, { host: EDU.host });
@@ -1697,17 +1722,22 @@ test('desk: 系统消息 lists the tenant\'s newest notices, a new one first, an
   await card.getByRole('link', { name: '元旦放假安排' }).waitFor();
   check((await card.getByRole('link').first().innerText()) === '元旦放假安排', 'the newest notice comes first');
   await shot(page, 'desk-messages');
+  // The notice clicked opens itself (not only the list it is in): read as text (its HTML is not shown as tags)
+  // with its date and time.
   await card.getByRole('link', { name: '元旦放假安排' }).click();
   await waitPath(page, '/desk/notice');
-  const row = page.getByRole('row').filter({ hasText: '元旦放假安排' });
-  await row.waitFor();
-  // Viewed, the notice reads as text (its HTML is not shown as tags) with its date and time.
-  await row.getByRole('button', { name: '查看' }).click();
   const view = dialogNamed(page, /查看/);
+  await view.getByLabel('通知标题').waitFor();
+  await page.waitForFunction(() => document.querySelector('[role=dialog] input')?.value === '元旦放假安排', null, { timeout: 10_000 });
   check((await view.getByLabel('通知内容').innerText()) === '1月1日放假一天。', `通知内容 reads ${await view.getByLabel('通知内容').innerText()}`);
   check((await view.getByLabel('通知日期').inputValue()) === now, `通知日期 shows ${await view.getByLabel('通知日期').inputValue()}`);
   await shot(page, 'notice-view');
   await view.getByRole('button', { name: '关闭' }).first().click();
+  // Closed, the list stays at its own address (a reload does not open the notice again).
+  await page.waitForURL((u) => u.pathname === '/desk/notice' && !u.searchParams.has('open'), { timeout: 10_000 });
+  check(await dialogNamed(page, /查看/).count() === 0, 'the view closed');
+  const row = page.getByRole('row').filter({ hasText: '元旦放假安排' });
+  await row.waitFor();
   // Edited, the date keeps its time (a date box showed it empty).
   await row.getByRole('button', { name: '编辑' }).click();
   const edit = dialogNamed(page, /编辑/);
@@ -2301,6 +2331,36 @@ test('会计 李娜: her desk has the company figures; a receipt typed as people
   check(!(await page.locator('body').innerText()).includes('示例数据'), 'the desk shows no sample figures');
   await visit(page, '/finance/contractLedger/index');
   await page.getByRole('columnheader', { name: '未收余额(元)' }).waitFor();
+  // The 合同 box offers the chosen 项目's contracts only; choosing another project empties it.
+  {
+    const bar = page.locator('.crud-search');
+    const all = (await bladeCall(t, 'GET', '/api/blade-system/lookup?resource=contract&size=50')).records;
+    const ledgers = (await bladeCall(t, 'GET', '/api/blade-scm/contractledger/list?current=1&size=200')).records;
+    const counts = {};
+    for (const l of ledgers) counts[l.projectId] = (counts[l.projectId] ?? 0) + 1;
+    const l = ledgers.filter((x) => x.projectId && x.projectName).sort((a, b) => counts[b.projectId] - counts[a.projectId])[0];
+    const mine = (await bladeCall(t, 'GET', `/api/blade-system/lookup?resource=contract&size=50&projectId_equal=${l.projectId}`)).records;
+    check(mine.length > 0 && mine.length < all.length, `the project has ${mine.length} of ${all.length} contracts`);
+    const project = bar.getByRole('combobox', { name: '所属项目' });
+    await project.click();
+    await project.fill(l.projectName);
+    await page.locator('.ref-options').getByRole('option').filter({ hasText: l.projectName }).first().click();
+    const contract = bar.getByRole('combobox', { name: '合同' });
+    await contract.click();
+    await page.locator('.ref-options').getByRole('option').first().waitFor();
+    await page.waitForFunction((n) => document.querySelectorAll('.ref-options [role=option]').length === n, mine.length);
+    const shown = await page.locator('.ref-options').getByRole('option').allInnerTexts();
+    check(shown.every((o) => mine.some((c) => o.startsWith(c.title))), `offered: ${shown.join(' | ')}; the project's: ${mine.map((c) => c.title).join(' | ')}`);
+    await shot(page, 'ledger-contract-within-project');
+    await page.locator('.ref-options').getByRole('option').first().click();
+    check((await contract.inputValue()) !== '', 'a contract chosen');
+    const other = ledgers.find((x) => x.projectId && x.projectName && x.projectId !== l.projectId && x.projectName !== l.projectName);
+    await project.click();
+    await project.fill(other.projectName);
+    await page.locator('.ref-options').getByRole('option').filter({ hasText: other.projectName }).first().click();
+    check((await contract.inputValue()) === '', 'another project clears the contract chosen');
+    await bar.getByRole('button', { name: '清空' }).click();
+  }
   await page.locator('.crud .table tbody tr').first().getByRole('link', { name: '详情' }).click();
   await page.waitForURL((u) => u.pathname === '/finance/contractLedger/detail');
   const owed = page.locator('.facts div', { hasText: '未收余额' }).locator('dd');

@@ -6,7 +6,7 @@ import type { Field, ResourceSchema } from '../../types';
 import { Dialog, FormRow } from '../../components/ui/dialog';
 import { fieldError, plainMoney } from '../../lib/validators';
 import { ApiError } from '../../lib/api';
-import { detail, save as saveRecord, lookup, refKey } from '../../lib/resource';
+import { detail, save as saveRecord, lookup, refKey, narrowOf, narrowedBy } from '../../lib/resource';
 import { display, fieldLabel } from './ListPage';
 import { RegionPicker } from './RegionPicker';
 
@@ -23,7 +23,8 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
   const ro = mode === 'view';
 
   useEffect(() => {
-    if (row?.id != null) detail(res, String(row.id)).then((d) => d && setForm(d)).catch(() => {});
+    // The record as stored (a list row may be a summary); a record that cannot be read says why.
+    if (row?.id != null) detail(res, String(row.id)).then((d) => d && setForm(d)).catch((e) => setMsg(e instanceof ApiError ? e.message : 'err.unknown'));
   }, [res.api, row?.id]);
 
   const L = (f: Field) => fieldLabel(f, props.locale);
@@ -72,7 +73,14 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
           const set = (x: unknown) => setForm({ ...form, [f.name]: x });
           let ctl;
           if (f.refers && f.multi) ctl = <RefsPicker id={id} field={f} value={String(v ?? '')} disabled={ro} onChange={(val) => setForm({ ...form, [f.name]: val })} />;
-          else if (f.refers) ctl = <RefPicker id={id} field={f} value={String(v)} label={form[refKey(f.name)] ?? ''} disabled={ro} onChange={(val, text) => setForm({ ...form, [f.name]: val, [refKey(f.name)]: text })} />;
+          else if (f.refers) {
+            // A choice that narrows others (项目 → 合同) clears theirs when it changes.
+            ctl = <RefPicker id={id} field={f} value={String(v)} label={form[refKey(f.name)] ?? ''} disabled={ro} narrow={narrowOf(f, (n) => form[n])}
+              onChange={(val, text) => {
+                const cleared = String(form[f.name] ?? '') === val ? {} : Object.fromEntries(narrowedBy(fields, f.name).flatMap((n) => [[n, ''], [refKey(n), '']]));
+                setForm({ ...form, ...cleared, [f.name]: val, [refKey(f.name)]: text });
+              }} />;
+          }
           else if (f.ui?.control === 'region') ctl = <RegionPicker id={id} value={String(v ?? '')} disabled={ro} onChange={(code) => setForm({ ...form, [f.name]: code })} />;
           else if (f.dict) ctl = (
             <select id={id} value={String(v)} disabled={ro} onChange={(e) => set(e.target.value)} onBlur={blur(f)}>
@@ -125,7 +133,7 @@ export function RefsPicker({ id, field, value, disabled, onChange }: { id: strin
  * Picks a record of another resource: type to search its list (by the field it is known by), choose one.
  * The chosen record's title shows; the form keeps its id.
  */
-export function RefPicker({ id, field, value, label, disabled, onChange }: { id: string; field: Field; value: string; label: string; disabled?: boolean; onChange: (id: string, title: string) => void }) {
+export function RefPicker({ id, field, value, label, disabled, narrow, onChange }: { id: string; field: Field; value: string; label: string; disabled?: boolean; narrow?: Record<string, string>; onChange: (id: string, title: string) => void }) {
   const { t } = useTranslation();
   const ref = field.refers!;
   const [text, setText] = useState('');
@@ -138,7 +146,7 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
   useEffect(() => {
     if (!open) return;
     const timer = setTimeout(() => {
-      lookup(ref.resource, { keyword: text.trim(), size: 20, staff: ref.staff })
+      lookup(ref.resource, { keyword: text.trim(), size: 20, staff: ref.staff, narrow })
         .then((d) => {
           const found = (d?.records ?? []).map((r) => ({ id: r.id, title: r.title, hint: r.hint ?? '' }));
           setRefused(null);
@@ -148,7 +156,7 @@ export function RefPicker({ id, field, value, label, disabled, onChange }: { id:
         .catch((e) => { setRows([]); setRefused(e instanceof ApiError ? e.message : String(e)); });
     }, 200);
     return () => clearTimeout(timer);
-  }, [open, text, ref.resource, ref.staff]);
+  }, [open, text, ref.resource, ref.staff, JSON.stringify(narrow ?? {})]);
   // A chosen record whose title the page does not know (a filter from the address, after a reload): its title is
   // asked once, so the box never shows a bare id.
   // Until it comes (and in the server's render) the box is empty with "读取中…"; a record that cannot be read (gone,

@@ -1,6 +1,6 @@
 // The generic list screen, driven by the ResourceSchema the server sends (architecture §7).
 // Filters and paging live in the URL, so the server renders exactly what the client shows.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from '../../i18n/react';
 import { useApp, splitUrl } from '../../app';
 import type { ExactFilter, Field, ResourceSchema, RowAction, ToolForm } from '../../types';
@@ -12,7 +12,7 @@ import { FormDialog, RefPicker } from './FormDialog';
 import { Pager } from '../../components/ui/pager';
 import { Host } from '../../components/ui/host';
 import { Dialog, FormRow, useAsk } from '../../components/ui/dialog';
-import { refKey, remove } from '../../lib/resource';
+import { narrowOf, narrowedBy, refKey, remove } from '../../lib/resource';
 import { amount } from '../../lib/words';
 
 export { PAGE_SIZES } from '../../components/ui/pager';
@@ -69,6 +69,16 @@ export function ListPage() {
   const [filtersOpen, setFiltersOpen] = useState(false);
   const [selected, setSelected] = useState<string[]>([]);
   const [dialog, setDialog] = useState<{ mode: 'add' | 'edit' | 'view'; row?: any } | null>(null);
+  // An address may name one record to show (`?open=<id>`: a notice from the desk or a message): its 查看 opens
+  // over the list, and closing it leaves the list's own address.
+  const openId = new URLSearchParams(splitUrl(props.url)[1] ?? '').get('open');
+  useEffect(() => {
+    if (openId && /^\d{1,20}$/.test(openId) && (!res.dialect || res.dialect.routes.detail)) setDialog({ mode: 'view', row: { id: openId } });
+  }, [openId, res.api]);
+  const closeDialog = () => {
+    setDialog(null);
+    if (openId) navigate(path + qs(query as Record<string, unknown>), { replace: true });
+  };
   const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
   // The declaration's list columns, less those its screen leaves to 查看 and 导出 (`ui.hide`).
   const cols = res.fields.filter((f) => f.list && !res.ui?.hide?.includes(f.name));
@@ -172,7 +182,13 @@ export function ListPage() {
             {f.refers ? (
               <RefPicker id={`filter-${key}`} field={f} value={filters[key] ?? ''}
                 label={filters[key] ? picked[key] ?? data.records.find((r) => String(r[f.name]) === filters[key])?.[refKey(f.name)] ?? '' : ''}
-                onChange={(id, title) => { setFilters({ ...filters, [key]: id }); setPicked({ ...picked, [key]: title }); }} />
+                narrow={narrowOf(f, (n) => filters[`${n}_equal`])}
+                onChange={(id, title) => {
+                  // A choice that narrows another box (项目 → 合同) clears it when it changes.
+                  const cleared = filters[key] === id ? {} : Object.fromEntries(narrowedBy(res.fields, f.name).map((n) => [`${n}_equal`, '']));
+                  setFilters({ ...filters, ...cleared, [key]: id });
+                  setPicked({ ...picked, [key]: title });
+                }} />
             ) : options || f.dict ? (
               <select value={filters[key] ?? ''} onChange={(e) => setFilters({ ...filters, [key]: e.target.value })}>
                 <option value="">{t('common.choose')}</option>
@@ -247,7 +263,7 @@ export function ListPage() {
       <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={go} />
       {importing && <ImportDialog title={t('crud.importTitle', { name: L(res) })} url={res.api + '/import'} template={res.api + '/import-template'} templateName={t('crud.templateFile', { name: L(res) })}
         onClose={() => setImporting(false)} onDone={() => { setImporting(false); reload(); }} />}
-      {dialog && <FormDialog resource={res} mode={dialog.mode} row={dialog.row} onClose={() => setDialog(null)} onSaved={(added) => { toast(t(added ? 'crud.added' : 'crud.updated')); setDialog(null); reload(); }} />}
+      {dialog && <FormDialog resource={res} mode={dialog.mode} row={dialog.row} onClose={closeDialog} onSaved={(added) => { toast(t(added ? 'crud.added' : 'crud.updated')); setDialog(null); reload(); }} />}
       {confirm}
     </section>
   );

@@ -95,7 +95,7 @@ export function Messages() {
       {notices === undefined ? <p className="muted">{t('common.loading')}</p>
         : notices.length === 0 ? <p className="muted">{t('desk.noNotices')}</p>
         : <ul>{notices.map((n) => (
-          <li key={n.id}><a href="/desk/notice" onClick={(e) => { e.preventDefault(); navigate('/desk/notice'); }}>{n.title}</a>{n.releaseTime && <span className="muted"> {n.releaseTime.slice(0, 10)}</span>}</li>
+          <li key={n.id}><a href={`/desk/notice?open=${n.id}`} onClick={(e) => { e.preventDefault(); navigate(`/desk/notice?open=${n.id}`); }}>{n.title}</a>{n.releaseTime && <span className="muted"> {n.releaseTime.slice(0, 10)}</span>}</li>
         ))}</ul>}
     </section>
   );

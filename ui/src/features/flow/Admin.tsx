@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useApp } from '../../app';
 import { get, post, ApiError, headers } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
-import { Dialog } from '../../components/ui/dialog';
+import { Dialog, useAsk } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
 import { Table } from '../../components/ui/record';
 import { useL } from '../../lib/words';
@@ -241,6 +241,7 @@ export function ManagerPage() {
   const fileRef = useRef<HTMLInputElement>(null);
   const [cat, setCat] = useState('1');
   const [targets, setTargets] = useState('');
+  const [asking, ask] = useAsk();
   const q = tenant ? { tenantId: tenant } : {};
   const act = (url: string, params: Record<string, unknown>, ok: string) => post(url, undefined, { ...params, ...q }).then(() => { toast(ok); return load(); }, (e) => toast(msg(e), 'error'));
   const send = async () => {
@@ -261,6 +262,7 @@ export function ManagerPage() {
   };
   return (
     <section className="card" aria-label={L('流程管理', 'Deployed processes')}>
+      {asking}
       <div className="card-head">
         <h3>{L('流程管理', 'Deployed processes')}</h3>
         <span className="row-actions">
@@ -282,7 +284,7 @@ export function ManagerPage() {
             ? <button type="button" className="link" onClick={() => act(`${F}/manager/change-state`, { state: 'suspend', processId: r.id }, L('已挂起', 'Suspended'))}>{L('挂起', 'Suspend')}</button>
             : <button type="button" className="link" onClick={() => act(`${F}/manager/change-state`, { state: 'active', processId: r.id }, L('已激活', 'Activated'))}>{L('激活', 'Activate')}</button>)}
           <button type="button" className="link" onClick={() => setPic(r.id)}>{L('流程图', 'Diagram')}</button>
-          {perms.has('flow_manager_delete') && <button type="button" className="link danger" onClick={() => { if (window.confirm(L('删除该版本?运行中的流程将被终止', 'Delete this version? Its running instances end'))) void act(`${F}/manager/delete-deployment`, { deploymentIds: r.id }, L('已删除', 'Deleted')); }}>{L('删除', 'Delete')}</button>}
+          {perms.has('flow_manager_delete') && <button type="button" className="link danger" onClick={() => void ask({ text: L('删除该版本?运行中的流程将被终止', 'Delete this version? Its running instances end') }).then((v) => { if (v !== null) void act(`${F}/manager/delete-deployment`, { deploymentIds: r.id }, L('已删除', 'Deleted')); })}>{L('删除', 'Delete')}</button>}
         </span>],
       ]} />
       {data && <Pager total={data.total} current={page.current} pages={data.pages} size={page.size} go={(o) => setPage({ ...page, ...o })} />}

@@ -18,7 +18,7 @@ import { ThemeDialog, applyTheme, initialTheme, themeCookie, DEFAULT_COLOR } fro
 import { LangSwitch } from './LangSwitch';
 import { ErrorLog } from './ErrorLog';
 import { MessageBell } from '../desk/Messages';
-import { useOpenedOnce } from '../../components/ui/dialog';
+import { useAsk, useOpenedOnce } from '../../components/ui/dialog';
 import { Dropdown } from '../../components/ui/menu';
 import { IconFeedback, IconFullscreen, IconLock, IconMenu, IconPlus, IconSearch, IconStar, IconTheme } from '../../components/ui/icons';
 
@@ -27,6 +27,7 @@ const EDU_TENANT = '157270';
 export function MainLayout({ title, children }: { title: string; children: ReactNode }) {
   const { t } = useTranslation();
   const { props, navigate } = useApp();
+  const [asking, ask] = useAsk();
   const prefix = props.site.storagePrefix;
   const path = splitUrl(props.url)[0];
   const menus = useMemo(() => filterByRole(rootMenus(props.menus), props.user?.roleName), [props.menus, props.user?.roleName]);
@@ -82,6 +83,7 @@ export function MainLayout({ title, children }: { title: string; children: React
 
   return (
     <div className={'layout theme-' + theme.name + (collapsed ? ' is-collapsed' : '')} style={{ '--primary': theme.color } as CSSProperties}>
+      {asking}
       <header className="top">
         <div className="logo"><span className="logo-long">{props.site.title}</span><span className="logo-short" aria-hidden="true">{props.site.title.slice(0, 1)}</span></div>
         <button type="button" className="icon-btn" aria-label={t('top.collapse')} aria-pressed={collapsed} onClick={() => setCollapsed(!collapsed)}><IconMenu /></button>
@@ -107,7 +109,9 @@ export function MainLayout({ title, children }: { title: string; children: React
           <DM.Item className="menu-item" onSelect={() => navigate('/wel/dashboard')}>{t('top.dashboard')}</DM.Item>
           <DM.Item className="menu-item" onSelect={() => navigate('/info/index')}>{t('top.userInfo')}</DM.Item>
           <DM.Separator className="menu-sep" />
-          <DM.Item className="menu-item" onSelect={() => { if (window.confirm(t('top.logoutConfirm'))) void logout(prefix); }}>{t('top.logout')}</DM.Item>
+          {/* Asked in the app's own dialog (the browser's confirm() blocks the page and reads 「此网页显示」). Opened
+              after the menu has closed, so the menu's focus return does not close it again. */}
+          <DM.Item className="menu-item" onSelect={() => { setTimeout(() => void ask({ text: t('top.logoutConfirm') }).then((v) => { if (v !== null) void logout(prefix); }), 0); }}>{t('top.logout')}</DM.Item>
         </Dropdown>
       </header>
       <Sidebar menus={menus} current={path} collapsed={collapsed} go={go} label={t('menu.nav')} />
