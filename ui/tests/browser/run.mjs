@@ -2329,6 +2329,13 @@ test('会计 李娜: her desk has the company figures; a receipt typed as people
   await visit(page, '/wel/index');
   await page.locator('.view').first().waitFor();
   check(!(await page.locator('body').innerText()).includes('示例数据'), 'the desk shows no sample figures');
+  // 经营概况 is on her own desk (not only on the 控制台), with the ledgers' figures.
+  const biz = page.locator('.desk-business');
+  await biz.getByRole('heading', { name: '经营概况' }).waitFor();
+  const info = await bladeCall(t, 'GET', '/api/blade-biz/statistic/companyinfo');
+  const shownReceived = (await biz.locator('div', { hasText: '已收款' }).locator('dd').innerText()).replace(/[^\d.-]/g, '');
+  check(Math.round(Number(shownReceived) * 100) === Math.round(Number(info.received) * 100), `已收款 ${shownReceived} against ${info.received}`);
+  await shot(page, 'role-accountant-desk');
   await visit(page, '/finance/contractLedger/index');
   await page.getByRole('columnheader', { name: '未收余额(元)' }).waitFor();
   // The 合同 box offers the chosen 项目's contracts only; choosing another project empties it.

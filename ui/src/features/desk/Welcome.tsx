@@ -11,6 +11,7 @@ import { useL } from '../../lib/words';
 import { CK_STATUS, RK_STATUS } from '../../lib/wms';
 import { ChinaMap } from './ChinaMap';
 import { ProblemPie } from './ProblemPie';
+import { Business } from './Business';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** yyyy-MM-dd from props.now; UTC+8 (the product's home zone) without locale lookups. */
@@ -201,6 +202,9 @@ export function Welcome() {
         <Messages />
         <Approvals counts={counts} />
       </div>
+      {/* The company's figures (合同总额, 已收款, 未收款, 产值) for those who keep the ledgers (会计): on their desk, not
+          only on the 控制台. Nothing for anyone else. */}
+      <Business />
       <div className="desk-charts">
         <ChinaMap today={today} />
         <ProblemPie />
