@@ -295,7 +295,17 @@ async fn withdraw_delete_and_reassign() {
             v["data"]["processInstanceId"].as_str().unwrap().to_string()
         }
     };
+    // 请假流程 offers 撤回 while it would be taken: running, nothing decided yet.
+    let withdrawable = |i: String| {
+        let (app, t) = (&app, p.zhang.clone());
+        async move {
+            let (s, v) = get(app, &t, &format!("{LEAVE}/list?current=1&size=50")).await;
+            assert_eq!(s, 200, "{v}");
+            v["data"]["records"].as_array().unwrap().iter().find(|r| r["processInstanceId"] == i.as_str()).unwrap_or_else(|| panic!("{v}"))["withdrawable"].clone()
+        }
+    };
     let i1 = start(p.zhang.clone()).await;
+    assert_eq!(withdrawable(i1.clone()).await, true);
     let (s, _) = post(&app, &p.wang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
     assert_eq!(s, 403, "only the starter withdraws");
     let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
@@ -306,6 +316,15 @@ async fn withdraw_delete_and_reassign() {
     assert_eq!(unread_todos(&v), 0, "nor is it in his bell: {v}");
     let (s, _) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
     assert_eq!(s, 400);
+    assert_eq!(withdrawable(i1.clone()).await, false, "withdrawn");
+    // Given back by the leader (a step decided), it is still running but no longer withdrawn.
+    let i4 = start(p.zhang.clone()).await;
+    let t4 = todo(&app, &p.li).await.iter().find(|t| t["processInstanceId"] == i4.as_str()).unwrap()["taskId"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t4, "processInstanceId": i4, "pass": false, "comment": "日期冲突"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(withdrawable(i4.clone()).await, false, "a step was decided");
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i4}"), json!({})).await;
+    assert_eq!(s, 400, "{v}");
     // An administrator reassigns the leader's task to 王, then deletes another instance with a reason.
     let i2 = start(p.zhang.clone()).await;
     let task = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();

@@ -52,6 +52,11 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
                 let inst = r.get(&idef, &s2.tenant, iid)?.unwrap_or_default();
                 // The instance decides the state (a withdrawn application stays 0 on its record).
                 let state = if inst.is_empty() { int(l, "status") } else { int(&inst, "status") };
+                // 撤回 is offered while it would be taken: running, and no step decided yet (`runtime::withdraw`).
+                let withdrawable = int(&inst, "running") == 1 && {
+                    let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 1_000, ..Query::default() };
+                    !r.list(&res.get("flow_task"), &s2.tenant, &q)?.records.iter().any(|t| int(t, "status") == runtime::TASK_DONE)
+                };
                 rows.push(json!({
                     "id": id(l, "id").to_string(), "businessId": id(l, "id").to_string(), "processInstanceId": iid.to_string(),
                     "processDefinitionId": id(l, "processDefinitionId").to_string(),
@@ -61,7 +66,7 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
                     "taskUserName": names.get(&id(l, "taskUser")).cloned().unwrap_or_default(),
                     "applyTime": if inst.is_empty() { text(l, "createTime") } else { text(&inst, "startTime") }, "status": state, "statusName": runtime::status_name(state).0, "statusNameEn": runtime::status_name(state).1,
                     "taskName": if int(&inst, "running") == 1 { text(&inst, "currentNodes").to_string() } else { String::new() },
-                    "endTimeOfProcess": text(&inst, "endTime"),
+                    "endTimeOfProcess": text(&inst, "endTime"), "withdrawable": withdrawable,
                 }));
             }
             let pages = page.total.div_ceil(size.max(1));

@@ -2322,6 +2322,25 @@ test('员工 吴军: a leave with its type, counted in working days, seen in 请
   await toast(page, '已重新提交').waitFor();
   await waitPath(page, '/work/process/leave');
   await row.filter({ hasText: '审批中' }).filter({ hasText: '部门领导审批' }).filter({ hasText: '1.5' }).waitFor();
+
+  // A leave nobody has decided yet is taken back from 请假流程 itself (asked first); its approver no longer has it.
+  await bladeCall(t, 'POST', '/api/blade-desk/process/leave/start-process', { leaveType: '1', startTime: '2026-12-24 09:00:00', endTime: '2026-12-24 18:00:00', reason: '家中有事' });
+  await visit(page, '/work/process/leave');
+  const other = page.getByRole('table', { name: '我的请假' }).getByRole('row').filter({ hasText: '家中有事' });
+  await other.getByRole('button', { name: '撤回' }).click();
+  const ask = page.getByRole('dialog', { name: '提示' });
+  await ask.getByText(/撤回 2026-12-24 09:00:00 起 1 天的请假申请/).waitFor();
+  await shot(page, 'role-employee-leave-withdraw');
+  await ask.getByRole('button', { name: '确定' }).click();
+  await toast(page, '已撤回').waitFor();
+  await other.filter({ hasText: '已撤回' }).waitFor();
+  check(await other.getByRole('button', { name: '撤回' }).count() === 0, 'nothing left to withdraw');
+  const gone = (await bladeCall(t, 'GET', '/api/blade-desk/process/leave/list?current=1&size=50')).records.find((r) => r.reason === '家中有事');
+  const todo = (await bladeCall(leader, 'GET', '/api/blade-flow/work/todo-list?current=1&size=100')).records;
+  check(!todo.some((r) => r.processInstanceId === gone.processInstanceId), 'the leader\'s to-do no longer lists it');
+  // One his leader has already decided once offers no 撤回 (the server would refuse it: 已有人审批).
+  await row.filter({ hasText: '审批中' }).waitFor();
+  check(await row.getByRole('button', { name: '撤回' }).count() === 0, 'no 撤回 once a step was decided');
 });
 
 test('会计 李娜: her desk has the company figures; a receipt typed as people write money posted on a ledger; receivables and a project\'s cost', async (t) => {

@@ -71,6 +71,12 @@ export function WorkList({ mode }: { mode: WorkMode }) {
       toast(msg(e), 'error');
     }
   };
+  const [asking, ask] = useAsk();
+  // 撤回 ends the application for good (its approvers' tasks go): asked first.
+  const withdraw = async (r: Row) => {
+    if (await ask({ text: L(`撤回「${r.processDefinitionName}」?撤回后审批人不再处理,申请结束`, `Withdraw "${r.processDefinitionName}"? Its approvers no longer see it and the application ends`) }) === null) return;
+    await act(() => post(`${F}/work/withdraw`, undefined, { processInstanceId: r.processInstanceId }), L('已撤回', 'Withdrawn'));
+  };
   const detail = (r: Row) => navigate(`/work/process/${kindOf(r.category)}/detail/${r.processInstanceId}/${r.businessId || 0}`);
   const pic = (r: Row) => <button type="button" className="link" onClick={() => setDiagram(mode === 'start' ? { processId: r.id } : { instanceId: r.processInstanceId })}>{L('流程图', 'Diagram')}</button>;
   const version = (r: Row) => <span className="tag">v{r.version ?? r.processDefinitionVersion}</span>;
@@ -119,7 +125,7 @@ export function WorkList({ mode }: { mode: WorkMode }) {
       [L('结束时间', 'Ended'), (r) => r.endTime || '—'],
       [L('操作', 'Actions'), (r) => <span className="row-actions">
         <button type="button" className="link" onClick={() => detail(r)}>{L('详情', 'Details')}</button>
-        {r.status === 0 && <button type="button" className="link" onClick={() => act(() => post(`${F}/work/withdraw`, undefined, { processInstanceId: r.processInstanceId }), L('已撤回', 'Withdrawn'))}>{L('撤回', 'Withdraw')}</button>}
+        {r.status === 0 && perms.has('work_send') && <button type="button" className="link" onClick={() => void withdraw(r)}>{L('撤回', 'Withdraw')}</button>}
         {pic(r)}
       </span>],
     ],
@@ -139,6 +145,7 @@ export function WorkList({ mode }: { mode: WorkMode }) {
   const labels: Record<WorkMode, string> = { start: L('发起事务', 'Start'), claim: L('待签事务', 'To claim'), todo: L('待办事务', 'To do'), send: L('已发事务', 'Sent'), done: L('办结事务', 'Done') };
   return (
     <section className="card flow-work" aria-label={labels[mode]}>
+      {asking}
       <form className="crud-search" role="search" onSubmit={(e) => { e.preventDefault(); setQuery(name.trim()); setPage({ ...page, current: 1 }); }}>
         <input aria-label={L('流程名称', 'Process')} placeholder={L('流程名称', 'Process name')} value={name} onChange={(e) => setName(e.target.value)} />
         <button type="submit" className="btn btn-primary">{L('搜索', 'Search')}</button>
@@ -489,10 +496,25 @@ export function LeaveList() {
   const [err, setErr] = useState<string | null>(null);
   const [leaveProcess, setLeaveProcess] = useState<string | null | undefined>(undefined);
   const [diagram, setDiagram] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState(0);
   useEffect(() => {
     setErr(null);
     get(`${LEAVE}/list`, { current: page.current, size: page.size }).then(setData, (e) => setErr(msg(e)));
-  }, [page]);
+  }, [page, loaded]);
+  const toast = useToast();
+  const [asking, ask] = useAsk();
+  // His own leave, still with its first approver (no step decided yet: the list's `withdrawable`), can be taken
+  // back here as in 已发事务 — asked first, since it ends the application.
+  const withdraw = async (r: Row) => {
+    if (await ask({ text: L(`撤回 ${r.startTime} 起 ${r.days} 天的请假申请?撤回后审批人不再处理,申请结束`, `Withdraw the leave of ${r.days} days from ${r.startTime}? Its approvers no longer see it and the application ends`) }) === null) return;
+    try {
+      await post(`${F}/work/withdraw`, undefined, { processInstanceId: r.processInstanceId });
+      toast(L('已撤回', 'Withdrawn'));
+      setLoaded((n) => n + 1);
+    } catch (e) {
+      toast(msg(e), 'error');
+    }
+  };
   useEffect(() => {
     get(`${F}/work/start-list`, { current: 1, size: 100 }).then(
       // The leave process itself (key `leave`): another process of the leave category (a company's own) has
@@ -515,10 +537,12 @@ export function LeaveList() {
     [L('操作', 'Actions'), (r) => <span className="row-actions">
       <button type="button" className="link" onClick={() => navigate(`/work/process/leave/detail/${r.processInstanceId}/${r.businessId}`)}>{L('详情', 'Details')}</button>
       <button type="button" className="link" onClick={() => setDiagram(r.processInstanceId)}>{L('流程图', 'Diagram')}</button>
+      {r.withdrawable && perms.has('work_send') && <button type="button" className="link" onClick={() => void withdraw(r)}>{L('撤回', 'Withdraw')}</button>}
     </span>],
   ];
   return (
     <section className="card flow-work" aria-label={L('我的请假', 'My leave')}>
+      {asking}
       <div className="crud-tools">
         {canStart && (
           <button type="button" className="btn btn-primary" disabled={!leaveProcess} title={leaveProcess === null ? L('没有已部署的请假流程,请联系管理员部署', 'No leave process is deployed: ask an administrator') : undefined}
