@@ -23,7 +23,7 @@ use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{Index as TIndex, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Term};
 
 /// Bumped whenever the schema or the way text becomes terms changes: an index of another version is rebuilt.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3; // 3: names' initials and spelling by their starts (`xbk`, `wanke`)
 const VERSION_FILE: &str = "zz-schema-version";
 /// What the caller declared the index to hold (its searchable resources and fields): another layout is rebuilt.
 const LAYOUT_FILE: &str = "zz-layout";

@@ -99,8 +99,10 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// Pinyin words of a person's or company's name: the full spelling, the initials, and each syllable. Characters
-/// without a reading (Latin, digits) are kept as they are in the spelling.
+/// Pinyin words of a person's or company's name: the full spelling, the initials, and each syllable; and how
+/// people type a long name's start — the initials of its first two, three, … characters (`xbk` for 星巴克新街口店,
+/// `wk` for 万科城市之光) and its spelling to a syllable's end (`wanke`). Characters without a reading (Latin,
+/// digits) are kept as they are in the spelling.
 pub fn pinyin_words(name: &str) -> Vec<String> {
     let mut full = String::new();
     let mut initials = String::new();
@@ -121,6 +123,11 @@ pub fn pinyin_words(name: &str) -> Vec<String> {
                 }
             }
             None => {}
+        }
+        // The starts: after each character of the name, once two letters of initials are there.
+        if any && initials.chars().count() >= 2 {
+            out.push(initials.clone());
+            out.push(full.clone());
         }
     }
     if !any {
@@ -243,6 +250,20 @@ mod tests {
         }
         assert!(pinyin_words("ACME").is_empty());
         assert!(pinyin_words("华为A2").contains(&"huaweia2".to_string()));
+    }
+
+    #[test]
+    fn a_long_name_is_found_by_how_its_start_is_typed() {
+        let w = pinyin_words("星巴克新街口店");
+        for t in ["xb", "xbk", "xbkxjk", "xbkxjkd", "xingba", "xingbake", "xingbakexinjiekoudian", "jie"] {
+            assert!(w.contains(&t.to_string()), "{t}: {w:?}");
+        }
+        // Not the middle of the initials, nor one letter, nor a spelling cut inside a syllable.
+        for t in ["x", "kxj", "xingb"] {
+            assert!(!w.contains(&t.to_string()), "{t}: {w:?}");
+        }
+        assert!(pinyin_words("万科城市之光").contains(&"wk".to_string()));
+        assert!(matches(&["万科城市之光外立面清洗"], &["万科城市之光外立面清洗"], "wkcs"));
     }
 
     #[test]

@@ -618,7 +618,12 @@ async fn a_leave_without_an_approver_goes_to_the_department_leader_or_says_to_ch
     let body = json!({"startTime": "2026-12-03 09:00:00", "endTime": "2026-12-03 18:00:00", "reason": "事假"});
     let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), body.clone()).await;
     assert_eq!(s, 400, "{v}");
-    assert!(v["msg"].as_str().unwrap().contains("请选择审批人员"), "{v}");
+    assert_eq!(v["msg"], "请选择审批人员:您所在的部门(及上级部门)没有设置负责人", "{v}");
+    // Made the leader of his department, with nobody above: told that he leads it.
+    set(&app, A, "dept", dept, json!({"leaderId": solo_id}));
+    let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), body.clone()).await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["msg"], "请选择审批人员:您是本部门负责人,上级部门没有设置负责人", "{v}");
     let mut with = body.clone();
     with["taskUser"] = json!(p.li_id.to_string());
     let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), with).await;

@@ -46,6 +46,14 @@ async fn pickers_need_the_right_to_use_the_form_not_to_manage_the_picked_kind() 
     let (s, v) = get(&app, &keeper, "/api/blade-system/lookup?resource=project&keyword=万科").await;
     assert_eq!(s, 200, "{v}");
     assert!(titles(&v).iter().all(|t| t.contains("万科")) && !titles(&v).is_empty(), "{v}");
+    // As people type a name's start: its first initials (wk, wkcs) or its spelling to a syllable's end (wanke).
+    for typed in ["wk", "wanke"] {
+        let (s, by_pinyin) = get(&app, &keeper, &format!("/api/blade-system/lookup?resource=project&keyword={typed}")).await;
+        assert_eq!(s, 200, "{by_pinyin}");
+        assert!(titles(&v).iter().filter(|t| t.starts_with("万科")).all(|t| titles(&by_pinyin).contains(t)), "{typed}: {by_pinyin}");
+    }
+    let (_, by_pinyin) = get(&app, &keeper, "/api/blade-system/lookup?resource=project&keyword=wkcs").await;
+    assert!(!titles(&by_pinyin).is_empty() && titles(&by_pinyin).iter().all(|t| t.starts_with("万科城市")), "{by_pinyin}");
     assert_eq!(post(&app, &keeper, "/api/blade-scm/project/list", json!({"page": 1})).await.0, 403);
     // Whoever has no form naming a kind cannot look it up: said as a refusal.
     let (s, v) = get(&app, &keeper, "/api/blade-system/lookup?resource=contract").await;
@@ -61,6 +69,16 @@ async fn pickers_need_the_right_to_use_the_form_not_to_manage_the_picked_kind() 
     let (_, staff) = get(&app, &pm, "/api/blade-system/lookup?resource=user&size=50&staff=1").await;
     assert!(titles(&all).iter().any(|t| t == "马志强"), "{all}");
     assert!(!titles(&staff).iter().any(|t| t == "马志强" || t == "朱刚"), "{staff}");
+    // Forms pick people who can sign in (项目经理, 处理人); a worker's own 登录账号 is any account.
+    let admin = who(&app, "admin").await;
+    let refers = |schema: &Value, field: &str| schema["data"]["fields"].as_array().unwrap().iter().find(|f| f["name"] == field).unwrap()["refers"].clone();
+    let (s, v) = get(&app, &admin, "/api/blade-scm/project/schema").await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(refers(&v, "managerId")["staff"], true, "{v}");
+    let (_, v) = get(&app, &admin, "/worklist/order/schema").await;
+    assert_eq!(refers(&v, "assigneeId")["staff"], true, "{v}");
+    let (_, v) = get(&app, &admin, "/api/blade-scm/worker/schema").await;
+    assert!(refers(&v, "userId")["staff"].is_null(), "{v}");
 }
 
 /// A picker narrowed by another choice of its form (`ui.within`): the accountant's 合同台账 filter offers the chosen

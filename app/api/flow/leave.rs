@@ -292,9 +292,16 @@ pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process:
     let needs_user = def.var("taskUser").is_some_and(|d| d.ty == flow::VarType::User);
     let task_user = match l.task_user {
         Some(u) => Some(u),
-        None if needs_user => Some(dept_leader(w, cx)?.ok_or_else(|| {
-            rule("请选择审批人员:您所在的部门(及上级部门)没有设置负责人", "Choose an approver: your department (and those above it) has no leader set")
-        })?),
+        None if needs_user => match dept_leader(w, cx)? {
+            (Some(u), _) => Some(u),
+            // A department's leader applying, with nobody leading above him: he is told that, not that his
+            // department has no leader.
+            (None, true) => return Err(rule(
+                "请选择审批人员:您是本部门负责人,上级部门没有设置负责人",
+                "Choose an approver: you lead your department and no department above it has a leader set",
+            )),
+            (None, false) => return Err(rule("请选择审批人员:您所在的部门(及上级部门)没有设置负责人", "Choose an approver: your department (and those above it) has no leader set")),
+        },
         None => None,
     };
     let l = &Leave { task_user, kind: l.kind, from: l.from.clone(), to: l.to.clone(), days: l.days, reason: l.reason.clone() };
@@ -353,9 +360,11 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
 
 /// The leader of the applicant's department, or of the nearest department above it with a leader who is not the
 /// applicant.
-fn dept_leader(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> store::Result<Option<u64>> {
+/// Also whether the applicant leads one of the departments passed on the way.
+fn dept_leader(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> store::Result<(Option<u64>, bool)> {
     let me = cx.actor.user_id;
-    let Some(user) = w.get(&cx.def("user"), cx.tenant, me)? else { return Ok(None) };
+    let mut leads = false;
+    let Some(user) = w.get(&cx.def("user"), cx.tenant, me)? else { return Ok((None, false)) };
     let first = user.get("deptId").map(|v| match v {
         Value::String(s) => s.split(',').next().unwrap_or("").trim().parse::<u64>().unwrap_or(0),
         other => other.as_u64().unwrap_or(0),
@@ -368,10 +377,11 @@ fn dept_leader(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> store::
         }
         let Some(d) = w.get(&ddef, cx.tenant, at)? else { break };
         let leader = id(&d, "leaderId");
+        leads |= leader == me;
         if leader != 0 && leader != me && w.get(&cx.def("user"), cx.tenant, leader)?.is_some() {
-            return Ok(Some(leader));
+            return Ok((Some(leader), leads));
         }
         at = id(&d, "parentId");
     }
-    Ok(None)
+    Ok((None, leads))
 }

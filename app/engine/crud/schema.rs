@@ -53,7 +53,16 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
                 "search": f.search, "dict": f.dict, "list": f.list, "form": f.form && !f.readonly, "readonly": f.readonly,
                 "default": f.default, "ui": f.ui, "mask": f.mask,
                 // A comma-separated list of ids of another resource (`ui.control: "refs"`, `ui.refers`): picked like one.
-                "refers": f.refers.as_deref().or_else(|| f.ui.as_ref().filter(|u| u["control"] == "refs").and_then(|u| u["refers"].as_str())).and_then(|r| ref_picker(st, r)),
+                // A person picked for a form (项目经理, 处理人, 责任人) is someone who can sign in: technical workers'
+                // accounts are not offered (`staff`), unless the field says so (`ui.staff: false`: a worker's own
+                // 登录账号).
+                "refers": f.refers.as_deref().or_else(|| f.ui.as_ref().filter(|u| u["control"] == "refs").and_then(|u| u["refers"].as_str())).and_then(|r| {
+                    let mut p = ref_picker(st, r)?;
+                    if r == "user" && f.ui.as_ref().and_then(|u| u.get("staff")) != Some(&Value::Bool(false)) {
+                        p["staff"] = Value::Bool(true);
+                    }
+                    Some(p)
+                }),
                 "multi": f.multi,
             })
         })

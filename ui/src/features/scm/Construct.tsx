@@ -27,7 +27,8 @@ const picker = (resource: string, list: string, title: string): Field =>
   ({ name: `${resource}Id`, kind: 'long', label: '', labelEn: '', required: true, filter: false, sort: false, search: false, list: false, form: true, refers: { resource, list, title } });
 const PROJECT = picker('project', `POST ${S}/project/list`, 'projectName');
 const WORKER = picker('worker', `POST ${S}/worker/page/down/list`, 'workerName');
-const USER = picker('user', 'GET /api/blade-user/page', 'realName');
+// People who can sign in (a technical worker's account cannot be a 项目经理).
+const USER: Field = { ...picker('user', 'GET /api/blade-user/page', 'realName'), refers: { resource: 'user', list: 'GET /api/blade-user/page', title: 'realName', staff: true } };
 
 export function ConstructInfo({ code, edit, tag }: { code?: string; edit?: string; tag?: string }) {
   if (!code || code === 'new') return <ConstructCreate />;

@@ -12,7 +12,7 @@ import { byCode } from './ProjectDetail';
 
 type Row = Record<string, any>;
 const B = '/api/blade-scm/replay';
-const USER: Field = { name: 'ownerId', kind: 'long', label: '', labelEn: '', required: false, filter: false, sort: false, search: false, list: false, form: true, refers: { resource: 'user', list: 'GET /api/blade-user/page', title: 'realName' } };
+const USER: Field = { name: 'ownerId', kind: 'long', label: '', labelEn: '', required: false, filter: false, sort: false, search: false, list: false, form: true, refers: { resource: 'user', list: 'GET /api/blade-user/page', title: 'realName', staff: true } };
 
 export function ReplayDetail({ code }: { code: string }) {
   const { props, navigate } = useApp();

@@ -18,7 +18,8 @@ const PRIORITY: Record<string, [string, string]> = { 1: ['低', 'Low'], 2: ['中
 const STATUS: Record<string, [string, string]> = { 1: ['待处理', 'Open'], 2: ['处理中', 'In progress'], 3: ['已解决', 'Resolved'], 4: ['已关闭', 'Closed'] };
 const pick = (resource: string, list: string, title: string): Field =>
   ({ name: `${resource}Id`, kind: 'long', label: '', labelEn: '', required: false, filter: false, sort: false, search: false, list: false, form: true, refers: { resource, list, title } });
-const USER = pick('user', 'GET /api/blade-user/page', 'realName');
+// People who can sign in (a work order given to a technical worker's account could never be opened).
+const USER: Field = { ...pick('user', 'GET /api/blade-user/page', 'realName'), refers: { resource: 'user', list: 'GET /api/blade-user/page', title: 'realName', staff: true } };
 const PROJECT = pick('project', 'POST /api/blade-scm/project/list', 'projectName');
 
 export function AddWorkOrder() {
