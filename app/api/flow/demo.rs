@@ -1,6 +1,8 @@
 //! Demo approvals of a tenant (`--demo`): leave applications in every state — passed, waiting on a department
 //! leader, waiting for an administrator to claim, sent back to the applicant, withdrawn — written through the
 //! same engine calls as the routes, by the people who would make them.
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 use store::{Actor, WriteCtx};
 
@@ -111,15 +113,26 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
         let t = (now - chrono::Duration::days(days_ago)).date().and_hms_opt(h, m, 0).unwrap_or(now);
         runtime::seed_as(Actor { user_id, dept_id, at: None }, &t.format("%Y-%m-%d %H:%M:%S").to_string())
     };
-    let (actor, stamp) = acting(pm, dept, 1, 16, 20);
-    let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
     let constructs = w.all(&res.get("construct"), tenant)?;
+    // Each construct's own manager applies for its approvals (张伟 only for his own): (user, department, name).
+    let udef = res.get("user");
+    let mut managers: HashMap<u64, (u64, u64, String)> = HashMap::new();
+    for k in &constructs {
+        let m = id(k, "managerId");
+        let who = match w.get(&udef, tenant, m)? {
+            Some(u) if m != 0 => (m, crate::auth::session::id_list(u.get("deptId")).first().copied().unwrap_or(0), u.get("realName").and_then(Value::as_str).unwrap_or("").to_string()),
+            _ => (pm, dept, "张伟".to_string()),
+        };
+        managers.insert(id(k, "id"), who);
+    }
+    let manager = |k: u64| managers.get(&k).cloned().unwrap_or((pm, dept, "张伟".to_string()));
     // Each construct under way or done had its crew organisation passed before work began: submitted the morning
     // of its start day, passed before noon (its 人工组织审批 column and the approval records say so). First, in
     // the order of their days, so that the records' ids follow time as in a kept company's file.
     for k in constructs.iter().filter(|k| k.get("modelStatus").and_then(Value::as_i64).is_some_and(|s| s >= 3)) {
         let Some(day) = k.get("planStart").and_then(Value::as_str).and_then(|d| d.get(..10)) else { continue };
-        let (actor, stamp) = runtime::seed_as(Actor { user_id: pm, dept_id: dept, at: None }, &format!("{day} 08:40:00"));
+        let (m, m_dept, _) = manager(id(k, "id"));
+        let (actor, stamp) = runtime::seed_as(Actor { user_id: m, dept_id: m_dept, at: None }, &format!("{day} 08:40:00"));
         let inst = super::approval::start_in(w, &Ctx { tenant, actor: &actor, res, now: &stamp }, 2, id(k, "id"), "班组人员与工种已落实,申请进场")?;
         if let Some(task) = open_task(w, res, tenant, id(&inst, "id"))? {
             let (a, stamp) = runtime::seed_as(Actor { user_id: admin, dept_id: 0, at: None }, &format!("{day} 10:15:00"));
@@ -129,7 +142,8 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
         }
     }
     if let Some(k) = constructs.iter().find(|k| k.get("modelStatus").and_then(Value::as_i64) == Some(2)) {
-        let (actor, stamp) = acting(pm, dept, 2, 10, 5);
+        let (m, m_dept, _) = manager(id(k, "id"));
+        let (actor, stamp) = acting(m, m_dept, 2, 10, 5);
         let inst = super::approval::start_in(w, &Ctx { tenant, actor: &actor, res, now: &stamp }, 2, id(k, "id"), "木工 3 人、瓦工 2 人,下周一进场")?;
         if let Some(task) = open_task(w, res, tenant, id(&inst, "id"))? {
             let (a, stamp) = acting(admin, 0, 2, 14, 30);
@@ -152,7 +166,11 @@ fn construction(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Resul
         };
         let rooms: Vec<Value> = sizes.iter().map(|(r, l, wd, h)| serde_json::json!({"roomName": r, "length": l, "width": wd, "height": h})).collect();
         let area: i64 = sizes.iter().map(|(_, l, wd, _)| (l * wd + 5_000) / 10_000).sum();
-        let m = w.insert(&res.get("measure"), tenant, serde_json::json!({"constructId": k, "measureDate": &stamp[..10], "measurer": "张伟", "rooms": rooms, "roomCount": 3, "totalArea": area, "measureStatus": 0, "remark": if n == 0 { "初测" } else { "业主改动户型后复测" }}).as_object().cloned().unwrap_or_default(), &actor)?;
+        // Measured and submitted by the construct's manager, yesterday afternoon.
+        let (mid, m_dept, name) = manager(*k);
+        let (actor, stamp) = acting(mid, m_dept, 1, 16, 20);
+        let cx = Ctx { tenant, actor: &actor, res, now: &stamp };
+        let m = w.insert(&res.get("measure"), tenant, serde_json::json!({"constructId": k, "measureDate": &stamp[..10], "measurer": name, "rooms": rooms, "roomCount": 3, "totalArea": area, "measureStatus": 0, "remark": if n == 0 { "初测" } else { "业主改动户型后复测" }}).as_object().cloned().unwrap_or_default(), &actor)?;
         if n == 0 {
             super::approval::start_in(w, &cx, 1, id(&m, "id"), "新房初测,请审核量房模型")?;
         }

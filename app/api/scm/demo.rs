@@ -204,10 +204,24 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                     "roomCount": rooms.len(), "totalArea": area, "measureStatus": 2, "remark": (["现场复尺无误", "与图纸尺寸一致", "墙面找平后复测"][i % 3])}), &format!("{start} 16:30:00"))?;
             }
             if kstatus >= 3 {
+                // Three workers, then one of each trade the nodes need that they lack (worker j's trade is j % 5,
+                // the nodes' order: 水电, 泥瓦, 木作, 油漆, 安装), so that every node is done by its own trade.
+                let trades = levels.len().max(1);
+                let mut picked: Vec<usize> = (0..3).map(|k| (i + k * 4) % workers.len()).collect();
+                for t in 0..trades {
+                    if !picked.iter().any(|j| j % trades == t) {
+                        let of_trade: Vec<usize> = (t..workers.len()).step_by(trades).collect();
+                        if !of_trade.is_empty() {
+                            picked.push(of_trade[i % of_trade.len()]);
+                        }
+                    }
+                }
                 let mut crew = Vec::new();
-                for k in 0..3 {
-                    let wk = workers[(i + k * 4) % workers.len()];
+                let mut by_trade = vec![None; trades];
+                for (k, j) in picked.iter().enumerate() {
+                    let wk = workers[*j];
                     crew.push(wk);
+                    by_trade[j % trades].get_or_insert(wk);
                     ins_at(w, "construct_worker", json!({"constructId": construct, "workerId": wk, "bindKey": format!("{construct}:{wk}"), "leader": (k == 0) as i64}), &format!("{start} 17:{:02}:00", 10 + k))?;
                 }
                 // The node plan with its progress: completed constructs at 100%, the others part way.
@@ -218,7 +232,7 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                         let pct: i64 = if kstatus == 4 { 100 } else {
                             match ni { 0 => 100, 1 => if bi == 0 { 100 } else { 60 }, 2 if bi == 0 => [30, 55, 80][i % 3], _ => 0 }
                         };
-                        let wk = crew[ni % crew.len()];
+                        let wk = by_trade.get(ni).copied().flatten().unwrap_or(crew[ni % crew.len()]);
                         let done = if pct == 100 { Some(format!("{}-{:02}-{:02}", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + ni as u32 / 2).min(12), 10 + ni * 3)) } else { None };
                         let task = ins_at(w, "speed_progress", json!({"constructId": construct, "buildingName": b, "nodeKey": node, "workerId": wk, "percent": pct,
                             "planEnd": plan_end, "doneDate": done, "lastReport": done.clone().or_else(|| (pct > 0).then(|| today.clone())), "taskKey": format!("{construct}:{b}:{node}")}),
@@ -248,8 +262,9 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                             }
                             let (result, at) = match (d, (i + k + d) % 7) {
                                 (0, x) if x < 3 => ("wait", None),
-                                (_, 5) => ("late", Some(format!("{day} 09:{:02}:00", 12 + k * 7))),
-                                _ => ("success", Some(format!("{day} 08:{:02}:00", 31 + k * 9))),
+                                // Minutes within the hour for a crew of up to eight.
+                                (_, 5) => ("late", Some(format!("{day} 09:{:02}:00", 12 + (k % 8) * 6))),
+                                _ => ("success", Some(format!("{day} 08:{:02}:00", 31 + (k % 8) * 4))),
                             };
                             let doc = json!({"workerId": wk, "constructId": construct, "attendDate": day, "clockTime": at, "result": result,
                                 "distance": at.as_ref().map(|_| 20 + (k * 37 + d * 11) % 180), "dayKey": format!("{wk}:{day}")});
