@@ -324,6 +324,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
     }
     let apps = out["site"]["apps"].clone();
     external_menus(&mut out["menus"], &apps);
+    menu_pinyin(&mut out["menus"]);
     out["site"]["searchBox"] = json!(search_box);
     let mut codes: Vec<&String> = s.perms.codes.iter().collect();
     codes.sort();
@@ -373,6 +374,19 @@ async fn page_params(st: &AppState, tenant: &str) -> Result<(bool, std::collecti
         Ok((search, links))
     })
     .await
+}
+
+/// Each Chinese menu name's pinyin initials and spelling (`py`: "kqgl kaoqinguanli"), so that the header's menu
+/// search finds 考勤管理 by `kq` as people type it. Computed on the server: the browser carries no pinyin table.
+fn menu_pinyin(menus: &mut Value) {
+    for m in menus.as_array_mut().into_iter().flatten() {
+        if let Some((initials, full)) = m.get("name").and_then(Value::as_str).and_then(search::text::initials_and_spelling) {
+            m["py"] = json!(format!("{initials} {full}"));
+        }
+        if m.get("children").is_some_and(Value::is_array) {
+            menu_pinyin(&mut m["children"]);
+        }
+    }
 }
 
 /// The 外部系统 menus (codes `external_bim` …) go where the launcher's entry of the same name goes: the

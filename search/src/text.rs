@@ -140,6 +140,27 @@ pub fn pinyin_words(name: &str) -> Vec<String> {
     out
 }
 
+/// A name's pinyin initials and full spelling (`kqgl`, `kaoqinguanli` for 考勤管理), for a name with a
+/// Chinese character; Latin letters and digits are kept, the rest left out.
+pub fn initials_and_spelling(name: &str) -> Option<(String, String)> {
+    let (mut initials, mut full, mut any) = (String::new(), String::new(), false);
+    for (c, p) in name.chars().zip(name.to_pinyin()) {
+        match p {
+            Some(p) => {
+                any = true;
+                initials.push_str(p.first_letter());
+                full.push_str(p.plain());
+            }
+            None if c.is_ascii_alphanumeric() => {
+                initials.push(c.to_ascii_lowercase());
+                full.push(c.to_ascii_lowercase());
+            }
+            None => {}
+        }
+    }
+    any.then_some((initials, full))
+}
+
 /// Whether a record's searchable text answers a free-text query as `Index::search` does: every
 /// whitespace-separated part of `q` is a fragment of one of the `fields` (under `fold`), or one of the record's
 /// words (jieba words of the fields, pinyin words of the `names`). The record test behind a list's keyword.
@@ -250,6 +271,13 @@ mod tests {
         }
         assert!(pinyin_words("ACME").is_empty());
         assert!(pinyin_words("华为A2").contains(&"huaweia2".to_string()));
+    }
+
+    #[test]
+    fn a_menus_initials_and_spelling() {
+        assert_eq!(initials_and_spelling("考勤管理"), Some(("kqgl".into(), "kaoqinguanli".into())));
+        assert_eq!(initials_and_spelling("OSS 配置"), Some(("osspz".into(), "osspeizhi".into())));
+        assert_eq!(initials_and_spelling("Attendance"), None);
     }
 
     #[test]

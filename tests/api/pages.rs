@@ -111,6 +111,13 @@ async fn parameter_screen_renders_its_rows() {
     assert!(v["page"]["error"].is_null() && v["page"]["data"]["total"].as_u64() > Some(0), "{body}");
     let (_, _, html) = page(&app, "/monitor/log/api?httpStatus_equal=200", Some(&token), &[]).await;
     assert!(!root_markup(&html).contains("role=\"alert\""));
+    // Menus carry their names' pinyin for the header's menu search (`kq` finds 考勤管理).
+    let (_, _, body) = page(&app, "/system/param", Some(&token), &[("x-zz-props", "1")]).await;
+    let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+    fn find<'a>(menus: &'a serde_json::Value, name: &str) -> Option<&'a serde_json::Value> {
+        menus.as_array()?.iter().find_map(|m| if m["name"] == name { Some(m) } else { find(&m["children"], name) })
+    }
+    assert_eq!(find(&v["menus"], "参数管理").map(|m| m["py"].clone()), Some(serde_json::json!("csgl canshuguanli")), "{}", v["menus"]);
     // `open=<id>` (a notice from the desk) names the record the screen shows over its list: never a filter, and
     // not kept in the list's own query (its pages and searches leave it).
     let (_, _, body) = page(&app, "/desk/notice?open=123&size=5", Some(&token), &[("x-zz-props", "1")]).await;

@@ -3,6 +3,8 @@
 export type MenuNode = {
   id: string; parentId: string; name: string; path: string; source?: string; sort?: number;
   isOpen?: number; children?: MenuNode[]; hasChildren?: boolean; code?: string; roles?: string[];
+  /** The name's pinyin initials and spelling, space-separated (`kqgl kaoqinguanli`): the menu search's. */
+  py?: string;
 };
 export type FieldKind = 'text' | 'textarea' | 'int' | 'long' | 'flag' | 'decimal' | 'date' | 'json' | 'money' | 'qty';
 export type Field = {

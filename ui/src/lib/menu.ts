@@ -26,7 +26,9 @@ export function leaves(menus: MenuNode[]): MenuNode[] {
 export function searchMenus(menus: MenuNode[], q: string): MenuNode[] {
   const needle = q.trim().toLowerCase();
   if (!needle) return [];
-  return leaves(menus).filter((m) => m.name.toLowerCase().startsWith(needle));
+  // Or by the start of its pinyin initials or spelling (`kq`, `kaoqin` for 考勤管理; `py` from the server).
+  const latin = /^[a-z0-9]+$/.test(needle);
+  return leaves(menus).filter((m) => m.name.toLowerCase().startsWith(needle) || (latin && !!m.py && m.py.split(' ').some((p) => p.startsWith(needle))));
 }
 
 export const isExternal = (path: string) => /^https?:\/\//i.test(path) || path.includes('html');

@@ -1055,6 +1055,14 @@ test('menu search (157270): prefix, Esc closes, choosing navigates', async (t) =
   await box.fill('参数');
   await page.getByRole('option', { name: /参数管理/ }).getByRole('link').click();
   await waitPath(page, '/system/param');
+  // As people type a menu's name in pinyin: its initials' start (kq) or its spelling (kaoqin).
+  for (const typed of ['kq', 'kaoqin']) {
+    await page.getByRole('banner').getByRole('button', { name: '菜单搜索' }).click();
+    await box.fill(typed);
+    await page.getByRole('option', { name: /考勤管理/ }).waitFor();
+    await page.keyboard.press('Escape');
+    await box.waitFor({ state: 'detached' });
+  }
 });
 
 test('search box (157270): menus first, then records grouped by resource; a click opens the screen on the record', async (t) => {
@@ -1072,6 +1080,16 @@ test('search box (157270): menus first, then records grouped by resource; a clic
   await page.getByRole('listbox', { name: '机构管理' }).getByRole('option', { name: /施工一队/ }).getByRole('link').click();
   await page.waitForURL((u) => u.pathname === '/system/dept' && u.searchParams.has('id'));
   await box.waitFor({ state: 'detached' });
+  // A record opened on a list screen: the list shows it alone and says so, with the way back to all.
+  await page.getByRole('banner').getByRole('button', { name: '菜单搜索' }).click();
+  await box.fill('星巴克新街口');
+  await page.getByRole('listbox', { name: '项目管理' }).getByRole('option', { name: /星巴克新街口/ }).first().getByRole('link').click();
+  await page.waitForURL((u) => u.pathname === '/project/index' && u.searchParams.has('id'));
+  await page.getByRole('status').filter({ hasText: '仅显示搜索选中的一条记录' }).waitFor();
+  check(await page.locator('.crud .table tbody tr').count() === 1, 'one row');
+  await page.getByRole('button', { name: '显示全部' }).click();
+  await page.waitForURL((u) => u.pathname === '/project/index' && !u.searchParams.has('id'));
+  await page.waitForFunction(() => document.querySelectorAll('.crud .table tbody tr').length > 1);
   // Enter opens the first match (a menu when one matches).
   await page.getByRole('banner').getByRole('button', { name: '菜单搜索' }).click();
   await box.fill('参数');
@@ -1548,14 +1566,18 @@ test('construct page: a new construct from the project page through dispatch to 
   await page.getByRole('tab', { name: '班组', selected: true }).waitFor();
   check(pathOf(page).endsWith('/crew'), `派单 opened the crew tab (${pathOf(page)})`);
 
-  // Construction needs a crew: starting without one is refused with the server's message, then a worker is bound.
-  // 开始施工 cannot be undone: it asks first.
+  // Construction needs a crew: without one 开始施工 says so at once (no confirmation the server would refuse),
+  // then a worker is bound. 开始施工 cannot be undone: once it can, it asks first.
   const confirmStart = async () => {
     await page.getByRole('button', { name: '开始施工' }).click();
     await dialogNamed(page, /提示/).getByRole('button', { name: '确定' }).click();
   };
-  await confirmStart();
-  await toast(page, '请先绑定施工班组或点工,再开始施工').waitFor();
+  const blockedStart = async (why) => {
+    await page.getByRole('button', { name: '开始施工' }).click();
+    await toast(page, why).waitFor();
+    check(await dialogNamed(page, /提示/).count() === 0, 'no confirmation for a start that cannot happen');
+  };
+  await blockedStart('需先绑定班组或登记点工');
   const wk = page.locator('#k-worker');
   await wk.click();
   await wk.fill('马志');
@@ -1567,8 +1589,7 @@ test('construct page: a new construct from the project page through dispatch to 
   await page.getByLabel('申请说明').fill('班组已齐,申请开工');
   await page.getByRole('button', { name: '提交人工组织审批' }).click();
   await toast(page, '已提交审批').waitFor();
-  await confirmStart();
-  await toast(page, '人工组织审批尚在审批中,通过后才能开始施工').waitFor();
+  await blockedStart('人工组织审批通过后才能开始施工');
   const ap = (await session(t)).page;
   await visit(ap, '/approval/index');
   const task = ap.getByRole('table', { name: '审批任务' }).getByRole('row').filter({ hasText: code }).first();

@@ -217,6 +217,10 @@ export function ListPage() {
         <button type="button" className="btn" onClick={() => { setFilters({}); setPicked({}); navigate(path + qs({ current: 1, size })); }}>{t('common.reset')}</button>
       </form>
       {error && <p className="crud-error" role="alert">{error}</p>}
+      {/* A record opened from the header's search (`?id=`): the list shows it alone, and says so. */}
+      {(query as Record<string, string>).id && (
+        <p className="crud-filtered" role="status">{t('crud.oneRecord')} <button type="button" className="link" onClick={() => { const { id: _id, ...rest } = query as Record<string, string>; navigate(path + qs({ ...rest, current: 1, size })); }}>{t('crud.showAll')}</button></p>
+      )}
       <div className="crud-tools">
         {can('add') && <button type="button" className="btn btn-primary" onClick={() => setDialog({ mode: 'add' })}>{t('common.add')}</button>}
         {can('delete') && <button type="button" className="btn btn-danger" onClick={() => askDelete(selected)}>{t('common.delete')}</button>}

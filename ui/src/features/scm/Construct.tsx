@@ -228,6 +228,9 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
             {canEdit && next && (
               <button type="button" className="btn btn-primary" title={next[1] || undefined}
                 onClick={async () => {
+                  // What is known to be missing before a start (a crew, its approval) is said at once, not after
+                  // a confirmation the server would then refuse.
+                  if (status === 2 && next[1]) return toast(next[1], 'warning');
                   // Starting and completing cannot be undone: asked first.
                   if (status >= 2 && (await ask({ text: status === 2
                     ? L('开始施工后将生成各楼栋的施工进度任务，合同转为执行中，不能撤销。确定开始施工？', 'Starting creates the progress tasks of every building and moves the contract to executing; it cannot be undone. Start?')
