@@ -359,6 +359,50 @@ async fn withdraw_delete_and_reassign() {
     audit_clean(&app);
 }
 
+/// Messages written before a message kept its task: the start's upgrade gives each unread 待办 its task from its
+/// link, and marks read one whose task is no longer open for its recipient (it was listed as to do for good).
+#[tokio::test]
+async fn old_task_messages_get_their_task_and_decided_ones_are_read() {
+    let app = App::new();
+    let p = people(&app).await;
+    let start = |t: String| {
+        let app = &app;
+        async move {
+            let (s, v) = post(app, &t, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-11-24 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "事假"})).await;
+            assert_eq!(s, 200, "{v}");
+            v["data"]["processInstanceId"].as_str().unwrap().to_string()
+        }
+    };
+    let (open_inst, done_inst) = (start(p.zhang.clone()).await, start(p.zhang.clone()).await);
+    let task_of = |list: &[Value], inst: &str| list.iter().find(|t| t["processInstanceId"] == inst).unwrap()["taskId"].as_str().unwrap().parse::<u64>().unwrap();
+    let li_todo = todo(&app, &p.li).await;
+    let (open_task, done_task) = (task_of(&li_todo, &open_inst), task_of(&li_todo, &done_inst));
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": done_task.to_string(), "flag": "ok"})).await;
+    assert_eq!(s, 200, "{v}");
+    let li_id: u64 = p.li_id;
+    // As an older version wrote them: no taskId, the task in the link.
+    let old = |task: u64, inst: &str| json!({"userId": li_id, "kind": 1, "title": "待办:请假流程", "link": format!("/work/process/leave/handle/{task}/{inst}/0"), "unread": 1});
+    let m_open = put(&app, A, "message", old(open_task, &open_inst));
+    let m_done = put(&app, A, "message", old(done_task, &done_inst));
+    let (r, st) = (app.st.res.clone(), app.st.store.clone());
+    st.write(move |w| {
+        w.delete_meta("upgrade:message_task_ids")?;
+        zhizhuang::seed::upgrade(w, &r)
+    })
+    .unwrap();
+    let get_msg = |id: u64| {
+        let r = app.st.res.clone();
+        app.st.store.read(move |rd| rd.get(&r.get("message"), A, id)).unwrap().unwrap()
+    };
+    let (a, b) = (get_msg(m_open), get_msg(m_done));
+    assert_eq!((a["taskId"].as_u64(), a["unread"].as_i64()), (Some(open_task), Some(1)), "still to do: {a:?}");
+    assert_eq!((b["taskId"].as_u64(), b["unread"].as_i64()), (Some(done_task), Some(0)), "decided: {b:?}");
+    // From then on the task's decision settles the old message too.
+    let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": open_task.to_string(), "flag": "ok"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(get_msg(m_open)["unread"].as_i64(), Some(0));
+}
+
 fn model_body(key: &str, days_over: u32) -> Value {
     json!({"modelKey": key, "name": "采购审批", "category": 1, "definition": {
         "variables": [{"name": "amount", "type": "number", "required": true}, {"name": "approver", "type": "user"}],

@@ -616,7 +616,7 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
 /// every instance against its tasks and history.
 pub const AREA: crate::api::Area = crate::api::Area {
     tenant: Some(seed_tenant),
-    upgrades: &[("upgrade:flow_seed", seed_every_tenant), ("upgrade:file_owners", bind_every_tenant)],
+    upgrades: &[("upgrade:flow_seed", seed_every_tenant), ("upgrade:file_owners", bind_every_tenant), ("upgrade:message_task_ids", message_task_ids)],
     demo: Some(demo::seed),
     verify: Some(verify),
     ..crate::api::Area::routes_only("flow", routes)
@@ -641,6 +641,39 @@ fn bind_every_tenant(w: &mut store::WriteCtx, res: &crate::decl::Resources) -> s
         approval::bind_files(w, res, &t)?;
     }
     Ok(())
+}
+
+/// Unread 待办 messages written before a message kept its task (`taskId`): each gets its task from its link
+/// (`/work/process/<kind>/handle/<task>/…`), and one whose task is no longer open for its recipient — decided,
+/// withdrawn or handed on while the message stayed — is marked read, so the bell no longer lists it as to do. From
+/// then on `messages::settle_task` finds them. 待签收 messages name no task (they link to the claim list): left.
+fn message_task_ids(w: &mut store::WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
+    let (mdef, tdef) = (res.get("message"), res.get("flow_task"));
+    let now = crate::engine::demo::now_text();
+    for t in tenants(w, res)? {
+        let q = store::Query {
+            filters: vec![store::Filter::new("unread", store::Op::Equal, json!(1)), store::Filter::new("kind", store::Op::Equal, json!(crate::engine::messages::TASK))],
+            limit: 10_000_000,
+            ..store::Query::default()
+        };
+        for m in w.list(&mdef, &t, &q)?.records {
+            if m.get("taskId").is_some_and(|v| !v.is_null()) {
+                continue;
+            }
+            let Some(task) = task_of_link(m.get("link").and_then(Value::as_str).unwrap_or("")) else { continue };
+            let open = w.get(&tdef, &t, task)?.is_some_and(|k| int(&k, "status") == runtime::TASK_OPEN && id(&k, "assignee") == id(&m, "userId"));
+            let patch = if open { json!({"taskId": task}) } else { json!({"taskId": task, "unread": 0, "readTime": now}) };
+            w.update(&mdef, &t, id(&m, "id"), patch.as_object().cloned().unwrap_or_default(), &store::Actor::default())?;
+        }
+    }
+    Ok(())
+}
+
+/// The task a 待办 message's link names: `/work/process/leave/handle/<task>/<instance>/<business>`.
+fn task_of_link(link: &str) -> Option<u64> {
+    let rest = link.strip_prefix("/work/process/")?;
+    let (_, after) = rest.split_once("/handle/")?;
+    after.split('/').next()?.parse().ok()
 }
 
 fn verify(r: &store::ReadCtx, res: &crate::decl::Resources) -> store::Result<(String, Vec<String>)> {
