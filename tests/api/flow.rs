@@ -668,6 +668,16 @@ async fn a_leave_without_an_approver_goes_to_the_department_leader_or_says_to_ch
     let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), body.clone()).await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["msg"], "请选择审批人员:您是本部门负责人,上级部门没有设置负责人", "{v}");
+    // Nor may he name himself (the form leaves him out; an administrator may, below).
+    let mut own = body.clone();
+    own["taskUser"] = json!(solo_id.to_string());
+    let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), own).await;
+    assert_eq!((s, v["msg"].as_str()), (400, Some("审批人员不能是申请人本人")), "{v}");
+    let (_, me) = get(&app, &p.admin, "/api/blade-user/info").await;
+    let mut own = body.clone();
+    own["taskUser"] = me["data"]["id"].clone();
+    let (s, v) = post(&app, &p.admin, &format!("{LEAVE}/start-process"), own).await;
+    assert_eq!(s, 200, "the administrator may: {v}");
     let mut with = body.clone();
     with["taskUser"] = json!(p.li_id.to_string());
     let (s, v) = post(&app, &solo, &format!("{LEAVE}/start-process"), with).await;
