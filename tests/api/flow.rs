@@ -238,6 +238,20 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     let adjust = todo(&app, &p.zhang).await;
     assert_eq!(adjust[0]["taskName"], "调整申请", "{adjust:?}");
     let adjust = adjust[0]["taskId"].as_str().unwrap().to_string();
+    // The handle page asks one task: the server says which is the applicant's 调整申请 (his leave as a form).
+    let flag = |t: String, task: String| {
+        let app = &app;
+        async move {
+            let (s, v) = get(app, &t, &format!("{F}/work/todo-list?taskId={task}")).await;
+            assert_eq!(s, 200, "{v}");
+            v["data"]["records"][0]["adjust"].clone()
+        }
+    };
+    assert_eq!(flag(p.zhang.clone(), adjust.clone()).await, true);
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "1", "startTime": "2026-12-01 09:00:00", "endTime": "2026-12-01 18:00:00", "reason": "另一件事"})).await;
+    assert_eq!(s, 200, "{v}");
+    let other = todo(&app, &p.li).await.iter().find(|t| t["processInstanceId"] == v["data"]["processInstanceId"]).unwrap()["taskId"].as_str().unwrap().to_string();
+    assert_eq!(flag(p.li.clone(), other).await, false, "the leader's step is an approver's");
     // Someone else may not send it on, whatever the body says (decided before the body is read).
     let (s, v) = post(&app, &p.wang, &format!("{LEAVE}/resubmit"), json!({"taskId": adjust})).await;
     assert_eq!(s, 403, "{v}");

@@ -193,7 +193,7 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
 /// that `me` applied for, at a step assigned to the starter that a rejection sends back to. Not `me`'s task or
 /// leave: 403; a task no longer open, or another kind of step: 400. Decided on the records alone, so the request's
 /// read (before its body is looked at) and its write (again, in the transaction) decide alike.
-fn adjust_step(task: &Map<String, Value>, inst: &Map<String, Value>, def: &flow::Definition, leave: Option<&Map<String, Value>>, me: u64) -> store::Result<()> {
+pub(super) fn adjust_step(task: &Map<String, Value>, inst: &Map<String, Value>, def: &flow::Definition, leave: Option<&Map<String, Value>>, me: u64) -> store::Result<()> {
     if id(task, "assignee") != me {
         return Err(crate::error::refuse("该任务不是您的待办", "This task is not yours"));
     }
@@ -215,6 +215,17 @@ fn adjust_step(task: &Map<String, Value>, inst: &Map<String, Value>, def: &flow:
 /// 调整申请 sent on: the applicant's own step that a rejection sent the leave back to, completed with the leave as
 /// changed. Whose step it is is decided before the body is read and again in the transaction; the leave record,
 /// the process's variables (`days` steers the gateway) and the completion commit together.
+/// Whether `task` is `me`'s 调整申请 (`adjust_step` on the stored records): the handle page shows the leave as a
+/// form to change only then.
+pub(super) fn is_adjust_step(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, task: &Map<String, Value>, inst: &Map<String, Value>, me: u64) -> store::Result<bool> {
+    if text(inst, "businessTable") != "process_leave" {
+        return Ok(false);
+    }
+    let process = r.get(&res.get("flow_process"), tenant, id(inst, "processId"))?.unwrap_or_default();
+    let leave = r.get(&res.get("process_leave"), tenant, id(inst, "businessId"))?;
+    Ok(adjust_step(task, inst, &runtime::definition_of(&process), leave.as_ref(), me).is_ok())
+}
+
 async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
     let tid = super::body_id(&b, &["taskId"])?.ok_or_else(|| ApiError::with(Kind::Missing, "taskId"))?;
     let (res, t, me) = (st.res.clone(), s.tenant.clone(), s.user_id);

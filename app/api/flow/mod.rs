@@ -250,14 +250,29 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
             let names = runtime::names(r, &res, &tenant, users)?;
             for t in tasks {
                 let inst = r.get(&idef, &tenant, id(&t, "instanceId"))?;
-                out.push((t, inst));
+                // One task asked for by its page (处理): whether it is the applicant's 调整申请 of a leave, which
+                // the page shows as his leave to change instead of an approver's 同意/驳回.
+                let adjust = match (&only, &inst) {
+                    (Some(_), Some(i)) => leave::is_adjust_step(r, &res, &tenant, &t, i, me)?,
+                    _ => false,
+                };
+                out.push((t, inst, adjust));
             }
             Ok((out, names, total))
         })
         .await?;
     let (rows, names, total) = rows;
     let cats = categories(st).await?;
-    let records: Vec<Map<String, Value>> = rows.iter().map(|(t, i)| task_row(t, i.as_ref(), &names, &cats)).collect();
+    let records: Vec<Map<String, Value>> = rows
+        .iter()
+        .map(|(t, i, adjust)| {
+            let mut row = task_row(t, i.as_ref(), &names, &cats);
+            if only.is_some() {
+                row.insert("adjust".into(), json!(adjust));
+            }
+            row
+        })
+        .collect();
     Ok(page_json(records, total, current, size))
 }
 

@@ -244,10 +244,15 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
   // Whether the task is still this user's to do (a message or an old tab can open one already decided, handed
   // on or withdrawn): undefined while asked; no decision is offered on a task that is not.
   const [open, setOpen] = useState<boolean | undefined>(undefined);
+  // Whether it is the applicant's own 调整申请 (the server decides: his leave, the step a rejection sends back to).
+  const [adjust, setAdjust] = useState(false);
   useEffect(() => {
     // Only an answer saying it is not there closes it: a failed question leaves the decision offered (the server
     // refuses a second decision anyway).
-    get<{ total: number }>(`${F}/work/todo-list`, { taskId, current: 1, size: 1 }).then((p) => setOpen((p?.total ?? 0) > 0), () => setOpen(true));
+    get<{ total: number; records?: { adjust?: boolean }[] }>(`${F}/work/todo-list`, { taskId, current: 1, size: 1 }).then((p) => {
+      setOpen((p?.total ?? 0) > 0);
+      setAdjust(!!p?.records?.[0]?.adjust);
+    }, () => setOpen(true));
   }, [taskId]);
   const decide = async (pass: boolean) => {
     if (!comment.trim()) {
@@ -267,7 +272,7 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
   };
   if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
   // A leave given back to its applicant (调整申请): changed and sent again, or given up — not agreed or rejected.
-  if (open && kind === 'leave' && leave && String(leave.applyUser) === String(props.user?.userId)) {
+  if (open && adjust && leave) {
     return (
       <section className="detail-page flow-detail" aria-label={L('调整申请', 'Adjust the application')}>
         <AdjustLeave leave={leave} taskId={taskId} instanceId={instanceId} hist={hist} />
