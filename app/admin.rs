@@ -145,6 +145,17 @@ pub fn backup(dir: &Path, out: &Path, with_logs: bool) -> anyhow::Result<()> {
         }
         None => {
             let v = call(dir, &json!({"cmd": "backup", "out": out, "logs_out": logs_out}))?;
+            // The running server wrote the file: a service with a private /tmp or a read-only system (the unit's
+            // PrivateTmp, ProtectSystem) writes where this command cannot see. Never report a backup the admin
+            // does not have.
+            for f in std::iter::once(&out).chain(logs_out.iter().filter(|_| !v["logs_report"].is_null())) {
+                if !std::fs::metadata(f).is_ok_and(|m| m.is_file() && m.len() > 0) {
+                    bail!(
+                        "the server wrote its backup to {0}, but this command does not find it there: the service sees another {0} (its private /tmp, or a directory it may not write to). Write the backup to a directory the service may write (the unit's ReadWritePaths, e.g. /var/backups/zhizhuang). / 服务器已写出备份,但本命令在 {0} 找不到该文件:服务使用的是私有或只读的目录。请备份到服务可写的目录(如 /var/backups/zhizhuang)。",
+                        f.display()
+                    );
+                }
+            }
             (v["report"].clone(), Some(v["logs_report"].clone()).filter(|x| !x.is_null()))
         }
     };
@@ -213,6 +224,42 @@ pub fn recover(dir: &Path, accept_loss: bool) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Files an operator command made in the data directory as root (a restore, a reindex, a certificate, a log
+/// folded in, a copy kept before an upgrade) belong to the directory's owner — the service's user — or the service
+/// cannot open them at its next start ("Permission denied"). Only root's own files are given back, and only when
+/// run as root; the service's own files are left as they are.
+pub fn give_back_to_owner(dir: &Path) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if !rustix::process::geteuid().is_root() {
+            return;
+        }
+        let Ok(d) = std::fs::metadata(dir) else { return };
+        if d.uid() == 0 {
+            return;
+        }
+        fn walk(p: &Path, uid: u32, gid: u32, depth: usize) {
+            let Ok(entries) = std::fs::read_dir(p) else { return };
+            for e in entries.flatten() {
+                let path = e.path();
+                let Ok(m) = std::fs::symlink_metadata(&path) else { continue };
+                if m.file_type().is_symlink() {
+                    continue;
+                }
+                if m.uid() == 0
+                    && let Err(err) = std::os::unix::fs::chown(&path, Some(uid), Some(gid)) {
+                    eprintln!("note: {} stays root's ({err}): give it to the service's user (chown)", path.display());
+                }
+                if m.is_dir() && depth < 8 {
+                    walk(&path, uid, gid, depth + 1);
+                }
+            }
+        }
+        walk(dir, d.uid(), d.gid(), 0);
+    }
 }
 
 pub fn verify(file: &Path) -> anyhow::Result<bool> {
@@ -587,5 +634,28 @@ mod tests {
         for f in ["/var/lib/zhizhuang/zhizhuang-logs.redb", "/mnt/backup/zz-2026-12-02-logs.redb", "/var/lib/zhizhuang/zhizhuang.redb", "/mnt/backup/zz.redb"] {
             assert_eq!(format(f), store::REQUIRED_FORMAT, "{f}");
         }
+    }
+
+    /// Run as root on a data directory of the service's user, an operator command's new files become that user's
+    /// (a restore made as root left a data file the service could not open). Only where the tests run as root.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn files_root_makes_in_the_data_directory_become_its_owners() {
+        use std::os::unix::fs::MetadataExt;
+        if !rustix::process::geteuid().is_root() {
+            return;
+        }
+        let tmp = std::env::temp_dir().join(format!("zz-owner-{}", std::process::id()));
+        let dir = tmp.join("data");
+        std::fs::create_dir_all(dir.join("tls")).unwrap();
+        std::fs::write(dir.join("zhizhuang.redb"), b"x").unwrap();
+        std::fs::write(dir.join("tls/server.key"), b"k").unwrap();
+        std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+        super::give_back_to_owner(&dir);
+        for p in ["zhizhuang.redb", "tls", "tls/server.key"] {
+            let m = std::fs::metadata(dir.join(p)).unwrap();
+            assert_eq!((m.uid(), m.gid()), (65534, 65534), "{p}");
+        }
+        std::fs::remove_dir_all(&tmp).unwrap();
     }
 }

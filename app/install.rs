@@ -66,7 +66,7 @@ LimitNOFILE=65536
 UMask=0077
 NoNewPrivileges=yes
 ProtectSystem=strict
-ReadWritePaths={dir}
+ReadWritePaths={dir} -{backups}
 {read_only}ProtectHome=yes
 PrivateTmp=yes
 PrivateDevices=yes
@@ -88,6 +88,7 @@ SystemCallArchitectures=native
 WantedBy=multi-user.target
 ",
         dir = p.dir.display(),
+        backups = BACKUP_DIR,
         user = p.user,
         env = p.env_file.display(),
         bin = p.bin.display(),
@@ -162,6 +163,10 @@ fn is_root() -> bool {
 }
 
 /// `zhizhuang install`.
+/// The service's backup directory: `zhizhuang backup --out` of a running service writes here (owned by the
+/// service's user, private).
+pub const BACKUP_DIR: &str = "/var/backups/zhizhuang";
+
 pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<()> {
     if root.is_none() && !is_root() {
         bail!("install sets up a system service: run it as root (sudo zhizhuang install …)");
@@ -194,6 +199,13 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     crate::admin::private_dir(&data)?;
     if root.is_none() {
         run(Command::new("chown").arg("-R").arg(format!("{0}:{0}", p.user)).arg(&data), "chown")?;
+    }
+    // Where `zhizhuang backup` of the running service writes: the service may write only its data directory and
+    // this one (the unit's ReadWritePaths; it never sees /tmp as the admin does).
+    let backups = under(root, Path::new(BACKUP_DIR));
+    crate::admin::private_dir(&backups)?;
+    if root.is_none() {
+        run(Command::new("chown").arg(format!("{0}:{0}", p.user)).arg(&backups), "chown")?;
     }
     // The environment file: made once (the password and key it holds must not change under a running install).
     let env = under(root, &p.env_file);
@@ -279,7 +291,7 @@ mod tests {
         let u = unit_text(&plan("0.0.0.0:8090"));
         for line in [
             "User=zhizhuang", "EnvironmentFile=/etc/zhizhuang/zhizhuang.env", "ExecStart=/usr/local/bin/zhizhuang serve", "Restart=on-failure",
-            "NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=/var/lib/zhizhuang", "PrivateTmp=yes", "LimitNOFILE=65536",
+            "NoNewPrivileges=yes", "ProtectSystem=strict", "ReadWritePaths=/var/lib/zhizhuang -/var/backups/zhizhuang", "PrivateTmp=yes", "LimitNOFILE=65536",
             "TimeoutStopSec=90", "KillSignal=SIGTERM", "CapabilityBoundingSet=\n", "WantedBy=multi-user.target", "UMask=0077",
         ] {
             assert!(u.contains(line), "{line:?} missing:\n{u}");

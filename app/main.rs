@@ -14,6 +14,22 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     // Every file this process writes records which build wrote it last.
     store::set_binary(zhizhuang::BINARY);
+    // The data directory an operator command works in: what it made there as root is given to the directory's
+    // owner afterwards (the service's user could not open it otherwise).
+    let touched = match &cli.cmd {
+        Cmd::Restore { dir, .. } | Cmd::Recover { dir, .. } | Cmd::Compact { dir } | Cmd::Reindex { dir } | Cmd::Promote { dir, .. } => Some(dir.clone()),
+        Cmd::Admin { cmd: AdminCmd::Passwd { dir, .. } } | Cmd::Backup { dir, .. } | Cmd::Cert { dir, .. } => Some(dir.clone()),
+        Cmd::Verify { file } => file.parent().map(|p| p.to_path_buf()),
+        _ => None,
+    };
+    let result = run(cli);
+    if let Some(dir) = touched {
+        zhizhuang::admin::give_back_to_owner(&dir);
+    }
+    result
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.cmd {
         Cmd::Serve(args) => {
             // No transparent huge pages for this process: mimalloc asks for them on its arenas, and the kernel
