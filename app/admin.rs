@@ -262,15 +262,59 @@ pub fn give_back_to_owner(dir: &Path) {
     }
 }
 
+/// A copy `verify` checks instead of a backup, removed when done.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        for l in [store::wal::path_for(&self.0), store::wal::folded_path_for(&self.0)] {
+            let _ = std::fs::remove_file(l);
+        }
+    }
+}
+
+/// Whether `file` is a data directory's own file (the data file or the logs' file), which a server opens as it is.
+fn is_live(file: &Path) -> bool {
+    let data = file.with_file_name(store::DATA_FILE);
+    file.file_name().is_some_and(|n| n == store::DATA_FILE) || crate::logsink::file_for(&data) == file
+}
+
+/// A backup is checked on a copy: opening a file stamps it and may extend it, and a backup must stay byte for
+/// byte as it was made (its checksum kept off the box, a read-only mount, the release that made it restoring it).
+/// The copy goes to the system's temporary directory, else beside the backup.
+fn scratch_copy(file: &Path) -> anyhow::Result<Scratch> {
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tag = format!("zz-verify-{}-{name}", std::process::id());
+    let mut why = Vec::new();
+    for dir in [std::env::temp_dir(), file.parent().map(Path::to_path_buf).unwrap_or_default()] {
+        let to = dir.join(&tag);
+        match std::fs::copy(file, &to) {
+            Ok(_) => return Ok(Scratch(to)),
+            Err(e) => {
+                let _ = std::fs::remove_file(&to);
+                why.push(format!("{}: {e}", dir.display()));
+            }
+        }
+    }
+    bail!("verify checks a backup on a copy so that the backup stays as it was made, and no copy could be written ({}); free room in the temporary directory (TMPDIR)", why.join("; "))
+}
+
 pub fn verify(file: &Path) -> anyhow::Result<bool> {
-    let ok = verify_one(file)?;
+    let ok = if is_live(file) || !file.is_file() {
+        verify_one(file, file)?
+    } else {
+        let copy = scratch_copy(file)?;
+        verify_one(&copy.0, file)?
+    };
     // The logs' file beside a data file (a backup's `-logs` copy beside it too).
     let mut logs_ok = true;
     let beside = if file.file_name().is_some_and(|n| n == store::DATA_FILE) { crate::logsink::file_for(file) } else { logs_backup_path(file) };
     for l in [beside] {
         if l.exists() && l != file {
             println!();
-            let report = store::verify_file(&l)?;
+            let copy = if is_live(&l) { None } else { Some(scratch_copy(&l)?) };
+            let report = store::verify_file(copy.as_ref().map_or(&l, |c| &c.0))?;
             println!("{} (logs): {}", l.display(), if report.ok { "OK" } else { "DAMAGED" });
             print_counts(&serde_json::to_value(&report)?);
             for p in &report.problems {
@@ -283,7 +327,8 @@ pub fn verify(file: &Path) -> anyhow::Result<bool> {
     Ok(ok && logs_ok)
 }
 
-fn verify_one(file: &Path) -> anyhow::Result<bool> {
+/// Checks `file` (a backup's copy, or a data directory's own file), naming it as `shown`.
+fn verify_one(file: &Path, shown: &Path) -> anyhow::Result<bool> {
     // Commits the last run left in the write-ahead log are part of the data: fold them in first (what the server
     // does at start), so the file checked is the one it will serve.
     if store::wal::path_for(file).exists() || store::wal::folded_path_for(file).exists() {
@@ -299,14 +344,14 @@ fn verify_one(file: &Path) -> anyhow::Result<bool> {
     }
     let report = store::verify_file(file)?;
     let v = serde_json::to_value(&report)?;
-    println!("{}: {}", file.display(), if report.ok { "OK" } else { "DAMAGED" });
+    println!("{}: {}", shown.display(), if report.ok { "OK" } else { "DAMAGED" });
     print_counts(&v);
     for p in &report.problems {
         println!("problem: {p}");
     }
     let ledger_ok = if report.ok { audit_ledger(file)? } else { true };
     // The search index beside a data file: how far it is behind the change log (a cache: never a problem).
-    let dir = crate::indexer::index_dir(file);
+    let dir = crate::indexer::index_dir(shown);
     if dir.is_dir() {
         match search::Index::peek(&dir, None) {
             Ok(seq) => println!("search index: holds changes up to {seq} of {} (lag {})", report.change_seq, report.change_seq.saturating_sub(seq)),
@@ -461,11 +506,12 @@ pub fn restore_logs(dir: &Path, l: &Path) -> anyhow::Result<()> {
     if server_running(dir) {
         bail!("a server is running on {}; stop it before restoring", dir.display());
     }
-    if !store::verify_file(l)?.ok {
+    let copy = scratch_copy(l)?;
+    if !store::verify_file(&copy.0)?.ok {
         bail!("{} fails verification; nothing changed", l.display());
     }
     let target = crate::logsink::file_for(&data_file(dir));
-    replace_file(dir, l, &target)?;
+    replace_file(dir, &copy.0, &target)?;
     println!("restored the logs {} into {}", l.display(), target.display());
     Ok(())
 }
@@ -502,11 +548,13 @@ fn restore_data(dir: &Path, file: &Path) -> anyhow::Result<()> {
             Err(e) => eprintln!("note: the current data file does not open ({e}); replacing it"),
         }
     }
-    if !store::verify_file(file)?.ok {
+    // The backup is only read: its copy is verified and put in place (`verify_file` opens what it checks).
+    let copy = scratch_copy(file)?;
+    if !store::verify_file(&copy.0)?.ok {
         bail!("{} fails verification; nothing changed", file.display());
     }
     // A log left beside the old file (it did not open) goes aside with it.
-    replace_file(dir, file, &target)?;
+    replace_file(dir, &copy.0, &target)?;
     crate::replica::restart_stream(dir)?;
     // The search index described the replaced file: it is rebuilt from the restored one at the next start.
     let index_dir = crate::indexer::index_dir(&target);

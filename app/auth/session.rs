@@ -73,7 +73,15 @@ impl Session {
     pub fn is_platform_admin(&self) -> bool {
         self.tenant == store::PLATFORM_TENANT && self.role_aliases.iter().any(|a| a == "administrator")
     }
+
+    /// An administrator of the user's tenant (a role alias of `ADMIN_ALIASES`).
+    pub fn is_tenant_admin(&self) -> bool {
+        self.role_aliases.iter().any(|a| ADMIN_ALIASES.contains(&a.as_str()))
+    }
 }
+
+/// Role aliases that make a user an administrator of its tenant (exact matches only).
+pub const ADMIN_ALIASES: &[&str] = &["admin", "administrator"];
 
 /// Comma-joined ids as stored in `roleId` / `deptId`.
 pub fn id_list(v: Option<&Value>) -> Vec<u64> {

@@ -29,9 +29,11 @@ async fn backup_verify_restore_and_password_reset() {
     let (code, out) = run(&["backup", "--dir", d, "--out", online.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("records"), "{out}");
+    let made = std::fs::read(&online).unwrap();
     let (code, out) = run(&["verify", online.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("OK") && out.contains("param"), "{out}");
+    assert!(out.contains("OK") && out.contains("param") && out.contains(online.to_str().unwrap()), "{out}");
+    assert!(std::fs::read(&online).unwrap() == made, "verify leaves a backup byte for byte as it was made");
     assert!(out.contains("free") && out.contains("MiB"), "verify shows the file's size and free space: {out}");
 
     // Restore is refused while the server holds the directory.
@@ -78,6 +80,7 @@ async fn backup_verify_restore_and_password_reset() {
     let (code, out) = run(&["restore", "--dir", d, online.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("search index removed"), "restore drops the index of the replaced file: {out}");
+    assert!(std::fs::read(&online).unwrap() == made, "restore only reads the backup");
     assert!(std::fs::read_dir(&dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains("before-restore")), "previous file kept aside");
     let server = Server::start(&dir).await;
     let token = server.sign_in("157270").await; // the backup predates the reset

@@ -297,18 +297,17 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     assert!(instances >= 1 && tasks >= 3, "{instances} {tasks}");
 }
 
+/// A one-day leave `t` applies for (no approver named: the department leader decides); its instance.
+async fn one_day_leave(app: &App, t: &str) -> String {
+    let (s, v) = post(app, t, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-11-24 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "事假"})).await;
+    assert_eq!(s, 200, "{v}");
+    v["data"]["processInstanceId"].as_str().unwrap().to_string()
+}
+
 #[tokio::test]
 async fn withdraw_delete_and_reassign() {
     let app = App::new();
     let p = people(&app).await;
-    let start = |t: String| {
-        let app = &app;
-        async move {
-            let (s, v) = post(app, &t, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-11-24 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "事假"})).await;
-            assert_eq!(s, 200, "{v}");
-            v["data"]["processInstanceId"].as_str().unwrap().to_string()
-        }
-    };
     // 请假流程 offers 撤回 while it would be taken: running, nothing decided yet.
     let withdrawable = |i: String| {
         let (app, t) = (&app, p.zhang.clone());
@@ -318,7 +317,7 @@ async fn withdraw_delete_and_reassign() {
             v["data"]["records"].as_array().unwrap().iter().find(|r| r["processInstanceId"] == i.as_str()).unwrap_or_else(|| panic!("{v}"))["withdrawable"].clone()
         }
     };
-    let i1 = start(p.zhang.clone()).await;
+    let i1 = one_day_leave(&app, &p.zhang).await;
     assert_eq!(withdrawable(i1.clone()).await, true);
     let (s, _) = post(&app, &p.wang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
     assert_eq!(s, 403, "only the starter withdraws");
@@ -332,7 +331,7 @@ async fn withdraw_delete_and_reassign() {
     assert_eq!(s, 400);
     assert_eq!(withdrawable(i1.clone()).await, false, "withdrawn");
     // Given back by the leader (a step decided), it is still running but no longer withdrawn.
-    let i4 = start(p.zhang.clone()).await;
+    let i4 = one_day_leave(&app, &p.zhang).await;
     let t4 = todo(&app, &p.li).await.iter().find(|t| t["processInstanceId"] == i4.as_str()).unwrap()["taskId"].as_str().unwrap().to_string();
     let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t4, "processInstanceId": i4, "pass": false, "comment": "日期冲突"})).await;
     assert_eq!(s, 200, "{v}");
@@ -340,7 +339,7 @@ async fn withdraw_delete_and_reassign() {
     let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i4}"), json!({})).await;
     assert_eq!(s, 400, "{v}");
     // An administrator reassigns the leader's task to 王, then deletes another instance with a reason.
-    let i2 = start(p.zhang.clone()).await;
+    let i2 = one_day_leave(&app, &p.zhang).await;
     let task = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
     let wang_id = {
         let (_, v) = get(&app, &p.wang, "/api/blade-user/info").await;
@@ -361,7 +360,7 @@ async fn withdraw_delete_and_reassign() {
     assert_eq!(s, 403, "{v}");
     let (s, v) = post(&app, &p.wang, &format!("{F}/work/complete-task"), json!({"taskId": task, "flag": "ok"})).await;
     assert_eq!(s, 200, "{v}");
-    let i3 = start(p.zhang.clone()).await;
+    let i3 = one_day_leave(&app, &p.zhang).await;
     let (_, v) = get(&app, &p.admin, &format!("{F}/follow/list")).await;
     assert!(v["data"]["records"].as_array().unwrap().iter().any(|r| r["processInstanceId"] == i3.as_str()), "{v}");
     let (s, _) = post(&app, &p.admin, &format!("{F}/follow/delete-process-instance?processInstanceId={i3}&deleteReason=重复提交"), json!({})).await;
@@ -379,15 +378,7 @@ async fn withdraw_delete_and_reassign() {
 async fn old_task_messages_get_their_task_and_decided_ones_are_read() {
     let app = App::new();
     let p = people(&app).await;
-    let start = |t: String| {
-        let app = &app;
-        async move {
-            let (s, v) = post(app, &t, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-11-24 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "事假"})).await;
-            assert_eq!(s, 200, "{v}");
-            v["data"]["processInstanceId"].as_str().unwrap().to_string()
-        }
-    };
-    let (open_inst, done_inst) = (start(p.zhang.clone()).await, start(p.zhang.clone()).await);
+    let (open_inst, done_inst) = (one_day_leave(&app, &p.zhang).await, one_day_leave(&app, &p.zhang).await);
     let task_of = |list: &[Value], inst: &str| list.iter().find(|t| t["processInstanceId"] == inst).unwrap()["taskId"].as_str().unwrap().parse::<u64>().unwrap();
     let li_todo = todo(&app, &p.li).await;
     let (open_task, done_task) = (task_of(&li_todo, &open_inst), task_of(&li_todo, &done_inst));

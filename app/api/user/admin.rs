@@ -18,8 +18,7 @@ use crate::error::{ApiError, ApiResult, Kind};
 use crate::http::{AnyParams, JsonObject, QueryPairs, ok};
 use crate::state::AppState;
 
-/// Role aliases that make a user an administrator of its tenant (exact matches only).
-pub const ADMIN_ALIASES: &[&str] = &["admin", "administrator"];
+pub use crate::auth::session::ADMIN_ALIASES;
 /// Most users whose password one call resets (each costs an Argon2id hash).
 const RESET_MAX: usize = 20;
 /// Most rows `user-list` answers.
