@@ -148,6 +148,12 @@ async fn shipped_changes_restore_exactly_latest_and_at_a_moment() {
     }
     wait_shipped(&status, &store).await;
     let latest = keys(&store);
+    // A snapshot is taken in the background once enough log has shipped: it may still be under way when the
+    // changes are (CI's loaded machine once asserted at that moment).
+    let t1 = Instant::now();
+    while status.lock().unwrap().snapshots.len() < 2 && t1.elapsed() < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(status.lock().unwrap().snapshots.len() >= 2, "later snapshots were taken: {:?}", status.lock().unwrap().snapshots);
     // Old segments were merged into fewer objects (a restore reads them in place of the many).
     let g = status.lock().unwrap().generation.clone();
