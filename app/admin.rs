@@ -506,24 +506,30 @@ pub fn restore_logs(dir: &Path, l: &Path) -> anyhow::Result<()> {
     if server_running(dir) {
         bail!("a server is running on {}; stop it before restoring", dir.display());
     }
-    let copy = scratch_copy(l)?;
-    if !store::verify_file(&copy.0)?.ok {
-        bail!("{} fails verification; nothing changed", l.display());
-    }
     let target = crate::logsink::file_for(&data_file(dir));
-    replace_file(dir, &copy.0, &target)?;
+    replace_file(dir, l, &target)?;
     println!("restored the logs {} into {}", l.display(), target.display());
     Ok(())
 }
 
-/// Puts `from` (a verified copy) in place of `target` through a synced temporary file, keeping the old one (and a
-/// write-ahead log left beside it) aside.
+/// Puts a copy of the backup `from` in place of `target` through a synced temporary file, keeping the old one (and
+/// a write-ahead log left beside it) aside. The copy is what is verified (opening a file stamps it): the backup is
+/// only read, and stays byte for byte as it was made. A copy that fails verification changes nothing.
 fn replace_file(dir: &Path, from: &Path, target: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!("{name}.restoring"));
     std::fs::copy(from, &tmp)?;
     std::fs::File::open(&tmp)?.sync_all()?;
+    let verified = store::verify_file(&tmp).map(|r| r.ok);
+    if !matches!(verified, Ok(true)) {
+        let _ = std::fs::remove_file(&tmp);
+        for l in [store::wal::path_for(&tmp), store::wal::folded_path_for(&tmp)] {
+            let _ = std::fs::remove_file(l);
+        }
+        verified?;
+        bail!("{} fails verification; nothing changed", from.display());
+    }
     if target.exists() {
         let aside = dir.join(format!("{name}.before-restore-{}", store::now_millis()));
         std::fs::rename(target, &aside)?;
@@ -548,13 +554,8 @@ fn restore_data(dir: &Path, file: &Path) -> anyhow::Result<()> {
             Err(e) => eprintln!("note: the current data file does not open ({e}); replacing it"),
         }
     }
-    // The backup is only read: its copy is verified and put in place (`verify_file` opens what it checks).
-    let copy = scratch_copy(file)?;
-    if !store::verify_file(&copy.0)?.ok {
-        bail!("{} fails verification; nothing changed", file.display());
-    }
-    // A log left beside the old file (it did not open) goes aside with it.
-    replace_file(dir, &copy.0, &target)?;
+    // A log left beside the old file (it did not open) goes aside with it; the backup is only read.
+    replace_file(dir, file, &target)?;
     crate::replica::restart_stream(dir)?;
     // The search index described the replaced file: it is rebuilt from the restored one at the next start.
     let index_dir = crate::indexer::index_dir(&target);

@@ -99,10 +99,8 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     // Narrowed by another choice of the form (`ui.within`: 合同 by the chosen 项目): `<field>_equal=<id>` for the
     // fields some referring form names, and no other (a lookup answers titles to those who may not read the
     // records; it is not a filter over their contents).
-    let narrowing: std::collections::HashSet<String> = referrers(&st, &def.name)
-        .iter()
-        .flat_map(|r| r.fields.iter().filter(|f| f.refers.as_deref() == Some(def.name.as_str())).flat_map(crate::decl::within).map(|(_, to)| to).collect::<Vec<_>>())
-        .collect();
+    let narrowing: std::collections::HashSet<String> =
+        st.res.referrers(&def.name).iter().filter_map(|(r, f)| r.field(f)).flat_map(crate::decl::within).map(|(_, to)| to).collect();
     for (k, v) in &q {
         let Some(field) = k.strip_suffix("_equal") else { continue };
         if !narrowing.contains(field) {

@@ -212,20 +212,23 @@ pub(super) fn adjust_step(task: &Map<String, Value>, inst: &Map<String, Value>, 
     Ok(())
 }
 
-/// 调整申请 sent on: the applicant's own step that a rejection sent the leave back to, completed with the leave as
-/// changed. Whose step it is is decided before the body is read and again in the transaction; the leave record,
-/// the process's variables (`days` steers the gateway) and the completion commit together.
+/// `adjust_step` of a stored task and instance: their process's definition and the leave read for it.
+fn adjust_step_stored(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, task: &Map<String, Value>, inst: &Map<String, Value>, me: u64) -> store::Result<Option<Map<String, Value>>> {
+    let process = r.get(&res.get("flow_process"), tenant, id(inst, "processId"))?.unwrap_or_default();
+    let leave = if text(inst, "businessTable") == "process_leave" { r.get(&res.get("process_leave"), tenant, id(inst, "businessId"))? } else { None };
+    adjust_step(task, inst, &runtime::definition_of(&process), leave.as_ref(), me)?;
+    Ok(leave)
+}
+
 /// Whether `task` is `me`'s 调整申请 (`adjust_step` on the stored records): the handle page shows the leave as a
 /// form to change only then.
 pub(super) fn is_adjust_step(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, task: &Map<String, Value>, inst: &Map<String, Value>, me: u64) -> store::Result<bool> {
-    if text(inst, "businessTable") != "process_leave" {
-        return Ok(false);
-    }
-    let process = r.get(&res.get("flow_process"), tenant, id(inst, "processId"))?.unwrap_or_default();
-    let leave = r.get(&res.get("process_leave"), tenant, id(inst, "businessId"))?;
-    Ok(adjust_step(task, inst, &runtime::definition_of(&process), leave.as_ref(), me).is_ok())
+    Ok(text(inst, "businessTable") == "process_leave" && adjust_step_stored(r, res, tenant, task, inst, me).is_ok())
 }
 
+/// 调整申请 sent on: the applicant's own step that a rejection sent the leave back to, completed with the leave as
+/// changed. Whose step it is is decided before the body is read and again in the transaction; the leave record,
+/// the process's variables (`days` steers the gateway) and the completion commit together.
 async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
     let tid = super::body_id(&b, &["taskId"])?.ok_or_else(|| ApiError::with(Kind::Missing, "taskId"))?;
     let (res, t, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
@@ -233,9 +236,7 @@ async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObj
         .read(move |r| {
             let task = r.get(&res.get("flow_task"), &t, tid)?.ok_or(StoreError::NotFound)?;
             let inst = r.get(&res.get("flow_instance"), &t, id(&task, "instanceId"))?.ok_or(StoreError::NotFound)?;
-            let process = r.get(&res.get("flow_process"), &t, id(&inst, "processId"))?.unwrap_or_default();
-            let leave = if text(&inst, "businessTable") == "process_leave" { r.get(&res.get("process_leave"), &t, id(&inst, "businessId"))? } else { None };
-            adjust_step(&task, &inst, &runtime::definition_of(&process), leave.as_ref(), me)?;
+            let leave = adjust_step_stored(r, &res, &t, &task, &inst, me)?;
             Ok(leave.and_then(|l| l.get("leaveType").and_then(Value::as_i64)))
         })
         .await?;
