@@ -18,6 +18,20 @@ pub fn data_file(dir: &Path) -> PathBuf {
     dir.join(store::DATA_FILE)
 }
 
+/// An operator command's data directory holds a data file: a wrong or forgotten `--dir` is named as such (it
+/// said only "No such file or directory"), and nothing is made there.
+pub fn need_data(dir: &Path) -> anyhow::Result<()> {
+    let f = data_file(dir);
+    if !f.exists() {
+        bail!(
+            "no data file {} here: --dir names the server's data directory (an installed service's is /var/lib/zhizhuang; without --dir it is ./zz_data). / 找不到数据文件 {}:请用 --dir 指定服务器的数据目录。",
+            f.display(),
+            f.display()
+        );
+    }
+    Ok(())
+}
+
 /// How an operator command opens `file`: a data file whose directory ships to a replica keeps its logs in the
 /// ship directory (what it folds reaches the bucket at the next `serve --replicate`, instead of a silent gap).
 pub fn offline_options(file: &Path) -> store::Options {
@@ -129,6 +143,7 @@ fn check_out(dir: &Path, out: &Path) -> anyhow::Result<()> {
 }
 
 pub fn backup(dir: &Path, out: &Path, with_logs: bool) -> anyhow::Result<()> {
+    need_data(dir)?;
     let out = absolute(out)?;
     check_out(dir, &out)?;
     let logs_out = with_logs.then(|| logs_backup_path(&out));
@@ -162,9 +177,11 @@ pub fn backup(dir: &Path, out: &Path, with_logs: bool) -> anyhow::Result<()> {
     println!("backup written to {}", out.display());
     print_counts(&report);
     // Secrets in the file are sealed with the install's key (`crate::secrets`): a backup alone cannot open them.
+    let env = crate::install::ENV_FILE;
     match std::env::var(crate::secrets::KEY_ENV).ok().filter(|v| !v.trim().is_empty()) {
-        Some(_) => println!("keep the key with it: the secrets in this backup are sealed with {} (set in this environment)", crate::secrets::KEY_ENV),
-        None => println!("keep the key with it: the secrets in this backup are sealed with {} (copy it to the data directory you restore into)", crate::secrets::key_path(dir).display()),
+        Some(_) => println!("keep the key with it: the secrets in this backup are sealed with {} (set in this environment); the server you restore on needs it in its {}", crate::secrets::KEY_ENV, crate::secrets::KEY_ENV),
+        None if Path::new(env).exists() => println!("keep the key with it: the secrets in this backup are sealed with the installed service's key, {} in {env} (the same as {}); the server you restore on needs it in its {env}", crate::secrets::KEY_ENV, crate::secrets::key_path(dir).display()),
+        None => println!("keep the key with it: the secrets in this backup are sealed with {} (copy it to the data directory you restore into, or set its digits as {} there)", crate::secrets::key_path(dir).display(), crate::secrets::KEY_ENV),
     }
     if let (Some(lo), Some(r)) = (&logs_out, &logs_report) {
         println!("logs backup written to {}", lo.display());
@@ -179,6 +196,7 @@ pub fn recover(dir: &Path, accept_loss: bool) -> anyhow::Result<()> {
     if !accept_loss {
         bail!("recover discards the records of a damaged write-ahead log after the damage: add --accept-loss to do it (or restore a backup)");
     }
+    need_data(dir)?;
     if server_running(dir) {
         bail!("a server is running on {}; it opened its files, so there is nothing to recover", dir.display());
     }
@@ -430,6 +448,7 @@ pub fn reindex(dir: &Path) -> anyhow::Result<()> {
 
 /// Compacts DIR's data file and logs' file (no server may hold them) and prints their sizes before and after.
 pub fn compact(dir: &Path) -> anyhow::Result<()> {
+    need_data(dir)?;
     compact_file(&data_file(dir))?;
     let logs = crate::logsink::file_for(&data_file(dir));
     if logs.exists() {
@@ -569,6 +588,7 @@ fn restore_data(dir: &Path, file: &Path) -> anyhow::Result<()> {
 
 /// Sets a new password (given, or generated and printed) for an account, revoking its sessions.
 pub fn passwd(dir: &Path, tenant: &str, account: &str, given: Option<String>) -> anyhow::Result<()> {
+    need_data(dir)?;
     let pw = given.unwrap_or_else(password::random_password);
     let md5 = password::md5_hex(&pw);
     match Store::open(&data_file(dir), &offline_options(&data_file(dir))) {

@@ -97,11 +97,17 @@ pub fn run(out: &Path, hosts: &[String]) -> anyhow::Result<()> {
     println!("  zhizhuang serve --https 0.0.0.0:8443 --tls-cert {} --tls-key {} --http 0.0.0.0:8090", m.cert.display(), m.key.display());
     println!("  (the certificate is read again on SIGHUP or when the files change; --http then only redirects to HTTPS)");
     println!();
-    println!("trust the authority once on each Windows PC (copy {} there), either:", m.ca.display());
-    println!("  - double-click ca.crt → 安装证书(Install Certificate) → 本地计算机(Local Machine) → 将所有的证书都放入下列存储 → 受信任的根证书颁发机构(Trusted Root Certification Authorities) → 完成; or");
-    println!("  - in a command prompt run as administrator: certutil -addstore -f Root ca.crt");
+    trust_advice(&m.ca);
     println!("  then open https://{}:8443 in the browser (restart the browser if it was open).", hosts[0]);
     Ok(())
+}
+
+/// How the office's PCs come to trust the local authority (once each).
+pub fn trust_advice(ca: &Path) {
+    println!("trust the authority once on each Windows PC (copy {} there), either:", ca.display());
+    println!("  - double-click ca.crt → 安装证书(Install Certificate) → 本地计算机(Local Machine) → 将所有的证书都放入下列存储 → 受信任的根证书颁发机构(Trusted Root Certification Authorities) → 完成; or");
+    println!("  - in a command prompt run as administrator: certutil -addstore -f Root ca.crt");
+    println!("  (until then the browser warns that the connection is not private)");
 }
 
 #[cfg(test)]

@@ -112,20 +112,34 @@ pub enum Cmd {
     },
     /// Install the server as a systemd service (as root): a system user, a private data directory, an
     /// environment file for settings and secrets (/etc/zhizhuang/zhizhuang.env), the binary in /usr/local/bin,
-    /// a hardened unit, started. Prints the address and where the first password is.
+    /// a hardened unit, started. On the network it serves HTTPS (port 8443) with a certificate it makes, unless
+    /// --https names yours or --insecure-http asks for plain HTTP. Prints the addresses and where the first
+    /// password is.
     Install {
+        /// The data directory (the data file, its logs, the search index, the secret key, the certificate).
         #[arg(long, default_value = "/var/lib/zhizhuang")]
         dir: PathBuf,
-        /// Where to listen with plain HTTP (with --https: only a redirect to it).
+        /// Where to listen with plain HTTP (with HTTPS: only a redirect to it).
         #[arg(long, default_value = "0.0.0.0:8090")]
         http: String,
-        /// Where to listen with HTTPS (needs --tls-cert and --tls-key; `zhizhuang cert` makes them).
+        /// Where to listen with HTTPS with your own certificate (needs --tls-cert and --tls-key). Without it,
+        /// install makes a certificate of a local authority and serves HTTPS on port 8443.
         #[arg(long, requires_all = ["tls_cert", "tls_key"])]
         https: Option<String>,
+        /// Your certificate chain, PEM (with --https).
         #[arg(long)]
         tls_cert: Option<PathBuf>,
+        /// Your certificate's private key, PEM (with --https).
         #[arg(long)]
         tls_key: Option<PathBuf>,
+        /// Another address or DNS name people type to reach the server, for the certificate install makes
+        /// (repeat for several; this machine's name and address are always in it).
+        #[arg(long = "host")]
+        hosts: Vec<String>,
+        /// Serve plain HTTP on the network, no certificate: only behind your own TLS proxy (passwords would
+        /// cross the network readable).
+        #[arg(long, conflicts_with = "https")]
+        insecure_http: bool,
         /// The system user the service runs as (created when missing).
         #[arg(long, default_value = "zhizhuang")]
         user: String,
@@ -136,8 +150,10 @@ pub enum Cmd {
         #[arg(long)]
         no_start: bool,
     },
-    /// Stop and remove the systemd service; the data directory and the environment file stay.
+    /// Stop and remove the systemd service, the binary and the manual; the data directory, the backups and the
+    /// environment file (with the secret key) stay.
     Uninstall {
+        /// Remove what `install --root` staged there instead of the system.
         #[arg(long)]
         root: Option<PathBuf>,
     },
@@ -222,6 +238,10 @@ pub struct ServeArgs {
     /// First admin password (otherwise generated and printed once at first start).
     #[arg(long, env = "ZZ_ADMIN_PASSWORD", hide_env_values = true)]
     pub admin_password: Option<String>,
+    /// The first administrators must replace --admin-password at their first sign-in (`install` sets it: its
+    /// generated password stays readable in the environment file).
+    #[arg(long, env = "ZZ_ADMIN_PASSWORD_ONCE", value_parser = BoolishValueParser::new())]
+    pub admin_password_once: bool,
     /// Access token lifetime in seconds.
     #[arg(long, env = "ZZ_ACCESS_TTL", default_value_t = 1800)]
     pub access_ttl: u64,

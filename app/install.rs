@@ -1,10 +1,13 @@
 //! `zhizhuang install` / `uninstall`: the server as a systemd service in one command, as the one administrator of
 //! a small company would want it. Install (as root) creates the system user, the data directory (0700, the
 //! user's), an environment file for settings and secrets (`/etc/zhizhuang/zhizhuang.env`, 0600: the first
-//! administrator password, the secret key), copies the binary to `/usr/local/bin`, writes a hardened unit and
-//! starts it, then prints the address and where the first password is. Uninstall stops and removes the unit and
-//! keeps the data and the environment file. `--root` writes everything under a staging directory instead
-//! (packaging, tests) and runs no system command.
+//! administrator password, the secret key), copies the binary to `/usr/local/bin` and this README to
+//! `/usr/local/share/doc/zhizhuang`, writes a hardened unit and starts it, then prints the addresses and where the
+//! first password is. Served on the network it is HTTPS unless told otherwise: without `--https` or
+//! `--insecure-http` it makes a local certificate authority and a certificate for this machine's name and address
+//! (`crate::cert`), so no password crosses the office network readable. Uninstall stops and removes the unit and
+//! the binary and keeps the data and the environment file. `--root` writes everything under a staging directory
+//! instead (packaging, tests) and runs no system command.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,6 +26,10 @@ pub struct Plan {
     pub user: String,
     pub bin: PathBuf,
     pub env_file: PathBuf,
+    /// More names and addresses for the certificate `install` makes (besides this machine's own).
+    pub hosts: Vec<String>,
+    /// Plain HTTP on the network, as asked (behind the company's own TLS proxy).
+    pub insecure_http: bool,
 }
 
 impl Plan {
@@ -46,7 +53,7 @@ pub fn unit_text(p: &Plan) -> String {
     format!(
         "[Unit]
 Description=智装 Zhizhuang back-office
-Documentation=file://{dir}/README.md
+Documentation=file://{doc}
 After=network-online.target
 Wants=network-online.target
 
@@ -88,6 +95,7 @@ SystemCallArchitectures=native
 WantedBy=multi-user.target
 ",
         dir = p.dir.display(),
+        doc = DOC_FILE,
         backups = BACKUP_DIR,
         user = p.user,
         env = p.env_file.display(),
@@ -108,12 +116,12 @@ pub fn env_text(p: &Plan, admin_password: &str, secret_key: &str) -> String {
     );
     if let (Some(h), Some(c), Some(k)) = (&p.https, &p.tls_cert, &p.tls_key) {
         s.push_str(&format!("ZZ_HTTPS={h}\nZZ_TLS_CERT={}\nZZ_TLS_KEY={}\n", c.display(), k.display()));
-    } else if !p.http.starts_with("127.") && !p.http.starts_with("[::1]") && !p.http.starts_with("localhost") {
-        s.push_str("# Plain HTTP on the network: passwords cross it readable by anyone on it. Prefer HTTPS\n# (`zhizhuang cert --host <address>`, then ZZ_HTTPS, ZZ_TLS_CERT, ZZ_TLS_KEY).\nZZ_INSECURE_HTTP=1\n");
+    } else if p.insecure_http && !loopback(&p.http) {
+        s.push_str("# Plain HTTP on the network (`install --insecure-http`): passwords cross it readable by anyone on\n# it. Only behind your own TLS proxy; else `zhizhuang cert --host <address>`, then ZZ_HTTPS, ZZ_TLS_CERT, ZZ_TLS_KEY.\nZZ_INSECURE_HTTP=1\n");
     }
     s.push_str(&format!(
-        "# The first administrators' password (every tenant's `admin`), used only when the data file is created.\n\
-         # Change it after signing in.\nZZ_ADMIN_PASSWORD={admin_password}\n\
+        "# The first administrators' password (every tenant's `admin`), used only when the data file is created;\n\
+         # each administrator sets his own at the first sign-in.\nZZ_ADMIN_PASSWORD={admin_password}\nZZ_ADMIN_PASSWORD_ONCE=1\n\
          # The key that seals the companies' secrets and signs tokens: keep a copy with your backups.\n\
          ZZ_SECRET_KEY={secret_key}\n"
     ));
@@ -162,11 +170,61 @@ fn is_root() -> bool {
     }
 }
 
-/// `zhizhuang install`.
 /// The service's backup directory: `zhizhuang backup --out` of a running service writes here (owned by the
 /// service's user, private).
 pub const BACKUP_DIR: &str = "/var/backups/zhizhuang";
+/// The service's settings and secrets (root only).
+pub const ENV_FILE: &str = "/etc/zhizhuang/zhizhuang.env";
+/// Where the binary goes, so that the unit outlives the download folder.
+pub const BIN_FILE: &str = "/usr/local/bin/zhizhuang";
+/// The README, which the unit's `Documentation=` names (`systemctl help zhizhuang`).
+pub const DOC_FILE: &str = "/usr/local/share/doc/zhizhuang/README.md";
+const README: &str = include_str!("../README.md");
+/// The HTTPS port `install` serves on when it makes the certificate itself.
+const HTTPS_PORT: u16 = 8443;
 
+fn loopback(addr: &str) -> bool {
+    addr.starts_with("127.") || addr.starts_with("[::1]") || addr.starts_with("localhost")
+}
+
+/// A name a certificate can carry (what `cert::make` accepts).
+fn certifiable(h: &str) -> bool {
+    !h.is_empty() && (h.parse::<std::net::IpAddr>().is_ok() || h.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-'))
+}
+
+/// The names people may type to reach this machine: the asked ones first, then its host name, the address its
+/// default route leaves from (a UDP socket "connected" to a documentation address sends nothing), the address it
+/// was told to listen on, and localhost for the administrator on the machine itself.
+fn this_machine(asked: &[String], http: &str) -> Vec<String> {
+    let mut v: Vec<String> = asked.to_vec();
+    if let Ok(h) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
+        v.push(h.trim().to_string());
+    }
+    if let Ok(sock) = std::net::UdpSocket::bind("0.0.0.0:0")
+        && sock.connect("192.0.2.1:9").is_ok()
+        && let Ok(a) = sock.local_addr()
+        && !a.ip().is_unspecified() {
+        v.push(a.ip().to_string());
+    }
+    if let Ok(a) = http.parse::<std::net::SocketAddr>()
+        && !a.ip().is_unspecified() {
+        v.push(a.ip().to_string());
+    }
+    v.extend(["localhost".to_string(), "127.0.0.1".to_string()]);
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|h| certifiable(h) && h != "localhost.localdomain" && seen.insert(h.clone()));
+    v
+}
+
+/// The settings an earlier install wrote (`KEY=value` lines), which a second install keeps.
+fn env_values(text: &str) -> std::collections::HashMap<String, String> {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .filter_map(|l| l.split_once('=').map(|(k, v)| (k.trim().to_string(), v.trim().to_string())))
+        .collect()
+}
+
+/// `zhizhuang install`.
 pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<()> {
     if root.is_none() && !is_root() {
         bail!("install sets up a system service: run it as root (sudo zhizhuang install …)");
@@ -174,21 +232,31 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     if p.https.is_some() != (p.tls_cert.is_some() && p.tls_key.is_some()) {
         bail!("--https needs --tls-cert and --tls-key (`zhizhuang cert --host <address>` makes them)");
     }
-    // The binary at a fixed place, so that the unit outlives the download folder.
-    let target_bin = PathBuf::from("/usr/local/bin/zhizhuang");
+    if p.https.is_some() && p.insecure_http {
+        bail!("--insecure-http is for plain HTTP without --https: with --https the --http address only redirects to it");
+    }
+    // systemd is what starts, restarts and stops the service; without it (a container, an init without it) the
+    // rest is still set up, and the end says how to start the server by hand.
+    let systemd = root.is_none() && Path::new("/run/systemd/system").is_dir();
+    if root.is_none() && !systemd {
+        println!("systemd is not running on this machine (no /run/systemd/system): the user, the data directory, the settings and the unit are set up, the service is not started (how to start it by hand is printed at the end)");
+    }
+    let target_bin = PathBuf::from(BIN_FILE);
     let me = std::env::current_exe().context("where is this binary")?;
     let bin_dest = under(root, &target_bin);
     if std::fs::canonicalize(&me).ok() != std::fs::canonicalize(&bin_dest).ok() {
         if let Some(d) = bin_dest.parent() {
-            std::fs::create_dir_all(d)?;
+            std::fs::create_dir_all(d).with_context(|| format!("create {}", d.display()))?;
         }
         let tmp = bin_dest.with_extension("new");
         std::fs::copy(&me, &tmp).with_context(|| format!("copy the binary to {}", bin_dest.display()))?;
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))?;
-        std::fs::rename(&tmp, &bin_dest)?;
+        std::fs::rename(&tmp, &bin_dest).with_context(|| format!("put the binary at {}", bin_dest.display()))?;
+        println!("copied the binary to {}", bin_dest.display());
     }
     p.bin = target_bin;
+    write_mode(&under(root, Path::new(DOC_FILE)), README, 0o644)?;
     // The system user.
     if root.is_none() && Command::new("id").arg("-u").arg(&p.user).output().map(|o| !o.status.success()).unwrap_or(true) {
         run(Command::new("useradd").args(["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "--home-dir"]).arg(&p.dir).arg(&p.user), "useradd")?;
@@ -196,33 +264,51 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     }
     // The data directory: private to the user.
     let data = under(root, &p.dir);
-    crate::admin::private_dir(&data)?;
-    if root.is_none() {
-        run(Command::new("chown").arg("-R").arg(format!("{0}:{0}", p.user)).arg(&data), "chown")?;
-    }
+    crate::admin::private_dir(&data).with_context(|| format!("make the data directory {}", data.display()))?;
     // Where `zhizhuang backup` of the running service writes: the service may write only its data directory and
     // this one (the unit's ReadWritePaths; it never sees /tmp as the admin does).
     let backups = under(root, Path::new(BACKUP_DIR));
-    crate::admin::private_dir(&backups)?;
-    if root.is_none() {
-        run(Command::new("chown").arg(format!("{0}:{0}", p.user)).arg(&backups), "chown")?;
-    }
-    // The environment file: made once (the password and key it holds must not change under a running install).
+    crate::admin::private_dir(&backups).with_context(|| format!("make the backup directory {}", backups.display()))?;
+    // The environment file: made once (the password and key it holds must not change under a running install);
+    // a second install keeps it and the addresses it names.
     let env = under(root, &p.env_file);
     let first = !env.exists();
+    let mut made_ca = None;
     if first {
+        // On the network and not told otherwise: HTTPS with a certificate of a local authority made here.
+        if p.https.is_none() && !p.insecure_http && !loopback(&p.http) {
+            let hosts = this_machine(&p.hosts, &p.http);
+            let made = crate::cert::make(&data.join("tls"), &hosts)?;
+            let ip = p.http.rsplit_once(':').map(|(ip, _)| ip.to_string()).unwrap_or_else(|| "0.0.0.0".into());
+            p.https = Some(format!("{ip}:{HTTPS_PORT}"));
+            p.tls_cert = Some(p.dir.join("tls/server.crt"));
+            p.tls_key = Some(p.dir.join("tls/server.key"));
+            println!("made a certificate for {} signed by a local certificate authority ({})", hosts.join(", "), made.ca.display());
+            made_ca = Some((made.ca, hosts));
+        }
         let key = match crate::secrets::Secrets::load(&data) {
             // A data directory that already has a key keeps it.
             Ok(_) => std::fs::read_to_string(crate::secrets::key_path(&data)).map(|k| k.trim().to_string()).unwrap_or_default(),
             Err(e) => return Err(e),
         };
-        if root.is_none() {
-            let _ = Command::new("chown").arg(format!("{0}:{0}", p.user)).arg(crate::secrets::key_path(&data)).status();
-        }
         let password = format!("Zz#{}", crate::auth::token::random_hex(6));
         write_mode(&env, &env_text(&p, &password, &key), 0o600)?;
+        println!("wrote {} (settings, the first password, the secret key; root only)", env.display());
     } else {
-        println!("kept the existing {}", env.display());
+        let text = std::fs::read_to_string(&env).with_context(|| format!("read {}", env.display()))?;
+        let v = env_values(&text);
+        if let Some(h) = v.get("ZZ_HTTP") {
+            p.http = h.clone();
+        }
+        p.https = v.get("ZZ_HTTPS").cloned();
+        p.tls_cert = v.get("ZZ_TLS_CERT").map(PathBuf::from);
+        p.tls_key = v.get("ZZ_TLS_KEY").map(PathBuf::from);
+        println!("kept the existing {} and the addresses it names", env.display());
+    }
+    if root.is_none() {
+        // Everything in the data directory (the key, the certificate) and the backup directory is the user's.
+        run(Command::new("chown").arg("-R").arg(format!("{0}:{0}", p.user)).arg(&data), "chown")?;
+        run(Command::new("chown").arg(format!("{0}:{0}", p.user)).arg(&backups), "chown")?;
     }
     let unit = under(root, &Path::new("/etc/systemd/system").join(UNIT));
     write_mode(&unit, &unit_text(&p), 0o644)?;
@@ -231,41 +317,75 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
         println!("staged under {} (no system command run)", root.map(|r| r.display().to_string()).unwrap_or_default());
         return Ok(());
     }
-    run(Command::new("systemctl").arg("daemon-reload"), "systemctl daemon-reload")?;
-    if start {
-        run(Command::new("systemctl").args(["enable", "--now", UNIT]), "systemctl enable --now")?;
-    } else {
-        run(Command::new("systemctl").args(["enable", UNIT]), "systemctl enable")?;
-    }
-    let addr = p.https.as_ref().map(|h| format!("https://{h}")).unwrap_or_else(|| format!("http://{}", p.http));
+    let started = systemd && {
+        run(Command::new("systemctl").arg("daemon-reload"), "systemctl daemon-reload")?;
+        if start {
+            run(Command::new("systemctl").args(["enable", "--now", UNIT]), "systemctl enable --now")?;
+        } else {
+            run(Command::new("systemctl").args(["enable", UNIT]), "systemctl enable")?;
+        }
+        start
+    };
     println!();
-    println!("智装 is {} at {addr} (0.0.0.0 means every address of this machine).", if start { "running" } else { "installed" });
-    if first {
-        println!("The first administrators (account `admin` of each tenant) sign in with ZZ_ADMIN_PASSWORD from {} (root only): change it after signing in.", p.env_file.display());
+    let port = |a: &str| a.rsplit(':').next().unwrap_or("").to_string();
+    let hosts = made_ca.as_ref().map(|(_, h)| h.clone()).unwrap_or_else(|| this_machine(&p.hosts, &p.http));
+    let addrs: Vec<String> = match &p.https {
+        Some(h) => hosts.iter().filter(|h| *h != "127.0.0.1").map(|n| format!("https://{n}:{}", port(h))).collect(),
+        None if loopback(&p.http) => vec![format!("http://{}", p.http)],
+        None => hosts.iter().filter(|h| *h != "127.0.0.1").map(|n| format!("http://{n}:{}", port(&p.http))).collect(),
+    };
+    println!("智装 is {} at {}", if started { "running" } else { "installed" }, addrs.join("  "));
+    if p.https.is_some() {
+        println!("(plain HTTP on {} only redirects there)", p.http);
+    } else if p.insecure_http {
+        println!("(plain HTTP, as --insecure-http asked: passwords cross the network readable unless a TLS proxy is in front)");
     }
-    println!("Data: {} (back it up with `zhizhuang backup --dir {} --out FILE`, and keep {} with it).", p.dir.display(), p.dir.display(), p.env_file.display());
-    println!("Logs: journalctl -u zhizhuang   Status: systemctl status zhizhuang   Stop: systemctl stop zhizhuang");
+    if let Some((ca, _)) = &made_ca {
+        println!();
+        crate::cert::trust_advice(ca);
+    }
+    if first {
+        println!();
+        println!("The first administrators (account `admin` of each tenant: 000000 管理平台, 157270, 741487) sign in with the password");
+        println!("in {}:  sudo grep ZZ_ADMIN_PASSWORD {}", p.env_file.display(), p.env_file.display());
+        println!("Each sets his own at the first sign-in.");
+    }
+    println!("Data: {} (back it up with `zhizhuang backup --dir {} --out {BACKUP_DIR}/zz-$(date +%F).redb`, and keep {} with it).", p.dir.display(), p.dir.display(), p.env_file.display());
+    if systemd {
+        println!("Logs: journalctl -u zhizhuang   Status: systemctl status zhizhuang   Stop: systemctl stop zhizhuang   Manual: {DOC_FILE}");
+    } else {
+        println!("Start it by hand (no systemd here), as its user with its settings:");
+        println!("  sudo sh -c 'set -a; . {}; exec setpriv --reuid={u} --regid={u} --init-groups {BIN_FILE} serve'", p.env_file.display(), u = p.user);
+        println!("Manual: {DOC_FILE}");
+    }
     Ok(())
 }
 
-/// `zhizhuang uninstall`: stops and removes the unit; the data and the environment file stay.
+/// `zhizhuang uninstall`: stops and removes the unit, the binary and the manual; the data and the environment
+/// file stay.
 pub fn uninstall(root: Option<&Path>) -> anyhow::Result<()> {
     if root.is_none() && !is_root() {
         bail!("uninstall removes a system service: run it as root");
     }
+    let systemd = root.is_none() && Path::new("/run/systemd/system").is_dir();
     let unit = under(root, &Path::new("/etc/systemd/system").join(UNIT));
-    if root.is_none() {
+    if systemd {
         let _ = Command::new("systemctl").args(["disable", "--now", UNIT]).status();
     }
-    match std::fs::remove_file(&unit) {
-        Ok(()) => println!("removed {}", unit.display()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => println!("{} was not installed", unit.display()),
-        Err(e) => return Err(e.into()),
+    for (path, what) in [(unit.clone(), "the unit"), (under(root, Path::new(BIN_FILE)), "the binary"), (under(root, Path::new(DOC_FILE)), "the manual")] {
+        match std::fs::remove_file(&path) {
+            Ok(()) => println!("removed {what} {}", path.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => println!("{what} {} was not there", path.display()),
+            Err(e) => return Err(anyhow::anyhow!("remove {}: {e}", path.display())),
+        }
     }
-    if root.is_none() {
+    if let Some(d) = under(root, Path::new(DOC_FILE)).parent() {
+        let _ = std::fs::remove_dir(d);
+    }
+    if systemd {
         let _ = Command::new("systemctl").arg("daemon-reload").status();
     }
-    println!("the data directory and /etc/zhizhuang/zhizhuang.env are kept (remove them by hand if you mean to)");
+    println!("kept the data directory, {BACKUP_DIR} and {ENV_FILE} (the secret key the data needs): remove them by hand if you mean to");
     Ok(())
 }
 
@@ -283,6 +403,8 @@ mod tests {
             user: "zhizhuang".into(),
             bin: "/usr/local/bin/zhizhuang".into(),
             env_file: "/etc/zhizhuang/zhizhuang.env".into(),
+            hosts: Vec::new(),
+            insecure_http: false,
         }
     }
 
@@ -306,9 +428,14 @@ mod tests {
         assert!(u.contains("AmbientCapabilities=CAP_NET_BIND_SERVICE") && u.contains("ReadOnlyPaths=-/etc/ssl/zz/server.crt"), "{u}");
         let e = env_text(&p, "Zz#pw", "00");
         assert!(e.contains("ZZ_HTTPS=0.0.0.0:443") && e.contains("ZZ_TLS_KEY=/etc/ssl/zz/server.key") && !e.contains("ZZ_INSECURE_HTTP"), "{e}");
-        let e = env_text(&plan("0.0.0.0:8090"), "Zz#pw", "00");
-        assert!(e.contains("ZZ_INSECURE_HTTP=1") && e.contains("ZZ_ADMIN_PASSWORD=Zz#pw") && e.contains("ZZ_SECRET_KEY=00"), "{e}");
+        // Plain HTTP on the network only when asked for; the first password must be replaced.
+        let mut p = plan("0.0.0.0:8090");
+        p.insecure_http = true;
+        let e = env_text(&p, "Zz#pw", "00");
+        assert!(e.contains("ZZ_INSECURE_HTTP=1") && e.contains("ZZ_ADMIN_PASSWORD=Zz#pw\nZZ_ADMIN_PASSWORD_ONCE=1\n") && e.contains("ZZ_SECRET_KEY=00"), "{e}");
+        assert!(!env_text(&plan("0.0.0.0:8090"), "p", "k").contains("ZZ_INSECURE_HTTP"));
         assert!(!env_text(&plan("127.0.0.1:8090"), "p", "k").contains("ZZ_INSECURE_HTTP"));
+        assert!(u.contains("Documentation=file:///usr/local/share/doc/zhizhuang/README.md"), "{u}");
     }
 
     #[test]
@@ -347,7 +474,65 @@ mod tests {
         // Again: the env file (its password and key) stays as it was.
         install(plan("127.0.0.1:8090"), Some(root.path()), false).unwrap();
         assert_eq!(std::fs::read_to_string(&env).unwrap(), text);
+        assert_eq!(std::fs::read_to_string(root.path().join("usr/local/share/doc/zhizhuang/README.md")).unwrap(), README, "the manual the unit names");
         uninstall(Some(root.path())).unwrap();
         assert!(!root.path().join("etc/systemd/system").join(UNIT).exists() && env.exists() && dir.exists());
+        assert!(!root.path().join("usr/local/bin/zhizhuang").exists() && !root.path().join("usr/local/share/doc/zhizhuang").exists(), "the binary and the manual go");
+    }
+
+    #[test]
+    fn on_the_network_install_serves_https_with_a_certificate_it_makes() {
+        let root = tempfile::tempdir().unwrap();
+        let mut p = plan("0.0.0.0:8090");
+        p.hosts = vec!["erp.example.local".into(), "bad name!".into()];
+        install(p, Some(root.path()), false).unwrap();
+        let env = std::fs::read_to_string(root.path().join("etc/zhizhuang/zhizhuang.env")).unwrap();
+        for line in ["ZZ_HTTP=0.0.0.0:8090\n", "ZZ_HTTPS=0.0.0.0:8443\n", "ZZ_TLS_CERT=/var/lib/zhizhuang/tls/server.crt\n", "ZZ_TLS_KEY=/var/lib/zhizhuang/tls/server.key\n", "ZZ_ADMIN_PASSWORD_ONCE=1\n"] {
+            assert!(env.contains(line), "{line:?} missing:\n{env}");
+        }
+        assert!(!env.contains("ZZ_INSECURE_HTTP"), "{env}");
+        let tls = root.path().join("var/lib/zhizhuang/tls");
+        let chain = std::fs::read_to_string(tls.join("server.crt")).unwrap();
+        assert_eq!(chain.matches("BEGIN CERTIFICATE").count(), 2);
+        assert!(tls.join("server.key").exists() && tls.join("ca.crt").exists());
+        // The certificate names the asked host and localhost; a name no certificate can carry is left out.
+        let der = rustls_pemfile_first(&chain);
+        assert!(contains(&der, b"erp.example.local") && contains(&der, b"localhost") && !contains(&der, b"bad name"));
+        // Asked for plain HTTP: no certificate.
+        let root2 = tempfile::tempdir().unwrap();
+        let mut p = plan("0.0.0.0:8090");
+        p.insecure_http = true;
+        install(p, Some(root2.path()), false).unwrap();
+        assert!(!root2.path().join("var/lib/zhizhuang/tls").exists());
+        assert!(std::fs::read_to_string(root2.path().join("etc/zhizhuang/zhizhuang.env")).unwrap().contains("ZZ_INSECURE_HTTP=1"));
+        // --insecure-http beside --https makes no sense.
+        let mut p = plan("0.0.0.0:8090");
+        p.insecure_http = true;
+        (p.https, p.tls_cert, p.tls_key) = (Some("0.0.0.0:8443".into()), Some("/c".into()), Some("/k".into()));
+        assert!(install(p, Some(root2.path()), false).is_err());
+    }
+
+    fn rustls_pemfile_first(pem: &str) -> Vec<u8> {
+        use base64::Engine;
+        let body: String = pem.lines().skip(1).take_while(|l| !l.starts_with("-----END")).collect();
+        base64::engine::general_purpose::STANDARD.decode(body).unwrap()
+    }
+
+    fn contains(hay: &[u8], needle: &[u8]) -> bool {
+        hay.windows(needle.len()).any(|w| w == needle)
+    }
+
+    #[test]
+    fn a_second_install_keeps_the_addresses_of_the_first() {
+        // Installed on 443 with the company's certificate, installed again without the flags (an upgrade by the
+        // README's steps): the unit keeps the capability to bind 443, from the environment file.
+        let root = tempfile::tempdir().unwrap();
+        let mut p = plan("0.0.0.0:80");
+        (p.https, p.tls_cert, p.tls_key) = (Some("0.0.0.0:443".into()), Some("/etc/ssl/zz/server.crt".into()), Some("/etc/ssl/zz/server.key".into()));
+        install(p, Some(root.path()), false).unwrap();
+        install(plan("0.0.0.0:8090"), Some(root.path()), false).unwrap();
+        let unit = std::fs::read_to_string(root.path().join("etc/systemd/system").join(UNIT)).unwrap();
+        assert!(unit.contains("AmbientCapabilities=CAP_NET_BIND_SERVICE") && unit.contains("ReadOnlyPaths=-/etc/ssl/zz/server.key"), "{unit}");
+        assert!(!root.path().join("var/lib/zhizhuang/tls").exists(), "no certificate made beside the company's");
     }
 }

@@ -70,8 +70,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Cmd::Compact { dir } => zhizhuang::admin::compact(&dir),
         Cmd::Reindex { dir } => zhizhuang::admin::reindex(&dir),
         Cmd::Admin { cmd: AdminCmd::Passwd { dir, tenant, account, password } } => zhizhuang::admin::passwd(&dir, &tenant, &account, password),
-        Cmd::Install { dir, http, https, tls_cert, tls_key, user, root, no_start } => {
-            let plan = zhizhuang::install::Plan { dir, http, https, tls_cert, tls_key, user, bin: Default::default(), env_file: "/etc/zhizhuang/zhizhuang.env".into() };
+        Cmd::Install { dir, http, https, tls_cert, tls_key, hosts, insecure_http, user, root, no_start } => {
+            let plan = zhizhuang::install::Plan { dir, http, https, tls_cert, tls_key, user, bin: Default::default(), env_file: zhizhuang::install::ENV_FILE.into(), hosts, insecure_http };
             zhizhuang::install::install(plan, root.as_deref(), !no_start)
         }
         Cmd::Uninstall { root } => zhizhuang::install::uninstall(root.as_deref()),

@@ -306,6 +306,9 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         "userId": s.user_id.to_string(), "account": u("account"), "realName": u("realName"),
         "avatar": Some(u("avatar")).filter(|a| !a.is_empty()).unwrap_or_else(|| crate::auth::token::DEFAULT_AVATAR.into()),
         "tenantId": s.tenant, "roleName": s.role_aliases.join(","), "deptId": u("deptId"),
+        // A password someone else set (a reset, a new tenant's or an install's first one): the pages send the
+        // user to /password until he has set his own.
+        "mustChangePassword": s.user.get("mustChangePassword").and_then(Value::as_i64) == Some(1),
     });
     out["menus"] = Value::Array(crate::api::system::menu::user_routes(st, s, lang).await?);
     // The launcher, the 外部系统 menus and the header's feedback and appraise links: the tenant's own settings

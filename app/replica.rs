@@ -438,7 +438,11 @@ pub fn promote(dir: &Path, url: Option<&str>, credentials: Option<&Path>, public
 /// position, commit time, and each business record written or removed. For the administrator to reconcile
 /// with the new primary by hand.
 pub fn fenced(dir: &Path, out: Option<&Path>) -> anyhow::Result<()> {
+    crate::admin::need_data(dir)?;
     let ship = ship_dir(dir);
+    if !ship.exists() {
+        anyhow::bail!("{} never shipped to a replica (no {}): nothing can have been left behind", dir.display(), ship.display());
+    }
     let state = offbox::ship::State::load(&ship).unwrap_or_default();
     let mut lines = Vec::new();
     let mut records = 0u64;
@@ -463,7 +467,8 @@ pub fn fenced(dir: &Path, out: Option<&Path>) -> anyhow::Result<()> {
         }
         None => {
             println!("{text}");
-            eprintln!("{} log records ({} business records) after position {} (generation {}) never reached the replica", lines.len(), records, state.shipped, state.generation);
+            let generation = if state.generation.is_empty() { String::new() } else { format!(" of generation {}", state.generation) };
+            eprintln!("{} log records ({} business records) after position {}{generation} never reached the replica", lines.len(), records, state.shipped);
         }
     }
     Ok(())

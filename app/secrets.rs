@@ -48,7 +48,19 @@ impl Secrets {
         if let Ok(v) = std::env::var(KEY_ENV)
             && !v.trim().is_empty() {
             let raw = parse_key(&v).ok_or_else(|| anyhow::anyhow!("{KEY_ENV} must be 64 hex digits (32 bytes)"))?;
-            return Ok(Secrets::from_raw(raw, KEY_ENV.to_string()));
+            let s = Secrets::from_raw(raw, KEY_ENV.to_string());
+            // The variable wins over the file. When they differ (a restored data directory brought the old
+            // server's secret.key, the environment file kept the new install's key), say which is used: secrets
+            // sealed with the other cannot be opened until the right key is in the environment file.
+            let path = key_path(dir);
+            if let Ok(text) = std::fs::read_to_string(&path)
+                && let Some(file_raw) = parse_key(&text)
+                && file_raw != raw {
+                let file_id = Secrets::from_raw(file_raw, String::new()).id;
+                tracing::warn!(target: "zz::secrets", file = %path.display(), file_key = %file_id, used_key = %s.id,
+                    "{KEY_ENV} and {} hold different keys: {KEY_ENV} is used; if this data came from another server, put its key (the file's) into {KEY_ENV}", path.display());
+            }
+            return Ok(s);
         }
         let path = key_path(dir);
         match std::fs::read_to_string(&path) {

@@ -134,8 +134,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let issued = if read_only {
         Vec::new()
     } else {
-        let (s, r, pw, demo) = (store.clone(), res.clone(), args.admin_password.clone(), args.demo);
-        tokio::task::spawn_blocking(move || crate::seed::first_start(&s, &r, pw.as_deref(), demo)).await??
+        let (s, r, pw, demo, once) = (store.clone(), res.clone(), args.admin_password.clone(), args.demo, args.admin_password_once);
+        tokio::task::spawn_blocking(move || crate::seed::first_start(&s, &r, pw.as_deref(), demo, once)).await??
     };
     for i in &issued {
         println!("initial password  tenant {}  account {}  password {}", i.tenant, i.account, i.password);

@@ -41,8 +41,9 @@ pub(crate) fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 }
 
 /// Seeds an empty store; returns the generated credentials (empty when the operator supplied the password, or
-/// when the store was already seeded).
-pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>, demo: bool) -> anyhow::Result<Vec<Issued>> {
+/// when the store was already seeded). `admin_must_change`: the first administrators must replace the password
+/// at their first sign-in (an install's generated password, which the environment file keeps readable to root).
+pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>, demo: bool, admin_must_change: bool) -> anyhow::Result<Vec<Issued>> {
     // Before anything below writes: a resource's index of a newly indexed field is filled only when no entry of
     // that field exists yet, so a record the upgrade adds first would leave the older records out of it.
     sync_indexes(store, res)?;
@@ -58,7 +59,7 @@ pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>,
             admins.push((t.to_string(), password::hash(&password::md5_hex(&pw))));
         }
         let res2 = res.clone();
-        store.write(move |w| base(w, &res2, &admins))?;
+        store.write(move |w| base(w, &res2, &admins, admin_must_change))?;
     }
     if store.read(|r| r.meta("regions_seeded"))?.is_none() {
         let res2 = res.clone();
@@ -85,7 +86,7 @@ pub fn first_start(store: &Store, res: &Resources, admin_password: Option<&str>,
     Ok(issued)
 }
 
-fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store::Result<()> {
+fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)], must_change: bool) -> store::Result<()> {
     let sys = Actor::default();
     let tenant_def = res.get("tenant");
     for (id, name, name_en, domain) in TENANTS {
@@ -110,7 +111,7 @@ fn base(w: &mut WriteCtx, res: &Resources, admins: &[(String, String)]) -> store
     }
 
     for (tenant, hash) in admins {
-        tenant::tenant_roles_and_admin(w, res, tenant, hash, &menus)?;
+        tenant::tenant_roles_and_admin(w, res, tenant, hash, &menus, must_change)?;
     }
     w.put_meta("seeded", b"1")?;
     Ok(())

@@ -21,8 +21,10 @@ pub fn menu_rows(w: &WriteCtx, res: &Resources) -> store::Result<Vec<MenuRow>> {
 
 /// A tenant's roles (the platform super-admin in 000000, the tenant admin and the five technical-worker roles,
 /// from `seed/roles.json`) and its `admin` user with the admin role and the given password hash. Used at first
-/// start and when the platform administrator creates a tenant. Returns the admin's user id.
-pub fn tenant_roles_and_admin(w: &mut WriteCtx, res: &Resources, tenant: &str, hash: &str, menus: &[MenuRow]) -> store::Result<u64> {
+/// start and when the platform administrator creates a tenant. Returns the admin's user id. `must_change`: the
+/// password is someone else's choice (the platform administrator's, an installer's), so the UI has the admin
+/// replace it at the first sign-in.
+pub fn tenant_roles_and_admin(w: &mut WriteCtx, res: &Resources, tenant: &str, hash: &str, menus: &[MenuRow], must_change: bool) -> store::Result<u64> {
     let sys = Actor::default();
     let roles = asset("seed/roles.json");
     let role_def = res.get("role");
@@ -44,6 +46,7 @@ pub fn tenant_roles_and_admin(w: &mut WriteCtx, res: &Resources, tenant: &str, h
     let user = obj(json!({
         "account": "admin", "name": "管理员", "realName": "管理员", "userType": 1,
         "roleId": admin_role.map(|i| i.to_string()).unwrap_or_default(), "passwordHash": hash, "tokenVersion": 0,
+        "mustChangePassword": must_change as i64,
     }));
     let admin = w.insert(&user_def, tenant, user, &sys)?["id"].as_u64().unwrap_or(0);
     for area in crate::api::AREAS {

@@ -257,7 +257,7 @@ async fn external_links_are_unset_until_the_tenant_sets_them() {
 #[tokio::test]
 async fn demo_lists_read_newest_first() {
     let app = App::new();
-    zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(crate::support::ADMIN_PW), true).unwrap();
+    zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(crate::support::ADMIN_PW), true, false).unwrap();
     let token = app.admin("157270").await;
     let mut looked = 0;
     for (def, decl) in app.st.res.declared() {
@@ -309,7 +309,7 @@ async fn demo_lists_read_newest_first() {
 #[tokio::test]
 async fn every_search_form_filter_lists_the_records_of_its_value() {
     let app = App::new();
-    zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(crate::support::ADMIN_PW), true).unwrap();
+    zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(crate::support::ADMIN_PW), true, false).unwrap();
     let token = app.admin("157270").await;
     // The screen's props: its rows and its resource (fields and dictionaries, what the search form offers).
     let props = |url: String| {

@@ -9,7 +9,7 @@ const A: &str = "157270";
 
 fn demo() -> App {
     let app = App::new();
-    zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(ADMIN_PW), true).unwrap();
+    zhizhuang::seed::first_start(&app.st.store, &app.st.res, Some(ADMIN_PW), true, false).unwrap();
     app
 }
 

@@ -57,7 +57,7 @@ fn template() -> &'static PathBuf {
     T.get_or_init(|| {
         let file = scratch().join("template.redb");
         let st = store::Store::open(&file, &store::Options::default()).unwrap();
-        zhizhuang::seed::first_start(&st, &Resources::load().unwrap(), Some(ADMIN_PW), false).unwrap();
+        zhizhuang::seed::first_start(&st, &Resources::load().unwrap(), Some(ADMIN_PW), false, false).unwrap();
         st.close();
         drop(st);
         file

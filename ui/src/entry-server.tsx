@@ -22,7 +22,7 @@ function render(url: string, propsJson: string): string {
   const m = matchRoute(path, props);
   if (m.redirect) return `<!--zz-redirect:${m.redirect}-->`;
   // The lock flag lives in session storage, so the client applies that part of the guard.
-  const g = guard({ path, query: new URLSearchParams(search), hasToken: !!props.user, locked: false, isPublic: !!m.route.public });
+  const g = guard({ path, query: new URLSearchParams(search), hasToken: !!props.user, locked: false, mustChange: !!props.user?.mustChangePassword, isPublic: !!m.route.public });
   if (g) return `<!--zz-redirect:${g.redirect}-->`;
   const html = renderToString(<App initial={props} />);
   const names = partsOf(path, props);

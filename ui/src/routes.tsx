@@ -6,6 +6,7 @@ import { parse } from 'regexparam';
 import type { Props } from './types';
 import { LoginPage } from './features/auth/LoginPage';
 import { LockPage } from './features/auth/LockPage';
+import { PasswordPage } from './features/auth/PasswordPage';
 import { ErrorPage } from './features/errors/ErrorPage';
 import { leaves } from './lib/menu';
 import type { PartName, Parts } from './parts';
@@ -67,6 +68,7 @@ const on = <K extends PartName>(path: string, title: string, part: K, view: (m: 
 export const routes: RouteDef[] = [
   { path: '/login', public: true, render: () => <LoginPage /> },
   { path: '/lock', public: true, render: () => <LockPage /> },
+  { path: '/password', render: () => <PasswordPage /> },
   { path: '/404', public: true, status: 404, render: () => <ErrorPage code={404} /> },
   { path: '/403', public: true, status: 403, render: () => <ErrorPage code={403} /> },
   { path: '/500', public: true, status: 500, render: () => <ErrorPage code={500} /> },

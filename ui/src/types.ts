@@ -76,7 +76,9 @@ export type Page =
   | { kind: 'tree'; rows: any; dicts: PageDicts }
   | { kind: 'paged'; data: PageData; dicts: PageDicts }
   | { kind: string; data: any };
-export type User = { userId: string; account: string; realName: string; avatar: string; tenantId: string; roleName: string; deptId: string };
+export type User = { userId: string; account: string; realName: string; avatar: string; tenantId: string; roleName: string; deptId: string;
+  /** The password was set by someone else (a reset, a new tenant, an install): /password comes first. */
+  mustChangePassword?: boolean };
 export type Props = {
   url: string;
   now: number;

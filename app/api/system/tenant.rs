@@ -119,7 +119,8 @@ async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): Js
             doc.insert("tenantId".into(), json!(tid));
             let saved = w.insert(&d, store::PLATFORM_TENANT, doc.clone(), &actor)?;
             let menus = crate::seed::menu_rows(w, &res)?;
-            crate::seed::tenant_roles_and_admin(w, &res, &tid, &hash, &menus)?;
+            // The platform administrator chose the password: its admin replaces it at the first sign-in.
+            crate::seed::tenant_roles_and_admin(w, &res, &tid, &hash, &menus, true)?;
             Ok(Ok(saved))
         })
         .await?

@@ -86,12 +86,12 @@ export async function checkPassword(tenantId: string, password: string): Promise
  * cookies were cleared (then /login, seeing a live cookie, sends the tab back to the desk).
  */
 let leaving: Promise<void> | null = null;
-export function logout(prefix: string): Promise<void> {
-  if (!leaving) leaving = logoutOnce(prefix);
+export function logout(prefix: string, to = '/login'): Promise<void> {
+  if (!leaving) leaving = logoutOnce(prefix, to);
   return leaving;
 }
 
-async function logoutOnce(prefix: string) {
+async function logoutOnce(prefix: string, to: string) {
   try {
     // The session's cookies are the server's to clear (HttpOnly). An access token that has run out (a tab asleep)
     // gets one refresh first, so that the sign-out still reaches the server and the refresh cookie goes with it.
@@ -101,5 +101,5 @@ async function logoutOnce(prefix: string) {
   const s = store(prefix);
   ['token-meta', 'userInfo', 'menu', 'menuAll', 'roles', 'permission', 'tagList', 'tag', 'isLock', 'lockPasswd'].forEach((k) => s.remove(k));
   clearTokens();
-  window.location.assign('/login');
+  window.location.assign(to);
 }

@@ -17,6 +17,17 @@ test('signed in: locked goes to /lock, /login goes on', () => {
   expect(guard({ ...base, path: '/login', isPublic: true, query: new URLSearchParams('redirect=%2Fsystem%2Fparam%3Fa%3D1%23x') })).toEqual({ redirect: '/system/param?a=1#x' });
 });
 
+test('signed in with a password someone else set: only /password, until it is changed', () => {
+  for (const path of ['/wel/index', '/system/param', '/login', '/info/index']) {
+    expect(guard({ ...base, path, mustChange: true })).toEqual({ redirect: '/password' });
+  }
+  expect(guard({ ...base, path: '/password', mustChange: true })).toBeNull();
+  // Changed (or never asked): /password has nothing to do and goes on to the desk.
+  expect(guard({ ...base, path: '/password' })).toEqual({ redirect: '/wel/index' });
+  // Signed out, /password asks for a sign-in first.
+  expect(guard({ ...base, hasToken: false, path: '/password' })).toEqual({ redirect: '/login?redirect=%2Fpassword' });
+});
+
 test('signed out: public routes pass, others go to /login with the way back', () => {
   expect(guard({ ...base, hasToken: false, path: '/login', isPublic: true })).toBeNull();
   expect(guard({ ...base, hasToken: false, path: '/404', isPublic: true })).toBeNull();

@@ -4,6 +4,8 @@ export type GuardInput = {
   query: URLSearchParams;
   hasToken: boolean;
   locked: boolean;
+  /** Signed in with a password someone else set: nothing but /password until the user has set his own. */
+  mustChange?: boolean;
   isPublic: boolean; // the route is marked as not needing authentication
   userAgent?: string;
   socialAuthUrl?: string | null;
@@ -18,7 +20,8 @@ export function guard(i: GuardInput): GuardResult {
   }
   if (i.hasToken) {
     if (i.locked && i.path !== '/lock') return { redirect: '/lock' };
-    if (i.path === '/login') return { redirect: safeRedirect(i.query.get('redirect')) ?? '/wel/index' };
+    if (i.mustChange) return i.path === '/password' ? null : { redirect: '/password' };
+    if (i.path === '/login' || i.path === '/password') return { redirect: safeRedirect(i.query.get('redirect')) ?? '/wel/index' };
     return null;
   }
   if (i.isPublic) return null;

@@ -1287,6 +1287,42 @@ test('users: add with password and confirmation, grant a role, reset shows the o
   await otp.getByRole('button', { name: '我已保存' }).click();
   await otp.waitFor({ state: 'detached' });
   check(!(await page.locator('body').innerText()).includes(pw), 'the password is gone once the dialog closes');
+
+  // The user signs in with it: every page sends him to 设置新密码 until he has set his own; the change ends the
+  // session and the sign-in page says so; the new password works, the one-time one no longer.
+  const tn = TENANTS[2];
+  const grant = async (password) => {
+    const q = new URLSearchParams({ tenantId: tn.id, username: account, password: md5(password), grant_type: 'password', scope: 'all', type: 'account' });
+    return (await fetch(`http://127.0.0.1:${server.port}/api/blade-auth/oauth/token?${q}`, { method: 'POST', headers: { Authorization: BASIC, 'Tenant-Id': tn.id } })).json();
+  };
+  const once = await grant(pw);
+  check(once.access_token && once.must_change_password === true, `the one-time password signs in and must be replaced: ${JSON.stringify(once)}`);
+  const ctx2 = await browser.newContext({ viewport: VIEWPORT, locale: 'zh-CN', baseURL: origin(tn.host), storageState: signedInState(tn.host, once) });
+  t.contexts.push(ctx2);
+  const p2 = await ctx2.newPage();
+  await p2.goto('/system/param');
+  await waitPath(p2, '/password');
+  await hydrated(p2);
+  const form = p2.getByRole('form', { name: '设置新密码' });
+  await form.getByText(/由管理员设置/).waitFor();
+  await form.getByRole('button', { name: '确定' }).click();
+  check(await form.getByText('请输入内容').count() === 3, 'every empty field is marked');
+  await form.getByLabel('原密码').fill(pw);
+  await form.getByLabel('新密码').fill(pw);
+  await form.getByLabel('确认密码').fill('Mine#2027');
+  await form.getByRole('button', { name: '确定' }).click();
+  await form.getByText('新密码不能与原密码相同').waitFor();
+  await form.getByText('两次密码输入不一致').waitFor();
+  await shot(p2, 'password-must-change');
+  await form.getByLabel('新密码').fill('Mine#2026');
+  await form.getByLabel('确认密码').fill('Mine#2026');
+  await form.getByRole('button', { name: '确定' }).click();
+  await waitPath(p2, '/login');
+  await p2.getByRole('status').filter({ hasText: '密码已修改,请用新密码登录' }).waitFor();
+  await shot(p2, 'password-changed-login');
+  const mine = await grant('Mine#2026');
+  check(mine.access_token && mine.must_change_password === false, `the new password signs in for good: ${JSON.stringify(mine)}`);
+  check(!(await grant(pw)).access_token, 'the one-time password is gone');
 });
 
 test('roles: grant the param menu to a new role; its user sees 参数管理', async (t) => {

@@ -15,6 +15,8 @@ export function LoginPage() {
   const [captcha, setCaptcha] = useState<{ key: string; image: string } | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<string | null>(null);
+  // Back from /password: the new password is set and every session of the account ended.
+  const [changed] = useState(() => typeof location !== 'undefined' && new URLSearchParams(location.search).get('changed') === '1');
   const [busy, setBusy] = useState(false);
   const [register, setRegister] = useState(false);
 
@@ -93,6 +95,7 @@ export function LoginPage() {
               </button>
             </div>
           </Field>
+          {changed && !message && <div className="login-ok" role="status">{t('password.changed')}</div>}
           {message && <div className="login-error" role="alert">{t(message)}</div>}
           <button type="submit" className="btn btn-primary btn-block" disabled={busy}>{busy ? t('login.signingIn') : t('login.submit')}</button>
         </form>

@@ -48,6 +48,8 @@ export function MainLayout({ title, children }: { title: string; children: React
   useEffect(() => {
     const s = store(prefix);
     if (s.get('isLock')) { window.location.replace('/lock'); return; }
+    // Pages rendered in the browser alone (no server render) apply this part of the guard here.
+    if (props.user?.mustChangePassword) { window.location.replace('/password'); return; }
     configure({ tenantId: props.tenant.id, onUnauthorized: () => void logout(prefix) });
     // The cookie wins; browsers that only have the stored theme (older sessions) get the cookie now.
     const saved = props.theme ? initialTheme(props.theme) : { name: (s.get<string>('themeName') as string) || 'default', color: (s.get<string>('colorName') as string) || DEFAULT_COLOR };
