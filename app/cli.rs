@@ -19,8 +19,11 @@ pub enum Cmd {
     Serve(ServeArgs),
     /// Write a consistent backup of DIR's data file to FILE (online through a running server, or offline).
     Backup {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
+        /// The backup file to write (outside the data directory; a running service must be able to write there:
+        /// /var/backups/zhizhuang for an installed one).
         #[arg(long)]
         out: PathBuf,
         /// Also back up the logs' file (api, error, sign-in and general logs), to FILE with `-logs` added to its name.
@@ -28,9 +31,13 @@ pub enum Cmd {
         with_logs: bool,
     },
     /// Check a data file or backup (and the logs' file beside it) and print per-table counts. Exit code 1 when damaged.
-    Verify { file: PathBuf },
+    Verify {
+        /// The data file or backup to check (read only: a copy is checked).
+        file: PathBuf,
+    },
     /// Give the free space inside DIR's data file and logs' file back to the disk (refused while a server holds DIR).
     Compact {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
     },
@@ -39,10 +46,13 @@ pub enum Cmd {
     /// (`--from s3://bucket/prefix`, see `serve --replicate`): the newest snapshot and the changes after it, up to
     /// `--at` when given.
     Restore {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
+        /// The backup file to put in place (checked first).
         #[arg(required_unless_present = "from", conflicts_with = "from")]
         file: Option<PathBuf>,
+        /// A backup of the logs' file to put in place too (`backup --with-logs` writes it).
         #[arg(long)]
         logs: Option<PathBuf>,
         /// The replica to rebuild from (credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
@@ -53,6 +63,7 @@ pub enum Cmd {
         /// then, none after. The latest when absent.
         #[arg(long, requires = "from")]
         at: Option<String>,
+        /// The time zone of --at, like +08:00.
         #[arg(long, env = "ZZ_TZ", default_value = "+08:00")]
         tz: String,
         /// A file of KEY=VALUE lines with the AWS_* variables.
@@ -65,11 +76,13 @@ pub enum Cmd {
     /// Make a stopped standby (`serve --follow`) the primary of its replica: the bucket's owner object names it,
     /// so the old primary takes no writes if it comes back. Then start it with `serve --replicate`.
     Promote {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
         /// The replica (default: the one it followed).
         #[arg(long)]
         replicate: Option<String>,
+        /// A file of KEY=VALUE lines with the AWS_* variables.
         #[arg(long, env = "ZZ_REPLICA_CREDENTIALS")]
         replica_credentials: Option<PathBuf>,
         /// Where people reach this server (shown by a standby when it refuses a write).
@@ -83,6 +96,7 @@ pub enum Cmd {
     /// List the changes this server acknowledged after its last upload to the replica, when another server took
     /// over meanwhile (fenced): one JSON line per log record with the business records it wrote or removed.
     Fenced {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
         /// Write them to this file instead of stdout.
@@ -93,6 +107,7 @@ pub enum Cmd {
     /// the log is set aside (kept, renamed) and the number of records discarded printed. Restoring a backup loses
     /// less when one is recent; this is for when none is.
     Recover {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
         /// Required: you accept that the records after the damage are lost.
@@ -102,6 +117,7 @@ pub enum Cmd {
     /// Rebuild the search index of DIR (`DIR/index/`) from the data file (refused while a server holds DIR). A
     /// server rebuilds it by itself when it is missing or damaged; this does it offline, and prints how long.
     Reindex {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
     },
@@ -163,6 +179,7 @@ pub enum Cmd {
         /// An IP address or DNS name people use to reach the server (repeat for several).
         #[arg(long = "host", required = true)]
         hosts: Vec<String>,
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
         /// Where to write ca.crt, ca.key, server.crt and server.key (default DIR/tls).
@@ -171,6 +188,7 @@ pub enum Cmd {
     },
     /// Print the HTTP contract as OpenAPI 3.1 JSON (the committed `openapi.json`), or write it to --out.
     Openapi {
+        /// The file to write (stdout when absent).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -180,10 +198,13 @@ pub enum Cmd {
 pub enum AdminCmd {
     /// Reset an account's password (recovery). Prints the new password; sessions of the account are revoked.
     Passwd {
+        /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
+        /// The account's tenant id (000000 is the platform's).
         #[arg(long)]
         tenant: String,
+        /// The account (sign-in name), like admin.
         #[arg(long)]
         account: String,
         /// The new password; generated when absent.
@@ -323,4 +344,32 @@ pub struct ServeArgs {
 
 fn parse_allow(s: &str) -> Result<offbox::guard::Allow, String> {
     offbox::guard::Allow::parse(s)
+}
+
+#[cfg(test)]
+mod help_tests {
+    /// `zhizhuang <command> --help` says what every command and argument is (an administrator's only manual on a
+    /// server without the README at hand).
+    #[test]
+    fn every_command_and_argument_says_what_it_is() {
+        use clap::CommandFactory;
+        fn walk(c: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in c.get_arguments() {
+                let id = a.get_id().as_str();
+                if id != "help" && id != "version" && a.get_help().is_none() && a.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sc in c.get_subcommands() {
+                let p = format!("{path} {}", sc.get_name());
+                if sc.get_about().is_none() && sc.get_name() != "help" {
+                    missing.push(p.clone());
+                }
+                walk(sc, &p, missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&super::Cli::command(), "zhizhuang", &mut missing);
+        assert!(missing.is_empty(), "without help text: {missing:#?}");
+    }
 }

@@ -159,6 +159,23 @@ fn write_mode(path: &Path, text: &str, mode: u32) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A system directory (`/usr/local/share/doc/zhizhuang`, `/usr/local/bin`): the ones missing are made readable by
+/// everyone (0755), whatever this process's umask (0077, for the data files).
+fn public_dir(d: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut missing = Vec::new();
+    let mut at = Some(d);
+    while let Some(p) = at.filter(|p| !p.as_os_str().is_empty() && !p.exists()) {
+        missing.push(p.to_path_buf());
+        at = p.parent();
+    }
+    for p in missing.iter().rev() {
+        std::fs::create_dir(p).with_context(|| format!("create {}", p.display()))?;
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755))?;
+    }
+    Ok(())
+}
+
 fn is_root() -> bool {
     #[cfg(target_os = "linux")]
     {
@@ -246,7 +263,7 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     let bin_dest = under(root, &target_bin);
     if std::fs::canonicalize(&me).ok() != std::fs::canonicalize(&bin_dest).ok() {
         if let Some(d) = bin_dest.parent() {
-            std::fs::create_dir_all(d).with_context(|| format!("create {}", d.display()))?;
+            public_dir(d)?;
         }
         let tmp = bin_dest.with_extension("new");
         std::fs::copy(&me, &tmp).with_context(|| format!("copy the binary to {}", bin_dest.display()))?;
@@ -256,7 +273,11 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
         println!("copied the binary to {}", bin_dest.display());
     }
     p.bin = target_bin;
-    write_mode(&under(root, Path::new(DOC_FILE)), README, 0o644)?;
+    let doc = under(root, Path::new(DOC_FILE));
+    if let Some(d) = doc.parent() {
+        public_dir(d)?;
+    }
+    write_mode(&doc, README, 0o644)?;
     // The system user.
     if root.is_none() && Command::new("id").arg("-u").arg(&p.user).output().map(|o| !o.status.success()).unwrap_or(true) {
         run(Command::new("useradd").args(["--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin", "--home-dir"]).arg(&p.dir).arg(&p.user), "useradd")?;
@@ -475,6 +496,9 @@ mod tests {
         install(plan("127.0.0.1:8090"), Some(root.path()), false).unwrap();
         assert_eq!(std::fs::read_to_string(&env).unwrap(), text);
         assert_eq!(std::fs::read_to_string(root.path().join("usr/local/share/doc/zhizhuang/README.md")).unwrap(), README, "the manual the unit names");
+        for d in ["usr/local/share", "usr/local/share/doc", "usr/local/share/doc/zhizhuang", "usr/local/bin"] {
+            assert_eq!(std::fs::metadata(root.path().join(d)).unwrap().permissions().mode() & 0o777, 0o755, "{d} made readable to all");
+        }
         uninstall(Some(root.path())).unwrap();
         assert!(!root.path().join("etc/systemd/system").join(UNIT).exists() && env.exists() && dir.exists());
         assert!(!root.path().join("usr/local/bin/zhizhuang").exists() && !root.path().join("usr/local/share/doc/zhizhuang").exists(), "the binary and the manual go");
