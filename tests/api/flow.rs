@@ -637,9 +637,22 @@ async fn construction_approvals_change_their_business_records() {
     assert_eq!(s, 200, "{v}");
     let k = app.st.store.read(|x| x.get(&app.st.res.get("construct"), A, construct)).unwrap().unwrap();
     assert_eq!(k["approvalStatus"], 1);
+    // The approval is of the crew as applied for: a change before the start takes it back to "not applied" in the
+    // same commit (an approved crew could be swapped and started unapproved).
+    let job = put(&app, A, "worker_job", json!({"jobName": "木工"}));
+    let worker = put(&app, A, "worker", json!({"workerName": "赵木", "phone": "13900000001", "workerJobId": job, "teamName": "一组"}));
+    let (s, v) = post(&app, &admin, &format!("/api/blade-scm/construct/worker/bind/{construct}/{worker}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let k = app.st.store.read(|x| x.get(&app.st.res.get("construct"), A, construct)).unwrap().unwrap();
+    assert!(k.get("approvalStatus").is_none_or(Value::is_null), "a changed crew needs a new approval: {k:?}");
     // Withdrawn by its applicant before anyone decides: listed as cancelled, the construct's status cleared.
     let (_, v) = post(&app, &tz, &format!("{SCM_FLOW}/event/start"), json!({"applyType": 2, "constructId": construct.to_string()})).await;
     let g3 = v["data"]["taskGroupId"].as_str().unwrap().to_string();
+    // While it is under way the crew stays as the approvers see it.
+    let (s, v) = post(&app, &admin, &format!("/api/blade-scm/construct/worker/unbind/{construct}/{worker}"), json!({})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["msg"].as_str().unwrap_or("").contains("人工组织审批中"), "{v}");
+
     let (s, _) = post(&app, &tl, &format!("{SCM_FLOW}/cancel/task"), json!({"taskGroupId": g3})).await;
     assert_eq!(s, 403, "only the applicant");
     let (s, _) = post(&app, &tz, &format!("{SCM_FLOW}/cancel/task"), json!({"taskGroupId": g3})).await;

@@ -750,3 +750,32 @@ async fn a_replay_keeps_its_items_and_their_counts() {
     let (_, v) = post(&app, &t, &format!("{S}/replay/item/list"), json!({"replayId": replay})).await;
     assert_eq!(v["data"]["total"], 0, "{v}");
 }
+
+/// A new 施工单 is its project's manager's unless the form names another (it started without 项目经理, so it could
+/// not go on to dispatch until someone assigned the one the project already had).
+#[tokio::test]
+async fn a_new_construct_takes_its_projects_manager() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (company, customer, ..) = basics(&app, &t, "M").await;
+    app.make_role(A, "pm_m", &["desk"]).await;
+    let zhang = app.make_user(A, "zhang_m", "Zz#12345", &["pm_m"]).await;
+    let li = app.make_user(A, "li_m", "Zz#12345", &["pm_m"]).await;
+    let (_, v) = post(&app, &t, &format!("{S}/project/add"), json!({"projectName": "经理项目", "projectCompanyId": company, "customerId": customer, "businessUnit": "TOC", "startTime": "2026-11-01", "managerId": zhang.to_string()})).await;
+    let project = id(&v);
+    let (_, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": "经理合同", "partyName": "业主", "contractAmount": "1000"})).await;
+    let contract = id(&v);
+    post(&app, &t, &format!("{S}/project/contract/bind"), json!({"projectId": project, "contractIds": contract})).await;
+    let add = |name: &'static str, manager: Option<u64>| {
+        let mut body = json!({"constructName": name, "projectId": project, "contractId": contract, "constructMode": 1});
+        if let Some(m) = manager {
+            body["managerId"] = json!(m.to_string());
+        }
+        body
+    };
+    let (s, v) = post(&app, &t, &format!("{S}/construct/add"), add("主卧", None)).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["managerId"].as_str(), Some(zhang.to_string().as_str()), "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/construct/add"), add("次卧", Some(li))).await;
+    assert_eq!(v["data"]["managerId"].as_str(), Some(li.to_string().as_str()), "the form's choice stands: {v}");
+}

@@ -46,6 +46,13 @@ pub(super) fn construct_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String
         return Err(transition_refused(MODEL_STATUS, ("施工单", "construct"), from, to));
     }
     let project = after(old, doc, "projectId").and_then(Value::as_u64);
+    // A new construct is its project's manager's unless the form names another (the PM tour: a 施工单 started
+    // without 项目经理 though its project had one, so it could not go on to dispatch).
+    if old.is_none() && doc.get("managerId").is_none_or(Value::is_null)
+        && let Some(p) = project
+        && let Some(m) = w.get(&cx.def("project"), cx.tenant, p)?.and_then(|r| r.get("managerId").cloned()).filter(|m| !m.is_null()) {
+        doc.insert("managerId".into(), m);
+    }
     let contract_id = after(old, doc, "contractId").and_then(Value::as_u64).unwrap_or(0);
     let cdef = cx.def("contract");
     let contract = w.get(&cdef, cx.tenant, contract_id)?.ok_or(StoreError::NotFound)?;

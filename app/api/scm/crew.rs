@@ -100,6 +100,27 @@ pub fn rebuild_daywork_totals(w: &mut WriteCtx, res: &crate::decl::Resources, te
     Ok(())
 }
 
+/// The crew organisation approval (人工组织审批) is of the crew as it was applied for. Before construction starts,
+/// the crew cannot change while its approval is under way (the approvers are deciding on it: withdraw first), and
+/// a change after it passed takes the approval back to "not applied" in the same commit, so 开始施工 asks for a
+/// new one (an approved crew could be swapped and started unapproved). Under construction the crew changes as the
+/// work needs.
+fn crew_changes(w: &mut WriteCtx, kdef: &store::ResourceDef, tenant: &str, construct: u64, k: &Map<String, Value>, actor: &store::Actor) -> store::Result<()> {
+    if k.get("modelStatus").and_then(Value::as_i64).unwrap_or(1) >= 3 {
+        return Ok(());
+    }
+    match k.get("approvalStatus").and_then(Value::as_i64) {
+        Some(0) => Err(rule("人工组织审批中,不能更换班组:请等审批结束,或先撤回申请", "The crew organisation approval is under way: the crew cannot change until it ends or is withdrawn")),
+        Some(1) => {
+            let mut patch = Map::new();
+            patch.insert("approvalStatus".into(), Value::Null);
+            w.update(kdef, tenant, construct, patch, actor)?;
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// POST construct/worker/bind/{constructId}/{workerId}
 pub(super) async fn worker_bind(State(st): State<AppState>, s: Session, Path((construct, worker)): Path<(String, String)>) -> ApiResult<Response> {
     let (construct, worker) = (crud::parse_id(Some(&construct))?, crud::parse_id(Some(&worker))?);
@@ -113,6 +134,7 @@ pub(super) async fn worker_bind(State(st): State<AppState>, s: Session, Path((co
             if k.get("modelStatus").and_then(Value::as_i64) == Some(4) {
                 return Err(rule("已完工的施工单不能再绑定工人", "A completed construct takes no more workers"));
             }
+            crew_changes(w, &kdef, &t, construct, &k, &actor)?;
             w.get(&wdef, &t, worker)?.ok_or(StoreError::NotFound)?;
             let key = format!("{construct}:{worker}");
             if w.find_unique(&bdef, &t, "bindKey", &key)?.is_some() {
@@ -139,6 +161,7 @@ pub(super) async fn worker_unbind(State(st): State<AppState>, s: Session, Path((
     st.write(move |w| {
         let id = crew_binding(w, &t, &bdef, construct, worker)?.ok_or(StoreError::NotFound)?;
         let k = w.get(&kdef, &t, construct)?.ok_or(StoreError::NotFound)?;
+        crew_changes(w, &kdef, &t, construct, &k, &actor)?;
         if k.get("modelStatus").and_then(Value::as_i64) == Some(3) {
             let q = Query { filters: vec![Filter::new("constructId", Op::Equal, json!(construct))], limit: 2, ..Query::default() };
             if w.list(&bdef, &t, &q)?.total <= 1 {

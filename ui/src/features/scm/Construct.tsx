@@ -287,6 +287,15 @@ type Ask = ReturnType<typeof useAsk>[1];
 
 function CrewTab({ k, crew, canEdit, act, ask }: { k: Row; crew: Row[]; canEdit: boolean; act: Act; ask: Ask }) {
   const { L } = useL();
+  // Before the start, the crew is what its 人工组织审批 approved (the server keeps the same rule): while the
+  // approval is under way it stays as it is; once passed, a change needs a new approval, so it is asked first.
+  const started = Number(k.modelStatus) >= 3;
+  const approval = k.approvalStatus == null || k.approvalStatus === '' ? null : Number(k.approvalStatus);
+  const pending = !started && approval === 0;
+  const change = async (f: () => Promise<unknown>, done: string) => {
+    if (!started && approval === 1 && (await ask({ text: L('人工组织审批已通过。更换班组后需重新提交审批,才能开始施工。确定更换？', 'The crew organisation approval has passed. After this change the crew must be approved again before construction starts. Change it?') })) === null) return;
+    await act(f, done);
+  };
   return (
     <div className="tab-body">
       <div className="bind-box">
@@ -303,16 +312,17 @@ function CrewTab({ k, crew, canEdit, act, ask }: { k: Row; crew: Row[]; canEdit:
           </span>
         )}
       </div>
-      {canEdit && (
+      {canEdit && pending && <p className="muted" role="note">{L('人工组织审批中:审批结束或撤回申请后才能更换班组', 'The crew organisation approval is under way: the crew changes once it ends or is withdrawn')}</p>}
+      {canEdit && !pending && (
         <div className="bind-box">
           <span className="muted">{L('绑定工人', 'Bind a worker')}</span>
-          <RefPicker id="k-worker" field={WORKER} value="" label="" onChange={(id) => act(() => post(`${S}/construct/worker/bind/${k.id}/${id}`), L('已绑定', 'Bound'))} />
+          <RefPicker id="k-worker" field={WORKER} value="" label="" onChange={(id) => change(() => post(`${S}/construct/worker/bind/${k.id}/${id}`), L('已绑定', 'Bound'))} />
         </div>
       )}
       <Table label={L('施工班组', 'Crew')} empty={L('尚未绑定工人', 'No workers bound yet')} rows={crew} cols={[
         [L('姓名', 'Name'), (r) => r.workerName], [L('工种', 'Trade'), (r) => r.workerJobName], [L('等级', 'Level'), (r) => r.workerJobLevelName],
         [L('班组', 'Team'), (r) => r.teamName], [L('手机号码', 'Phone'), (r) => r.phone],
-        [L('操作', 'Action'), (r) => canEdit ? <button type="button" className="link danger" onClick={() => act(() => post(`${S}/construct/worker/unbind/${k.id}/${r.workerId}`), L('已解绑', 'Unbound'))}>{L('解绑', 'Unbind')}</button> : null],
+        [L('操作', 'Action'), (r) => canEdit && !pending ? <button type="button" className="link danger" onClick={() => change(() => post(`${S}/construct/worker/unbind/${k.id}/${r.workerId}`), L('已解绑', 'Unbound'))}>{L('解绑', 'Unbind')}</button> : null],
       ]} />
     </div>
   );
