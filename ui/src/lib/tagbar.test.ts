@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { HOME, close, closeAll, closeOthers, closable, initial, open, search } from './tagbar';
+import { HOME, close, closeAll, closeOthers, closable, initial, open, search, tagLabels } from './tagbar';
 
 const a = { label: 'A', value: '/a' }, b = { label: 'B', value: '/b' }, c = { label: 'Cc', value: '/c' };
 
@@ -58,4 +58,16 @@ test('views of one construct share its tag; other constructs get their own', () 
   s = open(s, { ...a, value: '/construct/info/SG20261123-0002' });
   expect(s.tags.length).toBe(3);
   expect(s.active).toBe('/construct/info/SG20261123-0002');
+});
+
+test('tags of the same title say which record each is of', () => {
+  let s = initial();
+  s = open(s, { label: 'menu.constructInfo', value: '/construct/info/SG-1/edit/crew' });
+  s = open(s, { label: 'menu.constructInfo', value: '/construct/info/SG%202' });
+  s = open(s, { label: 'menu.param', value: '/system/param' });
+  const shown = tagLabels(s.tags, (t) => (t.label === 'menu.constructInfo' ? '施工单' : t.label));
+  expect(shown.get('/construct/info/SG-1/edit/crew')).toBe('施工单 · SG-1');
+  expect(shown.get('/construct/info/SG%202')).toBe('施工单 · SG 2');
+  expect(shown.get('/system/param')).toBe('menu.param');
+  expect(shown.get(HOME.value)).toBe(HOME.label);
 });

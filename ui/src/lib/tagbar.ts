@@ -51,6 +51,26 @@ export function closeAll(_s: TagState): TagState {
   return initial();
 }
 
+/**
+ * What each tag shows: its title, and where two open tags have the same title (two 施工单, two contracts) the
+ * record each is of, from its path (`施工单详情 · SG-1`), so they can be told apart.
+ */
+export function tagLabels(tags: Tag[], label: (t: Tag) => string): Map<string, string> {
+  const count = new Map<string, number>();
+  for (const t of tags) count.set(label(t), (count.get(label(t)) ?? 0) + 1);
+  const out = new Map<string, string>();
+  for (const t of tags) {
+    const l = label(t);
+    const rec = decoded(recordOf(t.value.split('?')[0]).split('/').filter(Boolean).pop() ?? '');
+    out.set(t.value, (count.get(l) ?? 0) > 1 && rec ? `${l} · ${rec}` : l);
+  }
+  return out;
+}
+
+const decoded = (s: string) => {
+  try { return decodeURIComponent(s); } catch { return s; }
+};
+
 /** Tags whose label (translated) or path contains the query, case-insensitively. */
 export function search(s: TagState, q: string, label: (t: Tag) => string = (t) => t.label): Tag[] {
   const needle = q.trim().toLowerCase();

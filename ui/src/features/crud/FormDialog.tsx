@@ -1,5 +1,5 @@
 // Add / edit / view dialog of the generic list screen; validation on blur (SPEC §5).
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from '../../i18n/react';
 import { useApp } from '../../app';
 import type { Field, ResourceSchema } from '../../types';
@@ -141,6 +141,11 @@ export function RefPicker({ id, field, value, label, disabled, narrow, onChange 
   const [rows, setRows] = useState<{ id: string; title: string; hint: string }[]>([]);
   // The option the arrow keys are on (-1: none); Enter picks it.
   const [active, setActive] = useState(-1);
+  // Leaving the box closes its list a moment later (a click on an option lands first); coming back, or typing,
+  // before that moment cancels it (a dialog opened by the choice and confirmed at once gave the focus back and
+  // the late close then swallowed what was typed next).
+  const closing = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const stay = () => { if (closing.current) { clearTimeout(closing.current); closing.current = null; } };
   // A refusal is said as such (the form needs a right the user lacks), never shown as "no match".
   const [refused, setRefused] = useState<string | null>(null);
   useEffect(() => {
@@ -192,9 +197,10 @@ export function RefPicker({ id, field, value, label, disabled, narrow, onChange 
       <input id={id} role="combobox" aria-expanded={open} aria-controls={`${id}-options`} aria-autocomplete="list" aria-activedescendant={open && rows[active] ? `${id}-opt-${active}` : undefined}
         autoComplete="off" placeholder={pending ? t('ref.loading') : (value && shown) || t('ref.search')}
         value={open ? text : shown}
-        onFocus={() => { setOpen(true); setText(''); }} onClick={() => setOpen(true)} onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onFocus={() => { stay(); setOpen(true); setText(''); }} onClick={() => { stay(); setOpen(true); }}
+        onBlur={() => { stay(); closing.current = setTimeout(() => { closing.current = null; setOpen(false); }, 150); }}
         onKeyDown={onKeyDown}
-        onChange={(e) => { setText(e.target.value); setOpen(true); setActive(-1); }} />
+        onChange={(e) => { stay(); setText(e.target.value); setOpen(true); setActive(-1); }} />
       {open && (
         <ul className="ref-options" role="listbox" id={`${id}-options`}>
           {refused && <li className="muted" role="alert">{t('ref.refused')}{refused}</li>}

@@ -58,7 +58,7 @@ export function MessageBell() {
           {latest.length === 0 ? <p className="muted">{L('没有未读消息', 'No unread messages')}</p> : (
             <ul className="bell-list">
               {latest.map((m) => (
-                <li key={m.id}><button type="button" className="link" onClick={() => void openOne(m)}>{m.title}</button>{m.content && <span className="small bell-content">{m.content}</span>}<span className="muted small">{m.kindName} · {(m.createTime ?? '').slice(5, 16)}</span></li>
+                <li key={m.id}><button type="button" className="bell-item" onClick={() => void openOne(m)}><span className="bell-title">{m.title}</span>{m.content && <span className="small bell-content">{m.content}</span>}<span className="muted small">{m.kindName} · {(m.createTime ?? '').slice(5, 16)}</span></button></li>
               ))}
             </ul>
           )}

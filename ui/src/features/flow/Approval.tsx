@@ -10,6 +10,7 @@ import { Pager } from '../../components/ui/pager';
 import { Facts, Table } from '../../components/ui/record';
 import { useL } from '../../lib/words';
 import { usePage } from './usePage';
+import { FileButton } from '../../components/ui/file';
 
 type Row = Record<string, any>;
 const B = '/api/blade-scm/flowable';
@@ -228,7 +229,7 @@ export function ApprovalFiles() {
         {perms.has('approval_file_add') && (
           <span className="row-actions">
             <select aria-label={L('申请类型', 'Apply type')} value={type} onChange={(e) => setType(e.target.value)}>{TYPES.map(([k, zh, en]) => <option key={k} value={k}>{L(zh, en)}</option>)}</select>
-            <label className="btn btn-primary">{L('上传文件', 'Upload')}<input type="file" hidden aria-label={L('上传文件', 'Upload')} onChange={(e) => { const f = e.target.files?.[0]; if (f) void send(f); e.target.value = ''; }} /></label>
+            <FileButton className="btn btn-primary" label={L('上传文件', 'Upload')} onFiles={(fs) => void send(fs[0])} />
           </span>
         )}
       </div>

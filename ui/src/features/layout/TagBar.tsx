@@ -44,7 +44,9 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
     walk(props.menus ?? []);
     return m;
   }, [props.menus]);
-  const label = (tag: tb.Tag) => (i18n.exists(tag.label) ? t(tag.label) : names.get(tag.value) ?? tag.label);
+  const titleOf = (tag: tb.Tag) => (i18n.exists(tag.label) ? t(tag.label) : names.get(tag.value) ?? tag.label);
+  const shown = tb.tagLabels(state.tags, titleOf);
+  const label = (tag: tb.Tag) => shown.get(tag.value) ?? titleOf(tag);
 
   const actions = (Item: typeof DM.Item | typeof CM.Item) => (
     <>

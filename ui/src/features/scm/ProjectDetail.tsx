@@ -11,6 +11,7 @@ import { useToast } from '../../components/ui/toast';
 import { BuildingsCard } from './Site';
 import { Facts, Table } from '../../components/ui/record';
 import { useL, yuan } from '../../lib/words';
+import { FileButton } from '../../components/ui/file';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';
@@ -259,7 +260,7 @@ function ContractFiles({ contractId, canChange }: { contractId: string; canChang
     <div className="card">
       <div className="card-head">
         <h3>{L('合同附件', 'Files')}</h3>
-        {canChange && <label className="btn no-print">{L('上传附件', 'Upload a file')}<input type="file" hidden onChange={(e) => void add(e.target.files?.[0])} /></label>}
+        {canChange && <FileButton className="btn no-print" label={L('上传附件', 'Upload a file')} onFiles={(fs) => void add(fs[0])} />}
       </div>
       <Table label={L('合同附件', 'Files')} empty={L('暂无附件', 'No files')} rows={files} cols={[
         [L('文件', 'File'), (r) => <a className="link" href={r.link} target="_blank" rel="noreferrer">{r.originalName}</a>],

@@ -10,6 +10,7 @@ import type { Field } from '../../types';
 import { Facts } from '../../components/ui/record';
 import { useL } from '../../lib/words';
 import { IconClip } from '../../components/ui/icons';
+import { FileButton } from '../../components/ui/file';
 
 type Row = Record<string, any>;
 const O = '/worklist/order';
@@ -152,26 +153,22 @@ export function WorkOrderDetail({ no }: { no: string }) {
             <Attachments files={files} onRemove={(i) => setFiles(files.filter((_, j) => j !== i))} />
             <div className="flow-actions">
               {files.length < MAX_FILES && (
-                <label className="btn" aria-busy={sending}>
-                  {sending ? L('上传中…', 'Uploading…') : L('添加附件', 'Attach files')}
-                  <input type="file" hidden multiple disabled={sending} aria-label={L('添加附件', 'Attach files')} onChange={(e) => {
-                    const picked = Array.from(e.target.files ?? []).slice(0, MAX_FILES - files.length);
-                    e.target.value = '';
-                    if (picked.length === 0) return;
-                    setSending(true);
-                    void (async () => {
-                      const added: Attachment[] = [];
-                      for (const f of picked) {
-                        try {
-                          const d = await upload(PUT_FILE, f);
-                          added.push({ link: d.link, name: d.originalName ?? f.name });
-                        } catch (x) { toast(`${f.name}: ${errText(x)}`, 'error'); }
-                      }
-                      setFiles((now) => [...now, ...added]);
-                      setSending(false);
-                    })();
-                  }} />
-                </label>
+                <FileButton label={L('添加附件', 'Attach files')} busy={sending} multiple onFiles={(all) => {
+                  const picked = all.slice(0, MAX_FILES - files.length);
+                  if (picked.length === 0) return;
+                  setSending(true);
+                  void (async () => {
+                    const added: Attachment[] = [];
+                    for (const f of picked) {
+                      try {
+                        const d = await upload(PUT_FILE, f);
+                        added.push({ link: d.link, name: d.originalName ?? f.name });
+                      } catch (x) { toast(`${f.name}: ${errText(x)}`, 'error'); }
+                    }
+                    setFiles((now) => [...now, ...added]);
+                    setSending(false);
+                  })();
+                }}>{sending ? L('上传中…', 'Uploading…') : L('添加附件', 'Attach files')}</FileButton>
               )}
               <button type="submit" className="btn btn-primary" disabled={!text.trim() || sending}>{L('回复', 'Reply')}</button>
             </div>
