@@ -138,9 +138,9 @@ pub enum Cmd {
         /// Where to listen with plain HTTP (with HTTPS: only a redirect to it).
         #[arg(long, default_value = "0.0.0.0:8090")]
         http: String,
-        /// Where to listen with HTTPS with your own certificate (needs --tls-cert and --tls-key). Without it,
-        /// install makes a certificate of a local authority and serves HTTPS on port 8443.
-        #[arg(long, requires_all = ["tls_cert", "tls_key"])]
+        /// Where to listen with HTTPS. With --tls-cert and --tls-key, with your certificate; else install makes
+        /// one (a local authority's). Default: port 8443 of the --http address.
+        #[arg(long)]
         https: Option<String>,
         /// Your certificate chain, PEM (with --https).
         #[arg(long)]
@@ -182,9 +182,13 @@ pub enum Cmd {
         /// The server's data directory (an installed service's is /var/lib/zhizhuang).
         #[arg(long, env = "ZZ_DIR", default_value = "./zz_data")]
         dir: PathBuf,
-        /// Where to write ca.crt, ca.key, server.crt and server.key (default DIR/tls).
+        /// Where to write server.crt and server.key (default DIR/tls).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Where the local certificate authority is, or is made (ca.crt, ca.key): default an install's
+        /// /etc/zhizhuang/tls when this machine has one, else the --out directory.
+        #[arg(long)]
+        ca_dir: Option<PathBuf>,
     },
     /// Print the HTTP contract as OpenAPI 3.1 JSON (the committed `openapi.json`), or write it to --out.
     Openapi {

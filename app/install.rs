@@ -217,6 +217,7 @@ fn this_machine(asked: &[String], http: &str) -> Vec<String> {
     if let Ok(h) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
         v.push(h.trim().to_string());
     }
+    v.extend(local_addresses(&std::fs::read_to_string("/proc/net/fib_trie").unwrap_or_default()));
     if let Ok(sock) = std::net::UdpSocket::bind("0.0.0.0:0")
         && sock.connect("192.0.2.1:9").is_ok()
         && let Ok(a) = sock.local_addr()
@@ -233,6 +234,35 @@ fn this_machine(asked: &[String], http: &str) -> Vec<String> {
     v
 }
 
+/// This machine's own IPv4 addresses but loopback (`/proc/net/fib_trie`'s `/32 host LOCAL` entries): every
+/// interface's, so a machine whose LAN has no default route still has its address in the certificate.
+fn local_addresses(fib_trie: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut last: Option<&str> = None;
+    for line in fib_trie.lines() {
+        let t = line.trim_start();
+        if let Some(a) = t.strip_prefix("|-- ") {
+            last = Some(a.trim());
+        } else if t.starts_with("/32 host LOCAL")
+            && let Some(a) = last
+            && let Ok(ip) = a.parse::<std::net::Ipv4Addr>()
+            && !ip.is_loopback()
+            && !out.contains(&a.to_string()) {
+            out.push(a.to_string());
+        }
+    }
+    out
+}
+
+/// An address `serve` will take (`ZZ_HTTP`, `ZZ_HTTPS`): an IP and a port. Checked here, so that an install
+/// never leaves a service that cannot start.
+fn check_addr(flag: &str, a: &str) -> anyhow::Result<std::net::SocketAddr> {
+    a.parse::<std::net::SocketAddr>()
+        .ok()
+        .filter(|s| s.port() != 0)
+        .ok_or_else(|| anyhow::anyhow!("{flag} {a}: give an IP address and a port, like 0.0.0.0:8090 (every address of this machine) or 192.168.1.10:8090"))
+}
+
 /// The settings an earlier install wrote (`KEY=value` lines), which a second install keeps.
 fn env_values(text: &str) -> std::collections::HashMap<String, String> {
     text.lines()
@@ -246,11 +276,20 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     if root.is_none() && !is_root() {
         bail!("install sets up a system service: run it as root (sudo zhizhuang install …)");
     }
-    if p.https.is_some() != (p.tls_cert.is_some() && p.tls_key.is_some()) {
-        bail!("--https needs --tls-cert and --tls-key (`zhizhuang cert --host <address>` makes them)");
+    if p.tls_cert.is_some() != p.tls_key.is_some() || (p.tls_cert.is_some() && p.https.is_none()) {
+        bail!("your own certificate needs --https ADDR, --tls-cert FILE and --tls-key FILE together (without them install makes one)");
     }
     if p.https.is_some() && p.insecure_http {
         bail!("--insecure-http is for plain HTTP without --https: with --https the --http address only redirects to it");
+    }
+    let http = check_addr("--http", &p.http)?;
+    if let Some(h) = &p.https {
+        let https = check_addr("--https", h)?;
+        if https.port() == http.port() {
+            bail!("--http and --https need different ports ({} and {h})", p.http);
+        }
+    } else if !p.insecure_http && !loopback(&p.http) && http.port() == HTTPS_PORT {
+        bail!("--http {}: port {HTTPS_PORT} is where install serves HTTPS; give --http another port, or --https with the address you want", p.http);
     }
     // systemd is what starts, restarts and stops the service; without it (a container, an init without it) the
     // rest is still set up, and the end says how to start the server by hand.
@@ -297,15 +336,21 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     let mut made_ca = None;
     if first {
         // On the network and not told otherwise: HTTPS with a certificate of a local authority made here.
-        if p.https.is_none() && !p.insecure_http && !loopback(&p.http) {
+        // (--https without a certificate of yours: the same, at that address.) The authority stays root's, in
+        // /etc/zhizhuang/tls; the service gets the server's certificate and key alone.
+        if p.tls_cert.is_none() && (p.https.is_some() || (!p.insecure_http && !loopback(&p.http))) {
             let hosts = this_machine(&p.hosts, &p.http);
-            let made = crate::cert::make(&data.join("tls"), &hosts)?;
-            let ip = p.http.rsplit_once(':').map(|(ip, _)| ip.to_string()).unwrap_or_else(|| "0.0.0.0".into());
-            p.https = Some(format!("{ip}:{HTTPS_PORT}"));
+            let made = crate::cert::make_with(&under(root, Path::new(crate::cert::INSTALL_CA_DIR)), &data.join("tls"), &hosts)?;
+            if p.https.is_none() {
+                p.https = Some(std::net::SocketAddr::new(http.ip(), HTTPS_PORT).to_string());
+            }
             p.tls_cert = Some(p.dir.join("tls/server.crt"));
             p.tls_key = Some(p.dir.join("tls/server.key"));
-            println!("made a certificate for {} signed by a local certificate authority ({})", hosts.join(", "), made.ca.display());
+            println!("made a certificate for {} signed by a local certificate authority ({}; it may sign only for this office's names and addresses)", hosts.join(", "), made.ca.display());
             made_ca = Some((made.ca, hosts));
+        }
+        if std::fs::metadata(crate::admin::data_file(&data)).is_ok() {
+            println!("the data directory already holds a data file: its accounts keep their passwords (ZZ_ADMIN_PASSWORD applies to a new data file only; `zhizhuang admin passwd` resets one)");
         }
         let key = match crate::secrets::Secrets::load(&data) {
             // A data directory that already has a key keeps it.
@@ -318,18 +363,43 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     } else {
         let text = std::fs::read_to_string(&env).with_context(|| format!("read {}", env.display()))?;
         let v = env_values(&text);
+        let asked = (p.http.clone(), p.https.clone(), p.insecure_http);
         if let Some(h) = v.get("ZZ_HTTP") {
             p.http = h.clone();
         }
         p.https = v.get("ZZ_HTTPS").cloned();
         p.tls_cert = v.get("ZZ_TLS_CERT").map(PathBuf::from);
         p.tls_key = v.get("ZZ_TLS_KEY").map(PathBuf::from);
+        p.insecure_http = v.get("ZZ_INSECURE_HTTP").is_some_and(|x| x == "1");
         println!("kept the existing {} and the addresses it names", env.display());
+        if (asked.0 != p.http && asked.0 != "0.0.0.0:8090") || (asked.1.is_some() && asked.1 != p.https) || (asked.2 && !p.insecure_http) {
+            println!("  (the addresses given now are not used: change ZZ_HTTP, ZZ_HTTPS or ZZ_INSECURE_HTTP in {} and restart the service)", p.env_file.display());
+        }
+        // More names for the certificate install made: it is signed again for the old and the new ones.
+        let ours = p.tls_cert.as_deref() == Some(p.dir.join("tls/server.crt").as_path());
+        let ca = under(root, Path::new(crate::cert::INSTALL_CA_DIR));
+        if ours && !p.hosts.is_empty() && ca.join("ca.crt").exists() {
+            let mut hosts: Vec<String> = std::fs::read_to_string(data.join("tls/server.hosts")).unwrap_or_default().lines().map(str::to_string).filter(|h| !h.is_empty()).collect();
+            let new: Vec<String> = p.hosts.iter().filter(|h| !hosts.contains(h)).cloned().collect();
+            if !new.is_empty() {
+                hosts.extend(new.iter().cloned());
+                let made = crate::cert::make_with(&ca, &data.join("tls"), &hosts)?;
+                println!("signed the certificate again for {} (added {}); the running service reads it by itself", hosts.join(", "), new.join(", "));
+                made_ca = Some((made.ca, hosts));
+            }
+        }
     }
     if root.is_none() {
         // Everything in the data directory (the key, the certificate) and the backup directory is the user's.
         run(Command::new("chown").arg("-R").arg(format!("{0}:{0}", p.user)).arg(&data), "chown")?;
         run(Command::new("chown").arg(format!("{0}:{0}", p.user)).arg(&backups), "chown")?;
+        // A certificate of the company's own must be readable by the service's user, or it cannot start.
+        for f in [&p.tls_cert, &p.tls_key].into_iter().flatten() {
+            let readable = Command::new("setpriv").arg(format!("--reuid={}", p.user)).arg(format!("--regid={}", p.user)).arg("--init-groups").args(["test", "-r"]).arg(f).status();
+            if readable.is_ok_and(|s| s.code() == Some(1)) {
+                bail!("the service's user {} cannot read {}: give it the file (chgrp {} {} && chmod g+r {}) and install again", p.user, f.display(), p.user, f.display(), f.display());
+            }
+        }
     }
     let unit = under(root, &Path::new("/etc/systemd/system").join(UNIT));
     write_mode(&unit, &unit_text(&p), 0o644)?;
@@ -349,7 +419,12 @@ pub fn install(mut p: Plan, root: Option<&Path>, start: bool) -> anyhow::Result<
     };
     println!();
     let port = |a: &str| a.rsplit(':').next().unwrap_or("").to_string();
-    let hosts = made_ca.as_ref().map(|(_, h)| h.clone()).unwrap_or_else(|| this_machine(&p.hosts, &p.http));
+    let certified: Vec<String> = std::fs::read_to_string(data.join("tls/server.hosts")).unwrap_or_default().lines().map(str::to_string).filter(|h| !h.is_empty()).collect();
+    let hosts = match &made_ca {
+        Some((_, h)) => h.clone(),
+        None if p.tls_cert.as_deref() == Some(p.dir.join("tls/server.crt").as_path()) && !certified.is_empty() => certified,
+        None => this_machine(&p.hosts, &p.http),
+    };
     let addrs: Vec<String> = match &p.https {
         Some(h) => hosts.iter().filter(|h| *h != "127.0.0.1").map(|n| format!("https://{n}:{}", port(h))).collect(),
         None if loopback(&p.http) => vec![format!("http://{}", p.http)],
@@ -406,7 +481,7 @@ pub fn uninstall(root: Option<&Path>) -> anyhow::Result<()> {
     if systemd {
         let _ = Command::new("systemctl").arg("daemon-reload").status();
     }
-    println!("kept the data directory, {BACKUP_DIR} and {ENV_FILE} (the secret key the data needs): remove them by hand if you mean to");
+    println!("kept the system user zhizhuang, the data directory, {BACKUP_DIR}, {} (the local certificate authority the office's PCs trust) and {ENV_FILE} (the secret key the data needs): remove them by hand if you mean to", crate::cert::INSTALL_CA_DIR);
     Ok(())
 }
 
@@ -518,10 +593,33 @@ mod tests {
         let tls = root.path().join("var/lib/zhizhuang/tls");
         let chain = std::fs::read_to_string(tls.join("server.crt")).unwrap();
         assert_eq!(chain.matches("BEGIN CERTIFICATE").count(), 2);
-        assert!(tls.join("server.key").exists() && tls.join("ca.crt").exists());
+        assert!(tls.join("server.key").exists() && tls.join("server.hosts").exists());
+        // The authority is root's, apart from the data directory the service holds, and may sign only locally.
+        use std::os::unix::fs::PermissionsExt;
+        let ca = root.path().join("etc/zhizhuang/tls");
+        assert!(!tls.join("ca.key").exists() && ca.join("ca.key").exists() && ca.join("ca.crt").exists());
+        assert_eq!(std::fs::metadata(ca.join("ca.key")).unwrap().permissions().mode() & 0o777, 0o600);
+        let ca_der = rustls_pemfile_first(&std::fs::read_to_string(ca.join("ca.crt")).unwrap());
+        assert!(contains(&ca_der, &[0x55, 0x1d, 0x1e]), "the authority carries name constraints");
         // The certificate names the asked host and localhost; a name no certificate can carry is left out.
         let der = rustls_pemfile_first(&chain);
         assert!(contains(&der, b"erp.example.local") && contains(&der, b"localhost") && !contains(&der, b"bad name"));
+        // Installed again with another local name: the certificate is signed again for the old names and it; a
+        // public name is outside what the authority may sign, and said so.
+        let mut p = plan("0.0.0.0:8090");
+        p.hosts = vec!["erp2.local".into()];
+        install(p, Some(root.path()), false).unwrap();
+        let hosts = std::fs::read_to_string(tls.join("server.hosts")).unwrap();
+        assert!(hosts.contains("erp.example.local") && hosts.contains("erp2.local"), "{hosts}");
+        let mut p = plan("0.0.0.0:8090");
+        p.hosts = vec!["www.icbc.com.cn".into()];
+        let e = install(p, Some(root.path()), false).unwrap_err().to_string();
+        assert!(e.contains("www.icbc.com.cn is outside them"), "{e}");
+        // Addresses serve would refuse are refused here.
+        for bad in ["8090", "erp.local:8090", "0.0.0.0:99999", "0.0.0.0:8443"] {
+            let root3 = tempfile::tempdir().unwrap();
+            assert!(install(plan(bad), Some(root3.path()), false).is_err(), "{bad}");
+        }
         // Asked for plain HTTP: no certificate.
         let root2 = tempfile::tempdir().unwrap();
         let mut p = plan("0.0.0.0:8090");
@@ -544,6 +642,12 @@ mod tests {
 
     fn contains(hay: &[u8], needle: &[u8]) -> bool {
         hay.windows(needle.len()).any(|w| w == needle)
+    }
+
+    #[test]
+    fn every_interface_address_is_found() {
+        let fib = "Main:\n  +-- 0.0.0.0/0 3 0 5\n     |-- 0.0.0.0\n        /0 universe UNICAST\n     +-- 127.0.0.0/8 2 0 2\n           |-- 127.0.0.1\n              /32 host LOCAL\n     +-- 192.168.1.0/24 2 0 2\n           |-- 192.168.1.0\n              /24 link UNICAST\n           |-- 192.168.1.10\n              /32 host LOCAL\n        |-- 192.168.1.255\n           /32 link BROADCAST\n           |-- 10.8.0.2\n              /32 host LOCAL\nLocal:\n           |-- 192.168.1.10\n              /32 host LOCAL\n";
+        assert_eq!(local_addresses(fib), vec!["192.168.1.10".to_string(), "10.8.0.2".to_string()]);
     }
 
     #[test]

@@ -75,7 +75,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             zhizhuang::install::install(plan, root.as_deref(), !no_start)
         }
         Cmd::Uninstall { root } => zhizhuang::install::uninstall(root.as_deref()),
-        Cmd::Cert { hosts, dir, out } => zhizhuang::cert::run(&out.unwrap_or_else(|| dir.join("tls")), &hosts),
+        Cmd::Cert { hosts, dir, out, ca_dir } => zhizhuang::cert::run(&out.unwrap_or_else(|| dir.join("tls")), ca_dir.as_deref(), &hosts),
         Cmd::Openapi { out } => {
             let doc = zhizhuang::openapi::render(&zhizhuang::decl::Resources::load()?);
             match out {

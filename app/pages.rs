@@ -141,6 +141,11 @@ async fn page(st: &AppState, req: Request) -> Response {
         Some(tok) => crate::auth::session::load(st, tok).await.ok(),
         None => None,
     };
+    // A session whose password someone else set sees /password alone (its data too: the props of any other page
+    // are not made) until the user has set his own.
+    if session.as_ref().is_some_and(|s| s.must_change_password()) && url.split('?').next() != Some("/password") {
+        return redirect("/password");
+    }
     let mut props = match props(st, &url, &headers, lang, session.as_ref()).await {
         Ok(p) => p,
         Err(e) => return e.into_response(),
@@ -308,7 +313,7 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
         "tenantId": s.tenant, "roleName": s.role_aliases.join(","), "deptId": u("deptId"),
         // A password someone else set (a reset, a new tenant's or an install's first one): the pages send the
         // user to /password until he has set his own.
-        "mustChangePassword": s.user.get("mustChangePassword").and_then(Value::as_i64) == Some(1),
+        "mustChangePassword": s.must_change_password(),
     });
     out["menus"] = Value::Array(crate::api::system::menu::user_routes(st, s, lang).await?);
     // The launcher, the 外部系统 menus and the header's feedback and appraise links: the tenant's own settings

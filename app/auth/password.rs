@@ -12,6 +12,22 @@ pub fn md5_hex(s: &str) -> String {
     hex::encode(Md5::digest(s.as_bytes()))
 }
 
+/// Passwords every guesser tries first (the top of the public leak lists, Chinese ones among them, and this
+/// product's own names). Clients send the MD5, so the check is against theirs.
+const COMMON: &[&str] = &[
+    "1", "12", "123", "1234", "12345", "123456", "1234567", "12345678", "123456789", "1234567890", "0", "000000", "00000000",
+    "111111", "11111111", "112233", "121212", "123123", "123321", "654321", "666666", "888888", "88888888", "520520", "5201314",
+    "147258369", "a123456", "123456a", "a12345678", "abc123", "abc123456", "qwerty", "qwe123", "qwerty123", "asdfgh", "zxcvbnm",
+    "1qaz2wsx", "password", "password1", "passw0rd", "p@ssw0rd", "admin", "admin123", "admin888", "root", "test", "test123",
+    "iloveyou", "woaini", "woaini1314", "zhizhuang", "zhizhuang123", "saber", "bladex",
+];
+
+/// Whether the password behind this MD5 is one of the `COMMON` ones.
+pub fn is_common(md5: &str) -> bool {
+    static SET: std::sync::OnceLock<std::collections::HashSet<String>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| COMMON.iter().map(|p| md5_hex(p)).collect()).contains(&md5.to_ascii_lowercase())
+}
+
 /// The secret as the client should have sent it: 32 lowercase hex digits, else the MD5 of what was given.
 pub fn normalize(secret: &str) -> String {
     if secret.len() == 32 && secret.bytes().all(|b| b.is_ascii_hexdigit()) {

@@ -27,7 +27,25 @@ pub struct Session {
     pub path: String,
 }
 
+/// What a session whose password someone else set may still do (`Session::must_change_password`): set its own,
+/// read who it is, sign out. Everything else answers 403 `must_change_password` until then.
+const WHILE_MUST_CHANGE: &[&str] = &["/api/blade-user/update-password", "/api/blade-user/info", "/api/blade-auth/oauth/logout"];
+
 impl Session {
+    /// Signed in with a password someone else set (a 密码重置's one-time password, an install's first one): the
+    /// pages send the user to /password, and the API refuses all but `WHILE_MUST_CHANGE` until he has set his own.
+    pub fn must_change_password(&self) -> bool {
+        self.user.get("mustChangePassword").and_then(Value::as_i64) == Some(1)
+    }
+
+    /// 403 for a session that must set its own password first, on any path but the few it needs for that.
+    pub fn refuse_until_changed(&self, path: &str) -> ApiResult<()> {
+        if self.must_change_password() && !WHILE_MUST_CHANGE.contains(&path) {
+            return Err(ApiError::new(Kind::MustChangePassword));
+        }
+        Ok(())
+    }
+
     pub fn actor(&self) -> store::Actor {
         store::Actor { user_id: self.user_id, dept_id: self.dept_id, at: None }
     }
@@ -113,6 +131,7 @@ impl FromRequestParts<AppState> for Session {
         let token = bearer(parts).ok_or_else(|| ApiError::new(Kind::Unauthorized))?;
         let mut s = load(st, token).await?;
         s.path = parts.uri.path().to_string();
+        s.refuse_until_changed(&s.path)?;
         if let Some(ctx) = parts.extensions.get::<ReqCtx>() {
             ctx.set(&s.tenant, &s.user_id.to_string());
         }

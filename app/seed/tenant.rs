@@ -22,8 +22,7 @@ pub fn menu_rows(w: &WriteCtx, res: &Resources) -> store::Result<Vec<MenuRow>> {
 /// A tenant's roles (the platform super-admin in 000000, the tenant admin and the five technical-worker roles,
 /// from `seed/roles.json`) and its `admin` user with the admin role and the given password hash. Used at first
 /// start and when the platform administrator creates a tenant. Returns the admin's user id. `must_change`: the
-/// password is someone else's choice (the platform administrator's, an installer's), so the UI has the admin
-/// replace it at the first sign-in.
+/// password is an installer's, to be replaced at the first sign-in (`Session::must_change_password`).
 pub fn tenant_roles_and_admin(w: &mut WriteCtx, res: &Resources, tenant: &str, hash: &str, menus: &[MenuRow], must_change: bool) -> store::Result<u64> {
     let sys = Actor::default();
     let roles = asset("seed/roles.json");

@@ -161,6 +161,35 @@ async fn users_scenarios() {
     let (s, v) = app.sign_in_body(A, "zhang", &once).await;
     assert_eq!(s, 200);
     assert_eq!(v["must_change_password"], true);
+    // Until he has set his own, the one-time password opens nothing but that change (and who he is, and sign-out):
+    // not the API, not a page's data, not a file.
+    let ot = v["access_token"].as_str().unwrap().to_string();
+    for path in [format!("{u}/page"), "/api/blade-system/menu/routes".to_string()] {
+        let (s, v) = app.get(&path, &ot).await;
+        assert_eq!((s.as_u16(), v["msg"].as_str()), (403, Some("您的密码由管理员设置,请先修改密码")), "{path}: {v}");
+    }
+    let (s, _) = app.post(&format!("{u}/submit"), &ot, &json!({"account": "backdoor", "name": "b", "realName": "b", "password": "Bd#12345", "password2": "Bd#12345"}).to_string()).await;
+    assert_eq!(s, 403);
+    let (s, v) = app.get("/api/blade-user/info", &ot).await;
+    assert_eq!((s.as_u16(), v["data"]["account"].as_str()), (200, Some("zhang")), "{v}");
+    let page = |path: &str, token: &str| {
+        axum::http::Request::get(path).header("cookie", format!("zz-token={token}")).header("x-zz-props", "1").body(axum::body::Body::empty()).unwrap()
+    };
+    let (s, h, _) = app.call(page("/system/user", &ot)).await;
+    assert_eq!((s.as_u16(), h.get("location").and_then(|l| l.to_str().ok())), (302, Some("/password")), "a page's props are not made");
+    let (s, _, v) = app.call(page("/password", &ot)).await;
+    assert!(s == 200 && v["user"]["mustChangePassword"] == true, "{v}");
+    // The change: not to a guesser's first try, then to his own; the new password opens everything again.
+    let change = |new: &str| format!("/api/blade-user/update-password?oldPassword={}&newPassword={}&newPassword1={}", md5(&once), md5(new), md5(new));
+    let (s, v) = app.req("POST", &change("123456"), Some(&ot), None, &[]).await;
+    assert_eq!((s.as_u16(), v["msg"].as_str()), (400, Some("密码过于常见,请换一个不易被猜到的密码")), "{v}");
+    let (s, v) = app.req("POST", &change("Zhang#Own2026"), Some(&ot), None, &[]).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = app.sign_in_body(A, "zhang", "Zhang#Own2026").await;
+    assert_eq!((s.as_u16(), &v["must_change_password"]), (200, &json!(false)));
+    let own = v["access_token"].as_str().unwrap().to_string();
+    assert_eq!(app.get("/api/blade-system/menu/routes", &ot).await.0, 401, "the change ended the one-time session");
+    assert_eq!(app.get("/api/blade-system/menu/routes", &own).await.0, 200);
 
     // Own account and the last administrator.
     let admin_id = {

@@ -66,6 +66,9 @@ pub async fn download(State(st): State<AppState>, Path((tenant, key)): Path<(Str
         Ok(s) => s,
         Err(e) => return e.into_response(),
     };
+    if let Err(e) = s.refuse_until_changed("/files") {
+        return e.into_response();
+    }
     // Another tenant's session learns nothing, not even that the file exists.
     if s.tenant != tenant {
         return not_found();

@@ -119,8 +119,9 @@ async fn submit(State(st): State<AppState>, s: Session, JsonObject(mut body): Js
             doc.insert("tenantId".into(), json!(tid));
             let saved = w.insert(&d, store::PLATFORM_TENANT, doc.clone(), &actor)?;
             let menus = crate::seed::menu_rows(w, &res)?;
-            // The platform administrator chose the password: its admin replaces it at the first sign-in.
-            crate::seed::tenant_roles_and_admin(w, &res, &tid, &hash, &menus, true)?;
+            // The platform administrator's chosen password stands (as BladeX has it: a Saber client has no page to
+            // replace it on, and a session that must replace it may do nothing else).
+            crate::seed::tenant_roles_and_admin(w, &res, &tid, &hash, &menus, false)?;
             Ok(Ok(saved))
         })
         .await?

@@ -30,6 +30,10 @@ pub async fn update_password(State(st): State<AppState>, s: Session, p: AnyParam
     if old == new {
         return Err(ApiError::new(Kind::PasswordSame));
     }
+    // The password that replaces one someone else set (the forced change) is no guesser's first try.
+    if s.must_change_password() && password::is_common(&new) {
+        return Err(ApiError::new(Kind::WeakPassword));
+    }
     let who = format!("{}:{}", s.tenant, s.user.get("account").and_then(Value::as_str).unwrap_or(""));
     if let Some(wait) = st.throttle.wait(&[Key::own("password-change", &who)]) {
         let mut e = ApiError::with(Kind::TooManyRequests, wait.to_string());

@@ -1,6 +1,6 @@
-// /password: a user signed in with a password someone else set (an administrator's reset, a new tenant's first
-// admin, an install's generated one) sets his own before anything else; the pages send him here until he has
-// (the guard's mustChange). The change ends every session of the account (the server bumps its token version),
+// /password: a user signed in with a password someone else set (an administrator's reset, an install's generated
+// one) sets his own before anything else; the pages send him here until he has (the guard's mustChange) and the
+// API refuses him all else. The change ends every session of the account (the server bumps its token version),
 // so he signs in again with the new one.
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from '../../i18n/react';
@@ -11,12 +11,20 @@ import { logout } from '../../lib/auth';
 
 type Fields = { oldPassword: string; newPassword: string; newPassword1: string };
 
+/** At least 8 characters of at least two kinds (letters, digits, other signs): the server sees only the MD5,
+ * so the length and mix are checked here; it refuses the commonest passwords itself. */
+export function strongEnough(p: string): boolean {
+  const kinds = [/[A-Za-z]/, /[0-9]/, /[^A-Za-z0-9]/].filter((re) => re.test(p)).length;
+  return [...p].length >= 8 && kinds >= 2;
+}
+
 /** What is wrong with the form, by field (message keys); empty when it may be sent. */
 export function passwordErrors(f: Fields): Partial<Record<keyof Fields, string>> {
   const e: Partial<Record<keyof Fields, string>> = {};
   if (!f.oldPassword) e.oldPassword = 'valid.required';
   if (!f.newPassword) e.newPassword = 'valid.required';
   else if (f.newPassword === f.oldPassword) e.newPassword = 'password.same';
+  else if (!strongEnough(f.newPassword)) e.newPassword = 'password.rule';
   if (!f.newPassword1) e.newPassword1 = 'valid.required';
   else if (f.newPassword1 !== f.newPassword) e.newPassword1 = 'register.passwordMismatch';
   return e;
@@ -56,7 +64,7 @@ export function PasswordPage() {
         setF({ ...f, [k]: v });
         if (errors[k] && v) setErrors(({ [k]: _, ...rest }) => rest);
       }} />
-      {errors[k] && <div className="form-err" role="alert">{t(errors[k]!)}</div>}
+      {errors[k] ? <div className="form-err" role="alert">{t(errors[k]!)}</div> : k === 'newPassword' && <div className="muted small">{t('password.rule')}</div>}
     </div>
   );
 
