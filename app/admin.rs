@@ -159,7 +159,19 @@ pub fn backup(dir: &Path, out: &Path, with_logs: bool) -> anyhow::Result<()> {
             (r, l)
         }
         None => {
-            let v = call(dir, &json!({"cmd": "backup", "out": out, "logs_out": logs_out}))?;
+            // The service writes it, as its own user: a place that user may not write is named as such.
+            let v = call(dir, &json!({"cmd": "backup", "out": out, "logs_out": logs_out})).map_err(|e| {
+                if e.to_string().contains("Permission denied") || e.to_string().contains("Read-only file system") {
+                    let owner = std::fs::metadata(dir).ok().map(|m| { use std::os::unix::fs::MetadataExt; m.uid() }).unwrap_or(0);
+                    anyhow::anyhow!(
+                        "the running server may not write {} (it writes the backup as its own user, uid {owner}; an installed service may write only its data directory and /var/backups/zhizhuang): {e}. / 运行中的服务无权写入 {}:请备份到服务可写的目录(如 /var/backups/zhizhuang)。",
+                        out.display(),
+                        out.display()
+                    )
+                } else {
+                    e
+                }
+            })?;
             // The running server wrote the file: a service with a private /tmp or a read-only system (the unit's
             // PrivateTmp, ProtectSystem) writes where this command cannot see. Never report a backup the admin
             // does not have.

@@ -30,6 +30,19 @@ pub struct Resources {
     referrers: Arc<HashMap<String, Vec<Referrer>>>,
     /// The declared access lists (`access`).
     access: Arc<Vec<Access>>,
+    /// For each resource, the joins a tool form's picker of it is narrowed through (`Through`).
+    throughs: Arc<HashMap<String, Vec<Through>>>,
+}
+
+/// A picker narrowed through a join (`"within": {"constructId": "construct_worker.constructId"}` on a tool form's
+/// field: the workers of the chosen construct's crew): the join resource, its indexed reference filter matched to
+/// the form's choice (`by`, referring to `parent`), and its field naming the picked records (`key`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Through {
+    pub join: String,
+    pub by: String,
+    pub parent: String,
+    pub key: String,
 }
 
 /// A declaration and its field that refers to another resource's records.
@@ -100,6 +113,29 @@ impl Resources {
                 }
             }
         }
+        // Tool forms' pickers narrowed through a join (`ui.tools[].fields[].within`): the join is declared, refers
+        // to the picked resource by exactly one field, and is filtered by an indexed reference field.
+        let mut throughs: HashMap<String, Vec<Through>> = HashMap::new();
+        for def in by_name.values() {
+            let tools = def.ui.as_ref().and_then(|u| u.get("tools")).and_then(Value::as_array).cloned().unwrap_or_default();
+            for f in tools.iter().flat_map(|t| t.get("fields").and_then(Value::as_array).cloned().unwrap_or_default()) {
+                let Some(w) = f.get("within") else { continue };
+                let target = f.get("refers").and_then(Value::as_str).unwrap_or("");
+                for (from, to) in w.as_object().into_iter().flatten() {
+                    let bad = || anyhow::anyhow!("{}: a tool field's within {from} → {to} must name another field of the form and <join>.<indexed reference filter> of a resource referring to {target} once", def.name);
+                    let (join, by) = to.as_str().and_then(|t| t.split_once('.')).ok_or_else(bad)?;
+                    let j = by_name.get(join).ok_or_else(bad)?;
+                    let byf = j.field(by).filter(|x| x.filter && x.indexed() && x.refers.is_some()).ok_or_else(bad)?;
+                    let keys: Vec<&store::FieldDef> = j.fields.iter().filter(|x| x.refers.as_deref() == Some(target)).collect();
+                    let from_ok = tools.iter().any(|t| t.get("fields").and_then(Value::as_array).is_some_and(|fs| fs.iter().any(|x| x.get("name").and_then(Value::as_str) == Some(from.as_str()) && x.get("refers").and_then(Value::as_str) == byf.refers.as_deref())));
+                    if keys.len() != 1 || !from_ok {
+                        return Err(bad());
+                    }
+                    let t = Through { join: join.into(), by: by.into(), parent: byf.refers.clone().unwrap_or_default(), key: keys[0].name.clone() };
+                    throughs.entry(target.to_string()).or_default().push(t);
+                }
+            }
+        }
         let mut access = Vec::new();
         for def in by_name.values() {
             if let Some(v) = &def.access {
@@ -111,8 +147,8 @@ impl Resources {
                 access.push(a);
             }
         }
-        let (decls, referrers, access) = (Arc::new(decls), Arc::new(referrers), Arc::new(access));
-        Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default(), decls, referrers, access })
+        let (decls, referrers, access, throughs) = (Arc::new(decls), Arc::new(referrers), Arc::new(access), Arc::new(throughs));
+        Ok(Resources { by_name: Arc::new(RwLock::new(by_name)), generated: Arc::default(), decls, referrers, access, throughs })
     }
 
     /// A declaration by name, if there is one (names that come from clients).
@@ -144,6 +180,11 @@ impl Resources {
     /// The route dialect a built-in declaration states, if any (generated resources have none).
     pub fn decl(&self, name: &str) -> Option<Arc<ApiDecl>> {
         self.decls.get(name).cloned()
+    }
+
+    /// The joins a picker of `name`'s records may be narrowed through (`Through`).
+    pub fn throughs(&self, name: &str) -> &[Through] {
+        self.throughs.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// The declarations (and their fields) that refer to records of `name`.

@@ -88,6 +88,32 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         return Ok(ok(json!({"records": records, "total": records.len(), "size": size, "current": 1, "pages": 1})));
     }
     let kw = param("keyword");
+    // Narrowed through a join (a tool form's `within`: the workers of the chosen construct's crew):
+    // `<join>.<field>=<id>`, for joins some form declares; the chosen record must be one the caller sees.
+    if let Some((k, v)) = q.iter().find(|(k, _)| k.contains('.')) {
+        let t = st.res.throughs(&def.name).iter().find(|t| format!("{}.{}", t.join, t.by) == *k).cloned().ok_or_else(|| ApiError::with(Kind::UnknownFilter, k.chars().take(64).collect::<String>()))?;
+        let parent: u64 = v.trim().parse().map_err(|_| ApiError::with(Kind::BadId, v.chars().take(64).collect::<String>()))?;
+        crate::engine::crud::get_scoped(&st, &s, &st.res.get(&t.parent), parent).await?;
+        let (jdef, tenant) = (st.res.get(&t.join), s.tenant.clone());
+        let jq = store::Query { filters: vec![store::Filter::new(&t.by, store::Op::Equal, json!(parent))], limit: 5_000, ..store::Query::default() };
+        let joined = st.read(move |r| r.list(&jdef, &tenant, &jq)).await?.records;
+        let mut ids: Vec<u64> = joined.iter().filter_map(|r| r.get(&t.key).and_then(store::parse_id_value)).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let visible = crate::engine::crud::visible_ids(&st, &s, &def, &ids).await?;
+        let (d, tn) = (def.clone(), s.tenant.clone());
+        let recs = st.read(move |r| visible.iter().filter_map(|id| r.get(&d, &tn, *id).transpose()).collect::<store::Result<Vec<_>>>()).await?;
+        let needle = kw.to_lowercase();
+        let mut rows: Vec<Value> = recs
+            .iter()
+            .map(|r| row(&def, &title, hint.as_deref(), r, &depts))
+            .filter(|r| needle.is_empty() || ["title", "hint"].iter().any(|k| r[*k].as_str().is_some_and(|x| x.to_lowercase().contains(&needle))))
+            .collect();
+        rows.sort_by(|a, b| a["title"].as_str().cmp(&b["title"].as_str()));
+        let total = rows.len() as u64;
+        let records: Vec<Value> = rows.into_iter().skip(((current - 1) * size) as usize).take(size as usize).collect();
+        return Ok(ok(json!({"records": records, "total": total, "size": size, "current": current, "pages": total.div_ceil(size)})));
+    }
     let mut pairs: Vec<(String, String)> = vec![("size".into(), size.to_string()), ("current".into(), current.to_string())];
     if !kw.is_empty() {
         if def.fields.iter().any(|f| f.searched()) {

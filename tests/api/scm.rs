@@ -471,6 +471,25 @@ async fn attendance_rectification_and_measures_keep_their_rules() {
     let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in"), json!({"workerId": w1, "constructId": construct})).await;
     assert_eq!((s, msg(&v).as_str()), (400, "施工单不在施工中,不能打卡"), "{v}");
     post(&app, &t, &format!("{S}/construct/worker/bind/{construct}/{w1}"), json!({})).await;
+    // 补卡's worker picker offers the chosen construct's crew, not every worker (`within` through construct_worker);
+    // a join no form declares, or a construct the caller cannot see, is refused.
+    let crew = |q: String| {
+        let app = &app;
+        let t = t.clone();
+        async move { app.get(&format!("/api/blade-system/lookup?resource=worker&{q}"), &t).await }
+    };
+    let (s, v) = crew(format!("construct_worker.constructId={construct}")).await;
+    let ids: Vec<&str> = v["data"]["records"].as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!((s.as_u16(), ids), (200, vec![w1.as_str()]), "{v}");
+    let (_, v) = crew(format!("construct_worker.constructId={construct}&keyword=nobody")).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+    let (_, v) = crew("keyword=".to_string()).await;
+    assert!(v["data"]["records"].as_array().unwrap().iter().any(|r| r["id"] == w2.as_str()), "without the choice, every worker: {v}");
+    let (s, _) = crew(format!("attend_day.constructId={construct}")).await;
+    assert_eq!(s, 400, "a join no form declares");
+    let tb = app.admin(B).await;
+    let (s, _) = app.get(&format!("/api/blade-system/lookup?resource=worker&construct_worker.constructId={construct}"), &tb).await;
+    assert_eq!(s, 404, "another tenant's construct");
     let (s, v) = post(&app, &t, &format!("{S}/construct/update"), json!({"id": construct, "modelStatus": 3})).await;
     assert_eq!(s, 200, "{v}");
     let (_, v) = post(&app, &t, &format!("{S}/speed/progress/total/data/{construct}"), json!({})).await;

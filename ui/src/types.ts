@@ -62,7 +62,9 @@ export type RowAction = { path: string; label: [string, string]; code: string; d
   when?: { field: string; in: string[] } };
 /** A toolbar action's form: `POST path` (absolute, or under the resource's api) with the values typed. */
 export type ToolForm = { path: string; label: [string, string]; code: string; done: [string, string];
-  fields: { name: string; label: [string, string]; kind?: 'text' | 'date' | 'time'; refers?: string; required?: boolean }[] };
+  fields: { name: string; label: [string, string]; kind?: 'text' | 'date' | 'time'; refers?: string; required?: boolean;
+    /** The picker narrowed by another choice of the form, through a join: {"constructId": "construct_worker.constructId"}. */
+    within?: Record<string, string> }[] };
 export type PageData = { records: any[]; total: number; size: number; current: number; pages: number };
 /** Dictionary entries by code, for the administration screens' first render. */
 export type PageDicts = Record<string, DictItem[]>;

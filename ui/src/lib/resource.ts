@@ -81,7 +81,9 @@ export type LookupRow = { id: string; title: string; hint?: string };
 export function lookup(resource: string, params: { keyword?: string; ids?: string; size?: number; staff?: boolean; narrow?: Record<string, string> }): Promise<{ records: LookupRow[]; total: number }> {
   const q = new URLSearchParams({ resource });
   if (params.keyword) q.set('keyword', params.keyword);
-  for (const [k, v] of Object.entries(params.narrow ?? {})) if (v) q.set(`${k}_equal`, v);
+  // A field of the looked-up kind (`projectId` → projectId_equal), or a join (`construct_worker.constructId`: the
+  // chosen construct's crew) as it is.
+  for (const [k, v] of Object.entries(params.narrow ?? {})) if (v) q.set(k.includes('.') ? k : `${k}_equal`, v);
   if (params.ids) q.set('ids', params.ids);
   q.set('size', String(params.size ?? 20));
   if (params.staff) q.set('staff', '1');

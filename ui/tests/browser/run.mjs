@@ -2281,6 +2281,36 @@ test('项目经理 张伟: a project with its company, region and manager picked
   await page.waitForFunction(() => !document.querySelector('.bell-badge'));
 });
 
+test('项目经理 张伟: 补卡 offers the chosen construct\'s crew, not every worker', async (t) => {
+  const { page } = await session(t, { user: 'zhangwei' });
+  const S = '/api/blade-scm';
+  const ks = (await bladeCall(t, 'POST', `${S}/construct/list`, { modelStatus: 3, size: 50 })).records;
+  let k = null; let crew = [];
+  for (const c of ks) {
+    crew = (await bladeCall(t, 'POST', `${S}/construct/worker/list`, { constructId: c.id, size: 100 })).records;
+    if (crew.length > 0) { k = c; break; }
+  }
+  check(k, 'one of his constructs under way has a crew');
+  const all = await bladeCall(t, 'GET', '/api/blade-system/lookup?resource=worker&size=50');
+  check(all.total > crew.length, `the company has more workers (${all.total}) than this crew (${crew.length})`);
+  await page.goto('/attendDay/index');
+  await hydrated(page);
+  await page.getByRole('button', { name: '补卡', exact: true }).click();
+  const dlg = dialogNamed(page, '补卡');
+  await dlg.waitFor();
+  const kbox = dlg.locator('#tool-constructId');
+  await kbox.click();
+  await kbox.fill(k.constructCode);
+  await page.getByRole('option', { name: new RegExp(k.constructName) }).first().click();
+  const wbox = dlg.locator('#tool-workerId');
+  await wbox.click();
+  await page.waitForFunction((n) => document.querySelectorAll('#tool-workerId-options [role=option]').length === n, crew.length);
+  const offered = (await page.locator('#tool-workerId-options [role=option]').allInnerTexts()).map((x) => x.trim()).sort();
+  const names = crew.map((w) => w.workerName).sort();
+  check(offered.every((o, i) => o.startsWith(names[i])), `the picker offers the crew: ${offered} / ${names}`);
+  await shot(page, 'role-pm-makeup-crew');
+});
+
 test('仓管员 刘强: his desk shows only what he may see; an inbound order received short and closed with its reason', async (t) => {
   const { page } = await session(t, { user: 'liuqiang' });
   await visit(page, '/wel/index');

@@ -307,7 +307,15 @@ function ToolDialog({ tool, url, onClose }: { tool: ToolForm; url: string; onClo
         return (
           <FormRow key={f.name} label={label} htmlFor={id} required={f.required !== false}>
             {f.refers
-              ? <RefPicker id={id} field={field} value={v[f.name] ?? ''} label={titles[f.name] ?? ''} onChange={(val, text) => { setV({ ...v, [f.name]: val }); setTitles({ ...titles, [f.name]: text }); }} />
+              ? <RefPicker id={id} field={field} value={v[f.name] ?? ''} label={titles[f.name] ?? ''}
+                  narrow={Object.fromEntries(Object.entries(f.within ?? {}).map(([from, through]) => [through, v[from] ?? '']))}
+                  onChange={(val, text) => {
+                    // Another choice here clears the boxes it narrows (a worker of another construct's crew).
+                    const changed = (v[f.name] ?? '') !== val;
+                    const narrowed = changed ? tool.fields.filter((g) => g.within && f.name in g.within).map((g) => g.name) : [];
+                    setV({ ...v, ...Object.fromEntries(narrowed.map((n) => [n, ''])), [f.name]: val });
+                    setTitles({ ...titles, ...Object.fromEntries(narrowed.map((n) => [n, ''])), [f.name]: text });
+                  }} />
               : <input id={id} type={f.kind === 'date' ? 'date' : f.kind === 'time' ? 'time' : 'text'} value={v[f.name] ?? ''} onChange={(e) => setV({ ...v, [f.name]: e.target.value })} />}
           </FormRow>
         );
