@@ -69,6 +69,17 @@ async fn a_contract_ledger_keeps_its_balances_equal_to_its_entries() {
     assert_eq!(s, 400, "an invoice without its number");
     let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 5, "amount": "12000.10", "invoiceNo": "31000001"})).await;
     assert_eq!(s, 200, "{v}");
+    let invoice = v["data"]["id"].as_str().unwrap().to_string();
+    // One invoice number, once in the books: again is refused, naming where it is; reversed, it is free again.
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 5, "amount": "100", "invoiceNo": "31000001"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("发票号 31000001 已登记在合同"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": invoice, "remark": "发票作废重开"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 5, "amount": "12000.10", "invoiceNo": "31000001"})).await;
+    assert_eq!(s, 200, "the reversed number is posted again: {v}");
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 5, "amount": "100", "invoiceNo": "31000001"})).await;
+    assert_eq!(s, 400, "and then in use again: {v}");
     let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 1, "amount": "1"})).await;
     assert_eq!(s, 400);
     assert!(msg(&v).contains("合同签订时自动入账"), "{v}");
@@ -122,7 +133,7 @@ async fn a_contract_ledger_keeps_its_balances_equal_to_its_entries() {
     let (s, v) = app.post(&format!("{L}/remove?ids={invoice}"), &t, "{}").await;
     assert_eq!(s.as_u16(), 200, "{v}");
     let (_, v) = get(&app, &t, &format!("{L}/detail?id={ledger}")).await;
-    assert_eq!((v["data"]["received"].as_str(), v["data"]["invoiced"].as_str(), v["data"]["entries"].as_i64()), (Some("12000.00"), Some("0.00"), Some(10)));
+    assert_eq!((v["data"]["received"].as_str(), v["data"]["invoiced"].as_str(), v["data"]["entries"].as_i64()), (Some("12000.00"), Some("0.00"), Some(12)), "two more for the invoice reversed and posted again");
     audit_clean(&app);
 
     // Another tenant sees no ledger, posts nothing on this contract.

@@ -240,6 +240,18 @@ async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
     assert_eq!(s, 400, "done once: {v}");
     let row = stock_rows(&app, &t, &g2).await.into_iter().find(|r| r["spaceId"].as_str() == Some(bins[2].as_str())).unwrap();
     assert_eq!(row["qty"], "15.25", "{row}");
+    // No batch named (批次号 is optional): the bin's own batches move, and the order says which; more than the
+    // bin has available is refused saying how much there is.
+    let (_, v) = post(&app, &t, &format!("{W}/transfer/submit"), json!({"goodsId": g1, "fromSpaceId": bins[0], "toSpaceId": bins[2], "qty": "10"})).await;
+    let tr1 = id(&v);
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/execute"), json!({"id": tr1})).await;
+    assert_eq!((s, v["data"]["transferStatus"].as_i64(), v["data"]["batch"].as_str()), (200, Some(1), Some("B2611")), "{v}");
+    let moved = stock_rows(&app, &t, &g1).await.into_iter().find(|r| r["spaceId"].as_str() == Some(bins[2].as_str())).unwrap();
+    assert_eq!((moved["qty"].as_str(), moved["batch"].as_str()), (Some("10"), Some("B2611")), "{moved}");
+    let (_, v) = post(&app, &t, &format!("{W}/transfer/submit"), json!({"goodsId": g1, "fromSpaceId": bins[2], "toSpaceId": bins[0], "qty": "11"})).await;
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/execute"), json!({"id": id(&v)})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("可用 10,需要 11"), "{v}");
     let (s, v) = post(&app, &t, &format!("{W}/stockdata/submit"), json!({"id": row["id"], "countedQty": "15"})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(goods_qty(&app, &t, &g2).await, "39.75", "40 − 0.25 counted short");

@@ -131,7 +131,36 @@ fn apply(ledger: &Map<String, Value>, t: i64, amount: i64) -> store::Result<Map<
 }
 
 /// Posts one entry to the contract's ledger and moves its balances, in the open transaction.
+/// An invoice number is the tax office's: one invoice, once in the company's books. In use while an invoice entry
+/// carries it that no reversal has taken back (a 更正 reverses the old entry before it posts the number again).
+fn invoice_unused(w: &WriteCtx, cx: &Ctx, no: &str) -> store::Result<()> {
+    if no.is_empty() {
+        return Ok(());
+    }
+    let edef = cx.def("ledger_entry");
+    let q = Query { filters: vec![Filter::new("invoiceNo", Op::Equal, json!(no))], limit: 1_000, ..Query::default() };
+    for e in w.list(&edef, cx.tenant, &q)?.records {
+        if int(&e, "entryType") != INVOICE || id(&e, "reversesId") > 0 {
+            continue;
+        }
+        let rq = Query { filters: vec![Filter::new("reversesId", Op::Equal, json!(id(&e, "id")))], limit: 1, ..Query::default() };
+        if !w.list(&edef, cx.tenant, &rq)?.records.is_empty() {
+            continue;
+        }
+        let code = w.get(&cx.def("contract"), cx.tenant, id(&e, "contractId"))?.map(|c| text(&c, "contractCode").to_string()).unwrap_or_default();
+        let date = text(&e, "entryDate").to_string();
+        return Err(rule(
+            format!("发票号 {no} 已登记在合同 {code}({date}),不能重复开票;登记错了请先冲销那一笔"),
+            format!("Invoice number {no} is already posted on contract {code} ({date}); reverse that entry first if it was a mistake"),
+        ));
+    }
+    Ok(())
+}
+
 pub fn post_in(w: &mut WriteCtx, cx: &Ctx, contract: &Map<String, Value>, t: i64, amount: i64, date: &str, extra: Map<String, Value>) -> store::Result<Map<String, Value>> {
+    if t == INVOICE && id(&extra, "reversesId") == 0 {
+        invoice_unused(w, cx, text(&extra, "invoiceNo"))?;
+    }
     let ledger = ledger_of(w, cx, contract)?;
     let mut patch = apply(&ledger, t, amount)?;
     let date: String = date.chars().take(10).collect();

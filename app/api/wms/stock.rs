@@ -140,14 +140,50 @@ pub fn transfer_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>
         let goods = after_id(Some(old), doc, "goodsId").unwrap_or(0);
         let batch = crate::engine::dialect::after(Some(old), doc, "batch").and_then(Value::as_str).unwrap_or("").to_string();
         let no = text(old, "transferNo").to_string();
-        let d = Doc { kind: "yk", id: id(old, "id"), no: &no, line: 0 };
-        let mv = |from: Loc, to: Loc| Move::new(goods, from, to, &batch, n, d);
-        let expire = ledger::quant(w, cx, goods, Loc::Bin(from_id), &batch)?.map(|(_, q)| text(&q, "expireDate").to_string()).unwrap_or_default();
-        if fs == ts {
-            ledger::post(w, cx, &Move { expire: Some(&expire), ..mv(Loc::Bin(from_id), Loc::Bin(to_id)) })?;
+        // Which batches move: the one named, or — none named (批次号 is optional on the form) — the bin's own,
+        // first-expiring and oldest first as an outbound pick takes them (a move without a batch took stock of
+        // "no batch", of which there is none, and was refused with 可用 0).
+        let legs: Vec<(String, i64)> = if batch.is_empty() {
+            let mut left = n;
+            let mut legs = Vec::new();
+            for (_, r, _) in ledger::pick_order(w, cx, goods, fs, None)?.into_iter().filter(|(_, r, _)| id(r, "spaceId") == from_id) {
+                let take = qty(&r, "available").min(left);
+                if take > 0 {
+                    legs.push((text(&r, "batch").to_string(), take));
+                    left -= take;
+                }
+                if left == 0 {
+                    break;
+                }
+            }
+            if left > 0 {
+                let g = w.get(&cx.def("goods"), cx.tenant, goods)?.map(|g| ledger::goods_label(&g)).unwrap_or_default();
+                let have = n - left;
+                return Err(rule(
+                    format!("库存不足:商品 {g} 在 {} 可用 {},需要 {}", text(&from, "spaceCode"), format_qty(have), format_qty(n)),
+                    format!("Not enough stock: {g} in {} has {} available, {} needed", text(&from, "spaceCode"), format_qty(have), format_qty(n)),
+                ));
+            }
+            // The order records what moved.
+            let named = legs.iter().map(|(b, _)| b.as_str()).filter(|b| !b.is_empty()).collect::<Vec<_>>().join(",");
+            if !named.is_empty() && named.chars().count() <= 32 {
+                doc.insert("batch".into(), json!(named));
+            }
+            legs
         } else {
-            ledger::post(w, cx, &mv(Loc::Bin(from_id), Loc::Transit))?;
-            ledger::post(w, cx, &Move { expire: Some(&expire), ..mv(Loc::Transit, Loc::Bin(to_id)) })?;
+            vec![(batch.clone(), n)]
+        };
+        let tid = id(old, "id");
+        for (i, (b, k)) in legs.iter().enumerate() {
+            let d = Doc { kind: "yk", id: tid, no: &no, line: i as u64 };
+            let mv = |from: Loc, to: Loc| Move::new(goods, from, to, b, *k, d);
+            let expire = ledger::quant(w, cx, goods, Loc::Bin(from_id), b)?.map(|(_, q)| text(&q, "expireDate").to_string()).unwrap_or_default();
+            if fs == ts {
+                ledger::post(w, cx, &Move { expire: Some(&expire), ..mv(Loc::Bin(from_id), Loc::Bin(to_id)) })?;
+            } else {
+                ledger::post(w, cx, &mv(Loc::Bin(from_id), Loc::Transit))?;
+                ledger::post(w, cx, &Move { expire: Some(&expire), ..mv(Loc::Transit, Loc::Bin(to_id)) })?;
+            }
         }
         doc.insert("doneTime".into(), json!(cx.now));
     }

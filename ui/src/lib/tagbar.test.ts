@@ -70,4 +70,10 @@ test('tags of the same title say which record each is of', () => {
   expect(shown.get('/construct/info/SG%202')).toBe('施工单 · SG 2');
   expect(shown.get('/system/param')).toBe('menu.param');
   expect(shown.get(HOME.value)).toBe(HOME.label);
+  // Pages named by a database id (库存卡片, 项目成本详情) are numbered, not labelled with the id.
+  let c = initial();
+  c = open(c, { label: 'menu.stockCard', value: '/wms/stock/card/14328282727514147' });
+  c = open(c, { label: 'menu.stockCard', value: '/wms/stock/card/14328282727514999' });
+  const cards = tagLabels(c.tags, (t) => t.label);
+  expect([cards.get('/wms/stock/card/14328282727514147'), cards.get('/wms/stock/card/14328282727514999')]).toEqual(['menu.stockCard · 1', 'menu.stockCard · 2']);
 });

@@ -59,10 +59,16 @@ export function tagLabels(tags: Tag[], label: (t: Tag) => string): Map<string, s
   const count = new Map<string, number>();
   for (const t of tags) count.set(label(t), (count.get(label(t)) ?? 0) + 1);
   const out = new Map<string, string>();
+  const seen = new Map<string, number>();
   for (const t of tags) {
     const l = label(t);
+    const n = (seen.get(l) ?? 0) + 1;
+    seen.set(l, n);
     const rec = decoded(recordOf(t.value.split('?')[0]).split('/').filter(Boolean).pop() ?? '');
-    out.set(t.value, (count.get(l) ?? 0) > 1 && rec ? `${l} · ${rec}` : l);
+    // A record's code says which it is (SG-1); a bare database id says nothing to a person: the tags are
+    // numbered in the order they were opened instead.
+    const which = /^\d{6,}$/.test(rec) ? String(n) : rec;
+    out.set(t.value, (count.get(l) ?? 0) > 1 && which ? `${l} · ${which}` : l);
   }
   return out;
 }
