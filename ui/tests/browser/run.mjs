@@ -2311,6 +2311,41 @@ test('项目经理 张伟: 补卡 offers the chosen construct\'s crew, not every
   await shot(page, 'role-pm-makeup-crew');
 });
 
+test('仓管员 刘强: a line added by a name several goods share is chosen, not guessed; a line of a new order removed', async (t) => {
+  const { page } = await session(t, { user: 'liuqiang' });
+  const W = '/api/blade-api/wms';
+  let frag = null; let many = [];
+  for (const f of ['螺丝', '瓷砖', '乳胶漆', 'PPR', '管', '板', '漆']) {
+    many = (await bladeCall(t, 'GET', `${W}/goods/list?goodsName=${encodeURIComponent(f)}&size=20`)).records;
+    if (many.length > 1) { frag = f; break; }
+  }
+  check(frag, 'the demo has goods sharing a name');
+  const store = (await bladeCall(t, 'GET', `${W}/store/list?storeCode_equal=WH01`)).records[0];
+  const rk = await bladeCall(t, 'POST', `${W}/order/rk/submit`, { storeId: store.id, orderType: 1 });
+  await visit(page, `/wms/order/rk/detail/${rk.orderNo}`);
+  const add = page.getByRole('form', { name: '新增明细' });
+  await add.getByLabel('商品条码/编码/名称').fill(frag);
+  await add.getByLabel('数量', { exact: true }).fill('12');
+  await add.getByRole('button', { name: '添加明细' }).click();
+  const choose = page.getByRole('group', { name: '选择商品' });
+  await choose.getByText(`「${frag}」对应 ${many.length} 个商品`).waitFor();
+  check((await bladeCall(t, 'GET', `${W}/mxrk/list?orderId=${rk.id}`)).records.length === 0, 'nothing added before the choice');
+  await shot(page, 'role-keeper-line-choose');
+  const pick = many[many.length - 1];
+  await choose.getByRole('button', { name: new RegExp(pick.goodsCode) }).click();
+  await toast(page, '新增成功').waitFor();
+  const lines = page.getByRole('table', { name: '入库明细' });
+  const row = lines.getByRole('row').filter({ hasText: pick.goodsName });
+  await row.waitFor();
+  const saved = (await bladeCall(t, 'GET', `${W}/mxrk/list?orderId=${rk.id}`)).records;
+  check(saved.length === 1 && String(saved[0].goodsId) === String(pick.id), `the chosen goods was added: ${JSON.stringify(saved)}`);
+  await row.getByRole('button', { name: '删除' }).click();
+  await dialogNamed(page, /提示/).getByRole('button', { name: '确定' }).click();
+  await toast(page, '已删除').waitFor();
+  await lines.getByText('暂无明细').waitFor();
+  check((await bladeCall(t, 'GET', `${W}/mxrk/list?orderId=${rk.id}`)).records.length === 0, 'the line is gone');
+});
+
 test('仓管员 刘强: his desk shows only what he may see; an inbound order received short and closed with its reason', async (t) => {
   const { page } = await session(t, { user: 'liuqiang' });
   await visit(page, '/wel/index');

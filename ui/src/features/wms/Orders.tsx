@@ -24,13 +24,21 @@ async function orderByNo(kind: 'rk' | 'ck', no: string): Promise<Row | null> {
 
 /** Goods by a scanned or typed barcode, SKU or name fragment (first match). */
 async function findGoods(text: string): Promise<Row | null> {
+  const found = await findGoodsAll(text);
+  return found[0] ?? null;
+}
+
+/** Goods by barcode or SKU (one), else every goods whose name holds the text (up to 20): a name fragment may
+ * name several (螺丝: four 自攻螺丝 of different sizes), and the person chooses. */
+async function findGoodsAll(text: string): Promise<Row[]> {
   const t = text.trim();
-  if (!t) return null;
-  for (const q of [{ barcode_equal: t }, { goodsCode_equal: t }, { goodsName: t }]) {
+  if (!t) return [];
+  for (const q of [{ barcode_equal: t }, { goodsCode_equal: t }]) {
     const d = await get(`${W}/goods/list`, { ...q, size: 1 });
-    if (d?.records?.[0]) return d.records[0];
+    if (d?.records?.[0]) return [d.records[0]];
   }
-  return null;
+  const d = await get(`${W}/goods/list`, { goodsName: t, size: 20 });
+  return d?.records ?? [];
 }
 
 /** A bin by its barcode or code. */
@@ -80,10 +88,15 @@ function AddLine({ kind, orderId, onDone }: { kind: 'rk' | 'ck'; orderId: string
   const [qty, setQty] = useState('');
   const [batch, setBatch] = useState('');
   const [expire, setExpire] = useState('');
-  const submit = async () => {
+  const [choices, setChoices] = useState<Row[]>([]);
+  const submit = async (chosen?: Row) => {
     try {
-      const g = await findGoods(code);
-      if (!g) return toast(L(`没有找到商品「${code}」`, `No goods "${code}"`), 'error');
+      const found = chosen ? [chosen] : await findGoodsAll(code);
+      if (found.length === 0) return toast(L(`没有找到商品「${code}」`, `No goods "${code}"`), 'error');
+      // Several goods by that name: the clerk picks one (code, name and spec shown), nothing is added meanwhile.
+      if (found.length > 1) return setChoices(found);
+      setChoices([]);
+      const g = found[0];
       const body = kind === 'rk'
         ? { orderId, goodsId: g.id, expectedQty: qty, batch: batch || undefined, expireDate: expire || undefined }
         : { orderId, goodsId: g.id, qty, batch: batch || undefined };
@@ -93,7 +106,7 @@ function AddLine({ kind, orderId, onDone }: { kind: 'rk' | 'ck'; orderId: string
       onDone();
     } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
   };
-  return (
+  return (<>
     <form className="scan-row no-print" onSubmit={(e) => { e.preventDefault(); void submit(); }} aria-label={L('新增明细', 'Add a line')}>
       <input aria-label={L('商品条码/编码/名称', 'Goods barcode, SKU or name')} placeholder={L('扫码或输入商品条码、编码、名称', 'Scan or type barcode, SKU or name')} value={code} onChange={(e) => setCode(e.target.value)} />
       <input aria-label={L('数量', 'Quantity')} placeholder={L('数量', 'Quantity')} inputMode="decimal" value={qty} onChange={(e) => setQty(e.target.value)} />
@@ -101,6 +114,28 @@ function AddLine({ kind, orderId, onDone }: { kind: 'rk' | 'ck'; orderId: string
       {kind === 'rk' && <input aria-label={L('到期日期', 'Expires on')} type="date" value={expire} onChange={(e) => setExpire(e.target.value)} />}
       <button type="submit" className="btn btn-primary">{L('添加明细', 'Add line')}</button>
     </form>
+    {choices.length > 1 && (
+      <div className="goods-choices no-print" role="group" aria-label={L('选择商品', 'Choose the goods')}>
+        <span className="muted">{L(`「${code}」对应 ${choices.length} 个商品,请选择:`, `"${code}" names ${choices.length} goods; choose one:`)}</span>
+        {choices.map((g) => (
+          <button key={g.id} type="button" className="btn btn-small" onClick={() => void submit(g)}>
+            {g.goodsCode} {g.goodsName}{g.spec ? ` ${g.spec}` : ''}
+          </button>
+        ))}
+        <button type="button" className="link" onClick={() => setChoices([])}>{L('取消', 'Cancel')}</button>
+      </div>
+    )}
+  </>);
+}
+
+/** 删除 of a line of a new order (asked first); the server refuses one that has moved stock. */
+function RemoveLine({ kind, line, ask, act }: { kind: 'rk' | 'ck'; line: Row; ask: ReturnType<typeof useAsk>[1]; act: (f: () => Promise<unknown>, done: string) => Promise<void> }) {
+  const { L } = useL();
+  return (
+    <button type="button" className="link danger" onClick={async () => {
+      if ((await ask({ text: L(`删除明细「${line.goodsName}」?`, `Remove the line "${line.goodsName}"?`) })) === null) return;
+      await act(() => post(`${W}/mx${kind}/remove`, undefined, { ids: line.id }), L('已删除', 'Removed'));
+    }}>{L('删除', 'Remove')}</button>
   );
 }
 
@@ -222,6 +257,7 @@ export function InboundDetail({ no }: { no: string }) {
             [L('预计', 'Expected'), (r) => r.expectedQty], [L('实收', 'Received'), (r) => r.receivedQty],
             [L('短收', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <Short qty={r.shortQty} reason={r.shortReason} /> : '—')],
             [L('合格', 'Passed'), (r) => r.passedQty], [L('不合格', 'Failed'), (r) => r.failedQty], [L('已上架', 'Put away'), (r) => r.putQty],
+            ...(s === 0 && perms.has('order_rk_edit') ? [[L('明细', 'Line'), (r: Row) => (!r.receivedQty || r.receivedQty === '0' ? <RemoveLine kind="rk" line={r} ask={ask} act={act} /> : null)] as [string, (r: Row) => ReactNode]] : []),
             [L('操作', 'Action'), (r) => {
               if (s <= 2 && perms.has('received_add') && dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0') !== '0')
                 return <QtyAction key="rcv" label={L('收货', 'Receive')} initial={dec(dec(r.expectedQty, r.receivedQty), r.shortQty ?? '0')} onGo={(q) => act(() => post(`${W}/received/save`, { lineId: r.id, qty: q, opId: op('rcv') }), L('收货成功', 'Received'))} />;
@@ -301,6 +337,7 @@ export function OutboundDetail({ no }: { no: string }) {
             [L('商品', 'Goods'), (r) => r.goodsName], [L('指定批次', 'Batch'), (r) => r.batch || '—'],
             [L('出库数量', 'Quantity'), (r) => r.qty], [L('已预留', 'Reserved'), (r) => r.reservedQty], [L('已拣货', 'Picked'), (r) => r.pickedQty],
             [L('短拣', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <Short qty={r.shortQty} reason={r.shortReason} /> : '—')],
+            ...(s === 0 && canEdit ? [[L('操作', 'Action'), (r: Row) => <RemoveLine kind="ck" line={r} ask={ask} act={act} />] as [string, (r: Row) => ReactNode]] : []),
           ]} />
         </div>
         {[1, 2].includes(s) && (
