@@ -156,6 +156,11 @@ async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
     assert_eq!(s, 200, "{v}");
     let (_, v) = get(&app, &t, &format!("{W}/order/rk/detail?id={rk}")).await;
     assert_eq!(v["data"]["orderStatus"].as_i64(), Some(4), "{v}");
+    // 复核管理 lists its reviews under the order's status of now (they said 复核中 after the order was done).
+    let (_, v) = get(&app, &t, &format!("{W}/review/list?orderId={rk}&orderStatus=4")).await;
+    assert_eq!(v["data"]["total"], 2, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/review/list?orderId={rk}&orderStatus=2")).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
     let (_, v) = get(&app, &t, &format!("{W}/erp/erpcallback/syncList?docId={rk}")).await;
     assert_eq!(v["data"]["total"], 1, "{v}");
     let (s, v) = post(&app, &t, &format!("{W}/erp/erpcallback/sync"), json!({})).await;

@@ -216,7 +216,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
                     ledger::post(w, cx, &mv(Loc::Recv(*store), Loc::Ret(*store), failed))?;
                 }
                 patch = json!({"receivedQty": received, "passedQty": received - failed, "failedQty": failed});
-                journal(w, cx, "review", &line, None, json!({"batch": batch, "passedQty": received - failed, "failedQty": failed, "orderStatus": status.min(3), "remark": if failed > 0 { "外包装破损" } else { "" }}))?;
+                journal(w, cx, "review", &line, None, json!({"batch": batch, "passedQty": received - failed, "failedQty": failed, "orderStatus": status, "remark": if failed > 0 { "外包装破损" } else { "" }}))?;
                 if status == 4 {
                     let bin = bins[(k * 5 + j * 3) % bins.len()];
                     ledger::post(w, cx, &mv(Loc::Recv(*store), Loc::Bin(bin), received - failed))?;

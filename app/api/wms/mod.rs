@@ -215,7 +215,23 @@ pub fn parent(w: &WriteCtx, cx: &Ctx, name: &str, rec: &Map<String, Value>, fiel
 /// One field patch written through the store (for records the engine does not write itself).
 pub fn patch(w: &mut WriteCtx, cx: &Ctx, name: &str, rid: u64, fields: &[(&str, Value)]) -> store::Result<Map<String, Value>> {
     let m: Map<String, Value> = fields.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-    w.update(&cx.def(name), cx.tenant, rid, m, cx.actor)
+    let saved = w.update(&cx.def(name), cx.tenant, rid, m, cx.actor)?;
+    // 复核管理 lists and filters reviews by their order's status, which each review keeps (an indexed filter):
+    // it follows the order in the same write (a completed order's reviews still said 复核中).
+    if name == "order_rk"
+        && let Some((_, status)) = fields.iter().find(|(k, _)| *k == "orderStatus") {
+        let rdef = cx.def("review");
+        let q = store::Query { filters: vec![store::Filter::new("orderId", store::Op::Equal, serde_json::json!(rid))], limit: 10_000, ..store::Query::default() };
+        for r in w.list(&rdef, cx.tenant, &q)?.records {
+            if r.get("orderStatus") != Some(status) {
+                let rid = r.get("id").and_then(Value::as_u64).unwrap_or(0);
+                let mut m = Map::new();
+                m.insert("orderStatus".into(), status.clone());
+                w.update(&rdef, cx.tenant, rid, m, cx.actor)?;
+            }
+        }
+    }
+    Ok(saved)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -307,8 +323,27 @@ pub const AREA: crate::api::Area = crate::api::Area {
     demo: Some(demo::area_demo),
     verify: Some(verify),
     tasks: Some(erp::spawn),
+    upgrades: &[("upgrade:review_order_status", review_order_status)],
     ..crate::api::Area::routes_only("wms", routes)
 };
+
+/// Reviews written before they followed their order's status (`patch`) take its status of now, once.
+fn review_order_status(w: &mut store::WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
+    let (rdef, odef) = (res.get("review"), res.get("order_rk"));
+    let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string)).collect();
+    for t in tenants {
+        for r in w.all(&rdef, &t)? {
+            let Some(o) = w.get(&odef, &t, r.get("orderId").and_then(Value::as_u64).unwrap_or(0))? else { continue };
+            let status = o.get("orderStatus").cloned().unwrap_or(Value::Null);
+            if r.get("orderStatus") != Some(&status) && !status.is_null() {
+                let mut m = Map::new();
+                m.insert("orderStatus".into(), status);
+                w.update(&rdef, &t, r.get("id").and_then(Value::as_u64).unwrap_or(0), m, &store::Actor::default())?;
+            }
+        }
+    }
+    Ok(())
+}
 
 fn verify(r: &store::ReadCtx, res: &crate::decl::Resources) -> store::Result<(String, Vec<String>)> {
     let a = ledger::audit(r, res)?;
