@@ -103,8 +103,14 @@ impl Resources {
                 referrers.entry(f.1.clone()).or_default().push((def.clone(), f.0.name.clone()));
             }
         }
-        // `ui.removeWhen` names a field of the row: declared, or carried from a named record.
+        // `ui.removeWhen` (and `ui.editWhen`) names a field of the row: declared, or carried from a named record.
         for def in by_name.values() {
+            if let Some(ew) = def.ui.as_ref().and_then(|u| u.get("editWhen")) {
+                let field = ew.get("field").and_then(Value::as_str).unwrap_or("");
+                if def.field(field).is_none() || !ew.get("in").is_some_and(Value::is_array) {
+                    anyhow::bail!("{}: ui.editWhen must name a declared field and the values it allows", def.name);
+                }
+            }
             if let Some(rw) = def.ui.as_ref().and_then(|u| u.get("removeWhen")) {
                 let field = rw.get("field").and_then(Value::as_str).unwrap_or("");
                 let carried = def.fields.iter().any(|f| f.ui.as_ref().and_then(|u| u.get("carry")).and_then(|c| c.get(field)).is_some());

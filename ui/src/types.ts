@@ -37,6 +37,8 @@ export type ResourceSchema = {
     /** A row offers 删除 only when this field (often carried from the record it belongs to: `ui.carry`) is one of
      *  these values: a receipt can be reversed only while its order is still being received. */
     removeWhen?: { field: string; in: string[] };
+    /** 编辑 is offered only on rows whose field has one of these values (an order the server still lets change). */
+    editWhen?: { field: string; in: string[] };
     /** The edit action's name, [zh, en], when editing is something else (a count). */
     editLabel?: [string, string];
     /** A row's own actions, each `POST <api>/<path>?id=` with the `<resource>_<code>` permission (启用, 测试连接). */
@@ -58,6 +60,8 @@ export type ExactFilter = { field: string; options?: (string | [string, string, 
 export type RowAction = { path: string; label: [string, string]; code: string; done: [string, string];
   /** A reason asked for first (sent as `reason`), [zh, en]. */
   reason?: [string, string];
+  /** A question asked first (what cannot be undone), [zh, en]. */
+  confirm?: [string, string];
   /** Offered only on rows whose `field` is one of `in`. */
   when?: { field: string; in: string[] } };
 /** A toolbar action's form: `POST path` (absolute, or under the resource's api) with the values typed. */

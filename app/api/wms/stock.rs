@@ -135,7 +135,7 @@ pub fn transfer_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>
     }
     if to_status == 1 {
         let Some(old) = old else {
-            return Err(rule("请先保存移库单,再执行移库", "Save the transfer first, then carry it out"));
+            return Err(rule("请先以「新建」保存移库单,再点「执行移库」", "Save the transfer as new first, then use 执行移库 (Carry out)"));
         };
         let goods = after_id(Some(old), doc, "goodsId").unwrap_or(0);
         let batch = crate::engine::dialect::after(Some(old), doc, "batch").and_then(Value::as_str).unwrap_or("").to_string();

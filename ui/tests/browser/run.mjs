@@ -2346,6 +2346,32 @@ test('仓管员 刘强: a line added by a name several goods share is chosen, no
   check((await bladeCall(t, 'GET', `${W}/mxrk/list?orderId=${rk.id}`)).records.length === 0, 'the line is gone');
 });
 
+test('仓管员 刘强: a planned 移库 is carried out from its row (asked first), with no batch named; done, it offers no 编辑', async (t) => {
+  const { page } = await session(t, { user: 'liuqiang' });
+  const W = '/api/blade-api/wms';
+  // A bin holding one goods in two batches or more, and another bin of the same store.
+  const rows = (await bladeCall(t, 'GET', `${W}/stockdata/list?size=500`)).records.filter((r) => String(r.location || '').startsWith('bin:') && Number(r.available) >= 2);
+  const src = rows[0];
+  check(src, 'the demo has stock in bins');
+  const bins = (await bladeCall(t, 'GET', `${W}/storagespace/list?storeId_equal=${src.storeId}&size=50`)).records;
+  const to = bins.find((b) => String(b.id) !== String(src.spaceId) && Number(b.spaceState) !== 2);
+  const tr = await bladeCall(t, 'POST', `${W}/transfer/submit`, { goodsId: src.goodsId, fromSpaceId: src.spaceId, toSpaceId: to.id, qty: '1' });
+  await page.goto('/wms/transfer');
+  await hydrated(page);
+  const row = page.getByRole('row').filter({ hasText: tr.transferNo });
+  await row.waitFor();
+  check(await row.getByRole('button', { name: '编辑' }).count() === 1, 'a planned transfer can be edited');
+  await row.getByRole('button', { name: '执行移库' }).click();
+  await dialogNamed(page, /提示/).getByText(/不能撤销/).waitFor();
+  await dialogNamed(page, /提示/).getByRole('button', { name: '确定' }).click();
+  await toast(page, '已移库').waitFor();
+  await row.getByText('已完成').waitFor();
+  check(await row.getByRole('button', { name: '编辑' }).count() === 0 && await row.getByRole('button', { name: '执行移库' }).count() === 0, 'a done transfer offers neither 编辑 nor 执行移库');
+  const done = (await bladeCall(t, 'GET', `${W}/transfer/detail?id=${tr.id}`));
+  check(Number(done.transferStatus) === 1 && (!src.batch || !!done.batch), `done, naming the batch it moved: ${JSON.stringify(done)}`);
+  await shot(page, 'role-keeper-transfer-done');
+});
+
 test('仓管员 刘强: his desk shows only what he may see; an inbound order received short and closed with its reason', async (t) => {
   const { page } = await session(t, { user: 'liuqiang' });
   await visit(page, '/wel/index');

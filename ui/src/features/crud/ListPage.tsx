@@ -58,6 +58,7 @@ export function ListPage() {
   const routed: Record<string, string[]> = { add: ['add', 'save'], edit: ['update', 'save'], delete: ['delete', 'remove', 'batchDelete'], view: ['detail'] };
   // A declaration may say its records are never added by hand (stock comes from documents: `ui.noAdd`).
   const removable = (row: any) => !res.ui?.removeWhen || res.ui.removeWhen.in.includes(String(row[res.ui.removeWhen.field] ?? ''));
+  const editable = (row: any) => !res.ui?.editWhen || res.ui.editWhen.in.includes(String(row[res.ui.editWhen.field] ?? ''));
   const can = (op: string) => perms.has(`${res.name}_${op}`) && (!res.dialect || (routed[op] ?? [op]).some((r) => res.dialect!.routes[r])) && !(op === 'add' && res.ui?.noAdd) && !(op === 'edit' && res.ui?.noEdit);
   const yesNo: [string, string] = [t('common.yes'), t('common.no')];
   /** The edit action's name when editing means something else (a count of a stock row: 盘点). */
@@ -134,6 +135,8 @@ export function ListPage() {
       const why = await ask({ text: props.locale === 'en' ? a.label[1] : a.label[0], reason: props.locale === 'en' ? a.reason[1] : a.reason[0] });
       if (why === null) return;
       reason = why;
+    } else if (a.confirm && (await ask({ text: props.locale === 'en' ? a.confirm[1] : a.confirm[0] })) === null) {
+      return;
     }
     setRunning(a.path + id);
     try {
@@ -253,7 +256,7 @@ export function ListPage() {
                   {anyAction && <td className="col-action">
                     {res.ui?.detail && <a className="link" href={detailPath(row)} onClick={(e) => { e.preventDefault(); navigate(detailPath(row)!); }}>{t('common.detail')}</a>}
                     {can('view') && <button type="button" className="link" onClick={() => setDialog({ mode: 'view', row })}>{t('common.view')}</button>}
-                    {can('edit') && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{editLabel}</button>}
+                    {can('edit') && editable(row) && <button type="button" className="link" onClick={() => setDialog({ mode: 'edit', row })}>{editLabel}</button>}
                     {rowActions.filter((a) => !a.when || a.when.in.includes(String(row[a.when.field] ?? ''))).map((a) => (
                       <button key={a.path} type="button" className="link" disabled={running === a.path + id} onClick={() => void runAction(a, id)}>{props.locale === 'en' ? a.label[1] : a.label[0]}</button>
                     ))}
