@@ -172,36 +172,8 @@ pub fn post_in(w: &mut WriteCtx, cx: &Ctx, contract: &Map<String, Value>, t: i64
         doc.insert(k.into(), v);
     }
     let entry = w.insert(&cx.def("ledger_entry"), cx.tenant, doc, cx.actor)?;
-    // 合同管理's 合同金额 is the contract's amount of now: a change posted in the ledger (or taken back) moves
-    // it in the same write, as a change of the amount on the contract posts one (合同管理 and 合同台账 disagreed
-    // by every 合同变更). Equal already when the contract itself was edited.
-    if t == CHANGE {
-        let total = patch.get("contractAmount").and_then(Value::as_i64).unwrap_or(0);
-        let cid = id(contract, "id");
-        if let Some(c) = w.get(&cx.def("contract"), cx.tenant, cid)?
-            && int(&c, "contractAmount") != total {
-            w.update(&cx.def("contract"), cx.tenant, cid, obj(json!({"contractAmount": total})), cx.actor)?;
-        }
-    }
     w.update(&cx.def("contract_ledger"), cx.tenant, id(&ledger, "id"), patch, cx.actor)?;
     Ok(entry)
-}
-
-/// Contracts written before a ledger change moved their amount: each takes its ledger's total, once.
-pub fn contract_amount_totals(w: &mut WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
-    let (ldef, cdef) = (res.get("contract_ledger"), res.get("contract"));
-    let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().filter_map(|t| t.get("tenantId").and_then(Value::as_str).map(str::to_string)).collect();
-    for t in tenants {
-        for l in w.all(&ldef, &t)? {
-            let total = int(&l, "signedAmount") + int(&l, "changeAmount");
-            if let Some(c) = w.get(&cdef, &t, id(&l, "contractId"))?
-                && int(&l, "signedAmount") != 0
-                && int(&c, "contractAmount") != total {
-                w.update(&cdef, &t, id(&c, "id"), obj(json!({"contractAmount": total})), &store::Actor::default())?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The entry that reverses `entry`, if any.
