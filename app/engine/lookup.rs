@@ -93,7 +93,12 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     if let Some((k, v)) = q.iter().find(|(k, _)| k.contains('.')) {
         let t = st.res.throughs(&def.name).iter().find(|t| format!("{}.{}", t.join, t.by) == *k).cloned().ok_or_else(|| ApiError::with(Kind::UnknownFilter, k.chars().take(64).collect::<String>()))?;
         let parent: u64 = v.trim().parse().map_err(|_| ApiError::with(Kind::BadId, v.chars().take(64).collect::<String>()))?;
-        crate::engine::crud::get_scoped(&st, &s, &st.res.get(&t.parent), parent).await?;
+        // Who is on a construct's crew is the construct's to tell: its read code and its data scope.
+        let pdef = st.res.get(&t.parent);
+        if !s.perms.codes.contains(pdef.code()) {
+            return Err(ApiError::with(Kind::Forbidden, pdef.code().to_string()));
+        }
+        crate::engine::crud::get_scoped(&st, &s, &pdef, parent).await?;
         let (jdef, tenant) = (st.res.get(&t.join), s.tenant.clone());
         let jq = store::Query { filters: vec![store::Filter::new(&t.by, store::Op::Equal, json!(parent))], limit: 5_000, ..store::Query::default() };
         let joined = st.read(move |r| r.list(&jdef, &tenant, &jq)).await?.records;

@@ -147,20 +147,17 @@ fn invoice_unused(w: &WriteCtx, cx: &Ctx, no: &str) -> store::Result<()> {
         if !w.list(&edef, cx.tenant, &rq)?.records.is_empty() {
             continue;
         }
-        let code = w.get(&cx.def("contract"), cx.tenant, id(&e, "contractId"))?.map(|c| text(&c, "contractCode").to_string()).unwrap_or_default();
+        // (Not which contract: it may be one the caller cannot see.)
         let date = text(&e, "entryDate").to_string();
         return Err(rule(
-            format!("发票号 {no} 已登记在合同 {code}({date}),不能重复开票;登记错了请先冲销那一笔"),
-            format!("Invoice number {no} is already posted on contract {code} ({date}); reverse that entry first if it was a mistake"),
+            format!("发票号 {no} 已于 {date} 登记,不能重复开票;登记错了请先冲销那一笔"),
+            format!("Invoice number {no} was already posted on {date}; reverse that entry first if it was a mistake"),
         ));
     }
     Ok(())
 }
 
 pub fn post_in(w: &mut WriteCtx, cx: &Ctx, contract: &Map<String, Value>, t: i64, amount: i64, date: &str, extra: Map<String, Value>) -> store::Result<Map<String, Value>> {
-    if t == INVOICE && id(&extra, "reversesId") == 0 {
-        invoice_unused(w, cx, text(&extra, "invoiceNo"))?;
-    }
     let ledger = ledger_of(w, cx, contract)?;
     let mut patch = apply(&ledger, t, amount)?;
     let date: String = date.chars().take(10).collect();
@@ -460,6 +457,10 @@ async fn post_entry(st: &AppState, s: &Session, p: &AnyParams, t: i64) -> ApiRes
                 _ => {}
             }
             let date = date.clone().unwrap_or_else(|| cx.now.chars().take(10).collect());
+            // A new invoice only (a reversal or a 更正 posts the number it corrects again).
+            if t == INVOICE {
+                invoice_unused(w, &cx, text(&doc, "invoiceNo"))?;
+            }
             post_in(w, &cx, &contract, t, amount, &date, doc.clone())
         })
         .await?)

@@ -215,11 +215,13 @@ pub fn parent(w: &WriteCtx, cx: &Ctx, name: &str, rec: &Map<String, Value>, fiel
 /// One field patch written through the store (for records the engine does not write itself).
 pub fn patch(w: &mut WriteCtx, cx: &Ctx, name: &str, rid: u64, fields: &[(&str, Value)]) -> store::Result<Map<String, Value>> {
     let m: Map<String, Value> = fields.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let before = if name == "order_rk" { w.get(&cx.def(name), cx.tenant, rid)?.and_then(|o| o.get("orderStatus").cloned()) } else { None };
     let saved = w.update(&cx.def(name), cx.tenant, rid, m, cx.actor)?;
     // 复核管理 lists and filters reviews by their order's status, which each review keeps (an indexed filter):
-    // it follows the order in the same write (a completed order's reviews still said 复核中).
+    // it follows the order in the same write when the status changes (a completed order's reviews still said 复核中).
     if name == "order_rk"
-        && let Some((_, status)) = fields.iter().find(|(k, _)| *k == "orderStatus") {
+        && let Some((_, status)) = fields.iter().find(|(k, _)| *k == "orderStatus")
+        && before.as_ref() != Some(status) {
         let rdef = cx.def("review");
         let q = store::Query { filters: vec![store::Filter::new("orderId", store::Op::Equal, serde_json::json!(rid))], limit: 10_000, ..store::Query::default() };
         for r in w.list(&rdef, cx.tenant, &q)?.records {

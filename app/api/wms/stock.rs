@@ -135,7 +135,7 @@ pub fn transfer_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>
     }
     if to_status == 1 {
         let Some(old) = old else {
-            return Err(rule("请先以「新建」保存移库单,再点「执行移库」", "Save the transfer as new first, then use 执行移库 (Carry out)"));
+            return Err(rule("请先以「新建」保存移库单,再点「执行移库」", "Save the transfer as new first, then carry it out from its row"));
         };
         let goods = after_id(Some(old), doc, "goodsId").unwrap_or(0);
         let batch = crate::engine::dialect::after(Some(old), doc, "batch").and_then(Value::as_str).unwrap_or("").to_string();
@@ -144,6 +144,9 @@ pub fn transfer_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>
         // first-expiring and oldest first as an outbound pick takes them (a move without a batch took stock of
         // "no batch", of which there is none, and was refused with 可用 0).
         let legs: Vec<(String, i64)> = if batch.is_empty() {
+            if qty(&from, "spaceState") == 2 {
+                return Err(rule(format!("储位 {} 已锁定,不能移出", text(&from, "spaceCode")), format!("Bin {} is locked; nothing moves out of it", text(&from, "spaceCode"))));
+            }
             let mut left = n;
             let mut legs = Vec::new();
             for (_, r, _) in ledger::pick_order(w, cx, goods, fs, None)?.into_iter().filter(|(_, r, _)| id(r, "spaceId") == from_id) {
