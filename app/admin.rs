@@ -427,10 +427,8 @@ pub fn reindex(dir: &Path) -> anyhow::Result<()> {
     if server_running(dir) {
         bail!("a server is running on {}; it keeps its index itself (stop it to rebuild offline)", dir.display());
     }
+    need_data(dir)?;
     let file = data_file(dir);
-    if !file.exists() {
-        bail!("{} does not exist", file.display());
-    }
     let st = match Store::open(&file, &offline_options(&file)) {
         Err(StoreError::Locked) => bail!("another process holds {}", file.display()),
         other => other?,

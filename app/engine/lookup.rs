@@ -56,6 +56,13 @@ fn row(def: &ResourceDef, title: &str, hint: Option<&str>, rec: &Map<String, Val
     out
 }
 
+/// The records of `ids` the session may see (its data scope), in the order given.
+async fn visible_records(st: &AppState, s: &Session, def: &Arc<ResourceDef>, ids: &[u64]) -> ApiResult<Vec<Map<String, Value>>> {
+    let visible = crate::engine::crud::visible_ids(st, s, def, ids).await?;
+    let (d, t) = (def.clone(), s.tenant.clone());
+    Ok(st.read(move |r| visible.iter().filter_map(|id| r.get(&d, &t, *id).transpose()).collect::<store::Result<Vec<_>>>()).await?)
+}
+
 /// GET /api/blade-system/lookup?resource=&keyword=&ids=&current=&size=&staff=
 pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
     let param = |k: &str| q.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
@@ -81,9 +88,7 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     let ids = param("ids");
     if !ids.is_empty() {
         let ids = crate::engine::crud::parse_ids(Some(&ids))?;
-        let visible = crate::engine::crud::visible_ids(&st, &s, &def, &ids).await?;
-        let (d, t) = (def.clone(), s.tenant.clone());
-        let recs = st.read(move |r| visible.iter().filter_map(|id| r.get(&d, &t, *id).transpose()).collect::<store::Result<Vec<_>>>()).await?;
+        let recs = visible_records(&st, &s, &def, &ids).await?;
         let records: Vec<Value> = recs.iter().map(|r| row(&def, &title, hint.as_deref(), r, &depts)).collect();
         return Ok(ok(json!({"records": records, "total": records.len(), "size": size, "current": 1, "pages": 1})));
     }
@@ -105,9 +110,7 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         let mut ids: Vec<u64> = joined.iter().filter_map(|r| r.get(&t.key).and_then(store::parse_id_value)).collect();
         ids.sort_unstable();
         ids.dedup();
-        let visible = crate::engine::crud::visible_ids(&st, &s, &def, &ids).await?;
-        let (d, tn) = (def.clone(), s.tenant.clone());
-        let recs = st.read(move |r| visible.iter().filter_map(|id| r.get(&d, &tn, *id).transpose()).collect::<store::Result<Vec<_>>>()).await?;
+        let recs = visible_records(&st, &s, &def, &ids).await?;
         let needle = kw.to_lowercase();
         let mut rows: Vec<Value> = recs
             .iter()
