@@ -254,9 +254,18 @@ async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
     let moved = stock_rows(&app, &t, &g1).await.into_iter().find(|r| r["spaceId"].as_str() == Some(bins[2].as_str())).unwrap();
     assert_eq!((moved["qty"].as_str(), moved["batch"].as_str()), (Some("10"), Some("B2611")), "{moved}");
     let (_, v) = post(&app, &t, &format!("{W}/transfer/submit"), json!({"goodsId": g1, "fromSpaceId": bins[2], "toSpaceId": bins[0], "qty": "11"})).await;
-    let (s, v) = post(&app, &t, &format!("{W}/transfer/execute"), json!({"id": id(&v)})).await;
+    let tr2 = id(&v);
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/execute"), json!({"id": tr2})).await;
     assert_eq!(s, 400, "{v}");
     assert!(msg(&v).contains("可用 10,需要 11"), "{v}");
+    // What cannot be carried out is cancelled (the screen's 取消): nothing moves, and it stays cancelled.
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/cancel"), json!({"id": tr2})).await;
+    assert_eq!((s, v["data"]["transferStatus"].as_i64()), (200, Some(9)), "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/execute"), json!({"id": tr2})).await;
+    assert_eq!(s, 400, "a cancelled transfer is not carried out: {v}");
+    let (s, v) = post(&app, &t, &format!("{W}/transfer/cancel"), json!({"id": tr})).await;
+    assert_eq!(s, 400, "a done transfer is not cancelled: {v}");
+    assert_eq!(stock_rows(&app, &t, &g1).await.into_iter().find(|r| r["spaceId"].as_str() == Some(bins[2].as_str())).unwrap()["qty"], "10");
     let (s, v) = post(&app, &t, &format!("{W}/stockdata/submit"), json!({"id": row["id"], "countedQty": "15"})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(goods_qty(&app, &t, &g2).await, "39.75", "40 − 0.25 counted short");

@@ -4,8 +4,8 @@
 //! - A store, zone or bin that holds or held stock is not removed (its moves stay readable); a bin's state is
 //!   kept by the ledger (free/occupied), a user only locks and unlocks it; a locked bin takes no moves.
 //! - A transfer is planned (0), then done (1, `transfer/execute` or a submit with `transferStatus: 1`) or
-//!   cancelled (9). Done moves both legs in one transaction: bin → bin in one store, bin → in transit → bin
-//!   between stores.
+//!   cancelled (9, `transfer/cancel` or a submit). Done moves both legs in one transaction: bin → bin in one
+//!   store, bin → in transit → bin between stores.
 //! - `stockdata/submit {id, countedQty}` is a count of a bin's row: the difference is posted to or from the loss
 //!   location (never an overwrite); the count cannot go below what is reserved; staging areas are not counted. A stock row is removed only when empty.
 //! - `stockdata/card?goodsId=` is the stock card: every move of a goods, oldest first, with the balance after
@@ -29,6 +29,8 @@ pub fn routes(api: Api) -> Api {
     let (transfer, stock) = (api.def("transfer"), api.def("stockdata"));
     api.post(format!("{BASE}/transfer/execute"), Guard::write(&transfer, &["edit"]), execute)
         .doc("移库管理 · carry out a planned transfer: both legs in one transaction (body or query: id)", &[])
+        .post(format!("{BASE}/transfer/cancel"), Guard::write(&transfer, &["edit"]), cancel)
+        .doc("移库管理 · cancel a planned transfer; nothing moves (body or query: id)", &[])
         .get(format!("{BASE}/stockdata/card"), Guard::read(&stock), card)
         .doc("库存数据 · the stock card of a goods: every move, oldest first, with the goods' balance after each (query: goodsId, storeId optional, current, size)", &[])
 }
@@ -201,12 +203,22 @@ pub fn transfer_remove(_w: &mut WriteCtx, _cx: &Ctx, rec: &Map<String, Value>) -
 }
 
 /// POST transfer/execute {id}
-async fn execute(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+async fn execute(st: State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    to_status(st, s, p, 1).await
+}
+
+/// POST transfer/cancel {id}
+async fn cancel(st: State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    to_status(st, s, p, 9).await
+}
+
+/// A planned transfer done (1) or cancelled (9) through the save rules, as a submit with that status.
+async fn to_status(State(st): State<AppState>, s: Session, p: AnyParams, status: i64) -> ApiResult<Response> {
     let tid = id_param(&p, &["id"])?;
     let def = st.res.get("transfer");
     crud::get_scoped(&st, &s, &def, tid).await?;
     let mut doc = Map::new();
-    doc.insert("transferStatus".into(), json!(1));
+    doc.insert("transferStatus".into(), json!(status));
     let saved = crate::engine::dialect::write(&st, &s, &def, crate::api::rules("transfer"), Some(tid), doc).await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
 }
