@@ -105,6 +105,9 @@ impl Resources {
         }
         // `ui.removeWhen` (and `ui.editWhen`) names a field of the row: declared, or carried from a named record.
         for def in by_name.values() {
+            if let Some(f) = def.fields.iter().find(|f| f.derived && !f.readonly) {
+                anyhow::bail!("{}.{}: a derived field is kept by the server and must be readonly", def.name, f.name);
+            }
             if let Some(ew) = def.ui.as_ref().and_then(|u| u.get("editWhen")) {
                 let field = ew.get("field").and_then(Value::as_str).unwrap_or("");
                 if def.field(field).is_none() || !ew.get("in").is_some_and(Value::is_array) {

@@ -130,10 +130,16 @@ pub fn write_in(
     if decl.is_some_and(|d| d.history) {
         record_change(w, cx, def, old.as_ref(), Some(&saved))?;
     }
-    for f in rules.saved.iter().chain(rules.after) {
+    let mut hooks = rules.saved.iter().chain(rules.after).peekable();
+    if hooks.peek().is_none() {
+        return Ok(saved);
+    }
+    for f in hooks {
         f(w, cx, old.as_ref(), &saved)?;
     }
-    Ok(saved)
+    // What the hooks kept on the record itself (a contract's 合同总额 once its ledger is opened) is in the answer.
+    let rid = saved.get("id").and_then(Value::as_u64).unwrap_or(0);
+    Ok(w.get(def, cx.tenant, rid)?.unwrap_or(saved))
 }
 
 /// `PREFIX` + local date + `-` + a four-digit number per tenant and day (more digits past 9999), skipping a

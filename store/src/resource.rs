@@ -99,6 +99,11 @@ pub struct FieldDef {
     /// Written only by hand-written behaviour (grants, password changes), ignored in client input.
     #[serde(default)]
     pub readonly: bool,
+    /// A read-only figure kept from other records by hand-written behaviour (a contract's 合同总额 from its
+    /// ledger), which may move while a client holds the record: never compared with what a client sends back (a
+    /// form opened before the ledger moved still saves; its copy of the figure is dropped like any read-only one).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub derived: bool,
     /// Dictionary code whose entries bind this field's values and labels.
     #[serde(default)]
     pub dict: Option<String>,
@@ -298,7 +303,7 @@ impl ResourceDef {
     /// refused naming it, instead of having the value silently dropped (`parse_input` never writes them).
     pub fn readonly_changes(&self, input: &Map<String, Value>, old: Option<&Map<String, Value>>) -> Result<()> {
         // JSON fields (a line's reservations) are kept by their actions and may come back reshaped: never compared.
-        for f in self.fields.iter().filter(|f| f.readonly && f.kind != FieldKind::Json) {
+        for f in self.fields.iter().filter(|f| f.readonly && !f.derived && f.kind != FieldKind::Json) {
             let Some(v) = input.get(&f.name) else { continue };
             if v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()) {
                 continue;

@@ -150,6 +150,62 @@ async fn a_contract_ledger_keeps_its_balances_equal_to_its_entries() {
     assert!(msg(&v).contains("more than the contract total"), "{v}");
 }
 
+async fn contract_detail(app: &App, t: &str, contract: &str) -> Value {
+    post(app, t, &format!("{S}/contract/detail/{contract}"), json!({})).await.1["data"].clone()
+}
+
+/// 合同管理 shows each contract's 合同总额 as its ledger counts it (`ledgerTotal`): a change posted in the ledger
+/// moves it (not 合同金额, the amount as entered), a receipt or change does not make the contract 修改过, a form
+/// opened before the ledger moved still saves, and a terminated contract is worth what came in.
+#[tokio::test]
+async fn the_contract_list_shows_the_ledgers_total() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (s, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": "总额测试合同", "partyName": "业主乙", "contractAmount": "80000.00"})).await;
+    assert_eq!(s, 200, "{v}");
+    let contract = v["data"]["id"].as_str().unwrap().to_string();
+    assert!(v["data"]["ledgerTotal"].is_null(), "a draft has no ledger: {v}");
+    let (s, v) = post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractStatus": 1, "signDate": "2026-03-01"})).await;
+    assert_eq!((s, v["data"]["ledgerTotal"].as_str()), (200, Some("80000.00")), "the answer to signing carries it: {v}");
+    let signed = contract_detail(&app, &t, &contract).await;
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "entryType": 2, "amount": "6500", "remark": "业主增项"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{R}/save"), json!({"contractId": contract, "amount": "20000", "remark": "银行转账"})).await;
+    assert_eq!(s, 200, "{v}");
+    let now = contract_detail(&app, &t, &contract).await;
+    assert_eq!((now["ledgerTotal"].as_str(), now["contractAmount"].as_str()), (Some("86500.00"), Some("80000.00")), "{now}");
+    assert_eq!((&now["updateTime"], &now["updateUser"]), (&signed["updateTime"], &signed["updateUser"]), "postings are not edits of the contract");
+    let (_, v) = post(&app, &t, &format!("{S}/contract/list"), json!({"contractName": "总额测试合同"})).await;
+    assert_eq!(v["data"]["records"][0]["ledgerTotal"], "86500.00", "{v}");
+    // A Saber form opened before the change sends the whole row back, the old figure with it: it saves, and the
+    // figure stays the ledger's.
+    let mut stale = signed.as_object().unwrap().clone();
+    stale.insert("remark".into(), json!("补充说明"));
+    let (s, v) = post(&app, &t, &format!("{S}/contract/update"), Value::Object(stale)).await;
+    assert_eq!((s, v["data"]["ledgerTotal"].as_str(), v["data"]["remark"].as_str()), (200, Some("86500.00"), Some("补充说明")), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "ledgerTotal": "1.00"})).await;
+    assert_eq!((s, v["data"]["ledgerTotal"].as_str()), (200, Some("86500.00")), "never taken from a client: {v}");
+    // Terminated: worth what came in.
+    let (s, v) = post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractStatus": 9})).await;
+    assert_eq!((s, v["data"]["ledgerTotal"].as_str()), (200, Some("20000.00")), "{v}");
+    audit_clean(&app);
+    // A file from before the figure: the upgrade fills it, once; `verify` names a contract whose figure drifted.
+    let res = app.st.res.clone();
+    let cid: u64 = contract.parse().unwrap();
+    let r2 = res.clone();
+    app.st.store.write(move |w| {
+        let c = w.get(&r2.get("contract"), A, cid)?.unwrap();
+        let mut patch = serde_json::Map::new();
+        patch.insert("ledgerTotal".into(), Value::Null);
+        w.update_from(&r2.get("contract"), A, cid, c, patch, &store::Actor::default()).map(|_| ())
+    }).unwrap();
+    let a = app.st.store.read(|r| zhizhuang::api::finance::ledger::audit(r, &res)).unwrap();
+    assert!(a.problems.iter().any(|p| p.contains("shows 合同总额 — but its ledger counts 20000.00")), "{:?}", a.problems);
+    let r2 = res.clone();
+    app.st.store.write(move |w| zhizhuang::api::finance::ledger::ledger_totals(w, &r2)).unwrap();
+    audit_clean(&app);
+}
+
 #[tokio::test]
 async fn demo_ledgers_agree_with_their_entries() {
     let app = App::new();

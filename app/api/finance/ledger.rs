@@ -5,7 +5,8 @@
 //! correction is a reversing entry (the same type, the amount negated, `reversesId` naming the original),
 //! optionally followed by the corrected one. Receipts, invoices and the schedule never exceed the contract total;
 //! `zhizhuang verify` recomputes every ledger from its entries (`audit`). Receivables are the schedule's payment
-//! nodes with the receipts applied to them in due-date order.
+//! nodes with the receipts applied to them in due-date order. 合同管理 shows each contract's 合同总额 as its ledger
+//! counts it (`ledgerTotal`, kept by `sync_total` in the same transaction as every entry and status change).
 use std::collections::HashMap;
 
 use axum::extract::State;
@@ -170,7 +171,43 @@ pub fn post_in(w: &mut WriteCtx, cx: &Ctx, contract: &Map<String, Value>, t: i64
     }
     let entry = w.insert(&cx.def("ledger_entry"), cx.tenant, doc, cx.actor)?;
     w.update(&cx.def("contract_ledger"), cx.tenant, id(&ledger, "id"), patch, cx.actor)?;
+    sync_total(w, cx.res, cx.tenant, id(contract, "id"))?;
     Ok(entry)
+}
+
+/// The 合同总额 a contract shows in 合同管理 (`ledgerTotal`): what `figures::ledger_value` counts of its ledger at
+/// its status of now, none while it has no ledger (a draft, or one cancelled unsigned). Written when it differs,
+/// read afresh (an earlier posting of the same request may have moved it), the contract's 修改人 and 修改时间
+/// left as they were: a receipt or a change posted in the ledger is not an edit of the contract record.
+pub fn sync_total(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str, contract: u64) -> store::Result<()> {
+    let cdef = res.get("contract");
+    let Some(c) = w.get(&cdef, tenant, contract)? else { return Ok(()) };
+    let q = Query { filters: vec![Filter::new("contractId", Op::Equal, json!(contract))], limit: 1, ..Query::default() };
+    let want = match w.list(&res.get("contract_ledger"), tenant, &q)?.records.first() {
+        Some(l) => json!(super::figures::ledger_value(l, int(&c, "contractStatus")).0),
+        None => Value::Null,
+    };
+    if c.get("ledgerTotal").unwrap_or(&Value::Null) == &want {
+        return Ok(());
+    }
+    let kept = store::Actor { user_id: id(&c, "updateUser"), dept_id: 0, at: c.get("updateTime").and_then(Value::as_i64) };
+    let mut patch = Map::new();
+    patch.insert("ledgerTotal".into(), want);
+    w.update_from(&cdef, tenant, contract, c, patch, &kept)?;
+    Ok(())
+}
+
+/// Contracts written before 合同管理 showed the ledger's 合同总额 take it, once.
+pub fn ledger_totals(w: &mut WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
+    let cdef = res.get("contract");
+    let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().map(|t| text(t, "tenantId").to_string()).collect();
+    for t in tenants {
+        let ids: Vec<u64> = w.all(&cdef, &t)?.iter().map(|c| id(c, "id")).collect();
+        for c in ids {
+            sync_total(w, res, &t, c)?;
+        }
+    }
+    Ok(())
 }
 
 /// The entry that reverses `entry`, if any.
@@ -229,6 +266,12 @@ fn check_amount(t: i64, amount: i64) -> store::Result<()> {
 /// After a contract is written (`Rules::saved`): signing posts the signed amount; a later change of the amount
 /// on a signed contract posts the difference as a change; the ledger keeps the contract's code, name and project.
 pub fn contract_saved(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
+    ledger_follows(w, cx, old, new)?;
+    // A status change alone moves the figure too (terminated: worth what came in).
+    sync_total(w, cx.res, cx.tenant, id(new, "id"))
+}
+
+fn ledger_follows(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, new: &Map<String, Value>) -> store::Result<()> {
     let (was, now) = (old.map(|o| int(o, "contractStatus")).unwrap_or(0), int(new, "contractStatus"));
     if now == 0 || (was == 0 && now == 9) {
         return Ok(());
@@ -620,7 +663,7 @@ pub struct Audit {
 
 /// Recomputes every ledger's balances from its entries; checks each reversal against what it reverses.
 pub fn audit(r: &ReadCtx, res: &crate::decl::Resources) -> store::Result<Audit> {
-    let (ldef, edef) = (res.get("contract_ledger"), res.get("ledger_entry"));
+    let (ldef, edef, cdef) = (res.get("contract_ledger"), res.get("ledger_entry"), res.get("contract"));
     let mut out = Audit::default();
     let mut tenants = r.tenants_of(&ldef)?;
     for t in r.tenants_of(&edef)? {
@@ -663,6 +706,11 @@ pub fn audit(r: &ReadCtx, res: &crate::decl::Resources) -> store::Result<Audit> 
             let total = int(&l, "signedAmount") + int(&l, "changeAmount");
             if int(&l, "contractAmount") != total || int(&l, "outstanding") != total - int(&l, "received") {
                 out.problems.push(format!("tenant {t}: ledger {lid} ({}): total or outstanding does not follow from its balances", text(&l, "contractCode")));
+            }
+            let shown = r.get(&cdef, &t, id(&l, "contractId"))?.map(|c| (int(&c, "contractStatus"), c.get("ledgerTotal").and_then(Value::as_i64)));
+            if let Some((status, shown)) = shown
+                && shown != Some(super::figures::ledger_value(&l, status).0) {
+                out.problems.push(format!("tenant {t}: contract {} shows 合同总额 {} but its ledger counts {}", text(&l, "contractCode"), shown.map(yuan).unwrap_or_else(|| "—".into()), yuan(super::figures::ledger_value(&l, status).0)));
             }
             if int(&l, "entries") != counts.get(&lid).copied().unwrap_or(0) {
                 out.problems.push(format!("tenant {t}: ledger {lid}: {} entries counted, {} found", int(&l, "entries"), counts.get(&lid).copied().unwrap_or(0)));

@@ -58,7 +58,7 @@ async fn project_figures(axum::extract::State(st): axum::extract::State<AppState
 pub const AREA: crate::api::Area = crate::api::Area {
     rules: channels::rules,
     after: &[("contract", ledger::contract_saved)],
-    upgrades: &[("upgrade:cost_totals", cost::rebuild_totals)],
+    upgrades: &[("upgrade:cost_totals", cost::rebuild_totals), ("upgrade:contract_ledger_total", ledger::ledger_totals)],
     demo: Some(demo),
     verify: Some(verify),
     ..crate::api::Area::routes_only("finance", routes)

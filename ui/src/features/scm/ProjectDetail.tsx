@@ -115,8 +115,8 @@ export function ProjectDetail({ code }: { code: string }) {
         <Table label={L('合同', 'Contracts')} empty={L('暂无合同', 'No contracts')} rows={contracts} cols={[
           [L('合同编号', 'Code'), (r) => <a className="link" href={`/contract/detail/${r.contractCode}`} onClick={(e) => { e.preventDefault(); navigate(`/contract/detail/${r.contractCode}`); }}>{r.contractCode}</a>],
           [L('合同名称', 'Contract'), (r) => r.contractName], [L('签约方', 'Party'), (r) => r.partyName],
-          [L('合同金额', 'Amount'), (r) => yuan(r.contractAmount)], [L('签订日期', 'Signed'), (r) => r.signDate],
-          [L('状态', 'Status'), (r) => st(CONTRACT_STATUS, r.contractStatus)],
+          [L('合同金额', 'Amount'), (r) => yuan(r.contractAmount)], [L('合同总额', 'Total'), (r) => (r.ledgerTotal == null ? '—' : yuan(r.ledgerTotal))],
+          [L('签订日期', 'Signed'), (r) => r.signDate], [L('状态', 'Status'), (r) => st(CONTRACT_STATUS, r.contractStatus)],
           [L('操作', 'Action'), (r) => canEdit ? <button type="button" className="link danger" onClick={() => act(() => post(`${S}/project/contract/delete/${p.id}/${r.id}/0`), L('已解绑', 'Unbound'))}>{L('解绑', 'Unbind')}</button> : null],
         ]} />
       </div>
@@ -214,7 +214,10 @@ export function ContractDetail({ code }: { code: string }) {
         <Facts rows={[
           [L('合同编号', 'Code'), c.contractCode],
           [L('所属项目', 'Project'), c.projectName ? <a className="link" href="#" onClick={(e) => { e.preventDefault(); void post(`${S}/project/detail/${c.projectId}`).then((p) => p && navigate(`/project/detail/${p.projectCode}`)).catch(() => {}); }}>{c.projectName}</a> : L('未绑定', 'Not bound')],
-          [L('签约方', 'Party'), c.partyName], [L('合同金额', 'Amount'), yuan(c.contractAmount)], [L('签订日期', 'Signed'), c.signDate],
+          [L('签约方', 'Party'), c.partyName], [L('合同金额', 'Amount'), yuan(c.contractAmount)],
+          // The ledger's figure: the signed amount with every approved change (a terminated contract: what came in).
+          [L('合同总额', 'Total'), c.ledgerTotal == null ? L('签订后计入合同台账', 'Counted in the ledger once signed') : yuan(c.ledgerTotal)],
+          [L('签订日期', 'Signed'), c.signDate],
           [L('备注', 'Remark'), c.remark],
         ]} />
       </div>
