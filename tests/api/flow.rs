@@ -4,7 +4,7 @@
 //! valid and hostile files, and instances staying on their version when a new one is deployed.
 use serde_json::{Value, json};
 
-use crate::support::{App, post_json as post, get_json as get};
+use crate::support::{App, post_json as post, get_json as get, msg};
 
 const A: &str = "157270";
 const F: &str = "/api/blade-flow";
@@ -86,6 +86,12 @@ async fn leave_runs_across_users_with_rule_12() {
     let app = App::new();
     let p = people(&app).await;
     let pid = leave_process(&app, &p.zhang).await;
+    // A leave is applied for on a leave process only (a 施工审批 instance could never be adjusted as a leave).
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/start-list?current=1&size=50")).await;
+    let other = v["data"]["records"].as_array().unwrap().iter().find(|r| r["key"] != "leave" && r["category"].to_string().trim_matches('"') != "1").unwrap_or_else(|| panic!("no other process: {v}"));
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"processDefinitionId": other["id"], "leaveType": "1", "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-23 18:00:00", "reason": "家中有事"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("不是请假流程"), "{v}");
     // Five working days (Monday to Friday): the leader, then an administrator (candidates: the admin role).
     let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"processDefinitionId": pid, "leaveType": "1", "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-27 18:00:00", "reason": "家中有事"})).await;
     assert_eq!(s, 200, "{v}");

@@ -303,6 +303,11 @@ pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process:
     if let Some(u) = l.task_user {
         w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
     }
+    // A leave is decided on a leave process (流程分类 请假流程): on another, its instance would not be a leave's
+    // (its tasks open the generic form, and a leave given back could never be adjusted and sent again).
+    if int(process, "category") != 1 {
+        return Err(rule(format!("流程「{}」不是请假流程,请假请选择请假流程", text(process, "name")), format!("Process \"{}\" is not a leave process; choose a leave process", text(process, "name"))));
+    }
     let def = runtime::definition_of(process);
     // 审批人员 is optional on the form: without one, the applicant's department leader decides (the nearest
     // department up the tree whose leader is someone else). Without any, say what to do instead of the engine's
