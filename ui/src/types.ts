@@ -16,6 +16,8 @@ export type Field = {
   refers?: { resource: string; list: string; title: string; hint?: string | null; staff?: boolean } | null;
   /** A comma-separated list of ids (with `refers`: several records picked). */
   multi?: boolean;
+  /** Left empty on a new record, the server makes the code (合同编号 HT20261205-0001). */
+  autoCode?: boolean;
   /** Personal data answered with its middle hidden. */
   mask?: boolean;
   /** Screen hints of the declaration: `control` picks a special control (`region`: the 省/市/区 picker). */

@@ -42,12 +42,15 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
             .collect();
         dicts.insert(code.to_string(), Value::Array(list));
     }
+    // The field a new record's code is made for when left empty (合同编号 HT…, 移库单号 YK…).
+    let coded = st.res.decl(&def.name).and_then(|d| d.code.as_ref().map(|c| c.field.clone()));
     let fields: Vec<Value> = def
         .fields
         .iter()
         .filter(|f| !f.secret)
         .map(|f| {
             serde_json::json!({
+                "autoCode": coded.as_deref() == Some(f.name.as_str()),
                 "name": f.name, "kind": f.kind, "label": f.label, "labelEn": f.label_en, "required": f.required,
                 "maxLen": f.max_len, "min": f.min, "max": f.max, "pattern": f.pattern, "filter": f.filter, "sort": f.sort,
                 "search": f.search, "dict": f.dict, "list": f.list, "form": f.form && !f.readonly, "readonly": f.readonly,

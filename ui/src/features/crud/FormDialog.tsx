@@ -96,7 +96,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
             // the record as loaded, so the box stays a date-time box while its value is being typed.
             ctl = <input id={id} type="datetime-local" step={1} value={String(v).replace(' ', 'T')} onChange={(e) => set(fromLocal(e.target.value))} onBlur={blur(f)} />;
           }
-          else ctl = <input id={id} type={f.kind === 'date' && !ro ? 'date' : 'text'} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' || f.kind === 'qty' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
+          else ctl = <input id={id} type={f.kind === 'date' && !ro ? 'date' : 'text'} placeholder={f.autoCode && mode === 'add' ? t('crud.autoCode') : undefined} inputMode={f.kind === 'int' || f.kind === 'long' || f.kind === 'decimal' || f.kind === 'money' || f.kind === 'qty' ? 'decimal' : undefined} value={String(v)} readOnly={ro} maxLength={f.maxLen} onChange={(e) => set(e.target.value)} onBlur={blur(f)} />;
           return <FormRow key={f.name} label={L(f)} htmlFor={id} required={f.required && !ro} error={errors[f.name]}>{ctl}</FormRow>;
         })}
         {msg && <div className="form-err" role="alert">{t(msg)}</div>}
