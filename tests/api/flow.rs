@@ -40,6 +40,7 @@ struct People {
     wang: String,
     li_id: u64,
     zhang_id: u64,
+    wang_id: u64,
 }
 
 /// Tenant A: 张 (applicant) in 工程部 led by 李; 王 a colleague; the admin.
@@ -60,6 +61,7 @@ async fn people(app: &App) -> People {
         wang: app.sign_in(A, "wang", "Zz#12345").await,
         li_id,
         zhang_id,
+        wang_id,
     }
 }
 
@@ -222,6 +224,13 @@ async fn leave_runs_across_users_with_rule_12() {
     post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t[0]["taskId"], "flag": "ok"})).await;
     let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business2}")).await;
     assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str(), v["data"]["leaveTypeName"].as_str()), (Some(1), Some("1.5"), Some("病假")), "{v}");
+    // An approver chosen on the form decides instead of the leader (the form: 不选则由部门负责人审批).
+    let before = todo(&app, &p.li).await.len();
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": 2, "taskUser": p.wang_id.to_string(), "startTime": "2026-12-03 09:00:00", "endTime": "2026-12-03 18:00:00", "reason": "复诊"})).await;
+    assert_eq!(s, 200, "{v}");
+    let chosen = v["data"]["processInstanceId"].clone();
+    assert!(todo(&app, &p.wang).await.iter().any(|t| t["processInstanceId"] == chosen), "the chosen approver has it");
+    assert_eq!(todo(&app, &p.li).await.len(), before, "the leader does not");
     let _ = (p.li_id, p.zhang_id);
     let (instances, tasks) = audit_clean(&app);
     assert!(instances >= 2 && tasks >= 6, "{instances} {tasks}");

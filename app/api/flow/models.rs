@@ -330,8 +330,8 @@ async fn deploy_upload(State(st): State<AppState>, s: Session, req: Request) -> 
 // ---------------------------------------------------------------------------------------------------------
 // Seeded processes
 
-/// The leave process: the department leader approves (the approver chosen on the form when the department has
-/// no leader); more than 3 days also goes to an administrator (candidates: holders of the `admin` role, one
+/// The leave process: the approver chosen on the form approves (the department leader when none is chosen);
+/// more than 3 days also goes to an administrator (candidates: holders of the `admin` role, one
 /// claims). A rejection goes back to the applicant (调整申请), who resubmits or gives up.
 pub fn leave_definition() -> flow::Definition {
     serde_json::from_value(json!({

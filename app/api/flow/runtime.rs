@@ -100,13 +100,12 @@ impl run::Resolve for Dir<'_, '_, '_> {
                 let q = Query { filters: vec![Filter::new("roleId", Op::Equal, json!(rid.to_string()))], limit: 500, ..Query::default() };
                 self.w.list(&self.cx.def("user"), self.cx.tenant, &q).map(|p| p.records.iter().filter(|r| live_user(r)).map(|r| id(r, "id")).collect()).unwrap_or_default()
             }
-            // The department's leader; when there is none, the approver chosen on the form (`taskUser`).
-            Assign::Leader => match self.leader() {
-                Some(l) => vec![l],
-                None => match vars.get("taskUser") {
-                    Some(Val::User(u)) if self.live(*u) => vec![*u],
-                    _ => vec![],
-                },
+            // The approver chosen on the form (`taskUser`: the form says 不选则由部门负责人审批), else the
+            // department's leader. (The leader came first, so a chosen approver was shown on the application
+            // while the leader got the task.)
+            Assign::Leader => match vars.get("taskUser") {
+                Some(Val::User(u)) if self.live(*u) => vec![*u],
+                _ => self.leader().into_iter().collect(),
             },
             // The type's approvers (审批人员); the tenant's administrators when none are set.
             Assign::Group { group } => {
