@@ -225,6 +225,14 @@ async fn messages_tell_people_what_happened_to_them() {
     // The employee applies for leave: his department leader (张伟 leads 工程部) is told of the task; approving it
     // tells the applicant.
     let wujun = who(&app, "wujun").await;
+    // 员工 (吴军, 资料员) holds 请假, 我的事务 and 通知公告 alone; nobody but the administrator follows every
+    // process (its list shows colleagues' leaves with their reasons).
+    let (s, v) = post(&app, &wujun, "/api/blade-scm/contract/list", json!({})).await;
+    assert_eq!(s, 403, "{v}");
+    for t in [&wujun, &pm] {
+        let (s, v) = get(&app, t, "/api/blade-flow/follow/list?current=1&size=10").await;
+        assert_eq!(s, 403, "{v}");
+    }
     let (s, v) = post(&app, &wujun, "/api/blade-desk/process/leave/start-process", json!({"leaveType": "1", "startTime": "2026-12-14 09:00:00", "endTime": "2026-12-14 18:00:00", "reason": "搬家"})).await;
     assert_eq!(s, 200, "{v}");
     let m = unread(pm.clone()).await;
