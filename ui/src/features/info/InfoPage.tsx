@@ -9,6 +9,8 @@ import { useToast } from '../../components/ui/toast';
 import { email, phone, required } from '../../lib/validators';
 import { get, post, upload, ApiError } from '../../lib/api';
 import { md5 } from '../../lib/md5';
+import { logout } from '../../lib/auth';
+import { passwordErrors } from '../auth/PasswordPage';
 
 export const AVATAR_MAX = 500 * 1024;
 export const avatarOk = (f: { type: string; size: number }) => (f.type === 'image/jpeg' || f.type === 'image/png') && f.size <= AVATAR_MAX;
@@ -44,14 +46,16 @@ export function InfoPage() {
     try { await post('/api/blade-user/update-info', { ...info, id: u?.userId }); toast(t('crud.updated')); } catch (x) { fail(x); }
   };
   const savePw = async () => {
-    const e = { oldPassword: required(pw.oldPassword), newPassword: required(pw.newPassword), newPassword1: required(pw.newPassword1) ?? (pw.newPassword1 !== pw.newPassword ? 'register.passwordMismatch' : null) };
-    setErr(e);
-    if (Object.values(e).some(Boolean)) return;
+    // The rule of /password (8+ characters of two kinds, not the old one): "123" was taken here.
+    const e = passwordErrors(pw);
+    setErr({ oldPassword: e.oldPassword ?? null, newPassword: e.newPassword ?? null, newPassword1: e.newPassword1 ?? null });
+    if (Object.keys(e).length) return;
     try {
       await post('/api/blade-user/update-password', undefined, { oldPassword: md5(pw.oldPassword), newPassword: md5(pw.newPassword), newPassword1: md5(pw.newPassword1) });
-      toast(t('crud.updated'));
-      setPw({ oldPassword: '', newPassword: '', newPassword1: '' });
-    } catch (x) { fail(x); }
+    } catch (x) { return fail(x); }
+    // The change ends every session of the account (the server bumps its token version): sign in again, told why
+    // (the next click used to land on the sign-in page with no word).
+    await logout(props.site.storagePrefix, '/login?changed=1');
   };
   const setAvatar = async (file: File | undefined) => {
     if (!file) return;
@@ -71,6 +75,7 @@ export function InfoPage() {
   const pass = (k: keyof typeof pw) => (
     <FormRow label={t('info.' + k)} htmlFor={'pw-' + k} error={err[k] && t(err[k]!)} required>
       <input id={'pw-' + k} type="password" value={pw[k]} onChange={(e) => setPw({ ...pw, [k]: e.target.value })} />
+      {k === 'newPassword' && !err[k] && <small className="muted">{t('password.rule')}</small>}
     </FormRow>
   );
 
