@@ -99,6 +99,10 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(s, 200, "{v}");
     let (inst, business) = (v["data"]["processInstanceId"].as_str().unwrap().to_string(), v["data"]["businessId"].as_str().unwrap().to_string());
     assert_eq!(v["data"]["currentNodes"], "部门领导审批", "{v}");
+    // One person is away once: a leave overlapping one in approval is refused, naming it; one ending as it starts is not.
+    let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "2", "startTime": "2026-11-25 09:00:00", "endTime": "2026-11-25 18:00:00", "reason": "看病"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("与您审批中的请假(2026-11-23 09:00:00 至 2026-11-27 18:00:00)时间重叠"), "{v}");
     // 请假流程 lists the applicant's own applications with their state and the step each waits at.
     let (s, v) = get(&app, &p.zhang, &format!("{LEAVE}/list")).await;
     assert_eq!(s, 200, "{v}");
@@ -312,9 +316,14 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     assert!(instances >= 1 && tasks >= 3, "{instances} {tasks}");
 }
 
-/// A one-day leave `t` applies for (no approver named: the department leader decides); its instance.
+/// A one-day leave `t` applies for (no approver named: the department leader decides); its instance. Each on a
+/// day of its own (one person's leaves may not overlap): the n-th call of the process on the n-th weekday from
+/// Monday 2026-11-02 (none of them holidays).
 async fn one_day_leave(app: &App, t: &str) -> String {
-    let (s, v) = post(app, t, &format!("{LEAVE}/start-process"), json!({"startTime": "2026-11-24 09:00:00", "endTime": "2026-11-24 18:00:00", "reason": "事假"})).await;
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 2).unwrap() + chrono::Days::new(n / 5 * 7 + n % 5);
+    let (s, v) = post(app, t, &format!("{LEAVE}/start-process"), json!({"startTime": format!("{day} 09:00:00"), "endTime": format!("{day} 18:00:00"), "reason": "事假"})).await;
     assert_eq!(s, 200, "{v}");
     v["data"]["processInstanceId"].as_str().unwrap().to_string()
 }

@@ -233,7 +233,16 @@ async fn messages_tell_people_what_happened_to_them() {
         let (s, v) = get(&app, t, "/api/blade-flow/follow/list?current=1&size=10").await;
         assert_eq!(s, 403, "{v}");
     }
-    let (s, v) = post(&app, &wujun, "/api/blade-desk/process/leave/start-process", json!({"leaveType": "1", "startTime": "2026-12-14 09:00:00", "endTime": "2026-12-14 18:00:00", "reason": "搬家"})).await;
+    // A working day well after the demo's own leaves of his (one person's leaves may not overlap), on any date.
+    let mut day = chrono::Local::now().date_naive() + chrono::Days::new(40);
+    loop {
+        let (_, v) = get(&app, &wujun, &format!("/api/blade-desk/process/leave/days?startTime={day}%2009:00:00&endTime={day}%2018:00:00")).await;
+        if v["data"]["days"] == "1" {
+            break;
+        }
+        day = day + chrono::Days::new(1);
+    }
+    let (s, v) = post(&app, &wujun, "/api/blade-desk/process/leave/start-process", json!({"leaveType": "1", "startTime": format!("{day} 09:00:00"), "endTime": format!("{day} 18:00:00"), "reason": "搬家"})).await;
     assert_eq!(s, 200, "{v}");
     let m = unread(pm.clone()).await;
     let task = m["latest"].as_array().unwrap().iter().find(|x| x["title"].as_str().unwrap().starts_with("待办:请假流程")).unwrap_or_else(|| panic!("{m}")).clone();

@@ -265,6 +265,7 @@ async fn resubmit(State(st): State<AppState>, s: Session, JsonObject(b): JsonObj
             // Again here: two requests may pass the read before either commits; only the first finds the step open.
             adjust_step(&task, &l.inst, &l.def, leave.as_ref().filter(|_| text(&l.inst, "businessTable") == "process_leave"), cx.actor.user_id)?;
             let leave = leave.ok_or(StoreError::NotFound)?;
+            not_away_already(w, &cx, &from, &to, id(&leave, "id"))?;
             w.update(&ldef, cx.tenant, id(&leave, "id"), obj(json!({"leaveType": kind, "startTime": from, "endTime": to, "days": days, "reason": reason})), cx.actor)?;
             let mut vars = serde_json::Map::new();
             if l.def.var("days").is_some_and(|d| d.ty == flow::VarType::Number) {
@@ -298,6 +299,34 @@ pub fn latest_leave(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> st
     w.list(&cx.def("flow_process"), cx.tenant, &q)?.records.into_iter().next().ok_or_else(|| rule("没有已部署的请假流程", "No leave process is deployed"))
 }
 
+/// One person is away once at a time: a leave of the applicant's own that is in approval (or given back to him)
+/// or passed, and overlaps `from`–`to`, refuses another (`except`: the leave being changed). A rejected,
+/// withdrawn or deleted one does not count.
+fn not_away_already(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx, from: &str, to: &str, except: u64) -> store::Result<()> {
+    let local = crate::engine::demo::local;
+    let (Some(a), Some(z)) = (local(from), local(to)) else { return Ok(()) };
+    let q = Query { filters: vec![Filter::new("applyUserId", Op::Equal, json!(cx.actor.user_id))], limit: 10_000, ..Query::default() };
+    for l in w.list(&cx.def("process_leave"), cx.tenant, &q)?.records {
+        let (Some(b), Some(e)) = (local(text(&l, "startTime")), local(text(&l, "endTime"))) else { continue };
+        if id(&l, "id") == except || !(a < e && b < z) {
+            continue;
+        }
+        // The instance decides the state (a withdrawn application stays 0 on its record).
+        let state = match w.get(&cx.def("flow_instance"), cx.tenant, id(&l, "processInstanceId"))? {
+            Some(i) => int(&i, "status"),
+            None => int(&l, "status"),
+        };
+        if state == 0 || state == 1 {
+            let (was, zh, en) = (format!("{} 至 {}", text(&l, "startTime"), text(&l, "endTime")), if state == 0 { "审批中" } else { "已通过" }, if state == 0 { "in approval" } else { "passed" });
+            return Err(rule(
+                format!("与您{zh}的请假({was})时间重叠;同一时间只能请一次假,请调整日期或先撤回那一次"),
+                format!("It overlaps your leave {} – {} ({en}); change the dates or withdraw that one first", text(&l, "startTime"), text(&l, "endTime")),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Writes the leave record and starts its instance, in the open transaction.
 pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process: &serde_json::Map<String, Value>, l: &Leave) -> store::Result<(serde_json::Map<String, Value>, serde_json::Map<String, Value>)> {
     if let Some(u) = l.task_user {
@@ -328,6 +357,7 @@ pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process:
         None => None,
     };
     let l = &Leave { task_user, kind: l.kind, from: l.from.clone(), to: l.to.clone(), days: l.days, reason: l.reason.clone() };
+    not_away_already(w, cx, &l.from, &l.to, 0)?;
     let ldef = cx.def("process_leave");
     let leave = w.insert(&ldef, cx.tenant, obj(json!({
         "processDefinitionId": id(process, "id"), "applyUserId": cx.actor.user_id, "taskUser": l.task_user,

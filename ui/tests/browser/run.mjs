@@ -2021,6 +2021,24 @@ test('warehouse master data: export, the import template, an exported file impor
   await count.getByRole('button', { name: '取消' }).click();
 });
 
+/** A local date `yyyy-mm-dd`, `days` after `d`. */
+const dayAfter = (d, days) => { const x = new Date(d); x.setDate(x.getDate() + days); return `${x.getFullYear()}-${String(x.getMonth() + 1).padStart(2, '0')}-${String(x.getDate()).padStart(2, '0')}`; };
+
+/** A `weekday` (0 Sunday … 6 Saturday) five weeks ahead or more (the demo's leaves lie within three weeks of today,
+ * and one person's leaves may not overlap) from which a leave of `span` days, `from` to `to` o'clock, counts
+ * `days` working days (no holiday in it: the server counts), on whatever day the tests run. */
+async function leaveDay(t, weekday, span, from, to, days) {
+  const d = new Date();
+  d.setDate(d.getDate() + 35);
+  while (d.getDay() !== weekday) d.setDate(d.getDate() + 1);
+  for (;;) {
+    const [a, z] = [dayAfter(d, 0), dayAfter(d, span)];
+    const r = await bladeCall(t, 'GET', `/api/blade-desk/process/leave/days?startTime=${a}%20${from}:00:00&endTime=${z}%20${to}:00:00`);
+    if (Number(r.days) === days) return d;
+    d.setDate(d.getDate() + 7);
+  }
+}
+
 test('approvals: a model designed and deployed; a leave applied for, decided by the leader, claimed and approved by an administrator; its history and diagram', async (t) => {
   // The platform administrator designs a process: a step is added after the start, given a role, checked.
   const { page: p0 } = await session(t, { host: TENANTS[0].host });
@@ -2051,14 +2069,15 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
 
   // 杨敏 (设计部) applies for five days: her leader 王芳, then an administrator.
   const { page } = await session(t, { user: 'yangmin' });
+  const monday = await leaveDay(t, 1, 5, 9, 9, 5);
   await visit(page, '/work/start');
   const leave = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'leave', exact: true }) });
   await leave.getByRole('button', { name: '发起' }).click();
   await page.waitForURL(/\/work\/process\/leave\/form\//);
   await page.getByLabel('请假类型').selectOption({ label: '事假' });
   // Monday 09:00 to Saturday 09:00: five working days (the weekend is not counted).
-  await page.getByLabel('开始时间').fill('2026-12-07T09:00');
-  await page.getByLabel('结束时间').fill('2026-12-12T09:00');
+  await page.getByLabel('开始时间').fill(`${dayAfter(monday, 0)}T09:00`);
+  await page.getByLabel('结束时间').fill(`${dayAfter(monday, 5)}T09:00`);
   await page.getByLabel('请假理由').fill('回老家参加婚礼');
   await page.getByText('共 5 个工作日(周末、节假日不计),超过3天需管理员审批').waitFor();
   // The approver list offers people who can approve, with their departments; never herself.
@@ -2458,13 +2477,16 @@ test('仓管员 刘强: his desk shows only what he may see; an inbound order re
 
 test('员工 吴军: a leave with its type, counted in working days, seen in 请假流程', async (t) => {
   const { page } = await session(t, { user: 'wujun' });
+  // Thursday 13:00 to Monday 12:00: 2 working days.
+  const thursday = await leaveDay(t, 4, 4, 13, 12, 2);
+  const [thu, fri, mon] = [0, 1, 4].map((n) => dayAfter(thursday, n));
   await visit(page, '/work/process/leave');
   await page.getByRole('button', { name: '发起请假' }).click();
   await page.waitForURL(/\/work\/process\/leave\/form\//);
   await page.getByLabel('请假类型').selectOption({ label: '年假' });
   // Thursday afternoon to Monday noon: 0.5 + 1 + 0.5 working days.
-  await page.getByLabel('开始时间').fill('2026-12-17T13:00');
-  await page.getByLabel('结束时间').fill('2026-12-21T12:00');
+  await page.getByLabel('开始时间').fill(`${thu}T13:00`);
+  await page.getByLabel('结束时间').fill(`${mon}T12:00`);
   await page.getByLabel('请假理由').fill('回老家探亲');
   await page.getByText('共 2 个工作日(周末、节假日不计)').waitFor();
   await shot(page, 'role-employee-leave-form');
@@ -2485,9 +2507,9 @@ test('员工 吴军: a leave with its type, counted in working days, seen in 请
   await page.getByRole('row').filter({ hasText: '调整申请' }).first().getByRole('button', { name: '处理' }).click();
   const form = page.getByRole('form', { name: '调整申请' });
   await form.getByText('张伟 退回:项目节点冲突,请改为周四周五').waitFor();
-  check(await form.getByLabel('请假理由').inputValue() === '回老家探亲' && await form.getByLabel('开始时间').inputValue() === '2026-12-17T13:00', 'the form holds his leave as it was');
+  check(await form.getByLabel('请假理由').inputValue() === '回老家探亲' && await form.getByLabel('开始时间').inputValue() === `${thu}T13:00`, 'the form holds his leave as it was');
   check(await page.getByRole('button', { name: '同意' }).count() === 0, 'no approver\'s buttons on his own step');
-  await form.getByLabel('结束时间').fill('2026-12-18T18:00');
+  await form.getByLabel('结束时间').fill(`${fri}T18:00`);
   await form.getByText('共 1.5 个工作日(周末、节假日不计)').waitFor();
   await form.getByLabel('调整说明').fill('改为周四下午到周五');
   await shot(page, 'role-employee-leave-adjust');
@@ -2497,12 +2519,12 @@ test('员工 吴军: a leave with its type, counted in working days, seen in 请
   await row.filter({ hasText: '审批中' }).filter({ hasText: '部门领导审批' }).filter({ hasText: '1.5' }).waitFor();
 
   // A leave nobody has decided yet is taken back from 请假流程 itself (asked first); its approver no longer has it.
-  await bladeCall(t, 'POST', '/api/blade-desk/process/leave/start-process', { leaveType: '1', startTime: '2026-12-24 09:00:00', endTime: '2026-12-24 18:00:00', reason: '家中有事' });
+  await bladeCall(t, 'POST', '/api/blade-desk/process/leave/start-process', { leaveType: '1', startTime: `${mon} 09:00:00`, endTime: `${mon} 18:00:00`, reason: '家中有事' });
   await visit(page, '/work/process/leave');
   const other = page.getByRole('table', { name: '我的请假' }).getByRole('row').filter({ hasText: '家中有事' });
   await other.getByRole('button', { name: '撤回' }).click();
   const ask = page.getByRole('dialog', { name: '提示' });
-  await ask.getByText(/撤回 2026-12-24 09:00:00 起 1 天的请假申请/).waitFor();
+  await ask.getByText(`撤回 ${mon} 09:00:00 起 1 天的请假申请`).waitFor();
   await shot(page, 'role-employee-leave-withdraw');
   await ask.getByRole('button', { name: '确定' }).click();
   await toast(page, '已撤回').waitFor();
