@@ -360,10 +360,16 @@ async fn withdraw_delete_and_reassign() {
     let (s, v) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t4, "processInstanceId": i4, "pass": false, "comment": "日期冲突"})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(withdrawable(i4.clone()).await, false, "a step was decided");
+    // 已发事务 says the same (it offered 撤回 on every running instance).
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/send-list?current=1&size=50")).await;
+    let sent = |i: &str| v["data"]["records"].as_array().unwrap().iter().find(|r| r["processInstanceId"] == i).unwrap_or_else(|| panic!("{v}"))["withdrawable"].clone();
+    assert_eq!((sent(&i4), sent(&i1)), (json!(false), json!(false)), "{v}");
     let (s, v) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i4}"), json!({})).await;
     assert_eq!(s, 400, "{v}");
     // An administrator reassigns the leader's task to 王, then deletes another instance with a reason.
     let i2 = one_day_leave(&app, &p.zhang).await;
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/send-list?current=1&size=50")).await;
+    assert!(v["data"]["records"].as_array().unwrap().iter().any(|r| r["processInstanceId"] == i2.as_str() && r["withdrawable"] == true), "nothing decided yet: {v}");
     let task = todo(&app, &p.li).await[0]["taskId"].as_str().unwrap().to_string();
     let wang_id = {
         let (_, v) = get(&app, &p.wang, "/api/blade-user/info").await;

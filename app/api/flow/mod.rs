@@ -305,11 +305,29 @@ async fn instance_page(st: &AppState, s: &Session, p: &AnyParams, mut filters: V
             let q = Query { filters, offset: (current - 1) * size, limit: size, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
             let page = r.list(&res.get("flow_instance"), &tenant, &q)?;
             let names = runtime::names(r, &res, &tenant, page.records.iter().map(|i| id(i, "starterId")))?;
-            Ok((page.records, page.total, names))
+            // 撤回 is offered while it would be taken: running, no step decided yet (`runtime::withdraw`); 已发事务
+            // offered it at every running instance and the server then said 已有人审批.
+            let mut withdrawable = std::collections::HashSet::new();
+            for i in page.records.iter().filter(|i| int(i, "running") == 1) {
+                let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(id(i, "id")))], limit: 1_000, ..Query::default() };
+                if !r.list(&res.get("flow_task"), &tenant, &q)?.records.iter().any(|t| int(t, "status") == runtime::TASK_DONE) {
+                    withdrawable.insert(id(i, "id"));
+                }
+            }
+            Ok((page.records, page.total, (names, withdrawable)))
         })
         .await?;
+    let (names, withdrawable) = names;
     let cats = categories(st).await?;
-    Ok(page_json(recs.iter().map(|i| instance_row(i, &names, &cats)).collect(), total, current, size))
+    let rows = recs
+        .iter()
+        .map(|i| {
+            let mut row = instance_row(i, &names, &cats);
+            row.insert("withdrawable".into(), json!(withdrawable.contains(&id(i, "id"))));
+            row
+        })
+        .collect();
+    Ok(page_json(rows, total, current, size))
 }
 
 async fn send_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {

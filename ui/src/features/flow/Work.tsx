@@ -125,7 +125,7 @@ export function WorkList({ mode }: { mode: WorkMode }) {
       [L('结束时间', 'Ended'), (r) => r.endTime || '—'],
       [L('操作', 'Actions'), (r) => <span className="row-actions">
         <button type="button" className="link" onClick={() => detail(r)}>{L('详情', 'Details')}</button>
-        {r.status === 0 && perms.has('work_send') && <button type="button" className="link" onClick={() => void withdraw(r)}>{L('撤回', 'Withdraw')}</button>}
+        {r.withdrawable && perms.has('work_send') && <button type="button" className="link" onClick={() => void withdraw(r)}>{L('撤回', 'Withdraw')}</button>}
         {pic(r)}
       </span>],
     ],
