@@ -190,8 +190,11 @@ async fn sigkill_during_concurrent_completions_completes_nothing_twice() {
             let (addr, token, acked, me) = (server.addr.clone(), token.clone(), acked.clone(), me.clone());
             tasks.push(tokio::spawn(async move {
                 for i in 0.. {
-                    // One day's leave with the admin as the approver (the admin has no department leader).
-                    let body = serde_json::json!({"taskUser": me, "startTime": "2026-12-01 09:00:00", "endTime": "2026-12-02 09:00:00", "reason": format!("崩溃测试 {round}.{k}.{i}")});
+                    // One day's leave with the admin as the approver (the admin has no department leader), each on a
+                    // weekday of its own (one person's leaves may not overlap), years ahead where no holiday is set.
+                    let n = (round * 16 + k) as u64 * 2_000 + i as u64;
+                    let day = chrono::NaiveDate::from_ymd_opt(2030, 1, 7).unwrap() + chrono::Days::new(n / 5 * 7 + n % 5);
+                    let body = serde_json::json!({"taskUser": me, "startTime": format!("{day} 09:00:00"), "endTime": format!("{day} 18:00:00"), "reason": format!("崩溃测试 {round}.{k}.{i}")});
                     let v = match call(addr.clone(), token.clone(), "POST", "/api/blade-desk/process/leave/start-process".into(), body).await {
                         Ok((200, v)) => v,
                         // A refusal under load is not what is tested here: noted, and the writer goes on.

@@ -99,6 +99,9 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(s, 200, "{v}");
     let (inst, business) = (v["data"]["processInstanceId"].as_str().unwrap().to_string(), v["data"]["businessId"].as_str().unwrap().to_string());
     assert_eq!(v["data"]["currentNodes"], "部门领导审批", "{v}");
+    // A year without holidays in 参数 leave.holidays is named (counted by weekends alone): this company has set none.
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/days?startTime=2026-12-31%2009:00:00&endTime=2027-01-04%2018:00:00")).await;
+    assert_eq!(v["data"]["holidaysUnset"], json!([2026, 2027]), "{v}");
     // One person is away once: a leave overlapping one in approval is refused, naming it; one ending as it starts is not.
     let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": "2", "startTime": "2026-11-25 09:00:00", "endTime": "2026-11-25 18:00:00", "reason": "看病"})).await;
     assert_eq!(s, 400, "{v}");
@@ -257,6 +260,9 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     let adjust = todo(&app, &p.zhang).await;
     assert_eq!(adjust[0]["taskName"], "调整申请", "{adjust:?}");
     let adjust = adjust[0]["taskId"].as_str().unwrap().to_string();
+    // His bell says who gave it back and why (it said only 待办 and who applied).
+    let (_, v) = get(&app, &p.zhang, "/api/blade-desk/message/unread-count").await;
+    assert!(v["data"]["latest"].as_array().unwrap().iter().any(|m| m["title"].as_str().unwrap_or("").contains("调整申请") && m["content"].as_str().unwrap_or("").contains("退回:项目节点冲突,请改到两天")), "{v}");
     // The handle page asks one task: the server says which is the applicant's 调整申请 (his leave as a form).
     let flag = |t: String, task: String| {
         let app = &app;
@@ -312,6 +318,14 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     let (_, v) = get(&app, &p.zhang, &format!("{F}/process/history-flow-list?processInstanceId={inst}")).await;
     let adjusted = v["data"].as_array().unwrap().iter().find(|h| h["historyActivityName"] == "调整申请").cloned().unwrap_or_default();
     assert_eq!((adjusted["action"].as_str(), adjusted["comment"].as_str()), (Some("pass"), Some("已按要求调整")), "{v}");
+    // Named for what it did (it read 同意), in the history and in his 办结事务; the leader's step keeps 同意/驳回.
+    assert_eq!(adjusted["actionName"], "重新提交", "{v}");
+    assert!(v["data"].as_array().unwrap().iter().filter(|h| h["historyActivityName"] == "部门领导审批").all(|h| h["actionName"].is_null()), "{v}");
+    let (_, v) = get(&app, &p.zhang, &format!("{F}/work/done-list?current=1&size=50")).await;
+    let own = v["data"]["records"].as_array().unwrap().iter().find(|r| r["taskName"] == "调整申请").unwrap_or_else(|| panic!("{v}")).clone();
+    assert_eq!((own["ownStep"].as_bool(), own["result"].as_i64()), (Some(true), Some(1)), "{own}");
+    let (_, v) = get(&app, &p.li, &format!("{F}/work/done-list?current=1&size=50")).await;
+    assert!(v["data"]["records"].as_array().unwrap().iter().all(|r| r["ownStep"] == false), "{v}");
     let (instances, tasks) = audit_clean(&app);
     assert!(instances >= 1 && tasks >= 3, "{instances} {tasks}");
 }
@@ -354,6 +368,11 @@ async fn withdraw_delete_and_reassign() {
     let (s, _) = post(&app, &p.zhang, &format!("{F}/work/withdraw?processInstanceId={i1}"), json!({})).await;
     assert_eq!(s, 400);
     assert_eq!(withdrawable(i1.clone()).await, false, "withdrawn");
+    // Its page says 已撤回 as 请假流程 does (it said 未通过).
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/list?current=1&size=50")).await;
+    let b1 = v["data"]["records"].as_array().unwrap().iter().find(|r| r["processInstanceId"] == i1.as_str()).unwrap()["businessId"].as_str().unwrap().to_string();
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={b1}")).await;
+    assert_eq!(v["data"]["statusName"], "已撤回", "{v}");
     // Given back by the leader (a step decided), it is still running but no longer withdrawn.
     let i4 = one_day_leave(&app, &p.zhang).await;
     let t4 = todo(&app, &p.li).await.iter().find(|t| t["processInstanceId"] == i4.as_str()).unwrap()["taskId"].as_str().unwrap().to_string();

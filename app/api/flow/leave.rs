@@ -24,7 +24,7 @@ pub fn routes(api: Api) -> Api {
         .post(format!("{BASE}/resubmit"), Guard::code("work_todo_handle"), resubmit)
         .doc("请假 · 调整申请: the applicant, given the leave back by an approver, changes it and sends it on again — body {taskId (the applicant's own open step of a leave), leaveType, startTime, endTime, reason, comment}; the leave's type, dates, days and reason and the process's variables change with the step's completion, in one transaction. To give it up instead: work/complete-task with pass=false", &[])
         .get(format!("{BASE}/days"), Guard::code("work_start_flow"), days_of)
-        .doc("请假 · how many days a leave from startTime to endTime counts (leaveType optional): {days, workingDays: bool}", &[])
+        .doc("请假 · how many days a leave from startTime to endTime counts (leaveType optional): {days, workingDays: bool, holidaysUnset: the years it touches for which 参数 leave.holidays names no date}", &[])
         .get(format!("{BASE}/detail"), Guard::any(super::WORK), detail)
         .doc("请假 · a leave application with its process (businessId); the applicant, the approvers and flow_follow holders", &[])
         .get(format!("{BASE}/list"), Guard::any(&["leave", "work_start", "work_send"]), list)
@@ -144,8 +144,17 @@ async fn count_days(st: &AppState, tenant: &str, from: &str, to: &str, kind: Opt
 async fn days_of(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let b: serde_json::Map<String, Value> = p.0.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
     let kind = leave_type(&st, &b).await?;
-    let days = count_days(&st, &s.tenant, field(&b, "startTime")?, field(&b, "endTime")?, kind).await?;
-    Ok(ok(json!({"days": flow::format_num(days), "workingDays": kind != Some(workdays::MATERNITY)})))
+    let (from, to) = (field(&b, "startTime")?, field(&b, "endTime")?);
+    let days = count_days(&st, &s.tenant, from, to, kind).await?;
+    // Years the leave touches for which 参数 leave.holidays names no date: counted by weekends alone, which the
+    // form says (2027's 元旦 counted as a working day, silently).
+    let cal = calendar(&st, &s.tenant).await?;
+    let years = |t: &str| crate::engine::demo::local(t).map(|d| chrono::Datelike::year(&d));
+    let unset: Vec<i32> = match (years(from), years(to)) {
+        (Some(a), Some(z)) if kind != Some(workdays::MATERNITY) => (a..=z).filter(|y| !cal.holidays.iter().any(|d| chrono::Datelike::year(d) == *y)).collect(),
+        _ => Vec::new(),
+    };
+    Ok(ok(json!({"days": flow::format_num(days), "workingDays": kind != Some(workdays::MATERNITY), "holidaysUnset": unset})))
 }
 
 async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
@@ -393,6 +402,8 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
             let names = runtime::names(r, &res, &s2.tenant, [id(&leave, "applyUserId"), id(&leave, "taskUser")])?;
             let applicant = names.get(&id(&leave, "applyUserId")).cloned().unwrap_or_default();
             let status = int(&leave, "status");
+            // Named as 请假流程 names it: the instance decides (a withdrawn leave read 未通过 here, 已撤回 there).
+            let shown = if inst.is_empty() { status } else { int(&inst, "status") };
             Ok(json!({
                 "id": bid.to_string(), "businessId": bid.to_string(),
                 "processInstanceId": iid.to_string(), "processDefinitionId": id(&leave, "processDefinitionId").to_string(),
@@ -403,7 +414,7 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
                 "taskUser": id(&leave, "taskUser").to_string(), "taskUserName": names.get(&id(&leave, "taskUser")).cloned().unwrap_or_default(),
                 "applyUser": id(&leave, "applyUserId").to_string(), "applyUserName": applicant,
                 "applyTime": text(&inst, "startTime"),
-                "status": status, "statusName": runtime::status_name(status).0,
+                "status": status, "statusName": runtime::status_name(shown).0, "statusNameEn": runtime::status_name(shown).1,
                 "flow": {"assigneeName": applicant, "processInstanceId": iid.to_string(), "currentNodes": text(&inst, "currentNodes"), "processIsFinished": int(&inst, "running") == 0, "status": int(&inst, "status")},
             }))
         })

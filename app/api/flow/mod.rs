@@ -21,6 +21,8 @@ mod workdays;
 pub mod models;
 pub mod runtime;
 
+use std::collections::HashMap;
+
 use axum::extract::State;
 use axum::response::Response;
 use serde_json::{Map, Value, json};
@@ -248,15 +250,20 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
                 users.extend([id(t, "assignee"), id(t, "starterId")]);
             }
             let names = runtime::names(r, &res, &tenant, users)?;
+            let mut defs = HashMap::new();
             for t in tasks {
                 let inst = r.get(&idef, &tenant, id(&t, "instanceId"))?;
+                let own = match &inst {
+                    Some(i) => own_step(r, &res, &tenant, i, text(&t, "node"), &mut defs)?,
+                    None => false,
+                };
                 // One task asked for by its page (处理): whether it is the applicant's 调整申请 of a leave, which
                 // the page shows as his leave to change instead of an approver's 同意/驳回.
                 let adjust = match (&only, &inst) {
                     (Some(_), Some(i)) => leave::is_adjust_step(r, &res, &tenant, &t, i, me)?,
                     _ => false,
                 };
-                out.push((t, inst, adjust));
+                out.push((t, inst, adjust, own));
             }
             Ok((out, names, total))
         })
@@ -265,11 +272,13 @@ async fn task_page(st: &AppState, s: &Session, p: &AnyParams, filters: Vec<Filte
     let cats = categories(st).await?;
     let records: Vec<Map<String, Value>> = rows
         .iter()
-        .map(|(t, i, adjust)| {
+        .map(|(t, i, adjust, own)| {
             let mut row = task_row(t, i.as_ref(), &names, &cats);
             if only.is_some() {
                 row.insert("adjust".into(), json!(adjust));
             }
+            // The applicant's own step (调整申请): its result reads 重新提交 / 放弃申请, not 同意 / 驳回.
+            row.insert("ownStep".into(), json!(own));
             row
         })
         .collect();
@@ -569,25 +578,53 @@ pub fn visible_instance(r: &store::ReadCtx, res: &crate::decl::Resources, s: &Se
     Err(store::StoreError::NotFound)
 }
 
+/// Whether `node` of the instance's process is the applicant's own step (a leave's 调整申请, assigned to the
+/// starter): deciding it is sending the application again (pass) or giving it up (reject), not 同意/驳回.
+fn own_step(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, inst: &Map<String, Value>, node: &str, defs: &mut HashMap<u64, flow::Definition>) -> store::Result<bool> {
+    let pid = id(inst, "processId");
+    if !defs.contains_key(&pid) {
+        let def = r.get(&res.get("flow_process"), tenant, pid)?.map(|p| runtime::definition_of(&p)).unwrap_or_default();
+        defs.insert(pid, def);
+    }
+    Ok(defs[&pid].task(node).is_some_and(|t| matches!(t.assign, flow::Assign::Starter)))
+}
+
+/// What deciding the applicant's own step was called: 重新提交 or 放弃申请.
+fn own_step_action(action: &str) -> Option<(&'static str, &'static str)> {
+    match action {
+        "pass" => Some(("重新提交", "Sent again")),
+        "reject" => Some(("放弃申请", "Gave up")),
+        _ => None,
+    }
+}
+
 async fn history_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let iid = id_param(&p, &["processInstanceId"])?;
     let res = st.res.clone();
     let s2 = s.clone();
     let (rows, names) = st
         .read(move |r| {
-            visible_instance(r, &res, &s2, iid)?;
+            let inst = visible_instance(r, &res, &s2, iid)?;
             let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 10_000, sorts: vec![Sort { field: "id".into(), desc: false }], ..Query::default() };
             let rows = r.list(&res.get("flow_history"), &s2.tenant, &q)?.records;
             let names = runtime::names(r, &res, &s2.tenant, rows.iter().map(|h| id(h, "userId")))?;
-            Ok((rows, names))
+            let mut defs = HashMap::new();
+            let mut own = Vec::new();
+            for h in &rows {
+                own.push(own_step(r, &res, &s2.tenant, &inst, text(h, "node"), &mut defs)?);
+            }
+            Ok((rows.into_iter().zip(own).collect::<Vec<_>>(), names))
         })
         .await?;
     let out: Vec<Value> = rows
         .iter()
-        .map(|h| {
+        .map(|(h, own)| {
             let u = id(h, "userId");
             let who = if u == 0 { "系统".to_string() } else { names.get(&u).cloned().unwrap_or_default() };
+            // The applicant's own step is named for what it did (it read 同意 for a 重新提交).
+            let named = own_step_action(text(h, "action")).filter(|_| *own);
             json!({
+                "actionName": named.map(|n| n.0), "actionNameEn": named.map(|n| n.1),
                 "id": id(h, "id").to_string(),
                 "historyActivityId": text(h, "node"),
                 "historyActivityName": text(h, "nodeName"),

@@ -253,6 +253,12 @@ fn cancel_node(w: &mut WriteCtx, cx: &Ctx, inst: u64, node: &str) -> store::Resu
 
 /// Writes what the engine decided: tasks opened, closed and cancelled, the end and its business record.
 fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Value>, fx: &[Effect]) -> store::Result<()> {
+    apply_noting(w, cx, def, inst, fx, None)
+}
+
+/// `apply`, the messages of the tasks it opens beginning with `note` (who gave the application back and why: the
+/// applicant's 调整申请 said only 待办 and who applied).
+fn apply_noting(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Value>, fx: &[Effect], note: Option<&str>) -> store::Result<()> {
     let iid = id(inst, "id");
     let tdef = cx.def("flow_task");
     for e in fx {
@@ -274,7 +280,7 @@ fn apply(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<String, Va
                 let what = format!("{} · {}", text(inst, "processName"), def.label(node));
                 let starter = w.get(&cx.def("user"), cx.tenant, id(inst, "starterId"))?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
                 let about = business_summary(w, cx, inst)?;
-                let content = [if starter.is_empty() { String::new() } else { format!("发起人:{starter}") }, about].into_iter().filter(|x| !x.is_empty()).collect::<Vec<_>>().join(" · ");
+                let content = [note.unwrap_or("").to_string(), if starter.is_empty() { String::new() } else { format!("发起人:{starter}") }, about].into_iter().filter(|x| !x.is_empty()).collect::<Vec<_>>().join(" · ");
                 if *claim {
                     base.insert("claimable".into(), json!(1));
                     let t = w.insert(&tdef, cx.tenant, base, cx.actor)?;
@@ -421,7 +427,13 @@ pub fn complete(w: &mut WriteCtx, cx: &Ctx, task_id: u64, inst_hint: Option<u64>
     crate::engine::messages::settle_task(w, cx, Some(me), task_id)?;
     let took = duration_ms(&started, cx.now);
     history(w, cx, &l.inst, &node, l.def.label(&node), me, if d.pass { "pass" } else { "reject" }, &comment, &started, took)?;
-    apply(w, cx, &l.def, &mut l.inst, &fx)?;
+    let note = if d.pass {
+        None
+    } else {
+        let who = w.get(&cx.def("user"), cx.tenant, me)?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
+        Some(format!("{who} 退回:{}", comment.chars().take(100).collect::<String>()))
+    };
+    apply_noting(w, cx, &l.def, &mut l.inst, &fx, note.as_deref())?;
     save(w, cx, &l.def, &l.inst, &l.state, &l.vars)?;
     Ok(done)
 }

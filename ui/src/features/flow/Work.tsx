@@ -132,7 +132,8 @@ export function WorkList({ mode }: { mode: WorkMode }) {
     done: [
       [L('流程名称', 'Process'), (r) => r.processDefinitionName],
       [L('办理步骤', 'Step'), (r) => r.taskName],
-      [L('结果', 'Result'), (r) => (r.result === 1 ? L('同意', 'Agreed') : r.result === 2 ? L('驳回', 'Rejected') : '—')],
+      // The applicant's own step (调整申请) was sent again or given up, not agreed or rejected.
+      [L('结果', 'Result'), (r) => (r.result === 1 ? (r.ownStep ? L('重新提交', 'Sent again') : L('同意', 'Agreed')) : r.result === 2 ? (r.ownStep ? L('放弃申请', 'Gave up') : L('驳回', 'Rejected')) : '—')],
       [L('批复意见', 'Comment'), (r) => r.comment],
       [L('办理时间', 'Done'), (r) => r.endTime],
       [L('流程状态', 'Process'), (r) => r.processStatusName],
@@ -177,7 +178,7 @@ function History({ rows }: { rows: Row[] }) {
     <ol className="flow-history" aria-label={L('流程历史', 'History')}>
       {rows.map((h) => (
         <li key={h.id} className={'h-' + h.action}>
-          <div><b>{h.assigneeName}</b> {L('在', 'at')} {h.endTime || h.createTime} {L('处理', 'worked on')} [{h.historyActivityName}] <span className="tag">{(act[h.action] ?? [h.action, h.action])[en ? 1 : 0]}</span></div>
+          <div><b>{h.assigneeName}</b> {L('在', 'at')} {h.endTime || h.createTime} {L('处理', 'worked on')} [{h.historyActivityName}] <span className="tag">{h.actionName ? (en ? h.actionNameEn : h.actionName) : (act[h.action] ?? [h.action, h.action])[en ? 1 : 0]}</span></div>
           {h.historyActivityDurationTime && <div className="muted">{L('历时', 'Took')} {h.historyActivityDurationTime}</div>}
           {h.comment && <div>{L('意见', 'Comment')}:{h.comment}</div>}
         </li>
@@ -207,13 +208,13 @@ function useInstance(instanceId: string, kind: string, businessId: string) {
 }
 
 function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }) {
-  const { L } = useL();
+  const { L, en } = useL();
   if (leave) {
     return <Facts rows={[
       [L('申请人', 'Applicant'), leave.applyUserName], [L('申请时间', 'Applied'), leave.applyTime],
       [L('请假类型', 'Leave type'), leave.leaveTypeName || '—'],
       [L('开始时间', 'From'), leave.startTime], [L('结束时间', 'To'), leave.endTime],
-      [L('请假天数', 'Days'), leave.days], [L('审批状态', 'Status'), leave.statusName],
+      [L('请假天数', 'Days'), leave.days], [L('审批状态', 'Status'), (en && leave.statusNameEn) || leave.statusName],
       [L('请假理由', 'Reason'), leave.reason],
     ]} />;
   }
@@ -377,12 +378,12 @@ function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft)
   const [types, setTypes] = useState<Row[]>([]);
   useEffect(() => { get<Row[]>('/api/blade-system/dict/dictionary', { code: 'leave_type' }).then((d) => setTypes(d ?? []), () => setTypes([])); }, []);
   // The days as the server counts them (working days in half days; 产假 calendar days), or why it would refuse.
-  const [count, setCount] = useState<{ days?: string; workingDays?: boolean; error?: string } | null>(null);
+  const [count, setCount] = useState<{ days?: string; workingDays?: boolean; unset?: number[]; error?: string } | null>(null);
   useEffect(() => {
     if (!f.startTime || !f.endTime) { setCount(null); return; }
     let live = true;
     get<Row>(`${LEAVE}/days`, { startTime: toServer(f.startTime), endTime: toServer(f.endTime), leaveType: f.leaveType })
-      .then((d) => live && setCount({ days: String(d.days), workingDays: !!d.workingDays }), (e) => live && setCount({ error: msg(e) }));
+      .then((d) => live && setCount({ days: String(d.days), workingDays: !!d.workingDays, unset: d.holidaysUnset ?? [] }), (e) => live && setCount({ error: msg(e) }));
     return () => { live = false; };
   }, [f.startTime, f.endTime, f.leaveType]);
   const days = count?.days ? Number(count.days) : 0;
@@ -395,8 +396,8 @@ function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft)
         </select>
       </label>
       {approver}
-      <label>{L('开始时间', 'From')}<input type="datetime-local" aria-label={L('开始时间', 'From')} value={f.startTime} onChange={(e) => set({ ...f, startTime: e.target.value })} /></label>
-      <label>{L('结束时间', 'To')}<input type="datetime-local" aria-label={L('结束时间', 'To')} value={f.endTime} onChange={(e) => set({ ...f, endTime: e.target.value })} /></label>
+      <label>{L('开始时间', 'From')} *<input type="datetime-local" aria-label={L('开始时间', 'From')} value={f.startTime} onChange={(e) => set({ ...f, startTime: e.target.value })} /></label>
+      <label>{L('结束时间', 'To')} *<input type="datetime-local" aria-label={L('结束时间', 'To')} value={f.endTime} onChange={(e) => set({ ...f, endTime: e.target.value })} /></label>
       <p className={count?.error ? 'form-err' : 'muted'} role="status" aria-label={L('请假天数', 'Days')}>
         {count?.error ? count.error
           : days > 0 ? (count?.workingDays
@@ -404,7 +405,10 @@ function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft)
             : L(`共 ${count?.days} 天(按自然日)${days > 3 ? ',超过3天需管理员审批' : ''}`, `${count?.days} calendar days${days > 3 ? '; over 3 days an administrator approves too' : ''}`))
           : ''}
       </p>
-      <label className="wide">{L('请假理由', 'Reason')}<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => set({ ...f, reason: e.target.value })} /></label>
+      {days > 0 && !!count?.unset?.length && (
+        <p className="form-warn" role="note">{L(`${count.unset.join('、')} 年的节假日尚未在参数 leave.holidays 中设置,只按周末计算;请管理员补上`, `No holidays are set for ${count.unset.join(', ')} in the parameter leave.holidays: only weekends are left out; ask an administrator to add them`)}</p>
+      )}
+      <label className="wide">{L('请假理由', 'Reason')} *<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => set({ ...f, reason: e.target.value })} /></label>
     </>
   );
 }
