@@ -298,7 +298,14 @@ pub(super) fn measure_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, 
             let dim = |k: &str| -> store::Result<i64> {
                 let v = r.get(k).and_then(|v| v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())));
                 v.filter(|d| (1..=100_000).contains(d))
-                    .ok_or_else(|| rule(format!("{name} 的尺寸 {k} 须为 1 到 100000 的整数毫米"), format!("{k} of {name} must be whole millimetres from 1 to 100000")))
+                    .ok_or_else(|| {
+                        let zh = match k {
+                            "length" => "长",
+                            "width" => "宽",
+                            _ => "高",
+                        };
+                        rule(format!("{name} 的{zh}须为 1 到 100000 的整数毫米"), format!("The {k} of {name} must be whole millimetres from 1 to 100000"))
+                    })
             };
             let (l, wd) = (dim("length")?, dim("width")?);
             let h = match r.get("height") {

@@ -979,6 +979,41 @@ test('transfers: the demo\'s planned transfer is listed and found by its store; 
   await page.locator('table tbody tr').filter({ hasText: '计划中' }).first().waitFor();
 });
 
+test('generic forms: a transfer\'s row carries 执行移库 and 取消 and its form no 状态; a measure\'s rooms are a table, not JSON', async (t) => {
+  const { page } = await session(t, { host: EDU.host });
+  await visit(page, '/wms/transfer');
+  const planned = page.locator('table tbody tr').filter({ hasText: '计划中' }).first();
+  await planned.getByRole('button', { name: '执行移库' }).waitFor();
+  check(await planned.getByRole('button', { name: '取消' }).count() === 1, 'a planned transfer is cancelled from its row');
+  const done = page.locator('table tbody tr').filter({ hasText: '已完成' }).first();
+  check(await done.getByRole('button', { name: '删除' }).count() === 0 && await done.getByRole('button', { name: '取消' }).count() === 0, 'a done transfer offers neither 删除 nor 取消');
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  const add = dialogNamed(page, /新增/);
+  await add.getByLabel('移库单号').waitFor();
+  check(await add.getByLabel('状态').count() === 0, 'the form of a new transfer offers no 状态 (已完成 was refused)');
+  check(await add.getByLabel('移库单号').getAttribute('placeholder') === '留空自动生成', 'the code says it is made when left empty');
+  await add.getByRole('button', { name: '取消' }).click();
+
+  // 测量管理: a draft measure's rooms in a table of names and millimetres, with the floor area.
+  await visit(page, '/measure/index');
+  const draft = page.locator('table tbody tr').filter({ hasText: '草稿' }).first();
+  await draft.getByRole('button', { name: '编辑' }).click();
+  const edit = page.getByRole('dialog').filter({ has: page.getByRole('table', { name: '房间尺寸' }) });
+  await edit.getByLabel('第 1 个房间名称').waitFor();
+  check(!(await edit.innerText()).includes('"roomName"'), 'no JSON in the form');
+  const n = await edit.getByRole('table', { name: '房间尺寸' }).locator('tbody tr').count();
+  await edit.getByRole('button', { name: '添加房间' }).click();
+  await edit.getByLabel(`第 ${n + 1} 个房间名称`).fill('储藏间');
+  await edit.getByLabel(`第 ${n + 1} 个房间长(mm)`).fill('2000');
+  await edit.getByLabel(`第 ${n + 1} 个房间宽(mm)`).fill('1500');
+  await edit.getByRole('table', { name: '房间尺寸' }).getByRole('cell', { name: '3.00', exact: true }).waitFor();
+  await shot(page, 'measure-rooms-form');
+  await edit.getByRole('button', { name: '保存' }).click();
+  await edit.waitFor({ state: 'detached' });
+  const saved = (await bladeCall(t, 'POST', '/api/blade-scm/measure/list', { current: 1, size: 100 })).records.find((m) => JSON.stringify(m.rooms ?? '').includes('储藏间'));
+  check(saved && Number(saved.roomCount) === n + 1, `the room was saved with the others: ${JSON.stringify(saved?.rooms)}`);
+});
+
 test('outbound orders and constructs: the search form finds one status of one store, and one project\'s constructs', async (t) => {
   const { page } = await session(t, { host: EDU.host });
   await visit(page, '/wms/order/ck');

@@ -9,6 +9,7 @@ import { ApiError } from '../../lib/api';
 import { detail, save as saveRecord, lookup, refKey, narrowOf, narrowedBy } from '../../lib/resource';
 import { display, fieldLabel } from './ListPage';
 import { RegionPicker } from './RegionPicker';
+import { RoomsEditor } from './RoomsEditor';
 
 export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { resource: ResourceSchema; mode: 'add' | 'edit' | 'view'; row?: any; onClose: () => void; onSaved: (added: boolean) => void }) {
   const { t } = useTranslation();
@@ -81,6 +82,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
                 setForm({ ...form, ...cleared, [f.name]: val, [refKey(f.name)]: text });
               }} />;
           }
+          else if (f.ui?.control === 'rooms') ctl = <RoomsEditor id={id} value={v} disabled={ro} onChange={(rooms) => setForm({ ...form, [f.name]: rooms })} />;
           else if (f.ui?.control === 'region') ctl = <RegionPicker id={id} value={String(v ?? '')} disabled={ro} onChange={(code) => setForm({ ...form, [f.name]: code })} />;
           else if (f.dict) ctl = (
             <select id={id} value={String(v)} disabled={ro} onChange={(e) => set(e.target.value)} onBlur={blur(f)}>

@@ -12,6 +12,7 @@ import { Dialog, useAsk } from '../../components/ui/dialog';
 import { RefPicker } from '../crud/FormDialog';
 import type { Field } from '../../types';
 import { Facts, Table } from '../../components/ui/record';
+import { RoomsEditor, roomsOf, type Room } from '../crud/RoomsEditor';
 import { useL, yuan } from '../../lib/words';
 import { byCode, MODE, MODEL_STATUS } from './ProjectDetail';
 
@@ -386,12 +387,9 @@ function MeasureTab({ k, page, perms, act }: { k: Row; page?: Row | null; perms:
 /** A measure's rooms: name, length × width (× height) in millimetres; the floor area follows as you type. */
 function RoomsDialog({ k, rec, onClose, onSaved }: { k: Row; rec: Row; onClose: () => void; onSaved: () => void }) {
   const { L } = useL();
-  const parse = (v: unknown): Row[] => { try { return Array.isArray(v) ? v : JSON.parse(String(v || '[]')); } catch { return []; } };
-  const [rooms, setRooms] = useState<Row[]>(() => { const r = parse(rec.rooms); return r.length ? r : [{ roomName: '客厅', length: '', width: '', height: '' }]; });
+  const [rooms, setRooms] = useState<Room[]>(() => { const r = roomsOf(rec.rooms); return r.length ? r : [{ roomName: '客厅', length: '', width: '', height: '' }]; });
   const [head, setHead] = useState<Row>({ measureDate: String(rec.measureDate ?? '').slice(0, 10), measurer: rec.measurer ?? '' });
   const [err, setErr] = useState<string | null>(null);
-  const area = rooms.reduce((s, r) => s + (Number(r.length) || 0) * (Number(r.width) || 0), 0) / 1_000_000;
-  const set = (i: number, key: string, v: string) => setRooms(rooms.map((r, j) => (j === i ? { ...r, [key]: v } : r)));
   const save = async () => {
     setErr(null);
     try {
@@ -408,23 +406,7 @@ function RoomsDialog({ k, rec, onClose, onSaved }: { k: Row; rec: Row; onClose: 
       <div className="flow-form">
         <label>{L('量房日期', 'Date')}<input type="date" value={head.measureDate} onChange={(e) => setHead({ ...head, measureDate: e.target.value })} /></label>
         <label>{L('量房人', 'Measurer')}<input value={head.measurer} maxLength={32} onChange={(e) => setHead({ ...head, measurer: e.target.value })} /></label>
-        <table className="table wide" aria-label={L('房间尺寸', 'Rooms')}>
-          <thead><tr><th>{L('房间', 'Room')}</th><th>{L('长(mm)', 'Length (mm)')}</th><th>{L('宽(mm)', 'Width (mm)')}</th><th>{L('高(mm)', 'Height (mm)')}</th><th>{L('面积(㎡)', 'Area (㎡)')}</th><th /></tr></thead>
-          <tbody>
-            {rooms.map((r, i) => (
-              <tr key={i}>
-                <td><input aria-label={L(`第 ${i + 1} 个房间名称`, `Room ${i + 1} name`)} value={r.roomName ?? ''} maxLength={32} onChange={(e) => set(i, 'roomName', e.target.value)} /></td>
-                {([['length', '长', 'length'], ['width', '宽', 'width'], ['height', '高', 'height']] as const).map(([key, zh, en]) => <td key={key}><input inputMode="numeric" aria-label={L(`第 ${i + 1} 个房间${zh}(mm)`, `Room ${i + 1} ${en} (mm)`)} value={r[key] ?? ''} onChange={(e) => set(i, key, e.target.value.replace(/\D/g, ''))} style={{ width: 90 }} /></td>)}
-                <td>{((Number(r.length) || 0) * (Number(r.width) || 0) / 1_000_000).toFixed(2)}</td>
-                <td><button type="button" className="link danger" onClick={() => setRooms(rooms.filter((_, j) => j !== i))}>{L('删除', 'Remove')}</button></td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <p className="wide">
-          <button type="button" className="btn" onClick={() => setRooms([...rooms, { roomName: '', length: '', width: '', height: '' }])}>{L('添加房间', 'Add a room')}</button>
-          {' '}<span className="muted">{L(`共 ${rooms.length} 间,地面面积约 ${area.toFixed(2)} ㎡(以保存结果为准)`, `${rooms.length} rooms, about ${area.toFixed(2)} ㎡ of floor (the saved figure is exact)`)}</span>
-        </p>
+        <div className="wide"><RoomsEditor value={rooms} onChange={setRooms} /></div>
         {err && <div className="form-err wide" role="alert">{err}</div>}
       </div>
     </Dialog>
