@@ -112,6 +112,7 @@ async fn leave_runs_across_users_with_rule_12() {
     let row = &v["data"]["records"][0];
     assert_eq!((v["data"]["total"].as_u64(), row["businessId"].as_str(), row["statusName"].as_str(), row["taskName"].as_str(), row["days"].as_str(), row["leaveTypeName"].as_str()),
         (Some(1), Some(business.as_str()), Some("审批中"), Some("部门领导审批"), Some("5"), Some("事假")), "{v}");
+    assert_eq!(row["waitingOn"], "li", "who the step waits on: {v}");
     let (_, v) = get(&app, &p.li, &format!("{LEAVE}/list")).await;
     assert_eq!(v["data"]["total"], 0, "another user's applications are not in one's own list: {v}");
     // 李 leads 工程部: the task is his.
@@ -158,6 +159,9 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(v["data"]["total"], 0, "{v}");
     let (_, v) = get(&app, &p.li, &format!("{F}/work/done-list?taskId={task}")).await;
     assert_eq!(v["data"]["total"], 1, "{v}");
+    // Five days go on to 管理员审批, which the administrators claim: the list says so (it named 李 still).
+    let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/list")).await;
+    assert_eq!((v["data"]["records"][0]["taskName"].as_str(), v["data"]["records"][0]["waitingOn"].as_str()), (Some("管理员审批"), Some("待签收")), "{v}");
     // A retried completion answers the same and changes nothing; another decision on it is refused, never
     // reported as done.
     let (s, _) = post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": task, "processInstanceId": inst, "flag": "ok"})).await;

@@ -53,9 +53,22 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
                 // The instance decides the state (a withdrawn application stays 0 on its record).
                 let state = if inst.is_empty() { int(l, "status") } else { int(&inst, "status") };
                 // 撤回 is offered while it would be taken: running, and no step decided yet (`runtime::withdraw`).
-                let withdrawable = int(&inst, "running") == 1 && {
+                let running = int(&inst, "running") == 1;
+                let tasks = if running {
                     let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 1_000, ..Query::default() };
-                    !r.list(&res.get("flow_task"), &s2.tenant, &q)?.records.iter().any(|t| int(t, "status") == runtime::TASK_DONE)
+                    r.list(&res.get("flow_task"), &s2.tenant, &q)?.records
+                } else {
+                    Vec::new()
+                };
+                let withdrawable = running && !tasks.iter().any(|t| int(t, "status") == runtime::TASK_DONE);
+                // Who the open step waits on (the list named only the approver chosen, also at 管理员审批): its
+                // assignees, or that it waits to be claimed.
+                let open: Vec<&Map<String, Value>> = tasks.iter().filter(|t| int(t, "status") == runtime::TASK_OPEN).collect();
+                let who = runtime::names(r, &res, &s2.tenant, open.iter().map(|t| id(t, "assignee")).filter(|u| *u > 0))?;
+                let waiting_on = if open.iter().any(|t| int(t, "claimable") == 1 && id(t, "assignee") == 0) {
+                    "待签收".to_string()
+                } else {
+                    who.values().cloned().collect::<Vec<_>>().join("、")
                 };
                 rows.push(json!({
                     "id": id(l, "id").to_string(), "businessId": id(l, "id").to_string(), "processInstanceId": iid.to_string(),
@@ -66,7 +79,7 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
                     "taskUserName": names.get(&id(l, "taskUser")).cloned().unwrap_or_default(),
                     "applyTime": if inst.is_empty() { text(l, "createTime") } else { text(&inst, "startTime") }, "status": state, "statusName": runtime::status_name(state).0, "statusNameEn": runtime::status_name(state).1,
                     "taskName": if int(&inst, "running") == 1 { text(&inst, "currentNodes").to_string() } else { String::new() },
-                    "endTimeOfProcess": text(&inst, "endTime"), "withdrawable": withdrawable,
+                    "endTimeOfProcess": text(&inst, "endTime"), "withdrawable": withdrawable, "waitingOn": waiting_on,
                 }));
             }
             let pages = page.total.div_ceil(size.max(1));

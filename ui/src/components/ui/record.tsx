@@ -18,7 +18,9 @@ export function Table({ cols, rows, empty, label }: { cols: [string, (r: Row) =>
   );
 }
 
-export function Facts({ rows }: { rows: [string, ReactNode][] }) {
-  return <dl className="facts">{rows.map(([k, v]) => <div key={k}><dt>{k}</dt><dd>{v || '—'}</dd></div>)}</dl>;
+/** Label–value pairs in columns; a pair marked 'wide' (a reason, a remark) takes a whole line instead of a
+ * narrow column. */
+export function Facts({ rows }: { rows: ([string, ReactNode] | [string, ReactNode, 'wide'])[] }) {
+  return <dl className="facts">{rows.map(([k, v, wide]) => <div key={k} className={wide ? 'wide' : undefined}><dt>{k}</dt><dd>{v || '—'}</dd></div>)}</dl>;
 }
 

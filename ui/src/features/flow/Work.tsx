@@ -215,7 +215,7 @@ function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }
       [L('请假类型', 'Leave type'), leave.leaveTypeName || '—'],
       [L('开始时间', 'From'), leave.startTime], [L('结束时间', 'To'), leave.endTime],
       [L('请假天数', 'Days'), leave.days], [L('审批状态', 'Status'), (en && leave.statusNameEn) || leave.statusName],
-      [L('请假理由', 'Reason'), leave.reason],
+      [L('请假理由', 'Reason'), leave.reason, 'wide'],
     ]} />;
   }
   if (!diagram) return null;
@@ -389,7 +389,8 @@ function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft)
   const days = count?.days ? Number(count.days) : 0;
   return (
     <>
-      <label>{L('请假类型', 'Leave type')} *
+      {/* Without the approver beside it (调整申请), the type takes its line so that 开始 and 结束 share one. */}
+      <label className={approver ? undefined : 'wide'}>{L('请假类型', 'Leave type')} *
         <select aria-label={L('请假类型', 'Leave type')} value={f.leaveType} onChange={(e) => set({ ...f, leaveType: e.target.value })}>
           <option value="">{L('请选择', 'Choose')}</option>
           {types.map((t) => <option key={t.dictKey} value={t.dictKey}>{t.dictValue}</option>)}
@@ -542,7 +543,7 @@ export function LeaveList() {
     [L('请假理由', 'Reason'), (r) => <span className="clip" title={r.reason}>{r.reason}</span>],
     [L('审批人员', 'Approver'), (r) => r.taskUserName || L('部门负责人', 'Department leader')],
     [L('状态', 'Status'), (r) => <span className={'flow-status s' + r.status}>{en ? r.statusNameEn : r.statusName}</span>],
-    [L('当前步骤', 'Waiting at'), (r) => r.taskName || (r.endTimeOfProcess ? L(`${r.endTimeOfProcess} 结束`, `Ended ${r.endTimeOfProcess}`) : '—')],
+    [L('当前步骤', 'Waiting at'), (r) => (r.taskName ? (r.waitingOn ? `${r.taskName} · ${r.waitingOn === '待签收' ? L('待签收', 'to be claimed') : r.waitingOn}` : r.taskName) : r.endTimeOfProcess ? L(`${r.endTimeOfProcess} 结束`, `Ended ${r.endTimeOfProcess}`) : '—')],
     [L('操作', 'Actions'), (r) => <span className="row-actions">
       <button type="button" className="link" onClick={() => navigate(`/work/process/leave/detail/${r.processInstanceId}/${r.businessId}`)}>{L('详情', 'Details')}</button>
       <button type="button" className="link" onClick={() => setDiagram(r.processInstanceId)}>{L('流程图', 'Diagram')}</button>

@@ -218,7 +218,7 @@ export function ContractDetail({ code }: { code: string }) {
           // The ledger's figure: the signed amount with every approved change (a terminated contract: what came in).
           [L('合同总额', 'Total'), c.ledgerTotal == null ? L('签订后计入合同台账', 'Counted in the ledger once signed') : yuan(c.ledgerTotal)],
           [L('签订日期', 'Signed'), c.signDate],
-          [L('备注', 'Remark'), c.remark],
+          [L('备注', 'Remark'), c.remark, 'wide'],
         ]} />
       </div>
       {editing && schema && <FormDialog resource={schema} mode="edit" row={c} onClose={() => setEditing(false)} onSaved={() => { setEditing(false); void load(); }} />}
