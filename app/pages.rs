@@ -356,7 +356,17 @@ async fn props(st: &AppState, url: &str, h: &HeaderMap, lang: Lang, s: Option<&S
             out["page"] = list_page(st, s, name, &api, url, lang).await?;
         }
     }
+    // A screen of the product that is not among the user's menus is one he may not open (页面不存在 said it was
+    // not there): the UI shows 403 for it. Looked up only off his menus (his desk and lists never pay for it).
+    if out["page"]["kind"] == "none" && !in_menus(&out["menus"], path) {
+        out["knownPath"] = json!(known_path(st, path).await?);
+    }
     Ok(out)
+}
+
+/// Whether a menu tree (`children` nested) holds `path`.
+fn in_menus(menus: &Value, path: &str) -> bool {
+    menus.as_array().is_some_and(|ms| ms.iter().any(|m| m.get("path").and_then(Value::as_str) == Some(path) || in_menus(&m["children"], path)))
 }
 
 /// The tenant setting that shows the header's search box (SPEC §2 shows it for tenant 157270 only): a parameter

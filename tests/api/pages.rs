@@ -56,6 +56,15 @@ async fn guard_redirects_and_signed_in_pages_render() {
     let (s, _, html) = page(&app, "/no/such/page", Some(&token), &[]).await;
     assert_eq!(s, 404);
     assert!(html.contains("404"));
+    // A screen of the product outside one's menus is refused as such (it said 页面不存在).
+    app.make_role("157270", "clerk", &["home", "wel"]).await;
+    app.make_user("157270", "clerk1", "Zz#12345", &["clerk"]).await;
+    let clerk = app.sign_in("157270", "clerk1", "Zz#12345").await;
+    let (s, _, html) = page(&app, "/system/user", Some(&clerk), &[]).await;
+    assert_eq!(s, 403);
+    assert!(html.contains("无权访问"), "{html}");
+    let (s, _, _) = page(&app, "/no/such/page", Some(&clerk), &[]).await;
+    assert_eq!(s, 404);
 }
 
 #[tokio::test]

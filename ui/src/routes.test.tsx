@@ -22,6 +22,12 @@ describe('unknown paths (SPEC §2)', () => {
     const m = matchRoute('/no/such/page', props({ user, knownPath: undefined }));
     expect(m.route.path).toBe('/404');
   });
+  test('signed in, a screen of the product outside his menus is 403, not 页面不存在', () => {
+    const user = { userId: '1', account: 'a', realName: 'a', avatar: '', tenantId: '157270', roleName: 'staff', deptId: '' };
+    const m = matchRoute('/system/user', props({ user, knownPath: true }));
+    expect(m.route.path).toBe('/403');
+    expect(m.route.status).toBe(403);
+  });
   test('routes of the table match whatever the props say', () => {
     expect(matchRoute('/login', props({})).route.path).toBe('/login');
     expect(matchRoute('/project/detail/XM1', props({})).params.projectCode).toBe('XM1');

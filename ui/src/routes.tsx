@@ -102,6 +102,7 @@ export const routes: RouteDef[] = [
 
 const compiled = routes.map((r) => ({ r, ...parse(r.path) }));
 const notFound = routes.find((r) => r.path === '/404')!;
+const forbidden = routes.find((r) => r.path === '/403')!;
 const REDIRECTS: Record<string, string> = { '/': '/wel/index', '/wel': '/wel/index' };
 
 export type Match = { route: RouteDef; params: Record<string, string>; redirect?: string };
@@ -127,8 +128,10 @@ export function matchRoute(path: string, props: Props): Match {
   }
   if (menu) return { route: { path: clean, title: menu.name, layout: true, render: () => inPart('layout', (m) => <m.MainLayout title={menu.name}><m.Placeholder title={menu.name} params={{}} /></m.MainLayout>) }, params: {} };
   // Signed out, the user's menus are unknown: a path that is some screen asks for sign-in first; any other
-  // path is /404 at once (SPEC §2: any unknown path goes to /404).
-  return { route: props.user || !props.knownPath ? notFound : { ...notFound, public: false }, params: {} };
+  // path is /404 at once (SPEC §2: any unknown path goes to /404). Signed in, a screen of the product outside his
+  // menus is one he may not open: 403, not 页面不存在.
+  if (props.user) return { route: props.knownPath ? forbidden : notFound, params: {} };
+  return { route: props.knownPath ? { ...notFound, public: false } : notFound, params: {} };
 }
 
 /** The parts a page needs (fetched before it shows). */
