@@ -116,7 +116,7 @@ function Urgent({ counts }: { counts: Counts | null | undefined }) {
           <li key={o.id}><a href={`/worklist/view/${o.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/worklist/view/${o.orderNo}`); }}>{t('desk.workOrder')} · {o.title}</a>
             <span className={o.overdue ? 'overdue' : 'muted'}> {o.overdue ? t('desk.overdue', { time: o.dueTime }) : t('desk.due', { time: o.dueTime })}</span></li>
         ))}{counts.urgent.map((u) => (
-          <li key={u.taskId}><a href="#" onClick={(e) => { e.preventDefault(); navigate(`/work/process/${kind(u.category)}/handle/${u.taskId}/${u.processInstanceId}/${u.businessId || 0}`); }}>{u.processDefinitionName} · {u.taskName} · {u.startUserName}</a>{u.dueTime && <span className="muted"> {t('desk.due', { time: u.dueTime })}</span>}</li>
+          <li key={u.taskId}><a href="#" onClick={(e) => { e.preventDefault(); navigate(`/work/process/${kind(u.category)}/handle/${u.taskId}/${u.processInstanceId}/${u.businessId || 0}`); }}>{u.processDefinitionName} · {u.taskName} · {u.startUserName}</a>{u.dueTime ? <span className="muted"> {t('desk.due', { time: u.dueTime })}</span> : u.arriveTime && <span className="muted"> {t('desk.arrived', { time: String(u.arriveTime).slice(5, 16) })}</span>}</li>
         ))}</ul>
       )}
     </section>

@@ -409,7 +409,7 @@ function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft)
       {days > 0 && !!count?.unset?.length && (
         <p className="form-warn" role="note">{L(`${count.unset.join('、')} 年的节假日尚未在参数 leave.holidays 中设置,只按周末计算;请管理员补上`, `No holidays are set for ${count.unset.join(', ')} in the parameter leave.holidays: only weekends are left out; ask an administrator to add them`)}</p>
       )}
-      <label className="wide">{L('请假理由', 'Reason')} *<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => set({ ...f, reason: e.target.value })} /></label>
+      <label className="wide">{L('请假理由', 'Reason')} *<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => set({ ...f, reason: e.target.value })} /><small className="muted count">{[...(f.reason ?? '')].length}/500</small></label>
     </>
   );
 }
