@@ -39,6 +39,13 @@ export function layout(def: Definition): Record<string, { x: number; y: number }
   return pos;
 }
 
+/** A step's way back when it is rejected (`rejectTo`: a leave's 调整申请), drawn dashed: without it the step it
+ * goes back to looked unreachable. */
+export function rejectEdges(def: Definition): (FlowEdge & { reject: true })[] {
+  return def.nodes.filter((n) => n.type === 'task' && n.rejectTo && def.nodes.some((m) => m.id === n.rejectTo))
+    .map((n) => ({ id: `reject-${n.id}`, from: n.id, to: n.rejectTo!, name: '驳回', reject: true as const }));
+}
+
 function edgeLabel(f: FlowEdge): string {
   const t = f.name || f.condition || '';
   return t.length > 18 ? t.slice(0, 17) + '…' : t;
@@ -66,9 +73,14 @@ export function Diagram({ def, path = [], current = [], problems = {}, selected,
         <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#909399" /></marker>
         <marker id="arrow-on" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#67c23a" /></marker>
       </defs>
-      {def.flows.map((f) => {
-        const a = centre(f.from);
-        const b = centre(f.to);
+      {[...def.flows, ...rejectEdges(def)].map((f) => {
+        const back = 'reject' in f;
+        // A way back runs beside the flow it may share its ends with (调整申请 → 部门领导审批 and back).
+        const [a0, b0] = [centre(f.from), centre(f.to)];
+        const l0 = Math.hypot(b0.x - a0.x, b0.y - a0.y) || 1;
+        const [nx, ny] = back ? [-((b0.y - a0.y) / l0) * 7, ((b0.x - a0.x) / l0) * 7] : [0, 0];
+        const a = { x: a0.x + nx, y: a0.y + ny };
+        const b = { x: b0.x + nx, y: b0.y + ny };
         if (!pos[f.from] || !pos[f.to]) return null;
         // End the line at the target's border (boxes: clip on the rectangle; others: a radius).
         const dx = b.x - a.x;
@@ -78,11 +90,12 @@ export function Diagram({ def, path = [], current = [], problems = {}, selected,
         const r = target?.type === 'task' ? Math.min(Math.abs((W / 2) / (dx / len || 1e-9)), Math.abs((H / 2) / (dy / len || 1e-9))) : 24;
         const ex = b.x - (dx / len) * (r + 2);
         const ey = b.y - (dy / len) * (r + 2);
-        const on = flowTaken(f);
+        const on = !back && flowTaken(f);
         const lab = edgeLabel(f);
         return (
-          <g key={f.id} className={'flow-edge' + (on ? ' taken' : '') + (problems[f.id] ? ' bad' : '')}>
-            <line x1={a.x} y1={a.y} x2={ex} y2={ey} stroke={problems[f.id] ? '#f56c6c' : on ? '#67c23a' : '#909399'} strokeWidth={on ? 2.5 : 1.5} markerEnd={on ? 'url(#arrow-on)' : 'url(#arrow)'}>
+          <g key={f.id} className={'flow-edge' + (on ? ' taken' : '') + (back ? ' reject' : '') + (problems[f.id] ? ' bad' : '')}>
+            <line x1={a.x} y1={a.y} x2={ex} y2={ey} stroke={problems[f.id] ? '#f56c6c' : on ? '#67c23a' : back ? '#e6a23c' : '#909399'} strokeWidth={on ? 2.5 : 1.5}
+              strokeDasharray={back ? '5 4' : undefined} markerEnd={on ? 'url(#arrow-on)' : 'url(#arrow)'}>
               {problems[f.id] && <title>{problems[f.id]}</title>}
             </line>
             {lab && <text x={(a.x + ex) / 2} y={(a.y + ey) / 2 - 6} textAnchor="middle" className="flow-edge-label">{lab}</text>}
