@@ -228,6 +228,7 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(v["data"]["total"], 2, "{v}");
     let (_, v) = get(&app, &p.li, &format!("{F}/process/diagram?processInstanceId={inst}")).await;
     assert_eq!(v["data"]["path"].as_array().unwrap().first().and_then(Value::as_str), Some("start"), "{v}");
+    assert_eq!(v["data"]["summary"], "2026-11-23 09:00 至 2026-11-27 18:00", "what it is about: {v}");
     // A short leave needs the leader alone.
     let (_, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": 2, "startTime": "2026-12-01 09:00:00", "endTime": "2026-12-02 12:00:00", "reason": "看病"})).await;
     let business2 = v["data"]["businessId"].as_str().unwrap().to_string();

@@ -667,6 +667,7 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
                     "definition": process.get("definition").cloned().unwrap_or(Value::Null),
                     "path": state.path, "current": state.active.iter().map(|a| a.node.clone()).collect::<Vec<_>>(), "tasks": tasks,
                     "status": int(&inst, "status"), "statusName": runtime::status_name(int(&inst, "status")).0,
+                    "summary": runtime::summary_of(&inst, &|name, k| r.get(&res.get(name), &s2.tenant, k))?,
                 }))
             })
             .await?;

@@ -323,20 +323,26 @@ fn apply_noting(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<Str
 /// What an instance is about, in a few words for a message: the construct of a crew or measure approval, the
 /// days of a leave.
 fn business_summary(w: &WriteCtx, cx: &Ctx, inst: &Map<String, Value>) -> store::Result<String> {
+    summary_of(inst, &|name, k| w.get(&cx.def(name), cx.tenant, k))
+}
+
+/// What an instance is about, in a line (施工单 SG… 名称 · 量房 日期; a leave's dates), its records read by `get`
+/// (resource, id): for its messages, and for its page (人工组织申请 said only its process and state).
+pub fn summary_of(inst: &Map<String, Value>, get: &dyn Fn(&str, u64) -> store::Result<Option<Map<String, Value>>>) -> store::Result<String> {
     let bid = id(inst, "businessId");
     if bid == 0 {
         return Ok(String::new());
     }
     let construct = |k: u64| -> store::Result<String> {
-        Ok(w.get(&cx.def("construct"), cx.tenant, k)?.map(|c| format!("施工单 {} {}", text(&c, "constructCode"), text(&c, "constructName"))).unwrap_or_default())
+        Ok(get("construct", k)?.map(|c| format!("施工单 {} {}", text(&c, "constructCode"), text(&c, "constructName"))).unwrap_or_default())
     };
     Ok(match text(inst, "businessTable") {
         "construct" => construct(bid)?,
-        "measure" => match w.get(&cx.def("measure"), cx.tenant, bid)? {
+        "measure" => match get("measure", bid)? {
             Some(m) => format!("{} · 量房 {}", construct(id(&m, "constructId"))?, text(&m, "measureDate")),
             None => String::new(),
         },
-        "process_leave" => match w.get(&cx.def("process_leave"), cx.tenant, bid)? {
+        "process_leave" => match get("process_leave", bid)? {
             Some(l) => format!("{} 至 {}", text(&l, "startTime").get(..16).unwrap_or(""), text(&l, "endTime").get(..16).unwrap_or("")),
             None => String::new(),
         },

@@ -219,7 +219,8 @@ function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }
     ]} />;
   }
   if (!diagram) return null;
-  return <Facts rows={[[L('流程', 'Process'), `${diagram.name} v${diagram.version}`], [L('状态', 'Status'), diagram.statusName]]} />;
+  // What it is about (施工单 SG… 名称 · 量房 日期): it said only the process and its state.
+  return <Facts rows={[[L('流程', 'Process'), `${diagram.name} v${diagram.version}`], [L('状态', 'Status'), diagram.statusName], ...(diagram.summary ? [[L('业务', 'About'), diagram.summary, 'wide'] as [string, string, 'wide']] : [])]} />;
 }
 
 export function ProcessDetail({ kind, instanceId, businessId }: { kind: string; instanceId: string; businessId: string }) {
