@@ -46,12 +46,6 @@ fn mine(user: u64, unread_only: bool) -> Vec<Filter> {
     f
 }
 
-/// Newest first by when they were written (a message recorded at a past time, as the demo's approvals are, sorts
-/// by that time, not after every message of today), then by id.
-fn newest_first() -> Vec<store::Sort> {
-    vec![store::Sort { field: "createTime".into(), desc: true }, store::Sort { field: "id".into(), desc: true }]
-}
-
 async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let (current, size) = page_of(&p)?;
     let unread = p.get("unread").is_some_and(|v| v == "1" || v == "true");
@@ -59,7 +53,7 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
     let (def, t, user) = (st.res.get("message"), s.tenant.clone(), s.user_id);
     let page = st
         .read(move |r| {
-            let q = Query { filters: mine(user, unread), sorts: newest_first(), offset: (current - 1) * size, limit: size, ..Query::default() };
+            let q = Query { filters: mine(user, unread), sorts: vec![store::Sort { field: "id".into(), desc: true }], offset: (current - 1) * size, limit: size, ..Query::default() };
             r.list(&def, &t, &q)
         })
         .await?;
@@ -72,7 +66,7 @@ async fn unread_count(State(st): State<AppState>, s: Session) -> ApiResult<Respo
     let (def, t, user) = (st.res.get("message"), s.tenant.clone(), s.user_id);
     let page = st
         .read(move |r| {
-            let q = Query { filters: mine(user, true), sorts: newest_first(), limit: 5, ..Query::default() };
+            let q = Query { filters: mine(user, true), sorts: vec![store::Sort { field: "id".into(), desc: true }], limit: 5, ..Query::default() };
             r.list(&def, &t, &q)
         })
         .await?;
