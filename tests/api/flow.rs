@@ -236,6 +236,12 @@ async fn leave_runs_across_users_with_rule_12() {
     post(&app, &p.li, &format!("{F}/work/complete-task"), json!({"taskId": t[0]["taskId"], "flag": "ok"})).await;
     let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/detail?businessId={business2}")).await;
     assert_eq!((v["data"]["status"].as_i64(), v["data"]["days"].as_str(), v["data"]["leaveTypeName"].as_str()), (Some(1), Some("1.5"), Some("病假")), "{v}");
+    // Never himself while he has a leader, whichever route starts it (the generic start takes variables as sent).
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": leave_process(&app, &p.zhang).await, "variables": {"taskUser": p.zhang_id.to_string(), "days": 1}})).await;
+    assert_eq!(s, 200, "{v}");
+    let own = v["data"]["processInstanceId"].clone();
+    assert!(!todo(&app, &p.zhang).await.iter().any(|t| t["processInstanceId"] == own), "not his own approver");
+    assert!(todo(&app, &p.li).await.iter().any(|t| t["processInstanceId"] == own), "his leader's");
     // An approver chosen on the form decides instead of the leader (the form: 不选则由部门负责人审批).
     let before = todo(&app, &p.li).await.len();
     let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"leaveType": 2, "taskUser": p.wang_id.to_string(), "startTime": "2026-12-03 09:00:00", "endTime": "2026-12-03 18:00:00", "reason": "复诊"})).await;
@@ -282,6 +288,12 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     assert_eq!(s, 200, "{v}");
     let other = todo(&app, &p.li).await.iter().find(|t| t["processInstanceId"] == v["data"]["processInstanceId"]).unwrap()["taskId"].as_str().unwrap().to_string();
     assert_eq!(flag(p.li.clone(), other).await, false, "the leader's step is an approver's");
+    // Nor may he make himself the approver of his own leave through the generic completion of his step (a
+    // taskUser of his own and one day instead of five skipped the leader and 管理员审批): 400, nothing moved.
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/complete-task"), json!({"taskId": adjust, "pass": true, "variables": {"taskUser": p.zhang_id.to_string(), "days": 1}})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("不能修改流程变量"), "{v}");
+    assert_eq!(flag(p.zhang.clone(), adjust.clone()).await, true, "still his to adjust");
     // Someone else may not send it on, whatever the body says (decided before the body is read).
     let (s, v) = post(&app, &p.wang, &format!("{LEAVE}/resubmit"), json!({"taskId": adjust})).await;
     assert_eq!(s, 403, "{v}");

@@ -341,8 +341,8 @@ fn not_away_already(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx, from:
         if state == 0 || state == 1 {
             let (was, zh, en) = (format!("{} 至 {}", text(&l, "startTime"), text(&l, "endTime")), if state == 0 { "审批中" } else { "已通过" }, if state == 0 { "in approval" } else { "passed" });
             return Err(rule(
-                format!("与您{zh}的请假({was})时间重叠;同一时间只能请一次假,请调整日期或先撤回那一次"),
-                format!("It overlaps your leave {} – {} ({en}); change the dates or withdraw that one first", text(&l, "startTime"), text(&l, "endTime")),
+                format!("与您{zh}的请假({was})时间重叠;同一时间只能请一次假,请调整日期,或先撤回那一次(已退回给您的,在待办中调整或放弃)"),
+                format!("It overlaps your leave {} – {} ({en}); change the dates, or withdraw that one first (one given back to you: change or give it up in your to-do list)", text(&l, "startTime"), text(&l, "endTime")),
             ));
         }
     }
@@ -352,7 +352,11 @@ fn not_away_already(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx, from:
 /// Writes the leave record and starts its instance, in the open transaction.
 pub fn apply(w: &mut store::WriteCtx, cx: &crate::engine::dialect::Ctx, process: &serde_json::Map<String, Value>, l: &Leave) -> store::Result<(serde_json::Map<String, Value>, serde_json::Map<String, Value>)> {
     if let Some(u) = l.task_user {
-        w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
+        let who = w.get(&cx.def("user"), cx.tenant, u)?.ok_or_else(|| rule("审批人员不存在", "The approver does not exist"))?;
+        // A disabled account would not get the task (the leader would), while the leave named it.
+        if !runtime::live_user(&who) {
+            return Err(rule(format!("审批人员 {} 的账号已停用,请另选", text(&who, "realName")), format!("The approver {}'s account is disabled; choose another", text(&who, "realName"))));
+        }
     }
     // A leave is decided on a leave process (流程分类 请假流程): on another, its instance would not be a leave's
     // (its tasks open the generic form, and a leave given back could never be adjusted and sent again).

@@ -300,7 +300,8 @@ async fn done_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiR
 }
 
 /// Instances matching `filters`, newest first.
-async fn instance_page(st: &AppState, s: &Session, p: &AnyParams, mut filters: Vec<Filter>) -> ApiResult<Value> {
+/// A page of instances; `mine`: the starter's own (已发事务), whose rows say whether 撤回 would be taken.
+async fn instance_page(st: &AppState, s: &Session, p: &AnyParams, mut filters: Vec<Filter>, mine: bool) -> ApiResult<Value> {
     let (current, size) = page_of(p)?;
     if let Some(c) = category_param(p)? {
         filters.push(Filter::new("category", Op::Equal, json!(c)));
@@ -317,7 +318,7 @@ async fn instance_page(st: &AppState, s: &Session, p: &AnyParams, mut filters: V
             // 撤回 is offered while it would be taken: running, no step decided yet (`runtime::withdraw`); 已发事务
             // offered it at every running instance and the server then said 已有人审批.
             let mut withdrawable = std::collections::HashSet::new();
-            for i in page.records.iter().filter(|i| int(i, "running") == 1) {
+            for i in page.records.iter().filter(|i| mine && int(i, "running") == 1) {
                 let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(id(i, "id")))], limit: 1_000, ..Query::default() };
                 if !r.list(&res.get("flow_task"), &tenant, &q)?.records.iter().any(|t| int(t, "status") == runtime::TASK_DONE) {
                     withdrawable.insert(id(i, "id"));
@@ -341,12 +342,12 @@ async fn instance_page(st: &AppState, s: &Session, p: &AnyParams, mut filters: V
 
 async fn send_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let f = vec![Filter::new("starterId", Op::Equal, json!(s.user_id))];
-    Ok(ok(instance_page(&st, &s, &p, f).await?))
+    Ok(ok(instance_page(&st, &s, &p, f, true).await?))
 }
 
 async fn follow_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let f = vec![Filter::new("running", Op::Equal, json!(1))];
-    Ok(ok(instance_page(&st, &s, &p, f).await?))
+    Ok(ok(instance_page(&st, &s, &p, f, false).await?))
 }
 
 async fn start_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
@@ -477,7 +478,13 @@ async fn complete_task(State(st): State<AppState>, s: Session, JsonObject(b): Js
     };
     let d = runtime::Decision { pass, comment, vars };
     let env = Env::new(&st, &s);
-    let t = st.write(move |w| runtime::complete(w, &env.cx(), tid, inst, &d)).await?;
+    let t = st
+        .write(move |w| {
+            let cx = env.cx();
+            runtime::own_step_vars(w, &cx, tid, &d.vars)?;
+            runtime::complete(w, &cx, tid, inst, &d)
+        })
+        .await?;
     Ok(ok(json!({"taskId": id(&t, "id").to_string(), "result": int(&t, "result")})))
 }
 

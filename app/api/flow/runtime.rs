@@ -103,8 +103,10 @@ impl run::Resolve for Dir<'_, '_, '_> {
             // The approver chosen on the form (`taskUser`: the form says 不选则由部门负责人审批), else the
             // department's leader. (The leader came first, so a chosen approver was shown on the application
             // while the leader got the task.)
+            // Never the applicant himself while he has a leader (a `taskUser` sent with a later step must not make
+            // him his own approver); a company administrator without one may name himself, as before.
             Assign::Leader => match vars.get("taskUser") {
-                Some(Val::User(u)) if self.live(*u) => vec![*u],
+                Some(Val::User(u)) if self.live(*u) && (*u != self.starter || self.leader().is_none()) => vec![*u],
                 _ => self.leader().into_iter().collect(),
             },
             // The type's approvers (审批人员); the tenant's administrators when none are set.
@@ -132,7 +134,7 @@ impl run::Resolve for Dir<'_, '_, '_> {
 }
 
 /// An enabled user (status 1; pending and disabled users get no tasks).
-fn live_user(r: &Map<String, Value>) -> bool {
+pub fn live_user(r: &Map<String, Value>) -> bool {
     r.get("status").and_then(Value::as_i64).is_none_or(|s| s == 1)
 }
 
@@ -393,6 +395,29 @@ pub struct Decision {
 
 /// Completes a task as its assignee. A repeated completion of a task the same user already completed answers
 /// the stored result and changes nothing.
+/// Variables sent with the applicant's own step (assigned to the starter: a leave's 调整申请) through the generic
+/// completion: he does not choose who decides next (a user variable), and a leave's figures change only through
+/// its form's 重新提交 (it computes them) — `taskUser` set to himself and `days: 1` would have let him approve his
+/// own five days. Other deciders' variables are the definition's to read.
+pub fn own_step_vars(w: &WriteCtx, cx: &Ctx, task_id: u64, vars: &Map<String, Value>) -> store::Result<()> {
+    if vars.is_empty() {
+        return Ok(());
+    }
+    let Some(task) = w.get(&cx.def("flow_task"), cx.tenant, task_id)? else { return Ok(()) };
+    let l = load(w, cx, id(&task, "instanceId"))?;
+    if !l.def.task(text(&task, "node")).is_some_and(|t| matches!(t.assign, Assign::Starter)) {
+        return Ok(());
+    }
+    let leave = int(&l.inst, "category") == 1;
+    if let Some(k) = vars.keys().find(|k| leave || l.def.var(k).is_some_and(|d| d.ty == flow::VarType::User)) {
+        return Err(rule(
+            format!("发起人办理自己的步骤时不能修改流程变量 {k}{}", if leave { ";请假请在调整申请中修改后「重新提交」" } else { "" }),
+            format!("The applicant's own step cannot set the variable {k}{}", if leave { "; change the leave and send it again instead" } else { "" }),
+        ));
+    }
+    Ok(())
+}
+
 pub fn complete(w: &mut WriteCtx, cx: &Ctx, task_id: u64, inst_hint: Option<u64>, d: &Decision) -> store::Result<Map<String, Value>> {
     let tdef = cx.def("flow_task");
     let task = w.get(&tdef, cx.tenant, task_id)?.ok_or(StoreError::NotFound)?;
