@@ -1102,6 +1102,19 @@ impl WriteCtx<'_> {
     pub fn counter(&self, tenant: &str, name: &str) -> Result<u64> {
         Ok(self.rec.tables.counters.get((tenant, name))?.map(|v| v.value()).unwrap_or(0))
     }
+    /// Tenants (storage tenants) holding live records of a resource, as [`ReadCtx::tenants_of`] (a removed
+    /// tenant's records included: an upgrade reaches what `verify` checks).
+    pub fn tenants_of(&self, def: &ResourceDef) -> Result<Vec<String>> {
+        let mut out = Vec::new();
+        for e in self.rec.tables.counters.iter()? {
+            let (k, v) = e?;
+            let (t, r) = k.value();
+            if r == def.name && v.value() > 0 {
+                out.push(t.to_string());
+            }
+        }
+        Ok(out)
+    }
     fn touch(&mut self, name: &str) {
         if !self.touched.contains(name) {
             self.touched.insert(name.to_string());

@@ -200,8 +200,8 @@ pub fn sync_total(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str, 
 /// Contracts written before 合同管理 showed the ledger's 合同总额 take it, once.
 pub fn ledger_totals(w: &mut WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {
     let cdef = res.get("contract");
-    let tenants: Vec<String> = w.all(&res.get("tenant"), store::PLATFORM_TENANT)?.iter().map(|t| text(t, "tenantId").to_string()).collect();
-    for t in tenants {
+    // Every tenant holding contracts (a removed tenant's too: `verify` checks them all).
+    for t in w.tenants_of(&cdef)? {
         let ids: Vec<u64> = w.all(&cdef, &t)?.iter().map(|c| id(c, "id")).collect();
         for c in ids {
             sync_total(w, res, &t, c)?;
