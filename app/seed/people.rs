@@ -68,6 +68,7 @@ pub(super) fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes:
                     demo(w, res, tenant)?;
                 }
             }
+            crate::engine::messages::demo_in_time_order(w, res, tenant)?;
         }
     }
     w.put_meta("demo_seeded", b"1")?;

@@ -40,6 +40,10 @@ fn calendar(w: &WriteCtx, res: &Resources, tenant: &str) -> store::Result<super:
 }
 
 pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()> {
+    // The construction approvals of past months first, then the leaves of these days: records (and the messages
+    // they send) are listed newest first in the order they were written, which is then their order in time (the
+    // bell showed February's 审批结果 above this week's to-dos).
+    construction(w, res, tenant)?;
     let scripts: &[Script] = &[
         ("yangmin", 1, 3, 4, "参加南京国际建筑装饰设计展,需请假两天", &[(true, "同意,展会资料回来分享一下")]),
         ("zhouxiu", 3, 7, 6, "年假:回老家办理房产过户手续", &[(true, "同意,月底结账前回来")]),
@@ -97,7 +101,7 @@ pub fn seed(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
             runtime::withdraw(w, &Ctx { tenant, actor: &actor, res, now: &stamp }, iid)?;
         }
     }
-    construction(w, res, tenant)
+    Ok(())
 }
 
 /// Construction approvals: the crews of the constructs under way, each passed on its start day; a new measure of a
