@@ -431,7 +431,8 @@ async fn known_path(st: &AppState, path: &str) -> Result<bool, ApiError> {
     if path.strip_prefix("/gen/").is_some_and(|n| st.res.generated(n).is_some()) {
         return Ok(true);
     }
-    let menus = crate::api::system::menus::all_menus(st).await?;
+    // The decoded menus of the session cache (kept while the menus are unchanged): not a read of every row.
+    let menus = crate::api::system::menu::menus(st).await?;
     Ok(menus.iter().any(|m| m.get("path").and_then(Value::as_str) == Some(path)))
 }
 

@@ -12,7 +12,7 @@ use crate::http::ok;
 use crate::state::AppState;
 
 /// Every menu record, decoded once per change of the menus.
-async fn menus(st: &AppState) -> ApiResult<std::sync::Arc<Vec<Map<String, Value>>>> {
+pub async fn menus(st: &AppState) -> ApiResult<std::sync::Arc<Vec<Map<String, Value>>>> {
     let version = st.store.version("menu");
     if let Some(all) = st.menus.get(&(), &version) {
         return Ok(all);
