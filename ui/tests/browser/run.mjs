@@ -979,8 +979,8 @@ test('transfers: the demo\'s planned transfer is listed and found by its store; 
   await page.locator('table tbody tr').filter({ hasText: '计划中' }).first().waitFor();
 });
 
-test('generic forms: a transfer\'s row carries 执行移库 and 取消 and its form no 状态; a measure\'s rooms are a table, not JSON', async (t) => {
-  const { page } = await session(t, { host: EDU.host });
+test('generic forms, as the roles that use them: 刘强\'s transfer rows carry 执行移库 and 取消 and its form no 状态; 张伟\'s measure rooms are a table, not JSON', async (t) => {
+  let { page } = await session(t, { user: 'liuqiang' });
   await visit(page, '/wms/transfer');
   const planned = page.locator('table tbody tr').filter({ hasText: '计划中' }).first();
   await planned.getByRole('button', { name: '执行移库' }).waitFor();
@@ -994,7 +994,8 @@ test('generic forms: a transfer\'s row carries 执行移库 and 取消 and its f
   check(await add.getByLabel('移库单号').getAttribute('placeholder') === '留空自动生成', 'the code says it is made when left empty');
   await add.getByRole('button', { name: '取消' }).click();
 
-  // 测量管理: a draft measure's rooms in a table of names and millimetres, with the floor area.
+  // 测量管理, as the project manager: a draft measure's rooms in a table of names and millimetres, with the floor area.
+  ({ page } = await session(t, { user: 'zhangwei' }));
   await visit(page, '/measure/index');
   const draft = page.locator('table tbody tr').filter({ hasText: '草稿' }).first();
   await draft.getByRole('button', { name: '编辑' }).click();
