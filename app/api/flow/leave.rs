@@ -50,17 +50,10 @@ async fn list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult
             for l in &page.records {
                 let iid = id(l, "processInstanceId");
                 let inst = r.get(&idef, &s2.tenant, iid)?.unwrap_or_default();
-                // The instance decides the state (a withdrawn application stays 0 on its record).
-                let state = if inst.is_empty() { int(l, "status") } else { int(&inst, "status") };
+                let state = state_of(l, Some(&inst));
                 // 撤回 is offered while it would be taken: running, and no step decided yet (`runtime::withdraw`).
-                let running = int(&inst, "running") == 1;
-                let tasks = if running {
-                    let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 1_000, ..Query::default() };
-                    r.list(&res.get("flow_task"), &s2.tenant, &q)?.records
-                } else {
-                    Vec::new()
-                };
-                let withdrawable = running && !tasks.iter().any(|t| int(t, "status") == runtime::TASK_DONE);
+                let tasks = if int(&inst, "running") == 1 { runtime::instance_tasks(r, &res, &s2.tenant, iid)? } else { Vec::new() };
+                let withdrawable = runtime::withdrawable(&inst, &tasks);
                 // Who the open step waits on (the list named only the approver chosen, also at 管理员审批): its
                 // assignees, or that it waits to be claimed.
                 let open: Vec<&Map<String, Value>> = tasks.iter().filter(|t| int(t, "status") == runtime::TASK_OPEN).collect();
@@ -138,6 +131,11 @@ async fn calendar(st: &AppState, tenant: &str) -> ApiResult<workdays::Calendar> 
 
 /// The days a leave counts, checked: the end after the start, at most a year, and some time to take off.
 async fn count_days(st: &AppState, tenant: &str, from: &str, to: &str, kind: Option<i64>) -> ApiResult<i64> {
+    Ok(count_days_in(&calendar(st, tenant).await?, from, to, kind)?.0)
+}
+
+/// `count_days` on a calendar already read; also the years from `from` to `to`.
+fn count_days_in(cal: &workdays::Calendar, from: &str, to: &str, kind: Option<i64>) -> ApiResult<(i64, std::ops::RangeInclusive<i32>)> {
     let (a, z) = (runtime::local(from).ok_or_else(|| ApiError::with(Kind::BadFormat, "startTime"))?, runtime::local(to).ok_or_else(|| ApiError::with(Kind::BadFormat, "endTime"))?);
     if z <= a {
         return Err(ApiError::rule("结束时间必须晚于开始时间", "The end must be after the start"));
@@ -145,28 +143,22 @@ async fn count_days(st: &AppState, tenant: &str, from: &str, to: &str, kind: Opt
     if (z - a).num_days() > 366 {
         return Err(ApiError::rule("一次请假不能超过一年", "One leave cannot be longer than a year"));
     }
-    let cal = calendar(st, tenant).await?;
-    let days = workdays::leave_days(a, z, &cal, kind == Some(workdays::MATERNITY));
+    let days = workdays::leave_days(a, z, cal, kind == Some(workdays::MATERNITY));
     if days == 0 {
         return Err(ApiError::rule("所选时间内没有工作时间(周末、节假日或下班时间),无需请假", "The chosen time holds no working time (weekends, holidays or after hours): no leave is needed"));
     }
-    Ok(days)
+    Ok((days, chrono::Datelike::year(&a)..=chrono::Datelike::year(&z)))
 }
 
 /// GET days: what the form shows before it is sent.
 async fn days_of(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let b: serde_json::Map<String, Value> = p.0.iter().map(|(k, v)| (k.to_string(), Value::String(v.to_string()))).collect();
     let kind = leave_type(&st, &b).await?;
-    let (from, to) = (field(&b, "startTime")?, field(&b, "endTime")?);
-    let days = count_days(&st, &s.tenant, from, to, kind).await?;
+    let cal = calendar(&st, &s.tenant).await?;
+    let (days, years) = count_days_in(&cal, field(&b, "startTime")?, field(&b, "endTime")?, kind)?;
     // Years the leave touches for which 参数 leave.holidays names no date: counted by weekends alone, which the
     // form says (2027's 元旦 counted as a working day, silently).
-    let cal = calendar(&st, &s.tenant).await?;
-    let years = |t: &str| crate::engine::demo::local(t).map(|d| chrono::Datelike::year(&d));
-    let unset: Vec<i32> = match (years(from), years(to)) {
-        (Some(a), Some(z)) if kind != Some(workdays::MATERNITY) => (a..=z).filter(|y| !cal.holidays.iter().any(|d| chrono::Datelike::year(d) == *y)).collect(),
-        _ => Vec::new(),
-    };
+    let unset: Vec<i32> = if kind == Some(workdays::MATERNITY) { Vec::new() } else { years.filter(|y| !cal.holidays.iter().any(|d| chrono::Datelike::year(d) == *y)).collect() };
     Ok(ok(json!({"days": flow::format_num(days), "workingDays": kind != Some(workdays::MATERNITY), "holidaysUnset": unset})))
 }
 
@@ -228,7 +220,7 @@ pub(super) fn adjust_step(task: &Map<String, Value>, inst: &Map<String, Value>, 
     }
     let node = text(task, "node");
     let sent_back_to = def.nodes.iter().any(|n| matches!(&n.kind, flow::NodeKind::Task(t) if t.reject_to.as_deref() == Some(node)));
-    if !sent_back_to || !def.task(node).is_some_and(|t| matches!(t.assign, flow::Assign::Starter)) {
+    if !sent_back_to || !runtime::starter_step(def, node) {
         return Err(rule("该任务不是请假的调整申请,请用同意或驳回办理", "This step is not a leave's adjustment: agree or reject it"));
     }
     Ok(())
@@ -321,6 +313,15 @@ pub fn latest_leave(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx) -> st
     w.list(&cx.def("flow_process"), cx.tenant, &q)?.records.into_iter().next().ok_or_else(|| rule("没有已部署的请假流程", "No leave process is deployed"))
 }
 
+/// A leave's state (`runtime::status_name`): its instance decides (a withdrawn application stays 0 on its
+/// record); the record's own without one.
+fn state_of(leave: &Map<String, Value>, inst: Option<&Map<String, Value>>) -> i64 {
+    match inst.filter(|i| !i.is_empty()) {
+        Some(i) => int(i, "status"),
+        None => int(leave, "status"),
+    }
+}
+
 /// One person is away once at a time: a leave of the applicant's own that is in approval (or given back to him)
 /// or passed, and overlaps `from`–`to`, refuses another (`except`: the leave being changed). A rejected,
 /// withdrawn or deleted one does not count.
@@ -333,11 +334,7 @@ fn not_away_already(w: &store::WriteCtx, cx: &crate::engine::dialect::Ctx, from:
         if id(&l, "id") == except || !(a < e && b < z) {
             continue;
         }
-        // The instance decides the state (a withdrawn application stays 0 on its record).
-        let state = match w.get(&cx.def("flow_instance"), cx.tenant, id(&l, "processInstanceId"))? {
-            Some(i) => int(&i, "status"),
-            None => int(&l, "status"),
-        };
+        let state = state_of(&l, w.get(&cx.def("flow_instance"), cx.tenant, id(&l, "processInstanceId"))?.as_ref());
         if state == 0 || state == 1 {
             let (was, zh, en) = (format!("{} 至 {}", text(&l, "startTime"), text(&l, "endTime")), if state == 0 { "审批中" } else { "已通过" }, if state == 0 { "in approval" } else { "passed" });
             return Err(rule(
@@ -419,8 +416,8 @@ async fn detail(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
             let names = runtime::names(r, &res, &s2.tenant, [id(&leave, "applyUserId"), id(&leave, "taskUser")])?;
             let applicant = names.get(&id(&leave, "applyUserId")).cloned().unwrap_or_default();
             let status = int(&leave, "status");
-            // Named as 请假流程 names it: the instance decides (a withdrawn leave read 未通过 here, 已撤回 there).
-            let shown = if inst.is_empty() { status } else { int(&inst, "status") };
+            // Named as 请假流程 names it (a withdrawn leave read 未通过 here, 已撤回 there).
+            let shown = state_of(&leave, Some(&inst));
             Ok(json!({
                 "id": bid.to_string(), "businessId": bid.to_string(),
                 "processInstanceId": iid.to_string(), "processDefinitionId": id(&leave, "processDefinitionId").to_string(),

@@ -319,8 +319,7 @@ async fn instance_page(st: &AppState, s: &Session, p: &AnyParams, mut filters: V
             // offered it at every running instance and the server then said 已有人审批.
             let mut withdrawable = std::collections::HashSet::new();
             for i in page.records.iter().filter(|i| mine && int(i, "running") == 1) {
-                let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(id(i, "id")))], limit: 1_000, ..Query::default() };
-                if !r.list(&res.get("flow_task"), &tenant, &q)?.records.iter().any(|t| int(t, "status") == runtime::TASK_DONE) {
+                if runtime::withdrawable(i, &runtime::instance_tasks(r, &res, &tenant, id(i, "id"))?) {
                     withdrawable.insert(id(i, "id"));
                 }
             }
@@ -593,7 +592,7 @@ fn own_step(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, inst
         let def = r.get(&res.get("flow_process"), tenant, pid)?.map(|p| runtime::definition_of(&p)).unwrap_or_default();
         defs.insert(pid, def);
     }
-    Ok(defs[&pid].task(node).is_some_and(|t| matches!(t.assign, flow::Assign::Starter)))
+    Ok(runtime::starter_step(&defs[&pid], node))
 }
 
 /// What deciding the applicant's own step was called: 重新提交 or 放弃申请.

@@ -395,6 +395,22 @@ pub struct Decision {
 
 /// Completes a task as its assignee. A repeated completion of a task the same user already completed answers
 /// the stored result and changes nothing.
+/// Whether `node` is the applicant's own step (assigned to the starter: a leave's 调整申请).
+pub fn starter_step(def: &Definition, node: &str) -> bool {
+    def.task(node).is_some_and(|t| matches!(t.assign, Assign::Starter))
+}
+
+/// Whether an instance would be withdrawn (`withdraw`): running, and none of its tasks decided yet.
+pub fn withdrawable(inst: &Map<String, Value>, tasks: &[Map<String, Value>]) -> bool {
+    int(inst, "running") == 1 && !tasks.iter().any(|t| int(t, "status") == TASK_DONE)
+}
+
+/// The tasks of an instance, every state.
+pub fn instance_tasks(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, iid: u64) -> store::Result<Vec<Map<String, Value>>> {
+    let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 1_000, ..Query::default() };
+    Ok(r.list(&res.get("flow_task"), tenant, &q)?.records)
+}
+
 /// Variables sent with the applicant's own step (assigned to the starter: a leave's 调整申请) through the generic
 /// completion: he does not choose who decides next (a user variable), and a leave's figures change only through
 /// its form's 重新提交 (it computes them) — `taskUser` set to himself and `days: 1` would have let him approve his
@@ -405,7 +421,7 @@ pub fn own_step_vars(w: &WriteCtx, cx: &Ctx, task_id: u64, vars: &Map<String, Va
     }
     let Some(task) = w.get(&cx.def("flow_task"), cx.tenant, task_id)? else { return Ok(()) };
     let l = load(w, cx, id(&task, "instanceId"))?;
-    if !l.def.task(text(&task, "node")).is_some_and(|t| matches!(t.assign, Assign::Starter)) {
+    if !starter_step(&l.def, text(&task, "node")) {
         return Ok(());
     }
     let leave = int(&l.inst, "category") == 1;

@@ -85,7 +85,7 @@ export function fieldError(f: FieldRule, v: unknown): { key: string; values?: Re
     if (f.min != null && n < f.min) return { key: 'valid.min', values: { n: f.min } };
     if (f.max != null && n > f.max) return { key: 'valid.max', values: { n: f.max } };
   }
-  if (f.kind === 'json' && typeof v === 'string') { try { JSON.parse(s); } catch { return { key: 'valid.json' }; } }
+  if (f.kind === 'json') { try { JSON.parse(s); } catch { return { key: 'valid.json' }; } }
   const p = f.pattern === 'nospace' || f.pattern === 'code' ? noSpace(v) : f.pattern === 'digits' ? digits(v) : f.pattern === 'email' ? email(v) : null;
   if (p) return { key: p };
   if (f.pattern === 'code' && !/^[A-Za-z0-9_.:-]+$/.test(s)) return { key: 'valid.code' };
