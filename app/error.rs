@@ -239,6 +239,9 @@ fn spec(k: Kind) -> Spec {
 pub struct ApiError {
     pub kind: Kind,
     pub arg: String,
+    /// A field's label where its declaration gave one: the Chinese message names the field by it (请输入参数键值),
+    /// the English one by its key. Parameters of hand-written routes are named from `param_label`.
+    pub label: String,
     pub retry_after: Option<u64>,
     /// Rendered as an OAuth error body (token endpoint) instead of the envelope.
     pub oauth: bool,
@@ -284,10 +287,10 @@ impl ApiError {
 
 impl ApiError {
     pub fn new(kind: Kind) -> Self {
-        ApiError { kind, arg: String::new(), retry_after: None, oauth: false, cause: None }
+        ApiError { kind, arg: String::new(), label: String::new(), retry_after: None, oauth: false, cause: None }
     }
     pub fn with(kind: Kind, arg: impl Into<String>) -> Self {
-        ApiError { kind, arg: arg.into(), retry_after: None, oauth: false, cause: None }
+        ApiError { kind, arg: arg.into(), label: String::new(), retry_after: None, oauth: false, cause: None }
     }
     pub fn oauth(mut self) -> Self {
         self.oauth = true;
@@ -307,6 +310,14 @@ impl ApiError {
     }
     pub fn message(&self, lang: Lang) -> String {
         let sp = spec(self.kind);
+        // A field named by its label in Chinese, as its screen names it: 请输入参数键值, not 请输入 paramValue.
+        if lang == Lang::Zh
+            && let Some(t) = labelled(self.kind) {
+            let label = if self.label.is_empty() { param_label(&self.arg) } else { Some(self.label.as_str()) };
+            if let Some(label) = label {
+                return t.replace("{}", label);
+            }
+        }
         let t = if lang == Lang::En { sp.en } else { sp.zh };
         // An argument in two languages (`zh\u{1e}en`, business rules) gives each language its own text.
         let arg = match self.arg.split_once(RULE_SEP) {
@@ -332,6 +343,86 @@ impl ApiError {
         }
         resp
     }
+}
+
+/// The Chinese message of a kind whose argument is a field, for a field named by its label (no spaces around it,
+/// as around a key).
+fn labelled(k: Kind) -> Option<&'static str> {
+    Some(match k {
+        Kind::Missing => "请输入{}",
+        Kind::WrongType | Kind::BadFormat => "{}格式不正确",
+        Kind::TooLong => "{}超出长度限制",
+        Kind::OutOfRange => "{}超出允许范围",
+        Kind::ReadOnlyField => "{}为只读,由系统维护,不能直接修改",
+        Kind::Duplicate => "{}已存在",
+        _ => return None,
+    })
+}
+
+/// Chinese names of the parameters hand-written routes check (a declared field's error carries its own label).
+/// Parameters only a program sends (ids, JSON bodies, paging) keep their keys: they name what to fix in a request.
+fn param_label(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "account" | "username" => "账号",
+        "password" => "密码",
+        "password2" => "确认密码",
+        "oldPassword" => "原密码",
+        "newPassword" => "新密码",
+        "newPassword1" => "确认新密码",
+        "phone" | "phones" => "手机号码",
+        "avatar" => "头像",
+        "accountNumber" => "账号额度",
+        "reason" => "原因",
+        "remark" => "备注",
+        "comment" => "审批意见",
+        "result" | "pass" => "审批结果",
+        "applyType" => "申请类型",
+        "category" => "流程分类",
+        "leaveType" => "请假类型",
+        "startTime" => "开始时间",
+        "endTime" => "结束时间",
+        "day" => "日期",
+        "time" => "时间",
+        "since" => "起始日期",
+        "year" => "年份",
+        "taskId" => "待办任务",
+        "taskGroupId" => "任务组",
+        "processDefinitionId" | "processId" => "流程",
+        "modelName" => "模型名称",
+        "file" | "files" => "文件",
+        "projectId" => "所属项目",
+        "contractId" => "合同",
+        "constructId" => "施工单",
+        "businessId" => "业务单据",
+        "workerId" => "工人",
+        "managerId" => "项目经理",
+        "taskCode" => "任务编号",
+        "percent" => "完成度(%)",
+        "distance" => "距工地(米)",
+        "entryType" => "分录类型",
+        "amount" => "金额",
+        "node" => "收款节点",
+        "dueDate" => "应收日期",
+        "invoiceNo" => "发票号",
+        "goodsId" => "商品",
+        "storeId" => "仓库",
+        "storeIds" => "可操作仓库",
+        "stockId" => "库存行",
+        "orderId" => "单据",
+        "lineId" => "明细",
+        "items" => "明细",
+        "qty" => "数量",
+        "consume" => "消耗数量",
+        "countedQty" => "盘点数量",
+        "orderStatus" | "transferStatus" => "状态",
+        "productType" => "产品类型",
+        "rooms" => "房间尺寸",
+        "scopeType" => "权限类型",
+        "userIds" => "人员",
+        "tenantId" => "租户ID",
+        "tenantIds" => "租户",
+        _ => return None,
+    })
 }
 
 /// Numeric codes some Blade clients look at; 10001 is "wrong account or password".
@@ -365,7 +456,7 @@ impl IntoResponse for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::Invalid { field, problem } => match problem {
+            StoreError::Invalid { field, problem, label } => ApiError { label, ..match problem {
                 FieldProblem::Required => ApiError::with(Kind::Missing, field),
                 FieldProblem::WrongType(_) => ApiError::with(Kind::WrongType, field),
                 FieldProblem::TooLong(_) => ApiError::with(Kind::TooLong, field),
@@ -374,9 +465,9 @@ impl From<StoreError> for ApiError {
                 FieldProblem::Pattern(_) => ApiError::with(Kind::BadFormat, field),
                 FieldProblem::Unknown => ApiError::with(Kind::UnknownField, field),
                 FieldProblem::ReadOnly => ApiError::with(Kind::ReadOnlyField, field),
-            },
+            } },
             StoreError::NotFound => ApiError::new(Kind::NotFound),
-            StoreError::Duplicate { field } => ApiError::with(Kind::Duplicate, field),
+            StoreError::Duplicate { field, label } => ApiError { label, ..ApiError::with(Kind::Duplicate, field) },
             StoreError::Rule(r) if r.starts_with(REFUSE_MARK) && r.contains(RULE_SEP) => ApiError::with(Kind::Refused, r.trim_start_matches(REFUSE_MARK)),
             StoreError::Rule(r) if r.starts_with(MISSING_MARK) && r.contains(RULE_SEP) => ApiError::with(Kind::MissingRecord, r.trim_start_matches(MISSING_MARK)),
             StoreError::Rule(r) if r.contains(RULE_SEP) => ApiError::with(Kind::Rule, r),

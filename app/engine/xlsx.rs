@@ -389,7 +389,7 @@ fn row_body(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, dicts: &HashMap<String, D
         if v.is_empty() {
             continue;
         }
-        let bad = || StoreError::invalid(&f.name, store::FieldProblem::WrongType("value"));
+        let bad = || StoreError::field(f, store::FieldProblem::WrongType("value"));
         let value = if let Some(t) = target(f) {
             let tdef = cx.def(t);
             let mut ids = Vec::new();

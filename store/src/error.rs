@@ -15,12 +15,14 @@ pub enum FieldProblem {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// `label` is the field's label where the caller knows its declaration (empty otherwise): the app's
+    /// Chinese message names the field as its screen does (请输入参数键值), the English one by its key.
     #[error("invalid field {field}: {problem:?}")]
-    Invalid { field: String, problem: FieldProblem },
+    Invalid { field: String, problem: FieldProblem, label: String },
     #[error("record not found")]
     NotFound,
     #[error("duplicate value for {field}")]
-    Duplicate { field: String },
+    Duplicate { field: String, label: String },
     #[error("business rule: {0}")]
     Rule(String),
     #[error("data file is in use by another process")]
@@ -64,8 +66,13 @@ impl StoreError {
     pub fn is_storage(&self) -> bool {
         matches!(self, StoreError::Storage(_) | StoreError::Closed | StoreError::Failed(_))
     }
+    /// A refused value of a parameter no declaration describes (hand-written routes).
     pub fn invalid(field: &str, problem: FieldProblem) -> Self {
-        StoreError::Invalid { field: field.to_string(), problem }
+        StoreError::Invalid { field: field.to_string(), problem, label: String::new() }
+    }
+    /// A refused value of a declared field, named by its label too.
+    pub fn field(f: &crate::resource::FieldDef, problem: FieldProblem) -> Self {
+        StoreError::Invalid { field: f.name.clone(), problem, label: f.label.clone() }
     }
 }
 

@@ -308,14 +308,14 @@ impl ResourceDef {
             if v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()) {
                 continue;
             }
-            let parsed = parse_value(f, v).map_err(|_| StoreError::invalid(&f.name, FieldProblem::ReadOnly))?;
+            let parsed = parse_value(f, v).map_err(|_| StoreError::field(f, FieldProblem::ReadOnly))?;
             let now = match old {
                 Some(o) => o.get(&f.name).cloned().unwrap_or(Value::Null),
                 None => f.default.clone().unwrap_or(Value::Null),
             };
             let zero = |x: &Value| x.is_null() || x.as_i64() == Some(0) || x.as_str() == Some("");
             if parsed != now && !(zero(&parsed) && zero(&now)) {
-                return Err(StoreError::invalid(&f.name, FieldProblem::ReadOnly));
+                return Err(StoreError::field(f, FieldProblem::ReadOnly));
             }
         }
         Ok(())
@@ -342,7 +342,7 @@ impl ResourceDef {
             }
             let parsed = parse_value(f, v)?;
             if parsed.is_null() && f.required {
-                return Err(StoreError::invalid(k, FieldProblem::Required));
+                return Err(StoreError::field(f, FieldProblem::Required));
             }
             out.insert(k.clone(), parsed);
         }
@@ -352,7 +352,7 @@ impl ResourceDef {
                     if let Some(d) = &f.default {
                         out.insert(f.name.clone(), d.clone());
                     } else if f.required && !f.readonly {
-                        return Err(StoreError::invalid(&f.name, FieldProblem::Required));
+                        return Err(StoreError::field(f, FieldProblem::Required));
                     }
                 }
             }
@@ -363,7 +363,7 @@ impl ResourceDef {
 
 /// Parses one input value per the field's kind; `""` means "not set".
 pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
-    let bad = |what| Err(StoreError::invalid(&f.name, FieldProblem::WrongType(what)));
+    let bad = |what| Err(StoreError::field(f, FieldProblem::WrongType(what)));
     if v.is_null() || v.as_str() == Some("") {
         return Ok(Value::Null);
     }
@@ -376,14 +376,14 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             };
             if let Some(max) = f.max_len
                 && s.chars().count() > max {
-                return Err(StoreError::invalid(&f.name, FieldProblem::TooLong(max)));
+                return Err(StoreError::field(f, FieldProblem::TooLong(max)));
             }
             if f.kind == FieldKind::Date && !is_date(&s) {
                 return bad("date");
             }
             if let Some(p) = f.pattern
                 && !pattern_ok(p, &s) {
-                return Err(StoreError::invalid(&f.name, FieldProblem::Pattern(pattern_name(p))));
+                return Err(StoreError::field(f, FieldProblem::Pattern(pattern_name(p))));
             }
             Value::String(s)
         }
@@ -402,7 +402,7 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             };
             let (min, max) = if f.kind == FieldKind::Flag { (Some(0), Some(1)) } else { (f.min, f.max) };
             if min.is_some_and(|m| i < m) || max.is_some_and(|m| i > m) {
-                return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min, max }));
+                return Err(StoreError::field(f, FieldProblem::OutOfRange { min, max }));
             }
             Value::from(i)
         }
@@ -419,7 +419,7 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             match x.filter(|x| x.is_finite()) {
                 Some(x) => {
                     if f.min.is_some_and(|m| x < m as f64) || f.max.is_some_and(|m| x > m as f64) {
-                        return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min: f.min, max: f.max }));
+                        return Err(StoreError::field(f, FieldProblem::OutOfRange { min: f.min, max: f.max }));
                     }
                     serde_json::Number::from_f64(x).map(Value::Number).unwrap_or(Value::Null)
                 }
@@ -435,7 +435,7 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             };
             let Some(q) = parse_qty(&text) else { return bad("quantity") };
             if f.min.is_some_and(|m| q < m * QTY_SCALE) || f.max.is_some_and(|m| q > m * QTY_SCALE) {
-                return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min: f.min, max: f.max }));
+                return Err(StoreError::field(f, FieldProblem::OutOfRange { min: f.min, max: f.max }));
             }
             Value::from(q)
         }
@@ -447,7 +447,7 @@ pub fn parse_value(f: &FieldDef, v: &Value) -> Result<Value> {
             };
             let Some(fen) = parse_money(&text) else { return bad("money") };
             if f.min.is_some_and(|m| fen < m) || f.max.is_some_and(|m| fen > m) {
-                return Err(StoreError::invalid(&f.name, FieldProblem::OutOfRange { min: f.min, max: f.max }));
+                return Err(StoreError::field(f, FieldProblem::OutOfRange { min: f.min, max: f.max }));
             }
             Value::from(fen)
         }
@@ -595,7 +595,7 @@ mod tests {
 
     fn problem(r: Result<Map<String, Value>>) -> (String, FieldProblem) {
         match r {
-            Err(StoreError::Invalid { field, problem }) => (field, problem),
+            Err(StoreError::Invalid { field, problem, .. }) => (field, problem),
             other => panic!("expected invalid, got {other:?}"),
         }
     }

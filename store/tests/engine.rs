@@ -88,12 +88,12 @@ fn unique_update_and_soft_delete_keep_indexes_and_counters_in_step() {
     let (dir, s, d, id) = three_and_one("k0001");
     let d2 = d.clone();
     let e = s.write(move |w| w.insert(&d2, "A", doc(json!({"paramName": "x", "paramKey": "k0001"})), &Actor::default())).unwrap_err();
-    assert!(matches!(e, StoreError::Duplicate { ref field } if field == "paramKey"));
+    assert!(matches!(e, StoreError::Duplicate { ref field, .. } if field == "paramKey"));
     // An update to a value another record holds is refused; one that leaves its own value as it was is not.
     let other = s.read(|r| r.find_unique(&d, "A", "paramKey", "k0002")).unwrap().unwrap();
     let d2 = d.clone();
     let e = s.write(move |w| w.update(&d2, "A", id, doc(json!({"paramKey": "k0002", "n": 5})), &Actor::default())).unwrap_err();
-    assert!(matches!(e, StoreError::Duplicate { ref field } if field == "paramKey"));
+    assert!(matches!(e, StoreError::Duplicate { ref field, .. } if field == "paramKey"));
     let d2 = d.clone();
     s.write(move |w| w.update(&d2, "A", other, doc(json!({"paramKey": "k0002", "n": 6})), &Actor::default())).unwrap();
     assert_eq!(s.read(|r| r.find_unique(&d, "A", "paramKey", "k0002")).unwrap(), Some(other));

@@ -203,7 +203,7 @@ async fn work_order_files_replies_and_requester_are_the_callers() {
     let mut o = order.clone();
     o["requesterId"] = json!(lead_id.to_string());
     let (s, v) = post(&app, &a, "/worklist/order/submit", o).await;
-    assert!(s == 400 && msg(&v).contains("requesterId") && msg(&v).contains("只读"), "{v}");
+    assert!(s == 400 && msg(&v).contains("提出人") && msg(&v).contains("只读"), "{v}");
     for bad in ["https://evil.example/x.exe", "javascript:alert(1)", "/files/741487/0123456789abcdef0123456789abcdef"] {
         let mut o = order.clone();
         o["attachments"] = json!(bad);

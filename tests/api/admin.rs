@@ -44,7 +44,7 @@ async fn business_dictionaries() {
         c("parent code unique", "POST", format!("{DB}/submit"), A, Some(r#"{"code":"room_type","dictValue":"x","sort":1}"#), 400, &["字典编号已存在"]),
         c("absent parent", "POST", format!("{DB}/submit"), A, Some(r#"{"parentId":"42","dictKey":"1","dictValue":"x","sort":1}"#), 404, &["数据不存在"]),
         c("bad parent id", "POST", format!("{DB}/submit"), A, Some(r#"{"parentId":"x1","dictKey":"1","dictValue":"x","sort":1}"#), 400, &["parentId"]),
-        c("sealed flag out of range", "POST", format!("{DB}/submit"), A, Some(r#"{"code":"y","dictValue":"x","sort":1,"isSealed":5}"#), 400, &["isSealed"]),
+        c("sealed flag out of range", "POST", format!("{DB}/submit"), A, Some(r#"{"code":"y","dictValue":"x","sort":1,"isSealed":5}"#), 400, &["封存超出允许范围"]),
         c("parent-list", "GET", format!("{DB}/parent-list"), A, None, 200, &["\"total\":2", "room_type", "sealed_one"]),
         c("child-list", "GET", format!("{DB}/child-list?parentId={parent}"), A, None, 200, &["\"data\":[{", "一居"]),
         c("child-list needs parentId", "GET", format!("{DB}/child-list"), A, None, 400, &["parentId"]),
@@ -87,16 +87,16 @@ async fn tenants_need_a_first_admin_password() {
     let app = App::new();
     let tok = admin_tokens(&app).await;
     let cases = [
-        c("password required", "POST", format!("{T}/submit"), P, Some(r#"{"tenantName":"新租户"}"#), 400, &["请输入 password"]),
-        c("confirmation required", "POST", format!("{T}/submit"), P, Some(r#"{"tenantName":"新租户","password":"Pw#12345"}"#), 400, &["password2"]),
+        c("password required", "POST", format!("{T}/submit"), P, Some(r#"{"tenantName":"新租户"}"#), 400, &["请输入密码"]),
+        c("confirmation required", "POST", format!("{T}/submit"), P, Some(r#"{"tenantName":"新租户","password":"Pw#12345"}"#), 400, &["请输入确认密码"]),
         c("passwords differ", "POST", format!("{T}/submit"), P, Some(r#"{"tenantName":"新租户","password":"Pw#12345","password2":"Pw#1234"}"#), 400, &["两次密码输入不一致"]),
         c("tenant admin cannot", "POST", format!("{T}/submit"), A, Some(r#"{"tenantName":"x","password":"a","password2":"a"}"#), 403, &[]),
         c("taken id", "POST", format!("{T}/submit"), P, Some(r#"{"tenantId":"157270","tenantName":"x","password":"a","password2":"a"}"#), 400, &["租户ID已存在"]),
-        c("bad id", "POST", format!("{T}/submit"), P, Some(r#"{"tenantId":"ab c","tenantName":"x","password":"a","password2":"a"}"#), 400, &["tenantId"]),
+        c("bad id", "POST", format!("{T}/submit"), P, Some(r#"{"tenantId":"ab c","tenantName":"x","password":"a","password2":"a"}"#), 400, &["租户ID格式不正确"]),
         c("platform tenant stays", "POST", format!("{T}/remove?ids=1"), P, None, 404, &[]),
         c("setting needs ids", "POST", format!("{T}/setting"), P, None, 400, &["请选择至少一条数据"]),
         c("setting by tenant admin", "POST", format!("{T}/setting?ids=1&accountNumber=5"), A, None, 403, &[]),
-        c("datasource needs tenantId", "POST", format!("{T}/datasource?datasourceId=1"), P, None, 400, &["tenantId"]),
+        c("datasource needs tenantId", "POST", format!("{T}/datasource?datasourceId=1"), P, None, 400, &["请输入租户ID"]),
         c("datasource absent", "POST", format!("{T}/datasource?tenantId=157270&datasourceId=42"), P, None, 404, &[]),
         c("list", "GET", format!("{T}/list"), P, None, 200, &["\"total\":3"]),
         c("client write is platform-only", "POST", "/api/blade-system/client/submit", A, Some(r#"{"clientId":"x","clientSecret":"y"}"#), 403, &[]),
@@ -157,8 +157,8 @@ async fn posts_departments_clients_regions() {
     let cases = [
         c("post select", "GET", "/api/blade-system/post/select?tenantId=741487", A, None, 200, &["项目经理"]),
         c("post select ignores another tenant id", "GET", "/api/blade-system/post/select?tenantId=157270", B, None, 200, &["\"data\":[]"]),
-        c("post code unique", "POST", "/api/blade-system/post/submit", A, Some(r#"{"category":1,"postCode":"pm","postName":"x"}"#), 400, &["postCode 已存在"]),
-        c("post needs category", "POST", "/api/blade-system/post/submit", A, Some(r#"{"postCode":"x","postName":"x"}"#), 400, &["category"]),
+        c("post code unique", "POST", "/api/blade-system/post/submit", A, Some(r#"{"category":1,"postCode":"pm","postName":"x"}"#), 400, &["岗位编号已存在"]),
+        c("post needs category", "POST", "/api/blade-system/post/submit", A, Some(r#"{"postCode":"x","postName":"x"}"#), 400, &["请输入岗位类型"]),
         c("post: B reads A's 404", "GET", format!("/api/blade-system/post/detail?id={post}"), B, None, 404, &[]),
         c("post: B removes A's 404", "POST", format!("/api/blade-system/post/remove?ids={post}"), B, None, 404, &[]),
         c("dept tree", "GET", "/api/blade-system/dept/tree?tenantId=741487", A, None, 200, &["总部", "工程部", "一组", "\"children\""]),
@@ -244,7 +244,7 @@ async fn notices_attachments_and_messages() {
     assert_eq!(used(&app), png.len() as u64);
     let cases = [
         c("notice list", "GET", "/api/blade-desk/notice/list?title=通知", A, None, 200, &["\"total\":1"]),
-        c("notice needs title", "POST", "/api/blade-desk/notice/submit", A, Some(r#"{"category":1}"#), 400, &["title"]),
+        c("notice needs title", "POST", "/api/blade-desk/notice/submit", A, Some(r#"{"category":1}"#), 400, &["请输入通知标题"]),
         c("notice: B reads A's 404", "GET", format!("/api/blade-desk/notice/detail?id={notice}"), B, None, 404, &[]),
         c("notice: B edits A's 404", "POST", "/api/blade-desk/notice/submit", B, Some(&format!(r#"{{"id":"{notice}","title":"x"}}"#)), 404, &[]),
         c("notice: B removes A's 404", "POST", format!("/api/blade-desk/notice/remove?ids={notice}"), B, None, 404, &[]),
@@ -262,7 +262,7 @@ async fn notices_attachments_and_messages() {
         c("sms bad phone", "POST", "/api/blade-resource/sms/send-message?code=notify&phones=123", P, None, 400, &["手机号码格式不正确"]),
         c("sms bad params", "POST", "/api/blade-resource/sms/send-message?code=notify&phones=13800138000&params=[1]", P, None, 400, &["params"]),
         c("sms unknown code", "POST", "/api/blade-resource/sms/send-message?code=nope&phones=13800138000", P, None, 404, &[]),
-        c("sms needs phones", "POST", "/api/blade-resource/sms/send-message?code=notify", P, None, 400, &["phones"]),
+        c("sms needs phones", "POST", "/api/blade-resource/sms/send-message?code=notify", P, None, 400, &["请输入手机号码"]),
         c("sms send needs the code", "POST", "/api/blade-resource/sms/send-message?code=notify&phones=13800138000", A, None, 403, &["sms_send"]),
     ];
     run_cases(&app, &tok, &cases).await;
@@ -428,8 +428,8 @@ async fn code_generation_end_to_end() {
         c("generate", "POST", format!("/api/blade-develop/code/gen-code?ids={code}&system=saber"), P, None, 200, &["/api/blade-gen/supplier", "/gen/supplier"]),
         c("list", "GET", "/api/blade-gen/supplier/list", P, None, 200, &["\"total\":0"]),
         c("insert", "POST", "/api/blade-gen/supplier/submit", P, Some(r#"{"supplierName":"华建材料","level":3,"phone":"13800138000"}"#), 200, &["华建材料"]),
-        c("required", "POST", "/api/blade-gen/supplier/submit", P, Some(r#"{"level":3}"#), 400, &["请输入 supplierName"]),
-        c("range", "POST", "/api/blade-gen/supplier/submit", P, Some(r#"{"supplierName":"x","level":9}"#), 400, &["level"]),
+        c("required", "POST", "/api/blade-gen/supplier/submit", P, Some(r#"{"level":3}"#), 400, &["请输入供应商名称"]),
+        c("range", "POST", "/api/blade-gen/supplier/submit", P, Some(r#"{"supplierName":"x","level":9}"#), 400, &["等级超出允许范围"]),
         c("undeclared filter", "GET", "/api/blade-gen/supplier/list?phone=1", P, None, 400, &["phone"]),
         c("filter", "GET", "/api/blade-gen/supplier/list?supplierName=华建", P, None, 200, &["\"total\":1"]),
         c("schema", "GET", "/api/blade-gen/supplier/schema", P, None, 200, &["供应商名称", "\"api\":\"/api/blade-gen/supplier\""]),

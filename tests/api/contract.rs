@@ -19,14 +19,14 @@ async fn parameter_resource_and_bad_input() {
         c("empty list", "GET", "/api/blade-system/param/list", A, None, 200, &["\"records\":[]", "\"total\":0", "\"size\":10", "\"current\":1"]),
         c("insert", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"站点名称","paramKey":"site.name","paramValue":"智装"}"#), 200, &["\"success\":true", "site.name"]),
         c("insert 2", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"上传上限","paramKey":"upload.max","paramValue":"500","remark":"kb"}"#), 200, &["upload.max"]),
-        c("duplicate key", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"x","paramKey":"site.name","paramValue":"y"}"#), 400, &["paramKey 已存在"]),
-        c("missing required", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"x","paramKey":"k"}"#), 400, &["请输入 paramValue"]),
-        c("blank required", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"","paramKey":"k","paramValue":"v"}"#), 400, &["请输入 paramName"]),
-        c("wrong type", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":["a"],"paramKey":"k","paramValue":"v"}"#), 400, &["paramName 的类型不正确"]),
+        c("duplicate key", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"x","paramKey":"site.name","paramValue":"y"}"#), 400, &["参数键名已存在"]),
+        c("missing required", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"x","paramKey":"k"}"#), 400, &["请输入参数键值"]),
+        c("blank required", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"","paramKey":"k","paramValue":"v"}"#), 400, &["请输入参数名称"]),
+        c("wrong type", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":["a"],"paramKey":"k","paramValue":"v"}"#), 400, &["参数名称格式不正确"]),
         c("unknown field", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"a","paramKey":"k","paramValue":"v","evil":1}"#), 400, &["未知字段: evil"]),
         c("malformed json", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName": "#), 400, &["不是合法的JSON"]),
         c("json not an object", "POST", "/api/blade-system/param/submit", A, Some("[1,2]"), 400, &["必须是JSON对象"]),
-        c("too long", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"a","paramKey":"k k","paramValue":"v"}"#), 400, &["paramKey 格式不正确"]),
+        c("too long", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"a","paramKey":"k k","paramValue":"v"}"#), 400, &["参数键名格式不正确"]),
         c("audit columns ignored", "POST", "/api/blade-system/param/submit", A, Some(r#"{"paramName":"a","paramKey":"audit","paramValue":"v","createUser":"1","tenantId":"000000","$paramName":"x"}"#), 200, &["\"tenantId\":\"157270\""]),
         c("list total", "GET", "/api/blade-system/param/list?size=2", A, None, 200, &["\"total\":3", "\"pages\":2", "\"size\":2"]),
         c("page 2", "GET", "/api/blade-system/param/list?size=2&current=2", A, None, 200, &["\"current\":2", "site.name"]),
@@ -103,6 +103,18 @@ async fn english_messages_on_request() {
     assert!(v["msg"].as_str().unwrap().starts_with("Not signed in"));
     let (_, v) = app.req("GET", "/api/blade-system/dict/dictionary?code=sex", Some(&token), None, &[("accept-language", "en")]).await;
     assert!(v.to_string().contains("\"dictValue\""));
+    // A field is named by its label in Chinese (as its form names it) and by its key in English, for declared
+    // fields and for the parameters of hand-written routes alike; a key only a program sends stays a key.
+    let en = [("accept-language", "en")];
+    let body = r#"{"paramName":"x","paramKey":"k"}"#;
+    let (_, v) = app.req("POST", "/api/blade-system/param/submit", Some(&token), Some(body), &en).await;
+    assert_eq!(v["msg"], "paramValue is required");
+    let (_, v) = app.req("POST", "/api/blade-system/param/submit", Some(&token), Some(body), &[]).await;
+    assert_eq!(v["msg"], "请输入参数键值");
+    let (_, v) = app.req("POST", "/api/blade-user/update-password?oldPassword=x", Some(&token), None, &en).await;
+    assert_eq!(v["msg"], "newPassword is required");
+    let (_, v) = app.req("GET", "/api/blade-system/param/detail", Some(&token), None, &[]).await;
+    assert_eq!(v["msg"], "请输入 id");
 }
 
 #[tokio::test]
@@ -249,7 +261,7 @@ async fn user_info_and_update_password() {
     let (s, v) = app.req("POST", &url(crate::support::ADMIN_PW, "New#Pass1", "New#Pass2"), Some(&token), None, &[]).await;
     assert_eq!((s.as_u16(), v["msg"].as_str()), (400, Some("两次密码输入不一致")));
     let (s, v) = app.req("POST", "/api/blade-user/update-password?oldPassword=x", Some(&token), None, &[]).await;
-    assert_eq!((s.as_u16(), v["msg"].as_str()), (400, Some("请输入 newPassword")));
+    assert_eq!((s.as_u16(), v["msg"].as_str()), (400, Some("请输入新密码")));
     let (s, v) = app.req("POST", &url(crate::support::ADMIN_PW, "New#Pass1", "New#Pass1"), Some(&token), None, &[]).await;
     assert_eq!(s, 200, "{v}");
     let (s, _) = app.get("/api/blade-user/info", &token).await;

@@ -201,7 +201,7 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
         return Err(rule("数量必须大于0", "The quantity must be above 0"));
     }
     if m.consume < 0 || m.consume > m.qty {
-        return Err(StoreError::Invalid { field: "consume".into(), problem: store::FieldProblem::OutOfRange { min: None, max: None } });
+        return Err(StoreError::invalid("consume", store::FieldProblem::OutOfRange { min: None, max: None }));
     }
     let gdef = cx.def("goods");
     let sdef = cx.def("stockdata");

@@ -393,7 +393,7 @@ impl RecordWriter<'_> {
             if let Some(v) = unique_text(doc.get(&f.name))
                 && let Some(holder) = self.tables.unique.get((t, def.name.as_str(), f.name.as_str(), v.as_str()))?
                 && Some(holder.value()) != me.map(|(id, _)| id) {
-                return Err(StoreError::Duplicate { field: f.name.clone() });
+                return Err(StoreError::Duplicate { field: f.name.clone(), label: f.label.clone() });
             }
         }
         Ok(())
