@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { HOME, close, closeAll, closeOthers, closable, initial, open, search, tagLabels } from './tagbar';
+import { HOME, close, closeAll, closeOthers, closable, initial, open, search, tagLabels, named } from './tagbar';
 
 const a = { label: 'A', value: '/a' }, b = { label: 'B', value: '/b' }, c = { label: 'Cc', value: '/c' };
 
@@ -76,4 +76,29 @@ test('tags of the same title say which record each is of', () => {
   c = open(c, { label: 'menu.stockCard', value: '/wms/stock/card/14328282727514999' });
   const cards = tagLabels(c.tags, (t) => t.label);
   expect([cards.get('/wms/stock/card/14328282727514147'), cards.get('/wms/stock/card/14328282727514999')]).toEqual(['menu.stockCard · 1', 'menu.stockCard · 2']);
+});
+
+test('a page names its tag: the name tells same-titled tags apart, a title replaces the route title', () => {
+  let s = initial();
+  s = open(s, { label: 'menu.stockCard', value: '/wms/stock/card/14328282727514147' });
+  s = open(s, { label: 'menu.stockCard', value: '/wms/stock/card/14328282727514999' });
+  s = named(s, '/wms/stock/card/14328282727514147', '防水涂料');
+  expect(named(s, '/wms/stock/card/14328282727514147', '防水涂料')).toBe(s);
+  expect(named(s, '/nowhere', 'x')).toBe(s);
+  let shown = tagLabels(s.tags, (t) => (t.label === 'menu.stockCard' ? '库存卡片' : t.label));
+  expect(shown.get('/wms/stock/card/14328282727514147')).toBe('库存卡片 · 防水涂料');
+  expect(shown.get('/wms/stock/card/14328282727514999')).toBe('库存卡片 · 2');
+  // A long name is cut to sixteen characters.
+  s = named(s, '/wms/stock/card/14328282727514999', '全屋定制实木复合地板 1220×200×15mm');
+  shown = tagLabels(s.tags, (t) => t.label);
+  expect(shown.get('/wms/stock/card/14328282727514999')).toBe('menu.stockCard · 全屋定制实木复合地板 1220…');
+  // The 0 of a process without a business record is numbered, not shown; a page's title replaces its route's.
+  let f = initial();
+  f = open(f, { label: 'menu.flowDetail', value: '/work/process/flow/detail/101/0' });
+  f = open(f, { label: 'menu.flowDetail', value: '/work/process/flow/detail/102/0' });
+  f = open(f, { label: 'menu.flowHandle', value: '/work/process/leave/handle/7/103/55' });
+  f = named(f, '/work/process/leave/handle/7/103/55', '吴军 · 事假', '调整申请');
+  shown = tagLabels(f.tags, (t) => t.label);
+  expect([shown.get('/work/process/flow/detail/101/0'), shown.get('/work/process/flow/detail/102/0')]).toEqual(['menu.flowDetail · 1', 'menu.flowDetail · 2']);
+  expect(shown.get('/work/process/leave/handle/7/103/55')).toBe('调整申请');
 });

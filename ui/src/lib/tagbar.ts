@@ -1,6 +1,8 @@
 // Tag bar rules of SPEC §2 as pure functions over {tags, active}. The first tag is the
 // desk (/wel/index) and can never be closed; the last remaining tag can never be closed.
-export type Tag = { label: string; value: string };
+/** `name`: which record the page shows (a goods, a person's leave), set by the page once it has loaded it
+ * (`useTagName`); `title`: the page's own title where it differs from its route's (调整申请 on 审批处理). */
+export type Tag = { label: string; value: string; name?: string; title?: string };
 export type TagState = { tags: Tag[]; active: string };
 export const HOME: Tag = { label: 'menu.wel', value: '/wel/index' };
 
@@ -26,6 +28,16 @@ export function open(s: TagState, tag: Tag): TagState {
   if (same >= 0) return { tags: tags.map((t, i) => (i === same ? tag : t)), active: tag.value };
   return { tags: [...tags, tag], active: tag.value };
 }
+
+/** The tag of `value` named by its page (unchanged state when it already is, or when no tag is open there). */
+export function named(s: TagState, value: string, name?: string, title?: string): TagState {
+  const i = s.tags.findIndex((t) => t.value === value);
+  if (i < 0 || (s.tags[i].name === name && s.tags[i].title === title)) return s;
+  return { ...s, tags: s.tags.map((t, j) => (j === i ? { ...t, name: name || undefined, title: title || undefined } : t)) };
+}
+
+/** How long a record's name may run in a tag before it is cut (the tag bar holds many). */
+const NAME_MAX = 16;
 
 export function closable(s: TagState, value: string): boolean {
   return s.tags.length > 1 && value !== HOME.value && s.tags.some((t) => t.value === value);
@@ -55,7 +67,8 @@ export function closeAll(_s: TagState): TagState {
  * What each tag shows: its title, and where two open tags have the same title (two 施工单, two contracts) the
  * record each is of, from its path (`施工单详情 · SG-1`), so they can be told apart.
  */
-export function tagLabels(tags: Tag[], label: (t: Tag) => string): Map<string, string> {
+export function tagLabels(tags: Tag[], routeLabel: (t: Tag) => string): Map<string, string> {
+  const label = (t: Tag) => t.title || routeLabel(t);
   const count = new Map<string, number>();
   for (const t of tags) count.set(label(t), (count.get(label(t)) ?? 0) + 1);
   const out = new Map<string, string>();
@@ -65,9 +78,11 @@ export function tagLabels(tags: Tag[], label: (t: Tag) => string): Map<string, s
     const n = (seen.get(l) ?? 0) + 1;
     seen.set(l, n);
     const rec = decoded(recordOf(t.value.split('?')[0]).split('/').filter(Boolean).pop() ?? '');
-    // A record's code says which it is (SG-1); a bare database id says nothing to a person: the tags are
+    // The name its page gave it (瓷砖 600×600, 吴军 · 事假) says which it is; else a record's code (SG-1); a bare
+    // database id (or the 0 of a process without a business record) says nothing to a person: the tags are
     // numbered in the order they were opened instead.
-    const which = /^\d{6,}$/.test(rec) ? String(n) : rec;
+    const name = t.name && (t.name.length > NAME_MAX ? t.name.slice(0, NAME_MAX - 1) + '…' : t.name);
+    const which = name || (/^\d{6,}$/.test(rec) || rec === '0' ? String(n) : rec);
     out.set(t.value, (count.get(l) ?? 0) > 1 && which ? `${l} · ${which}` : l);
   }
   return out;
@@ -83,3 +98,7 @@ export function search(s: TagState, q: string, label: (t: Tag) => string = (t) =
   if (!needle) return s.tags;
   return s.tags.filter((t) => label(t).toLowerCase().includes(needle) || t.value.toLowerCase().includes(needle));
 }
+
+/** The event a page sends to name its tag (the tag bar listens; see `useTagName`). */
+export const TAG_NAME_EVENT = 'zz:tag-name';
+export type TagNameDetail = { path: string; name?: string; title?: string };

@@ -2011,6 +2011,10 @@ test('warehouse: an inbound order received, reviewed and put away; an outbound o
   await visit(page, `/wms/stock/card/${goods[0].id}`);
   const moves = page.getByRole('table', { name: '库存流水' });
   await moves.getByText(ck.orderNo).first().waitFor();
+  // Its tab says which goods it is once a second card is open (it said 库存卡片 · 1 and · 2).
+  await visit(page, `/wms/stock/card/${goods[1].id}`);
+  await page.locator('.tags .tag', { hasText: `库存卡片 · ${goods[0].goodsCode}` }).waitFor();
+  await page.locator('.tags .tag', { hasText: `库存卡片 · ${goods[1].goodsCode}` }).waitFor();
   await shot(page, 'wms-stock-card');
 });
 
@@ -2543,6 +2547,7 @@ test('员工 吴军: a leave with its type, counted in working days, seen in 请
   await page.getByRole('row').filter({ hasText: '调整申请' }).first().getByRole('button', { name: '处理' }).click();
   const form = page.getByRole('form', { name: '调整申请' });
   await form.getByText('张伟 退回:项目节点冲突,请改为周四周五').waitFor();
+  await page.locator('.tags .tag.active', { hasText: '调整申请' }).waitFor(); // its tab too (it said 审批处理)
   check(await form.getByLabel('请假理由').inputValue() === '回老家探亲' && await form.getByLabel('开始时间').inputValue() === `${thu}T13:00`, 'the form holds his leave as it was');
   check(await page.getByRole('button', { name: '同意' }).count() === 0, 'no approver\'s buttons on his own step');
   await form.getByLabel('结束时间').fill(`${fri}T18:00`);

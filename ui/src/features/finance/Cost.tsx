@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import { Group } from '@visx/group';
 import { Bar } from '@visx/shape';
 import { get, ApiError } from '../../lib/api';
+import { useTagName } from '../../lib/tagname';
 import { Pager } from '../../components/ui/pager';
 import { Facts, Table } from '../../components/ui/record';
 import { useL, yuan } from '../../lib/words';
@@ -67,6 +68,7 @@ export function CostPage({ projectId }: { projectId: string }) {
   useEffect(() => {
     get(`${C}/getMaterialDetailList?projectId=${projectId}&current=${page}&size=10`).then(setMoves).catch(() => setMoves(null));
   }, [projectId, page]);
+  useTagName(info?.projectName);
   if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
   if (info === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
   if (info === null) return <section className="detail-page"><p className="empty">{L('项目不存在或无权查看', 'The project does not exist or is not yours to see')}</p></section>;

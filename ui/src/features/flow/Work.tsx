@@ -9,6 +9,7 @@ import { Dialog, useAsk } from '../../components/ui/dialog';
 import { Pager } from '../../components/ui/pager';
 import { Facts, Table } from '../../components/ui/record';
 import { useL } from '../../lib/words';
+import { useTagName } from '../../lib/tagname';
 import { Diagram, type Definition } from './Diagram';
 
 type Row = Record<string, any>;
@@ -207,6 +208,14 @@ function useInstance(instanceId: string, kind: string, businessId: string) {
   return { hist, diagram, leave, err };
 }
 
+/** What a process page's tab says it is about: whose leave of which kind, or the construction it approves (its
+ * summary without the 施工单 code, which the page shows), else the process. */
+function tagNameOf(leave: Row | null, diagram: Row | null): string | undefined {
+  if (leave) return [leave.applyUserName, leave.leaveTypeName].filter(Boolean).join(' · ') || undefined;
+  if (!diagram) return undefined;
+  return String(diagram.summary ?? '').replace(/^施工单 \S+ /, '') || diagram.name || undefined;
+}
+
 function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }) {
   const { L, en } = useL();
   if (leave) {
@@ -226,6 +235,7 @@ function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }
 export function ProcessDetail({ kind, instanceId, businessId }: { kind: string; instanceId: string; businessId: string }) {
   const { L } = useL();
   const { hist, diagram, leave, err } = useInstance(instanceId, kind, businessId);
+  useTagName(tagNameOf(leave, diagram));
   if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
   return (
     <section className="detail-page flow-detail" aria-label={L('流程详情', 'Process details')}>
@@ -256,6 +266,8 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
       setAdjust(!!p?.records?.[0]?.adjust);
     }, () => setOpen(true));
   }, [taskId]);
+  // The applicant's own step is 调整申请 in its tab too (it read 审批处理).
+  useTagName(tagNameOf(leave, diagram), open && adjust && leave ? L('调整申请', 'Adjust the application') : undefined);
   const decide = async (pass: boolean) => {
     if (!comment.trim()) {
       toast(L('请先填写批复意见', 'Write a comment first'), 'warning');

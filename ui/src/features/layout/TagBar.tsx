@@ -31,6 +31,21 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [path, title]);
 
+  // A page names its tag once it has loaded what it shows (useTagName).
+  useEffect(() => {
+    const on = (e: Event) => {
+      const d = (e as CustomEvent<tb.TagNameDetail>).detail;
+      setState((cur) => {
+        const next = tb.named(cur, d.path, d.name, d.title);
+        if (next !== cur) s.set('tagList', next);
+        return next;
+      });
+    };
+    window.addEventListener(tb.TAG_NAME_EVENT, on);
+    return () => window.removeEventListener(tb.TAG_NAME_EVENT, on);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, []);
+
   const apply = (next: tb.TagState) => {
     setState(next);
     s.set('tagList', next);

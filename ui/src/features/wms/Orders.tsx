@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useApp } from '../../app';
 import { get, post, ApiError } from '../../lib/api';
+import { useTagName } from '../../lib/tagname';
 import { useToast } from '../../components/ui/toast';
 import { Facts, Table } from '../../components/ui/record';
 import { useAsk } from '../../components/ui/dialog';
@@ -381,6 +382,7 @@ export function StockCard({ goodsId }: { goodsId: string }) {
       }
     })();
   }, [goodsId]);
+  useTagName(data?.goods && `${data.goods.goodsCode} ${data.goods.goodsName}`);
   if (err) return <section className="detail-page"><div className="form-err" role="alert">{err}</div></section>;
   if (data === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
   if (data === null) return <section className="detail-page"><p className="empty">{L('商品不存在或无权查看', 'No such goods, or not yours to see')}</p></section>;
