@@ -457,6 +457,7 @@ impl Indexer {
         let t = store::storage_tenant(def, tenant);
         // Read before searching: the search then sees at least the changes up to it.
         let seq = self.index.seq();
+        self.keyword_through(def, tenant, q)?;
         let mut ids: Option<Vec<u64>> = None;
         let mut answers = Vec::new();
         for (i, f) in q.filters.iter().enumerate() {
@@ -489,6 +490,38 @@ impl Indexer {
         if let Some(ids) = ids {
             q.hint = Some(Hint { seq, ids, ranked, answers, check });
         }
+        Ok(())
+    }
+}
+
+impl Indexer {
+    /// A keyword that finds records of another resource (goods by name, code or spec) also finds the records
+    /// naming one of them through a `keywordThrough` field (stock rows of those goods). The keyword's test then
+    /// takes either, and each record is tested (a walk under the walk rules) rather than taken from this
+    /// resource's own candidates, which hold only its own text. A keyword that finds none leaves the query as it is.
+    fn keyword_through(&self, def: &ResourceDef, tenant: &str, q: &mut Query) -> anyhow::Result<()> {
+        let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.clone()) else { return Ok(()) };
+        let mut through: Vec<(String, std::collections::HashSet<u64>)> = Vec::new();
+        for f in def.fields.iter().filter(|f| f.keyword_through) {
+            let Some(target) = f.refers.as_deref() else { continue };
+            let tdef = self.res.get(target);
+            if !tdef.searchable() {
+                continue;
+            }
+            if let Some((found, _)) = self.index.keyword_ids(store::storage_tenant(&tdef, tenant), &tdef.name, &kw, RANK_MAX)?
+                && !found.is_empty() {
+                through.push((f.name.clone(), found.into_iter().collect()));
+            }
+        }
+        if through.is_empty() {
+            return Ok(());
+        }
+        let Some(own) = q.check.take() else { return Ok(()) };
+        let own = own.test;
+        let test = move |rec: &Map<String, Value>| {
+            own(rec) || through.iter().any(|(f, ids)| rec.get(f).and_then(store::parse_id_value).is_some_and(|id| ids.contains(&id)))
+        };
+        q.check = Some(Predicate { test: Arc::new(test), keyword: None });
         Ok(())
     }
 }

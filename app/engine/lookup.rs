@@ -42,11 +42,11 @@ pub fn may_look_up(st: &AppState, s: &Session, def: &ResourceDef) -> bool {
 }
 
 /// What a lookup answers of a record: id, title, code (a hint beside the title), and for people their department.
-fn row(def: &ResourceDef, title: &str, hint: Option<&str>, rec: &Map<String, Value>, depts: &std::collections::HashMap<u64, String>) -> Value {
+fn row(def: &ResourceDef, title: &str, hint: &[String], rec: &Map<String, Value>, depts: &std::collections::HashMap<u64, String>) -> Value {
     let text = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let mut out = json!({"id": crate::wire::id_str(&rec["id"]), "title": text(title)});
-    if let Some(h) = hint {
-        out["hint"] = json!(text(h));
+    if !hint.is_empty() {
+        out["hint"] = json!(hint.iter().map(|h| text(h)).filter(|h| !h.is_empty()).collect::<Vec<_>>().join(" "));
     }
     if def.name == "user" {
         let dept = crate::auth::session::id_list(rec.get("deptId")).into_iter().filter_map(|d| depts.get(&d).cloned()).collect::<Vec<_>>().join("、");
@@ -54,6 +54,19 @@ fn row(def: &ResourceDef, title: &str, hint: Option<&str>, rec: &Map<String, Val
         out["account"] = json!(text("account"));
     }
     out
+}
+
+/// What tells records of one title apart in a picker: the fields the resource names (`ui.pickHint`: a goods'
+/// code and spec, eight 纸面石膏板 differ by their spec), else its code (`…Code`, `…No`).
+fn hint_fields(def: &ResourceDef, title: &str) -> Vec<String> {
+    if let Some(named) = def.ui.as_ref().and_then(|u| u.get("pickHint")).and_then(Value::as_array) {
+        return named.iter().filter_map(Value::as_str).filter(|n| def.field(n).is_some_and(|f| !f.secret)).map(str::to_string).collect();
+    }
+    def.fields
+        .iter()
+        .find(|f| f.name != title && matches!(f.kind, store::FieldKind::Text) && !f.secret && (f.name.ends_with("Code") || f.name.ends_with("No")))
+        .map(|f| vec![f.name.clone()])
+        .unwrap_or_default()
 }
 
 /// The records of `ids` the session may see (its data scope), in the order given.
@@ -72,11 +85,7 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         return Err(ApiError::with(Kind::Forbidden, def.code().to_string()));
     }
     let title = crate::engine::crud::title_field(&def).unwrap_or("id").to_string();
-    let hint = def
-        .fields
-        .iter()
-        .find(|f| f.name != title && matches!(f.kind, store::FieldKind::Text) && !f.secret && (f.name.ends_with("Code") || f.name.ends_with("No")))
-        .map(|f| f.name.clone());
+    let hint = hint_fields(&def, &title);
     let size: u64 = param("size").parse().ok().filter(|n| (1..=MAX_SIZE).contains(n)).unwrap_or(20);
     let current: u64 = param("current").parse().ok().filter(|n| *n >= 1).unwrap_or(1);
     let guard = crate::auth::scope::guard(&st, &s, &def).await?;
@@ -89,7 +98,7 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     if !ids.is_empty() {
         let ids = crate::engine::crud::parse_ids(Some(&ids))?;
         let recs = visible_records(&st, &s, &def, &ids).await?;
-        let records: Vec<Value> = recs.iter().map(|r| row(&def, &title, hint.as_deref(), r, &depts)).collect();
+        let records: Vec<Value> = recs.iter().map(|r| row(&def, &title, &hint, r, &depts)).collect();
         return Ok(ok(json!({"records": records, "total": records.len(), "size": size, "current": 1, "pages": 1})));
     }
     let kw = param("keyword");
@@ -114,7 +123,7 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         let needle = kw.to_lowercase();
         let mut rows: Vec<Value> = recs
             .iter()
-            .map(|r| row(&def, &title, hint.as_deref(), r, &depts))
+            .map(|r| row(&def, &title, &hint, r, &depts))
             .filter(|r| needle.is_empty() || ["title", "hint"].iter().any(|k| r[*k].as_str().is_some_and(|x| x.to_lowercase().contains(&needle))))
             .collect();
         rows.sort_by(|a, b| a["title"].as_str().cmp(&b["title"].as_str()));
@@ -158,7 +167,7 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         query.limit = size * 3;
     }
     let page = crate::engine::listq::run(&st, &def, &s.tenant, query).await?;
-    let records: Vec<Value> = page.records.iter().filter(|r| !staff || !is_worker(r)).take(size as usize).map(|r| row(&def, &title, hint.as_deref(), r, &depts)).collect();
+    let records: Vec<Value> = page.records.iter().filter(|r| !staff || !is_worker(r)).take(size as usize).map(|r| row(&def, &title, &hint, r, &depts)).collect();
     let total = if staff { page.total.min(records.len() as u64 + (current - 1) * size) } else { page.total };
     Ok(ok(json!({"records": records, "total": total, "size": size, "current": current, "pages": total.div_ceil(size)})))
 }

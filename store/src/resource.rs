@@ -125,6 +125,10 @@ pub struct FieldDef {
     /// Personal data (an ID-card number): stored whole, answered with its middle hidden (`3201**********1234`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mask: bool,
+    /// A `refers` field through which the list's keyword also finds records: a stock row by its goods' name, code
+    /// or spec, when the keyword finds the goods among the referred records. Read by the app.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keyword_through: bool,
 }
 
 impl FieldDef {
@@ -226,6 +230,9 @@ impl ResourceDef {
             }
             if (f.filter || f.sort) && matches!(f.kind, FieldKind::Json) {
                 return Err(format!("{}: json field {} cannot filter or sort", self.name, f.name));
+            }
+            if f.keyword_through && f.refers.is_none() {
+                return Err(format!("{}: field {} finds by keyword through the records it names: it must refer to some", self.name, f.name));
             }
             if f.refers.is_some() && (f.kind != FieldKind::Long || !f.indexed() || f.multi) {
                 return Err(format!("{}: field {} refers to records: it must be a single indexed long", self.name, f.name));

@@ -625,3 +625,42 @@ async fn read_only_fields_are_refused_by_name_unless_sent_back_unchanged() {
     assert_eq!(s, 400);
     assert!(v["msg"].as_str().unwrap().contains("stockQty is read-only"), "{v}");
 }
+
+/// The stock list's keyword finds rows by their goods' name, code or spec (the goods it finds), as well as by
+/// their own batch; a renamed goods is found by its new name.
+#[tokio::test]
+async fn the_stock_keyword_finds_rows_by_their_goods() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (store, bins, goods) = depot(&app, &t, "K", 1, &["纸面石膏板", "轻钢龙骨"]).await;
+    stock_in(&app, &t, &store, &[(&goods[0], "10", "B2611"), (&goods[1], "5", "K77")], &bins[0]).await;
+    app.indexed();
+    // The goods of the rows found (a receipt leaves an empty row in 收货暂存 beside the bin's).
+    let found = |v: &Value| -> Vec<String> {
+        let mut g: Vec<String> = v["data"]["records"].as_array().unwrap().iter().map(|r| r["goodsId"].as_str().unwrap().to_string()).collect();
+        g.dedup();
+        g
+    };
+    let list = |kw: &str| format!("{W}/stockdata/list?keyword={}", crate::support::urlencode(kw));
+    let (s, v) = get(&app, &t, &list("石膏")).await;
+    assert_eq!((s, found(&v)), (200, vec![goods[0].clone()]), "by the goods' name: {v}");
+    let (_, v) = get(&app, &t, &list("K77")).await;
+    assert_eq!(found(&v), vec![goods[1].clone()], "by its own batch: {v}");
+    let (_, g) = get(&app, &t, &format!("{W}/goods/detail?id={}", goods[1])).await;
+    let code = g["data"]["goodsCode"].as_str().unwrap().to_string();
+    let (_, v) = get(&app, &t, &list(&code)).await;
+    assert_eq!(found(&v), vec![goods[1].clone()], "by the goods' code: {v}");
+    let (_, v) = get(&app, &t, &list("瓷砖")).await;
+    assert_eq!(v["data"]["total"], 0, "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/goods/submit"), json!({"id": goods[1], "goodsName": "镀锌角钢"})).await;
+    assert_eq!(s, 200, "{v}");
+    app.indexed();
+    let (_, v) = get(&app, &t, &list("角钢")).await;
+    assert_eq!(found(&v), vec![goods[1].clone()], "by the new name: {v}");
+    let (_, v) = get(&app, &t, &list("龙骨")).await;
+    assert_eq!(v["data"]["total"], 0, "not by the old one: {v}");
+    // A goods picker tells goods of one name apart by code and spec.
+    let (_, v) = get(&app, &t, "/api/blade-system/lookup?resource=goods&keyword=%E7%9F%B3%E8%86%8F").await;
+    let hint = v["data"]["records"][0]["hint"].as_str().unwrap_or_default().to_string();
+    assert!(hint.starts_with("SP") && hint.ends_with(" 1200×2400×9.5mm"), "{v}");
+}

@@ -14,6 +14,8 @@ export type Field = {
   /** A record of another resource: how to pick one (its list route, the field shown). */
   /** `hint`: a code shown beside the title in a picker's choices (records of the same name told apart). */
   refers?: { resource: string; list: string; title: string; hint?: string | null; staff?: boolean } | null;
+  /** The list's keyword also finds records through this reference (stock rows by their goods' name, code or spec). */
+  keywordThrough?: boolean;
   /** A comma-separated list of ids (with `refers`: several records picked). */
   multi?: boolean;
   /** Left empty on a new record, the server makes the code (合同编号 HT20261205-0001). */

@@ -67,6 +67,7 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
                     Some(p)
                 }),
                 "multi": f.multi,
+                "keywordThrough": f.keyword_through,
             })
         })
         .collect();

@@ -163,8 +163,8 @@ export function ListPage() {
         {searchFields.length > 0 && (
           <label>
             <span>{t('common.keyword')}</span>
-            {/* The box says what it searches (库存数据: 批次号), not a promise of names it does not hold. */}
-            <input type="search" name="keyword" placeholder={searchFields.map((f) => L(f)).join('、')} value={filters.keyword ?? ''} onChange={(e) => setFilters({ ...filters, keyword: e.target.value })} />
+            {/* The box says what it searches (库存数据: 批次号、商品), not a promise of names it does not hold. */}
+            <input type="search" name="keyword" placeholder={[...searchFields, ...res.fields.filter((f) => f.keywordThrough)].map((f) => L(f)).join('、')} value={filters.keyword ?? ''} onChange={(e) => setFilters({ ...filters, keyword: e.target.value })} />
           </label>
         )}
         {searchFields.map((f) => (
