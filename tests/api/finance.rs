@@ -577,3 +577,62 @@ async fn payment_channels_and_pos_terminals_are_served_at_both_bases() {
     let (s, v) = post(&app, &t, &format!("/blade-api/edu-sub-account/possign/remove?ids={terminal}"), json!({})).await;
     assert_eq!(s, 200, "{v}");
 }
+
+/// A receipt recorded on one stage (应收款's 登记收款 on its row) settles that stage first, what is more than it
+/// owes the others in due-date order; a correction keeps its stage; a stage of another contract is refused.
+#[tokio::test]
+async fn a_receipt_for_a_stage_settles_that_stage_first() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let mut contracts = Vec::new();
+    for name in ["分节点收款合同", "另一合同"] {
+        let (s, v) = post(&app, &t, &format!("{S}/contract/add"), json!({"contractName": name, "partyName": "业主乙", "contractAmount": "100000.00"})).await;
+        assert_eq!(s, 200, "{v}");
+        let c = v["data"]["id"].as_str().unwrap().to_string();
+        let (s, v) = post(&app, &t, &format!("{S}/contract/update"), json!({"id": c, "contractStatus": 1, "signDate": "2026-03-01"})).await;
+        assert_eq!(s, 200, "{v}");
+        for (node, amount, due) in [("定金", "10000", "2026-03-10"), ("首期款", "30000", "2026-04-01"), ("尾款", "60000", "2099-01-01")] {
+            let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": c, "entryType": 3, "amount": amount, "node": node, "dueDate": due})).await;
+            assert_eq!(s, 200, "{v}");
+        }
+        contracts.push(c);
+    }
+    let c = &contracts[0];
+    let stages = |v: &Value| -> Vec<(String, String)> {
+        v["data"]["records"].as_array().unwrap().iter().map(|r| (r["node"].as_str().unwrap().to_string(), r["received"].as_str().unwrap().to_string())).collect()
+    };
+    let (_, v) = get(&app, &t, &format!("{R}/list?contractId={c}")).await;
+    let id_of = |node: &str| v["data"]["records"].as_array().unwrap().iter().find(|r| r["node"] == node).unwrap()["id"].as_str().unwrap().to_string();
+    let (deposit, last) = (id_of("定金"), id_of("尾款"));
+    let (s, v) = post(&app, &t, &format!("{R}/save"), json!({"contractId": c, "amount": "5000", "nodeId": last, "remark": "尾款预付"})).await;
+    assert_eq!(s, 200, "{v}");
+    let early = v["data"]["id"].as_str().unwrap().to_string();
+    let (_, v) = get(&app, &t, &format!("{R}/list?contractId={c}")).await;
+    let want = |a: &str, b: &str, c: &str| vec![("定金".to_string(), a.to_string()), ("首期款".to_string(), b.to_string()), ("尾款".to_string(), c.to_string())];
+    assert_eq!(stages(&v), want("0.00", "0.00", "5000.00"), "on the stage chosen, though two fell due before it: {v}");
+    let (s, v) = post(&app, &t, &format!("{R}/save"), json!({"contractId": c, "amount": "12000", "nodeId": deposit})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{R}/list?contractId={c}")).await;
+    assert_eq!(stages(&v), want("10000.00", "2000.00", "5000.00"), "what is more than the stage owes goes in due-date order: {v}");
+    // Corrected, the receipt stays on its stage.
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": early, "amount": "6000", "remark": "金额录入有误"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{R}/list?contractId={c}")).await;
+    assert_eq!(stages(&v), want("10000.00", "2000.00", "6000.00"), "{v}");
+    // A stage of another contract, or an id that is no stage, is refused and nothing is posted.
+    let (_, v) = get(&app, &t, &format!("{R}/list?contractId={}", contracts[1])).await;
+    let other = v["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    for bad in [other, early.clone()] {
+        let (s, v) = post(&app, &t, &format!("{R}/save"), json!({"contractId": c, "amount": "1", "nodeId": bad})).await;
+        assert_eq!(s, 400, "{v}");
+        assert!(msg(&v).contains("收款节点不是该合同现行的收款计划"), "{v}");
+    }
+    let (_, v) = get(&app, &t, &format!("{L}/detail?contractId={c}")).await;
+    assert_eq!(v["data"]["received"], "18000.00", "{v}");
+    let rows: Vec<(String, String)> = v["data"]["schedule"].as_array().unwrap().iter().map(|r| (r["node"].as_str().unwrap().to_string(), r["received"].as_str().unwrap().to_string())).collect();
+    assert_eq!(rows, want("10000.00", "2000.00", "6000.00"), "the ledger page applies them alike: {v}");
+    let (_, v) = post(&app, &t, &format!("{L}/ledgerList"), json!({"contractId": c, "entryType": 4, "size": 50})).await;
+    let first = v["data"]["records"].as_array().unwrap().iter().find(|e| e["id"] == early.as_str()).cloned().unwrap_or_default();
+    assert_eq!(first["node"], "尾款", "the journal names the stage: {v}");
+    audit_clean(&app);
+}

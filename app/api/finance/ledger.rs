@@ -44,13 +44,13 @@ pub fn routes(api: Api) -> Api {
     let api = api
         .get(format!("{L}/detail"), Guard::read(&ledger), detail)
         .reads()
-        .doc("合同台账 · one ledger (id, or contractId) with its balances, the payment schedule with receipts applied in due-date order, and the overdue amount", &[])
+        .doc("合同台账 · one ledger (id, or contractId) with its balances, the payment schedule with receipts applied (a receipt for a stage to that stage first, the rest in due-date order), and the overdue amount", &[])
         .post(format!("{L}/ledgerList"), Guard::read(&ledger), entry_list)
         .reads()
         .doc("合同台账 · the ledger's entries, newest first (body: ledgerId or contractId, entryType optional, page, size); each says who posted it and whether it was reversed", &[])
         .post(format!("{L}/save"), Guard::write(&ledger, &["add"]), save)
         .doc(
-            "合同台账 · post an entry (body: contractId, entryType 2 change ± / 3 schedule (node, dueDate) / 4 receipt / 5 invoice (invoiceNo), amount, entryDate, remark); the signed amount (1) is posted when the contract is signed",
+            "合同台账 · post an entry (body: contractId, entryType 2 change ± / 3 schedule (node, dueDate) / 4 receipt (nodeId: the stage it is for, optional) / 5 invoice (invoiceNo), amount, entryDate, remark); the signed amount (1) is posted when the contract is signed",
             &[],
         )
         .post(format!("{L}/update/ledger"), Guard::write(&ledger, &["edit"]), correct)
@@ -69,7 +69,7 @@ fn receivable_routes(api: Api, r: &str) -> Api {
         .reads()
         .doc("应收款 · one payment node (id: its schedule entry) with its contract's receipts", &[])
         .post(format!("{r}/save"), Guard::code("receivables_add"), receivable_save)
-        .doc("应收款 · record a receipt on a contract (body: contractId, amount, entryDate, remark): a receipt entry of its ledger", &[])
+        .doc("应收款 · record a receipt on a contract (body: contractId, amount, entryDate, remark, nodeId: the stage it is for, settled first): a receipt entry of its ledger", &[])
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -233,7 +233,7 @@ fn reverse_in(w: &mut WriteCtx, cx: &Ctx, entry_id: u64, corrected: Option<i64>,
     let today: String = cx.now.chars().take(10).collect();
     let keep = |e: &Map<String, Value>| {
         let mut m = Map::new();
-        for k in ["node", "dueDate", "invoiceNo"] {
+        for k in ["node", "dueDate", "invoiceNo", "nodeId"] {
             if let Some(v) = e.get(k).filter(|v| !v.is_null()) {
                 m.insert(k.into(), v.clone());
             }
@@ -316,26 +316,38 @@ struct Node {
     state: i64,
 }
 
-/// The live schedule of a ledger (reversed nodes and reversals left out), receipts applied in due-date order.
-fn schedule(r: &ReadCtx, res: &crate::decl::Resources, tenant: &str, ledger: &Map<String, Value>, today: &str) -> store::Result<Vec<Node>> {
-    // The ledger's schedule entries only (both filters are index keys), and the reversals among them.
-    let edef = res.get("ledger_entry");
-    let q = Query {
-        filters: vec![Filter::new("ledgerId", Op::Equal, json!(id(ledger, "id"))), Filter::new("entryType", Op::Equal, json!(SCHEDULE))],
-        limit: 100_000,
-        ..Query::default()
-    };
-    let entries = r.list(&edef, tenant, &q)?.records;
+/// The live entries of one type of a ledger: reversed entries and reversals left out (both filters are index
+/// keys).
+fn live_entries(r: &ReadCtx, edef: &store::ResourceDef, tenant: &str, ledger: u64, t: i64) -> store::Result<Vec<Map<String, Value>>> {
+    let q = Query { filters: vec![Filter::new("ledgerId", Op::Equal, json!(ledger)), Filter::new("entryType", Op::Equal, json!(t))], limit: 100_000, ..Query::default() };
+    let entries = r.list(edef, tenant, &q)?.records;
     let reversed: std::collections::HashSet<u64> = entries.iter().map(|e| id(e, "reversesId")).filter(|i| *i > 0).collect();
-    let mut nodes: Vec<Map<String, Value>> = entries.into_iter().filter(|e| id(e, "reversesId") == 0 && !reversed.contains(&id(e, "id"))).collect();
+    Ok(entries.into_iter().filter(|e| id(e, "reversesId") == 0 && !reversed.contains(&id(e, "id"))).collect())
+}
+
+/// The live schedule of a ledger, receipts applied: a receipt recorded for a stage (`nodeId`, from 应收款's
+/// 登记收款 on that stage) settles that stage first; what is left of it, and receipts for no stage, settle the
+/// stages in due-date order.
+fn schedule(r: &ReadCtx, res: &crate::decl::Resources, tenant: &str, ledger: &Map<String, Value>, today: &str) -> store::Result<Vec<Node>> {
+    let edef = res.get("ledger_entry");
+    let mut nodes = live_entries(r, &edef, tenant, id(ledger, "id"), SCHEDULE)?;
     nodes.sort_by(|a, b| (text(a, "dueDate"), id(a, "id")).cmp(&(text(b, "dueDate"), id(b, "id"))));
-    let mut left = int(ledger, "received");
+    let mut aimed: HashMap<u64, i64> = HashMap::new();
+    if int(ledger, "received") > 0 {
+        for e in live_entries(r, &edef, tenant, id(ledger, "id"), RECEIPT)?.iter().filter(|e| id(e, "nodeId") > 0) {
+            *aimed.entry(id(e, "nodeId")).or_default() += int(e, "amount");
+        }
+    }
+    let first: Vec<i64> = nodes.iter().map(|e| aimed.get(&id(e, "id")).copied().unwrap_or(0).clamp(0, int(e, "amount"))).collect();
+    let mut left = (int(ledger, "received") - first.iter().sum::<i64>()).max(0);
     Ok(nodes
         .into_iter()
-        .map(|e| {
+        .zip(first)
+        .map(|(e, first)| {
             let amount = int(&e, "amount");
-            let got = left.clamp(0, amount);
-            left -= got;
+            let more = left.clamp(0, amount - first);
+            left -= more;
+            let got = first + more;
             let state = if got >= amount {
                 3
             } else if !text(&e, "dueDate").is_empty() && &text(&e, "dueDate")[..text(&e, "dueDate").len().min(10)] < today {
@@ -488,6 +500,11 @@ async fn post_entry(st: &AppState, s: &Session, p: &AnyParams, t: i64) -> ApiRes
     if t == INVOICE && text(&doc, "invoiceNo").is_empty() {
         return Err(ApiError::with(Kind::Missing, "invoiceNo"));
     }
+    // A receipt for one stage (应收款's 登记收款 on its row) settles that stage first.
+    let stage = match p.get("nodeId").map(str::trim).filter(|v| !v.is_empty()) {
+        Some(v) if t == RECEIPT => Some(crud::parse_id(Some(v))?),
+        _ => None,
+    };
     let env = Env::new(st, s);
     Ok(st
         .write(move |w| {
@@ -504,7 +521,18 @@ async fn post_entry(st: &AppState, s: &Session, p: &AnyParams, t: i64) -> ApiRes
             if t == INVOICE {
                 invoice_unused(w, &cx, text(&doc, "invoiceNo"))?;
             }
-            post_in(w, &cx, &contract, t, amount, &date, doc.clone())
+            let mut doc = doc.clone();
+            if let Some(n) = stage {
+                let node = w.get(&cx.def("ledger_entry"), cx.tenant, n)?.filter(|e| int(e, "entryType") == SCHEDULE && id(e, "contractId") == cid && id(e, "reversesId") == 0);
+                let live = node.is_some() && reversal_of(w, &cx, n)?.is_none();
+                let Some(node) = node.filter(|_| live) else {
+                    return Err(rule("收款节点不是该合同现行的收款计划", "The stage is not a live payment stage of this contract"));
+                };
+                // The journal names the stage beside the receipt.
+                doc.insert("node".into(), json!(text(&node, "node")));
+                doc.insert("nodeId".into(), json!(n));
+            }
+            post_in(w, &cx, &contract, t, amount, &date, doc)
         })
         .await?)
 }

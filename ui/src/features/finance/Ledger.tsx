@@ -100,7 +100,7 @@ export function LedgerDetail() {
 }
 
 /** Posts an entry of one type: amount and date, the node and due date of a schedule entry, an invoice's number. */
-function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save`, about, amount = '' }: { type: number; contractId: string; onClose: () => void; onDone: () => void; url?: string; about?: ReactNode; amount?: string }) {
+function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save`, about, amount = '', nodeId }: { type: number; contractId: string; onClose: () => void; onDone: () => void; url?: string; about?: ReactNode; amount?: string; nodeId?: string }) {
   const { L: t, en } = useL();
   const [f, setF] = useState<Row>({ amount, entryDate: today(), node: '', dueDate: '', invoiceNo: '', remark: '' });
   const [err, setErr] = useState<string | null>(null);
@@ -111,7 +111,7 @@ function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save`, abou
     const amount = String(plainMoney(f.amount));
     if (!/^-?\d+(\.\d{1,2})?$/.test(amount)) return setErr(t('请输入金额,最多两位小数', 'Enter an amount with at most two decimals'));
     try {
-      await post(url, { contractId, entryType: type, ...f, amount });
+      await post(url, { contractId, entryType: type, ...f, amount, ...(nodeId ? { nodeId } : {}) });
       onDone();
     } catch (e2) {
       setErr(errText(e2));
@@ -202,12 +202,12 @@ export function ReceivablesPage() {
         ]} /></div>
         {data && <Pager total={data.total} current={data.current} pages={data.pages} size={size} go={(o) => { if (o.size) { setSize(o.size); setPage(1); } else if (o.current) setPage(o.current); }} />}
       </div>
-      {paying && <PostDialog type={4} contractId={paying.contractId} url={`${R}/save`} amount={String(paying.outstanding ?? '')}
+      {paying && <PostDialog type={4} contractId={paying.contractId} url={`${R}/save`} amount={String(paying.outstanding ?? '')} nodeId={paying.id}
         // Which contract and stage the receipt is for, and what is still owed (suggested as the amount).
         about={<div className="wide receipt-about" aria-label={t('收款对象', 'Receipt for')}>
           <div><b>{paying.contractCode}</b> {paying.contractName}</div>
           <div className="muted">{t(`收款节点 ${paying.node} · 应收 ${yuan(paying.amount)} · 已收 ${yuan(paying.received)} · 未收 ${yuan(paying.outstanding)}`, `Stage ${paying.node} · due ${yuan(paying.amount)} · received ${yuan(paying.received)} · outstanding ${yuan(paying.outstanding)}`)}</div>
-          <div className="muted small">{t('收款按应收日期先后冲抵合同的各收款节点。', 'Receipts settle the contract\'s stages in the order they fall due.')}</div>
+          <div className="muted small">{t(`先冲抵「${paying.node}」;超出其未收的部分按应收日期先后冲抵其他节点。`, `Settles ${paying.node} first; what is more than it owes settles the other stages in the order they fall due.`)}</div>
         </div>}
         onClose={() => setPaying(null)} onDone={() => { setPaying(null); toast(t('已登记收款', 'Receipt recorded')); void load(); }} />}
     </section>
