@@ -2650,6 +2650,23 @@ test('会计 李娜: her desk has the company figures; a receipt typed as people
   check(Number(await receipt.getByLabel('金额(元)').inputValue()) === Number(rowOwed.replace(/[^\d.-]/g, '')), 'the amount suggested is what is owed');
   await shot(page, 'role-finance-receipt');
   await receipt.getByRole('button', { name: '取消' }).click();
+  // A receipt on a later stage of a contract that owes an earlier one settles the stage chosen (it went to the
+  // earlier stage).
+  const table = page.getByRole('table', { name: '应收款' });
+  await table.locator('tbody tr').first().waitFor(); // the page is hidden from the accessibility tree while the dialog closes
+  const cells = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText)));
+  const owing = cells.map((c, i) => ({ i, code: c[0], node: c[2], open: c[8]?.includes('登记收款') })).filter((r) => r.open);
+  const later = owing.find((r) => owing.some((e) => e.code === r.code && e.i < r.i));
+  check(!!later, 'a contract owing two stages on the first page');
+  const earlier = owing.find((e) => e.code === later.code && e.i < later.i);
+  const earlierBefore = cells[earlier.i][5];
+  await table.locator('tbody tr').nth(later.i).getByRole('button', { name: '登记收款' }).click();
+  await dialogNamed(page, /登记收款/).getByText(`先冲抵「${later.node}」`).waitFor();
+  await dialogNamed(page, /登记收款/).getByRole('button', { name: '记账' }).click();
+  await page.getByText('已登记收款').first().waitFor();
+  // Settled, it leaves 已逾期 (the list the page opens on); the earlier stage stays as it was.
+  await table.locator('tbody tr').filter({ hasText: later.code }).filter({ hasText: later.node }).waitFor({ state: 'detached' });
+  check((await table.locator('tbody tr').filter({ hasText: later.code }).filter({ hasText: earlier.node }).locator('td').nth(5).innerText()) === earlierBefore, `the earlier stage ${earlier.node} keeps ${earlierBefore}`);
   await visit(page, '/project/index');
   await page.locator('.crud .table tbody tr').first().getByRole('link', { name: '详情' }).first().click();
   await page.waitForURL((u) => u.pathname.startsWith('/project/detail/'));
