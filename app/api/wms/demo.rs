@@ -173,15 +173,15 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
     // Inbound orders over the last five weeks: received, reviewed and put away (done); the newest still in
     // put-away, review, receiving, or new.
     let day = |d: i64| (today - chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string();
-    let mut seq = 0;
-    for k in 0..18usize {
+    let mut rk_seq = 0;
+    let mut inbound = |w: &mut WriteCtx, k: usize| -> store::Result<()> {
         let (store, bins) = &storage[if k % 4 == 3 { 2 } else { k % 2 }];
         let status = match k { 17 => 0, 16 => 1, 15 => 2, 14 => 3, _ => 4 };
         let d = 35 - k as i64 * 2;
         let (a, now) = on(d, 9, 5 + k as u32 * 2);
         let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
-        seq += 1;
-        let no = format!("RK{}-{seq:04}", day(d).replace('-', ""));
+        rk_seq += 1;
+        let no = format!("RK{}-{rk_seq:04}", day(d).replace('-', ""));
         let o = ins(w, cx, "order_rk", json!({
             "orderNo": no, "storeId": store, "orderType": if k % 7 == 6 { 2 } else { 1 }, "customerId": owner, "supplierId": suppliers[k % 4],
             "expectedDate": day(d), "orderStatus": 0, "lineCount": 0, "expectedTotal": 0, "receivedTotal": 0, "remark": "",
@@ -234,18 +234,19 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
         if status == 4 {
             super::erp::enqueue(w, cx, "rk", &saved, "mxrk")?;
         }
-    }
+            Ok(())
+    };
     // Outbound orders: project requisitions and sales over the last four weeks, most shipped; the newest
     // released, picking or new.
-    let mut seq = 0;
-    for k in 0..14usize {
+    let mut ck_seq = 0;
+    let mut outbound = |w: &mut WriteCtx, k: usize| -> store::Result<()> {
         let (store, _) = &storage[k % 2];
         let status = match k { 13 => 0, 12 => 1, _ => 4 };
         let d = 28 - k as i64 * 2;
         let (a, now) = on(d, 8, 30 + k as u32);
         let cx = &Ctx { tenant: t, actor: &a, res: cx.res, now: &now };
-        seq += 1;
-        let no = format!("CK{}-{seq:04}", day(d).replace('-', ""));
+        ck_seq += 1;
+        let no = format!("CK{}-{ck_seq:04}", day(d).replace('-', ""));
         let requisition = k % 3 != 2 && !projects.is_empty();
         let (project, construct) = if requisition { (Some(projects[k % projects.len()].0), projects[k % projects.len()].1) } else { (None, None) };
         // Delivered to the project's site, or a sale's customer's shop.
@@ -306,6 +307,19 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
         let saved = w.update(&cx.def("order_ck"), t, o, obj(head), cx.actor)?;
         if status == 4 {
             super::erp::enqueue(w, cx, "ck", &saved, "mxck")?;
+        }
+            Ok(())
+    };
+    // In the order they happened, so that a shipment takes only what had arrived by its day and the stock card
+    // reads as a history (receipts every other day from 35 days ago, shipments from 28; all receipts were seeded
+    // first, and a batch went out before it came in).
+    let mut days: Vec<(i64, bool, usize)> = (0..18).map(|k| (35 - 2 * k as i64, true, k)).chain((0..14).map(|k| (28 - 2 * k as i64, false, k))).collect();
+    days.sort_by_key(|&(d, ..)| -d);
+    for (_, receipt, k) in days {
+        if receipt {
+            inbound(w, k)?;
+        } else {
+            outbound(w, k)?;
         }
     }
     // A planned transfer between the stores.

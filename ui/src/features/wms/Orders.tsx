@@ -393,7 +393,10 @@ export function StockCard({ goodsId }: { goodsId: string }) {
         <h2>{g.goodsCode} {g.goodsName} <span className="tag">{L('结存', 'On hand')} {g.stockQty} {g.unit}</span></h2>
         <Table label={L('分储位库存', 'Stock by location')} empty={L('没有库存', 'No stock')} rows={rows} cols={[
           [L('仓库', 'Store'), (r) => r.storeName], [L('库位', 'Location'), (r) => r.locationName], [L('批次', 'Batch'), (r) => r.batch || '—'],
-          [L('在库', 'On hand'), (r) => r.qty], [L('预留', 'Reserved'), (r) => r.reserved], [L('可用', 'Available'), (r) => r.available],
+          [L('在库', 'On hand'), (r) => r.qty], [L('预留', 'Reserved'), (r) => r.reserved],
+          // Only what lies in a bin is picked: goods waiting for put-away, failed at review or picked are not (the
+          // card showed rejected goods as 可用, and a pick of them was refused).
+          [L('可用', 'Available'), (r) => (String(r.location ?? '').startsWith('bin:') ? r.available : <span className="muted" title={L('收货暂存、退货暂存和待发货的货不能出库', 'Goods waiting for put-away, failed at review or picked cannot be issued')}>{L('不可出库', 'not issuable')}</span>)],
           [L('入库日期', 'In since'), (r) => r.inDate], [L('到期', 'Expires'), (r) => r.expireDate || '—'],
         ]} />
       </div>
@@ -402,11 +405,21 @@ export function StockCard({ goodsId }: { goodsId: string }) {
         <Table label={L('库存流水', 'Moves')} empty={L('暂无流水', 'No moves')} rows={data.records} cols={[
           [L('时间', 'Time'), (r) => r.createTime], [L('单据', 'Document'), (r) => `${r.docTypeName ?? r.docType} ${r.docNo}`],
           [L('来源', 'From'), (r) => r.fromName], [L('去向', 'To'), (r) => r.toName], [L('批次', 'Batch'), (r) => r.batch || '—'],
-          [L('数量', 'Quantity'), (r) => r.qty], [L('结存', 'Balance'), (r) => r.goodsAfter], [L('经办人', 'By'), (r) => r.createUserName || '—'],
+          [L('数量', 'Quantity'), (r) => signed(r)], [L('结存', 'Balance'), (r) => r.goodsAfter], [L('经办人', 'By'), (r) => r.createUserName || '—'],
         ]} />
       </div>
     </section>
   );
+}
+
+/** A move's quantity as it changes the goods' balance: + into the stores (from a supplier, a count's gain), − out
+ * of them (to a customer or project, a count's loss); a move between two places in the stores has no sign. */
+export function signed(m: { qty?: string; fromLoc?: string; toLoc?: string }): string {
+  const inside = (l?: string) => /^(bin|recv|ret|disp):/.test(l ?? '');
+  const q = m.qty ?? '';
+  if (!inside(m.fromLoc) && inside(m.toLoc)) return `+${q}`;
+  if (inside(m.fromLoc) && !inside(m.toLoc)) return `−${q}`;
+  return q;
 }
 
 /** A short quantity with the reason the clerk gave, shown beside it (a long one cut, whole on hover). */
