@@ -255,8 +255,16 @@ async fn messages_tell_people_what_happened_to_them() {
     // Reading: one's own only; another's id is not found; read-all empties the count.
     let (s, _) = post(&app, &wujun, "/api/blade-desk/message/read", json!({"ids": notice_msg})).await;
     assert_eq!(s, 404, "another user's message");
+    // A notice opened from the desk or its list reads its message by the page it opens (one's own messages only).
+    let link = format!("/desk/notice?open={notice_id}");
+    let (s, v) = post(&app, &wujun, "/api/blade-desk/message/read", json!({"link": link})).await;
+    assert_eq!((s, v["data"]["read"].as_u64()), (200, Some(1)), "his own message of the notice: {v}");
+    let (s, v) = post(&app, &wujun, "/api/blade-desk/message/read", json!({"link": link})).await;
+    assert_eq!((s, v["data"]["read"].as_u64()), (200, Some(0)), "nothing left unread there: {v}");
+    let (s, v) = post(&app, &wujun, "/api/blade-desk/message/read", json!({"link": "https://evil.example/"})).await;
+    assert_eq!(s, 400, "{v}");
     let (s, v) = post(&app, &pm, "/api/blade-desk/message/read", json!({"ids": notice_msg})).await;
-    assert_eq!((s, v["data"]["read"].as_u64()), (200, Some(1)), "{v}");
+    assert_eq!((s, v["data"]["read"].as_u64()), (200, Some(1)), "张伟's copy stayed unread: {v}");
     let (_, v) = get(&app, &pm, "/api/blade-desk/message/list?current=1&size=50").await;
     assert!(v["data"]["records"].as_array().unwrap().iter().any(|x| x["id"] == notice_msg.as_str() && x["unread"] == false), "{v}");
     // Newest first is newest in time too: the demo writes its past months before its recent days (the bell

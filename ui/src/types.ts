@@ -36,6 +36,8 @@ export type ResourceSchema = {
     hideZero?: string;
     /** Records are never added by hand (no add button). */
     noAdd?: boolean;
+    /** Its records are announced by 站内消息 opening `?open=<id>`: viewing one reads its message. */
+    announced?: boolean;
     /** Records are never changed once written (a log: no edit button). */
     noEdit?: boolean;
     /** A row offers 删除 only when this field (often carried from the record it belongs to: `ui.carry`) is one of

@@ -25,7 +25,7 @@ pub fn routes(api: Api) -> Api {
         .reads()
         .doc("站内消息 · how many of the signed-in user's messages are unread, and the newest unread ones (up to 5) for the bell", &[])
         .post(format!("{M}/read"), Guard::Signed, read)
-        .doc("站内消息 · marks the signed-in user's messages read: body {ids} (comma-separated or an array); another user's id is not found", &[])
+        .doc("站内消息 · marks the signed-in user's messages read: body {ids} (comma-separated or an array; another user's id is not found), or {link}: every unread one opening that page (a notice opened from the desk or its list)", &[])
         .post(format!("{M}/read-all"), Guard::Signed, read_all)
         .doc("站内消息 · marks every message of the signed-in user read", &[])
 }
@@ -74,6 +74,10 @@ async fn unread_count(State(st): State<AppState>, s: Session) -> ApiResult<Respo
 }
 
 async fn read(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
+    if let Some(link) = b.get("link") {
+        let link = link.as_str().map(str::trim).filter(|l| l.starts_with('/') && l.len() <= 255).ok_or_else(|| ApiError::with(Kind::BadFormat, "link"))?.to_string();
+        return read_link(&st, &s, link).await;
+    }
     let ids: Vec<u64> = match b.get("ids") {
         Some(Value::Array(a)) => a.iter().map(|v| crate::engine::crud::parse_id(Some(v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()).as_str()))).collect::<ApiResult<_>>()?,
         Some(Value::String(v)) => crate::engine::crud::parse_ids(Some(v))?,
@@ -92,6 +96,37 @@ async fn read(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject)
                 let m = w.get(&def, &t, *i)?.filter(|m| id(m, "userId") == user).ok_or(StoreError::NotFound)?;
                 if int(&m, "unread") == 1 {
                     w.update(&def, &t, *i, obj(json!({"unread": 0, "readTime": now})), &actor)?;
+                    n += 1;
+                }
+            }
+            Ok(n)
+        })
+        .await?;
+    Ok(ok(json!({"read": n})))
+}
+
+/// Marks read the user's unread messages that open `link`: what they tell of was opened another way (a notice
+/// from the desk's 系统消息 or the notice list left its message unread in the bell). Nothing unread there, nothing
+/// written.
+async fn read_link(st: &AppState, s: &Session, link: String) -> ApiResult<Response> {
+    let (def, t, user) = (st.res.get("message"), s.tenant.clone(), s.user_id);
+    let (d, t2) = (def.clone(), t.clone());
+    let unread: Vec<u64> = st
+        .read(move |r| {
+            let q = Query { filters: mine(user, true), limit: 100_000, ..Query::default() };
+            Ok(r.list(&d, &t2, &q)?.records.iter().filter(|m| text(m, "link") == link).map(|m| id(m, "id")).collect::<Vec<_>>())
+        })
+        .await?;
+    if unread.is_empty() {
+        return Ok(ok(json!({"read": 0})));
+    }
+    let (actor, now) = (s.actor(), st.settings.zone.format(store::now_millis()));
+    let n = st
+        .write(move |w| {
+            let mut n = 0;
+            for &i in &unread {
+                if w.get(&def, &t, i)?.is_some_and(|m| int(&m, "unread") == 1) {
+                    w.update(&def, &t, i, obj(json!({"unread": 0, "readTime": now})), &actor)?;
                     n += 1;
                 }
             }

@@ -76,6 +76,13 @@ export function ListPage() {
   useEffect(() => {
     if (openId && /^\d{1,20}$/.test(openId) && (!res.dialect || res.dialect.routes.detail)) setDialog({ mode: 'view', row: { id: openId } });
   }, [openId, res.api]);
+  // A record its messages announce (a notice: 站内消息 link to `?open=<id>`), opened here from the desk or the
+  // list, is read: its message leaves the bell (it stayed unread unless opened from the bell).
+  const viewed = dialog?.mode === 'view' && res.ui?.announced ? String(dialog.row?.id ?? '') : '';
+  useEffect(() => {
+    if (!viewed) return;
+    post('/api/blade-desk/message/read', { link: `${path}?open=${viewed}` }).then((d: any) => { if (d?.read) window.dispatchEvent(new Event('zz:messages')); }, () => {});
+  }, [viewed]);
   const closeDialog = () => {
     setDialog(null);
     if (openId) navigate(path + qs(query as Record<string, unknown>), { replace: true });
