@@ -100,6 +100,12 @@ impl Resources {
                         anyhow::bail!("{}: field {}'s ui.within {from} → {to} must name another reference field here and an indexed reference filter of {}", def.name, f.0.name, f.1);
                     }
                 }
+                for (field, value) in pick_where(f.0) {
+                    let target = &by_name[f.1];
+                    if value == i64::MIN || !target.field(&field).is_some_and(|t| t.filter && t.indexed() && matches!(t.kind, store::FieldKind::Int | store::FieldKind::Flag) && !t.secret) {
+                        anyhow::bail!("{}: field {}'s ui.pickWhere {field} must name an indexed integer filter of {} with an integer", def.name, f.0.name, f.1);
+                    }
+                }
                 referrers.entry(f.1.clone()).or_default().push((def.clone(), f.0.name.clone()));
             }
         }
@@ -264,6 +270,17 @@ impl Resources {
 /// What a reference field's picker is narrowed by (`ui.within`): pairs of (a reference field of this record, the
 /// field of the picked resource that must equal it). `"projectId"` (the same name on both), `["storeId", "areaId"]`,
 /// or `{"toStoreId": "storeId"}`. A contract picked for a ledger filter is one of the chosen project's.
+/// The fixed narrowing of a reference field's picker and values (`ui.pickWhere`: `{"partyType": 1}`, a 供应商 among
+/// the third parties that are suppliers, not carriers): each a filter field of the picked resource and the integer
+/// it must hold. Pickers offer only those records; a write naming another is refused (`rules::check_refs`).
+pub fn pick_where(f: &store::FieldDef) -> Vec<(String, i64)> {
+    f.ui.as_ref()
+        .and_then(|u| u.get("pickWhere"))
+        .and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_i64().unwrap_or(i64::MIN))).collect())
+        .unwrap_or_default()
+}
+
 pub fn within(f: &store::FieldDef) -> Vec<(String, String)> {
     let Some(w) = f.ui.as_ref().and_then(|u| u.get("within")) else { return Vec::new() };
     match w {

@@ -142,8 +142,11 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     // Narrowed by another choice of the form (`ui.within`: 合同 by the chosen 项目): `<field>_equal=<id>` for the
     // fields some referring form names, and no other (a lookup answers titles to those who may not read the
     // records; it is not a filter over their contents).
-    let narrowing: std::collections::HashSet<String> =
-        st.res.referrers(&def.name).iter().filter_map(|(r, f)| r.field(f)).flat_map(crate::decl::within).map(|(_, to)| to).collect();
+    let fields: Vec<&store::FieldDef> = st.res.referrers(&def.name).iter().filter_map(|(r, f)| r.field(f)).collect();
+    let narrowing: std::collections::HashSet<String> = fields
+        .iter()
+        .flat_map(|f| crate::decl::within(f).into_iter().map(|(_, to)| to).chain(crate::decl::pick_where(f).into_iter().map(|(k, _)| k)))
+        .collect();
     for (k, v) in &q {
         let Some(field) = k.strip_suffix("_equal") else { continue };
         if !narrowing.contains(field) {

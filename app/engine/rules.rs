@@ -163,9 +163,16 @@ pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, V
         // 0 names no record (a top category, a department without a parent).
         let Some(id) = doc.get(&f.name).and_then(Value::as_u64).filter(|i| *i > 0) else { continue };
         let Some(target) = f.refers.as_deref().and_then(|r| cx.res.find(r)) else { continue };
-        if w.get(&target, cx.tenant, id)?.is_none() {
-            let en = if f.label_en.is_empty() { &f.name } else { &f.label_en };
+        let en = if f.label_en.is_empty() { &f.name } else { &f.label_en };
+        let Some(rec) = w.get(&target, cx.tenant, id)? else {
             return Err(crate::error::missing(format!("{}不存在或已删除", f.label), format!("The {en} does not exist or was removed")));
+        };
+        // Only the kind its picker offers (a 供应商 that is a supplier, not a carrier).
+        for (field, want) in crate::decl::pick_where(f) {
+            if rec.get(&field).and_then(Value::as_i64) != Some(want) {
+                let (zh, en2) = target.field(&field).map(|t| (t.label.as_str(), if t.label_en.is_empty() { t.name.as_str() } else { t.label_en.as_str() })).unwrap_or((field.as_str(), field.as_str()));
+                return Err(rule(format!("所选{}的{}不符,请从列表中选择", f.label, zh), format!("The chosen {en}'s {} does not fit; choose one from the list", en2.to_lowercase())));
+            }
         }
     }
     Ok(())

@@ -664,3 +664,27 @@ async fn the_stock_keyword_finds_rows_by_their_goods() {
     let hint = v["data"]["records"][0]["hint"].as_str().unwrap_or_default().to_string();
     assert!(hint.starts_with("SP") && hint.ends_with(" 1200×2400×9.5mm"), "{v}");
 }
+
+/// An inbound order's 供应商 is a third party of type 供应商: its picker offers no carrier, and a write naming one
+/// is refused.
+#[tokio::test]
+async fn an_inbound_orders_supplier_is_a_supplier() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (store, _, _) = depot(&app, &t, "P", 1, &[]).await;
+    let mut ids = Vec::new();
+    for (name, kind) in [("北新建材", 1), ("德邦物流", 2)] {
+        let (s, v) = post(&app, &t, &format!("{W}/thirdpartcustomer/submit"), json!({"partyCode": format!("DS{kind}"), "partyName": name, "partyType": kind, "enabled": 1})).await;
+        assert_eq!(s, 200, "{v}");
+        ids.push(id(&v));
+    }
+    let (s, v) = get(&app, &t, "/api/blade-system/lookup?resource=thirdpartcustomer&partyType_equal=1").await;
+    assert_eq!(s, 200, "{v}");
+    let titles: Vec<&str> = v["data"]["records"].as_array().unwrap().iter().filter_map(|r| r["title"].as_str()).collect();
+    assert_eq!(titles, vec!["北新建材"], "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/order/rk/submit"), json!({"storeId": store, "orderType": 1, "supplierId": ids[1]})).await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(msg(&v), "所选供应商的类型不符,请从列表中选择", "{v}");
+    let (s, v) = post(&app, &t, &format!("{W}/order/rk/submit"), json!({"storeId": store, "orderType": 1, "supplierId": ids[0]})).await;
+    assert_eq!(s, 200, "{v}");
+}

@@ -14,6 +14,8 @@ describe('ui.within: a picker narrowed by another choice', () => {
     expect(narrowOf(space, (n) => ({ storeId: '7', areaId: '' } as Record<string, string>)[n])).toEqual({ storeId: '7' });
     expect(narrowOf({ ui: { within: { toStoreId: 'storeId' } } }, (n) => (n === 'toStoreId' ? 9 : undefined))).toEqual({ storeId: '9' });
     expect(narrowOf(space, () => undefined)).toEqual({});
+    // And by the kind of record the field takes, whatever is chosen (a 供应商 among suppliers, not carriers).
+    expect(narrowOf({ ui: { pickWhere: { partyType: 1 } } }, () => undefined)).toEqual({ partyType: '1' });
   });
   test('a change of a choice names the boxes it narrows', () => {
     const fields = [{ name: 'storeId' }, { name: 'areaId', ui: { within: 'storeId' } }, { name: 'spaceId', ui: { within: ['storeId', 'areaId'] } }];

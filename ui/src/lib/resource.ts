@@ -103,6 +103,9 @@ export function withinOf(f: { ui?: { [k: string]: unknown } | null }): [string, 
 /** The picker's narrowing from the values chosen so far (`value(field)`: this record's value of a field). */
 export function narrowOf(f: { ui?: { [k: string]: unknown } | null }, value: (field: string) => unknown): Record<string, string> {
   const out: Record<string, string> = {};
+  // And the kind of record it takes (`ui.pickWhere`: a 供应商 among the third parties that are suppliers).
+  const fixed = f.ui?.pickWhere;
+  if (fixed && typeof fixed === 'object') for (const [k, v] of Object.entries(fixed as Record<string, unknown>)) out[k] = String(v);
   for (const [from, to] of withinOf(f)) {
     const v = value(from);
     if (v !== undefined && v !== null && v !== '') out[to] = String(v);

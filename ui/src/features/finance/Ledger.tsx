@@ -110,6 +110,10 @@ function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save`, abou
     setErr(null);
     const amount = String(plainMoney(f.amount));
     if (!/^-?\d+(\.\d{1,2})?$/.test(amount)) return setErr(t('请输入金额,最多两位小数', 'Enter an amount with at most two decimals'));
+    // What the entry needs, said before posting (the 发票号 was asked for only by the server's answer).
+    if (type === 3 && !f.node.trim()) return setErr(t('请输入收款节点', 'Enter the payment node'));
+    if (type === 3 && !f.dueDate) return setErr(t('请输入应收日期', 'Enter the due date'));
+    if (type === 5 && !f.invoiceNo.trim()) return setErr(t('请输入发票号', 'Enter the invoice number'));
     try {
       await post(url, { contractId, entryType: type, ...f, amount, ...(nodeId ? { nodeId } : {}) });
       onDone();
@@ -122,19 +126,19 @@ function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save`, abou
       footer={<><button type="button" className="btn" onClick={onClose}>{t('取消', 'Cancel')}</button><button type="button" className="btn btn-primary" onClick={() => void send()}>{t('记账', 'Post')}</button></>}>
       <form className="flow-form" onSubmit={send}>
         {about}
-        <label>{t('金额(元)', 'Amount (yuan)')}{type === 2 && <span className="muted small">{t(' 减项填负数', ' negative for a reduction')}</span>}
+        <label><Req />{t('金额(元)', 'Amount (yuan)')}{type === 2 && <span className="muted small">{t(' 减项填负数', ' negative for a reduction')}</span>}
           <input inputMode="decimal" value={f.amount} onChange={(e) => setF({ ...f, amount: e.target.value })} onBlur={() => setF((x) => ({ ...x, amount: String(plainMoney(x.amount)) }))} aria-label={t('金额(元)', 'Amount (yuan)')} /></label>
         <label>{t('业务日期', 'Date')}<input type="date" value={f.entryDate} onChange={(e) => setF({ ...f, entryDate: e.target.value })} /></label>
         {type === 3 && (
           <>
-            <label>{t('收款节点', 'Payment node')}
-              <input list="ledger-nodes" value={f.node} maxLength={32} onChange={(e) => setF({ ...f, node: e.target.value })} />
+            <label><Req />{t('收款节点', 'Payment node')}
+              <input list="ledger-nodes" required value={f.node} maxLength={32} onChange={(e) => setF({ ...f, node: e.target.value })} />
               <datalist id="ledger-nodes">{['定金', '首期款', '中期款', '尾款', '质保金'].map((n) => <option key={n} value={n} />)}</datalist>
             </label>
-            <label>{t('应收日期', 'Due')}<input type="date" value={f.dueDate} onChange={(e) => setF({ ...f, dueDate: e.target.value })} /></label>
+            <label><Req />{t('应收日期', 'Due')}<input type="date" required value={f.dueDate} onChange={(e) => setF({ ...f, dueDate: e.target.value })} /></label>
           </>
         )}
-        {type === 5 && <label>{t('发票号', 'Invoice no.')}<input value={f.invoiceNo} maxLength={32} onChange={(e) => setF({ ...f, invoiceNo: e.target.value })} /></label>}
+        {type === 5 && <label><Req />{t('发票号', 'Invoice no.')}<input required value={f.invoiceNo} maxLength={32} onChange={(e) => setF({ ...f, invoiceNo: e.target.value })} /></label>}
         <label className="wide">{t('说明', 'Note')}<input value={f.remark} maxLength={255} onChange={(e) => setF({ ...f, remark: e.target.value })} /></label>
         {err && <div className="form-err wide" role="alert">{err}</div>}
         {!en && <p className="muted small wide">登记后不能修改,有误请用「更正」冲销。</p>}
@@ -142,6 +146,9 @@ function PostDialog({ type, contractId, onClose, onDone, url = `${L}/save`, abou
     </Dialog>
   );
 }
+
+/** The mark of a box that must be filled. */
+const Req = () => <span className="req" aria-hidden="true">*</span>;
 
 /** A correction: the reason, and the right amount (empty: only reverse). */
 function FixDialog({ entry, onClose, onDone }: { entry: Row; onClose: () => void; onDone: () => void }) {
