@@ -634,5 +634,9 @@ async fn a_receipt_for_a_stage_settles_that_stage_first() {
     let (_, v) = post(&app, &t, &format!("{L}/ledgerList"), json!({"contractId": c, "entryType": 4, "size": 50})).await;
     let first = v["data"]["records"].as_array().unwrap().iter().find(|e| e["id"] == early.as_str()).cloned().unwrap_or_default();
     assert_eq!(first["node"], "尾款", "the journal names the stage: {v}");
+    // The ledger list's keyword finds ledgers by their contract's 签约方 too (neither contract's name holds it).
+    app.indexed();
+    let (s, v) = get(&app, &t, &format!("{L}/list?keyword=%E4%B8%9A%E4%B8%BB%E4%B9%99")).await;
+    assert_eq!((s, v["data"]["total"].as_u64()), (200, Some(2)), "业主乙: {v}");
     audit_clean(&app);
 }

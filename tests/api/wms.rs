@@ -131,12 +131,12 @@ async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
     assert_eq!(v["data"]["total"], 1, "only goods2 has 10.5 left to receive: {v}");
     assert_eq!(v["data"]["records"][0]["remainingQty"], "10.5", "{v}");
 
-    // Review: failed goods to the returns area; finish needs everything reviewed.
+    // Review: failed goods to the returns area; finish needs everything reviewed, and names every line left.
     let (s, v) = post(&app, &t, &format!("{W}/review/save"), json!({"lineId": l1, "passedQty": "98", "failedQty": "2", "remark": "边角破损"})).await;
     assert_eq!(s, 200, "{v}");
     let (s, v) = post(&app, &t, &format!("{W}/review/finish"), json!({"orderId": rk})).await;
     assert_eq!(s, 400, "{v}");
-    assert!(msg(&v).contains("轻钢龙骨") && msg(&v).contains("未复核"), "{v}");
+    assert!(msg(&v).starts_with("还有 1 行未复核:商品 ") && msg(&v).contains("轻钢龙骨") && msg(&v).ends_with(" 还有 40"), "{v}");
     let (s, v) = post(&app, &t, &format!("{W}/review/save"), json!({"lineId": l2, "passedQty": "40", "failedQty": "1"})).await;
     assert_eq!(s, 400, "more than received: {v}");
     let (s, _) = post(&app, &t, &format!("{W}/review/save"), json!({"lineId": l2, "passedQty": "40"})).await;
@@ -169,6 +169,7 @@ async fn inbound_outbound_transfer_and_count_keep_the_ledger_exact() {
     assert_eq!(v["data"]["records"][0]["deliverState"].as_i64(), Some(1), "{v}");
     assert!(v["data"]["records"][0]["nextAttempt"].is_null(), "a delivered record is not tried again: {v}");
     assert!(v["data"]["records"][0]["lastError"].as_str().is_some_and(|n| n.contains("ERP")), "the receiver's note is its last result: {v}");
+    assert_eq!(v["data"]["records"][0]["providerName"], "服务器日志(内置,未连接外部ERP)", "the receiver in words, not its key: {v}");
     let (_, v) = get(&app, &t, &format!("{W}/storagespace/detail?id={}", bins[0])).await;
     assert_eq!(v["data"]["spaceState"].as_i64(), Some(1), "a bin holding stock is occupied: {v}");
     let rows = stock_rows(&app, &t, &g1).await;

@@ -496,15 +496,27 @@ async fn review_finish(State(st): State<AppState>, s: Session, p: AnyParams) -> 
             require_status(RK_STATUS, &o, &[2], ("完成复核", "finished reviewing"))?;
             let q = Query { filters: vec![Filter::new("orderId", Op::Equal, json!(oid))], limit: 100_000, ..Query::default() };
             let lines = w.list(&cx.def("mxrk"), cx.tenant, &q)?.records;
+            // Every line still to review is named (it named the first, and the next try the next).
+            let mut open_lines = Vec::new();
             for l in &lines {
                 let open = qty(l, "receivedQty") - qty(l, "passedQty") - qty(l, "failedQty");
                 if open > 0 {
                     let g = w.get(&cx.def("goods"), cx.tenant, id(l, "goodsId"))?.unwrap_or_default();
-                    return Err(rule(
-                        format!("商品 {} 还有 {} 未复核", ledger::goods_label(&g), format_qty(open)),
-                        format!("{} still has {} to review", ledger::goods_label(&g), format_qty(open)),
-                    ));
+                    open_lines.push((ledger::goods_label(&g), format_qty(open)));
                 }
+            }
+            if !open_lines.is_empty() {
+                let shown = |f: &dyn Fn(&(String, String)) -> String, sep: &str| {
+                    let mut t = open_lines.iter().take(5).map(f).collect::<Vec<_>>().join(sep);
+                    if open_lines.len() > 5 {
+                        t.push_str(&format!("{sep}…"));
+                    }
+                    t
+                };
+                return Err(rule(
+                    format!("还有 {} 行未复核:{}", open_lines.len(), shown(&|(g, q)| format!("商品 {g} 还有 {q}"), ";")),
+                    format!("{} lines still to review: {}", open_lines.len(), shown(&|(g, q)| format!("{g} has {q}"), "; ")),
+                ));
             }
             let passed: i64 = lines.iter().map(|l| qty(l, "passedQty")).sum();
             let saved = if passed == 0 {

@@ -88,6 +88,11 @@ export function ListPage() {
     if (openId) navigate(path + qs(query as Record<string, unknown>), { replace: true });
   };
   const L = (f: { label: string; labelEn: string }) => fieldLabel(f, props.locale);
+  // What the keyword finds through a reference, as its declaration words it (合同台账: 签约方), else the reference.
+  const throughLabel = (f: Field) => {
+    const k = f.ui?.keywordLabel;
+    return Array.isArray(k) ? String(props.locale === 'en' ? k[1] : k[0]) : L(f);
+  };
   // The declaration's list columns, less those its screen leaves to 查看 and 导出 (`ui.hide`).
   const cols = res.fields.filter((f) => f.list && !res.ui?.hide?.includes(f.name));
   const searchFields = res.fields.filter((f) => f.search);
@@ -171,7 +176,7 @@ export function ListPage() {
           <label>
             <span>{t('common.keyword')}</span>
             {/* The box says what it searches (库存数据: 批次号、商品), not a promise of names it does not hold. */}
-            <input type="search" name="keyword" placeholder={[...searchFields, ...res.fields.filter((f) => f.keywordThrough)].map((f) => L(f)).join('、')} value={filters.keyword ?? ''} onChange={(e) => setFilters({ ...filters, keyword: e.target.value })} />
+            <input type="search" name="keyword" placeholder={[...searchFields.map((f) => L(f)), ...res.fields.filter((f) => f.keywordThrough).map((f) => throughLabel(f))].join('、')} value={filters.keyword ?? ''} onChange={(e) => setFilters({ ...filters, keyword: e.target.value })} />
           </label>
         )}
         {searchFields.map((f) => (
