@@ -328,7 +328,10 @@ export function OutboundDetail({ no }: { no: string }) {
           </div>
           <Facts rows={[
             [L('仓库', 'Store'), o!.storeName], [L('出库类型', 'Type'), o!.orderTypeName], [L('领料项目', 'Project'), o!.projectName], [L('施工单', 'Construct'), o!.constructName],
-            [L('收货人', 'Consignee'), o!.consignee], [L('出库数量', 'Quantity'), o!.totalQty], [L('发货时间', 'Shipped'), o!.shipTime],
+            [L('收货人', 'Consignee'), o!.consignee], [L('出库数量', 'Quantity'), o!.totalQty],
+            // What left (or waits to leave) after picking: less than asked when picked short (it said 102 when 96 left).
+            ...(s >= 3 ? [[s === 4 ? L('实发数量', 'Shipped') : L('待发数量', 'To ship'), lines.reduce((a, l) => dec(a, dec('0', l.pickedQty)), '0')] as [string, string]] : []),
+            [L('发货时间', 'Shipped'), o!.shipTime],
           ]} />
         </div>
         <div className="card">
