@@ -216,7 +216,11 @@ export function ContractDetail({ code }: { code: string }) {
           [L('所属项目', 'Project'), c.projectName ? <a className="link" href="#" onClick={(e) => { e.preventDefault(); void post(`${S}/project/detail/${c.projectId}`).then((p) => p && navigate(`/project/detail/${p.projectCode}`)).catch(() => {}); }}>{c.projectName}</a> : L('未绑定', 'Not bound')],
           [L('签约方', 'Party'), c.partyName], [L('合同金额', 'Amount'), yuan(c.contractAmount)],
           // The ledger's figure: the signed amount with every approved change (a terminated contract: what came in).
-          [L('合同总额', 'Total'), c.ledgerTotal == null ? L('签订后计入合同台账', 'Counted in the ledger once signed') : yuan(c.ledgerTotal)],
+          [L('合同总额', 'Total'), c.ledgerTotal == null ? L('签订后计入合同台账', 'Counted in the ledger once signed') : <>
+            <span title={L('签约金额加上已登记的合同变更(终止的合同按已收款计)', 'The signed amount with the changes posted (a terminated contract: what came in)')}>{yuan(c.ledgerTotal)}</span>
+            {/* Where the figure comes from: the contract's ledger (receipts, invoices, changes). */}
+            {perms.has('contract_ledger') && <> <a className="link" href={`/finance/contractLedger/detail?contractId=${c.id}`} onClick={(e) => { e.preventDefault(); navigate(`/finance/contractLedger/detail?contractId=${c.id}`); }}>{L('查看台账', 'Ledger')}</a></>}
+          </>],
           [L('签订日期', 'Signed'), c.signDate],
           [L('备注', 'Remark'), c.remark, 'wide'],
         ]} />
