@@ -242,6 +242,8 @@ pub struct ApiError {
     /// A field's label where its declaration gave one: the Chinese message names the field by it (请输入参数键值),
     /// the English one by its key. Parameters of hand-written routes are named from `param_label`.
     pub label: String,
+    /// The field is picked rather than typed: a missing one is 请选择…, not 请输入….
+    pub choose: bool,
     pub retry_after: Option<u64>,
     /// Rendered as an OAuth error body (token endpoint) instead of the envelope.
     pub oauth: bool,
@@ -287,10 +289,10 @@ impl ApiError {
 
 impl ApiError {
     pub fn new(kind: Kind) -> Self {
-        ApiError { kind, arg: String::new(), label: String::new(), retry_after: None, oauth: false, cause: None }
+        ApiError { kind, arg: String::new(), label: String::new(), choose: false, retry_after: None, oauth: false, cause: None }
     }
     pub fn with(kind: Kind, arg: impl Into<String>) -> Self {
-        ApiError { kind, arg: arg.into(), label: String::new(), retry_after: None, oauth: false, cause: None }
+        ApiError { kind, arg: arg.into(), label: String::new(), choose: false, retry_after: None, oauth: false, cause: None }
     }
     pub fn oauth(mut self) -> Self {
         self.oauth = true;
@@ -313,8 +315,9 @@ impl ApiError {
         // A field named by its label in Chinese, as its screen names it: 请输入参数键值, not 请输入 paramValue.
         if lang == Lang::Zh
             && let Some(t) = labelled(self.kind) {
-            let label = if self.label.is_empty() { param_label(&self.arg) } else { Some(self.label.as_str()) };
-            if let Some(label) = label {
+            let named = if self.label.is_empty() { param_label(&self.arg) } else { Some((self.label.as_str(), self.choose)) };
+            if let Some((label, choose)) = named {
+                let t = if choose && self.kind == Kind::Missing { "请选择{}" } else { t };
                 return t.replace("{}", label);
             }
         }
@@ -359,68 +362,69 @@ fn labelled(k: Kind) -> Option<&'static str> {
     })
 }
 
-/// Chinese names of the parameters hand-written routes check (a declared field's error carries its own label).
+/// Chinese names of the parameters hand-written routes check (a declared field's error carries its own label), and
+/// whether each is picked rather than typed.
 /// Parameters only a program sends (ids, JSON bodies, paging) keep their keys: they name what to fix in a request.
-fn param_label(key: &str) -> Option<&'static str> {
+fn param_label(key: &str) -> Option<(&'static str, bool)> {
     Some(match key {
-        "account" | "username" => "账号",
-        "password" => "密码",
-        "password2" => "确认密码",
-        "oldPassword" => "原密码",
-        "newPassword" => "新密码",
-        "newPassword1" => "确认新密码",
-        "phone" | "phones" => "手机号码",
-        "avatar" => "头像",
-        "accountNumber" => "账号额度",
-        "reason" => "原因",
-        "remark" => "备注",
-        "comment" => "审批意见",
-        "result" | "pass" => "审批结果",
-        "applyType" => "申请类型",
-        "category" => "流程分类",
-        "leaveType" => "请假类型",
-        "startTime" => "开始时间",
-        "endTime" => "结束时间",
-        "day" => "日期",
-        "time" => "时间",
-        "since" => "起始日期",
-        "year" => "年份",
-        "taskId" => "待办任务",
-        "taskGroupId" => "任务组",
-        "processDefinitionId" | "processId" => "流程",
-        "modelName" => "模型名称",
-        "file" | "files" => "文件",
-        "projectId" => "所属项目",
-        "contractId" => "合同",
-        "constructId" => "施工单",
-        "businessId" => "业务单据",
-        "workerId" => "工人",
-        "managerId" => "项目经理",
-        "taskCode" => "任务编号",
-        "percent" => "完成度(%)",
-        "distance" => "距工地(米)",
-        "entryType" => "分录类型",
-        "amount" => "金额",
-        "node" => "收款节点",
-        "dueDate" => "应收日期",
-        "invoiceNo" => "发票号",
-        "goodsId" => "商品",
-        "storeId" => "仓库",
-        "storeIds" => "可操作仓库",
-        "stockId" => "库存行",
-        "orderId" => "单据",
-        "lineId" => "明细",
-        "items" => "明细",
-        "qty" => "数量",
-        "consume" => "消耗数量",
-        "countedQty" => "盘点数量",
-        "orderStatus" | "transferStatus" => "状态",
-        "productType" => "产品类型",
-        "rooms" => "房间尺寸",
-        "scopeType" => "权限类型",
-        "userIds" => "人员",
-        "tenantId" => "租户ID",
-        "tenantIds" => "租户",
+        "account" | "username" => ("账号", false),
+        "password" => ("密码", false),
+        "password2" => ("确认密码", false),
+        "oldPassword" => ("原密码", false),
+        "newPassword" => ("新密码", false),
+        "newPassword1" => ("确认新密码", false),
+        "phone" | "phones" => ("手机号码", false),
+        "avatar" => ("头像", false),
+        "accountNumber" => ("账号额度", false),
+        "reason" => ("原因", false),
+        "remark" => ("备注", false),
+        "comment" => ("审批意见", false),
+        "result" | "pass" => ("审批结果", true),
+        "applyType" => ("申请类型", true),
+        "category" => ("流程分类", true),
+        "leaveType" => ("请假类型", true),
+        "startTime" => ("开始时间", false),
+        "endTime" => ("结束时间", false),
+        "day" => ("日期", false),
+        "time" => ("时间", false),
+        "since" => ("起始日期", false),
+        "year" => ("年份", false),
+        "taskId" => ("待办任务", true),
+        "taskGroupId" => ("任务组", true),
+        "processDefinitionId" | "processId" => ("流程", true),
+        "modelName" => ("模型名称", false),
+        "file" | "files" => ("文件", true),
+        "projectId" => ("所属项目", true),
+        "contractId" => ("合同", true),
+        "constructId" => ("施工单", true),
+        "businessId" => ("业务单据", true),
+        "workerId" => ("工人", true),
+        "managerId" => ("项目经理", true),
+        "taskCode" => ("任务编号", false),
+        "percent" => ("完成度(%)", false),
+        "distance" => ("距工地(米)", false),
+        "entryType" => ("分录类型", true),
+        "amount" => ("金额", false),
+        "node" => ("收款节点", false),
+        "dueDate" => ("应收日期", false),
+        "invoiceNo" => ("发票号", false),
+        "goodsId" => ("商品", true),
+        "storeId" => ("仓库", true),
+        "storeIds" => ("可操作仓库", true),
+        "stockId" => ("库存行", true),
+        "orderId" => ("单据", true),
+        "lineId" => ("明细", true),
+        "items" => ("明细", false),
+        "qty" => ("数量", false),
+        "consume" => ("消耗数量", false),
+        "countedQty" => ("盘点数量", false),
+        "orderStatus" | "transferStatus" => ("状态", true),
+        "productType" => ("产品类型", true),
+        "rooms" => ("房间尺寸", false),
+        "scopeType" => ("权限类型", true),
+        "userIds" => ("人员", true),
+        "tenantId" => ("租户ID", false),
+        "tenantIds" => ("租户", true),
         _ => return None,
     })
 }
@@ -456,7 +460,7 @@ impl IntoResponse for ApiError {
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
-            StoreError::Invalid { field, problem, label } => ApiError { label, ..match problem {
+            StoreError::Invalid { field, problem, label, choose } => ApiError { label, choose, ..match problem {
                 FieldProblem::Required => ApiError::with(Kind::Missing, field),
                 FieldProblem::WrongType(_) => ApiError::with(Kind::WrongType, field),
                 FieldProblem::TooLong(_) => ApiError::with(Kind::TooLong, field),

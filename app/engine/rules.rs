@@ -119,7 +119,7 @@ pub fn write_in(
         && doc.get(&c.field).is_none_or(|v| v.is_null() || v.as_str() == Some("")) {
         doc.insert(c.field.clone(), Value::String(next_code(w, cx, def, c)?));
     }
-    check_refs(w, cx, def, &doc)?;
+    check_refs(w, cx, def, &doc, old.as_ref())?;
     if let Some(f) = rules.save {
         f(w, cx, old.as_ref(), &mut doc)?;
     }
@@ -157,8 +157,9 @@ fn next_code(w: &mut WriteCtx, cx: &Ctx, def: &ResourceDef, c: &CodeRule) -> sto
     }
 }
 
-/// Every `refers` field being written names a live record of the tenant.
-pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, Value>) -> store::Result<()> {
+/// Every `refers` field being written names a live record of the tenant; a reference chosen anew (not the one the
+/// record already held, `old`) is of the kind its picker offers (`ui.pickWhere`).
+pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, Value>, old: Option<&Map<String, Value>>) -> store::Result<()> {
     for f in def.fields.iter().filter(|f| f.refers.is_some()) {
         // 0 names no record (a top category, a department without a parent).
         let Some(id) = doc.get(&f.name).and_then(Value::as_u64).filter(|i| *i > 0) else { continue };
@@ -167,7 +168,11 @@ pub fn check_refs(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &Map<String, V
         let Some(rec) = w.get(&target, cx.tenant, id)? else {
             return Err(crate::error::missing(format!("{}不存在或已删除", f.label), format!("The {en} does not exist or was removed")));
         };
-        // Only the kind its picker offers (a 供应商 that is a supplier, not a carrier).
+        // Only the kind its picker offers (a 供应商 that is a supplier, not a carrier). A form sends every field
+        // back: one left as it was (a supplier retyped since, an order older than the rule) is not chosen now.
+        if old.and_then(|o| o.get(&f.name)).and_then(Value::as_u64) == Some(id) {
+            continue;
+        }
         for (field, want) in crate::decl::pick_where(f) {
             if rec.get(&field).and_then(Value::as_i64) != Some(want) {
                 let (zh, en2) = target.field(&field).map(|t| (t.label.as_str(), if t.label_en.is_empty() { t.name.as_str() } else { t.label_en.as_str() })).unwrap_or((field.as_str(), field.as_str()));

@@ -18,7 +18,7 @@ pub enum StoreError {
     /// `label` is the field's label where the caller knows its declaration (empty otherwise): the app's
     /// Chinese message names the field as its screen does (请输入参数键值), the English one by its key.
     #[error("invalid field {field}: {problem:?}")]
-    Invalid { field: String, problem: FieldProblem, label: String },
+    Invalid { field: String, problem: FieldProblem, label: String, choose: bool },
     #[error("record not found")]
     NotFound,
     #[error("duplicate value for {field}")]
@@ -68,11 +68,13 @@ impl StoreError {
     }
     /// A refused value of a parameter no declaration describes (hand-written routes).
     pub fn invalid(field: &str, problem: FieldProblem) -> Self {
-        StoreError::Invalid { field: field.to_string(), problem, label: String::new() }
+        StoreError::Invalid { field: field.to_string(), problem, label: String::new(), choose: false }
     }
-    /// A refused value of a declared field, named by its label too.
+    /// A refused value of a declared field, named by its label too; `choose`: its value is picked, not typed (a
+    /// dictionary, a reference, a switch: 请选择, not 请输入).
     pub fn field(f: &crate::resource::FieldDef, problem: FieldProblem) -> Self {
-        StoreError::Invalid { field: f.name.clone(), problem, label: f.label.clone() }
+        let choose = f.dict.is_some() || f.refers.is_some() || matches!(f.kind, crate::resource::FieldKind::Flag);
+        StoreError::Invalid { field: f.name.clone(), problem, label: f.label.clone(), choose }
     }
 }
 

@@ -158,7 +158,7 @@ async fn posts_departments_clients_regions() {
         c("post select", "GET", "/api/blade-system/post/select?tenantId=741487", A, None, 200, &["项目经理"]),
         c("post select ignores another tenant id", "GET", "/api/blade-system/post/select?tenantId=157270", B, None, 200, &["\"data\":[]"]),
         c("post code unique", "POST", "/api/blade-system/post/submit", A, Some(r#"{"category":1,"postCode":"pm","postName":"x"}"#), 400, &["岗位编号已存在"]),
-        c("post needs category", "POST", "/api/blade-system/post/submit", A, Some(r#"{"postCode":"x","postName":"x"}"#), 400, &["请输入岗位类型"]),
+        c("post needs category", "POST", "/api/blade-system/post/submit", A, Some(r#"{"postCode":"x","postName":"x"}"#), 400, &["请选择岗位类型"]),
         c("post: B reads A's 404", "GET", format!("/api/blade-system/post/detail?id={post}"), B, None, 404, &[]),
         c("post: B removes A's 404", "POST", format!("/api/blade-system/post/remove?ids={post}"), B, None, 404, &[]),
         c("dept tree", "GET", "/api/blade-system/dept/tree?tenantId=741487", A, None, 200, &["总部", "工程部", "一组", "\"children\""]),

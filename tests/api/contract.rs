@@ -61,7 +61,7 @@ async fn parameter_resource_and_bad_input() {
         c("wrong method on submit", "GET", "/api/blade-system/param/submit", A, None, 405, &["不支持的请求方法"]),
         c("field schema", "GET", "/api/blade-system/param/schema", A, None, 200, &["\"paramName\"", "\"required\":true", "\"api\":\"/api/blade-system/param\"", "参数名称"]),
         // The code a new record is numbered with when left empty is marked for the form (留空自动生成).
-        c("field schema: the numbered code", "GET", "/api/blade-api/wms/transfer/schema", A, None, 200, &["\"autoCode\":true,\"default\":null,\"dict\":null,\"filter\":true,\"form\":true,\"kind\":\"text\",\"label\":\"移库单号\""]),
+        c("field schema: the numbered code", "GET", "/api/blade-api/wms/transfer/schema", A, None, 200, &["\"autoCode\":true,\"default\":null,\"dict\":null,\"filter\":true,\"form\":true,\"keywordThrough\":false,\"kind\":\"text\",\"label\":\"移库单号\""]),
         c("other tenant sees none", "GET", "/api/blade-system/param/list", Some("741487"), None, 200, &["\"total\":0"]),
     ];
     run_cases(&app, &admin_tokens(&app).await, &cases).await;

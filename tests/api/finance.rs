@@ -35,7 +35,7 @@ async fn a_contract_ledger_keeps_its_balances_equal_to_its_entries() {
     assert!(msg(&v) == "分录类型格式不正确", "{v}");
     let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": contract, "amount": "10"})).await;
     assert_eq!(s, 400, "{v}");
-    assert!(msg(&v) == "请输入分录类型", "{v}");
+    assert!(msg(&v) == "请选择分录类型", "{v}");
     // Signing opens the ledger with the signed amount, dated the signing day.
     let (s, v) = post(&app, &t, &format!("{S}/contract/update"), json!({"id": contract, "contractStatus": 1, "signDate": "2026-03-01"})).await;
     assert_eq!(s, 200, "{v}");
@@ -614,11 +614,22 @@ async fn a_receipt_for_a_stage_settles_that_stage_first() {
     assert_eq!(s, 200, "{v}");
     let (_, v) = get(&app, &t, &format!("{R}/list?contractId={c}")).await;
     assert_eq!(stages(&v), want("10000.00", "2000.00", "5000.00"), "what is more than the stage owes goes in due-date order: {v}");
-    // Corrected, the receipt stays on its stage.
+    // Corrected, the receipt stays on its stage; the stage corrected (posted again under a new id) keeps it too.
     let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": early, "amount": "6000", "remark": "金额录入有误"})).await;
     assert_eq!(s, 200, "{v}");
     let (_, v) = get(&app, &t, &format!("{R}/list?contractId={c}")).await;
     assert_eq!(stages(&v), want("10000.00", "2000.00", "6000.00"), "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": last, "amount": "60000", "remark": "节点更正"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = get(&app, &t, &format!("{R}/list?contractId={c}")).await;
+    assert_eq!(stages(&v), want("10000.00", "2000.00", "6000.00"), "after the stage's correction: {v}");
+    // Only a receipt names a stage: a stage on another entry is refused, a typed name on a receipt is not kept.
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": c, "entryType": 5, "amount": "1", "invoiceNo": "9901", "nodeId": deposit})).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": c, "entryType": 4, "amount": "1", "node": "尾款"})).await;
+    assert_eq!((s, v["data"]["node"].as_str().unwrap_or("")), (200, ""), "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": v["data"]["id"], "remark": "试录"})).await;
+    assert_eq!(s, 200, "{v}");
     // A stage of another contract, or an id that is no stage, is refused and nothing is posted.
     let (_, v) = get(&app, &t, &format!("{R}/list?contractId={}", contracts[1])).await;
     let other = v["data"]["records"][0]["id"].as_str().unwrap().to_string();

@@ -74,7 +74,7 @@ async fn unread_count(State(st): State<AppState>, s: Session) -> ApiResult<Respo
 }
 
 async fn read(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
-    if let Some(link) = b.get("link") {
+    if let Some(link) = b.get("link").filter(|l| !l.is_null()) {
         let link = link.as_str().map(str::trim).filter(|l| l.starts_with('/') && l.len() <= 255).ok_or_else(|| ApiError::with(Kind::BadFormat, "link"))?.to_string();
         return read_link(&st, &s, link).await;
     }

@@ -335,7 +335,15 @@ fn schedule(r: &ReadCtx, res: &crate::decl::Resources, tenant: &str, ledger: &Ma
     let mut aimed: HashMap<u64, i64> = HashMap::new();
     if int(ledger, "received") > 0 {
         for e in live_entries(r, &edef, tenant, id(ledger, "id"), RECEIPT)?.iter().filter(|e| id(e, "nodeId") > 0) {
-            *aimed.entry(id(e, "nodeId")).or_default() += int(e, "amount");
+            // A stage corrected since (reversed, posted again under a new id with its name and due date) is found
+            // by its name among the live ones; a stage reversed and not posted again takes nothing first.
+            let stage = match nodes.iter().find(|n| id(n, "id") == id(e, "nodeId")) {
+                Some(n) => Some(id(n, "id")),
+                None => nodes.iter().find(|n| text(n, "node") == text(e, "node") && !text(e, "node").is_empty()).map(|n| id(n, "id")),
+            };
+            if let Some(stage) = stage {
+                *aimed.entry(stage).or_default() += int(e, "amount");
+            }
         }
     }
     let first: Vec<i64> = nodes.iter().map(|e| aimed.get(&id(e, "id")).copied().unwrap_or(0).clamp(0, int(e, "amount"))).collect();
@@ -500,11 +508,16 @@ async fn post_entry(st: &AppState, s: &Session, p: &AnyParams, t: i64) -> ApiRes
     if t == INVOICE && text(&doc, "invoiceNo").is_empty() {
         return Err(ApiError::with(Kind::Missing, "invoiceNo"));
     }
-    // A receipt for one stage (应收款's 登记收款 on its row) settles that stage first.
+    // A receipt for one stage (应收款's 登记收款 on its row) settles that stage first; a receipt names a stage only
+    // so (a typed name would look aimed in the journal and was not).
     let stage = match p.get("nodeId").map(str::trim).filter(|v| !v.is_empty()) {
         Some(v) if t == RECEIPT => Some(crud::parse_id(Some(v))?),
-        _ => None,
+        Some(_) => return Err(ApiError::rule("只有收款可以指定收款节点", "Only a receipt is recorded for a stage")),
+        None => None,
     };
+    if t == RECEIPT && stage.is_none() {
+        doc.remove("node");
+    }
     let env = Env::new(st, s);
     Ok(st
         .write(move |w| {
@@ -566,7 +579,7 @@ async fn visible_entry(st: &AppState, s: &Session, eid: u64) -> ApiResult<()> {
 fn reason(p: &AnyParams) -> ApiResult<String> {
     let r = p.get("remark").map(str::trim).unwrap_or("");
     if r.is_empty() {
-        return Err(ApiError::with(Kind::Missing, "remark"));
+        return Err(ApiError::rule("请填写更正原因", "Give the reason for the correction"));
     }
     Ok(r.chars().take(200).collect())
 }

@@ -515,7 +515,7 @@ async fn review_finish(State(st): State<AppState>, s: Session, p: AnyParams) -> 
                 };
                 return Err(rule(
                     format!("还有 {} 行未复核:{}", open_lines.len(), shown(&|(g, q)| format!("商品 {g} 还有 {q}"), ";")),
-                    format!("{} lines still to review: {}", open_lines.len(), shown(&|(g, q)| format!("{g} has {q}"), "; ")),
+                    format!("{} still to review: {}", if open_lines.len() == 1 { "1 line".to_string() } else { format!("{} lines", open_lines.len()) }, shown(&|(g, q)| format!("{g} has {q}"), "; ")),
                 ));
             }
             let passed: i64 = lines.iter().map(|l| qty(l, "passedQty")).sum();

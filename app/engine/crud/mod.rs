@@ -84,7 +84,12 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let viewer = if query.any.is_empty() && stores.is_none() { String::new() } else { format!("{:?}{:?}", query.any, stores) };
     query.filters.extend(stores);
     let key = format!("{}\u{1f}{}\u{1f}{}\u{1f}{}", s.tenant, def.name, viewer, raw);
-    if let Some(body) = st.list_cache.get(&key, &version) {
+    // A keyword that also finds records through another resource's search entries (stock rows by their goods'
+    // names) depends on how far the index has followed that resource: its answer is not kept (it was kept under
+    // the version of a goods renamed a moment before the index caught up, and served stale until the next write).
+    let through = def.fields.iter().any(|f| f.keyword_through) && q.iter().any(|(k, v)| k == "keyword" && !v.trim().is_empty());
+    if !through
+        && let Some(body) = st.list_cache.get(&key, &version) {
         return Ok(body);
     }
     query.raw_rows = true;
@@ -92,7 +97,7 @@ pub async fn list_body(st: &AppState, s: &Session, raw: &str, q: &[(String, Stri
     let current = q.iter().rev().find(|(k, _)| k == "current").and_then(|(_, v)| v.parse::<u64>().ok()).unwrap_or(1);
     let body = page_body(st, def, &s.tenant, page, lim, current).await?;
     // Filtered answers are kept when small (a page of a few dozen rows): the cache holds at most 2,000 answers and 64 MiB.
-    if bounded || body.len() <= MAX_CACHED_FILTERED {
+    if !through && (bounded || body.len() <= MAX_CACHED_FILTERED) {
         st.list_cache.put_sized(key, version, body.clone(), body.len());
     }
     Ok(body)
