@@ -492,9 +492,7 @@ impl Indexer {
         }
         Ok(())
     }
-}
 
-impl Indexer {
     /// A keyword that finds records of another resource (goods by name, code or spec) also finds the records
     /// naming one of them through a `keywordThrough` field (stock rows of those goods). The keyword's test then
     /// takes either, and each record is tested (a walk under the walk rules) rather than taken from this

@@ -267,9 +267,6 @@ impl Resources {
     }
 }
 
-/// What a reference field's picker is narrowed by (`ui.within`): pairs of (a reference field of this record, the
-/// field of the picked resource that must equal it). `"projectId"` (the same name on both), `["storeId", "areaId"]`,
-/// or `{"toStoreId": "storeId"}`. A contract picked for a ledger filter is one of the chosen project's.
 /// The fixed narrowing of a reference field's picker and values (`ui.pickWhere`: `{"partyType": 1}`, a 供应商 among
 /// the third parties that are suppliers, not carriers): each a filter field of the picked resource and the integer
 /// it must hold. Pickers offer only those records; a write naming another is refused (`rules::check_refs`).
@@ -281,6 +278,9 @@ pub fn pick_where(f: &store::FieldDef) -> Vec<(String, i64)> {
         .unwrap_or_default()
 }
 
+/// What a reference field's picker is narrowed by (`ui.within`): pairs of (a reference field of this record, the
+/// field of the picked resource that must equal it). `"projectId"` (the same name on both), `["storeId", "areaId"]`,
+/// or `{"toStoreId": "storeId"}`. A contract picked for a ledger filter is one of the chosen project's.
 pub fn within(f: &store::FieldDef) -> Vec<(String, String)> {
     let Some(w) = f.ui.as_ref().and_then(|u| u.get("within")) else { return Vec::new() };
     match w {
