@@ -526,13 +526,28 @@ pub fn parse_id_value(v: &Value) -> Option<u64> {
     .filter(|&id| id > 0)
 }
 
+/// `yyyy-MM-dd` or `yyyy-MM-dd HH:mm:ss` naming a real day and time (2026-13-45 and 02-30 were taken: only the
+/// shape was checked).
 fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    let day = b.len() >= 10 && digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10);
+    let num = |r: std::ops::Range<usize>| b[r].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let shaped = b.len() >= 10 && digits(0..4) && b[4] == b'-' && digits(5..7) && b[7] == b'-' && digits(8..10);
+    let day = shaped && {
+        let (y, m, d) = (num(0..4), num(5..7), num(8..10));
+        let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+        let last = match m {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => 0,
+        };
+        (1..=last).contains(&d)
+    };
     match b.len() {
         10 => day,
-        19 => day && b[10] == b' ' && digits(11..13) && b[13] == b':' && digits(14..16) && b[16] == b':' && digits(17..19),
+        19 => day && b[10] == b' ' && digits(11..13) && b[13] == b':' && digits(14..16) && b[16] == b':' && digits(17..19) && num(11..13) < 24 && num(14..16) < 60 && num(17..19) < 60,
         _ => false,
     }
 }
@@ -626,6 +641,14 @@ mod tests {
         assert!(matches!(p(json!({"sort": 100})).1, FieldProblem::OutOfRange { .. }));
         assert_eq!(p(json!({"phone": "23812345678"})).1, FieldProblem::Pattern("phone"));
         assert_eq!(p(json!({"when": "2024-13"})).1, FieldProblem::WrongType("date"));
+        // A real day and time, not only its shape.
+        for bad in ["2026-13-45", "2026-02-29", "2026-04-31", "2026-00-10", "2026-01-00", "2026-01-01 24:00:00", "2026-01-01 12:60:00"] {
+            assert_eq!(p(json!({"when": bad})).1, FieldProblem::WrongType("date"), "{bad}");
+        }
+        for good in ["2024-02-29", "2000-02-29", "2026-12-31", "2026-01-01 23:59:59"] {
+            assert!(d.parse_input(json!({"when": good}).as_object().unwrap(), false).is_ok(), "{good}");
+        }
+        assert_eq!(p(json!({"when": "1900-02-29"})).1, FieldProblem::WrongType("date"));
         assert_eq!(p(json!({"bogus": 1})).0, "bogus");
         let ok = d
             .parse_input(json!({"paramName": "a", "sort": "3", "id": "9", "$x": 1, "createUser": "1"}).as_object().unwrap(), true)

@@ -626,6 +626,8 @@ async fn a_receipt_for_a_stage_settles_that_stage_first() {
     // Only a receipt names a stage: a stage on another entry is refused, a typed name on a receipt is not kept.
     let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": c, "entryType": 5, "amount": "1", "invoiceNo": "9901", "nodeId": deposit})).await;
     assert_eq!(s, 400, "{v}");
+    let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": c, "entryType": 4, "amount": "1", "entryDate": "2026-13-45"})).await;
+    assert_eq!((s, msg(&v)), (400, "业务日期格式不正确".to_string()), "a date that is no day: {v}");
     let (s, v) = post(&app, &t, &format!("{L}/save"), json!({"contractId": c, "entryType": 4, "amount": "1", "node": "尾款"})).await;
     assert_eq!((s, v["data"]["node"].as_str().unwrap_or("")), (200, ""), "{v}");
     let (s, v) = post(&app, &t, &format!("{L}/update/ledger"), json!({"id": v["data"]["id"], "remark": "试录"})).await;
