@@ -499,25 +499,33 @@ impl Indexer {
     /// resource's own candidates, which hold only its own text. A keyword that finds none leaves the query as it is.
     fn keyword_through(&self, def: &ResourceDef, tenant: &str, q: &mut Query) -> anyhow::Result<()> {
         let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.clone()) else { return Ok(()) };
-        let mut through: Vec<(String, std::collections::HashSet<u64>)> = Vec::new();
-        for f in def.fields.iter().filter(|f| f.keyword_through) {
-            let Some(target) = f.refers.as_deref() else { continue };
-            let tdef = self.res.get(target);
-            if !tdef.searchable() {
-                continue;
+        // Word by word: each word is found in the record's own text or in the record it names (边龙骨 QC261027: a
+        // goods and a batch; the whole keyword had to be found on one side).
+        let mut words: Vec<(Predicate, Vec<(String, std::collections::HashSet<u64>)>)> = Vec::new();
+        let mut any = false;
+        for word in kw.split_whitespace() {
+            let mut through: Vec<(String, std::collections::HashSet<u64>)> = Vec::new();
+            for f in def.fields.iter().filter(|f| f.keyword_through) {
+                let Some(target) = f.refers.as_deref() else { continue };
+                let tdef = self.res.get(target);
+                if !tdef.searchable() {
+                    continue;
+                }
+                if let Some((found, _)) = self.index.keyword_ids(store::storage_tenant(&tdef, tenant), &tdef.name, word, RANK_MAX)?
+                    && !found.is_empty() {
+                    through.push((f.name.clone(), found.into_iter().collect()));
+                }
             }
-            if let Some((found, _)) = self.index.keyword_ids(store::storage_tenant(&tdef, tenant), &tdef.name, &kw, RANK_MAX)?
-                && !found.is_empty() {
-                through.push((f.name.clone(), found.into_iter().collect()));
-            }
+            any |= !through.is_empty();
+            words.push((keyword_check(def, word), through));
         }
-        if through.is_empty() {
+        if !any {
             return Ok(());
         }
-        let Some(own) = q.check.take() else { return Ok(()) };
-        let own = own.test;
         let test = move |rec: &Map<String, Value>| {
-            own(rec) || through.iter().any(|(f, ids)| rec.get(f).and_then(store::parse_id_value).is_some_and(|id| ids.contains(&id)))
+            words.iter().all(|(own, through)| {
+                (own.test)(rec) || through.iter().any(|(f, ids)| rec.get(f).and_then(store::parse_id_value).is_some_and(|id| ids.contains(&id)))
+            })
         };
         q.check = Some(Predicate { test: Arc::new(test), keyword: None });
         Ok(())

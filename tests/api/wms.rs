@@ -653,6 +653,11 @@ async fn the_stock_keyword_finds_rows_by_their_goods() {
     assert_eq!(found(&v), vec![goods[1].clone()], "by the goods' code: {v}");
     let (_, v) = get(&app, &t, &list("瓷砖")).await;
     assert_eq!(v["data"]["total"], 0, "{v}");
+    // Words found on either side: a goods and a batch together.
+    let (_, v) = get(&app, &t, &list("龙骨 K77")).await;
+    assert_eq!(found(&v), vec![goods[1].clone()], "a goods and its batch: {v}");
+    let (_, v) = get(&app, &t, &list("石膏 K77")).await;
+    assert_eq!(v["data"]["total"], 0, "no row is of that goods and that batch: {v}");
     let (s, v) = post(&app, &t, &format!("{W}/goods/submit"), json!({"id": goods[1], "goodsName": "镀锌角钢"})).await;
     assert_eq!(s, 200, "{v}");
     // Asked at once, before the index has followed the rename, the answer is not kept for later.
