@@ -58,7 +58,7 @@ fn row(def: &ResourceDef, title: &str, hint: &[String], rec: &Map<String, Value>
 
 /// What tells records of one title apart in a picker: the fields the resource names (`ui.pickHint`: a goods'
 /// code and spec, eight 纸面石膏板 differ by their spec), else its code (`…Code`, `…No`).
-fn hint_fields(def: &ResourceDef, title: &str) -> Vec<String> {
+pub fn hint_fields(def: &ResourceDef, title: &str) -> Vec<String> {
     if let Some(named) = def.ui.as_ref().and_then(|u| u.get("pickHint")).and_then(Value::as_array) {
         return named.iter().filter_map(Value::as_str).filter(|n| def.field(n).is_some_and(|f| !f.secret)).map(str::to_string).collect();
     }

@@ -84,11 +84,8 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
 fn ref_picker(st: &AppState, resource: &str) -> Option<Value> {
     let target = st.res.find(resource)?;
     let title = title_field(&target)?.to_string();
-    let hint = target
-        .fields
-        .iter()
-        .find(|f| f.name != title && matches!(f.kind, store::FieldKind::Text) && !f.secret && (f.name.ends_with("Code") || f.name.ends_with("No")))
-        .map(|f| f.name.clone());
+    // The first of what tells its records apart in a picker (the lookup answers them all, joined).
+    let hint = crate::engine::lookup::hint_fields(&target, &title).into_iter().next();
     let list = match st.res.decl(resource) {
         Some(d) => d.path(crate::engine::dialect::Action::List).or_else(|| d.path(crate::engine::dialect::Action::Page)).map(|(m, p)| format!("{m} {p}"))?,
         None if resource == "user" => "GET /api/blade-user/page".to_string(),
