@@ -457,7 +457,7 @@ impl Indexer {
         let t = store::storage_tenant(def, tenant);
         // Read before searching: the search then sees at least the changes up to it.
         let seq = self.index.seq();
-        self.keyword_through(def, tenant, q)?;
+        let through = self.keyword_through(def, tenant, q)?;
         let mut ids: Option<Vec<u64>> = None;
         let mut answers = Vec::new();
         for (i, f) in q.filters.iter().enumerate() {
@@ -478,7 +478,13 @@ impl Indexer {
         }
         let mut ranked = false;
         let mut check = false;
-        if let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.clone())
+        if let Some(found) = through {
+            check = true;
+            ids = Some(match ids {
+                None => found,
+                Some(prev) => found.into_iter().filter(|id| prev.binary_search(id).is_ok()).collect(),
+            });
+        } else if let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.clone())
             && let Some((found, is_ranked)) = self.index.keyword_ids(t, &def.name, &kw, RANK_MAX)? {
             check = true;
             ranked = is_ranked;
@@ -495,16 +501,19 @@ impl Indexer {
 
     /// A keyword that finds records of another resource (goods by name, code or spec) also finds the records
     /// naming one of them through a `keywordThrough` field (stock rows of those goods). The keyword's test then
-    /// takes either, and each record is tested (a walk under the walk rules) rather than taken from this
-    /// resource's own candidates, which hold only its own text. A keyword that finds none leaves the query as it is.
-    fn keyword_through(&self, def: &ResourceDef, tenant: &str, q: &mut Query) -> anyhow::Result<()> {
-        let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.clone()) else { return Ok(()) };
+    /// takes either, word by word. Returns the candidates that answer it (ascending): for each word the records
+    /// whose own text holds it (the index) and those naming a record found by it (that field's index in the
+    /// store), intersected over the words. None when no word finds another resource's records (the query is left
+    /// as it is) or when the candidates cannot be read so (the query then walks, each record tested).
+    fn keyword_through(&self, def: &ResourceDef, tenant: &str, q: &mut Query) -> anyhow::Result<Option<Vec<u64>>> {
+        let Some(kw) = q.check.as_ref().and_then(|c| c.keyword.clone()) else { return Ok(None) };
+        type Found = Vec<(String, std::collections::HashSet<u64>)>;
         // Word by word: each word is found in the record's own text or in the record it names (边龙骨 QC261027: a
         // goods and a batch; the whole keyword had to be found on one side).
-        let mut words: Vec<(Predicate, Vec<(String, std::collections::HashSet<u64>)>)> = Vec::new();
+        let mut words: Vec<(&str, Predicate, Found)> = Vec::new();
         let mut any = false;
         for word in kw.split_whitespace() {
-            let mut through: Vec<(String, std::collections::HashSet<u64>)> = Vec::new();
+            let mut through: Found = Vec::new();
             for f in def.fields.iter().filter(|f| f.keyword_through) {
                 let Some(target) = f.refers.as_deref() else { continue };
                 let tdef = self.res.get(target);
@@ -517,20 +526,52 @@ impl Indexer {
                 }
             }
             any |= !through.is_empty();
-            words.push((keyword_check(def, word), through));
+            words.push((word, keyword_check(def, word), through));
         }
         if !any {
-            return Ok(());
+            return Ok(None);
         }
+        let candidates = self.through_candidates(def, tenant, &words)?;
+        let words: Vec<(Predicate, Found)> = words.into_iter().map(|(_, own, through)| (own, through)).collect();
         let test = move |rec: &Map<String, Value>| {
             words.iter().all(|(own, through)| {
                 (own.test)(rec) || through.iter().any(|(f, ids)| rec.get(f).and_then(store::parse_id_value).is_some_and(|id| ids.contains(&id)))
             })
         };
         q.check = Some(Predicate { test: Arc::new(test), keyword: None });
-        Ok(())
+        Ok(candidates)
+    }
+
+    /// The records a `keyword_through` test accepts, from the indexes: None when a word's own matches cannot be
+    /// read from the search index or the records naming what it found from the store's (too many found to look
+    /// up one by one: `THROUGH_MAX`).
+    fn through_candidates(&self, def: &ResourceDef, tenant: &str, words: &[(&str, Predicate, Vec<(String, std::collections::HashSet<u64>)>)]) -> anyhow::Result<Option<Vec<u64>>> {
+        let t = store::storage_tenant(def, tenant);
+        let mut all: Option<Vec<u64>> = None;
+        for (word, _, through) in words {
+            let Some((mut ids, _)) = self.index.keyword_ids(t, &def.name, word, 0)? else { return Ok(None) };
+            for (field, found) in through {
+                if found.len() > THROUGH_MAX {
+                    return Ok(None);
+                }
+                let values: Vec<Value> = found.iter().map(|&id| Value::from(id)).collect();
+                let Some(naming) = self.store.read(|r| r.ids_with(def, tenant, field, values))? else { return Ok(None) };
+                ids.extend(naming);
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            all = Some(match all {
+                None => ids,
+                Some(prev) => prev.into_iter().filter(|id| ids.binary_search(id).is_ok()).collect(),
+            });
+        }
+        Ok(all)
     }
 }
+
+/// Records of another resource a `keywordThrough` word may find and still be looked up one by one in the store's
+/// index (one range each); beyond, the list walks.
+const THROUGH_MAX: usize = 5_000;
 
 /// Records the follower reads between two yields of its core (~10 µs each) while the cores have time to spare.
 const YIELD_EVERY: usize = 8;

@@ -784,6 +784,10 @@ impl ReadCtx {
     pub fn get_fields(&self, def: &ResourceDef, tenant: &str, id: u64, names: &[&str]) -> Result<Option<Map<String, Value>>> {
         self.t.get_fields(def, tenant, id, names)
     }
+    /// See [`engine::Tables::ids_with`]: the records whose indexed field holds one of `values`.
+    pub fn ids_with(&self, def: &ResourceDef, tenant: &str, field: &str, values: Vec<Value>) -> Result<Option<Vec<u64>>> {
+        self.t.ids_with(def, tenant, field, values)
+    }
     pub fn find_unique(&self, def: &ResourceDef, tenant: &str, field: &str, value: &str) -> Result<Option<u64>> {
         self.t.find_unique(def, tenant, field, value)
     }

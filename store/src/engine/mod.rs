@@ -1113,6 +1113,13 @@ where
         Ok(Some(fill.finish(total)))
     }
 
+    /// Ids (ascending, each once) of the live records whose `field` holds one of `values`, from that field's
+    /// index. None when its index cannot select them exactly (not indexed, multi-valued, a value not indexed whole).
+    pub fn ids_with(&self, def: &ResourceDef, tenant: &str, field: &str, values: Vec<Value>) -> Result<Option<Vec<u64>>> {
+        let Some(keys) = exact_keys(def, &Filter::new(field, Op::In, Value::Array(values))) else { return Ok(None) };
+        self.ids_for(storage_tenant(def, tenant), &def.name, def.index_key(field), keys.iter()).map(Some)
+    }
+
     /// Ids (ascending, each once) of the records whose indexed field (`ik`: its `index_key`) holds one of `keys`.
     fn ids_for<'k>(&self, t: &str, res: &str, ik: &str, keys: impl Iterator<Item = &'k Vec<u8>>) -> Result<Vec<u64>> {
         let mut ids = Vec::new();
