@@ -89,8 +89,14 @@ async fn leave_runs_across_users_with_rule_12() {
     let p = people(&app).await;
     let pid = leave_process(&app, &p.zhang).await;
     // A leave is applied for on a leave process only (a 施工审批 instance could never be adjusted as a leave).
+    // 施工审批 are started on their 施工单 (bound to it): 发起事务 does not offer them, and a start without one is refused.
     let (_, v) = get(&app, &p.zhang, &format!("{F}/work/start-list?current=1&size=50")).await;
-    let other = v["data"]["records"].as_array().unwrap().iter().find(|r| r["key"] != "leave" && r["category"].to_string().trim_matches('"') != "1").unwrap_or_else(|| panic!("no other process: {v}"));
+    let keys: Vec<&str> = v["data"]["records"].as_array().unwrap().iter().filter_map(|r| r["key"].as_str()).collect();
+    assert!(keys.contains(&"leave") && !keys.contains(&"crew_apply") && !keys.contains(&"measure_model"), "{v}");
+    let (_, v) = get(&app, &p.platform, &format!("{F}/manager/list?tenantId={A}&current=1&size=50")).await;
+    let other = v["data"]["records"].as_array().unwrap().iter().find(|r| r["key"] == "crew_apply").unwrap_or_else(|| panic!("no crew process: {v}")).clone();
+    let (s, v) = post(&app, &p.zhang, &format!("{F}/work/start-process"), json!({"processDefinitionId": other["id"], "variables": {"constructId": "", "remark": ""}})).await;
+    assert_eq!((s, msg(&v)), (400, "人工组织申请须在施工单的「审批」页发起,以关联施工单".to_string()), "{v}");
     let (s, v) = post(&app, &p.zhang, &format!("{LEAVE}/start-process"), json!({"processDefinitionId": other["id"], "leaveType": "1", "startTime": "2026-11-23 09:00:00", "endTime": "2026-11-23 18:00:00", "reason": "家中有事"})).await;
     assert_eq!(s, 400, "{v}");
     assert!(msg(&v).contains("不是请假流程"), "{v}");

@@ -50,7 +50,7 @@ pub fn routes(api: Api) -> Api {
     let api = leave::routes(api);
     let api = approval::routes(api);
     api.get(format!("{F}/work/start-list"), Guard::code("work_start"), start_list)
-        .doc("发起事务 · the deployed, active processes the user may start (query: category, name, current, size)", &[])
+        .doc("发起事务 · the deployed, active processes the user may start (query: category, name, current, size); 施工审批 (measure_model, crew_apply) are not listed: they start on their 施工单", &[])
         .get(format!("{F}/work/claim-list"), Guard::code("work_claim"), claim_list)
         .doc("待签事务 · tasks where the user is a candidate and nobody has claimed (query: category, processDefinitionName, current, size)", &[])
         .get(format!("{F}/work/todo-list"), Guard::code("work_todo"), todo_list)
@@ -64,7 +64,7 @@ pub fn routes(api: Api) -> Api {
         .post(format!("{F}/work/complete-task"), Guard::code("work_todo_handle"), complete_task)
         .doc("办理 · the assignee completes a task: body {taskId, processInstanceId, flag: 'ok' to agree (absent: reject) or pass: true|false, comment, variables: {declared name: typed value}}; the same decision repeated by its user answers the stored result; another decision on a task already decided is refused (400)", &[])
         .post(format!("{F}/work/start-process"), Guard::code("work_start_flow"), start_process)
-        .doc("发起 · starts an instance of a deployed process without a business form: body {processDefinitionId, variables}", &[])
+        .doc("发起 · starts an instance of a deployed process without a business form: body {processDefinitionId, variables}; a 施工审批 process is refused (400: started from its 施工单, approval/event/start)", &[])
         .post(format!("{F}/work/withdraw"), Guard::code("work_send"), withdraw)
         .doc("撤回 · the starter takes a running instance back while nobody has decided a step (processInstanceId)", &[])
         .get(format!("{F}/work/counts"), Guard::any(WORK), counts)
@@ -351,6 +351,8 @@ async fn follow_list(State(st): State<AppState>, s: Session, p: AnyParams) -> Ap
 
 async fn start_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let mut f = vec![Filter::new("latest", Op::Equal, json!(1)), Filter::new("suspensionState", Op::Equal, json!(1))];
+    // 施工审批 (量房模型审批, 人工组织申请) are started on their 施工单's 审批 tab, bound to it: not offered here.
+    f.extend(approval::TYPES.iter().map(|t| Filter::new("processKey", Op::NotEqual, json!(t.1))));
     if let Some(c) = category_param(&p)? {
         f.push(Filter::new("category", Op::Equal, json!(c)));
     }
@@ -504,6 +506,13 @@ async fn start_process(State(st): State<AppState>, s: Session, JsonObject(b): Js
         .write(move |w| {
             let cx = env.cx();
             let process = w.get(&cx.def("flow_process"), cx.tenant, pid)?.ok_or(store::StoreError::NotFound)?;
+            // A 施工审批 without its 施工单 would wait in the approvers' queue bound to nothing.
+            if let Some(t) = approval::TYPES.iter().find(|t| t.1 == text(&process, "processKey")) {
+                return Err(crate::error::rule(
+                    format!("{}须在施工单的「审批」页发起,以关联施工单", text(&process, "name")),
+                    format!("A {} is started from its construct's Approval tab, bound to it", t.4.to_lowercase()),
+                ));
+            }
             let def = runtime::definition_of(&process);
             let vars = def.read_vars(&given).map_err(|p| store::StoreError::Rule(format!("{}\u{1e}{}", p.msg, p.msg_en)))?;
             runtime::start(w, &cx, &process, vars, None)

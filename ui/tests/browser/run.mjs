@@ -2143,8 +2143,9 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   await task.getByRole('button', { name: '处理' }).click();
   await lp.waitForURL(/\/work\/process\/leave\/handle\//);
   await lp.getByText('回老家参加婚礼').waitFor();
-  await lp.getByRole('button', { name: '同意' }).click();
-  await toast(lp, '请先填写批复意见').waitFor();
+  // A rejection must say why; an approval may go without words.
+  await lp.getByRole('button', { name: '驳回' }).click();
+  await toast(lp, '请填写驳回原因').waitFor();
   await lp.getByLabel('批复意见').fill('同意,安排好交接');
   await shot(lp, 'flow-handle');
   const handled = pathOf(lp);
@@ -2166,7 +2167,6 @@ test('approvals: a model designed and deployed; a leave applied for, decided by 
   await toast(ap, '已签收,请在待办事务中办理').waitFor();
   await visit(ap, '/work/todo');
   await ap.getByRole('row').filter({ hasText: '杨敏' }).filter({ hasText: '管理员审批' }).first().getByRole('button', { name: '处理' }).click();
-  await ap.getByLabel('批复意见').fill('同意');
   await ap.getByRole('button', { name: '同意' }).click();
   await waitPath(ap, '/work/todo');
 

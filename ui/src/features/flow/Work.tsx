@@ -269,8 +269,9 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
   // The applicant's own step is 调整申请 in its tab too (it read 审批处理).
   useTagName(tagNameOf(leave, diagram), open && adjust && leave ? L('调整申请', 'Adjust the application') : undefined);
   const decide = async (pass: boolean) => {
-    if (!comment.trim()) {
-      toast(L('请先填写批复意见', 'Write a comment first'), 'warning');
+    // A rejection says why (the applicant reads it to adjust); an approval may go without words (it reads 同意).
+    if (!pass && !comment.trim()) {
+      toast(L('请填写驳回原因', 'Say why it is rejected'), 'warning');
       return;
     }
     setBusy(true);
@@ -303,7 +304,7 @@ export function HandleTask({ kind, taskId, instanceId, businessId }: { kind: str
           ? <p className="muted" role="status">{L('该任务已办理、已转办或已撤回，不再需要您处理；办理经过见下方流程信息。', 'This task has been decided, handed on or withdrawn: nothing is left for you to do. The history below tells what happened.')}</p>
           : (
             <label className="flow-comment">{L('批复意见', 'Comment')}
-              <textarea aria-label={L('批复意见', 'Comment')} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder={L('请填写批复意见', 'Your comment')} />
+              <textarea aria-label={L('批复意见', 'Comment')} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder={L('同意可不填;驳回请写明原因', 'Optional to agree; say why to reject')} />
             </label>
           )}
         <div className="flow-actions">
