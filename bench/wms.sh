@@ -3,6 +3,7 @@
 # 100,000 goods and 1,000,000 moves in tenant 157270 (written through the ledger by `bench gen-stock`), then
 #  - the stock of one goods across its bins (stockdata list by goodsId), 1 connection, cached and uncached;
 #  - the stockdata list, 20 rows with the total, 64 connections, cached and uncached;
+#  - the stockdata list by a keyword found through the goods (a code, the hot goods' name), 1 connection, uncached;
 #  - durable picks (down/save, one unit each) on 64 connections spread over 1,000 released lines, then the same
 #    picks in an open loop at half the rate those reached (issue 57 item 1: p99 ≤ 20 ms);
 #  - durable picks on 64 connections all on one hot line and bin holding exactly HOT units: the picks that
@@ -41,6 +42,10 @@ curl -s -H "Blade-Auth: bearer $TOK" "http://$ADDR$W/stockdata/list?size=20" |
   python3 -c "import sys,json;d=json.load(sys.stdin)['data'];print('stockdata: rows',len(d['records']),'total',d['total'])"
 "$T/bench" load --addr $ADDR --path "$W/stockdata/list?size=20" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/stockdata list 20 rows + total, cached, c=64/'
 "$T/bench" load --addr $ADDR --path "$W/stockdata/list?size=20&_t={n}" --token "$TOK" --conns 64 --secs 10 | sed 's/^load/stockdata list 20 rows + total, uncached, c=64/'
+# A keyword found through the goods (库存数据 › a goods' code or name): the rows naming the goods it finds.
+for kw in SPB0000042 %E7%83%AD%E7%82%B9%E5%95%86%E5%93%81; do
+  "$T/bench" load --addr $ADDR --path "$W/stockdata/list?keyword=$kw&size=20&_t={n}" --token "$TOK" --conns 1 --secs 5 | sed "s/^load/stockdata by a goods keyword ($kw), uncached, c=1/"
+done
 picks=$(cpu_per_ok "durable picks over 1,000 goods, c=64 (each ok = one move)" "$T/bench" load --addr $ADDR --method POST --path "$W/down/save" --bodies "$WORK/spread.jsonl" --token "$TOK" --conns 64 --secs 10)
 echo "$picks"
 # The same picks as clerks send them (issue 57 item 1): an open loop at half that capacity, each pick timed from
