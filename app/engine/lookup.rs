@@ -46,7 +46,7 @@ fn row(def: &ResourceDef, title: &str, hint: &[String], rec: &Map<String, Value>
     let text = |k: &str| rec.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let mut out = json!({"id": crate::wire::id_str(&rec["id"]), "title": text(title)});
     if !hint.is_empty() {
-        out["hint"] = json!(hint.iter().map(|h| text(h)).filter(|h| !h.is_empty()).collect::<Vec<_>>().join(" "));
+        out["hint"] = json!(hint.iter().map(|h| text(&hint_key(def, h))).filter(|h| !h.is_empty()).collect::<Vec<_>>().join(" "));
     }
     if def.name == "user" {
         let dept = crate::auth::session::id_list(rec.get("deptId")).into_iter().filter_map(|d| depts.get(&d).cloned()).collect::<Vec<_>>().join("、");
@@ -67,6 +67,24 @@ pub fn hint_fields(def: &ResourceDef, title: &str) -> Vec<String> {
         .find(|f| f.name != title && matches!(f.kind, store::FieldKind::Text) && !f.secret && (f.name.ends_with("Code") || f.name.ends_with("No")))
         .map(|f| vec![f.name.clone()])
         .unwrap_or_default()
+}
+
+/// Where a record carries a hint field's text: the field itself, or for a reference (a worker's 工种) the title
+/// of the record it names, beside it as `<stem>Name` (`crud::Refs`).
+pub fn hint_key(def: &ResourceDef, field: &str) -> String {
+    match def.field(field) {
+        Some(f) if f.refers.is_some() => format!("{}Name", field.strip_suffix("Id").unwrap_or(field)),
+        _ => field.to_string(),
+    }
+}
+
+/// Names the records that hint fields refer to (a worker's 工种 by its title), read once for the whole answer.
+async fn with_refs(st: &AppState, def: &ResourceDef, tenant: &str, hint: &[String], recs: &mut [Map<String, Value>]) -> ApiResult<()> {
+    if hint.iter().any(|h| def.field(h).is_some_and(|f| f.refers.is_some())) {
+        let refs = crate::engine::crud::Refs::load(st, def, tenant, recs).await?;
+        recs.iter_mut().for_each(|r| refs.decorate(r));
+    }
+    Ok(())
 }
 
 /// The records of `ids` the session may see (its data scope), in the order given.
@@ -97,7 +115,8 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     let ids = param("ids");
     if !ids.is_empty() {
         let ids = crate::engine::crud::parse_ids(Some(&ids))?;
-        let recs = visible_records(&st, &s, &def, &ids).await?;
+        let mut recs = visible_records(&st, &s, &def, &ids).await?;
+        with_refs(&st, &def, &s.tenant, &hint, &mut recs).await?;
         let records: Vec<Value> = recs.iter().map(|r| row(&def, &title, &hint, r, &depts)).collect();
         return Ok(ok(json!({"records": records, "total": records.len(), "size": size, "current": 1, "pages": 1})));
     }
@@ -119,7 +138,8 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         let mut ids: Vec<u64> = joined.iter().filter_map(|r| r.get(&t.key).and_then(store::parse_id_value)).collect();
         ids.sort_unstable();
         ids.dedup();
-        let recs = visible_records(&st, &s, &def, &ids).await?;
+        let mut recs = visible_records(&st, &s, &def, &ids).await?;
+        with_refs(&st, &def, &s.tenant, &hint, &mut recs).await?;
         let needle = kw.to_lowercase();
         let mut rows: Vec<Value> = recs
             .iter()
@@ -169,7 +189,8 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         // for more than its size so that leaving them out still fills it.
         query.limit = size * 3;
     }
-    let page = crate::engine::listq::run(&st, &def, &s.tenant, query).await?;
+    let mut page = crate::engine::listq::run(&st, &def, &s.tenant, query).await?;
+    with_refs(&st, &def, &s.tenant, &hint, &mut page.records).await?;
     let records: Vec<Value> = page.records.iter().filter(|r| !staff || !is_worker(r)).take(size as usize).map(|r| row(&def, &title, &hint, r, &depts)).collect();
     let total = if staff { page.total.min(records.len() as u64 + (current - 1) * size) } else { page.total };
     Ok(ok(json!({"records": records, "total": total, "size": size, "current": current, "pages": total.div_ceil(size)})))

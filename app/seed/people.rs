@@ -34,7 +34,7 @@ pub(super) fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes:
         }
         for r in d["roles"].as_array().into_iter().flatten() {
             let doc = obj(json!({"roleName": r["roleName"], "roleAlias": r["roleAlias"], "sort": r["sort"], "parentId": 0,
-                "isWorker": 0, "menuIds": menu_grant(&r["menus"], &menus)}));
+                "isWorker": 0, "menuIds": menu_grant(&r["menus"], &menus), "dataScopeIds": data_scopes(w, res, &r["dataScopes"], &menus)?}));
             roles.insert(s(r, "roleAlias").to_string(), w.insert(&role_def, tenant, doc, &sys)?["id"].as_u64().unwrap_or(0));
         }
         let mut leaders = std::collections::HashSet::new();
@@ -73,6 +73,28 @@ pub(super) fn demo_data(w: &mut WriteCtx, res: &Resources, demo: &Value, hashes:
     }
     w.put_meta("demo_seeded", b"1")?;
     Ok(())
+}
+
+/// A demo role's data scopes (`dataScopes`: resourceCode, scopeName, scopeType, scopeField), as the ids of the
+/// platform's 数据权限 records, each made once and shared by the tenants' roles (a 员工 sees the work orders he
+/// raised or was assigned).
+fn data_scopes(w: &mut WriteCtx, res: &Resources, spec: &Value, menus: &[super::tenant::MenuRow]) -> store::Result<Vec<String>> {
+    let def = res.get("datascope");
+    let mut ids = Vec::new();
+    for d in spec.as_array().into_iter().flatten() {
+        let same = |r: &serde_json::Map<String, Value>| ["resourceCode", "scopeField", "scopeType"].iter().all(|k| r.get(*k) == d.get(*k));
+        let id = match w.all(&def, store::PLATFORM_TENANT)?.into_iter().find(same) {
+            Some(r) => r["id"].as_u64().unwrap_or(0),
+            None => {
+                let menu = menus.iter().find(|m| m.1 == s(d, "resourceCode")).map(|m| m.0.to_string()).unwrap_or_default();
+                let doc = obj(json!({"menuId": menu, "resourceCode": d["resourceCode"], "scopeName": d["scopeName"], "scopeType": d["scopeType"],
+                    "scopeField": d["scopeField"], "remark": d["remark"]}));
+                w.insert(&def, store::PLATFORM_TENANT, doc, &Actor::default())?["id"].as_u64().unwrap_or(0)
+            }
+        };
+        ids.push(id.to_string());
+    }
+    Ok(ids)
 }
 
 fn insert_dept(

@@ -421,3 +421,30 @@ async fn document_lines_carry_what_their_screens_need() {
     let code = k["data"]["records"].as_array().unwrap().iter().find(|c| c["id"] == r["constructId"]).map(|c| c["constructCode"].clone());
     assert_eq!(Some(r["constructCode"].clone()), code, "{r}");
 }
+
+/// 员工 吴军 (资料员) sees the work orders he raised or was given (a demo data scope), raises his own, and reads the
+/// company's documents.
+#[tokio::test]
+async fn an_employee_sees_his_work_orders_and_reads_documents() {
+    let app = demo();
+    let (admin, clerk) = (who(&app, "admin").await, who(&app, "wujun").await);
+    let (_, v) = get(&app, &clerk, "/api/blade-auth/oauth/user-info").await;
+    let wj = v["data"]["userId"].as_str().or(v["data"]["user_id"].as_str()).unwrap_or_default().to_string();
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    // 吴军: the work orders he raised or was given; he raises one and reads the company's documents.
+    let (_, all) = post(&app, &admin, "/api/blade-biz/worklist/order/list", json!({"current": 1, "size": 200})).await;
+    let (s, his) = post(&app, &clerk, "/api/blade-biz/worklist/order/list", json!({"current": 1, "size": 200})).await;
+    assert_eq!(s, 200, "{his}");
+    assert!(!rows(&his).is_empty() && rows(&his).len() < rows(&all).len(), "{his}");
+    assert!(rows(&his).iter().all(|r| r["requesterId"] == wj.as_str() || r["assigneeId"] == wj.as_str()), "{his}");
+    let (_, c) = get(&app, &clerk, "/api/blade-system/lookup?resource=worklist_category").await;
+    let category = c["data"]["records"][0]["id"].clone();
+    let (s, v) = post(&app, &clerk, "/api/blade-biz/worklist/order/submit", json!({"title": "资料室复印机卡纸", "categoryId": category, "priority": 2, "content": "二楼资料室复印机卡纸,请安排维修"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, after) = post(&app, &clerk, "/api/blade-biz/worklist/order/list", json!({"current": 1, "size": 200})).await;
+    assert_eq!(rows(&after).len(), rows(&his).len() + 1, "{after}");
+    let (s, v) = post(&app, &clerk, "/api/blade-scm/doc/list", json!({"current": 1, "size": 20})).await;
+    assert_eq!((s, rows(&v).is_empty()), (200, false), "{v}");
+    let (s, _) = post(&app, &clerk, "/api/blade-scm/doc/update", json!({"id": rows(&v)[0]["id"], "docName": "改名"})).await;
+    assert_eq!(s, 403, "documents are his to read");
+}

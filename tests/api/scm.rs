@@ -481,6 +481,10 @@ async fn attendance_rectification_and_measures_keep_their_rules() {
     let (s, v) = crew(format!("construct_worker.constructId={construct}")).await;
     let ids: Vec<&str> = v["data"]["records"].as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
     assert_eq!((s.as_u16(), ids), (200, vec![w1.as_str()]), "{v}");
+    // Each choice says the worker's trade and crew (a project manager builds a crew by trade).
+    assert_eq!(v["data"]["records"][0]["hint"], "A木工 一组", "{v}");
+    let (_, v) = crew("keyword=%E6%9D%8E%E5%9B%9B".to_string()).await;
+    assert_eq!(v["data"]["records"][0]["hint"], "A木工 一组", "{v}");
     let (_, v) = crew(format!("construct_worker.constructId={construct}&keyword=nobody")).await;
     assert_eq!(v["data"]["total"], 0, "{v}");
     let (_, v) = crew("keyword=".to_string()).await;

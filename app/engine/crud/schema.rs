@@ -85,7 +85,7 @@ fn ref_picker(st: &AppState, resource: &str) -> Option<Value> {
     let target = st.res.find(resource)?;
     let title = title_field(&target)?.to_string();
     // The first of what tells its records apart in a picker (the lookup answers them all, joined).
-    let hint = crate::engine::lookup::hint_fields(&target, &title).into_iter().next();
+    let hint = crate::engine::lookup::hint_fields(&target, &title).into_iter().next().map(|h| crate::engine::lookup::hint_key(&target, &h));
     let list = match st.res.decl(resource) {
         Some(d) => d.path(crate::engine::dialect::Action::List).or_else(|| d.path(crate::engine::dialect::Action::Page)).map(|(m, p)| format!("{m} {p}"))?,
         None if resource == "user" => "GET /api/blade-user/page".to_string(),

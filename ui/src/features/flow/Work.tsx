@@ -421,7 +421,7 @@ function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft)
           : ''}
       </p>
       {days > 0 && !!count?.unset?.length && (
-        <p className="form-warn" role="note">{L(`${count.unset.join('、')} 年的节假日尚未在参数 leave.holidays 中设置,只按周末计算;请管理员补上`, `No holidays are set for ${count.unset.join(', ')} in the parameter leave.holidays: only weekends are left out; ask an administrator to add them`)}</p>
+        <p className="form-warn" role="note">{L(`公司尚未设置 ${count.unset.join('、')} 年的法定节假日,天数只扣除了周末(节假日按工作日计);请联系管理员在 参数管理 中补上(参数键 leave.holidays)`, `The company has not set its public holidays for ${count.unset.join(', ')}: only weekends are left out (holidays count as working days); ask an administrator to add them in Parameters (key leave.holidays)`)}</p>
       )}
       <label className="wide">{L('请假理由', 'Reason')} *<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => set({ ...f, reason: e.target.value })} /><small className="muted count">{[...(f.reason ?? '')].length}/500</small></label>
     </>
@@ -473,6 +473,8 @@ export function StartForm({ processId }: { processId: string }) {
   const { navigate } = useApp();
   const toast = useToast();
   const proc = useProcess(processId);
+  // Two processes started side by side are told apart by name (they read 发起流程 · 1, · 2).
+  useTagName(proc?.name);
   const [vals, setVals] = useState<Record<string, any>>({});
   const vars: Row[] = proc?.definition?.variables ?? [];
   const submit = async (e: React.FormEvent) => {

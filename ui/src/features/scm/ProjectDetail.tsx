@@ -12,6 +12,7 @@ import { BuildingsCard } from './Site';
 import { Facts, Table } from '../../components/ui/record';
 import { useL, yuan } from '../../lib/words';
 import { FileButton } from '../../components/ui/file';
+import { useTagName } from '../../lib/tagname';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';
@@ -63,6 +64,7 @@ export function ProjectDetail({ code }: { code: string }) {
     }
   }, [code, perms]);
   useEffect(() => { void load(); }, [load]);
+  useTagName(p ? p.projectName : undefined);
   const act = async (f: () => Promise<unknown>, done: string) => {
     try { await f(); toast(done); await load(); } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
   };
