@@ -448,3 +448,37 @@ async fn an_employee_sees_his_work_orders_and_reads_documents() {
     let (s, _) = post(&app, &clerk, "/api/blade-scm/doc/update", json!({"id": rows(&v)[0]["id"], "docName": "改名"})).await;
     assert_eq!(s, 403, "documents are his to read");
 }
+
+/// The demo's dates follow each other: a node is done after its 施工单 started (and not after today), day work is
+/// on a started site, a completed project ends after its last node was done.
+#[tokio::test]
+async fn the_demos_dates_follow_each_other() {
+    let app = demo();
+    let admin = who(&app, "admin").await;
+    let today = chrono::Local::now().format("%Y-%m-%d").to_string();
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    let day = |v: &Value| v.as_str().unwrap_or("").chars().take(10).collect::<String>();
+    let (_, k) = post(&app, &admin, "/api/blade-scm/construct/list", json!({"current": 1, "size": 200})).await;
+    let (_, p) = post(&app, &admin, "/api/blade-scm/project/list", json!({"current": 1, "size": 200})).await;
+    let (_, t) = post(&app, &admin, "/api/blade-scm/speed/progress/list", json!({"current": 1, "size": 1000})).await;
+    let (mut checked, mut day_work) = (0, 0);
+    for c in rows(&k) {
+        let start = day(&c["planStart"]);
+        let done: Vec<String> = rows(&t).iter().filter(|r| r["constructId"] == c["id"] && !r["doneDate"].is_null()).map(|r| day(&r["doneDate"])).collect();
+        for d in &done {
+            assert!(*d >= start && *d <= today, "{} started {start}, a node done {d}", c["constructCode"]);
+            checked += 1;
+        }
+        let (_, w) = post(&app, &admin, "/api/blade-scm/construct/day/worker/detail/list", json!({"constructId": c["id"], "size": 100})).await;
+        for r in rows(&w) {
+            assert!(day(&r["workDate"]) >= start, "{} started {start}, day work on {}", c["constructCode"], r["workDate"]);
+            day_work += 1;
+        }
+        let project = rows(&p).into_iter().find(|x| x["id"] == c["projectId"]).unwrap();
+        if project["projectStatus"] == 3 {
+            let end = day(&project["endTime"]);
+            assert!(done.iter().all(|d| *d <= end), "{} ended {end}, nodes done {done:?}", project["projectName"]);
+        }
+    }
+    assert!(checked > 20 && day_work > 10, "{checked} nodes done, {day_work} day work records");
+}

@@ -161,7 +161,8 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
             "projectCode": format!("XM{day}-{:04}", i + 1), "projectName": name, "projectCompanyId": companies[*comp],
             "customerId": customers[*cust], "businessUnit": bu, "regionCode": district(w, res, tenant, addr)?,
             "address": format!("{city}市{addr}"), "startTime": start, "managerId": manager, "projectStatus": status,
-            "endTime": if status == 3 { Some(format!("{}-28", &start[..7])) } else { None },
+            // A completed project ends after its last node was done (see `done_day`).
+            "endTime": if status == 3 { Some(done_day(start, 70, today_d)) } else { None },
         })), &dated(&format!("{start} 09:{:02}:00", 10 + i * 3)))?["id"].as_u64().unwrap_or(0);
         // Contracts: a main one, a second (supplementary) for every third project; statuses follow the project.
         let n_contracts = if i % 3 == 0 { 2 } else { 1 };
@@ -233,7 +234,8 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                             match ni { 0 => 100, 1 => if bi == 0 { 100 } else { 60 }, 2 if bi == 0 => [30, 55, 80][i % 3], _ => 0 }
                         };
                         let wk = by_trade.get(ni).copied().flatten().unwrap_or(crew[ni % crew.len()]);
-                        let done = if pct == 100 { Some(format!("{}-{:02}-{:02}", &start[..4], (start[5..7].parse::<u32>().unwrap_or(1) + ni as u32 / 2).min(12), 10 + ni * 3)) } else { None };
+                        // Done in the nodes' order after the construct started (every two weeks or so), never after today.
+                        let done = (pct == 100).then(|| done_day(start, 8 + ni as i64 * 14 + bi as i64 * 3, today_d));
                         let task = ins_at(w, "speed_progress", json!({"constructId": construct, "buildingName": b, "nodeKey": node, "workerId": wk, "percent": pct,
                             "planEnd": plan_end, "doneDate": done, "lastReport": done.clone().or_else(|| (pct > 0).then(|| today.clone())), "taskKey": format!("{construct}:{b}:{node}")}),
                             &format!("{start} 17:{:02}:00", 20 + bi * 5 + ni))?;
@@ -285,7 +287,8 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
                     let wk = workers[(i + 7 + d) % workers.len()];
                     let days = 100 + 50 * d as i64;
                     let rate = 30000 + 2500 * d as i64;
-                    let work_date = format!("{}-{:02}", &start[..7], 10 + d + i % 10);
+                    // Day work on the site once it started.
+                    let work_date = done_day(start, 2 + d as i64 * 3 + (i % 10) as i64, today_d);
                     super::insert_day_work(w, res, tenant, obj(json!({"constructId": construct, "workerId": wk, "workDate": work_date,
                         "workDays": days, "dayRate": rate, "amount": days * rate / 100, "workContent": if d == 0 { "拆除清运" } else { "材料搬运" }})), &dated(&format!("{work_date} 18:00:00")))?;
                 }
@@ -349,4 +352,10 @@ fn district(w: &WriteCtx, res: &Resources, tenant: &str, addr: &str) -> store::R
         .find(|r| r.get("name").and_then(Value::as_str) == Some(name))
         .and_then(|r| r.get("code").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_else(|| city.to_string()))
+}
+
+/// The day `days` after a `yyyy-MM-dd` start, or today if that is later (a node done, a project ended).
+fn done_day(start: &str, days: i64, today: chrono::NaiveDate) -> String {
+    let from = chrono::NaiveDate::parse_from_str(start, "%Y-%m-%d").unwrap_or(today);
+    (from + chrono::TimeDelta::days(days)).min(today).format("%Y-%m-%d").to_string()
 }

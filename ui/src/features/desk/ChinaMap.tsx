@@ -68,7 +68,7 @@ export function ChinaMap({ today }: { today: string }) {
           {BUS.map((b) => (
             <label key={b} className={b === bu ? 'on' : ''}>
               <input type="radio" name="desk-bu" value={b} checked={b === bu} onChange={() => setBu(b)} />
-              {b === 'all' ? t('desk.bu.all') : b}
+              {t(`desk.bu.${b}`)}
             </label>
           ))}
         </div>
