@@ -195,6 +195,15 @@ async fn desks_show_real_figures_or_nothing() {
     let (_, l) = post(&app, &pm, "/api/blade-scm/project/list", json!({"page": 1, "size": 100})).await;
     let located = l["data"]["records"].as_array().unwrap().iter().filter(|p| p["regionCode"].as_str().is_some_and(|r| r.len() >= 2)).count() as u64;
     assert_eq!(counted, located, "the map counts what the project list shows him: {v} {l}");
+    // Urgent tasks past their due time say so (they read 「… 到期」 days later).
+    let (_, v) = get(&app, &pm, "/api/blade-flow/work/counts").await;
+    let now = (chrono::Utc::now() + chrono::TimeDelta::hours(8)).format("%Y-%m-%d %H:%M:%S").to_string();
+    let urgent = v["data"]["urgent"].as_array().unwrap();
+    assert!(!urgent.is_empty(), "{v}");
+    for u in urgent {
+        let due = u["dueTime"].as_str().unwrap_or("");
+        assert_eq!(u["overdue"], !due.is_empty() && due < now.as_str(), "{u}");
+    }
 }
 
 /// 站内消息: an approver hears of the task, the applicant of the result, a handler of a work order given to them

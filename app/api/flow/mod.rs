@@ -68,7 +68,7 @@ pub fn routes(api: Api) -> Api {
         .post(format!("{F}/work/withdraw"), Guard::code("work_send"), withdraw)
         .doc("撤回 · the starter takes a running instance back while nobody has decided a step (processInstanceId)", &[])
         .get(format!("{F}/work/counts"), Guard::any(WORK), counts)
-        .doc("工作台 · the signed-in user's approval counts (todo, claim, done, send) and up to five urgent tasks (due soonest, then oldest); processes: how many are deployed in the tenant", &[])
+        .doc("工作台 · the signed-in user's approval counts (todo, claim, done, send) and up to five urgent tasks (due soonest, then oldest; overdue: past due now); processes: how many are deployed in the tenant", &[])
         .get(format!("{F}/work/users"), Guard::any(&["work_start_flow", "work_todo_handle", "flow_follow_delete"]), users)
         .doc("人员选择 · enabled users of the tenant who can handle a task (work_todo_handle, no technical workers), to name as approver or to reassign to: id, name, account, departments (query: name, exceptSelf=1; up to 200)", &[])
         .get(format!("{F}/follow/list"), Guard::code("flow_follow"), follow_list)
@@ -364,7 +364,8 @@ async fn counts(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
     let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
     // Urgent work orders assigned to the user join the desk's list when the user may open them.
     let orders = s.require("worklist_order").is_ok();
-    let today: String = st.settings.zone.format(store::now_millis()).chars().take(10).collect();
+    let now: String = st.settings.zone.format(store::now_millis()).chars().take(19).collect();
+    let today: String = now.chars().take(10).collect();
     let out = st
         .read(move |r| {
             let total = |name: &str, f: Filter| -> store::Result<u64> { Ok(r.list(&res.get(name), &tenant, &Query { filters: vec![f], limit: 1, ..Query::default() })?.total) };
@@ -387,7 +388,8 @@ async fn counts(State(st): State<AppState>, s: Session) -> ApiResult<Response> {
                 .map(|t| {
                     json!({"taskId": id(t, "id").to_string(), "taskName": text(t, "nodeName"), "processDefinitionName": text(t, "processName"),
                         "processInstanceId": id(t, "instanceId").to_string(), "businessId": id(t, "businessId").to_string(), "category": int(t, "category").to_string(),
-                        "startUserName": names.get(&id(t, "starterId")).cloned().unwrap_or_default(), "dueTime": text(t, "dueTime"), "arriveTime": text(t, "arriveTime")})
+                        "startUserName": names.get(&id(t, "starterId")).cloned().unwrap_or_default(), "dueTime": text(t, "dueTime"), "arriveTime": text(t, "arriveTime"),
+                        "overdue": !text(t, "dueTime").is_empty() && text(t, "dueTime") < now.as_str()})
                 })
                 .collect();
             let orders = if orders { crate::api::worklist::urgent(r, &res, &tenant, me, &today)? } else { Vec::new() };

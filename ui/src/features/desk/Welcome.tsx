@@ -39,7 +39,7 @@ export function Launcher() {
   );
 }
 
-type Counts = { processes: number; todo: number; claim: number; done: number; send: number; urgent: Record<string, string>[]; orders?: Record<string, any>[] };
+type Counts = { processes: number; todo: number; claim: number; done: number; send: number; urgent: Record<string, any>[]; orders?: Record<string, any>[] };
 
 /** The signed-in user's approval counts and urgent tasks from the engine (after the page hydrates):
  * undefined while loading, null when the user has no work screens (the cards are left out). */
@@ -116,7 +116,7 @@ function Urgent({ counts }: { counts: Counts | null | undefined }) {
           <li key={o.id}><a href={`/worklist/view/${o.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/worklist/view/${o.orderNo}`); }}>{t('desk.workOrder')} · {o.title}</a>
             <span className={o.overdue ? 'overdue' : 'muted'}> {o.overdue ? t('desk.overdue', { time: o.dueTime }) : t('desk.due', { time: o.dueTime })}</span></li>
         ))}{counts.urgent.map((u) => (
-          <li key={u.taskId}><a href="#" onClick={(e) => { e.preventDefault(); navigate(`/work/process/${kind(u.category)}/handle/${u.taskId}/${u.processInstanceId}/${u.businessId || 0}`); }}>{u.processDefinitionName} · {u.taskName} · {u.startUserName}</a>{u.dueTime ? <span className="muted"> {t('desk.due', { time: u.dueTime })}</span> : u.arriveTime && <span className="muted"> {t('desk.arrived', { time: String(u.arriveTime).slice(5, 16) })}</span>}</li>
+          <li key={u.taskId}><a href="#" onClick={(e) => { e.preventDefault(); navigate(`/work/process/${kind(u.category)}/handle/${u.taskId}/${u.processInstanceId}/${u.businessId || 0}`); }}>{u.processDefinitionName} · {u.taskName} · {u.startUserName}</a>{u.dueTime ? <span className={u.overdue ? 'overdue' : 'muted'}> {u.overdue ? t('desk.overdue', { time: u.dueTime }) : t('desk.due', { time: u.dueTime })}</span> : u.arriveTime && <span className="muted"> {t('desk.arrived', { time: String(u.arriveTime).slice(5, 16) })}</span>}</li>
         ))}</ul>
       )}
     </section>
