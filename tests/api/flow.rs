@@ -165,6 +165,10 @@ async fn leave_runs_across_users_with_rule_12() {
     assert_eq!(v["data"]["total"], 0, "{v}");
     let (_, v) = get(&app, &p.li, &format!("{F}/work/done-list?taskId={task}")).await;
     assert_eq!(v["data"]["total"], 1, "{v}");
+    // The applicant hears that his leader agreed and where it waits now.
+    let (_, v) = get(&app, &p.zhang, "/api/blade-desk/message/unread-count").await;
+    assert_eq!(bell(&v, "请假流程:li已同意", &format!("/work/process/leave/detail/{inst}/")), 1, "{v}");
+    assert!(v["data"]["latest"].as_array().unwrap().iter().any(|m| m["title"].as_str().is_some_and(|t| t.ends_with("已同意,转管理员审批"))), "{v}");
     // Five days go on to 管理员审批, which the administrators claim: the list says so (it named 李 still).
     let (_, v) = get(&app, &p.zhang, &format!("{LEAVE}/list")).await;
     assert_eq!((v["data"]["records"][0]["taskName"].as_str(), v["data"]["records"][0]["waitingOn"].as_str()), (Some("管理员审批"), Some("待签收")), "{v}");
@@ -279,7 +283,7 @@ async fn a_leave_given_back_is_changed_and_sent_again_by_its_applicant() {
     let adjust = adjust[0]["taskId"].as_str().unwrap().to_string();
     // His bell says who gave it back and why (it said only 待办 and who applied).
     let (_, v) = get(&app, &p.zhang, "/api/blade-desk/message/unread-count").await;
-    assert!(v["data"]["latest"].as_array().unwrap().iter().any(|m| m["title"].as_str().unwrap_or("").contains("调整申请") && m["content"].as_str().unwrap_or("").contains("退回:项目节点冲突,请改到两天")), "{v}");
+    assert!(v["data"]["latest"].as_array().unwrap().iter().any(|m| m["title"].as_str().unwrap_or("").contains("调整申请") && m["content"].as_str().unwrap_or("").contains("驳回:项目节点冲突,请改到两天")), "{v}");
     // The handle page asks one task: the server says which is the applicant's 调整申请 (his leave as a form).
     let flag = |t: String, task: String| {
         let app = &app;

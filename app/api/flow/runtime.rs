@@ -478,9 +478,20 @@ pub fn complete(w: &mut WriteCtx, cx: &Ctx, task_id: u64, inst_hint: Option<u64>
         None
     } else {
         let who = w.get(&cx.def("user"), cx.tenant, me)?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
-        Some(format!("{who} 退回:{}", comment.chars().take(100).collect::<String>()))
+        Some(format!("{who} 驳回:{}", comment.chars().take(100).collect::<String>()))
     };
     apply_noting(w, cx, &l.def, &mut l.inst, &fx, note.as_deref())?;
+    // The applicant hears that a step agreed and where it waits now (the result alone came at the end; a leave
+    // passed on to 管理员审批 left him without word for days).
+    let next: Vec<String> = fx.iter().filter_map(|e| if let Effect::Open { node, .. } = e { Some(l.def.label(node).to_string()) } else { None }).collect();
+    if d.pass && starter != me && !next.is_empty() && !fx.iter().any(|e| matches!(e, Effect::End { .. })) {
+        let who = w.get(&cx.def("user"), cx.tenant, me)?.map(|u| text(&u, "realName").to_string()).unwrap_or_default();
+        let kind = if int(&l.inst, "category") == 1 { "leave" } else { "flow" };
+        let link = format!("/work/process/{kind}/detail/{}/{}", id(&l.inst, "id"), id(&l.inst, "businessId"));
+        let about = business_summary(w, cx, &l.inst)?;
+        let title = format!("{}:{who}已同意,转{}", text(&l.inst, "processName"), next.join("、"));
+        crate::engine::messages::send(w, cx, [starter], crate::engine::messages::APPROVAL, &title, &about, &link)?;
+    }
     save(w, cx, &l.def, &l.inst, &l.state, &l.vars)?;
     Ok(done)
 }

@@ -2548,7 +2548,7 @@ test('员工 吴军: a leave with its type, counted in working days, seen in 请
   await visit(page, '/work/todo');
   await page.getByRole('row').filter({ hasText: '调整申请' }).first().getByRole('button', { name: '处理' }).click();
   const form = page.getByRole('form', { name: '调整申请' });
-  await form.getByText('张伟 退回:项目节点冲突,请改为周四周五').waitFor();
+  await form.getByText('张伟 驳回:项目节点冲突,请改为周四周五').waitFor();
   await page.locator('.tags .tag.active', { hasText: '调整申请' }).waitFor(); // its tab too (it said 审批处理)
   check(await form.getByLabel('请假理由').inputValue() === '回老家探亲' && await form.getByLabel('开始时间').inputValue() === `${thu}T13:00`, 'the form holds his leave as it was');
   check(await page.getByRole('button', { name: '同意' }).count() === 0, 'no approver\'s buttons on his own step');

@@ -351,7 +351,7 @@ function AdjustLeave({ leave, taskId, instanceId, hist }: { leave: Row; taskId: 
     <form className="card flow-form" onSubmit={resubmit} aria-label={L('调整申请', 'Adjust the application')}>
       {asking}
       <h3>{L('调整申请', 'Adjust the application')}</h3>
-      {back && <p className="form-err" role="note">{L(`${back.assigneeName} 退回:${back.comment || '驳回'}`, `${back.assigneeName} gave it back: ${back.comment || 'rejected'}`)}</p>}
+      {back && <p className="form-err" role="note">{L(`${back.assigneeName} 驳回:${back.comment || '未写原因'}`, `${back.assigneeName} rejected it: ${back.comment || 'no reason given'}`)}</p>}
       <LeaveFields f={f} set={setF} />
       <label className="wide">{L('调整说明', 'Note')}<textarea aria-label={L('调整说明', 'Note')} value={comment} maxLength={500} onChange={(e) => setComment(e.target.value)} placeholder={L('向审批人说明做了哪些调整(可不填)', 'What you changed, for the approver (optional)')} /></label>
       <div className="flow-actions">
