@@ -491,3 +491,40 @@ async fn the_demos_dates_follow_each_other() {
     }
     assert!(checked > 20 && day_work > 10, "{checked} nodes done, {day_work} day work records");
 }
+
+/// 项目经理 张伟 asks the depot for material: he reads the stock, raises a 领料单 (项目领料) for his project with its
+/// lines and releases it to the depot; he follows his own requisitions (a demo data scope), not the sales.
+#[tokio::test]
+async fn a_project_manager_raises_and_follows_his_requisitions() {
+    let app = demo();
+    let (admin, pm, keeper) = (who(&app, "admin").await, who(&app, "zhangwei").await, who(&app, "liuqiang").await);
+    const W: &str = "/api/blade-api/wms";
+    let (_, v) = get(&app, &pm, "/api/blade-auth/oauth/user-info").await;
+    let zw = v["data"]["userId"].as_str().or(v["data"]["user_id"].as_str()).unwrap_or_default().to_string();
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    let (_, all) = get(&app, &admin, &format!("{W}/order/ck/list?size=100")).await;
+    let (s, mine) = get(&app, &pm, &format!("{W}/order/ck/list?size=100")).await;
+    assert_eq!(s, 200, "{mine}");
+    assert!(!rows(&mine).is_empty() && rows(&mine).len() < rows(&all).len(), "{mine}");
+    assert!(rows(&mine).iter().all(|r| r["createUser"] == zw.as_str() && r["orderType"] == 2), "his requisitions only: {mine}");
+    // Stock he can draw on.
+    let (_, v) = get(&app, &pm, "/api/blade-system/lookup?resource=store").await;
+    let store = v["data"]["records"][0]["id"].as_str().unwrap().to_string();
+    let (s, v) = get(&app, &pm, &format!("{W}/stockdata/list?storeId={store}&size=200")).await;
+    assert_eq!(s, 200, "{v}");
+    let row = rows(&v).into_iter().find(|r| r["spaceId"].as_str().is_some_and(|x| x != "0") && r["available"].as_str().and_then(|q| q.parse::<f64>().ok()).is_some_and(|q| q >= 2.0)).unwrap_or_else(|| panic!("{v}"));
+    let (_, v) = post(&app, &pm, "/api/blade-scm/project/list", json!({"current": 1, "size": 100})).await;
+    let project = rows(&v).into_iter().find(|p| p["managerId"] == zw.as_str() && p["projectStatus"] == 2).unwrap()["id"].clone();
+    let (s, v) = post(&app, &pm, &format!("{W}/order/ck/submit"), json!({"storeId": store, "orderType": 2, "projectId": project, "consignee": "张伟", "remark": "二楼吊顶补料"})).await;
+    assert_eq!(s, 200, "{v}");
+    let ck = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &pm, &format!("{W}/mxck/submit"), json!({"orderId": ck, "goodsId": row["goodsId"], "qty": "2"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &pm, &format!("{W}/order/ck/release"), json!({"id": ck})).await;
+    assert_eq!(s, 200, "released to the depot: {v}");
+    // The keeper picks it from his list; the manager cannot pick.
+    let (_, v) = get(&app, &keeper, &format!("{W}/order/ck/list?size=100")).await;
+    assert!(rows(&v).iter().any(|r| r["id"] == ck.as_str()), "{v}");
+    let (s, _) = get(&app, &pm, &format!("{W}/down/goods_list?orderId={ck}")).await;
+    assert_eq!(s, 403);
+}

@@ -64,13 +64,19 @@ const GOODS: &[(&str, &str, &[&str], &str, i64)] = &[
 pub fn area_demo(w: &mut WriteCtx, res: &crate::decl::Resources, tenant: &str) -> store::Result<()> {
     let constructs = w.all(&res.get("construct"), tenant)?;
     let site = |project: u64| constructs.iter().find(|k| k["projectId"].as_u64() == Some(project) && k["modelStatus"] == 3).and_then(|k| k["id"].as_u64());
-    let under_way: Vec<(u64, Option<u64>)> =
-        w.all(&res.get("project"), tenant)?.iter().filter(|p| p["projectStatus"] == 2).filter_map(|p| p["id"].as_u64()).map(|p| (p, site(p))).collect();
+    // (project, its construct under way, its manager: who raises its requisitions)
+    let under_way: Vec<(u64, Option<u64>, u64)> = w
+        .all(&res.get("project"), tenant)?
+        .iter()
+        .filter(|p| p["projectStatus"] == 2)
+        .filter_map(|p| Some((p["id"].as_u64()?, p.get("managerId").and_then(store::parse_id_value).unwrap_or(0))))
+        .map(|(p, m)| (p, site(p), m))
+        .collect();
     let (now, sys) = (crate::engine::demo::now_text(), Actor::default());
     demo(w, &Ctx { tenant, actor: &sys, res, now: &now }, crate::engine::demo::city(tenant).0, &under_way)
 }
 
-pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64>)]) -> store::Result<()> {
+pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64>, u64)]) -> store::Result<()> {
     let t = cx.tenant;
     let ins = |w: &mut WriteCtx, cx: &Ctx, name: &str, v: Value| -> store::Result<u64> { Ok(w.insert(&cx.def(name), t, obj(v), cx.actor)?["id"].as_u64().unwrap_or(0)) };
     // The depot's keeper does the work, on the day each document is of (its records and moves carry that time).
@@ -248,14 +254,20 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
         ck_seq += 1;
         let no = format!("CK{}-{ck_seq:04}", day(d).replace('-', ""));
         let requisition = k % 3 != 2 && !projects.is_empty();
-        let (project, construct) = if requisition { (Some(projects[k % projects.len()].0), projects[k % projects.len()].1) } else { (None, None) };
+        let (project, construct, manager) = if requisition { let p = projects[k % projects.len()]; (Some(p.0), p.1, p.2) } else { (None, None, 0) };
+        // A requisition is raised by the project's manager (his 领料单, which he follows); the keeper does the rest.
+        let raiser = match w.get(&cx.def("user"), t, manager)? {
+            Some(u) if manager > 0 => Actor { user_id: manager, dept_id: ledger::text(&u, "deptId").split(',').next().and_then(|d| d.parse().ok()).unwrap_or(0), ..*cx.actor },
+            _ => *cx.actor,
+        };
+        let rcx = &Ctx { actor: &raiser, ..*cx };
         // Delivered to the project's site, or a sale's customer's shop.
         let site = match project {
             Some(p) => w.get_fields(&cx.def("project"), t, p, &["address"])?.and_then(|r| r.get("address").and_then(Value::as_str).map(str::to_string)),
             None => None,
         };
         let address = site.unwrap_or_else(|| format!("{city}市{}", ["中山北路105号 金盛装饰城B区2-08", "解放路88号 建材市场东门", "建设路216号", "人民路58号 美家五金店"][k % 4]));
-        let o = ins(w, cx, "order_ck", json!({
+        let o = ins(w, rcx, "order_ck", json!({
             "orderNo": no, "storeId": store, "orderType": if requisition { 2 } else { 1 }, "customerId": owner, "projectId": project, "constructId": construct,
             "consignee": (["马志强", "朱刚", "冯建军", "邓志勇"][k % 4]), "phone": format!("1380000{:04}", 3001 + k), "address": address,
             "orderStatus": 0, "lineCount": 0, "totalQty": 0, "remark": if requisition { "工地领料" } else { "" },
@@ -276,7 +288,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx, city: &str, projects: &[(u64, Option<u64
             let Some(row) = w.list(&cx.def("stockdata"), t, &q)?.records.into_iter().find(|r| ledger::text(r, "location").starts_with("bin:")) else { continue };
             let g = ledger::id(&row, "goodsId");
             let want = (ledger::qty(&row, "available") / QTY_SCALE / 4).max(1) * QTY_SCALE;
-            let l = ins(w, cx, "mxck", json!({"orderId": o, "goodsId": g, "storeId": store, "qty": want, "reservedQty": 0, "pickedQty": 0}))?;
+            let l = ins(w, rcx, "mxck", json!({"orderId": o, "goodsId": g, "storeId": store, "qty": want, "reservedQty": 0, "pickedQty": 0}))?;
             total += want;
             nlines += 1;
             if status == 0 {
