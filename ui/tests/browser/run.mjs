@@ -2352,6 +2352,42 @@ test('项目经理 张伟: a project with its company, region and manager picked
   await page.waitForFunction(() => !document.querySelector('.bell-badge'));
 });
 
+test('项目经理 张伟: raises a 领料单 for his project, adds its line and releases it to the depot', async (t) => {
+  const { page } = await session(t, { user: 'zhangwei' });
+  const W = '/api/blade-api/wms';
+  await visit(page, '/wms/order/ck');
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  const dlg = page.getByRole('dialog', { name: /新增/ });
+  await dlg.getByLabel('仓库').click();
+  await dlg.getByLabel('仓库').fill('总仓');
+  await dlg.getByRole('option', { name: /总仓/ }).first().click();
+  await dlg.getByLabel('出库类型').selectOption({ label: '项目领料' });
+  await dlg.getByLabel('领料项目').click();
+  await dlg.getByLabel('领料项目').fill('翡翠');
+  await dlg.getByRole('option', { name: /翡翠公园/ }).first().click();
+  await dlg.getByLabel('收货人').fill('张伟');
+  await dlg.getByLabel('备注').fill('12#楼公区补料');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '新增成功').waitFor();
+  const mine = await bladeCall({ user: await token('157270', 'zhangwei') }, 'GET', `${W}/order/ck/list?orderStatus_equal=0&size=10`);
+  const order = mine.records.find((r) => r.remark === '12#楼公区补料');
+  check(!!order, 'his new requisition is in his list: ' + JSON.stringify(mine.records.map((r) => r.remark)));
+  await visit(page, `/wms/order/ck/detail/${order.orderNo}`);
+  const stock = (await bladeCall({ user: await token('157270', 'zhangwei') }, 'GET', `${W}/stockdata/list?storeId=${order.storeId}&size=200`)).records
+    .find((r) => r.spaceId && r.spaceId !== '0' && Number(r.available) >= 2);
+  const goods = await bladeCall({ user: await token('157270', 'zhangwei') }, 'GET', `${W}/goods/detail?id=${stock.goodsId}`);
+  const add = page.getByRole('form', { name: '新增明细' });
+  await add.getByLabel('商品条码/编码/名称').fill(goods.goodsCode);
+  await add.getByLabel('数量').fill('2');
+  await add.getByRole('button', { name: '添加明细' }).click();
+  await toast(page, '新增成功').waitFor();
+  await page.getByRole('table', { name: '出库明细' }).getByText(goods.goodsName).first().waitFor();
+  await shot(page, 'role-pm-requisition');
+  await api(page, '/order/ck/release', () => page.getByRole('button', { name: '释放(预留库存)' }).click());
+  await page.locator('.tag', { hasText: '已释放' }).waitFor();
+  check(await page.getByRole('button', { name: '拣货', exact: true }).count() === 0, 'picking is the keeper\'s, not offered to him');
+});
+
 test('项目经理 张伟: 补卡 offers the chosen construct\'s crew, not every worker', async (t) => {
   const { page } = await session(t, { user: 'zhangwei' });
   const S = '/api/blade-scm';

@@ -292,9 +292,10 @@ export function OutboundDetail({ no }: { no: string }) {
   const [asking, ask] = useAsk();
   const [picks, setPicks] = useState<Row[]>([]);
   const loadPicks = useCallback(async () => {
-    if (!o || ![1, 2].includes(Number(o.orderStatus))) return setPicks([]);
+    // The pick list is the keeper's (下架): one who only raised the order (a 项目经理's 领料单) follows its lines.
+    if (!o || ![1, 2].includes(Number(o.orderStatus)) || !perms.has('down')) return setPicks([]);
     try { setPicks((await get(`${W}/down/goods_list`, { orderId: o.id, size: 500 }))?.records ?? []); } catch { setPicks([]); }
-  }, [o]);
+  }, [o, perms]);
   useEffect(() => { void loadPicks(); }, [loadPicks]);
   const act = async (f: () => Promise<unknown>, done: string) => {
     try { await f(); toast(done); await load(); } catch (e) { toast(e instanceof ApiError ? e.message : String(e), 'error'); }
@@ -305,6 +306,8 @@ export function OutboundDetail({ no }: { no: string }) {
       const s = Number(o!.orderStatus);
       const op = (k: string) => `${k}-${o!.id}-${Date.now()}`;
       const canEdit = perms.has('order_ck_edit');
+      // Picking, closing short and shipping are the depot's (下架): one who raised the order follows it.
+      const picker = perms.has('down');
       const confirmed = async (text: string, f: () => Promise<unknown>, done: string) => {
         if ((await ask({ text })) !== null) await act(f, done);
       };
@@ -315,14 +318,14 @@ export function OutboundDetail({ no }: { no: string }) {
             <h2>{L('出库单', 'Outbound order')} {o!.orderNo} <span className="tag">{st(CK_STATUS, s)}</span></h2>
             <span className="no-print">
               {s === 0 && canEdit && <button type="button" className="btn btn-primary" onClick={() => act(() => post(`${W}/order/ck/release`, { id: o!.id }), L('已释放,库存已预留', 'Released; stock reserved'))}>{L('释放(预留库存)', 'Release (reserve)')}</button>}
-              {[1, 2].includes(s) && canEdit && lines.some((l) => dec(dec(l.qty, l.pickedQty), l.shortQty ?? '0') !== '0') && lines.some((l) => l.pickedQty && l.pickedQty !== '0') && (
+              {[1, 2].includes(s) && canEdit && picker && lines.some((l) => dec(dec(l.qty, l.pickedQty), l.shortQty ?? '0') !== '0') && lines.some((l) => l.pickedQty && l.pickedQty !== '0') && (
                 <button type="button" className="btn" onClick={async () => {
                   const why = await ask({ text: L('储位上找不到的货不再等待：未拣的数量记为短拣，释放其预留，出库单按已拣的发货。此操作不能撤销。', 'What the bins do not hold is no longer awaited: the rest is recorded as short, its reservation released, and the order ships what was picked. This cannot be undone.'), reason: L('短拣原因', 'Reason') });
                   if (why) await act(() => post(`${W}/order/ck/close-short`, { id: o!.id, reason: why }), L('已短拣完成', 'Closed short'));
                 }}>{L('短拣完成', 'Close short')}</button>)}
-              {s === 3 && canEdit && <button type="button" className="btn btn-primary" onClick={() => confirmed(L('确认发货后货物离开仓库，库存扣减，不能撤销。确定发货？', 'Once shipped, the goods leave the store and the stock is reduced; this cannot be undone. Ship?'), () => post(`${W}/order/ck/ship`, { id: o!.id }), L('已发货', 'Shipped'))}>{L('确认发货', 'Confirm shipment')}</button>}
+              {s === 3 && canEdit && picker && <button type="button" className="btn btn-primary" onClick={() => confirmed(L('确认发货后货物离开仓库，库存扣减，不能撤销。确定发货？', 'Once shipped, the goods leave the store and the stock is reduced; this cannot be undone. Ship?'), () => post(`${W}/order/ck/ship`, { id: o!.id }), L('已发货', 'Shipped'))}>{L('确认发货', 'Confirm shipment')}</button>}
               {s < 4 && canEdit && <button type="button" className="btn" onClick={() => confirmed(L('取消出库单会释放预留的库存、撤销拣货。确定取消？', 'Cancelling releases the reserved stock and reverses the picks. Cancel the order?'), () => post(`${W}/order/ck/cancel`, { id: o!.id }), L('已取消', 'Cancelled'))}>{L('取消出库单', 'Cancel order')}</button>}
-              {[1, 2].includes(s) && <a className="btn" href={`/print/pick/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/pick/${o!.orderNo}`); }}>{L('打印拣货单', 'Print pick list')}</a>}
+              {[1, 2].includes(s) && picker && <a className="btn" href={`/print/pick/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/pick/${o!.orderNo}`); }}>{L('打印拣货单', 'Print pick list')}</a>}
               <a className="btn" href={`/print/ck/${o!.orderNo}`} onClick={(e) => { e.preventDefault(); navigate(`/print/ck/${o!.orderNo}`); }}>{s === 4 ? L('打印送货单', 'Print delivery note') : L('打印出库单', 'Print outbound order')}</a>
             </span>
           </div>
@@ -344,7 +347,7 @@ export function OutboundDetail({ no }: { no: string }) {
             ...(s === 0 && canEdit ? [[L('操作', 'Action'), (r: Row) => <RemoveLine kind="ck" line={r} ask={ask} act={act} />] as [string, (r: Row) => ReactNode]] : []),
           ]} />
         </div>
-        {[1, 2].includes(s) && (
+        {[1, 2].includes(s) && perms.has('down') && (
           <div className="card">
             <div className="card-head">
               <h3>{L('拣货单', 'Pick list')}</h3>
