@@ -605,6 +605,11 @@ fn wms_request(path: &str, ids: &HashMap<&str, u64>) -> Option<Vec<(String, Opti
         "order_ck" | "mxck" | "down" => (ids["order_ck"], ids["mxck"]),
         _ => (ids["order_rk"], ids["mxrk"]),
     };
+    // A count sheet names a store and its rows.
+    if rest == "stockdata/count" {
+        let body = json!({"storeId": ids["store"].to_string(), "reason": "x", "rows": [{"id": own.to_string(), "countedQty": "1"}]});
+        return Some(vec![(path.to_string(), Some(body.to_string()))]);
+    }
     let body = json!({
         "id": own.to_string(), "lineId": line.to_string(), "orderId": order.to_string(), "spaceId": ids["storagespace"].to_string(),
         "stockId": ids["stockdata"].to_string(), "goodsId": ids["goods"].to_string(), "qty": "1", "passedQty": "1", "countedQty": "1", "remark": "x",

@@ -707,3 +707,59 @@ async fn an_inbound_orders_supplier_is_a_supplier() {
     let (s, v) = post(&app, &t, &format!("{W}/order/rk/submit"), Value::Object(order)).await;
     assert_eq!(s, 200, "the whole record sent back: {v}");
 }
+
+/// 库存盘点: a count sheet of a store's bins posts every difference to or from 盘点损溢 in one transaction, with
+/// the sheet's reason on the stock card; a difference needs a reason; a row of another store, a staging area or
+/// a count below what is reserved refuses the whole sheet.
+#[tokio::test]
+async fn a_count_sheet_posts_its_differences_together() {
+    let app = App::new();
+    let t = app.admin(A).await;
+    let (store, bins, goods) = depot(&app, &t, "C", 2, &["纸面石膏板", "轻钢龙骨"]).await;
+    stock_in(&app, &t, &store, &[(&goods[0], "20", "B1"), (&goods[1], "8", "K1")], &bins[0]).await;
+    let (other, obins, ogoods) = depot(&app, &t, "D", 1, &["乳胶漆"]).await;
+    stock_in(&app, &t, &other, &[(&ogoods[0], "3", "")], &obins[0]).await;
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    let (_, v) = get(&app, &t, &format!("{W}/stockdata/list?storeId={store}&size=50")).await;
+    let in_bin = |g: &str| rows(&v).into_iter().find(|r| r["goodsId"] == g && r["spaceId"].as_str().is_some_and(|s| s != "0")).unwrap();
+    let (gypsum, keel) = (in_bin(&goods[0]), in_bin(&goods[1]));
+    let staging = rows(&v).into_iter().find(|r| r["spaceId"].as_str().is_none_or(|s| s == "0")).unwrap();
+    let (_, ov) = get(&app, &t, &format!("{W}/stockdata/list?storeId={other}&size=50")).await;
+    let foreign = rows(&ov).into_iter().find(|r| r["spaceId"].as_str().is_some_and(|s| s != "0")).unwrap();
+    let sheet = |reason: &str, rows: Value| json!({"storeId": store, "reason": reason, "rows": rows});
+    let count = |body: Value| {
+        let (app, t) = (&app, t.clone());
+        async move { post(app, &t, &format!("{W}/stockdata/count"), body).await }
+    };
+    // A difference without a reason, another store's row, a staging area: nothing is posted.
+    let (s, v) = count(sheet("", json!([{"id": gypsum["id"], "countedQty": "18"}]))).await;
+    assert_eq!((s, msg(&v)), (400, "盘点有差异,请填写差异原因".to_string()), "{v}");
+    let (s, v) = count(sheet("月末盘点", json!([{"id": gypsum["id"], "countedQty": "18"}, {"id": foreign["id"], "countedQty": "3"}]))).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("不在本次盘点的仓库"), "{v}");
+    let (s, v) = count(sheet("月末盘点", json!([{"id": gypsum["id"], "countedQty": "18"}, {"id": staging["id"], "countedQty": "1"}]))).await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = count(sheet("月末盘点", json!([{"id": gypsum["id"], "countedQty": "-1"}]))).await;
+    assert_eq!(s, 400, "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/stockdata/detail?id={}", gypsum["id"].as_str().unwrap())).await;
+    assert_eq!(v["data"]["qty"], "20", "a refused sheet moved nothing: {v}");
+    // Counted: 2 张 short of 纸面石膏板, 0.5 根 over of 轻钢龙骨, in one sheet.
+    let (s, v) = count(sheet("月末盘点:A区破损2张,龙骨多0.5根", json!([{"id": gypsum["id"], "countedQty": "18"}, {"id": keel["id"], "countedQty": "8.5"}]))).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!((v["data"]["rows"].as_u64(), v["data"]["changed"].as_u64(), v["data"]["gain"].as_str(), v["data"]["loss"].as_str()), (Some(2), Some(2), Some("0.5"), Some("2")), "{v}");
+    assert!(v["data"]["countNo"].as_str().unwrap().starts_with("PD"), "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/stockdata/detail?id={}", gypsum["id"].as_str().unwrap())).await;
+    assert_eq!((v["data"]["qty"].as_str(), v["data"]["countedQty"].as_str(), v["data"]["countReason"].as_str()), (Some("18"), Some("18"), Some("月末盘点:A区破损2张,龙骨多0.5根")), "{v}");
+    assert!(v["data"]["countTime"].as_str().is_some_and(|x| x.len() == 19), "{v}");
+    let (_, v) = get(&app, &t, &format!("{W}/stockdata/card?goodsId={}&size=50", goods[0])).await;
+    let last = rows(&v).last().unwrap().clone();
+    assert_eq!((last["docType"].as_str(), last["remark"].as_str(), last["toLoc"].as_str()), (Some("pd"), Some("月末盘点:A区破损2张,龙骨多0.5根"), Some("loss")), "{last}");
+    // A sheet that agrees with the books needs no reason.
+    let (s, v) = count(sheet("", json!([{"id": gypsum["id"], "countedQty": "18"}]))).await;
+    assert_eq!((s, v["data"]["changed"].as_u64()), (200, Some(0)), "{v}");
+    // Another tenant's admin cannot count this store's rows.
+    let tb = app.admin(B).await;
+    let (s, _) = post(&app, &tb, &format!("{W}/stockdata/count"), sheet("x", json!([{"id": gypsum["id"], "countedQty": "1"}]))).await;
+    assert_eq!(s, 404);
+    audit_clean(&app);
+}

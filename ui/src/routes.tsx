@@ -92,6 +92,7 @@ export const routes: RouteDef[] = [
   on('/wms/order/rk/detail/:orderNo', 'menu.rkDetail', 'wms', (m, p) => <m.InboundDetail no={p.orderNo} />),
   on('/wms/order/ck/detail/:orderNo', 'menu.ckDetail', 'wms', (m, p) => <m.OutboundDetail no={p.orderNo} />),
   on('/wms/stock/card/:goodsId', 'menu.stockCard', 'wms', (m, p) => <m.StockCard goodsId={p.goodsId} />),
+  on('/wms/stock/count', 'menu.stockCount', 'wms', (m) => <m.StockCount />),
   on('/work/process/leave', 'menu.leave', 'flow', (m) => <m.LeaveList />),
   on('/work/process/leave/form/:processDefinitionId', 'menu.leaveForm', 'flow', (m, p) => <m.LeaveForm processId={p.processDefinitionId} />),
   on('/work/process/flow/form/:processDefinitionId', 'menu.flowStart', 'flow', (m, p) => <m.StartForm processId={p.processDefinitionId} />),

@@ -72,6 +72,8 @@ export type RowAction = { path: string; label: [string, string]; code: string; d
   when?: { field: string; in: string[] } };
 /** A toolbar action's form: `POST path` (absolute, or under the resource's api) with the values typed. */
 export type ToolForm = { path: string; label: [string, string]; code: string; done: [string, string];
+  /** A page the tool opens instead of a form (`/wms/stock/count`). */
+  to?: string;
   fields: { name: string; label: [string, string]; kind?: 'text' | 'date' | 'time'; refers?: string; required?: boolean;
     /** The picker narrowed by another choice of the form, through a join: {"constructId": "construct_worker.constructId"}. */
     within?: Record<string, string> }[] };

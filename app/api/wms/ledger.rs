@@ -100,12 +100,14 @@ pub struct Move<'a> {
     /// The source balance row when the caller has just read it in this transaction (id, record as stored):
     /// it is not looked up again.
     pub from_row: Option<(u64, &'a Map<String, Value>)>,
+    /// Why it moved, where a person said so (a count's difference: 盘点说明), shown on the stock card.
+    pub note: Option<&'a str>,
 }
 
 impl<'a> Move<'a> {
     /// A move of `qty` with no reservation consumed, no expiry, no project: set those with struct update syntax.
     pub fn new(goods: u64, from: Loc, to: Loc, batch: &'a str, qty: i64, doc: Doc<'a>) -> Move<'a> {
-        Move { goods, from, to, batch, qty, consume: 0, expire: None, doc, project: None, construct: None, from_row: None }
+        Move { goods, from, to, batch, qty, consume: 0, expire: None, doc, project: None, construct: None, from_row: None, note: None }
     }
 }
 
@@ -340,6 +342,9 @@ pub fn post(w: &mut WriteCtx, cx: &Ctx, m: &Move) -> store::Result<Map<String, V
         rec.insert("constructId".into(), json!(c));
     }
     rec.insert("amount".into(), json!(amount as i64));
+    if let Some(n) = m.note.filter(|n| !n.is_empty()) {
+        rec.insert("remark".into(), json!(n));
+    }
     // The value issued to and returned from a project, kept beside the moves (its material cost reads these).
     for (loc, way) in [(m.to, Issued), (m.from, Returned)] {
         if let Loc::Project(p) = loc {

@@ -21,8 +21,8 @@ use crate::auth::session::Session;
 use crate::engine::dialect::{Ctx, Env, after_i64, after_id};
 use crate::engine::params::{id_param, page_json, page_of};
 use crate::engine::{Api, Guard, crud};
-use crate::error::{ApiResult, rule};
-use crate::http::{AnyParams, ok};
+use crate::error::{ApiError, ApiResult, Kind, rule};
+use crate::http::{AnyParams, JsonObject, ok};
 use crate::state::AppState;
 
 pub fn routes(api: Api) -> Api {
@@ -31,6 +31,8 @@ pub fn routes(api: Api) -> Api {
         .doc("移库管理 · carry out a planned transfer: both legs in one transaction (body or query: id)", &[])
         .post(format!("{BASE}/transfer/cancel"), Guard::write(&transfer, &["edit"]), cancel)
         .doc("移库管理 · cancel a planned transfer; nothing moves (body or query: id)", &[])
+        .post(format!("{BASE}/stockdata/count"), Guard::write(&stock, &["edit"]), count_sheet)
+        .doc("库存盘点 · a count sheet of a store's bins: body {storeId, reason (required when a count differs), rows: [{id, countedQty}]} (at most 5,000 rows); every difference is posted to or from 盘点损溢 in one transaction with the reason; answers countNo, rows, changed, gain, loss", &[])
         .get(format!("{BASE}/stockdata/card"), Guard::read(&stock), card)
         .doc("库存数据 · the stock card of a goods: every move, oldest first, with the goods' balance after each (query: goodsId, storeId optional, current, size)", &[])
 }
@@ -226,12 +228,23 @@ async fn to_status(State(st): State<AppState>, s: Session, p: AnyParams, status:
 // ---------------------------------------------------------------------------------------------------------
 // Counts and the stock card
 
-/// `stockdata/submit`: a count of an existing stock row.
+/// `stockdata/submit`: a count of an existing stock row (its 盘点说明 `countReason` optional here: the Saber form
+/// sends the quantity alone).
 pub fn count_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
     let Some(old) = old else {
         return Err(rule("库存由入库、出库、移库单据产生,不能直接新增", "Stock comes from inbound, outbound and transfer orders; it cannot be added directly"));
     };
     let counted = doc.get("countedQty").and_then(Value::as_i64).ok_or_else(|| store::StoreError::invalid("countedQty", store::FieldProblem::Required))?;
+    let reason = doc.get("countReason").and_then(Value::as_str).unwrap_or("").trim().to_string();
+    let no = format!("PD{}", cx.now.chars().filter(char::is_ascii_digit).take(8).collect::<String>());
+    count_one(w, cx, old, counted, &reason, &no)?;
+    doc.insert("countTime".into(), json!(cx.now));
+    Ok(())
+}
+
+/// A count of one bin's row: the difference (counted − on hand, returned) posted from or to the loss location
+/// with the count's reason.
+fn count_one(w: &mut WriteCtx, cx: &Ctx, old: &Map<String, Value>, counted: i64, reason: &str, no: &str) -> store::Result<i64> {
     check_store(w, cx, id(old, "storeId"))?;
     let loc = Loc::parse(text(old, "location")).ok_or(store::StoreError::NotFound)?;
     // Staging areas hold goods of open documents (received, not yet put away; picked, not yet shipped): those
@@ -249,14 +262,79 @@ pub fn count_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
             format!("Counted {} is below the {} reserved; deal with the outbound orders holding it first", format_qty(counted), format_qty(reserved)),
         ));
     }
-    let no = format!("PD{}", cx.now.chars().filter(char::is_ascii_digit).take(8).collect::<String>());
-    let d = Doc { kind: "pd", id: id(old, "id"), no: &no, line: 0 };
+    let d = Doc { kind: "pd", id: id(old, "id"), no, line: 0 };
     let (from, to, n) = if counted > on_hand { (Loc::Loss, loc, counted - on_hand) } else { (loc, Loc::Loss, on_hand - counted) };
     if n > 0 {
         let batch = text(old, "batch").to_string();
-        ledger::post(w, cx, &Move::new(id(old, "goodsId"), from, to, &batch, n, d))?;
+        ledger::post(w, cx, &Move { note: Some(reason), ..Move::new(id(old, "goodsId"), from, to, &batch, n, d) })?;
     }
-    Ok(())
+    Ok(counted - on_hand)
+}
+
+/// Rows a count sheet may hold (a store's bins at a time).
+const SHEET_MAX: usize = 5_000;
+
+/// POST stockdata/count {storeId, reason, rows: [{id, countedQty}]}: a count sheet of a store's bins, every
+/// difference posted in one transaction (all or none) with the sheet's reason, which a difference requires.
+async fn count_sheet(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
+    let store_id = match b.get("storeId") {
+        Some(v) if !v.is_null() && v != "" => store::parse_id_value(v).ok_or_else(|| ApiError::with(Kind::BadId, v.to_string().chars().take(40).collect::<String>()))?,
+        _ => return Err(ApiError::with(Kind::Missing, "storeId")),
+    };
+    let reason = match b.get("reason") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(r)) => r.trim().to_string(),
+        Some(_) => return Err(ApiError::with(Kind::WrongType, "reason")),
+    };
+    if reason.chars().count() > 200 {
+        return Err(ApiError::with(Kind::TooLong, "reason"));
+    }
+    let items = match b.get("rows") {
+        Some(Value::Array(a)) if !a.is_empty() => a,
+        Some(Value::Array(_)) | None | Some(Value::Null) => return Err(ApiError::with(Kind::Missing, "rows")),
+        Some(_) => return Err(ApiError::with(Kind::WrongType, "rows")),
+    };
+    if items.len() > SHEET_MAX {
+        return Err(ApiError::rule(format!("一张盘点单最多 {SHEET_MAX} 行,请按库区分开盘点"), format!("A count sheet holds at most {SHEET_MAX} rows; count by zone")));
+    }
+    let mut rows: Vec<(u64, i64)> = Vec::with_capacity(items.len());
+    for it in items {
+        let rid = it.get("id").and_then(store::parse_id_value).ok_or_else(|| ApiError::with(Kind::BadId, "id"))?;
+        let counted = match it.get("countedQty") {
+            Some(Value::String(q)) => store::parse_qty(q.trim()),
+            Some(Value::Number(n)) => store::parse_qty(&n.to_string()),
+            _ => None,
+        }
+        .filter(|q| *q >= 0)
+        .ok_or_else(|| ApiError::with(Kind::BadFormat, "countedQty"))?;
+        rows.push((rid, counted));
+    }
+    let env = Env::new(&st, &s);
+    let out = st
+        .write(move |w| {
+            let cx = env.cx();
+            let sdef = cx.def("stockdata");
+            let no = format!("PD{}", cx.now.chars().filter(char::is_ascii_digit).take(12).collect::<String>());
+            let (mut changed, mut gain, mut loss) = (0u64, 0i64, 0i64);
+            for (rid, counted) in &rows {
+                let old = w.get(&sdef, cx.tenant, *rid)?.ok_or(store::StoreError::NotFound)?;
+                if id(&old, "storeId") != store_id {
+                    return Err(rule(format!("{} 不在本次盘点的仓库", text(&old, "locationName")), format!("{} is not in the store being counted", text(&old, "locationName"))));
+                }
+                if *counted != qty(&old, "qty") && reason.is_empty() {
+                    return Err(rule("盘点有差异,请填写差异原因", "The count differs from the books: say why"));
+                }
+                let diff = count_one(w, &cx, &old, *counted, &reason, &no)?;
+                if diff != 0 {
+                    changed += 1;
+                    if diff > 0 { gain += diff } else { loss -= diff }
+                }
+                w.update(&sdef, cx.tenant, *rid, crate::engine::rec::obj(json!({"countedQty": counted, "countTime": cx.now, "countReason": reason})), cx.actor)?;
+            }
+            Ok(json!({"countNo": no, "rows": rows.len(), "changed": changed, "gain": format_qty(gain), "loss": format_qty(loss)}))
+        })
+        .await?;
+    Ok(ok(out))
 }
 
 pub fn stock_remove(w: &mut WriteCtx, cx: &Ctx, rec: &Map<String, Value>) -> store::Result<()> {

@@ -2453,6 +2453,35 @@ test('仓管员 刘强: a line added by a name several goods share is chosen, no
   check((await bladeCall(t, 'GET', `${W}/mxrk/list?orderId=${rk.id}`)).records.length === 0, 'the line is gone');
 });
 
+test('仓管员 刘强: 库存盘点 — a count sheet of a store zone, differences posted together with their reason', async (t) => {
+  const { page } = await session(t, { user: 'liuqiang' });
+  await visit(page, '/wms/stockdata');
+  await page.getByRole('button', { name: '库存盘点' }).click();
+  await waitPath(page, '/wms/stock/count');
+  await page.getByLabel('仓库').selectOption({ label: '南京建材总仓' });
+  const sheet = page.getByRole('table', { name: '盘点明细' });
+  await sheet.locator('tbody tr').first().waitFor();
+  await page.getByLabel('库区').locator('option').nth(1).waitFor({ state: 'attached' });
+  await page.getByLabel('库区').selectOption({ index: 1 });
+  await page.waitForFunction(() => document.querySelectorAll('table[aria-label="盘点明细"] tbody tr input').length > 1);
+  const rows = sheet.locator('tbody tr');
+  // The first row counted 1 short, the second as the books say.
+  const books = async (i) => (await rows.nth(i).locator('td').nth(3).innerText()).trim();
+  const b0 = await books(0);
+  const b1 = await books(1);
+  const less = String(Number(b0) - 1);
+  await rows.nth(0).locator('input').fill(less);
+  await rows.nth(1).locator('input').fill(b1);
+  check((await rows.nth(0).locator('td').nth(6).innerText()).trim() === '-1', 'the difference shows as typed');
+  await page.getByRole('button', { name: '提交盘点' }).click();
+  await toast(page, '盘点有差异,请填写差异原因').waitFor();
+  await page.getByLabel('差异原因').fill('月末盘点:破损1件');
+  await shot(page, 'wms-count-sheet');
+  await api(page, '/stockdata/count', () => page.getByRole('button', { name: '提交盘点' }).click());
+  await toast(page, /盘点完成 PD\d+:2 行,差异 1 行/).waitFor();
+  await page.waitForFunction((q) => document.querySelector('table[aria-label="盘点明细"] tbody tr td:nth-child(4)')?.textContent?.trim() === q, less);
+});
+
 test('仓管员 刘强: a planned 移库 is carried out from its row (asked first), with no batch named; done, it offers no 编辑', async (t) => {
   const { page } = await session(t, { user: 'liuqiang' });
   const W = '/api/blade-api/wms';

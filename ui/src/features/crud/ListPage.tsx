@@ -241,7 +241,8 @@ export function ListPage() {
         {can('add') && <button type="button" className="btn btn-primary" onClick={() => setDialog({ mode: 'add' })}>{t('common.add')}</button>}
         {can('delete') && <button type="button" className="btn btn-danger" onClick={() => askDelete(selected)}>{t('common.delete')}</button>}
         {res.dialect?.import && can('add') && <button type="button" className="btn" onClick={() => setImporting(true)}>{t('adm.import')}</button>}
-        {tools.map((a) => <button key={a.path} type="button" className="btn" onClick={() => setTool(a)}>{props.locale === 'en' ? a.label[1] : a.label[0]}</button>)}
+        {/* A tool is a form posted from a dialog, or a page of its own (`to`: 库存盘点). */}
+        {tools.map((a) => <button key={a.to ?? a.path} type="button" className="btn" onClick={() => (a.to ? navigate(a.to) : setTool(a))}>{props.locale === 'en' ? a.label[1] : a.label[0]}</button>)}
         <button type="button" className="btn" onClick={exportExcel}>{t('common.export')}</button>
         {selected.length > 0 && <span className="muted">{t('common.selected', { n: selected.length })}</span>}
       </div>

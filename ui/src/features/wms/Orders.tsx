@@ -179,7 +179,7 @@ const units = (v: unknown): bigint => {
 };
 
 /** a − b of two quantities, exactly, as the server would write it ("12.5", "3"). */
-const dec = (a: unknown, b: unknown) => {
+export const dec = (a: unknown, b: unknown) => {
   const n = units(a) - units(b);
   const abs = n < BigInt(0) ? -n : n;
   const scale = BigInt(10000);
@@ -409,7 +409,7 @@ export function StockCard({ goodsId }: { goodsId: string }) {
       <div className="card">
         <h3>{L('库存流水', 'Moves')} <span className="muted">{L(`共 ${data.total} 笔`, `${data.total} moves`)}</span></h3>
         <Table label={L('库存流水', 'Moves')} empty={L('暂无流水', 'No moves')} rows={data.records} cols={[
-          [L('时间', 'Time'), (r) => r.createTime], [L('单据', 'Document'), (r) => `${r.docTypeName ?? r.docType} ${r.docNo}`],
+          [L('时间', 'Time'), (r) => r.createTime], [L('单据', 'Document'), (r) => `${r.docTypeName ?? r.docType} ${r.docNo}${r.remark ? ` · ${r.remark}` : ''}`],
           [L('来源', 'From'), (r) => r.fromName], [L('去向', 'To'), (r) => r.toName], [L('批次', 'Batch'), (r) => r.batch || '—'],
           [L('数量', 'Quantity'), (r) => signed(r)], [L('结存', 'Balance'), (r) => r.goodsAfter], [L('经办人', 'By'), (r) => r.createUserName || '—'],
         ]} />
