@@ -452,6 +452,16 @@ async fn an_employee_sees_his_work_orders_and_reads_documents() {
     assert_eq!(s, 200, "{v}");
     let (_, after) = post(&app, &clerk, "/api/blade-biz/worklist/order/list", json!({"current": 1, "size": 200})).await;
     assert_eq!(rows(&after).len(), rows(&his).len() + 1, "{after}");
+    // Replies follow their orders: only those of his orders are listed, and none is posted onto another's.
+    let visible: Vec<Value> = rows(&after).iter().map(|r| r["id"].clone()).collect();
+    let (_, all_replies) = get(&app, &admin, "/api/blade-biz/worklist/reply/list?size=200").await;
+    let (s, replies) = get(&app, &clerk, "/api/blade-biz/worklist/reply/list?size=200").await;
+    assert_eq!(s, 200, "{replies}");
+    assert!(rows(&replies).len() < rows(&all_replies).len(), "{replies}");
+    assert!(rows(&replies).iter().all(|r| visible.contains(&r["orderId"])), "{replies}");
+    let other = rows(&all).into_iter().find(|o| !visible.contains(&o["id"]) && o["orderStatus"].as_i64().is_some_and(|x| x < 3)).unwrap();
+    let (s, v) = post(&app, &clerk, "/api/blade-biz/worklist/reply/submit", json!({"orderId": other["id"], "content": "我也来说一句"})).await;
+    assert_eq!(s, 404, "a reply onto a work order he cannot see: {v}");
     let (s, v) = post(&app, &clerk, "/api/blade-scm/doc/list", json!({"current": 1, "size": 20})).await;
     assert_eq!((s, rows(&v).is_empty()), (200, false), "{v}");
     let (s, _) = post(&app, &clerk, "/api/blade-scm/doc/update", json!({"id": rows(&v)[0]["id"], "docName": "改名"})).await;
@@ -522,9 +532,26 @@ async fn a_project_manager_raises_and_follows_his_requisitions() {
     assert_eq!(s, 200, "{v}");
     let (s, v) = post(&app, &pm, &format!("{W}/order/ck/release"), json!({"id": ck})).await;
     assert_eq!(s, 200, "released to the depot: {v}");
-    // The keeper picks it from his list; the manager cannot pick.
+    // The keeper picks it from his list; the manager cannot pick, close short or ship.
     let (_, v) = get(&app, &keeper, &format!("{W}/order/ck/list?size=100")).await;
     assert!(rows(&v).iter().any(|r| r["id"] == ck.as_str()), "{v}");
     let (s, _) = get(&app, &pm, &format!("{W}/down/goods_list?orderId={ck}")).await;
     assert_eq!(s, 403);
+    for route in ["ship", "close-short"] {
+        let (s, _) = post(&app, &pm, &format!("{W}/order/ck/{route}"), json!({"id": ck, "reason": "x"})).await;
+        assert_eq!(s, 403, "{route}");
+    }
+    // Lines follow their orders: only his orders' lines are listed, none is added to or changed on another's.
+    let mine: Vec<Value> = { let (_, m) = get(&app, &pm, &format!("{W}/order/ck/list?size=100")).await; rows(&m).iter().map(|r| r["id"].clone()).collect() };
+    let (_, lines) = get(&app, &pm, &format!("{W}/mxck/list?size=500")).await;
+    assert!(!rows(&lines).is_empty() && rows(&lines).iter().all(|l| mine.contains(&l["orderId"])), "{lines}");
+    let theirs = rows(&all).into_iter().find(|o| !mine.contains(&o["id"])).unwrap();
+    let (s, v) = post(&app, &pm, &format!("{W}/mxck/submit"), json!({"orderId": theirs["id"], "goodsId": row["goodsId"], "qty": "1"})).await;
+    assert_eq!(s, 404, "a line onto another's order: {v}");
+    let (_, tl) = get(&app, &admin, &format!("{W}/mxck/list?orderId={}&size=5", theirs["id"].as_str().unwrap())).await;
+    let line = rows(&tl)[0]["id"].clone();
+    let (s, v) = post(&app, &pm, &format!("{W}/mxck/submit"), json!({"id": line, "qty": "1"})).await;
+    assert_eq!(s, 404, "another's line changed: {v}");
+    let (s, _) = get(&app, &pm, &format!("{W}/mxck/detail?id={}", line.as_str().unwrap())).await;
+    assert_eq!(s, 404);
 }

@@ -754,6 +754,19 @@ async fn a_count_sheet_posts_its_differences_together() {
     let (_, v) = get(&app, &t, &format!("{W}/stockdata/card?goodsId={}&size=50", goods[0])).await;
     let last = rows(&v).last().unwrap().clone();
     assert_eq!((last["docType"].as_str(), last["remark"].as_str(), last["toLoc"].as_str()), (Some("pd"), Some("月末盘点:A区破损2张,龙骨多0.5根"), Some("loss")), "{last}");
+    // The same row twice, or books that moved since the sheet was read: refused, naming them.
+    let (s, v) = count(sheet("复盘", json!([{"id": gypsum["id"], "countedQty": "0"}, {"id": gypsum["id"], "countedQty": "18"}]))).await;
+    assert_eq!((s, msg(&v)), (400, "第 2 行与第 1 行是同一库存行".to_string()), "{v}");
+    let (s, v) = count(sheet("复盘", json!([{"id": gypsum["id"], "countedQty": "17", "bookQty": "20"}]))).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("账面数量已变为 18(盘点单上为 20),请刷新后重新盘点"), "{v}");
+    let (s, v) = count(sheet("复盘", json!([{"id": gypsum["id"]}]))).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("rows[1].countedQty"), "{v}");
+    // A single row's count (the Saber form: the quantity alone) keeps no earlier reason beside it.
+    let (s, v) = post(&app, &t, &format!("{W}/stockdata/submit"), json!({"id": keel["id"], "countedQty": "8.5"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["countReason"], "", "{v}");
     // A sheet that agrees with the books needs no reason.
     let (s, v) = count(sheet("", json!([{"id": gypsum["id"], "countedQty": "18"}]))).await;
     assert_eq!((s, v["data"]["changed"].as_u64()), (200, Some(0)), "{v}");

@@ -28,12 +28,14 @@ pub fn routes(api: Api) -> Api {
     let (ck, down) = (api.def("order_ck"), api.def("down"));
     api.post(format!("{BASE}/order/ck/release"), Guard::write(&ck, &["edit"]), release)
         .doc("出库单 · release a new order: reserve every line on bins in pick order, all or nothing (body or query: id)", &[])
-        .post(format!("{BASE}/order/ck/ship"), Guard::write(&ck, &["edit"]), ship)
-        .doc("出库单 · confirm shipment of a picked order: dispatch area → customer, project (requisition) or in transit (body or query: id)", &[])
+        // Shipping and closing short are the depot's, as picking is (下架 add): one who only raises and releases
+        // orders (a 项目经理's 领料单) cannot confirm what left the store.
+        .post(format!("{BASE}/order/ck/ship"), Guard::write(&down, &["add"]), ship)
+        .doc("出库单 · confirm shipment of a picked order: dispatch area → customer, project (requisition) or in transit (body or query: id); the picker's code (down_add)", &[])
         .post(format!("{BASE}/order/ck/cancel"), Guard::write(&ck, &["edit"]), cancel)
         .doc("出库单 · cancel an order not shipped: reservations released, picked goods back to their bins (body or query: id)", &[])
-        .post(format!("{BASE}/order/ck/close-short"), Guard::write(&ck, &["edit"]), close_short)
-        .doc("出库单 · 短拣完成: what the bins do not hold is no longer awaited (body {id} for every open line or {lineId} for one, reason): the rest of the reservation is released, the line records it as short with the reason, and the order is picked once every line is picked or short; its ERP callback carries the short quantities", &[])
+        .post(format!("{BASE}/order/ck/close-short"), Guard::write(&down, &["add"]), close_short)
+        .doc("出库单 · (the picker's code, down_add) 短拣完成: what the bins do not hold is no longer awaited (body {id} for every open line or {lineId} for one, reason): the rest of the reservation is released, the line records it as short with the reason, and the order is picked once every line is picked or short; its ERP callback carries the short quantities", &[])
         .get(format!("{BASE}/down/goods_list"), Guard::read(&down), pick_list)
         .doc("下架管理 · the pick list: each reserved bin and batch of released orders' lines, in pick order (query: orderId, current, size; without orderId every released order in the user's stores)", &[])
         .post(format!("{BASE}/down/save"), Guard::write(&down, &["add"]), pick)

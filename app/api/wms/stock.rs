@@ -239,6 +239,8 @@ pub fn count_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, 
     let no = format!("PD{}", cx.now.chars().filter(char::is_ascii_digit).take(8).collect::<String>());
     count_one(w, cx, old, counted, &reason, &no)?;
     doc.insert("countTime".into(), json!(cx.now));
+    // This count's note, or none: an earlier count's reason does not stand beside a new count.
+    doc.insert("countReason".into(), json!(reason));
     Ok(())
 }
 
@@ -297,29 +299,55 @@ async fn count_sheet(State(st): State<AppState>, s: Session, JsonObject(b): Json
     if items.len() > SHEET_MAX {
         return Err(ApiError::rule(format!("一张盘点单最多 {SHEET_MAX} 行,请按库区分开盘点"), format!("A count sheet holds at most {SHEET_MAX} rows; count by zone")));
     }
-    let mut rows: Vec<(u64, i64)> = Vec::with_capacity(items.len());
-    for it in items {
-        let rid = it.get("id").and_then(store::parse_id_value).ok_or_else(|| ApiError::with(Kind::BadId, "id"))?;
-        let counted = match it.get("countedQty") {
-            Some(Value::String(q)) => store::parse_qty(q.trim()),
-            Some(Value::Number(n)) => store::parse_qty(&n.to_string()),
-            _ => None,
+    // (row id, counted, the books the clerk saw if sent)
+    let mut rows: Vec<(u64, i64, Option<i64>)> = Vec::with_capacity(items.len());
+    let mut seen = std::collections::HashMap::new();
+    let quantity = |v: Option<&Value>| match v {
+        Some(Value::String(q)) => store::parse_qty(q.trim()).filter(|q| *q >= 0).ok_or(Kind::BadFormat),
+        Some(Value::Number(n)) => store::parse_qty(&n.to_string()).filter(|q| *q >= 0).ok_or(Kind::BadFormat),
+        None | Some(Value::Null) => Err(Kind::Missing),
+        Some(_) => Err(Kind::WrongType),
+    };
+    for (n, it) in items.iter().enumerate() {
+        let row = |what: &str| format!("rows[{}].{what}", n + 1);
+        let rid = it.get("id").and_then(store::parse_id_value).ok_or_else(|| ApiError::with(Kind::BadId, row("id")))?;
+        let counted = quantity(it.get("countedQty")).map_err(|k| ApiError::with(k, row("countedQty")))?;
+        let book = match it.get("bookQty") {
+            None | Some(Value::Null) => None,
+            v => Some(quantity(v).map_err(|k| ApiError::with(k, row("bookQty")))?),
+        };
+        if let Some(first) = seen.insert(rid, n + 1) {
+            return Err(ApiError::rule(format!("第 {} 行与第 {first} 行是同一库存行", n + 1), format!("Rows {first} and {} are the same stock row", n + 1)));
         }
-        .filter(|q| *q >= 0)
-        .ok_or_else(|| ApiError::with(Kind::BadFormat, "countedQty"))?;
-        rows.push((rid, counted));
+        rows.push((rid, counted, book));
+    }
+    // Rows outside the caller's scope or stores are not there for him (404, never named).
+    let ids: Vec<u64> = rows.iter().map(|r| r.0).collect();
+    if crud::visible_ids(&st, &s, &st.res.get("stockdata"), &ids).await?.len() != ids.len() {
+        return Err(ApiError::new(Kind::NotFound));
     }
     let env = Env::new(&st, &s);
     let out = st
         .write(move |w| {
             let cx = env.cx();
             let sdef = cx.def("stockdata");
-            let no = format!("PD{}", cx.now.chars().filter(char::is_ascii_digit).take(12).collect::<String>());
+            check_store(w, &cx, store_id)?;
+            let no = format!("PD{}", cx.now.chars().filter(char::is_ascii_digit).take(14).collect::<String>());
             let (mut changed, mut gain, mut loss) = (0u64, 0i64, 0i64);
-            for (rid, counted) in &rows {
+            for (n, (rid, counted, book)) in rows.iter().enumerate() {
                 let old = w.get(&sdef, cx.tenant, *rid)?.ok_or(store::StoreError::NotFound)?;
                 if id(&old, "storeId") != store_id {
-                    return Err(rule(format!("{} 不在本次盘点的仓库", text(&old, "locationName")), format!("{} is not in the store being counted", text(&old, "locationName"))));
+                    return Err(rule(format!("第 {} 行不在本次盘点的仓库", n + 1), format!("Row {} is not in the store being counted", n + 1)));
+                }
+                // Stock moved since the sheet was read (a pick, a put-away): the difference would not be the one
+                // the clerk saw.
+                if book.is_some_and(|b| b != qty(&old, "qty")) {
+                    let goods = w.get(&cx.def("goods"), cx.tenant, id(&old, "goodsId"))?.map(|g| ledger::goods_label(&g)).unwrap_or_default();
+                    let (now, was) = (format_qty(qty(&old, "qty")), format_qty(book.unwrap_or(0)));
+                    return Err(rule(
+                        format!("{} {goods} 的账面数量已变为 {now}(盘点单上为 {was}),请刷新后重新盘点", text(&old, "locationName")),
+                        format!("{} {goods}: the books now say {now} (the sheet said {was}); reload and count again", text(&old, "locationName")),
+                    ));
                 }
                 if *counted != qty(&old, "qty") && reason.is_empty() {
                     return Err(rule("盘点有差异,请填写差异原因", "The count differs from the books: say why"));

@@ -147,6 +147,14 @@ pub async fn check_target(st: &AppState, s: &Session, def: &ResourceDef, id: Opt
         Some(id) => Some(get_scoped(st, s, def, id).await?),
         None => None,
     };
+    // A child written under a parent (a line onto an order, a reply onto a work order) names a parent the session
+    // may see: 404 otherwise, as for the parent itself.
+    if let Some((field, parent)) = crate::auth::scope::parent_of(st, def)
+        && let Some(pid) = body.get(&field).and_then(store::parse_id_value).or_else(|| old.as_ref().and_then(|o| o.get(&field)).and_then(store::parse_id_value))
+        && pid > 0
+    {
+        get_scoped(st, s, &parent, pid).await?;
+    }
     Ok(def.readonly_changes(body, old.as_ref())?)
 }
 

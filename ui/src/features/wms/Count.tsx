@@ -67,7 +67,7 @@ export function StockCount() {
     setBusy(true);
     try {
       const r = await post<{ countNo: string; rows: number; changed: number; gain: string; loss: string }>(`${W}/stockdata/count`, {
-        storeId: store, reason: reason.trim(), rows: entered.map((x) => ({ id: x.id, countedQty: counted[x.id].trim() })),
+        storeId: store, reason: reason.trim(), rows: entered.map((x) => ({ id: x.id, countedQty: counted[x.id].trim(), bookQty: x.qty })),
       });
       toast(L(`盘点完成 ${r.countNo}:${r.rows} 行,差异 ${r.changed} 行(盘盈 ${r.gain},盘亏 ${r.loss})`, `Counted ${r.countNo}: ${r.rows} rows, ${r.changed} differ (gain ${r.gain}, loss ${r.loss})`));
       setReason('');

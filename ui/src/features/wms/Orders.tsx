@@ -307,7 +307,7 @@ export function OutboundDetail({ no }: { no: string }) {
       const op = (k: string) => `${k}-${o!.id}-${Date.now()}`;
       const canEdit = perms.has('order_ck_edit');
       // Picking, closing short and shipping are the depot's (下架): one who raised the order follows it.
-      const picker = perms.has('down');
+      const picker = perms.has('down_add');
       const confirmed = async (text: string, f: () => Promise<unknown>, done: string) => {
         if ((await ask({ text })) !== null) await act(f, done);
       };
