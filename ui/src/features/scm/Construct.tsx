@@ -15,7 +15,6 @@ import { Facts, Table } from '../../components/ui/record';
 import { RoomsEditor, roomsOf, type Room } from '../crud/RoomsEditor';
 import { useL, yuan } from '../../lib/words';
 import { byCode, MODE, MODEL_STATUS } from './ProjectDetail';
-import { useTagName } from '../../lib/tagname';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';
@@ -190,8 +189,6 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
     }
   }, [code, perms]);
   useEffect(() => { if (!first) void load(); }, [first, load]);
-  // Two 施工单 open side by side are told apart by code and name.
-  useTagName(d?.construct ? `${d.construct.constructCode} ${d.construct.constructName ?? ''}`.trim() : undefined);
   const go = (t: string, e2 = edit) => {
     setTab(t);
     setEdit(e2);
