@@ -2463,7 +2463,12 @@ test('仓管员 刘强: 库存盘点 — a count sheet of a store zone, differen
   await sheet.locator('tbody tr').first().waitFor();
   await page.getByLabel('库区').locator('option').nth(1).waitFor({ state: 'attached' });
   await page.getByLabel('库区').selectOption({ index: 1 });
-  await page.waitForFunction(() => document.querySelectorAll('table[aria-label="盘点明细"] tbody tr input').length > 1);
+  // The zone's rows, once they replaced the whole store's (every bin named by the zone).
+  const zone = (await page.getByLabel('库区').locator('option').nth(1).innerText()).trim();
+  await page.waitForFunction((z) => {
+    const names = [...document.querySelectorAll('table[aria-label="盘点明细"] tbody tr')].map((tr) => tr.querySelector('td')?.textContent ?? '');
+    return names.length > 1 && names.every((n) => n.startsWith(z));
+  }, zone);
   const rows = sheet.locator('tbody tr');
   // Two rows holding stock (a bin emptied by earlier picks reads 0): the first counted 1 short, the second as the
   // books say.
