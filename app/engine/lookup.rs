@@ -73,7 +73,7 @@ pub fn hint_fields(def: &ResourceDef, title: &str) -> Vec<String> {
 /// of the record it names, beside it as `<stem>Name` (`crud::Refs`).
 pub fn hint_key(def: &ResourceDef, field: &str) -> String {
     match def.field(field) {
-        Some(f) if f.refers.is_some() => format!("{}Name", field.strip_suffix("Id").unwrap_or(field)),
+        Some(f) if f.refers.is_some() => crate::engine::crud::title_key(field),
         _ => field.to_string(),
     }
 }

@@ -141,6 +141,11 @@ pub fn title_field(def: &ResourceDef) -> Option<&str> {
         .map(|f| f.name.as_str())
 }
 
+/// The key a reference field's title is carried under beside its id (`projectCompanyId` → `projectCompanyName`).
+pub fn title_key(field: &str) -> String {
+    format!("{}Name", field.strip_suffix("Id").unwrap_or(field))
+}
+
 /// For every `refers` field (`projectCompanyId`), the named record's title beside the id (`projectCompanyName`),
 /// as BladeX's VOs carry them: read once for a whole page.
 pub struct Refs {
@@ -172,7 +177,7 @@ impl Refs {
         for f in def.fields.iter().filter(|f| f.refers.is_some() && !f.secret) {
             let Some(target) = f.refers.as_deref().and_then(|r| st.res.find(r)) else { continue };
             let Some(title) = title_field(&target).map(str::to_string) else { continue };
-            let key = format!("{}Name", f.name.strip_suffix("Id").unwrap_or(&f.name));
+            let key = title_key(&f.name);
             let ids = ids_of(&f.name);
             // `ui.carry` {key: field of the named record}: more of it beside the id, as text (a document's line
             // carries its order's status, so a screen offers only what the order's state allows).

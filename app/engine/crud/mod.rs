@@ -20,7 +20,7 @@ mod decorate;
 mod page;
 mod schema;
 
-pub use decorate::{Labels, Refs, decorated, dict_labels, refs_version, title_field, wire_records};
+pub use decorate::{Labels, Refs, decorated, dict_labels, refs_version, title_field, title_key, wire_records};
 pub use page::page_body;
 pub use schema::{schema, schema_route};
 
