@@ -4,6 +4,8 @@
 //! operator from `RULE_OPS` (never SQL). The filters join the list query's guard (`Query::any`): a record is
 //! visible when any granted scope admits it.
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -133,7 +135,7 @@ pub async fn guard(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<O
     if s.is_platform_admin() {
         return Ok(None);
     }
-    let Some(grants) = s.perms.data.get(&def.name) else { return parent_guard(st, s, def).await };
+    let Some(grants) = s.perms.data.get(&def.name) else { return parent_guard(st, s, def, 0).await };
     let depts = crate::auth::session::id_list(s.user.get("deptId"));
     let needs_tree = grants.iter().any(|g| g.kind == 4);
     let below = if needs_tree {
@@ -166,22 +168,37 @@ pub fn parent_of(st: &AppState, def: &ResourceDef) -> Option<(String, Arc<Resour
     Some((field, target))
 }
 
-/// A child without scopes of its own is seen through its parent (an order's lines, a work order's replies): when
-/// a data scope limits the parent for this user, the children of the parents it admits. Without this a 项目经理
+/// How many parents up a child's guard is looked for (a progress node's 施工单's project): declarations form no
+/// cycle, this only bounds the walk.
+const PARENT_DEPTH: usize = 4;
+
+/// A child without scopes of its own is seen through its parent (an order's lines, a work order's replies, a
+/// 施工单's progress through the 施工单 and its project): when a data scope limits the parent for this user, or
+/// the parent is itself seen through its own parent, the children of the parents it admits. Without this a 项目经理
 /// limited to his own 领料单 read and changed the lines of every outbound order.
-async fn parent_guard(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<Option<Vec<Filter>>> {
-    let Some((field, parent)) = parent_of(st, def) else { return Ok(None) };
-    let Some(grants) = s.perms.data.get(&parent.name) else { return Ok(None) };
-    let depts = crate::auth::session::id_list(s.user.get("deptId"));
-    let below = if grants.iter().any(|g| g.kind == 4) { descendants(st, &s.tenant, &depts).await? } else { Vec::new() };
-    let any: Vec<Filter> = grants.iter().filter_map(|g| filter_of(&parent, g, s.user_id, &depts, &below).ok()).collect();
-    if any.is_empty() {
-        return Ok(Some(vec![Filter::new("id", Op::In, json!([]))]));
-    }
-    let (t, p) = (s.tenant.clone(), parent.clone());
-    let q = store::Query { any, limit: PARENTS_MAX as u64, ..store::Query::default() };
-    let ids: Vec<u64> = st.read(move |r| r.list(&p, &t, &q)).await?.records.iter().filter_map(|r| r.get("id").and_then(store::parse_id_value)).collect();
-    Ok(Some(vec![Filter::new(&field, Op::In, json!(ids))]))
+fn parent_guard<'a>(st: &'a AppState, s: &'a Session, def: &'a ResourceDef, depth: usize) -> Pin<Box<dyn Future<Output = ApiResult<Option<Vec<Filter>>>> + Send + 'a>> {
+    Box::pin(async move {
+        let Some((field, parent)) = parent_of(st, def) else { return Ok(None) };
+        let any = match s.perms.data.get(&parent.name) {
+            Some(grants) => {
+                let depts = crate::auth::session::id_list(s.user.get("deptId"));
+                let below = if grants.iter().any(|g| g.kind == 4) { descendants(st, &s.tenant, &depts).await? } else { Vec::new() };
+                grants.iter().filter_map(|g| filter_of(&parent, g, s.user_id, &depts, &below).ok()).collect()
+            }
+            None if depth < PARENT_DEPTH => match parent_guard(st, s, &parent, depth + 1).await? {
+                Some(any) => any,
+                None => return Ok(None),
+            },
+            None => return Ok(None),
+        };
+        if any.is_empty() {
+            return Ok(Some(vec![Filter::new("id", Op::In, json!([]))]));
+        }
+        let (t, p) = (s.tenant.clone(), parent.clone());
+        let q = store::Query { any, limit: PARENTS_MAX as u64, ..store::Query::default() };
+        let ids: Vec<u64> = st.read(move |r| r.list(&p, &t, &q)).await?.records.iter().filter_map(|r| r.get("id").and_then(store::parse_id_value)).collect();
+        Ok(Some(vec![Filter::new(&field, Op::In, json!(ids))]))
+    })
 }
 
 fn filter_of(def: &ResourceDef, g: &DataGrant, user: u64, depts: &[u64], below: &[u64]) -> ApiResult<Filter> {

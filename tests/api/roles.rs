@@ -555,3 +555,85 @@ async fn a_project_manager_raises_and_follows_his_requisitions() {
     let (s, _) = get(&app, &pm, &format!("{W}/mxck/detail?id={}", line.as_str().unwrap())).await;
     assert_eq!(s, 404);
 }
+
+/// 项目经理 张伟 works on the projects he manages (a demo data scope on 项目: managerId) and on what belongs to
+/// them, through each record's parent: their contracts, 施工单, and the 施工单's progress, measures and
+/// attendance. Another manager's project and everything under it are a 404 to him: he neither reads, changes,
+/// reassigns nor deletes them, nor adds a contract or 施工单 to them. The accountant and the admin see every project.
+#[tokio::test]
+async fn a_project_manager_keeps_to_the_projects_he_manages() {
+    let app = demo();
+    let (admin, pm, acc) = (who(&app, "admin").await, who(&app, "zhangwei").await, who(&app, "lina").await);
+    let (_, v) = get(&app, &pm, "/api/blade-auth/oauth/user-info").await;
+    let zw = v["data"]["userId"].as_str().or(v["data"]["user_id"].as_str()).unwrap_or_default().to_string();
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    let ids = |v: &Value| -> Vec<String> {
+        let mut out: Vec<String> = rows(v).iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+        out.sort();
+        out
+    };
+    let page = json!({"current": 1, "size": 200});
+    let (_, all) = post(&app, &admin, "/api/blade-scm/project/list", page.clone()).await;
+    let (s, his) = post(&app, &pm, "/api/blade-scm/project/list", page.clone()).await;
+    assert_eq!(s, 200, "{his}");
+    let mut want: Vec<String> = rows(&all).iter().filter(|p| p["managerId"] == zw.as_str()).map(|p| p["id"].as_str().unwrap().to_string()).collect();
+    want.sort();
+    assert!(!want.is_empty() && want.len() < rows(&all).len(), "the demo has projects of several managers");
+    assert_eq!(ids(&his), want, "the projects he manages, and only those");
+    let (_, seen) = post(&app, &acc, "/api/blade-scm/project/list", page.clone()).await;
+    assert_eq!(ids(&seen).len(), rows(&all).len(), "the accountant sees every project");
+    let theirs = rows(&all).into_iter().find(|p| p["managerId"] != zw.as_str()).unwrap();
+    let tid = theirs["id"].as_str().unwrap().to_string();
+    // Another manager's project: not read, changed, reassigned or deleted.
+    let (s, _) = post(&app, &pm, &format!("/api/blade-scm/project/detail/{tid}"), json!({})).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/update", json!({"id": tid, "managerId": zw, "projectName": "改名"})).await;
+    assert_eq!(s, 404, "{v}");
+    let (s, _) = post(&app, &pm, &format!("/api/blade-scm/project/delete/{tid}"), json!({})).await;
+    assert_eq!(s, 404);
+    let (_, d) = post(&app, &admin, &format!("/api/blade-scm/project/detail/{tid}"), json!({})).await;
+    assert_eq!(d["data"]["managerId"], theirs["managerId"], "unchanged: {d}");
+    assert_eq!(d["data"]["projectName"], theirs["projectName"], "unchanged: {d}");
+    // What belongs to a project follows it: contracts and 施工单 by their project …
+    let (_, v) = post(&app, &pm, "/api/blade-scm/contract/list", page.clone()).await;
+    assert!(!rows(&v).is_empty() && rows(&v).iter().all(|c| want.iter().any(|p| c["projectId"] == p.as_str())), "{v}");
+    let (_, kall) = post(&app, &admin, "/api/blade-scm/construct/list", page.clone()).await;
+    let (_, k) = post(&app, &pm, "/api/blade-scm/construct/list", page.clone()).await;
+    let mut his_k: Vec<String> = rows(&kall).iter().filter(|c| want.iter().any(|p| c["projectId"] == p.as_str())).map(|c| c["id"].as_str().unwrap().to_string()).collect();
+    his_k.sort();
+    assert!(!his_k.is_empty());
+    assert_eq!(ids(&k), his_k, "the 施工单 of his projects");
+    let other_k = rows(&kall).into_iter().find(|c| c["projectId"] == tid.as_str()).unwrap();
+    let okid = other_k["id"].as_str().unwrap().to_string();
+    let (s, _) = post(&app, &pm, &format!("/api/blade-scm/construct/detail/{okid}"), json!({})).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &pm, "/api/blade-scm/construct/update", json!({"id": okid, "managerId": zw})).await;
+    assert_eq!(s, 404, "{v}");
+    let (s, _) = post(&app, &pm, &format!("/api/blade-scm/construct/delete/{okid}/{tid}/1"), json!({})).await;
+    assert_eq!(s, 404);
+    let (s, v) = post(&app, &pm, "/api/blade-scm/contract/add", json!({"projectId": tid, "contractName": "补充协议", "contractAmount": "1000.00"})).await;
+    assert_eq!(s, 404, "a contract onto another's project: {v}");
+    let (s, v) = post(&app, &pm, "/api/blade-scm/construct/add", json!({"projectId": tid, "constructName": "二期"})).await;
+    assert_eq!(s, 404, "a 施工单 onto another's project: {v}");
+    // … and a 施工单's progress, measures and attendance by their 施工单, two parents up.
+    let under = |v: &Value| rows(v).iter().all(|r| his_k.iter().any(|k| r["constructId"] == k.as_str()));
+    let (s, v) = post(&app, &pm, "/api/blade-scm/speed/progress/list", json!({"current": 1, "size": 500})).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(!rows(&v).is_empty() && under(&v), "progress of his 施工单 only: {v}");
+    let (_, everyone) = post(&app, &admin, "/api/blade-scm/speed/progress/list", json!({"current": 1, "size": 500})).await;
+    assert!(rows(&v).len() < rows(&everyone).len());
+    let (s, v) = post(&app, &pm, "/api/blade-scm/measure/list", page.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(under(&v), "{v}");
+    let (s, v) = get(&app, &pm, "/api/blade-scm/worker/attendDay/page?current=1&size=500").await;
+    assert_eq!(s, 200, "{v}");
+    assert!(!rows(&v).is_empty() && under(&v), "attendance of his sites only: {v}");
+    let (_, a) = get(&app, &admin, &format!("/api/blade-scm/worker/attendDay/page?current=1&size=50&constructId={okid}")).await;
+    if let Some(day) = rows(&a).first() {
+        let (s, v) = post(&app, &pm, "/api/blade-scm/worker/work-clock-in/reset", json!({"id": day["id"], "reason": "x"})).await;
+        assert_eq!(s, 404, "another site's attendance reset: {v}");
+    }
+    // His own project he still changes.
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/update", json!({"id": want[0], "remark": "周例会改到周三"})).await;
+    assert_eq!(s, 200, "{v}");
+}

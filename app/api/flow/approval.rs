@@ -176,8 +176,10 @@ pub fn business_end(w: &mut WriteCtx, cx: &Ctx, table: &str, bid: u64, status: f
 
 async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject) -> ApiResult<Response> {
     let apply = num(&b, "applyType")?.ok_or_else(|| ApiError::with(Kind::Missing, "applyType"))?;
-    type_of(apply)?;
+    let table = type_of(apply)?.2;
     let business = idv(&b, "businessId")?.or(idv(&b, if apply == 1 { "measureId" } else { "constructId" })?).ok_or_else(|| ApiError::with(Kind::Missing, "businessId"))?;
+    // Only for a 施工单 (or its measure) the applicant may see: a 项目经理 applies for his own projects' work.
+    crud::get_scoped(&st, &s, &st.res.get(table), business).await?;
     let remark = match b.get("remark") {
         Some(Value::String(r)) if r.chars().count() > 255 => return Err(ApiError::with(Kind::TooLong, "remark")),
         Some(Value::String(r)) => r.trim().to_string(),
