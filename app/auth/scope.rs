@@ -130,12 +130,39 @@ pub fn below(tree: &DeptTree, roots: &[u64]) -> Vec<u64> {
 }
 
 /// The guard filters for `def` and this session: None when no data scope limits the user (the platform
-/// administrator is never limited). An empty grant list yields a guard that admits nothing.
+/// administrator is never limited). An empty grant list yields a guard that admits nothing. A record is admitted
+/// by its own kind's scopes or, when its parent's kind is limited, by being a child of a parent the user may see
+/// (`follow_parent`): a 施工单 the 项目经理 manages, or any 施工单 of a project he manages.
 pub async fn guard(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<Option<Vec<Filter>>> {
     if s.is_platform_admin() {
         return Ok(None);
     }
-    let Some(grants) = s.perms.data.get(&def.name) else { return parent_guard(st, s, def, 0).await };
+    guard_at(st, s, def, 0).await
+}
+
+/// How many parents up a child's guard is looked for (a progress node's 施工单's project): declarations form no
+/// cycle, this only bounds the walk.
+const PARENT_DEPTH: usize = 4;
+
+/// `guard` of a record `depth` parents below the one asked about.
+fn guard_at<'a>(st: &'a AppState, s: &'a Session, def: &'a ResourceDef, depth: usize) -> Pin<Box<dyn Future<Output = ApiResult<Option<Vec<Filter>>>> + Send + 'a>> {
+    Box::pin(async move {
+        let own = own_guard(st, s, def).await?;
+        let follow = if depth < PARENT_DEPTH { follow_parent(st, s, def, depth).await? } else { None };
+        Ok(match (own, follow) {
+            (None, f) => f,
+            (Some(o), None) => Some(o),
+            (Some(mut o), Some(f)) => {
+                o.extend(f);
+                Some(o)
+            }
+        })
+    })
+}
+
+/// The filters of the scopes granted on `def` itself, None when it has none.
+async fn own_guard(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<Option<Vec<Filter>>> {
+    let Some(grants) = s.perms.data.get(&def.name) else { return Ok(None) };
     let depts = crate::auth::session::id_list(s.user.get("deptId"));
     let needs_tree = grants.iter().any(|g| g.kind == 4);
     let below = if needs_tree {
@@ -168,37 +195,18 @@ pub fn parent_of(st: &AppState, def: &ResourceDef) -> Option<(String, Arc<Resour
     Some((field, target))
 }
 
-/// How many parents up a child's guard is looked for (a progress node's 施工单's project): declarations form no
-/// cycle, this only bounds the walk.
-const PARENT_DEPTH: usize = 4;
-
-/// A child without scopes of its own is seen through its parent (an order's lines, a work order's replies, a
-/// 施工单's progress through the 施工单 and its project): when a data scope limits the parent for this user, or
-/// the parent is itself seen through its own parent, the children of the parents it admits. Without this a 项目经理
-/// limited to his own 领料单 read and changed the lines of every outbound order.
-fn parent_guard<'a>(st: &'a AppState, s: &'a Session, def: &'a ResourceDef, depth: usize) -> Pin<Box<dyn Future<Output = ApiResult<Option<Vec<Filter>>>> + Send + 'a>> {
-    Box::pin(async move {
-        let Some((field, parent)) = parent_of(st, def) else { return Ok(None) };
-        let any = match s.perms.data.get(&parent.name) {
-            Some(grants) => {
-                let depts = crate::auth::session::id_list(s.user.get("deptId"));
-                let below = if grants.iter().any(|g| g.kind == 4) { descendants(st, &s.tenant, &depts).await? } else { Vec::new() };
-                grants.iter().filter_map(|g| filter_of(&parent, g, s.user_id, &depts, &below).ok()).collect()
-            }
-            None if depth < PARENT_DEPTH => match parent_guard(st, s, &parent, depth + 1).await? {
-                Some(any) => any,
-                None => return Ok(None),
-            },
-            None => return Ok(None),
-        };
-        if any.is_empty() {
-            return Ok(Some(vec![Filter::new("id", Op::In, json!([]))]));
-        }
-        let (t, p) = (s.tenant.clone(), parent.clone());
-        let q = store::Query { any, limit: PARENTS_MAX as u64, ..store::Query::default() };
-        let ids: Vec<u64> = st.read(move |r| r.list(&p, &t, &q)).await?.records.iter().filter_map(|r| r.get("id").and_then(store::parse_id_value)).collect();
-        Ok(Some(vec![Filter::new(&field, Op::In, json!(ids))]))
-    })
+/// A child is seen through its parent (an order's lines, a work order's replies, a 施工单's progress through the
+/// 施工单 and its project): when the parent's kind is limited for this user, the children of the parents the user
+/// may see, and those of no parent (a contract not yet bound to a project is under nobody's project). Without this
+/// a 项目经理 limited to his own 领料单 read and changed the lines of every outbound order.
+async fn follow_parent(st: &AppState, s: &Session, def: &ResourceDef, depth: usize) -> ApiResult<Option<Vec<Filter>>> {
+    let Some((field, parent)) = parent_of(st, def) else { return Ok(None) };
+    let Some(any) = guard_at(st, s, &parent, depth + 1).await? else { return Ok(None) };
+    let (t, p) = (s.tenant.clone(), parent.clone());
+    let q = store::Query { any, limit: PARENTS_MAX as u64, ..store::Query::default() };
+    let mut ids: Vec<u64> = st.read(move |r| r.list(&p, &t, &q)).await?.records.iter().filter_map(|r| r.get("id").and_then(store::parse_id_value)).collect();
+    ids.push(0);
+    Ok(Some(vec![Filter::new(&field, Op::In, json!(ids)), Filter::new(&field, Op::Null, Value::Null)]))
 }
 
 fn filter_of(def: &ResourceDef, g: &DataGrant, user: u64, depts: &[u64], below: &[u64]) -> ApiResult<Filter> {

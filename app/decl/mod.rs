@@ -35,8 +35,9 @@ pub struct Resources {
 }
 
 /// A picker narrowed through a join (`"within": {"constructId": "construct_worker.constructId"}` on a tool form's
-/// field: the workers of the chosen construct's crew): the join resource, its indexed reference filter matched to
-/// the form's choice (`by`, referring to `parent`), and its field naming the picked records (`key`).
+/// field: the workers of the chosen construct's crew; `{"goodsId": "stockdata.goodsId"}` on a declared field: the
+/// bins holding the chosen goods): the join resource, its indexed reference filter matched to the form's choice
+/// (`by`, referring to `parent`), and its field naming the picked records (`key`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Through {
     pub join: String,
@@ -78,6 +79,7 @@ impl Resources {
             by_name.insert(def.name.clone(), Arc::new(def));
         }
         let mut referrers: HashMap<String, Vec<Referrer>> = HashMap::new();
+        let mut throughs: HashMap<String, Vec<Through>> = HashMap::new();
         for def in by_name.values() {
             for f in def.fields.iter().filter_map(|f| f.refers.as_ref().map(|r| (f, r))) {
                 if !by_name.contains_key(f.1) {
@@ -92,9 +94,19 @@ impl Resources {
                 }
                 // `ui.within` narrows the picker by another choice of the same record (合同 by the chosen 项目):
                 // each of this record's reference fields names a filter field of the picked resource.
+                // A value `<join>.<field>` narrows it through a join instead (源储位 among the bins whose stock rows
+                // hold the chosen goods: `"goodsId": "stockdata.goodsId"`).
                 for (from, to) in within(f.0) {
                     let target = &by_name[f.1];
-                    let ok = def.field(&from).is_some_and(|x| x.refers.is_some() && x.name != f.0.name)
+                    let from_ref = def.field(&from).filter(|x| x.name != f.0.name).and_then(|x| x.refers.as_deref());
+                    if to.contains('.') {
+                        let t = through_of(&by_name, f.1, from_ref, &to).ok_or_else(|| {
+                            anyhow::anyhow!("{}: field {}'s ui.within {from} → {to} must name another reference field here and <join>.<indexed reference filter> of a resource referring to {} once", def.name, f.0.name, f.1)
+                        })?;
+                        throughs.entry(f.1.clone()).or_default().push(t);
+                        continue;
+                    }
+                    let ok = from_ref.is_some()
                         && target.field(&to).is_some_and(|t| t.filter && t.indexed() && t.refers.is_some() && !t.secret);
                     if !ok {
                         anyhow::bail!("{}: field {}'s ui.within {from} → {to} must name another reference field here and an indexed reference filter of {}", def.name, f.0.name, f.1);
@@ -130,7 +142,6 @@ impl Resources {
         }
         // Tool forms' pickers narrowed through a join (`ui.tools[].fields[].within`): the join is declared, refers
         // to the picked resource by exactly one field, and is filtered by an indexed reference field.
-        let mut throughs: HashMap<String, Vec<Through>> = HashMap::new();
         for def in by_name.values() {
             let tools = def.ui.as_ref().and_then(|u| u.get("tools")).and_then(Value::as_array).cloned().unwrap_or_default();
             for f in tools.iter().flat_map(|t| t.get("fields").and_then(Value::as_array).cloned().unwrap_or_default()) {
@@ -138,15 +149,12 @@ impl Resources {
                 let target = f.get("refers").and_then(Value::as_str).unwrap_or("");
                 for (from, to) in w.as_object().into_iter().flatten() {
                     let bad = || anyhow::anyhow!("{}: a tool field's within {from} → {to} must name another field of the form and <join>.<indexed reference filter> of a resource referring to {target} once", def.name);
-                    let (join, by) = to.as_str().and_then(|t| t.split_once('.')).ok_or_else(bad)?;
-                    let j = by_name.get(join).ok_or_else(bad)?;
-                    let byf = j.field(by).filter(|x| x.filter && x.indexed() && x.refers.is_some()).ok_or_else(bad)?;
-                    let keys: Vec<&store::FieldDef> = j.fields.iter().filter(|x| x.refers.as_deref() == Some(target)).collect();
-                    let from_ok = tools.iter().any(|t| t.get("fields").and_then(Value::as_array).is_some_and(|fs| fs.iter().any(|x| x.get("name").and_then(Value::as_str) == Some(from.as_str()) && x.get("refers").and_then(Value::as_str) == byf.refers.as_deref())));
-                    if keys.len() != 1 || !from_ok {
-                        return Err(bad());
-                    }
-                    let t = Through { join: join.into(), by: by.into(), parent: byf.refers.clone().unwrap_or_default(), key: keys[0].name.clone() };
+                    let from_ref = tools
+                        .iter()
+                        .flat_map(|t| t.get("fields").and_then(Value::as_array).cloned().unwrap_or_default())
+                        .find(|x| x.get("name").and_then(Value::as_str) == Some(from.as_str()))
+                        .and_then(|x| x.get("refers").and_then(Value::as_str).map(str::to_string));
+                    let t = through_of(&by_name, target, from_ref.as_deref(), to.as_str().unwrap_or("")).ok_or_else(bad)?;
                     throughs.entry(target.to_string()).or_default().push(t);
                 }
             }
@@ -276,6 +284,20 @@ pub fn pick_where(f: &store::FieldDef) -> Vec<(String, i64)> {
         .and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_i64().unwrap_or(i64::MIN))).collect())
         .unwrap_or_default()
+}
+
+/// A picker of `target` narrowed through `<join>.<by>`: the join is declared, filtered by an indexed reference
+/// field `by` referring to what the form's narrowing field refers to (`from_ref`), and refers to `target` by exactly
+/// one field (the picked records).
+fn through_of(by_name: &HashMap<String, Arc<ResourceDef>>, target: &str, from_ref: Option<&str>, to: &str) -> Option<Through> {
+    let (join, by) = to.split_once('.')?;
+    let j = by_name.get(join)?;
+    let byf = j.field(by).filter(|x| x.filter && x.indexed() && x.refers.is_some() && !x.secret)?;
+    let keys: Vec<&store::FieldDef> = j.fields.iter().filter(|x| x.refers.as_deref() == Some(target)).collect();
+    if keys.len() != 1 || from_ref.is_none() || from_ref != byf.refers.as_deref() {
+        return None;
+    }
+    Some(Through { join: join.into(), by: by.into(), parent: byf.refers.clone().unwrap_or_default(), key: keys[0].name.clone() })
 }
 
 /// What a reference field's picker is narrowed by (`ui.within`): pairs of (a reference field of this record, the

@@ -171,7 +171,8 @@ async fn save(State(st): State<AppState>, s: Session, JsonObject(mut body): Json
         }
     }
     let doc = sv.def.parse_input(&body, id.is_none())?;
-    let saved = write(&st, &s, &sv.def, sv.rules, id, doc).await?;
+    let keep = if id.is_none() { crate::auth::scope::guard(&st, &s, &sv.def).await? } else { None };
+    let saved = crate::engine::rules::write_kept(&st, &s, &sv.def, sv.rules, id, doc, keep).await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &sv.def, saved).await?))
 }
 

@@ -120,6 +120,25 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         let records: Vec<Value> = recs.iter().map(|r| row(&def, &title, &hint, r, &depts)).collect();
         return Ok(ok(json!({"records": records, "total": records.len(), "size": size, "current": 1, "pages": 1})));
     }
+    // Narrowed by another choice of the form (`ui.within`: 合同 by the chosen 项目): `<field>_equal=<id>` for the
+    // fields some referring form names, and no other (a lookup answers titles to those who may not read the
+    // records; it is not a filter over their contents).
+    let fields: Vec<&store::FieldDef> = st.res.referrers(&def.name).iter().filter_map(|(r, f)| r.field(f)).collect();
+    let narrowing: std::collections::HashSet<String> = fields
+        .iter()
+        .flat_map(|f| crate::decl::within(f).into_iter().map(|(_, to)| to).chain(crate::decl::pick_where(f).into_iter().map(|(k, _)| k)))
+        .collect();
+    let mut equal: Vec<(String, String)> = Vec::new();
+    for (k, v) in &q {
+        let Some(field) = k.strip_suffix("_equal") else { continue };
+        if !narrowing.contains(field) {
+            return Err(ApiError::with(Kind::UnknownFilter, k.chars().take(64).collect::<String>()));
+        }
+        if v.trim().parse::<u64>().is_err() {
+            return Err(ApiError::with(Kind::BadId, v.chars().take(64).collect::<String>()));
+        }
+        equal.push((field.to_string(), v.trim().to_string()));
+    }
     let kw = param("keyword");
     // Narrowed through a join (a tool form's `within`: the workers of the chosen construct's crew):
     // `<join>.<field>=<id>`, for joins some form declares; the chosen record must be one the caller sees.
@@ -133,12 +152,25 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         }
         crate::engine::crud::get_scoped(&st, &s, &pdef, parent).await?;
         let (jdef, tenant) = (st.res.get(&t.join), s.tenant.clone());
-        let jq = store::Query { filters: vec![store::Filter::new(&t.by, store::Op::Equal, json!(parent))], limit: 5_000, ..store::Query::default() };
+        let mut filters = vec![store::Filter::new(&t.by, store::Op::Equal, json!(parent))];
+        // A join whose screen hides its empty rows (stock rows at 0) names no record through them: 源储位 offers
+        // the bins that hold the goods, not every bin that once did.
+        if let Some(z) = jdef.ui.as_ref().and_then(|u| u.get("hideZero")).and_then(Value::as_str) {
+            filters.extend(crate::engine::listq::parse(&jdef, st.settings.zone, &[(format!("{z}_gt"), "0".to_string())])?.filters);
+        }
+        let jq = store::Query { filters, limit: 5_000, ..store::Query::default() };
         let joined = st.read(move |r| r.list(&jdef, &tenant, &jq)).await?.records;
         let mut ids: Vec<u64> = joined.iter().filter_map(|r| r.get(&t.key).and_then(store::parse_id_value)).collect();
         ids.sort_unstable();
         ids.dedup();
         let mut recs = visible_records(&st, &s, &def, &ids).await?;
+        // And by the form's other choices (the chosen 源仓库's bins).
+        let same = |rec: &Map<String, Value>, field: &str, want: &str| match rec.get(field) {
+            Some(Value::Number(n)) => n.to_string() == want,
+            Some(Value::String(x)) => x == want,
+            _ => false,
+        };
+        recs.retain(|r| equal.iter().all(|(f, v)| same(r, f, v)));
         with_refs(&st, &def, &s.tenant, &hint, &mut recs).await?;
         let needle = kw.to_lowercase();
         let mut rows: Vec<Value> = recs
@@ -159,24 +191,7 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
             pairs.push((title.clone(), kw));
         }
     }
-    // Narrowed by another choice of the form (`ui.within`: 合同 by the chosen 项目): `<field>_equal=<id>` for the
-    // fields some referring form names, and no other (a lookup answers titles to those who may not read the
-    // records; it is not a filter over their contents).
-    let fields: Vec<&store::FieldDef> = st.res.referrers(&def.name).iter().filter_map(|(r, f)| r.field(f)).collect();
-    let narrowing: std::collections::HashSet<String> = fields
-        .iter()
-        .flat_map(|f| crate::decl::within(f).into_iter().map(|(_, to)| to).chain(crate::decl::pick_where(f).into_iter().map(|(k, _)| k)))
-        .collect();
-    for (k, v) in &q {
-        let Some(field) = k.strip_suffix("_equal") else { continue };
-        if !narrowing.contains(field) {
-            return Err(ApiError::with(Kind::UnknownFilter, k.chars().take(64).collect::<String>()));
-        }
-        if v.trim().parse::<u64>().is_err() {
-            return Err(ApiError::with(Kind::BadId, v.chars().take(64).collect::<String>()));
-        }
-        pairs.push((k.clone(), v.trim().to_string()));
-    }
+    pairs.extend(equal.iter().map(|(f, v)| (format!("{f}_equal"), v.clone())));
     if def.name == "user" {
         // Only active accounts are offered.
         pairs.push(("status_equal".into(), "1".into()));

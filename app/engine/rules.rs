@@ -99,6 +99,29 @@ pub async fn write(st: &AppState, s: &Session, def: &Arc<ResourceDef>, rules: Ru
     st.write(move |w| write_in(w, &env.cx(), &d, rules, id, doc.clone())).await
 }
 
+/// `write` of a new record that must stay where the session sees it (`keep`: its data scope guard): a 项目经理
+/// limited to the projects he manages adds none for a colleague (or without a manager), which he would never see
+/// again. Refused in the write, so nothing is saved.
+pub async fn write_kept(st: &AppState, s: &Session, def: &Arc<ResourceDef>, rules: Rules, id: Option<u64>, doc: Map<String, Value>, keep: Option<Vec<store::Filter>>) -> ApiResult<Map<String, Value>> {
+    let (d, env) = (def.clone(), Env::new(st, s));
+    st.write(move |w| {
+        let saved = write_in(w, &env.cx(), &d, rules, id, doc.clone())?;
+        if !crate::auth::scope::admits(&keep, &saved) {
+            return Err(outside_scope());
+        }
+        Ok(saved)
+    })
+    .await
+}
+
+/// The refusal of a new record the saver's data scope would not admit.
+pub fn outside_scope() -> StoreError {
+    crate::error::refuse(
+        "保存后这条记录将不在您的数据权限范围内(例如项目经理须是您本人),请修改后再保存",
+        "Saved this way, the record would be outside your data scope (for example, you must be its manager); change it and save again",
+    )
+}
+
 /// `write` inside a transaction that is already open (hand-written behaviour that writes several records).
 pub fn write_in(
     w: &mut WriteCtx,

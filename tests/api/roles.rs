@@ -354,7 +354,9 @@ async fn regions_are_picked_not_typed() {
     let (s, v) = post(&app, &pm, "/api/blade-scm/project/add", json!({"projectName": "鼓楼医院门诊楼翻新", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-12-01", "regionCode": "329999"})).await;
     assert_eq!(s, 400, "{v}");
     assert!(msg(&v).contains("329999"), "{v}");
-    let (s, v) = post(&app, &pm, "/api/blade-scm/project/add", json!({"projectName": "鼓楼医院门诊楼翻新", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-12-01", "regionCode": "320106"})).await;
+    let (_, me) = get(&app, &pm, "/api/blade-auth/oauth/user-info").await;
+    let zw = me["data"]["userId"].as_str().or(me["data"]["user_id"].as_str()).unwrap_or_default().to_string();
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/add", json!({"projectName": "鼓楼医院门诊楼翻新", "projectCompanyId": company, "businessUnit": "TOB", "startTime": "2026-12-01", "regionCode": "320106", "managerId": zw})).await;
     assert_eq!(s, 200, "{v}");
     // The demo's projects sit in their districts.
     let (_, l) = post(&app, &pm, "/api/blade-scm/project/list", json!({"page": 1, "size": 100})).await;
@@ -636,4 +638,116 @@ async fn a_project_manager_keeps_to_the_projects_he_manages() {
     // His own project he still changes.
     let (s, v) = post(&app, &pm, "/api/blade-scm/project/update", json!({"id": want[0], "remark": "周例会改到周三"})).await;
     assert_eq!(s, 200, "{v}");
+}
+
+/// 仓管员 刘强 plans a 移库: its 源储位 picker offers the bins of the chosen store that hold the chosen goods (through
+/// their stock rows, empty ones left out), not every bin of the store.
+#[tokio::test]
+async fn a_transfers_source_bin_is_picked_among_the_bins_holding_the_goods() {
+    let app = demo();
+    let keeper = who(&app, "liuqiang").await;
+    const W: &str = "/api/blade-api/wms";
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    let (s, stock) = get(&app, &keeper, &format!("{W}/stockdata/list?size=1000")).await;
+    assert_eq!(s, 200, "{stock}");
+    let qty = |r: &Value| r["qty"].as_str().and_then(|q| q.parse::<f64>().ok()).unwrap_or(0.0);
+    // A goods held in some bins of a store, whose store has other bins too.
+    let row = rows(&stock).into_iter().find(|r| qty(r) > 0.0 && r["spaceId"].as_str().is_some_and(|x| x != "0")).unwrap();
+    let (goods, store) = (row["goodsId"].as_str().unwrap().to_string(), row["storeId"].as_str().unwrap().to_string());
+    let mut want: Vec<String> = rows(&stock)
+        .iter()
+        .filter(|r| r["goodsId"] == goods.as_str() && r["storeId"] == store.as_str() && qty(r) > 0.0)
+        .map(|r| r["spaceId"].as_str().unwrap().to_string())
+        .collect();
+    want.sort();
+    want.dedup();
+    let ids = |v: &Value| -> Vec<String> {
+        let mut out: Vec<String> = rows(v).iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+        out.sort();
+        out
+    };
+    let (s, v) = get(&app, &keeper, &format!("/api/blade-system/lookup?resource=storagespace&size=100&storeId_equal={store}&stockdata.goodsId={goods}")).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(ids(&v), want, "the store's bins holding the goods: {v}");
+    let (_, every) = get(&app, &keeper, &format!("/api/blade-system/lookup?resource=storagespace&size=100&storeId_equal={store}")).await;
+    assert!(ids(&every).len() > want.len(), "the store has other bins: {every}");
+    // A bin emptied by a move is no longer offered.
+    let emptied = rows(&stock).into_iter().find(|r| qty(r) == 0.0 && r["spaceId"].as_str().is_some_and(|x| x != "0"));
+    if let Some(e) = emptied {
+        let (_, v) = get(&app, &keeper, &format!("/api/blade-system/lookup?resource=storagespace&size=100&storeId_equal={}&stockdata.goodsId={}", e["storeId"].as_str().unwrap(), e["goodsId"].as_str().unwrap())).await;
+        let held = rows(&stock).iter().any(|r| r["goodsId"] == e["goodsId"] && r["spaceId"] == e["spaceId"] && qty(r) > 0.0);
+        assert!(held || !ids(&v).contains(&e["spaceId"].as_str().unwrap().to_string()), "an empty bin offered: {v}");
+    }
+    // Only joins some form declares.
+    let (s, v) = get(&app, &keeper, &format!("/api/blade-system/lookup?resource=storagespace&stockdata.storeId={store}")).await;
+    assert_eq!(s, 400, "{v}");
+}
+
+/// What 张伟 names and adds stays within what he may see (a break-it review of his project scope): no 复盘 or
+/// 领料单 on a colleague's project, no approval file for her 施工单; the approval records he reads are of 施工单 he
+/// may see. What he needs still works: a contract not yet bound to a project is his to see and bind; a 施工单
+/// dispatched to him on a colleague's project is his; a project he adds names him as its manager (refused
+/// otherwise: he would never see it again).
+#[tokio::test]
+async fn what_a_project_manager_names_and_adds_stays_his() {
+    let app = demo();
+    let (admin, pm) = (who(&app, "admin").await, who(&app, "zhangwei").await);
+    let (_, v) = get(&app, &pm, "/api/blade-auth/oauth/user-info").await;
+    let zw = v["data"]["userId"].as_str().or(v["data"]["user_id"].as_str()).unwrap_or_default().to_string();
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    let page = json!({"current": 1, "size": 200});
+    let (_, all) = post(&app, &admin, "/api/blade-scm/project/list", page.clone()).await;
+    let theirs = rows(&all).into_iter().find(|p| p["managerId"] != zw.as_str()).unwrap();
+    let mine = rows(&all).into_iter().find(|p| p["managerId"] == zw.as_str()).unwrap();
+    let tid = theirs["id"].as_str().unwrap().to_string();
+    // A 复盘 with its items on her project.
+    let (s, v) = post(&app, &pm, "/api/blade-scm/replay/add/item", json!({"replayName": "越权复盘", "projectId": tid, "replayDate": "2026-11-20", "summary": "x", "items": []})).await;
+    assert_eq!(s, 404, "{v}");
+    // A 领料单 for her project.
+    let (_, st) = get(&app, &pm, "/api/blade-system/lookup?resource=store").await;
+    let store = st["data"]["records"][0]["id"].clone();
+    let (s, v) = post(&app, &pm, "/api/blade-api/wms/order/ck/submit", json!({"storeId": store, "orderType": 2, "projectId": tid, "consignee": "x", "phone": "13800000000", "address": "x"})).await;
+    assert_eq!(s, 404, "a requisition on another's project: {v}");
+    // A file for her 施工单's approval.
+    let (_, kall) = post(&app, &admin, "/api/blade-scm/construct/list", page.clone()).await;
+    let her_k = rows(&kall).into_iter().find(|k| k["projectId"] == tid.as_str()).unwrap();
+    let hk = her_k["id"].as_str().unwrap().to_string();
+    let (s, v) = app.upload(&pm, &format!("/api/blade-scm/flowable/approval/file/upload?applyType=2&businessId={hk}"), "图纸.pdf", b"%PDF-1.4 x".to_vec()).await;
+    assert_eq!(s, 404, "{v}");
+    // The approval records he reads: his own applications or those on 施工单 he may see.
+    let (_, his_k) = post(&app, &pm, "/api/blade-scm/construct/list", page.clone()).await;
+    let seen: Vec<Value> = rows(&his_k).iter().map(|k| k["id"].clone()).collect();
+    let (s, v) = post(&app, &pm, "/api/blade-scm/flowable/approval/record/list", json!({"page": 1, "size": 100})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, every) = post(&app, &admin, "/api/blade-scm/flowable/approval/record/list", json!({"page": 1, "size": 100})).await;
+    assert!(rows(&v).len() < rows(&every).len(), "{v}");
+    assert!(rows(&v).iter().all(|r| seen.contains(&r["constructId"])), "{v}");
+    // A contract not yet bound to any project: he sees it and binds it to his project.
+    let (s, v) = post(&app, &pm, "/api/blade-scm/contract/add", json!({"contractName": "18F 吊顶增项", "partyName": "南京恒安建设", "contractAmount": "12000.00"})).await;
+    assert_eq!(s, 200, "{v}");
+    let cid = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, v) = post(&app, &pm, &format!("/api/blade-scm/contract/detail/{cid}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/contract/bind", json!({"projectId": mine["id"], "contractIds": cid})).await;
+    assert_eq!(s, 200, "{v}");
+    // A 施工单 dispatched to him on her project is his to see.
+    let (s, v) = post(&app, &admin, "/api/blade-scm/construct/assign/manager", json!({"id": hk, "managerId": zw})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &pm, &format!("/api/blade-scm/construct/detail/{hk}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, _) = post(&app, &pm, &format!("/api/blade-scm/project/detail/{tid}"), json!({})).await;
+    assert_eq!(s, 404, "the project stays hers");
+    // A project he adds names him as its manager.
+    let (_, c) = get(&app, &pm, "/api/blade-system/lookup?resource=company").await;
+    let company = c["data"]["records"][0]["id"].clone();
+    let base = json!({"projectName": "新街口写字楼 19F 装修", "projectCompanyId": company, "businessUnit": 1, "startTime": "2026-12-01", "address": "南京市玄武区"});
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/add", base.clone()).await;
+    assert_eq!(s, 403, "without a manager he would never see it: {v}");
+    assert!(msg(&v).contains("数据权限"), "{v}");
+    let mut with_him = base.clone();
+    with_him["managerId"] = json!(zw);
+    let (s, v) = post(&app, &pm, "/api/blade-scm/project/add", with_him).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, after) = post(&app, &admin, "/api/blade-scm/project/list", page.clone()).await;
+    assert_eq!(rows(&after).len(), rows(&all).len() + 1, "the refused one was not saved");
 }

@@ -191,10 +191,13 @@ async fn start(State(st): State<AppState>, s: Session, JsonObject(b): JsonObject
         .write(move |w| {
             let cx = env.cx();
             let inst = start_in(w, &cx, apply, business, &remark)?;
-            // Files uploaded before the application join it.
+            // The applicant's own files uploaded before the application join it (another's are not his to take).
             let fdef = cx.def("approval_file");
             for f in &files {
                 let rec = w.get(&fdef, cx.tenant, *f)?.ok_or(StoreError::NotFound)?;
+                if id(&rec, "createUser") != cx.actor.user_id {
+                    return Err(StoreError::NotFound);
+                }
                 if id(&rec, "taskGroupId") == 0 {
                     w.update(&fdef, cx.tenant, *f, obj(json!({"taskGroupId": id(&inst, "id"), "applyType": apply, "businessId": business})), cx.actor)?;
                 }
@@ -406,15 +409,37 @@ async fn cancel(State(st): State<AppState>, s: Session, JsonObject(b): JsonObjec
 
 /// Applications matching `filters`, newest first, as rows.
 async fn applications(st: &AppState, s: &Session, filters: Vec<Filter>, page: u64, size: u64) -> ApiResult<Value> {
-    let (res, tenant) = (st.res.clone(), s.tenant.clone());
+    applications_within(st, s, filters, page, size, None).await
+}
+
+/// Applications a page at a time; with `within` (a data scope over 施工单) only those on a 施工单 it admits, or
+/// that the user applied for, are listed (of the latest 10,000).
+async fn applications_within(st: &AppState, s: &Session, filters: Vec<Filter>, page: u64, size: u64, within: Option<Vec<Filter>>) -> ApiResult<Value> {
+    let (res, tenant, me) = (st.res.clone(), s.tenant.clone(), s.user_id);
     let (rows, total) = st
         .read(move |r| {
             let mut f = filters;
             f.push(Filter::new("category", Op::Equal, json!(2)));
-            let q = Query { filters: f, offset: (page - 1) * size, limit: size, sorts: vec![Sort { field: "id".into(), desc: true }], ..Query::default() };
-            let p = r.list(&res.get("flow_instance"), &tenant, &q)?;
-            let rows = p.records.iter().map(|i| application(r, &res, &tenant, i)).collect::<store::Result<Vec<_>>>()?;
-            Ok((rows, p.total))
+            let sorts = vec![Sort { field: "id".into(), desc: true }];
+            if within.is_none() {
+                let q = Query { filters: f, offset: (page - 1) * size, limit: size, sorts, ..Query::default() };
+                let p = r.list(&res.get("flow_instance"), &tenant, &q)?;
+                let rows = p.records.iter().map(|i| application(r, &res, &tenant, i)).collect::<store::Result<Vec<_>>>()?;
+                return Ok((rows, p.total));
+            }
+            let q = Query { filters: f, limit: 10_000, sorts, ..Query::default() };
+            let kdef = res.get("construct");
+            let mut rows = Vec::new();
+            for i in r.list(&res.get("flow_instance"), &tenant, &q)?.records {
+                let app = application(r, &res, &tenant, &i)?;
+                let k = app.get("constructId").and_then(store::parse_id_value).unwrap_or(0);
+                let seen = id(&i, "starterId") == me || r.get(&kdef, &tenant, k)?.is_some_and(|k| crate::auth::scope::admits(&within, &k));
+                if seen {
+                    rows.push(app);
+                }
+            }
+            let total = rows.len() as u64;
+            Ok((rows.into_iter().skip(((page - 1) * size) as usize).take(size as usize).collect(), total))
         })
         .await?;
     Ok(page_json(rows, total, page, size))
@@ -439,11 +464,17 @@ async fn record_list(State(st): State<AppState>, s: Session, JsonObject(b): Json
         Some(_) => return Err(ApiError::with(Kind::OutOfRange, "status")),
         None => {}
     }
-    // Without flow_follow the user sees their own applications.
-    if !s.perms.codes.contains("flow_follow") && !s.perms.codes.contains("approval_record_view") {
-        f.push(Filter::new("starterId", Op::Equal, json!(s.user_id)));
+    // Without flow_follow the user sees their own applications; with 审批记录 only, those on the 施工单 his data
+    // scope admits too (a 项目经理's projects).
+    if s.perms.codes.contains("flow_follow") {
+        return Ok(ok(applications(&st, &s, f, page, size).await?));
     }
-    Ok(ok(applications(&st, &s, f, page, size).await?))
+    if !s.perms.codes.contains("approval_record_view") {
+        f.push(Filter::new("starterId", Op::Equal, json!(s.user_id)));
+        return Ok(ok(applications(&st, &s, f, page, size).await?));
+    }
+    let within = crate::auth::scope::guard(&st, &s, &st.res.get("construct")).await?;
+    Ok(ok(applications_within(&st, &s, f, page, size, within).await?))
 }
 
 async fn record(State(st): State<AppState>, s: Session, Path(group): Path<String>) -> ApiResult<Response> {
@@ -474,6 +505,10 @@ async fn upload(State(st): State<AppState>, s: Session, crate::http::QueryPairs(
         type_of(a)?;
     }
     let business = get("businessId").or(get("constructId")).map(|v| crud::parse_id(Some(&v))).transpose()?;
+    // A file for a 施工单 (or its measure) the uploader may see.
+    if let Some(b) = business {
+        crud::get_scoped(&st, &s, &st.res.get(if apply == Some(1) { "measure" } else { "construct" }), b).await?;
+    }
     if let Some(g) = group {
         let (res, s2) = (st.res.clone(), s.clone());
         st.read(move |r| super::visible_instance(r, &res, &s2, g).map(|_| ())).await?;

@@ -90,6 +90,9 @@ async fn add_with_items(State(st): State<AppState>, s: Session, JsonObject(mut b
         return Err(ApiError::with(Kind::OutOfRange, "items"));
     }
     let (rdef, idef) = (st.res.get("replay"), st.res.get("replay_item"));
+    // On a project the caller may see, naming records he may see (as the generic add).
+    body.remove("id");
+    crud::check_target(&st, &s, &rdef, None, &body).await?;
     let doc = rdef.parse_input(&body, true)?;
     let mut parsed = Vec::new();
     for it in &items {

@@ -50,6 +50,7 @@ async fn clock_in(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
     };
     crud::get_scoped(&st, &s, &st.res.get("worker"), worker).await?;
     crud::get_scoped(&st, &s, &st.res.get("construct"), construct).await?;
+    let moved_from = from_guard(&st, &s).await?;
     let env = Env::new(&st, &s);
     let (adef, cdef) = (st.res.get("attend_day"), st.res.get("construct_worker"));
     let saved = st
@@ -75,6 +76,7 @@ async fn clock_in(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
                     if old.get("result").and_then(Value::as_str) != Some("wait") {
                         return Err(rule(format!("该工人 {day} 已打卡"), format!("The worker already clocked in on {day}")));
                     }
+                    may_move(w, &cx, &moved_from, &old, construct)?;
                     doc.insert("constructId".into(), json!(construct));
                     w.update(&adef, t, id, doc, cx.actor)
                 }
@@ -89,6 +91,25 @@ async fn clock_in(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRe
         })
         .await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &st.res.get("attend_day"), saved).await?))
+}
+
+/// The data scope over 施工单 a day's record is taken from when it moves to another 施工单.
+async fn from_guard(st: &AppState, s: &Session) -> ApiResult<Option<Vec<store::Filter>>> {
+    crate::auth::scope::guard(st, s, &st.res.get("construct")).await
+}
+
+/// A worker's day (one record per worker and day) reset on one 施工单 and clocked on another moves with the clock-in,
+/// only from a 施工单 the caller may see: a 项目经理 took a colleague's site's record (and its reset reason) to his own.
+fn may_move(w: &WriteCtx, cx: &Ctx, from: &Option<Vec<store::Filter>>, old: &Map<String, Value>, to: u64) -> store::Result<()> {
+    let was = old.get("constructId").and_then(store::parse_id_value).unwrap_or(0);
+    if was == to || was == 0 || from.is_none() {
+        return Ok(());
+    }
+    match w.get(&cx.def("construct"), cx.tenant, was)? {
+        Some(k) if crate::auth::scope::admits(from, &k) => Ok(()),
+        Some(_) => Err(rule("该工人当天的考勤记在您无权处理的其他施工单上", "The worker's day is recorded on another construct that is not yours to change")),
+        None => Ok(()),
+    }
 }
 
 /// POST worker/work-clock-in/makeup {workerId, constructId, day, time, reason}: 补卡 by a site manager. The day
@@ -113,6 +134,7 @@ async fn makeup(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
         Ok(t) => t.format("%H:%M:%S").to_string(),
         Err(_) => return Err(ApiError::with(Kind::BadFormat, "time")),
     };
+    let moved_from = from_guard(&st, &s).await?;
     let env = Env::new(&st, &s);
     let (adef, cdef) = (st.res.get("attend_day"), st.res.get("construct_worker"));
     let saved = st
@@ -139,6 +161,7 @@ async fn makeup(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
                     if old.get("result").and_then(Value::as_str) != Some("wait") {
                         return Err(rule(format!("该工人 {day} 已有打卡记录,请先重置"), format!("The worker has a clock-in on {day}; reset it first")));
                     }
+                    may_move(w, &cx, &moved_from, &old, construct)?;
                     doc.insert("constructId".into(), json!(construct));
                     let saved = w.update(&adef, t, id, doc, cx.actor)?;
                     dialect::record_change(w, &cx, &adef, Some(&old), Some(&saved))?;

@@ -149,11 +149,31 @@ pub async fn check_target(st: &AppState, s: &Session, def: &ResourceDef, id: Opt
     };
     // A child written under a parent (a line onto an order, a reply onto a work order) names a parent the session
     // may see: 404 otherwise, as for the parent itself.
-    if let Some((field, parent)) = crate::auth::scope::parent_of(st, def)
-        && let Some(pid) = body.get(&field).and_then(store::parse_id_value).or_else(|| old.as_ref().and_then(|o| o.get(&field)).and_then(store::parse_id_value))
+    let parent = crate::auth::scope::parent_of(st, def);
+    if let Some((field, parent)) = &parent
+        && let Some(pid) = body.get(field).and_then(store::parse_id_value).or_else(|| old.as_ref().and_then(|o| o.get(field)).and_then(store::parse_id_value))
         && pid > 0
     {
-        get_scoped(st, s, &parent, pid).await?;
+        get_scoped(st, s, parent, pid).await?;
+    }
+    // Any other record it names anew is one the session's data scopes admit, where they limit its kind (a
+    // 项目经理 limited to his projects raises no 领料单 on a colleague's project): 404 otherwise, as its picker
+    // never offered it.
+    for f in def.fields.iter().filter(|f| f.refers.is_some() && parent.as_ref().is_none_or(|(p, _)| *p != f.name)) {
+        let Some(new) = body.get(&f.name).and_then(store::parse_id_value).filter(|v| *v > 0) else { continue };
+        if old.as_ref().and_then(|o| o.get(&f.name)).and_then(store::parse_id_value) == Some(new) {
+            continue;
+        }
+        let Some(target) = f.refers.as_deref().and_then(|r| st.res.find(r)) else { continue };
+        let guard = crate::auth::scope::guard(st, s, &target).await?;
+        if guard.is_none() {
+            continue;
+        }
+        let t = s.tenant.clone();
+        let rec = st.read_now_of(&target, |r| r.get(&target, &t, new))?;
+        if !rec.is_some_and(|r| crate::auth::scope::admits(&guard, &r)) {
+            return Err(ApiError::new(Kind::NotFound));
+        }
     }
     Ok(def.readonly_changes(body, old.as_ref())?)
 }

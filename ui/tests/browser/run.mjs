@@ -2498,8 +2498,27 @@ test('仓管员 刘强: a planned 移库 is carried out from its row (asked firs
   check(src, 'the demo has stock in bins');
   const bins = (await bladeCall(t, 'GET', `${W}/storagespace/list?storeId_equal=${src.storeId}&size=50`)).records;
   const to = bins.find((b) => String(b.id) !== String(src.spaceId) && Number(b.spaceState) !== 2);
-  const tr = await bladeCall(t, 'POST', `${W}/transfer/submit`, { goodsId: src.goodsId, fromSpaceId: src.spaceId, toSpaceId: to.id, qty: '1' });
+  // Planning one, 源储位 offers the bins that hold the chosen goods (not every bin of the company).
   await page.goto('/wms/transfer');
+  await hydrated(page);
+  const holding = [...new Set((await bladeCall(t, 'GET', `${W}/stockdata/list?goodsId_equal=${src.goodsId}&qty_gt=0&size=200`)).records.filter((r) => String(r.spaceId || '0') !== '0').map((r) => r.spaceName))].sort();
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  const form = dialogNamed(page, /新增/);
+  await form.waitFor();
+  await form.locator('#f-goodsId').click();
+  // By its code: several goods may share a name (an earlier test adds such).
+  const goods = await bladeCall(t, 'GET', `${W}/goods/detail?id=${src.goodsId}`);
+  await form.locator('#f-goodsId').fill(goods.goodsCode);
+  await page.locator('#f-goodsId-options [role=option]', { hasText: goods.goodsCode }).first().click();
+  await form.locator('#f-fromSpaceId').click();
+  await page.waitForFunction((n) => document.querySelectorAll('#f-fromSpaceId-options [role=option]').length === n, holding.length);
+  const offered = (await page.locator('#f-fromSpaceId-options [role=option]').allInnerTexts()).map((x) => x.trim());
+  check(holding.every((b) => offered.some((o) => o.startsWith(b))), `源储位 offers the bins holding the goods: ${offered} / ${holding}`);
+  await shot(page, 'role-keeper-transfer-source-bins');
+  await page.keyboard.press('Escape');
+  await form.getByRole('button', { name: '取消' }).click();
+  const tr = await bladeCall(t, 'POST', `${W}/transfer/submit`, { goodsId: src.goodsId, fromSpaceId: src.spaceId, toSpaceId: to.id, qty: '1' });
+  await page.reload();
   await hydrated(page);
   const row = page.getByRole('row').filter({ hasText: tr.transferNo });
   await row.waitFor();

@@ -18,7 +18,14 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
   // Editing or viewing a record shows the columns the server keeps (on hand, location…) as plain text above the
   // form, so a person sees what they change (a count of a stock row shows the goods, the bin and what is on hand).
   const kept = mode === 'add' ? [] : res.fields.filter((f) => f.readonly && f.list);
-  const [form, setForm] = useState<Record<string, any>>(() => (row ? { ...row } : {}));
+  // A new record names its maker where its declaration says so (`ui.addSelf`: a project's 项目经理 is, at first,
+  // whoever adds it; a 项目经理 limited to his own projects could not save one naming nobody).
+  const [form, setForm] = useState<Record<string, any>>(() => {
+    if (row) return { ...row };
+    const me = props.user;
+    if (mode !== 'add' || !me?.userId) return {};
+    return Object.fromEntries(fields.filter((f) => f.ui?.addSelf === true).flatMap((f) => [[f.name, me.userId], [refKey(f.name), me.realName]]));
+  });
   const [errors, setErrors] = useState<Record<string, string | null>>({});
   const [msg, setMsg] = useState<string | null>(null);
   const ro = mode === 'view';
