@@ -2280,6 +2280,8 @@ test('项目经理 张伟: a project with its company, region and manager picked
   await visit(page, '/project/index');
   await page.getByRole('button', { name: '新增', exact: true }).click();
   const dlg = page.getByRole('dialog', { name: /新增/ });
+  // He manages what he adds (his data scope is the projects he manages): the form names him at first.
+  check(await dlg.getByLabel('项目经理').inputValue() === '张伟', 'a new project names its maker as its manager: ' + await dlg.getByLabel('项目经理').inputValue());
   await dlg.getByLabel('项目名称').fill('鼓楼医院门诊楼翻新');
   await dlg.getByLabel('所属公司').click();
   await dlg.getByLabel('所属公司').fill('南京');
