@@ -144,8 +144,11 @@ pub async fn guard(st: &AppState, s: &Session, def: &ResourceDef) -> ApiResult<O
 /// cycle, this only bounds the walk.
 const PARENT_DEPTH: usize = 4;
 
+/// A guard being worked out (boxed: a parent's guard is worked out within its child's).
+type GuardFuture<'a> = Pin<Box<dyn Future<Output = ApiResult<Option<Vec<Filter>>>> + Send + 'a>>;
+
 /// `guard` of a record `depth` parents below the one asked about.
-fn guard_at<'a>(st: &'a AppState, s: &'a Session, def: &'a ResourceDef, depth: usize) -> Pin<Box<dyn Future<Output = ApiResult<Option<Vec<Filter>>>> + Send + 'a>> {
+fn guard_at<'a>(st: &'a AppState, s: &'a Session, def: &'a ResourceDef, depth: usize) -> GuardFuture<'a> {
     Box::pin(async move {
         let own = own_guard(st, s, def).await?;
         let follow = if depth < PARENT_DEPTH { follow_parent(st, s, def, depth).await? } else { None };
@@ -197,16 +200,16 @@ pub fn parent_of(st: &AppState, def: &ResourceDef) -> Option<(String, Arc<Resour
 
 /// A child is seen through its parent (an order's lines, a work order's replies, a 施工单's progress through the
 /// 施工单 and its project): when the parent's kind is limited for this user, the children of the parents the user
-/// may see, and those of no parent (a contract not yet bound to a project is under nobody's project). Without this
-/// a 项目经理 limited to his own 领料单 read and changed the lines of every outbound order.
+/// may see (one indexed `In`). A child of no parent (a contract not yet bound to a project) is seen only through
+/// its own kind's scopes (the demo's 项目经理: the contracts he created). Without this a 项目经理 limited to his own
+/// 领料单 read and changed the lines of every outbound order.
 async fn follow_parent(st: &AppState, s: &Session, def: &ResourceDef, depth: usize) -> ApiResult<Option<Vec<Filter>>> {
     let Some((field, parent)) = parent_of(st, def) else { return Ok(None) };
     let Some(any) = guard_at(st, s, &parent, depth + 1).await? else { return Ok(None) };
     let (t, p) = (s.tenant.clone(), parent.clone());
     let q = store::Query { any, limit: PARENTS_MAX as u64, ..store::Query::default() };
-    let mut ids: Vec<u64> = st.read(move |r| r.list(&p, &t, &q)).await?.records.iter().filter_map(|r| r.get("id").and_then(store::parse_id_value)).collect();
-    ids.push(0);
-    Ok(Some(vec![Filter::new(&field, Op::In, json!(ids)), Filter::new(&field, Op::Null, Value::Null)]))
+    let ids: Vec<u64> = st.read(move |r| r.list(&p, &t, &q)).await?.records.iter().filter_map(|r| r.get("id").and_then(store::parse_id_value)).collect();
+    Ok(Some(vec![Filter::new(&field, Op::In, json!(ids))]))
 }
 
 fn filter_of(def: &ResourceDef, g: &DataGrant, user: u64, depts: &[u64], below: &[u64]) -> ApiResult<Filter> {
@@ -214,11 +217,14 @@ fn filter_of(def: &ResourceDef, g: &DataGrant, user: u64, depts: &[u64], below: 
     if (2..=4).contains(&g.kind) && !def.is_filterable(field) {
         return Err(ApiError::with(Kind::BadRule, field.to_string()));
     }
+    // A declared field holding one id (a project's 项目经理) is matched with `In`, answered from its index; a list of
+    // ids (a user's departments) or an audit column with `ListIn`.
+    let list_op = if def.field(field).is_some_and(|f| f.kind == store::FieldKind::Long && !f.multi) { Op::In } else { Op::ListIn };
     Ok(match g.kind {
         1 => Filter::new("id", Op::NotNull, Value::Null),
-        2 => Filter::new(field, Op::ListIn, json!([user])),
-        3 => Filter::new(field, Op::ListIn, json!(depts)),
-        4 => Filter::new(field, Op::ListIn, json!(below)),
+        2 => Filter::new(field, list_op, json!([user])),
+        3 => Filter::new(field, list_op, json!(depts)),
+        4 => Filter::new(field, list_op, json!(below)),
         5 => parse_rule(def, &g.value, user, depts)?,
         _ => return Err(ApiError::with(Kind::BadRule, "scopeType")),
     })

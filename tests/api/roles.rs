@@ -722,7 +722,8 @@ async fn what_a_project_manager_names_and_adds_stays_his() {
     let (_, every) = post(&app, &admin, "/api/blade-scm/flowable/approval/record/list", json!({"page": 1, "size": 100})).await;
     assert!(rows(&v).len() < rows(&every).len(), "{v}");
     assert!(rows(&v).iter().all(|r| seen.contains(&r["constructId"])), "{v}");
-    // A contract not yet bound to any project: he sees it and binds it to his project.
+    // A contract he adds bound to no project: he sees it and binds it to his project. One she adds is not his to
+    // see, change or take.
     let (s, v) = post(&app, &pm, "/api/blade-scm/contract/add", json!({"contractName": "18F 吊顶增项", "partyName": "南京恒安建设", "contractAmount": "12000.00"})).await;
     assert_eq!(s, 200, "{v}");
     let cid = v["data"]["id"].as_str().unwrap().to_string();
@@ -730,13 +731,28 @@ async fn what_a_project_manager_names_and_adds_stays_his() {
     assert_eq!(s, 200, "{v}");
     let (s, v) = post(&app, &pm, "/api/blade-scm/project/contract/bind", json!({"projectId": mine["id"], "contractIds": cid})).await;
     assert_eq!(s, 200, "{v}");
-    // A 施工单 dispatched to him on her project is his to see.
+    let sl = who(&app, "sunli").await;
+    let (s, v) = post(&app, &sl, "/api/blade-scm/contract/add", json!({"contractName": "幕墙清洗补充", "partyName": "机密甲方", "contractAmount": "50000.00"})).await;
+    assert_eq!(s, 200, "{v}");
+    let hers = v["data"]["id"].as_str().unwrap().to_string();
+    let (s, _) = post(&app, &pm, &format!("/api/blade-scm/contract/detail/{hers}"), json!({})).await;
+    assert_eq!(s, 404, "her unbound contract");
+    let (s, _) = post(&app, &pm, "/api/blade-scm/contract/update", json!({"id": hers, "contractAmount": "1.00"})).await;
+    assert_eq!(s, 404);
+    let (s, _) = post(&app, &pm, "/api/blade-scm/project/contract/bind", json!({"projectId": mine["id"], "contractIds": hers})).await;
+    assert_eq!(s, 404);
+    // A 施工单 dispatched to him on her project is his to work on (the project stays hers) and to ask material for.
     let (s, v) = post(&app, &admin, "/api/blade-scm/construct/assign/manager", json!({"id": hk, "managerId": zw})).await;
     assert_eq!(s, 200, "{v}");
     let (s, v) = post(&app, &pm, &format!("/api/blade-scm/construct/detail/{hk}"), json!({})).await;
     assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &pm, "/api/blade-scm/construct/update", json!({"id": hk, "remark": "周三进场"})).await;
+    assert_eq!(s, 200, "he updates the 施工单 dispatched to him: {v}");
     let (s, _) = post(&app, &pm, &format!("/api/blade-scm/project/detail/{tid}"), json!({})).await;
     assert_eq!(s, 404, "the project stays hers");
+    let (s, v) = post(&app, &pm, "/api/blade-api/wms/order/ck/submit", json!({"storeId": store, "orderType": 2, "constructId": hk, "consignee": "张伟", "phone": "13800000000", "address": "工地"})).await;
+    assert_eq!(s, 200, "a requisition for the 施工单 dispatched to him: {v}");
+    assert_eq!(v["data"]["projectId"].as_str(), Some(tid.as_str()), "for its project: {v}");
     // A project he adds names him as its manager.
     let (_, c) = get(&app, &pm, "/api/blade-system/lookup?resource=company").await;
     let company = c["data"]["records"][0]["id"].clone();

@@ -53,15 +53,23 @@ pub fn routes(api: Api) -> Api {
 /// A requisition names its project; a construct must be of that project.
 pub fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc: &mut Map<String, Value>) -> store::Result<()> {
     CK.header_rule(w, cx, old, doc)?;
+    let construct = match after_id(old, doc, "constructId") {
+        Some(c) => Some(w.get(&cx.def("construct"), cx.tenant, c)?.ok_or(store::StoreError::NotFound)?),
+        None => None,
+    };
+    // A requisition for a 施工单 alone is for its project (a 施工单 dispatched to a 项目经理 on a colleague's
+    // project, which he cannot pick).
+    if let Some(k) = &construct
+        && after_id(old, doc, "projectId").is_none() {
+        doc.insert("projectId".into(), json!(id(k, "projectId")));
+    }
     let project = after_id(old, doc, "projectId");
     if after_i64(old, doc, "orderType") == Some(2) && project.is_none() {
         return Err(rule("项目领料须选择领料项目", "A project requisition needs its project"));
     }
-    if let Some(c) = after_id(old, doc, "constructId") {
-        let k = w.get(&cx.def("construct"), cx.tenant, c)?.ok_or(store::StoreError::NotFound)?;
-        if Some(id(&k, "projectId")) != project {
-            return Err(rule("施工单不属于所选项目", "The construct is not of the chosen project"));
-        }
+    if let Some(k) = construct
+        && Some(id(&k, "projectId")) != project {
+        return Err(rule("施工单不属于所选项目", "The construct is not of the chosen project"));
     }
     Ok(())
 }

@@ -148,11 +148,13 @@ pub async fn check_target(st: &AppState, s: &Session, def: &ResourceDef, id: Opt
         None => None,
     };
     // A child written under a parent (a line onto an order, a reply onto a work order) names a parent the session
-    // may see: 404 otherwise, as for the parent itself.
+    // may see: 404 otherwise, as for the parent itself. A record the session sees keeps the parent it has (a 施工单
+    // dispatched to a 项目经理 on a colleague's project is his to work on).
     let parent = crate::auth::scope::parent_of(st, def);
     if let Some((field, parent)) = &parent
-        && let Some(pid) = body.get(field).and_then(store::parse_id_value).or_else(|| old.as_ref().and_then(|o| o.get(field)).and_then(store::parse_id_value))
+        && let Some(pid) = body.get(field).and_then(store::parse_id_value)
         && pid > 0
+        && old.as_ref().and_then(|o| o.get(field)).and_then(store::parse_id_value) != Some(pid)
     {
         get_scoped(st, s, parent, pid).await?;
     }
