@@ -635,6 +635,16 @@ async fn a_project_manager_keeps_to_the_projects_he_manages() {
         let (s, v) = post(&app, &pm, "/api/blade-scm/worker/work-clock-in/reset", json!({"id": day["id"], "reason": "x"})).await;
         assert_eq!(s, 404, "another site's attendance reset: {v}");
     }
+    // Work orders: those on his projects, and those he raised or was given; not those on hers.
+    let (_, wall) = post(&app, &admin, "/api/blade-biz/worklist/order/list", json!({"current": 1, "size": 200})).await;
+    let (s, w) = post(&app, &pm, "/api/blade-biz/worklist/order/list", json!({"current": 1, "size": 200})).await;
+    assert_eq!(s, 200, "{w}");
+    let his_order = |o: &Value| want.iter().any(|p| o["projectId"] == p.as_str()) || o["requesterId"] == zw.as_str() || o["assigneeId"] == zw.as_str();
+    assert!(!rows(&w).is_empty() && rows(&w).iter().all(his_order), "{w}");
+    let other = rows(&wall).into_iter().find(|o| !his_order(o)).expect("the demo has work orders of others");
+    assert!(!ids(&w).contains(&other["id"].as_str().unwrap().to_string()));
+    let (s, _) = get(&app, &pm, &format!("/api/blade-biz/worklist/order/detail?id={}", other["id"].as_str().unwrap())).await;
+    assert_eq!(s, 404);
     // His own project he still changes.
     let (s, v) = post(&app, &pm, "/api/blade-scm/project/update", json!({"id": want[0], "remark": "周例会改到周三"})).await;
     assert_eq!(s, 200, "{v}");
