@@ -720,7 +720,10 @@ async fn what_a_project_manager_names_and_adds_stays_his() {
     assert_eq!(s, 404, "a requisition on another's project: {v}");
     // A file for her 施工单's approval.
     let (_, kall) = post(&app, &admin, "/api/blade-scm/construct/list", page.clone()).await;
-    let her_k = rows(&kall).into_iter().find(|k| k["projectId"] == tid.as_str()).unwrap();
+    // Hers, one with an application if there is one (opened below through 审批记录 once it is dispatched to him).
+    let (_, apps) = post(&app, &admin, "/api/blade-scm/flowable/approval/record/list", json!({"page": 1, "size": 100})).await;
+    let her: Vec<Value> = rows(&kall).into_iter().filter(|k| k["projectId"] == tid.as_str()).collect();
+    let her_k = her.iter().find(|k| rows(&apps).iter().any(|a| a["constructId"] == k["id"])).unwrap_or(&her[0]).clone();
     let hk = her_k["id"].as_str().unwrap().to_string();
     let (s, v) = app.upload(&pm, &format!("/api/blade-scm/flowable/approval/file/upload?applyType=2&businessId={hk}"), "图纸.pdf", b"%PDF-1.4 x".to_vec()).await;
     assert_eq!(s, 404, "{v}");
@@ -760,6 +763,15 @@ async fn what_a_project_manager_names_and_adds_stays_his() {
     assert_eq!(s, 200, "he updates the 施工单 dispatched to him: {v}");
     let (s, _) = post(&app, &pm, &format!("/api/blade-scm/project/detail/{tid}"), json!({})).await;
     assert_eq!(s, 404, "the project stays hers");
+    // Its applications (she applied) are listed in his 审批记录 and open.
+    let (_, v) = post(&app, &pm, "/api/blade-scm/flowable/approval/record/list", json!({"page": 1, "size": 100})).await;
+    let on_k: Vec<Value> = rows(&v).into_iter().filter(|a| a["constructId"] == hk.as_str()).collect();
+    assert_eq!(on_k.len(), rows(&apps).iter().filter(|a| a["constructId"] == hk.as_str()).count(), "{v}");
+    assert!(!on_k.is_empty(), "the demo has applications on her 施工单: {v}");
+    for a in &on_k {
+        let (s, r) = post(&app, &pm, &format!("/api/blade-scm/flowable/approval/record/{}", a["taskGroupId"].as_str().unwrap()), json!({})).await;
+        assert_eq!(s, 200, "a listed application opens: {r}");
+    }
     let (s, v) = post(&app, &pm, "/api/blade-api/wms/order/ck/submit", json!({"storeId": store, "orderType": 2, "constructId": hk, "consignee": "张伟", "phone": "13800000000", "address": "工地"})).await;
     assert_eq!(s, 200, "a requisition for the 施工单 dispatched to him: {v}");
     assert_eq!(v["data"]["projectId"].as_str(), Some(tid.as_str()), "for its project: {v}");

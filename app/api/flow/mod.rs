@@ -617,11 +617,20 @@ fn own_step_action(action: &str) -> Option<(&'static str, &'static str)> {
 
 async fn history_list(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let iid = id_param(&p, &["processInstanceId"])?;
+    history_of(&st, &s, iid, None).await
+}
+
+/// The history of an instance the session may see; with `records` (a 审批记录 reader's data scope over 施工单),
+/// also of a construction approval on a 施工单 it admits (`approval::readable`).
+pub(crate) async fn history_of(st: &AppState, s: &Session, iid: u64, records: Option<Option<Vec<Filter>>>) -> ApiResult<Response> {
     let res = st.res.clone();
     let s2 = s.clone();
     let (rows, names) = st
         .read(move |r| {
-            let inst = visible_instance(r, &res, &s2, iid)?;
+            let inst = match &records {
+                Some(within) => approval::readable(r, &res, &s2, iid, within)?,
+                None => visible_instance(r, &res, &s2, iid)?,
+            };
             let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 10_000, sorts: vec![Sort { field: "id".into(), desc: false }], ..Query::default() };
             let rows = r.list(&res.get("flow_history"), &s2.tenant, &q)?.records;
             let names = runtime::names(r, &res, &s2.tenant, rows.iter().map(|h| id(h, "userId")))?;
