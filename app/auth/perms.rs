@@ -24,6 +24,17 @@ pub struct Perms {
     /// One of the roles is a technical worker's: such a user may not sign in, and a session of one that became
     /// a worker since ends.
     pub worker: bool,
+    /// Per role, when the user holds more than one: the codes it grants and the resources its data scopes limit
+    /// (a scope of type 1 does not limit). A record seen through its parent is open when one role reads it
+    /// limited neither on it nor on its parents (`scope::opened_by_a_role`).
+    pub roles: Vec<RoleView>,
+}
+
+/// What one of the user's roles reads and where its data scopes limit it.
+#[derive(Debug, Default, Clone)]
+pub struct RoleView {
+    pub codes: HashSet<String>,
+    pub limited: HashSet<String>,
 }
 
 /// One data scope granted to a role: type 1 all, 2 own rows, 3 own department, 4 own department and below,
@@ -147,6 +158,12 @@ fn compute(r: &ReadCtx, res: &Resources, tenant: &str, role_ids: &[u64]) -> stor
     }
     for g in &roles {
         p.codes.extend(g.codes.iter().cloned());
+    }
+    if roles.len() > 1 {
+        p.roles = roles
+            .iter()
+            .map(|g| RoleView { codes: g.codes.clone(), limited: g.data.iter().filter(|(_, l)| !l.iter().any(|d| d.kind == 1)).map(|(n, _)| n.clone()).collect() })
+            .collect();
     }
     // Data scopes: a role that reads the resource without a scope for it (or with type 1) opens it.
     let resources: HashSet<&String> = roles.iter().flat_map(|g| g.data.keys()).collect();

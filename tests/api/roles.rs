@@ -789,3 +789,23 @@ async fn what_a_project_manager_names_and_adds_stays_his() {
     let (_, after) = post(&app, &admin, "/api/blade-scm/project/list", page.clone()).await;
     assert_eq!(rows(&after).len(), rows(&all).len() + 1, "the refused one was not saved");
 }
+
+/// The scopes of a user's roles combine as a union, through parents too: a 项目经理 who is also a contract clerk
+/// (a role reading contracts without a scope, and no projects) reads every contract, while his projects stay his.
+#[tokio::test]
+async fn a_second_role_that_reads_without_a_scope_opens_what_the_first_sees_through_parents() {
+    let app = demo();
+    app.make_role(A, "contract_clerk", &["scm", "contract", "contract_view"]).await;
+    app.make_user(A, "pm_clerk", ADMIN_PW, &["project_manager", "contract_clerk"]).await;
+    let (admin, both, pm) = (who(&app, "admin").await, who(&app, "pm_clerk").await, who(&app, "zhangwei").await);
+    let rows = |v: &Value| v["data"]["records"].as_array().cloned().unwrap_or_default();
+    let page = json!({"current": 1, "size": 200});
+    let (_, all) = post(&app, &admin, "/api/blade-scm/contract/list", page.clone()).await;
+    let (s, v) = post(&app, &both, "/api/blade-scm/contract/list", page.clone()).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(rows(&v).len(), rows(&all).len(), "every contract: {v}");
+    let (_, only_pm) = post(&app, &pm, "/api/blade-scm/contract/list", page.clone()).await;
+    assert!(rows(&only_pm).len() < rows(&all).len(), "a 项目经理 alone reads his projects' contracts");
+    let (_, projects) = post(&app, &both, "/api/blade-scm/project/list", page.clone()).await;
+    assert!(rows(&projects).is_empty(), "he manages no project: {projects}");
+}
