@@ -771,6 +771,8 @@ async fn what_a_project_manager_names_and_adds_stays_his() {
     for a in &on_k {
         let (s, r) = post(&app, &pm, &format!("/api/blade-scm/flowable/approval/record/{}", a["taskGroupId"].as_str().unwrap()), json!({})).await;
         assert_eq!(s, 200, "a listed application opens: {r}");
+        let (s, r) = get(&app, &pm, &format!("/api/blade-flow/process/diagram?processInstanceId={}", a["taskGroupId"].as_str().unwrap())).await;
+        assert_eq!(s, 200, "and its diagram: {r}");
     }
     let (s, v) = post(&app, &pm, "/api/blade-api/wms/order/ck/submit", json!({"storeId": store, "orderType": 2, "constructId": hk, "consignee": "张伟", "phone": "13800000000", "address": "工地"})).await;
     assert_eq!(s, 200, "a requisition for the 施工单 dispatched to him: {v}");

@@ -479,7 +479,7 @@ async fn record_list(State(st): State<AppState>, s: Session, JsonObject(b): Json
 
 /// What a 审批记录 reader without flow_follow may open besides what he may see anyway: the applications on 施工单
 /// his data scope admits (as `record_list` lists them). None for everyone else.
-async fn records_within(st: &AppState, s: &Session) -> ApiResult<Option<Option<Vec<Filter>>>> {
+pub(super) async fn records_within(st: &AppState, s: &Session) -> ApiResult<Option<Option<Vec<Filter>>>> {
     if s.perms.codes.contains("flow_follow") || !s.perms.codes.contains("approval_record_view") {
         return Ok(None);
     }

@@ -674,9 +674,14 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
     let s2 = s.clone();
     if p.get("processInstanceId").is_some_and(|v| !v.is_empty()) {
         let iid = id_param(&p, &["processInstanceId"])?;
+        // An application its 审批记录 lists opens its diagram too.
+        let within = approval::records_within(&st, &s).await?;
         let out = st
             .read(move |r| {
-                let inst = visible_instance(r, &res, &s2, iid)?;
+                let inst = match &within {
+                    Some(w) => approval::readable(r, &res, &s2, iid, w)?,
+                    None => visible_instance(r, &res, &s2, iid)?,
+                };
                 let process = r.get(&res.get("flow_process"), &s2.tenant, id(&inst, "processId"))?.ok_or(store::StoreError::NotFound)?;
                 let state: flow::State = inst.get("state").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
                 // The open tasks (who they wait on): the follow screen reassigns them.
