@@ -428,13 +428,10 @@ async fn applications_within(st: &AppState, s: &Session, filters: Vec<Filter>, p
                 return Ok((rows, p.total));
             }
             let q = Query { filters: f, limit: 10_000, sorts, ..Query::default() };
-            let kdef = res.get("construct");
             let mut rows = Vec::new();
             for i in r.list(&res.get("flow_instance"), &tenant, &q)?.records {
                 let app = application(r, &res, &tenant, &i)?;
-                let k = app.get("constructId").and_then(store::parse_id_value).unwrap_or(0);
-                let seen = id(&i, "starterId") == me || r.get(&kdef, &tenant, k)?.is_some_and(|k| crate::auth::scope::admits(&within, &k));
-                if seen {
+                if id(&i, "starterId") == me || on_admitted_construct(r, &res, &tenant, &app, &within)? {
                     rows.push(app);
                 }
             }
@@ -497,11 +494,15 @@ pub(super) fn readable(r: &store::ReadCtx, res: &crate::decl::Resources, s: &Ses
     if int(&inst, "category") != 2 {
         return Err(StoreError::NotFound);
     }
-    let k = application(r, res, &s.tenant, &inst)?.get("constructId").and_then(store::parse_id_value).unwrap_or(0);
-    match r.get(&res.get("construct"), &s.tenant, k)? {
-        Some(k) if crate::auth::scope::admits(within, &k) => Ok(inst),
-        _ => Err(StoreError::NotFound),
-    }
+    let app = application(r, res, &s.tenant, &inst)?;
+    if on_admitted_construct(r, res, &s.tenant, &app, within)? { Ok(inst) } else { Err(StoreError::NotFound) }
+}
+
+/// Whether the 施工单 an application row names is one `within` admits (the one rule of 审批记录's list and of
+/// opening one of its rows).
+fn on_admitted_construct(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, app: &Map<String, Value>, within: &Option<Vec<Filter>>) -> store::Result<bool> {
+    let k = app.get("constructId").and_then(store::parse_id_value).unwrap_or(0);
+    Ok(r.get(&res.get("construct"), tenant, k)?.is_some_and(|k| crate::auth::scope::admits(within, &k)))
 }
 
 async fn record(State(st): State<AppState>, s: Session, Path(group): Path<String>) -> ApiResult<Response> {
