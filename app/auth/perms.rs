@@ -90,6 +90,26 @@ impl PermCache {
     }
 }
 
+impl PermCache {
+    /// Whether a user of these roles holds `code` (a technical worker never does: he cannot sign in).
+    pub fn holds(&self, r: &ReadCtx, res: &Resources, tenant: &str, role_ids: &[u64], code: &str) -> store::Result<bool> {
+        let p = self.get_or_compute(r, res, tenant, role_ids)?;
+        Ok(!p.worker && p.codes.contains(code))
+    }
+
+    /// The roles of `tenant` that hold `code` (`holds` of each alone: a user holds it when any of his roles does).
+    pub fn roles_holding(&self, r: &ReadCtx, res: &Resources, tenant: &str, code: &str) -> store::Result<Vec<u64>> {
+        let mut out = Vec::new();
+        for role in r.all(&res.get("role"), tenant)? {
+            let id = role.get("id").and_then(store::parse_id_value).unwrap_or(0);
+            if id > 0 && self.holds(r, res, tenant, &[id], code)? {
+                out.push(id);
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn ids_of(v: Option<&Value>) -> Vec<u64> {
     match v {
         Some(Value::Array(a)) => a.iter().filter_map(store::parse_id_value).collect(),

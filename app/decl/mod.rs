@@ -118,6 +118,9 @@ impl Resources {
                         anyhow::bail!("{}: field {}'s ui.pickWhere {field} must name an indexed integer filter of {} with an integer", def.name, f.0.name, f.1);
                     }
                 }
+                if f.0.ui.as_ref().is_some_and(|u| u.get("holds").is_some()) && (f.1 != "user" || holds(f.0).is_none()) {
+                    anyhow::bail!("{}: field {}'s ui.holds must be a permission code, on a field referring to user", def.name, f.0.name);
+                }
                 referrers.entry(f.1.clone()).or_default().push((def.clone(), f.0.name.clone()));
             }
         }
@@ -284,6 +287,13 @@ pub fn pick_where(f: &store::FieldDef) -> Vec<(String, i64)> {
         .and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_i64().unwrap_or(i64::MIN))).collect())
         .unwrap_or_default()
+}
+
+/// The permission code a person picked for a field must hold (`ui.holds`: a 工单's 处理人 is someone who may open
+/// work orders, `worklist_order`; a 项目经理 one who may edit projects): pickers offer only such people and a write
+/// naming another anew is refused (`crud::check_target`).
+pub fn holds(f: &store::FieldDef) -> Option<&str> {
+    f.ui.as_ref()?.get("holds")?.as_str().filter(|c| !c.is_empty() && c.len() <= 64 && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
 }
 
 /// A picker of `target` narrowed through `<join>.<by>`: the join is declared, filtered by an indexed reference

@@ -94,7 +94,7 @@ async fn visible_records(st: &AppState, s: &Session, def: &Arc<ResourceDef>, ids
     Ok(st.read(move |r| visible.iter().filter_map(|id| r.get(&d, &t, *id).transpose()).collect::<store::Result<Vec<_>>>()).await?)
 }
 
-/// GET /api/blade-system/lookup?resource=&keyword=&ids=&current=&size=&staff=
+/// GET /api/blade-system/lookup?resource=&keyword=&ids=&current=&size=&staff=&holds=
 pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): QueryPairs) -> ApiResult<Response> {
     let param = |k: &str| q.iter().rev().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
     let name = param("resource");
@@ -111,6 +111,20 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
     let staff = param("staff") == "1" && def.name == "user";
     let workers = if staff { worker_roles(&st, &s.tenant).await? } else { Vec::new() };
     let is_worker = |rec: &Map<String, Value>| crate::auth::session::id_list(rec.get("roleId")).iter().any(|r| workers.contains(r));
+    // People who hold the code a form's field asks of whoever it names (`ui.holds`: a 工单's 处理人 may open work
+    // orders): a filter over their roles.
+    let holds = param("holds");
+    let holders = if holds.is_empty() {
+        None
+    } else {
+        let declared = def.name == "user" && st.res.referrers("user").iter().any(|(r, f)| r.field(f).and_then(crate::decl::holds) == Some(holds.as_str()));
+        if !declared {
+            return Err(ApiError::with(Kind::UnknownFilter, holds.chars().take(64).collect::<String>()));
+        }
+        let (st2, t) = (st.clone(), s.tenant.clone());
+        let code = holds.clone();
+        Some(st.read(move |r| st2.perms.roles_holding(r, &st2.res, &t, &code)).await?)
+    };
     // The titles of chosen records (a form opened on a saved record): by id, within the scope.
     let ids = param("ids");
     if !ids.is_empty() {
@@ -197,6 +211,9 @@ pub async fn lookup(State(st): State<AppState>, s: Session, QueryPairs(q): Query
         pairs.push(("status_equal".into(), "1".into()));
     }
     let mut query = crate::engine::listq::parse(&def, st.settings.zone, &pairs)?;
+    if let Some(roles) = &holders {
+        query.filters.push(store::Filter::new("roleId", store::Op::ListIn, json!(roles)));
+    }
     query.any = guard.unwrap_or_default();
     query.filters.extend(crate::auth::scope::store_limit(&st, &s, &def).await?);
     if staff {

@@ -470,6 +470,78 @@ async fn an_employee_sees_his_work_orders_and_reads_documents() {
     assert_eq!(s, 403, "documents are his to read");
 }
 
+async fn step(app: &App, token: &str, id: &Value, to: i64) -> (u16, Value) {
+    post(app, token, "/api/blade-biz/worklist/order/move", json!({"id": id, "orderStatus": to})).await
+}
+
+/// A work order is worked by its people: its 处理人 (a 员工 without worklist_order_edit) takes it in hand and
+/// resolves it, its 提出人 closes or reopens it, each hears of the other's step; nobody else moves it. A 处理人 is
+/// picked among those who may open work orders (a 仓管员 given one could never open it), and named so in a write.
+#[tokio::test]
+async fn a_work_order_is_moved_by_whoever_works_on_it() {
+    let app = demo();
+    let (pm, clerk, keeper, designer) = (who(&app, "sunli").await, who(&app, "wujun").await, who(&app, "liuqiang").await, who(&app, "wangfang").await);
+    let user_id = |t: String| {
+        let app = &app;
+        async move {
+            let (_, v) = get(app, &t, "/api/blade-auth/oauth/user-info").await;
+            v["data"]["userId"].as_str().or(v["data"]["user_id"].as_str()).unwrap().to_string()
+        }
+    };
+    let (wj, keeper_id) = (user_id(clerk.clone()).await, user_id(keeper.clone()).await);
+    // The 处理人 picker offers those who may open work orders: 吴军, not 仓管员 刘强 nor 财务 李娜 nor a worker.
+    let (s, v) = get(&app, &pm, "/api/blade-system/lookup?resource=user&staff=1&holds=worklist_order&size=50").await;
+    assert_eq!(s, 200, "{v}");
+    let offered = titles(&v);
+    assert!(offered.iter().any(|t| t == "吴军") && offered.iter().any(|t| t == "张伟"), "{v}");
+    assert!(!offered.iter().any(|t| t == "刘强" || t == "李娜" || t == "马志强"), "{v}");
+    let (s, v) = get(&app, &pm, "/api/blade-system/lookup?resource=user&holds=user_delete").await;
+    assert_eq!(s, 400, "only a code some form asks of its people: {v}");
+    let (_, c) = get(&app, &pm, "/api/blade-system/lookup?resource=worklist_category").await;
+    let category = c["data"]["records"][0]["id"].clone();
+    let order = |title: &str, to: &str| json!({"title": title, "categoryId": category, "priority": 2, "content": "现场需要处理", "assigneeId": to});
+    let (s, v) = post(&app, &pm, "/api/blade-biz/worklist/order/submit", order("电箱提前到货", &keeper_id)).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("刘强") && msg(&v).contains("处理人"), "{v}");
+    // 孙丽 gives 吴军 an order; he starts and resolves it, though he holds no worklist_order_edit.
+    let (s, v) = post(&app, &pm, "/api/blade-biz/worklist/order/submit", order("样板间踢脚线收口", &wj)).await;
+    assert_eq!(s, 200, "{v}");
+    let id = v["data"]["id"].clone();
+    let (s, v) = post(&app, &clerk, "/api/blade-biz/worklist/order/submit", json!({"id": id, "orderStatus": 2})).await;
+    assert_eq!(s, 403, "the generic save stays behind worklist_order_edit: {v}");
+    let (s, v) = step(&app, &clerk, &id, 2).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(2)), "{v}");
+    let (s, v) = step(&app, &clerk, &id, 3).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(3)), "{v}");
+    let (s, v) = step(&app, &clerk, &id, 4).await;
+    assert_eq!(s, 403, "closing is for whoever raised it: {v}");
+    assert!(msg(&v).contains("提出人"), "{v}");
+    let (_, m) = get(&app, &pm, "/api/blade-desk/message/unread-count").await;
+    assert!(m["data"]["latest"].as_array().unwrap().iter().any(|x| x["title"] == "工单已解决:样板间踢脚线收口"), "{m}");
+    // 吴军 raises one for 孙丽: she resolves it, he sends it back and later accepts it.
+    let pm_id = user_id(pm.clone()).await;
+    let (s, v) = post(&app, &clerk, "/api/blade-biz/worklist/order/submit", order("资料室打印机卡纸", &pm_id)).await;
+    assert_eq!(s, 200, "{v}");
+    let id = v["data"]["id"].clone();
+    assert_eq!(step(&app, &pm, &id, 3).await.0, 200);
+    let (s, v) = step(&app, &clerk, &id, 2).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(2)), "he reopens it: {v}");
+    let (_, m) = get(&app, &pm, "/api/blade-desk/message/unread-count").await;
+    assert!(m["data"]["latest"].as_array().unwrap().iter().any(|x| x["title"] == "工单被重新打开:资料室打印机卡纸"), "{m}");
+    let (s, v) = step(&app, &clerk, &id, 3).await;
+    assert_eq!(s, 403, "resolving is the handler's: {v}");
+    assert_eq!(step(&app, &pm, &id, 3).await.0, 200);
+    let (s, v) = step(&app, &clerk, &id, 4).await;
+    assert_eq!((s, v["data"]["orderStatus"].as_i64()), (200, Some(4)), "he closes it: {v}");
+    // Nobody else: a designer (who may read work orders) and the 仓管员 (who may not).
+    let (s, v) = step(&app, &designer, &id, 2).await;
+    assert!(s == 403 || s == 404, "{s} {v}");
+    let (s, v) = step(&app, &keeper, &id, 2).await;
+    assert_eq!(s, 403, "{v}");
+    let (s, v) = post(&app, &clerk, "/api/blade-biz/worklist/order/move", json!({"id": id, "orderStatus": "x"})).await;
+    assert_eq!(s, 400, "{v}");
+}
+
 /// The demo's dates follow each other: a node is done after its 施工单 started (and not after today), day work is
 /// on a started site, a completed project ends after its last node was done.
 #[tokio::test]

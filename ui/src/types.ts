@@ -13,7 +13,7 @@ export type Field = {
   filter: boolean; sort: boolean; search: boolean; dict?: string; list: boolean; form: boolean; readonly?: boolean;
   /** A record of another resource: how to pick one (its list route, the field shown). */
   /** `hint`: a code shown beside the title in a picker's choices (records of the same name told apart). */
-  refers?: { resource: string; list: string; title: string; hint?: string | null; staff?: boolean } | null;
+  refers?: { resource: string; list: string; title: string; hint?: string | null; staff?: boolean; holds?: string } | null;
   /** The list's keyword also finds records through this reference (stock rows by their goods' name, code or spec). */
   keywordThrough?: boolean;
   /** A comma-separated list of ids (with `refers`: several records picked). */

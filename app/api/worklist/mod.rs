@@ -2,13 +2,21 @@
 //! (`/api/blade-biz/worklist/category`) and reply threads (`/api/blade-biz/worklist/reply`). Hand-written here:
 //! the status rules (open → in progress → resolved → closed; a resolved or closed order reopens to in progress),
 //! defaults on raising one (the requester, a due date from the category's time limit), the reply count and the
-//! first reply of the assignee taking the order in hand, and the urgent orders of the desk.
+//! first reply of the assignee taking the order in hand, who moves an order (`move`: its 处理人 and its 提出人,
+//! without worklist_order_edit) and who hears of each step, and the urgent orders of the desk.
+use axum::extract::State;
+use axum::response::Response;
 use serde_json::{Map, Value, json};
 use store::{Filter, Op, Query, ReadCtx, StoreError, WriteCtx};
 
+use crate::auth::session::Session;
+use crate::engine::crud;
 use crate::engine::dialect::{Ctx, Rules, after, after_i64, status_name};
 use crate::engine::rec::{id, int, obj, text};
-use crate::error::{refuse, rule};
+use crate::engine::{Api, Guard};
+use crate::error::{ApiError, ApiResult, Kind, refuse, rule};
+use crate::http::{AnyParams, ok};
+use crate::state::AppState;
 
 const STATUS: &[(i64, &str, &str)] = &[(1, "待处理", "open"), (2, "处理中", "in progress"), (3, "已解决", "resolved"), (4, "已关闭", "closed")];
 
@@ -203,6 +211,23 @@ fn order_saved(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, new
         let content = if due.is_empty() { String::new() } else { format!("处理期限:{due}") };
         crate::engine::messages::send(w, cx, [to], crate::engine::messages::WORK_ORDER, &format!("工单指派给您:{}", text(new, "title")), &content, &link)?;
     }
+    // Whoever waits on a status step hears of it (not whoever made it): the requester of a resolved order, the
+    // handler of one closed or sent back.
+    if let Some(o) = old {
+        let (from, now) = (int(o, "orderStatus"), int(new, "orderStatus"));
+        let (requester, handler) = (id(new, "requesterId"), id(new, "assigneeId"));
+        let told = match (from, now) {
+            (1 | 2, 3) => Some((requester, "工单已解决", "请确认:已解决可确认关闭,未解决可重新打开")),
+            (3, 4) => Some((handler, "工单已确认关闭", "")),
+            (1 | 2, 4) => Some((handler, "工单已被提出人关闭(未解决)", "")),
+            (3 | 4, 2) => Some((handler, "工单被重新打开", "请继续处理")),
+            _ => None,
+        };
+        if let Some((who, title, content)) = told {
+            let link = format!("/worklist/view/{}", text(new, "orderNo"));
+            crate::engine::messages::send(w, cx, [who], crate::engine::messages::WORK_ORDER, &format!("{title}:{}", text(new, "title")), content, &link)?;
+        }
+    }
     Ok(())
 }
 
@@ -272,7 +297,16 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
     for (i, (name, hours)) in [("售后维修", 48), ("材料问题", 24), ("工期协调", 72), ("客户投诉", 12), ("安全隐患", 4)].iter().enumerate() {
         cats.push(id(&w.insert(&cdef, cx.tenant, obj(json!({"categoryName": name, "defaultHours": hours, "sort": i + 1})), cx.actor)?, "id"));
     }
-    let users: Vec<u64> = w.all(&cx.def("user"), cx.tenant)?.iter().filter(|u| text(u, "passwordHash") != "!").map(|u| id(u, "id")).collect();
+    // People who may open work orders (a role granted the 工单 menu: not a 仓管员, never a technical worker).
+    let menus: Vec<u64> = w.all(&cx.def("menu"), cx.tenant)?.iter().filter(|m| text(m, "code") == "worklist_order").map(|m| id(m, "id")).collect();
+    let ids_in = |v: Option<&Value>| v.and_then(Value::as_array).map(|a| a.iter().filter_map(store::parse_id_value).collect::<Vec<u64>>()).unwrap_or_default();
+    let roles: Vec<u64> = w.all(&cx.def("role"), cx.tenant)?.iter().filter(|r| int(r, "isWorker") != 1 && ids_in(r.get("menuIds")).iter().any(|m| menus.contains(m))).map(|r| id(r, "id")).collect();
+    let users: Vec<u64> = w
+        .all(&cx.def("user"), cx.tenant)?
+        .iter()
+        .filter(|u| text(u, "passwordHash") != "!" && crate::auth::session::id_list(u.get("roleId")).iter().any(|r| roles.contains(r)))
+        .map(|u| id(u, "id"))
+        .collect();
     let projects: Vec<(u64, String)> = w.all(&cx.def("project"), cx.tenant)?.iter().map(|p| (id(p, "id"), text(p, "projectName").to_string())).collect();
     let today: String = cx.now.chars().take(10).collect();
     let day = |d: i64| chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").map(|t| (t + chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).unwrap_or_default();
@@ -346,8 +380,53 @@ pub const AREA: crate::api::Area = crate::api::Area {
     rules,
     upgrades: &[("upgrade:worklist_file_owners", bind_every_tenant)],
     demo: Some(area_demo),
-    ..crate::api::Area::routes_only("worklist", |api| api)
+    ..crate::api::Area::routes_only("worklist", routes)
 };
+
+fn routes(api: Api) -> Api {
+    let def = api.def("worklist_order");
+    let mut api = api;
+    for base in ["/worklist/order", "/api/blade-biz/worklist/order"] {
+        api = api
+            .post(format!("{base}/move"), Guard::read(&def), move_order)
+            .doc("工单 · move an order's status (body: id, orderStatus): its 处理人 starts and resolves it, its 提出人 closes or reopens it, and whoever holds worklist_order_edit does any allowed move", &[]);
+    }
+    api
+}
+
+/// Who may make a status move without `worklist_order_edit`: the order's 处理人 takes it in hand and resolves it;
+/// its 提出人 accepts the fix (closes it), sends it back (reopens it) or withdraws one raised by mistake.
+fn moved_by(order: &Map<String, Value>, user: u64, from: i64, to: i64) -> Option<&'static str> {
+    if id(order, "assigneeId") == user && matches!((from, to), (1, 2) | (1, 3) | (2, 3)) {
+        return Some("assignee");
+    }
+    if id(order, "requesterId") == user && matches!((from, to), (3, 4) | (3, 2) | (4, 2) | (1, 4) | (2, 4)) {
+        return Some("requester");
+    }
+    None
+}
+
+/// POST worklist/order/move: a status step of one order, for those who work on it (a 员工 given an order holds
+/// no `worklist_order_edit`, yet he is the one to resolve it). The moves themselves are `order_save`'s.
+async fn move_order(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let order = crate::engine::params::id_param(&p, &["id"])?;
+    let def = st.res.get("worklist_order");
+    let old = crud::get_scoped(&st, &s, &def, order).await?;
+    let to = p.get("orderStatus").and_then(|v| v.trim().parse::<i64>().ok()).ok_or_else(|| ApiError::with(Kind::Missing, "orderStatus"))?;
+    let from = int(&old, "orderStatus");
+    if !s.perms.codes.contains("worklist_order_edit") && moved_by(&old, s.user_id, from, to).is_none() {
+        let (zh, en) = if id(&old, "assigneeId") == s.user_id || id(&old, "requesterId") == s.user_id {
+            ("处理人可以开始处理、标记解决;提出人可以确认关闭、重新打开", "The assignee starts and resolves an order; whoever raised it closes or reopens it")
+        } else {
+            ("只有工单的处理人和提出人可以变更它的状态", "Only the order's assignee and whoever raised it may change its status")
+        };
+        return Err(refuse(zh, en).into());
+    }
+    let mut patch = Map::new();
+    patch.insert("orderStatus".into(), json!(to));
+    let saved = crate::engine::dialect::write(&st, &s, &def, crate::api::rules("worklist_order"), Some(order), patch).await?;
+    Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
+}
 
 /// Work-order files attached before attachments were bound to their order (issue 32).
 fn bind_every_tenant(w: &mut WriteCtx, res: &crate::decl::Resources) -> store::Result<()> {

@@ -64,6 +64,9 @@ pub async fn schema(st: &AppState, def: &ResourceDef, api: &str, lang: crate::er
                     if r == "user" && f.ui.as_ref().and_then(|u| u.get("staff")) != Some(&Value::Bool(false)) {
                         p["staff"] = Value::Bool(true);
                     }
+                    if let Some(code) = crate::decl::holds(f) {
+                        p["holds"] = Value::String(code.to_string());
+                    }
                     Some(p)
                 }),
                 "multi": f.multi,

@@ -78,7 +78,7 @@ export function listVia(spec: string, params: Record<string, unknown>): Promise<
 /** A reference box's choices: `GET /api/blade-system/lookup` (needs the right to use the form, not to manage the
  * looked-up kind). `keyword` searches names, codes and pinyin; `ids` answers the titles of chosen records. */
 export type LookupRow = { id: string; title: string; hint?: string };
-export function lookup(resource: string, params: { keyword?: string; ids?: string; size?: number; staff?: boolean; narrow?: Record<string, string> }): Promise<{ records: LookupRow[]; total: number }> {
+export function lookup(resource: string, params: { keyword?: string; ids?: string; size?: number; staff?: boolean; holds?: string; narrow?: Record<string, string> }): Promise<{ records: LookupRow[]; total: number }> {
   const q = new URLSearchParams({ resource });
   if (params.keyword) q.set('keyword', params.keyword);
   // A field of the looked-up kind (`projectId` → projectId_equal), or a join (`construct_worker.constructId`: the
@@ -87,6 +87,8 @@ export function lookup(resource: string, params: { keyword?: string; ids?: strin
   if (params.ids) q.set('ids', params.ids);
   q.set('size', String(params.size ?? 20));
   if (params.staff) q.set('staff', '1');
+  // Only people whose roles hold this code (a 工单's 处理人 may open work orders).
+  if (params.holds) q.set('holds', params.holds);
   return blade('GET', `/api/blade-system/lookup?${q}`);
 }
 

@@ -60,6 +60,21 @@ test('views of one construct share its tag; other constructs get their own', () 
   expect(s.active).toBe('/construct/info/SG20261123-0002');
 });
 
+test('a new construct\'s tag becomes the saved construct\'s', () => {
+  const a = { label: 'menu.constructInfo', value: '/construct/info?projectId=7' };
+  let s = open(open(initial(), { label: 'menu.param', value: '/system/param' }), a);
+  s = open(s, { ...a, value: '/construct/info/SG20261206-0001/edit/crew' });
+  expect(s.tags.map((t) => t.value)).toEqual(['/wel/index', '/system/param', '/construct/info/SG20261206-0001/edit/crew']);
+  // Not when the creating page is not the one going on (another tag was chosen meanwhile).
+  s = open(s, a);
+  s = open(s, { label: 'menu.param', value: '/system/param' });
+  s = open(s, { ...a, value: '/construct/info/SG20261206-0002' });
+  expect(s.tags.length).toBe(5);
+  let w = open(initial(), { label: 'menu.addWorklist', value: '/worklist/addworklist' });
+  w = open(w, { label: 'menu.worklistView', value: '/worklist/view/GD20261206-0001' });
+  expect(w.tags.map((t) => t.value)).toEqual(['/wel/index', '/worklist/view/GD20261206-0001']);
+});
+
 test('tags of the same title say which record each is of', () => {
   let s = initial();
   s = open(s, { label: 'menu.constructInfo', value: '/construct/info/SG-1/edit/crew' });

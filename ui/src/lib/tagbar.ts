@@ -20,10 +20,17 @@ const recordOf = (path: string): string => {
   return r ? path.split('/').slice(0, r[1]).join('/') : path;
 };
 
+/** Pages that create a record, and where they go once it is saved: their tag becomes the new record's (a new
+ * 施工单's stayed open as 「施工单 · info」, 新建工单 beside the order it raised). */
+const CREATES: [page: string, then: string][] = [['/construct/info', '/construct/info/'], ['/worklist/addworklist', '/worklist/view/']];
+const creates = (path: string, next: string): boolean => CREATES.some(([p, then]) => path === p && next.startsWith(then));
+
 /** Opens (or re-activates) a tag; the desk always stays first. */
 export function open(s: TagState, tag: Tag): TagState {
   const tags = s.tags.some((t) => t.value === HOME.value) ? s.tags : [HOME, ...s.tags];
   if (tags.some((t) => t.value === tag.value)) return { tags, active: tag.value };
+  const creating = tags.findIndex((t) => t.value === s.active && creates(t.value.split('?')[0], tag.value));
+  if (creating >= 0) return { tags: tags.map((t, i) => (i === creating ? tag : t)), active: tag.value };
   const same = tags.findIndex((t) => recordOf(t.value) === recordOf(tag.value));
   if (same >= 0) return { tags: tags.map((t, i) => (i === same ? tag : t)), active: tag.value };
   return { tags: [...tags, tag], active: tag.value };

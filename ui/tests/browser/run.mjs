@@ -1904,6 +1904,45 @@ test('work orders: raised from the top bar, replied to, resolved; urgent ones on
   await page.getByRole('row').filter({ hasText: '主卧墙面开裂' }).getByRole('cell', { name: '已解决' }).waitFor();
 });
 
+test('an employee raises a work order for someone who can handle it, and resolves the one given to him', async (t) => {
+  // 孙丽 gives 吴军 (员工: no worklist_order_edit) an order, as the top bar's form would.
+  const pm = { user: await token('157270', 'sunli') };
+  const wj = await token('157270', 'wujun');
+  const cats = await bladeCall(pm, 'GET', '/api/blade-system/lookup?resource=worklist_category&size=10');
+  const given = await bladeCall(pm, 'POST', '/api/blade-biz/worklist/order/submit', { title: '样板间踢脚线收口', categoryId: cats.records[0].id, priority: 3, content: '主卧踢脚线收口不齐,请拍照确认。', assigneeId: wj.user_id });
+  const { page } = await session(t, { user: 'wujun' });
+  await visit(page, '/wel/index');
+  await page.getByRole('banner').getByRole('link', { name: '新建工单' }).click();
+  await waitPath(page, '/worklist/addworklist');
+  const form = page.getByRole('form', { name: '工单' });
+  // The categories are his to choose (he does not manage them), and the 处理人 among those who can open work orders.
+  await form.getByLabel('分类 *').locator('option', { hasText: '售后维修' }).waitFor({ state: 'attached' });
+  await form.getByLabel('标题 *').fill('资料室复印机卡纸');
+  await form.getByLabel('分类 *').selectOption({ label: '售后维修' });
+  await form.getByLabel('内容 *').fill('二楼资料室复印机卡纸,请安排维修。');
+  await form.getByLabel('处理人').fill('刘强');
+  await form.getByText('无匹配记录').waitFor();
+  await form.getByLabel('处理人').fill('孙');
+  await form.getByRole('option', { name: /孙丽/ }).click();
+  await form.getByRole('button', { name: '提交工单' }).click();
+  await toast(page, '工单已提交').waitFor();
+  await page.waitForURL((u) => u.pathname.startsWith('/worklist/view/GD'));
+  // The order given to him: he takes it in hand and resolves it.
+  await visit(page, `/worklist/view/${given.orderNo}`);
+  await page.getByRole('button', { name: '开始处理' }).click();
+  await toast(page, '已开始处理').waitFor();
+  await page.getByRole('button', { name: '标记解决' }).click();
+  await toast(page, '已标记解决').waitFor();
+  await page.getByRole('heading', { name: /踢脚线收口/ }).getByText('已解决').waitFor();
+  check(await page.getByRole('button', { name: '确认关闭' }).count() === 0, 'closing is for whoever raised it');
+  await shot(page, 'role-employee-work-order');
+  // A page he may not open says so (it stayed on 加载中… for a 仓管员).
+  t.allow.push(/status of 403 \(Forbidden\) http:\/\/[^ ]+\/worklist\/order\/list$/);
+  const { page: keeper } = await session(t, { user: 'liuqiang' });
+  await visit(keeper, `/worklist/view/${given.orderNo}`);
+  await keeper.getByRole('alert').getByText(/打不开/).waitFor();
+});
+
 /** A Blade call from Node with the test's token (data set-up; the UI steps go through the page). */
 async function bladeCall(t, method, path, body) {
   const r = await fetch(`http://127.0.0.1:${server.port}${path}`, {

@@ -160,7 +160,7 @@ export function RefPicker({ id, field, value, label, disabled, narrow, onChange 
   useEffect(() => {
     if (!open) return;
     const timer = setTimeout(() => {
-      lookup(ref.resource, { keyword: text.trim(), size: 20, staff: ref.staff, narrow })
+      lookup(ref.resource, { keyword: text.trim(), size: 20, staff: ref.staff, holds: ref.holds, narrow })
         .then((d) => {
           const found = (d?.records ?? []).map((r) => ({ id: r.id, title: r.title, hint: r.hint ?? '' }));
           setRefused(null);
@@ -170,7 +170,7 @@ export function RefPicker({ id, field, value, label, disabled, narrow, onChange 
         .catch((e) => { setRows([]); setRefused(e instanceof ApiError ? e.message : String(e)); });
     }, 200);
     return () => clearTimeout(timer);
-  }, [open, text, ref.resource, ref.staff, JSON.stringify(narrow ?? {})]);
+  }, [open, text, ref.resource, ref.staff, ref.holds, JSON.stringify(narrow ?? {})]);
   // A chosen record whose title the page does not know (a filter from the address, after a reload): its title is
   // asked once, so the box never shows a bare id.
   // Until it comes (and in the server's render) the box is empty with "读取中…"; a record that cannot be read (gone,

@@ -6,6 +6,7 @@ import { useApp } from '../../app';
 import { get, post, upload, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { RefPicker } from '../crud/FormDialog';
+import { lookup } from '../../lib/resource';
 import type { Field } from '../../types';
 import { Facts } from '../../components/ui/record';
 import { useL } from '../../lib/words';
@@ -19,8 +20,9 @@ const PRIORITY: Record<string, [string, string]> = { 1: ['低', 'Low'], 2: ['中
 const STATUS: Record<string, [string, string]> = { 1: ['待处理', 'Open'], 2: ['处理中', 'In progress'], 3: ['已解决', 'Resolved'], 4: ['已关闭', 'Closed'] };
 const pick = (resource: string, list: string, title: string): Field =>
   ({ name: `${resource}Id`, kind: 'long', label: '', labelEn: '', required: false, filter: false, sort: false, search: false, list: false, form: true, refers: { resource, list, title } });
-// People who can sign in (a work order given to a technical worker's account could never be opened).
-const USER: Field = { ...pick('user', 'GET /api/blade-user/page', 'realName'), refers: { resource: 'user', list: 'GET /api/blade-user/page', title: 'realName', staff: true } };
+// People who can sign in and open work orders (one given to a 仓管员 or a technical worker could never be opened),
+// as the declaration's 处理人 (`ui.holds`).
+const USER: Field = { ...pick('user', 'GET /api/blade-user/page', 'realName'), refers: { resource: 'user', list: 'GET /api/blade-user/page', title: 'realName', staff: true, holds: 'worklist_order' } };
 const PROJECT = pick('project', 'POST /api/blade-scm/project/list', 'projectName');
 
 export function AddWorkOrder() {
@@ -30,7 +32,15 @@ export function AddWorkOrder() {
   const [cats, setCats] = useState<Row[]>([]);
   const [f, setF] = useState<Row>({ title: '', categoryId: '', priority: 2, dueTime: '', content: '' });
   const [err, setErr] = useState<string | null>(null);
-  useEffect(() => { get('/api/blade-biz/worklist/category/list', { size: 100 }).then((d) => setCats(d?.records ?? [])).catch(() => setCats([])); }, []);
+  // The categories with their time limits for whoever manages them; for everyone else (a 员工 raising an order)
+  // their names, through the lookup every form's picker uses.
+  const manages = props.permissions.includes('worklist_category');
+  useEffect(() => {
+    const load = manages
+      ? get('/api/blade-biz/worklist/category/list', { size: 100, ascs: 'sort' }).then((d) => (d?.records ?? []) as Row[])
+      : lookup('worklist_category', { size: 50 }).then((d) => d.records.map((r) => ({ id: r.id, categoryName: r.title })));
+    load.then(setCats).catch((e) => { setCats([]); setErr(errText(e)); });
+  }, [manages]);
   if (!props.permissions.includes('worklist_order_add')) return <section className="detail-page"><p className="empty">{L('没有新建工单的权限', 'You may not raise work orders')}</p></section>;
   const send = async (e: FormEvent) => {
     e.preventDefault();
@@ -82,6 +92,7 @@ export function WorkOrderDetail({ no }: { no: string }) {
   const toast = useToast();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   const [o, setO] = useState<Row | null | undefined>(undefined);
+  const [failed, setFailed] = useState<string | null>(null);
   const [replies, setReplies] = useState<Row[]>([]);
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Attachment[]>([]);
@@ -95,18 +106,25 @@ export function WorkOrderDetail({ no }: { no: string }) {
       const r = await get(`${RP}/list`, { orderId: rec.id, size: 200, ascs: 'createTime' }).catch(() => ({ records: [] }));
       setReplies(r?.records ?? []);
     } catch (e) {
-      toast(errText(e), 'error');
+      // Shown where the order would be (a 403 left the page on 加载中… for good).
+      setFailed(errText(e));
     }
-  }, [no, toast]);
+  }, [no]);
   useEffect(() => { void load(); }, [load]);
   const act = async (fn: () => Promise<unknown>, done: string) => {
     try { await fn(); toast(done); await load(); } catch (e) { toast(errText(e), 'error'); }
   };
+  if (o === undefined && failed) return <section className="detail-page"><p className="empty" role="alert">{L(`工单 ${no} 打不开:${failed}`, `Work order ${no} cannot be opened: ${failed}`)}</p></section>;
   if (o === undefined) return <section className="detail-page" aria-busy="true"><p className="muted">{L('加载中…', 'Loading…')}</p></section>;
   if (o === null) return <section className="detail-page"><p className="empty">{L(`工单 ${no} 不存在或无权查看`, `Work order ${no} does not exist or is not yours to see`)}</p></section>;
   const s = Number(o.orderStatus);
+  // Who moves an order (as the server's worklist/order/move decides): its 处理人 starts and resolves it, its 提出人
+  // closes or reopens it, whoever holds worklist_order_edit does any of it.
   const canEdit = perms.has('worklist_order_edit');
-  const move = (to: number, done: string) => act(() => post(`${O}/submit`, { id: o.id, orderStatus: to }), done);
+  const me = String(props.user?.userId ?? '');
+  const handles = canEdit || (me !== '' && String(o.assigneeId) === me);
+  const raised = canEdit || (me !== '' && String(o.requesterId) === me);
+  const move = (to: number, done: string) => act(() => post(`${O}/move`, { id: o.id, orderStatus: to }), done);
   const today = new Date(Date.now() + 8 * 3600_000).toISOString().slice(0, 10);
   const overdue = s < 3 && o.dueTime && String(o.dueTime).slice(0, 10) < today;
   return (
@@ -114,12 +132,12 @@ export function WorkOrderDetail({ no }: { no: string }) {
       <div className="card">
         <div className="card-head">
           <h2>{o.title} <span className="tag">{st(STATUS, s)}</span>{Number(o.priority) >= 3 && <span className={'tag' + (Number(o.priority) === 4 ? ' overdue' : '')}>{st(PRIORITY, o.priority)}</span>}</h2>
-          {canEdit && (
+          {(handles || raised) && (
             <div className="row-actions">
-              {s === 1 && <button type="button" className="btn" onClick={() => move(2, L('已开始处理', 'Started'))}>{L('开始处理', 'Start')}</button>}
-              {s <= 2 && <button type="button" className="btn btn-primary" onClick={() => move(3, L('已标记解决', 'Resolved'))}>{L('标记解决', 'Resolve')}</button>}
-              {s === 3 && <button type="button" className="btn btn-primary" onClick={() => move(4, L('已关闭', 'Closed'))}>{L('确认关闭', 'Close')}</button>}
-              {s >= 3 && <button type="button" className="btn" onClick={() => move(2, L('已重新打开', 'Reopened'))}>{L('重新打开', 'Reopen')}</button>}
+              {handles && s === 1 && <button type="button" className="btn" onClick={() => move(2, L('已开始处理', 'Started'))}>{L('开始处理', 'Start')}</button>}
+              {handles && s <= 2 && <button type="button" className="btn btn-primary" onClick={() => move(3, L('已标记解决', 'Resolved'))}>{L('标记解决', 'Resolve')}</button>}
+              {raised && s === 3 && <button type="button" className="btn btn-primary" onClick={() => move(4, L('已关闭', 'Closed'))}>{L('确认关闭', 'Close')}</button>}
+              {raised && s >= 3 && <button type="button" className="btn" onClick={() => move(2, L('已重新打开', 'Reopened'))}>{L('重新打开', 'Reopen')}</button>}
             </div>
           )}
         </div>
