@@ -687,6 +687,8 @@ async fn construction_approvals_change_their_business_records() {
     let (s, v) = post(&app, &tl, &format!("{SCM_FLOW}/event/complete"), json!({"taskId": task, "result": 2, "comment": "卫生间缺尺寸"})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(m(&app)["measureStatus"], 3);
+    // The refusal's reason stays on the measure, where its measurer corrects it (the 施工单's tab showed 已驳回 alone).
+    assert!(m(&app)["approvalNote"].as_str().is_some_and(|n| n.contains("驳回") && n.contains("卫生间缺尺寸")), "{:?}", m(&app));
     let (_, v) = post(&app, &tl, &format!("{SCM_FLOW}/personal/task/list"), json!({"result": 2})).await;
     assert_eq!((v["data"]["total"].as_u64(), v["data"]["records"][0]["status"].as_i64(), v["data"]["records"][0]["comment"].as_str()), (Some(1), Some(2), Some("卫生间缺尺寸")), "{v}");
     let (s, v) = post(&app, &tl, &format!("{SCM_FLOW}/record/{group}"), json!({})).await;
@@ -698,6 +700,7 @@ async fn construction_approvals_change_their_business_records() {
     // Resubmitted and passed: approved, and no longer editable.
     let (_, v) = post(&app, &tz, &format!("{SCM_FLOW}/event/start"), json!({"applyType": 1, "businessId": measure.to_string()})).await;
     let _ = v;
+    assert!(m(&app).get("approvalNote").is_none_or(Value::is_null), "sent again, the old reason goes: {:?}", m(&app));
     let (_, v) = post(&app, &tl, &format!("{SCM_FLOW}/personal/task/list"), json!({"result": 0})).await;
     let task2 = v["data"]["records"][0]["taskId"].as_str().unwrap().to_string();
     let (s, _) = post(&app, &tl, &format!("{SCM_FLOW}/event/complete"), json!({"taskId": task2, "result": 1, "comment": "通过"})).await;

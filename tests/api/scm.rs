@@ -524,6 +524,20 @@ async fn attendance_rectification_and_measures_keep_their_rules() {
     assert_eq!((s.as_u16(), v["data"]["total"].as_u64(), v["data"]["records"][0]["resultName"].as_str()), (200, Some(1), Some("未打卡")), "{v}");
     let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in"), json!({"workerId": w1, "constructId": construct})).await;
     assert_eq!(s, 200, "clocks in again after the reset: {v}");
+    let today = v["data"]["attendDate"].as_str().unwrap().to_string();
+    // 补卡 on another site the same day says which site holds his day, and whose (not in this manager's list).
+    let (_, v) = post(&app, &t, &format!("{S}/construct/detail/{construct}"), json!({})).await;
+    let first_code = v["data"]["constructCode"].as_str().unwrap().to_string();
+    let (_, v) = post(&app, &t, &format!("{S}/construct/add"), json!({"constructName": "阳台封窗", "projectId": project, "contractId": contract, "constructMode": 1, "buildings": "1#"})).await;
+    let second = id(&v);
+    post(&app, &t, &format!("{S}/construct/assign/manager"), json!({"id": second, "managerId": me})).await;
+    post(&app, &t, &format!("{S}/construct/update"), json!({"id": second, "modelStatus": 2})).await;
+    post(&app, &t, &format!("{S}/construct/worker/bind/{second}/{w1}"), json!({})).await;
+    let (s, v) = post(&app, &t, &format!("{S}/construct/update"), json!({"id": second, "modelStatus": 3})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/worker/work-clock-in/makeup"), json!({"workerId": w1, "constructId": second, "day": today, "time": "00:00", "reason": "现场漏打卡"})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains(&first_code) && msg(&v).contains("一天只记一个工地"), "{v}");
 
     // Rectification: open → fixed (dated) → verified, or back to open; verified is final; only open ones go.
     let (s, v) = app.get(&format!("{S}/worker/category/type"), &t).await;

@@ -146,16 +146,21 @@ pub fn start_in(w: &mut WriteCtx, cx: &Ctx, apply: i64, business: u64, remark: &
     let status = int(&inst, "status");
     if t == 1 {
         if status == 0 {
-            w.update(&cx.def("measure"), cx.tenant, business, obj(json!({"measureStatus": 1, "taskGroupId": iid})), cx.actor)?;
+            w.update(&cx.def("measure"), cx.tenant, business, obj(json!({"measureStatus": 1, "taskGroupId": iid, "approvalNote": null})), cx.actor)?;
         }
     } else if status == 0 {
-        w.update(&cx.def("construct"), cx.tenant, business, obj(json!({"approvalStatus": 0})), cx.actor)?;
+        w.update(&cx.def("construct"), cx.tenant, business, obj(json!({"approvalStatus": 0, "approvalNote": null})), cx.actor)?;
     }
     w.update(&cx.def("flow_instance"), cx.tenant, iid, obj(json!({"deleteReason": remark.chars().take(255).collect::<String>()})), cx.actor)
 }
 
-/// The business record of an ended construction approval takes its result (called by the runtime).
-pub fn business_end(w: &mut WriteCtx, cx: &Ctx, table: &str, bid: u64, status: flow::Status) -> store::Result<()> {
+/// The business record of an ended construction approval takes its result (called by the runtime), and a
+/// refusal its reason (`approvalNote`: 「陈杰 驳回:班组缺泥瓦工」), where the 施工单's manager applies again.
+pub fn business_end(w: &mut WriteCtx, cx: &Ctx, table: &str, bid: u64, status: flow::Status, note: Option<&str>) -> store::Result<()> {
+    let note = match (status, note) {
+        (flow::Status::Rejected, Some(n)) => json!(n.chars().take(255).collect::<String>()),
+        _ => Value::Null,
+    };
     match table {
         "measure" => {
             let s = match status {
@@ -163,11 +168,11 @@ pub fn business_end(w: &mut WriteCtx, cx: &Ctx, table: &str, bid: u64, status: f
                 flow::Status::Rejected => 3,
                 _ => 0,
             };
-            w.update(&cx.def("measure"), cx.tenant, bid, obj(json!({"measureStatus": s})), cx.actor)?;
+            w.update(&cx.def("measure"), cx.tenant, bid, obj(json!({"measureStatus": s, "approvalNote": note})), cx.actor)?;
         }
         "construct" => {
             let s = if status == flow::Status::Withdrawn { Value::Null } else { json!(status.code()) };
-            w.update(&cx.def("construct"), cx.tenant, bid, obj(json!({"approvalStatus": s})), cx.actor)?;
+            w.update(&cx.def("construct"), cx.tenant, bid, obj(json!({"approvalStatus": s, "approvalNote": note})), cx.actor)?;
         }
         _ => {}
     }

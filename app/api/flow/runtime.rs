@@ -310,11 +310,16 @@ fn apply_noting(w: &mut WriteCtx, cx: &Ctx, def: &Definition, inst: &mut Map<Str
                 let end = if *status == Status::Passed || *status == Status::Rejected { "end" } else { "stop" };
                 let (zh, _) = status_name(status_code(*status));
                 history(w, cx, inst, end, "结束", 0, end, zh, cx.now, 0)?;
-                business_end(w, cx, inst, *status)?;
-                // The applicant learns the result (not of a withdrawal: that is their own doing).
+                business_end(w, cx, inst, *status, note)?;
+                // The applicant learns the result (not of a withdrawal: that is their own doing), and a refusal's
+                // reason with it.
                 let kind = if int(inst, "category") == 1 { "leave" } else { "flow" };
                 let link = format!("/work/process/{kind}/detail/{iid}/{}", id(inst, "businessId"));
                 let about = business_summary(w, cx, inst)?;
+                let about = match note {
+                    Some(n) if *status == Status::Rejected => format!("{n} · {about}"),
+                    _ => about,
+                };
                 crate::engine::messages::send(w, cx, [id(inst, "starterId")], crate::engine::messages::APPROVAL, &format!("{}:{zh}", text(inst, "processName")), &about, &link)?;
             }
         }
@@ -353,7 +358,7 @@ pub fn summary_of(inst: &Map<String, Value>, get: &dyn Fn(&str, u64) -> store::R
 }
 
 /// The business record of an ended instance takes its result in the same transaction.
-fn business_end(w: &mut WriteCtx, cx: &Ctx, inst: &Map<String, Value>, status: Status) -> store::Result<()> {
+fn business_end(w: &mut WriteCtx, cx: &Ctx, inst: &Map<String, Value>, status: Status, note: Option<&str>) -> store::Result<()> {
     let (table, bid) = (text(inst, "businessTable"), id(inst, "businessId"));
     if bid == 0 {
         return Ok(());
@@ -363,7 +368,7 @@ fn business_end(w: &mut WriteCtx, cx: &Ctx, inst: &Map<String, Value>, status: S
             let code = status.code();
             w.update(&cx.def("process_leave"), cx.tenant, bid, obj(json!({"status": code})), cx.actor)?;
         }
-        "measure" | "construct" => super::approval::business_end(w, cx, table, bid, status)?,
+        "measure" | "construct" => super::approval::business_end(w, cx, table, bid, status, note)?,
         _ => {}
     }
     Ok(())

@@ -209,7 +209,7 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
   const next: [string, string] | null = ({ 1: [L('转为待派单', 'Send to dispatch'), k.managerId ? '' : L('需先在「班组」指定项目经理', 'Assign a manager on the Crew tab first')],
     2: [L('开始施工', 'Start construction'), !(crew.length || dayWork.length) ? L('需先绑定班组或登记点工', 'Bind a crew or record day work first')
       : Number(k.approvalStatus) === 0 && k.approvalStatus != null ? L('人工组织审批通过后才能开始施工', 'Starts once the crew organisation approval is passed')
-      : Number(k.approvalStatus) === 2 ? L('人工组织审批未通过，请修改后重新提交', 'The crew organisation approval was refused; apply again') : ''],
+      : Number(k.approvalStatus) === 2 ? L(`人工组织审批未通过${k.approvalNote ? `(${k.approvalNote})` : ''}，请修改后重新提交`, `The crew organisation approval was refused${k.approvalNote ? ` (${k.approvalNote})` : ''}; apply again`) : ''],
     3: [L('完工', 'Complete'), L('所有施工进度任务完成后才能完工', 'All progress tasks must be done first')] } as Record<number, [string, string]>)[status] ?? null;
   const openProject = (e: MouseEvent) => {
     e.preventDefault();
@@ -369,7 +369,7 @@ function MeasureTab({ k, page, perms, act }: { k: Row; page?: Row | null; perms:
       {canAdd && <div className="flow-actions"><button type="button" className="btn btn-primary" onClick={() => setOpen({ rooms: [] })}>{L('新增量房', 'New measure')}</button></div>}
       <Table label={L('量房', 'Measures')} empty={L('暂无量房记录', 'No measures')} rows={rows} cols={[
         [L('量房日期', 'Date'), (r) => r.measureDate], [L('量房人', 'Measurer'), (r) => r.measurer], [L('房间数', 'Rooms'), (r) => r.roomCount],
-        [L('地面面积(㎡)', 'Floor area (㎡)'), (r) => r.totalArea], [L('状态', 'Status'), (r) => st(MEASURE, r.measureStatus)],
+        [L('地面面积(㎡)', 'Floor area (㎡)'), (r) => r.totalArea], [L('状态', 'Status'), (r) => (Number(r.measureStatus) === 3 && r.approvalNote ? <span title={r.approvalNote}>{st(MEASURE, r.measureStatus)}<span className="muted small">({r.approvalNote})</span></span> : st(MEASURE, r.measureStatus))],
         [L('操作', 'Action'), (r) => (
           <span className="row-actions">
             {[0, 3].includes(Number(r.measureStatus)) && perms.has('measure_edit') && <button type="button" className="link" onClick={() => setOpen(r)}>{L('编辑', 'Edit')}</button>}
@@ -420,6 +420,7 @@ function ApprovalTab({ k, crew, canSend, act }: { k: Row; crew: number; canSend:
   return (
     <div className="tab-body">
       <p>{L('人工组织审批', 'Crew organisation approval')}:<b>{state == null ? L('未提交', 'Not sent') : st(APPROVAL, state)}</b></p>
+      {state === 2 && k.approvalNote && <p className="form-err" role="note">{k.approvalNote}</p>}
       <p className="muted">{L(`当前班组 ${crew} 人。提交后由「人工组织」审批人审批,结果回到本施工单。`, `The crew has ${crew} workers. The crew-organisation approvers decide; the result comes back to this construct.`)}</p>
       {canSend && state !== 0 && Number(k.modelStatus) < 4 && (
         <div className="flow-comment">
