@@ -119,6 +119,7 @@ fn task_row(t: &Map<String, Value>, inst: Option<&Map<String, Value>>, names: &s
         m.insert("processIsFinished".into(), json!(int(i, "running") == 0));
         m.insert("processStatus".into(), json!(int(i, "status")));
         m.insert("processStatusName".into(), json!(runtime::status_name(int(i, "status")).0));
+        m.insert("processStatusNameEn".into(), json!(runtime::status_name(int(i, "status")).1));
         m.insert("currentNodes".into(), s(text(i, "currentNodes")));
     }
     m
@@ -154,6 +155,7 @@ fn instance_row(i: &Map<String, Value>, names: &std::collections::BTreeMap<u64, 
         ("suspensionState", json!(1)),
         ("status", json!(st)),
         ("statusName", json!(runtime::status_name(st).0)),
+        ("statusNameEn", json!(runtime::status_name(st).1)),
         ("processIsFinished", json!(int(i, "running") == 0)),
         ("deleteReason", json!(text(i, "deleteReason"))),
     ] {
@@ -697,7 +699,7 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
                     "name": text(&process, "name"), "version": int(&process, "version"),
                     "definition": process.get("definition").cloned().unwrap_or(Value::Null),
                     "path": state.path, "current": state.active.iter().map(|a| a.node.clone()).collect::<Vec<_>>(), "tasks": tasks,
-                    "status": int(&inst, "status"), "statusName": runtime::status_name(int(&inst, "status")).0,
+                    "status": int(&inst, "status"), "statusName": runtime::status_name(int(&inst, "status")).0, "statusNameEn": runtime::status_name(int(&inst, "status")).1,
                     "summary": runtime::summary_of(&inst, &|name, k| r.get(&res.get(name), &s2.tenant, k))?,
                 }))
             })

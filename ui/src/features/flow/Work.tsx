@@ -45,7 +45,7 @@ export function DiagramDialog({ open, onOpenChange, processId, instanceId }: { o
 
 export function WorkList({ mode }: { mode: WorkMode }) {
   const { navigate, props } = useApp();
-  const { L } = useL();
+  const { L, en } = useL();
   const toast = useToast();
   const perms = useMemo(() => new Set(props.permissions), [props.permissions]);
   const [page, setPage] = useState({ current: 1, size: 10 });
@@ -82,12 +82,13 @@ export function WorkList({ mode }: { mode: WorkMode }) {
   const pic = (r: Row) => <button type="button" className="link" onClick={() => setDiagram(mode === 'start' ? { processId: r.id } : { instanceId: r.processInstanceId })}>{L('流程图', 'Diagram')}</button>;
   const version = (r: Row) => <span className="tag">v{r.version ?? r.processDefinitionVersion}</span>;
   const cols: Record<WorkMode, [string, (r: Row) => ReactNode][]> = {
+    // What can be started; its key, version and deployment only for whoever manages processes (an employee
+    // read 流程标识 leave and a deployment time).
     start: [
       [L('流程分类', 'Category'), (r) => r.categoryName],
-      [L('流程标识', 'Key'), (r) => r.key],
+      ...(perms.has('flow_manager') ? [[L('流程标识', 'Key'), (r: Row) => r.key] as [string, (r: Row) => ReactNode]] : []),
       [L('流程名称', 'Process'), (r) => r.name],
-      [L('版本', 'Version'), version],
-      [L('部署时间', 'Deployed'), (r) => r.deploymentTime],
+      ...(perms.has('flow_manager') ? [[L('版本', 'Version'), version], [L('部署时间', 'Deployed'), (r: Row) => r.deploymentTime]] as [string, (r: Row) => ReactNode][] : []),
       [L('操作', 'Actions'), (r) => <span className="row-actions">
         {perms.has('work_start_flow') && <button type="button" className="link" onClick={() => navigate(`/work/process/${kindOf(r.category)}/form/${r.id}`)}>{L('发起', 'Start')}</button>}
         {pic(r)}
@@ -121,7 +122,7 @@ export function WorkList({ mode }: { mode: WorkMode }) {
     send: [
       [L('流程名称', 'Process'), (r) => r.processDefinitionName],
       [L('当前步骤', 'Step'), (r) => r.taskName || '—'],
-      [L('状态', 'Status'), (r) => <span className={'flow-status s' + r.status}>{r.statusName}</span>],
+      [L('状态', 'Status'), (r) => <span className={'flow-status s' + r.status}>{(en && r.statusNameEn) || r.statusName}</span>],
       [L('发起时间', 'Started'), (r) => r.startTime],
       [L('结束时间', 'Ended'), (r) => r.endTime || '—'],
       [L('操作', 'Actions'), (r) => <span className="row-actions">
@@ -137,7 +138,8 @@ export function WorkList({ mode }: { mode: WorkMode }) {
       [L('结果', 'Result'), (r) => (r.result === 1 ? (r.ownStep ? L('重新提交', 'Sent again') : L('同意', 'Agreed')) : r.result === 2 ? (r.ownStep ? L('放弃申请', 'Gave up') : L('驳回', 'Rejected')) : '—')],
       [L('批复意见', 'Comment'), (r) => r.comment],
       [L('办理时间', 'Done'), (r) => r.endTime],
-      [L('流程状态', 'Process'), (r) => r.processStatusName],
+      [L('发起人', 'Started by'), (r) => r.startUserName],
+      [L('流程状态', 'Process'), (r) => (en && r.processStatusNameEn) || r.processStatusName],
       [L('操作', 'Actions'), (r) => <span className="row-actions">
         <button type="button" className="link" onClick={() => detail(r)}>{L('详情', 'Details')}</button>
         {pic(r)}
@@ -167,6 +169,15 @@ function nowText() {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+/** A step's time in English words, as the server's 历时 says it in Chinese (1天2小时, 5分29秒). */
+function tookEn(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  const [d, h, m, sec] = [Math.floor(s / 86400), Math.floor((s % 86400) / 3600), Math.floor((s % 3600) / 60), s % 60];
+  const out = [d && `${d} d`, h && `${h} h`, m && `${m} min`].filter(Boolean) as string[];
+  if (out.length === 0 || (d === 0 && h === 0)) out.push(`${sec} s`);
+  return out.join(' ');
+}
+
 /** The history of an instance as a timeline: who, which step, when they acted (the step's end: its createTime is when
  * it arrived), how long it took, what they said. */
 function History({ rows }: { rows: Row[] }) {
@@ -180,7 +191,7 @@ function History({ rows }: { rows: Row[] }) {
       {rows.map((h) => (
         <li key={h.id} className={'h-' + h.action}>
           <div><b>{h.assigneeName}</b> {L('在', 'at')} {h.endTime || h.createTime} {L('处理', 'worked on')} [{h.historyActivityName}] <span className="tag">{h.actionName ? (en ? h.actionNameEn : h.actionName) : (act[h.action] ?? [h.action, h.action])[en ? 1 : 0]}</span></div>
-          {h.historyActivityDurationTime && <div className="muted">{L('历时', 'Took')} {h.historyActivityDurationTime}</div>}
+          {h.historyActivityDurationTime && <div className="muted">{L('历时', 'Took')} {en ? tookEn(Number(h.durationMs)) : h.historyActivityDurationTime}</div>}
           {h.comment && <div>{L('意见', 'Comment')}:{h.comment}</div>}
         </li>
       ))}
@@ -216,20 +227,29 @@ function tagNameOf(leave: Row | null, diagram: Row | null): string | undefined {
   return String(diagram.summary ?? '').replace(/^施工单 \S+ /, '') || diagram.name || undefined;
 }
 
+/** Who a running instance waits on: each open step with its assignee, or that it waits to be claimed. */
+function waitingOn(diagram: Row | null, L: (zh: string, en: string) => string): string {
+  const tasks: Row[] = Array.isArray(diagram?.tasks) ? diagram!.tasks : [];
+  return tasks.map((t) => `${t.taskName} · ${t.assigneeName || (t.claimable ? L('待签收', 'to be claimed') : '—')}`).join('、');
+}
+
 function Business({ leave, diagram }: { leave: Row | null; diagram: Row | null }) {
   const { L, en } = useL();
+  // While it runs, whom it waits on (审批中 alone left the applicant guessing).
+  const waiting = waitingOn(diagram, L);
+  const at: [string, string][] = waiting ? [[L('当前待办', 'Waiting on'), waiting]] : [];
   if (leave) {
     return <Facts rows={[
       [L('申请人', 'Applicant'), leave.applyUserName], [L('申请时间', 'Applied'), leave.applyTime],
       [L('请假类型', 'Leave type'), leave.leaveTypeName || '—'],
       [L('开始时间', 'From'), leave.startTime], [L('结束时间', 'To'), leave.endTime],
-      [L('请假天数', 'Days'), leave.days], [L('审批状态', 'Status'), (en && leave.statusNameEn) || leave.statusName],
+      [L('请假天数', 'Days'), leave.days], [L('审批状态', 'Status'), (en && leave.statusNameEn) || leave.statusName], ...at,
       [L('请假理由', 'Reason'), leave.reason, 'wide'],
     ]} />;
   }
   if (!diagram) return null;
   // What it is about (施工单 SG… 名称 · 量房 日期): it said only the process and its state.
-  return <Facts rows={[[L('流程', 'Process'), `${diagram.name} v${diagram.version}`], [L('状态', 'Status'), diagram.statusName], ...(diagram.summary ? [[L('业务', 'About'), diagram.summary, 'wide'] as [string, string, 'wide']] : [])]} />;
+  return <Facts rows={[[L('流程', 'Process'), `${diagram.name} v${diagram.version}`], [L('状态', 'Status'), (en && diagram.statusNameEn) || diagram.statusName], ...at, ...(diagram.summary ? [[L('业务', 'About'), diagram.summary, 'wide'] as [string, string, 'wide']] : [])]} />;
 }
 
 export function ProcessDetail({ kind, instanceId, businessId }: { kind: string; instanceId: string; businessId: string }) {
@@ -389,6 +409,8 @@ type LeaveDraft = { leaveType: string; startTime: string; endTime: string; reaso
  * 调整申请's. `approver` goes between the type and the dates. */
 function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft) => void; approver?: ReactNode }) {
   const { L } = useL();
+  // Where the holidays are set is said to whoever can set them; an employee is told whom to ask.
+  const setsParams = useApp().props.permissions.includes('param');
   const [types, setTypes] = useState<Row[]>([]);
   useEffect(() => { get<Row[]>('/api/blade-system/dict/dictionary', { code: 'leave_type' }).then((d) => setTypes(d ?? []), () => setTypes([])); }, []);
   // The days as the server counts them (working days in half days; 产假 calendar days), or why it would refuse.
@@ -421,7 +443,9 @@ function LeaveFields({ f, set, approver }: { f: LeaveDraft; set: (f: LeaveDraft)
           : ''}
       </p>
       {days > 0 && !!count?.unset?.length && (
-        <p className="form-warn" role="note">{L(`公司尚未设置 ${count.unset.join('、')} 年的法定节假日,天数只扣除了周末(节假日按工作日计);请联系管理员在 参数管理 中补上(参数键 leave.holidays)`, `The company has not set its public holidays for ${count.unset.join(', ')}: only weekends are left out (holidays count as working days); ask an administrator to add them in Parameters (key leave.holidays)`)}</p>
+        <p className="form-warn" role="note">{setsParams
+          ? L(`公司尚未设置 ${count.unset.join('、')} 年的法定节假日,天数只扣除了周末(节假日按工作日计);请在 参数管理 中补上(参数键 leave.holidays)`, `The company has not set its public holidays for ${count.unset.join(', ')}: only weekends are left out (holidays count as working days); add them in Parameters (key leave.holidays)`)
+          : L(`公司尚未设置 ${count.unset.join('、')} 年的法定节假日,天数只扣除了周末(节假日按工作日计);如有出入请联系管理员`, `The company has not set its public holidays for ${count.unset.join(', ')}: only weekends are left out (holidays count as working days); ask an administrator if this looks wrong`)}</p>
       )}
       <label className="wide">{L('请假理由', 'Reason')} *<textarea aria-label={L('请假理由', 'Reason')} value={f.reason} maxLength={500} onChange={(e) => set({ ...f, reason: e.target.value })} /><small className="muted count">{[...(f.reason ?? '')].length}/500</small></label>
     </>

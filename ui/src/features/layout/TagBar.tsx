@@ -46,6 +46,13 @@ export function TagBar({ title, onSearch }: { title: string; onSearch: () => voi
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
+  // The active tag is in view: opened past the bar's right edge (the twelfth tag, 个人信息 from the user menu), it
+  // was off screen while its page showed.
+  useEffect(() => {
+    const el = document.querySelector('.tagbar .tag.active');
+    if (el && typeof (el as HTMLElement).scrollIntoView === 'function') (el as HTMLElement).scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [state.active, state.tags.length]);
+
   const apply = (next: tb.TagState) => {
     setState(next);
     s.set('tagList', next);
