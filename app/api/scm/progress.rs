@@ -325,7 +325,7 @@ async fn statistics(State(st): State<AppState>, s: Session, Path(id): Path<Strin
             let cells: Vec<Value> = nodes
                 .iter()
                 .map(|(k, _)| match of.iter().find(|t| t.get("nodeKey").and_then(Value::as_i64) == Some(*k)) {
-                    Some(t) => json!({"taskId": t.get("id"), "nodeKey": k, "percent": t.get("percent"), "workerName": t.get("workerName"), "doneDate": t.get("doneDate"), "planEnd": t.get("planEnd")}),
+                    Some(t) => json!({"taskId": t.get("id"), "nodeKey": k, "percent": t.get("percent"), "workerId": t.get("workerId"), "workerName": t.get("workerName"), "doneDate": t.get("doneDate"), "planEnd": t.get("planEnd")}),
                     None => json!({"nodeKey": k, "percent": Value::Null}),
                 })
                 .collect();

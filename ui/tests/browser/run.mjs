@@ -1580,6 +1580,17 @@ test('buildings and progress: import rooms watching the progress bar; report a n
   await toast(page, '进度已填报').waitFor();
   await matrix.getByRole('button', { name: '1# 木作 60%' }).waitFor();
   await shot(page, 'process-reported');
+  // A task is given to a worker of the crew (no screen did it; the tasks of a new 施工单 stayed without one).
+  await matrix.getByRole('button', { name: '2# 油漆 0%' }).click();
+  td = dialogNamed(page, /2# · 油漆/);
+  await td.getByLabel('负责工人').click();
+  const first = td.getByRole('option').first();
+  await first.waitFor();
+  const who = (await first.innerText()).trim().split(/\s+/)[0]; // the name, before its trade and crew
+  await first.click();
+  await toast(page, `已指定 ${who} 负责`).waitFor();
+  await td.locator('.btn', { hasText: '关闭' }).click();
+  check((await matrix.getByRole('button', { name: '2# 油漆 0%' }).innerText()).includes(who), `the matrix names ${who} on 2# 油漆`);
 });
 
 test('a new construct for a project without a free contract offers the way to one (no dead end)', async (t) => {

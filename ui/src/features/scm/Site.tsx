@@ -9,6 +9,8 @@ import { Dialog } from '../../components/ui/dialog';
 import { Facts, Table } from '../../components/ui/record';
 import { useL } from '../../lib/words';
 import { byCode, MODEL_STATUS } from './ProjectDetail';
+import { RefPicker } from '../crud/FormDialog';
+import type { Field } from '../../types';
 
 type Row = Record<string, any>;
 const S = '/api/blade-scm';
@@ -215,12 +217,17 @@ export function ProcessDetail({ code }: { code: string }) {
           </div>
         )}
       </div>
-      {cell && <TaskDialog construct={k} cell={cell} canReport={canReport} onClose={() => setCell(null)} onSaved={async () => { toast(L('进度已填报', 'Progress reported')); setCell(null); await load(); }} />}
+      {cell && <TaskDialog construct={k} cell={cell} canReport={canReport} canAssign={perms.has('building_edit') && Number(k.modelStatus) < 4}
+        onAssigned={async (name) => { toast(L(`已指定 ${name} 负责`, `${name} is on it`)); setCell({ ...cell, workerName: name }); await load(); }}
+        onClose={() => setCell(null)} onSaved={async () => { toast(L('进度已填报', 'Progress reported')); setCell(null); await load(); }} />}
     </section>
   );
 }
 
-function TaskDialog({ construct, cell, canReport, onClose, onSaved }: { construct: Row; cell: Row; canReport: boolean; onClose: () => void; onSaved: () => Promise<void> }) {
+/** Who is on a task: a worker of the 施工单's crew (as `building/user/task/bind` takes him). */
+const WORKER: Field = { name: 'workerId', kind: 'long', label: '', labelEn: '', required: false, filter: false, sort: false, search: false, list: false, form: true, refers: { resource: 'worker', list: `POST ${S}/worker/page/down/list`, title: 'workerName' } };
+
+function TaskDialog({ construct, cell, canReport, canAssign, onAssigned, onClose, onSaved }: { construct: Row; cell: Row; canReport: boolean; canAssign: boolean; onAssigned: (name: string) => Promise<void>; onClose: () => void; onSaved: () => Promise<void> }) {
   const { L } = useL();
   const toast = useToast();
   const [history, setHistory] = useState<Row[]>([]);
@@ -247,6 +254,14 @@ function TaskDialog({ construct, cell, canReport, onClose, onSaved }: { construc
         <button type="button" className="btn" onClick={onClose}>{L('关闭', 'Close')}</button>
         {canReport && <button type="button" className="btn btn-primary" onClick={save} disabled={busy}>{L('填报进度', 'Report progress')}</button>}
       </>}>
+      <div className="form-grid">
+        <label className="field"><span>{L('负责工人', 'Worker on it')}</span>
+          {canAssign
+            ? <RefPicker id="task-worker" field={WORKER} value={String(cell.workerId ?? '')} label={cell.workerName ?? ''} narrow={{ 'construct_worker.constructId': String(construct.id) }}
+                onChange={(id, name) => { if (id) void post(`${S}/building/user/task/bind`, { taskId: cell.taskId, workerId: id }).then(() => onAssigned(name), (e) => toast(errText(e), 'error')); }} />
+            : <span>{cell.workerName || '—'}</span>}
+        </label>
+      </div>
       {canReport ? (
         <div className="form-grid">
           <label className="field"><span>{L('完成度(%)', 'Done (%)')}</span>
