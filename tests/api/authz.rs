@@ -529,7 +529,7 @@ fn scm_request(method: &str, path: &str, ids: &HashMap<&str, u64>) -> Option<Vec
 /// Hand-written scm routes taking ids in the body or the query: (resource, route after its base).
 const HAND: &[(&str, &str)] = &[
     ("project", "contract/bind"), ("construct", "worker/list"), ("construct", "day/worker/list"), ("construct", "day/worker/detail/list"),
-    ("construct", "assign/manager"), ("construct", "day/worker/bind"), ("building", "info/import"), ("building", "getImportStatus"),
+    ("construct", "assign/manager"), ("construct", "day/worker/bind"), ("construct", "day/worker/remove"), ("building", "info/import"), ("building", "getImportStatus"),
     ("building", "record/list"), ("building", "disable"), ("building", "user/task/bind"), ("speed_progress", "building/task/list"),
     ("speed_progress", "worker/task/list"), ("worker", "work-clock-in"), ("attend_day", ""), ("contractledger", "save"),
 ];

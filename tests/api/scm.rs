@@ -154,6 +154,18 @@ async fn a_project_runs_from_contract_to_completed_construct() {
     assert_eq!((s, v["data"][0]["amount"].as_str()), (200, Some("630.75")), "{v}");
     let (s, v) = post(&app, &t, &format!("{S}/construct/day/worker/detail/list"), json!({"constructId": construct, "workerId": w2})).await;
     assert_eq!((s, v["data"]["total"].as_u64()), (200, Some(1)), "{v}");
+    // One entered by mistake (a wrong day) goes, and its amount leaves the total with it.
+    let (s, v) = post(&app, &t, &format!("{S}/construct/day/worker/bind"), json!({"constructId": construct, "workerId": w2, "workDate": "2026-11-21", "workDays": "2", "dayRate": "300"})).await;
+    assert_eq!(s, 200, "{v}");
+    let wrong = v["data"]["id"].clone();
+    let (_, v) = post(&app, &t, &format!("{S}/construct/day/worker/list"), json!({"constructId": construct})).await;
+    assert_eq!(v["data"][0]["amount"], "1230.75", "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/construct/day/worker/remove"), json!({"id": wrong})).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = post(&app, &t, &format!("{S}/construct/day/worker/list"), json!({"constructId": construct})).await;
+    assert_eq!((v["data"][0]["amount"].as_str(), v["data"][0]["records"].as_u64()), (Some("630.75"), Some(1)), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/construct/day/worker/remove"), json!({"id": wrong})).await;
+    assert_eq!(s, 404, "{v}");
 
     // Completion; then read-only. A construct under way is not removed.
     let (s, v) = post(&app, &t, &format!("{S}/construct/delete/{construct}/{project}/1"), json!({})).await;

@@ -32,6 +32,8 @@ pub(super) fn routes(api: Api) -> Api {
         .post(format!("{k}/day/worker/detail/list"), Guard::read(&construct), day_worker_detail)
         .reads()
         .doc("施工管理 · day work records of the construct (body: constructId, workerId optional, page, size)", &[])
+        .post(format!("{k}/day/worker/remove"), Guard::write(&construct, &["edit"]), day_worker_remove)
+        .doc("施工管理 · remove a day work record entered by mistake (body: id), while its construct is not completed; its amount leaves the construct's 点工 total", &[])
 }
 
 /// Worker: a linked sign-in account must hold a technical-worker role (so the sign-in refusal of SPEC §6 holds
@@ -264,6 +266,33 @@ pub(super) async fn day_worker_bind(State(st): State<AppState>, s: Session, p: A
         .await?;
     let def = st.res.get("day_worker");
     Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
+}
+
+/// POST construct/day/worker/remove {id}: a day work record entered by mistake (a wrong day, rate or worker) goes,
+/// and its amount with it from the construct's total, in one write; not once the construct is completed (its cost
+/// is settled).
+pub(super) async fn day_worker_remove(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
+    let id = id_param(&p, &["id"])?;
+    let (ddef, kdef) = (st.res.get("day_worker"), st.res.get("construct"));
+    let rec = crud::get_scoped(&st, &s, &ddef, id).await?;
+    let construct = rec.get("constructId").and_then(Value::as_u64).unwrap_or(0);
+    crud::get_scoped(&st, &s, &kdef, construct).await?;
+    let env = Env::new(&st, &s);
+    st.write(move |w| {
+        let cx = env.cx();
+        let t = cx.tenant;
+        let rec = w.get(&ddef, t, id)?.ok_or(StoreError::NotFound)?;
+        let k = w.get(&kdef, t, construct)?.ok_or(StoreError::NotFound)?;
+        if k.get("modelStatus").and_then(Value::as_i64) == Some(4) {
+            return Err(rule("已完工的施工单的点工不能删除", "Day work of a completed construct cannot be removed"));
+        }
+        w.remove(&ddef, t, &[id], cx.actor)?;
+        dialect::record_change(w, &cx, &ddef, Some(&rec), None)?;
+        w.add_counter(t, &daywork_counter(construct), -rec.get("amount").and_then(Value::as_i64).unwrap_or(0))?;
+        Ok(())
+    })
+    .await?;
+    Ok(ok(json!({"removed": 1})))
 }
 
 /// POST construct/day/worker/list: per worker, the days and the amount on this construct.

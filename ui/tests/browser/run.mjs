@@ -1716,6 +1716,25 @@ test('construct page: a new construct from the project page through dispatch to 
   await page.getByRole('button', { name: '施工进度' }).waitFor();
   await shot(page, 'construct-crew');
 
+  // 点工: each entry is listed with its day, rate and work, and one entered by mistake is removed.
+  await page.getByRole('tab', { name: '点工' }).click();
+  const dw = page.getByRole('form', { name: '登记点工' });
+  await dw.locator('#k-dayworker').fill('马志');
+  await page.getByRole('option', { name: /马志强/ }).click();
+  await dw.getByLabel('日期').fill('2026-11-25');
+  await dw.getByLabel('日工价(元)').fill('300');
+  await dw.getByLabel('工作内容').fill('拆除旧吊顶');
+  await dw.getByRole('button', { name: '登记' }).click();
+  await toast(page, '点工已登记').waitFor();
+  const entries = page.getByRole('table', { name: '点工明细' });
+  const entry = entries.getByRole('row').filter({ hasText: '拆除旧吊顶' });
+  await entry.getByRole('cell', { name: '2026-11-25' }).waitFor();
+  await shot(page, 'construct-daywork');
+  await entry.getByRole('button', { name: '删除' }).click();
+  await dialogNamed(page, /提示/).getByRole('button', { name: '确定' }).click();
+  await toast(page, '点工已删除').waitFor();
+  await entries.getByText('暂无点工').waitFor();
+
   // A measure: rooms in millimetres, the floor area as you type and exact once saved.
   await page.getByRole('tab', { name: '量房' }).click();
   check(pathOf(page) === `/construct/info/${code}/edit/measure`, 'the tab is in the address');

@@ -4,7 +4,7 @@
 // (measures with their rooms, sent for approval), 审批 (crew organisation) — under a status line that moves it
 // forward one step at a time, naming what is missing first. The first screen comes rendered with its data
 // (`page.kind == "construct"`, app/api/scm construct_page); later changes reload from the same routes.
-import { useCallback, useEffect, useMemo, useState, type FormEvent, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useState, type FormEvent, type MouseEvent, type ReactNode } from 'react';
 import { useApp } from '../../app';
 import { post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
@@ -274,7 +274,7 @@ function ConstructView({ code, editing, tag }: { code: string; editing: boolean;
               </>
             ))}
           {tab === 'crew' && <CrewTab k={k} crew={crew} canEdit={canEdit} act={act} ask={ask} />}
-          {tab === 'daywork' && <DayWorkTab k={k} rows={dayWork} canEdit={perms.has('construct_edit') && status < 4} act={act} />}
+          {tab === 'daywork' && <DayWorkTab k={k} rows={dayWork} canEdit={perms.has('construct_edit') && status < 4} act={act} ask={ask} />}
           {tab === 'measure' && <MeasureTab k={k} page={d.measures} perms={perms} act={act} />}
           {tab === 'approval' && <ApprovalTab k={k} crew={crew.length} canSend={perms.has('approval_task_add')} act={act} />}
         </div>
@@ -329,14 +329,25 @@ function CrewTab({ k, crew, canEdit, act, ask }: { k: Row; crew: Row[]; canEdit:
   );
 }
 
-function DayWorkTab({ k, rows, canEdit, act }: { k: Row; rows: Row[]; canEdit: boolean; act: Act }) {
+function DayWorkTab({ k, rows, canEdit, act, ask }: { k: Row; rows: Row[]; canEdit: boolean; act: Act; ask: Ask }) {
   const { L } = useL();
   const [f, setF] = useState<Row>({ workDate: '', workDays: '1', dayRate: '', workContent: '' });
+  // Each entry (its day, rate and work), newest first: the totals alone could not be checked or corrected.
+  const [entries, setEntries] = useState<Row[]>([]);
+  const [seen, setSeen] = useState(0);
+  useEffect(() => {
+    void post(`${S}/construct/day/worker/detail/list`, { constructId: k.id, size: 100 }).then((d) => setEntries(d?.records ?? [])).catch(() => setEntries([]));
+  }, [k.id, seen, rows]);
   const total = rows.reduce((s, r) => s + Math.round(Number(r.amount) * 100), 0);
   const add = (e: FormEvent) => {
     e.preventDefault();
     if (!f.workerId) return;
-    void act(() => post(`${S}/construct/day/worker/bind`, { constructId: k.id, ...f }), L('点工已登记', 'Day work recorded')).then(() => setF({ ...f, workerId: '', workerName: '' }));
+    void act(() => post(`${S}/construct/day/worker/bind`, { constructId: k.id, ...f }), L('点工已登记', 'Day work recorded')).then(() => { setF({ ...f, workerId: '', workerName: '' }); setSeen((n) => n + 1); });
+  };
+  const remove = async (r: Row) => {
+    if ((await ask({ text: L(`删除 ${r.workerName} ${String(r.workDate).slice(0, 10)} 的点工(${r.workDays} 工日,¥${r.amount})？`, `Remove ${r.workerName}'s day work of ${String(r.workDate).slice(0, 10)} (${r.workDays} days, ¥${r.amount})?`) })) === null) return;
+    await act(() => post(`${S}/construct/day/worker/remove`, { id: r.id }), L('点工已删除', 'Day work removed'));
+    setSeen((n) => n + 1);
   };
   return (
     <div className="tab-body">
@@ -354,6 +365,12 @@ function DayWorkTab({ k, rows, canEdit, act }: { k: Row; rows: Row[]; canEdit: b
         [L('工人', 'Worker'), (r) => r.workerName], [L('工日', 'Days'), (r) => r.workDays], [L('金额', 'Amount'), (r) => yuan(r.amount)], [L('记录数', 'Records'), (r) => r.records],
       ]} />
       <p className="muted">{L('点工合计', 'Day work total')}:{yuan((total / 100).toFixed(2))}</p>
+      <h4>{L('点工明细', 'Day work entries')}</h4>
+      <Table label={L('点工明细', 'Day work entries')} empty={L('暂无点工', 'No day work')} rows={entries} cols={[
+        [L('日期', 'Date'), (r) => String(r.workDate ?? '').slice(0, 10)], [L('工人', 'Worker'), (r) => r.workerName], [L('工日', 'Days'), (r) => r.workDays],
+        [L('日工价', 'Rate'), (r) => yuan(r.dayRate)], [L('金额', 'Amount'), (r) => yuan(r.amount)], [L('工作内容', 'Work'), (r) => r.workContent || '—'],
+        ...(canEdit ? [[L('操作', 'Action'), (r: Row) => <button type="button" className="link danger" onClick={() => void remove(r)}>{L('删除', 'Remove')}</button>] as [string, (r: Row) => ReactNode]] : []),
+      ]} />
     </div>
   );
 }
