@@ -53,6 +53,18 @@ async function findBin(text: string): Promise<Row | null> {
   return null;
 }
 
+/** A line's goods as a clerk tells them apart: code, name and spec (eight goods are called BV铜芯电线). */
+function goodsOf(r: Row): string {
+  return [r.goodsCode, r.goodsName, r.goodsSpec].filter(Boolean).join(' ');
+}
+
+/** A total over lines in their units: 20 卷 when they share one, 20 卷 + 3 张 when not (23 added rolls to sheets). */
+function inUnits(lines: Row[], qty: (l: Row) => string): string {
+  const by = new Map<string, string>();
+  for (const l of lines) by.set(l.goodsUnit ?? '', dec(by.get(l.goodsUnit ?? '') ?? '0', dec('0', qty(l) ?? '0')));
+  return [...by].map(([u, q]) => `${q}${u ? ' ' + u : ''}`).join(' + ') || '0';
+}
+
 function useOrder(kind: 'rk' | 'ck', no: string) {
   const [order, setOrder] = useState<Row | null | undefined>(undefined);
   const [lines, setLines] = useState<Row[]>([]);
@@ -241,7 +253,7 @@ export function InboundDetail({ no }: { no: string }) {
           </div>
           <Facts rows={[
             [L('仓库', 'Store'), o!.storeName], [L('入库类型', 'Type'), o!.orderTypeName], [L('货主', 'Owner'), o!.customerName], [L('供应商', 'Supplier'), o!.supplierName],
-            [L('预计到货', 'Expected on'), o!.expectedDate], [L('预计数量', 'Expected'), o!.expectedTotal], [L('实收数量', 'Received'), o!.receivedTotal], [L('完成时间', 'Finished'), o!.finishTime],
+            [L('预计到货', 'Expected on'), o!.expectedDate], [L('预计数量', 'Expected'), lines.length ? inUnits(lines, (l) => l.expectedQty) : o!.expectedTotal], [L('实收数量', 'Received'), lines.length ? inUnits(lines, (l) => l.receivedQty) : o!.receivedTotal], [L('完成时间', 'Finished'), o!.finishTime],
           ]} />
         </div>
         <div className="card">
@@ -253,7 +265,7 @@ export function InboundDetail({ no }: { no: string }) {
           </div>
           {s === 0 && (perms.has('order_rk_add') || perms.has('order_rk_edit')) && <AddLine kind="rk" orderId={o!.id} onDone={load} />}
           <Table label={L('入库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines.map((l) => ({ ...l, _hit: String(l.id) === hit }))} cols={[
-            [L('商品', 'Goods'), (r) => <span className={r._hit ? 'scan-hit' : undefined}>{r.goodsName}</span>],
+            [L('商品', 'Goods'), (r) => <span className={r._hit ? 'scan-hit' : undefined}>{goodsOf(r)}</span>], [L('单位', 'Unit'), (r) => r.goodsUnit || '—'],
             [L('批次', 'Batch'), (r) => r.batch || '—'], [L('到期', 'Expires'), (r) => r.expireDate || '—'],
             [L('预计', 'Expected'), (r) => r.expectedQty], [L('实收', 'Received'), (r) => r.receivedQty],
             [L('短收', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <Short qty={r.shortQty} reason={r.shortReason} /> : '—')],
@@ -331,9 +343,9 @@ export function OutboundDetail({ no }: { no: string }) {
           </div>
           <Facts rows={[
             [L('仓库', 'Store'), o!.storeName], [L('出库类型', 'Type'), o!.orderTypeName], [L('领料项目', 'Project'), o!.projectName], [L('施工单', 'Construct'), o!.constructName],
-            [L('收货人', 'Consignee'), o!.consignee], [L('出库数量', 'Quantity'), o!.totalQty],
+            [L('收货人', 'Consignee'), o!.consignee], [L('出库数量', 'Quantity'), lines.length ? inUnits(lines, (l) => l.qty) : o!.totalQty],
             // What left (or waits to leave) after picking: less than asked when picked short (it said 102 when 96 left).
-            ...(s >= 3 ? [[s === 4 ? L('实发数量', 'Shipped') : L('待发数量', 'To ship'), lines.reduce((a, l) => dec(a, dec('0', l.pickedQty)), '0')] as [string, string]] : []),
+            ...(s >= 3 ? [[s === 4 ? L('实发数量', 'Shipped') : L('待发数量', 'To ship'), inUnits(lines, (l) => l.pickedQty)] as [string, string]] : []),
             [L('发货时间', 'Shipped'), o!.shipTime],
           ]} />
         </div>
@@ -341,7 +353,7 @@ export function OutboundDetail({ no }: { no: string }) {
           <h3>{L('出库明细', 'Lines')}</h3>
           {s === 0 && (perms.has('order_ck_add') || perms.has('order_ck_edit')) && <AddLine kind="ck" orderId={o!.id} onDone={load} />}
           <Table label={L('出库明细', 'Lines')} empty={L('暂无明细', 'No lines')} rows={lines} cols={[
-            [L('商品', 'Goods'), (r) => r.goodsName], [L('指定批次', 'Batch'), (r) => r.batch || '—'],
+            [L('商品', 'Goods'), (r) => goodsOf(r)], [L('单位', 'Unit'), (r) => r.goodsUnit || '—'], [L('指定批次', 'Batch'), (r) => r.batch || '—'],
             [L('出库数量', 'Quantity'), (r) => r.qty], [L('已预留', 'Reserved'), (r) => r.reservedQty], [L('已拣货', 'Picked'), (r) => r.pickedQty],
             [L('短拣', 'Short'), (r) => (r.shortQty && r.shortQty !== '0' ? <Short qty={r.shortQty} reason={r.shortReason} /> : '—')],
             ...(s === 0 && canEdit ? [[L('操作', 'Action'), (r: Row) => <RemoveLine kind="ck" line={r} ask={ask} act={act} />] as [string, (r: Row) => ReactNode]] : []),
