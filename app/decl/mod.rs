@@ -126,6 +126,16 @@ impl Resources {
         }
         // `ui.removeWhen` (and `ui.editWhen`) names a field of the row: declared, or carried from a named record.
         for def in by_name.values() {
+            // Files (`ui.control: "files"`): the field that keeps their names is a declared read-only one, and
+            // `ui.attach` can only say that they are the record's own (`engine::attachments`).
+            for f in def.fields.iter().filter(|f| f.ui.as_ref().is_some_and(|u| u.get("control").and_then(Value::as_str) == Some("files"))) {
+                let ui = f.ui.as_ref().cloned().unwrap_or_default();
+                let names_ok = ui.get("names").is_none_or(|n| n.as_str().and_then(|n| def.field(n)).is_some_and(|n| n.readonly));
+                let attach_ok = ui.get("attach").is_none_or(|a| a == "self");
+                if !names_ok || !attach_ok || !matches!(f.kind, store::FieldKind::Text) {
+                    anyhow::bail!("{}.{}: a files field is text; ui.names names a declared read-only field, ui.attach is \"self\"", def.name, f.name);
+                }
+            }
             if let Some(f) = def.fields.iter().find(|f| f.derived && !f.readonly) {
                 anyhow::bail!("{}.{}: a derived field is kept by the server and must be readonly", def.name, f.name);
             }

@@ -55,3 +55,56 @@ pub fn admin_of(w: &store::WriteCtx, res: &crate::decl::Resources, tenant: &str)
     let admin = w.all(&res.get("user"), tenant)?.into_iter().find(|u| u["account"] == "admin").and_then(|u| u["id"].as_u64()).unwrap_or(0);
     Ok(store::Actor { user_id: admin, dept_id: 0, at: None })
 }
+
+/// A one-page A4 PDF of a title and some lines, in Chinese, for the demo's documents: text in the standard CJK font
+/// STSong-Light (Adobe-GB1, UCS-2 encoded), which PDF readers supply themselves, so nothing is embedded and a
+/// page is ~1.5 KB. Characters outside the BMP are left out.
+pub fn pdf_page(title: &str, lines: &[String]) -> Vec<u8> {
+    let hex = |s: &str| s.chars().filter_map(|c| u16::try_from(c as u32).ok()).map(|u| format!("{u:04X}")).collect::<String>();
+    let mut content = format!("BT /F1 20 Tf 72 770 Td <{}> Tj ET\n", hex(title));
+    for (i, l) in lines.iter().enumerate() {
+        content.push_str(&format!("BT /F1 12 Tf 72 {} Td <{}> Tj ET\n", 730 - 22 * i as i64, hex(l)));
+    }
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".to_string(),
+        format!("<< /Length {} >>\nstream\n{content}endstream", content.len()),
+        "<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /UniGB-UCS2-H /DescendantFonts [6 0 R] >>".to_string(),
+        "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light /CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 2 >> /FontDescriptor 7 0 R /DW 1000 /W [1 95 500] >>".to_string(),
+        "<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [-25 -254 1000 880] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>".to_string(),
+    ];
+    let mut out = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    /// The cross-reference table points at each object, as a reader looks them up.
+    #[test]
+    fn a_demo_pdf_finds_its_objects() {
+        let pdf = super::pdf_page("合同扫描件", &["项目名称:翠屏城3-1201".to_string()]);
+        let at = |needle: &str, from: usize| pdf[from..].windows(needle.len()).position(|w| w == needle.as_bytes()).map(|i| i + from);
+        let tail = at("startxref\n", 0).unwrap() + 10;
+        let xref: usize = std::str::from_utf8(&pdf[tail..]).unwrap().lines().next().unwrap().parse().unwrap();
+        assert!(pdf[xref..].starts_with(b"xref\n0 8\n"));
+        let table = std::str::from_utf8(&pdf[xref..]).unwrap();
+        for (n, line) in table.lines().skip(3).take(7).enumerate() {
+            let off: usize = line[..10].parse().unwrap();
+            assert!(pdf[off..].starts_with(format!("{} 0 obj", n + 1).as_bytes()), "object {} at {off}", n + 1);
+        }
+        let text = String::from_utf8_lossy(&pdf).to_string();
+        assert!(text.contains("<5408540C626B63CF4EF6> Tj"), "the title as UCS-2: {text}");
+    }
+}

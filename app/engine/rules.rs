@@ -143,6 +143,10 @@ pub fn write_in(
         doc.insert(c.field.clone(), Value::String(next_code(w, cx, def, c)?));
     }
     check_refs(w, cx, def, &doc, old.as_ref())?;
+    let own_files = crate::engine::attachments::has_own(def);
+    if own_files {
+        crate::engine::attachments::check_own(w, cx, def, &mut doc, old.as_ref())?;
+    }
     if let Some(f) = rules.save {
         f(w, cx, old.as_ref(), &mut doc)?;
     }
@@ -150,6 +154,9 @@ pub fn write_in(
         Some(id) => w.update(def, cx.tenant, id, doc, cx.actor)?,
         None => w.insert(def, cx.tenant, doc, cx.actor)?,
     };
+    if own_files {
+        crate::engine::attachments::bind_own(w, cx, def, &saved)?;
+    }
     if decl.is_some_and(|d| d.history) {
         record_change(w, cx, def, old.as_ref(), Some(&saved))?;
     }

@@ -183,6 +183,44 @@ async fn approval_files_follow_their_approval() {
     assert!(!name.contains(&key[..6]), "stored name {name} shares the key {key}: {v}");
 }
 
+/// A document's files (`ui.control: "files"`, `ui.attach: "self"`): uploaded files of the writer only, named by
+/// their original names, bound to the document (who sees the document downloads them), never carried to another.
+#[tokio::test]
+async fn a_documents_files_are_its_own() {
+    let app = App::new();
+    let a = app.admin(A).await;
+    app.make_role(A, "docs", &["doc", "doc_view", "doc_add", "doc_edit"]).await;
+    app.make_role(A, "other", &["wel"]).await;
+    app.make_user(A, "wangfang", "Zz#12345", &["docs"]).await;
+    app.make_user(A, "nobody", "Zz#12345", &["other"]).await;
+    let (clerk, nobody) = (app.sign_in(A, "wangfang", "Zz#12345").await, app.sign_in(A, "nobody", "Zz#12345").await);
+    let company = put(&app, A, "company", json!({"companyName": "南京分公司", "companyType": 1}));
+    let project = put(&app, A, "project", json!({"projectName": "文档项目", "projectCode": "XM-DOC", "projectCompanyId": company, "businessUnit": "TOC", "projectStatus": 1}));
+    let (s, v) = app.upload(&a, "/api/blade-resource/oss/endpoint/put-file", "施工合同扫描件.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj".to_vec()).await;
+    assert_eq!(s, 200, "{v}");
+    let link = v["data"]["link"].as_str().unwrap().to_string();
+    let doc = |links: &str, name: &str| json!({"docName": name, "projectId": project.to_string(), "category": 1, "attachLink": links});
+    for bad in ["https://evil.example/x.exe", "javascript:alert(1)", "/files/741487/0123456789abcdef0123456789abcdef"] {
+        let (s, v) = post(&app, &a, "/api/blade-scm/doc/add", doc(bad, "外链")).await;
+        assert!(s == 400 && msg(&v).contains("不是本系统上传的文件"), "{bad}: {v}");
+    }
+    // Someone else's upload is not the clerk's to name.
+    let (s, v) = post(&app, &clerk, "/api/blade-scm/doc/add", doc(&link, "别人的文件")).await;
+    assert!(s == 400 && msg(&v).contains("不是您上传的文件"), "{v}");
+    let (s, v) = post(&app, &a, "/api/blade-scm/doc/add", doc(&link, "施工合同")).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["data"]["attachNames"], "[\"施工合同扫描件.pdf\"]", "{v}");
+    let id = v["data"]["id"].as_str().unwrap().to_string();
+    // Bound to the document: its readers download it, others do not.
+    assert_eq!(fetch(&app, &link, Some(&clerk), None).await, 200);
+    assert_eq!(fetch(&app, &link, Some(&nobody), None).await, 404);
+    // Kept when the document is saved again; not carried to another one.
+    let (s, v) = post(&app, &clerk, "/api/blade-scm/doc/update", json!({"id": id, "docName": "施工合同(盖章)", "attachLink": link})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &a, "/api/blade-scm/doc/add", doc(&link, "另一份")).await;
+    assert!(s == 400 && msg(&v).contains("已属于其他记录"), "{v}");
+}
+
 #[tokio::test]
 async fn work_order_files_replies_and_requester_are_the_callers() {
     let app = App::new();

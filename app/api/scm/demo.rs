@@ -320,7 +320,14 @@ pub fn demo(w: &mut WriteCtx, res: &Resources, tenant: &str) -> store::Result<()
             if k == 2 && status < 2 {
                 continue;
             }
-            ins_at(w, "doc", json!({"projectId": p, "docName": format!("{name}{doc}"), "category": cat}), &format!("{start} {:02}:{:02}:00", 10 + k * 3, 5 + i * 4))?;
+            // Each with its file, as a company's documents are (a one-page PDF bound to the document).
+            let when = format!("{start} {:02}:{:02}:00", 10 + k * 3, 5 + i * 4);
+            let title = format!("{name}{doc}");
+            let did = ins_at(w, "doc", json!({"projectId": p, "docName": title, "category": cat}), &when)?;
+            let page = crate::engine::demo::pdf_page(&title, &[format!("项目名称:{name}"), format!("项目地址:{addr}"), format!("文档类别:{doc}"), format!("归档日期:{start}"), "经办:项目部".to_string()]);
+            let file = format!("{title}.pdf");
+            let link = crate::engine::attachments::put_bound(w, &res, tenant, &dated(&when), &file, &page, &format!("doc:{did}"))?;
+            w.update(&res.get("doc"), tenant, did, obj(json!({"attachLink": link, "attachNames": serde_json::to_string(&[&file]).unwrap_or_default()})), &dated(&when))?;
         }
     }
     // Stable: records of one time keep the order they were made in; `None` (now) after every time.

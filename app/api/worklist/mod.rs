@@ -40,8 +40,9 @@ fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
     if !STATUS.iter().any(|s| s.0 == to) {
         return Err(StoreError::invalid("orderStatus", store::FieldProblem::OutOfRange { min: Some(1), max: Some(4) }));
     }
-    if let Some(a) = doc.get("attachments").and_then(Value::as_str) {
-        attachment_names(w, cx, a, old.map(|o| id(o, "id")))?;
+    if let Some(a) = doc.get("attachments").and_then(Value::as_str).map(str::to_string) {
+        let names = attachment_names(w, cx, &a, old.map(|o| id(o, "id")))?;
+        doc.insert("attachNames".into(), json!(names));
     }
     if old.is_none() {
         if to != 1 {
@@ -120,66 +121,20 @@ fn reply_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
     Ok(())
 }
 
-/// Most files on one reply.
-const MAX_ATTACHMENTS: usize = 10;
-
 /// What an order's files are bound to (`attach.boundTo`): the order, for its replies' files too. Whoever may see
 /// the order may download them, and nobody else (`resource::files`).
 fn owner(order: u64) -> String {
     format!("worklist_order:{order}")
 }
 
-/// The attach records of an order's or reply's attachment links (comma-separated): each must be a file uploaded in
-/// this tenant (`put-file`) and either already this order's, or uploaded by the caller and nobody's yet — anything
-/// else (another tenant's file, an outside address, a script URL, a file of another order, someone else's avatar or
-/// upload) is refused, so a link in a thread is always one of ours and nobody's file can be taken over.
-fn attached(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>) -> store::Result<Vec<Map<String, Value>>> {
-    let def = cx.def("attach");
-    let prefix = format!("/files/{}/", cx.tenant);
-    let links: Vec<&str> = links.split(',').map(str::trim).filter(|l| !l.is_empty()).collect();
-    if links.len() > MAX_ATTACHMENTS {
-        return Err(rule(format!("一条工单或回复最多 {MAX_ATTACHMENTS} 个附件"), format!("An order or reply takes at most {MAX_ATTACHMENTS} files")));
-    }
-    let mine = order.map(owner);
-    let mut out = Vec::new();
-    for l in links {
-        let key = l.strip_prefix(&prefix).filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()));
-        let found = match key {
-            Some(k) => w.find_unique(&def, cx.tenant, "fileKey", k)?.map(|i| w.get(&def, cx.tenant, i)).transpose()?.flatten(),
-            None => None,
-        };
-        let shown: String = l.chars().take(60).collect();
-        let Some(f) = found else {
-            return Err(rule(format!("附件 {shown} 不是本系统上传的文件,请通过上传添加"), format!("Attachment {shown} is not a file uploaded here; add it by uploading")));
-        };
-        let bound = text(&f, "boundTo");
-        if !bound.is_empty() && Some(bound) != mine.as_deref() {
-            return Err(rule(format!("附件 {shown} 已属于其他记录,请重新上传"), format!("Attachment {shown} belongs to another record; upload it again")));
-        }
-        if bound.is_empty() && f.get("createUser").and_then(Value::as_u64) != Some(cx.actor.user_id) {
-            return Err(rule(format!("附件 {shown} 不是您上传的文件,请自己上传"), format!("Attachment {shown} was not uploaded by you; upload it yourself")));
-        }
-        out.push(f);
-    }
-    Ok(out)
-}
-
-/// Checks the links (`attached`) and answers the files' original names in the same order, as a JSON array, for the
-/// thread to show.
+/// Checks the links (`engine::attachments`) and answers the files' original names, for the thread to show.
 fn attachment_names(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>) -> store::Result<String> {
-    let names: Vec<String> = attached(w, cx, links, order)?.iter().map(|f| text(f, "originalName").to_string()).collect();
-    Ok(serde_json::to_string(&names).unwrap_or_default())
+    crate::engine::attachments::names(w, cx, links, order.map(owner).as_deref())
 }
 
 /// Binds the files of `links` to the order, in the transaction that attaches them.
 fn bind(w: &mut WriteCtx, cx: &Ctx, links: &str, order: u64) -> store::Result<()> {
-    let def = cx.def("attach");
-    for f in attached(w, cx, links, Some(order))? {
-        if text(&f, "boundTo").is_empty() {
-            w.update(&def, cx.tenant, id(&f, "id"), obj(json!({"boundTo": owner(order)})), cx.actor)?;
-        }
-    }
-    Ok(())
+    crate::engine::attachments::bind(w, cx, links, &owner(order))
 }
 
 /// Binds the files of a tenant's orders and replies that are not bound yet (files of an older data file); a link

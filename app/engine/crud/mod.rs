@@ -275,6 +275,9 @@ pub async fn save_with(
     let mut doc = def.parse_input(body, id.is_none())?;
     prepare(&mut doc);
     seal_fields(&st.secrets, &s.tenant, def, &mut doc);
+    if crate::engine::attachments::has_own(def) {
+        return save_then(st, s, body, def, |_, _, _, _| Ok(())).await;
+    }
     let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
     let saved = st
         .write(move |w| match id {
@@ -301,10 +304,14 @@ pub async fn save_then(st: &AppState, s: &Session, body: &Map<String, Value>, de
                 Some(id) => w.get(&d, cx.tenant, id)?,
                 None => None,
             };
+            // A record's own files (`engine::attachments`): checked, named, then bound to it.
+            let mut doc = doc.clone();
+            crate::engine::attachments::check_own(w, &cx, &d, &mut doc, old.as_ref())?;
             let saved = match id {
-                Some(id) => w.update(&d, cx.tenant, id, doc.clone(), cx.actor)?,
-                None => w.insert(&d, cx.tenant, doc.clone(), cx.actor)?,
+                Some(id) => w.update(&d, cx.tenant, id, doc, cx.actor)?,
+                None => w.insert(&d, cx.tenant, doc, cx.actor)?,
             };
+            crate::engine::attachments::bind_own(w, &cx, &d, &saved)?;
             then(w, &cx, old.as_ref(), &saved)?;
             Ok(saved)
         })

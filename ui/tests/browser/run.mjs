@@ -1982,6 +1982,34 @@ test('an employee raises a work order for someone who can handle it, and resolve
   await keeper.getByRole('alert').getByText(/打不开/).waitFor();
 });
 
+test('documents keep their files: uploaded in the form, named, opened from 查看 (a typed 文件链接 before)', async (t) => {
+  const { page } = await session(t, { user: 'wangfang' });
+  await visit(page, '/doc/index');
+  // The demo's documents have their files.
+  const first = page.getByRole('row').nth(1);
+  await first.getByRole('button', { name: '查看' }).click();
+  let dlg = page.getByRole('dialog', { name: /查看/ });
+  await dlg.getByRole('link', { name: /\.pdf$/ }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: '新增', exact: true }).click();
+  dlg = page.getByRole('dialog', { name: /新增/ });
+  await dlg.getByLabel('文档名称').fill('主卧吊顶节点图');
+  await dlg.getByLabel('所属项目').fill('华润');
+  await dlg.getByRole('listbox').getByRole('option').first().click();
+  await dlg.getByLabel('文档类别').selectOption({ index: 1 });
+  await dlg.getByLabel('上传文件').setInputFiles({ name: '吊顶节点图.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n', 'latin1') });
+  await dlg.getByRole('link', { name: /吊顶节点图\.pdf/ }).waitFor();
+  await shot(page, 'doc-file-upload');
+  await dlg.getByRole('button', { name: '保存' }).click();
+  await toast(page, '新增成功').waitFor();
+  await page.getByRole('row').filter({ hasText: '主卧吊顶节点图' }).getByRole('button', { name: '查看' }).click();
+  const link = page.getByRole('dialog', { name: /查看/ }).getByRole('link', { name: /吊顶节点图\.pdf/ });
+  await link.waitFor();
+  const href = await link.getAttribute('href');
+  const file = await page.evaluate(async (u) => (await fetch(u)).status, href);
+  check(file === 200, `the document's file opens: ${file}`);
+});
+
 /** A Blade call from Node with the test's token (data set-up; the UI steps go through the page). */
 async function bladeCall(t, method, path, body) {
   const r = await fetch(`http://127.0.0.1:${server.port}${path}`, {

@@ -10,6 +10,7 @@ import { detail, save as saveRecord, lookup, refKey, narrowOf, narrowedBy } from
 import { display, fieldLabel } from './ListPage';
 import { RegionPicker } from './RegionPicker';
 import { RoomsEditor } from './RoomsEditor';
+import { FilesField } from './FilesField';
 
 export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { resource: ResourceSchema; mode: 'add' | 'edit' | 'view'; row?: any; onClose: () => void; onSaved: (added: boolean) => void }) {
   const { t } = useTranslation();
@@ -90,6 +91,7 @@ export function FormDialog({ resource: res, mode, row, onClose, onSaved }: { res
               }} />;
           }
           else if (f.ui?.control === 'rooms') ctl = <RoomsEditor id={id} value={v} disabled={ro} onChange={(rooms) => setForm({ ...form, [f.name]: rooms })} />;
+          else if (f.ui?.control === 'files') ctl = <FilesField id={id} value={String(v ?? '')} names={typeof f.ui?.names === 'string' ? form[f.ui.names] : undefined} disabled={ro} onChange={(links) => setForm({ ...form, [f.name]: links })} />;
           else if (f.ui?.control === 'region') ctl = <RegionPicker id={id} value={String(v ?? '')} disabled={ro} onChange={(code) => setForm({ ...form, [f.name]: code })} />;
           else if (f.dict) ctl = (
             <select id={id} value={String(v)} disabled={ro} onChange={(e) => set(e.target.value)} onBlur={blur(f)}>

@@ -3,15 +3,14 @@
 // screens of the declarations (/worklist/order, /worklist/category, /worklist/reply).
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useApp } from '../../app';
-import { get, post, upload, errText } from '../../lib/api';
+import { get, post, errText } from '../../lib/api';
 import { useToast } from '../../components/ui/toast';
 import { RefPicker } from '../crud/FormDialog';
 import { lookup } from '../../lib/resource';
 import type { Field } from '../../types';
 import { Facts } from '../../components/ui/record';
 import { useL } from '../../lib/words';
-import { IconClip } from '../../components/ui/icons';
-import { FileButton } from '../../components/ui/file';
+import { FileLinks, FilesField, filesOf } from '../crud/FilesField';
 
 type Row = Record<string, any>;
 const O = '/worklist/order';
@@ -95,7 +94,7 @@ export function WorkOrderDetail({ no }: { no: string }) {
   const [failed, setFailed] = useState<string | null>(null);
   const [replies, setReplies] = useState<Row[]>([]);
   const [text, setText] = useState('');
-  const [files, setFiles] = useState<Attachment[]>([]);
+  const [links, setLinks] = useState('');
   const [sending, setSending] = useState(false);
   const load = useCallback(async () => {
     try {
@@ -155,7 +154,7 @@ export function WorkOrderDetail({ no }: { no: string }) {
           {replies.map((r) => (
             <li key={r.id}>
               <b>{r.authorName}</b> <span className="muted small">{r.createTime}</span><span>{r.content}</span>
-              <Attachments files={attachmentsOf(r)} />
+              {r.attachments && <FileLinks files={filesOf(r.attachments, r.attachNames, L)} />}
             </li>
           ))}
         </ol>
@@ -163,64 +162,18 @@ export function WorkOrderDetail({ no }: { no: string }) {
           <form className="flow-comment" onSubmit={(e) => {
             e.preventDefault();
             if (!text.trim()) return;
-            const body = { orderId: o.id, content: text, attachments: files.map((f) => f.link).join(',') };
-            void act(() => post(`${RP}/submit`, body), L('已回复', 'Replied')).then(() => { setText(''); setFiles([]); });
+            const body = { orderId: o.id, content: text, attachments: links };
+            void act(() => post(`${RP}/submit`, body), L('已回复', 'Replied')).then(() => { setText(''); setLinks(''); });
           }}>
             <label htmlFor="wo-reply">{L('回复', 'Reply')}</label>
             <textarea id="wo-reply" value={text} maxLength={2000} onChange={(e) => setText(e.target.value)} />
-            <Attachments files={files} onRemove={(i) => setFiles(files.filter((_, j) => j !== i))} />
+            <FilesField id="wo-files" value={links} names={undefined} label={L('添加附件', 'Attach files')} onBusy={setSending} onChange={setLinks} />
             <div className="flow-actions">
-              {files.length < MAX_FILES && (
-                <FileButton label={L('添加附件', 'Attach files')} busy={sending} multiple onFiles={(all) => {
-                  const picked = all.slice(0, MAX_FILES - files.length);
-                  if (picked.length === 0) return;
-                  setSending(true);
-                  void (async () => {
-                    const added: Attachment[] = [];
-                    for (const f of picked) {
-                      try {
-                        const d = await upload(PUT_FILE, f);
-                        added.push({ link: d.link, name: d.originalName ?? f.name });
-                      } catch (x) { toast(`${f.name}: ${errText(x)}`, 'error'); }
-                    }
-                    setFiles((now) => [...now, ...added]);
-                    setSending(false);
-                  })();
-                }}>{sending ? L('上传中…', 'Uploading…') : L('添加附件', 'Attach files')}</FileButton>
-              )}
               <button type="submit" className="btn btn-primary" disabled={!text.trim() || sending}>{L('回复', 'Reply')}</button>
             </div>
           </form>
         )}
       </div>
     </section>
-  );
-}
-
-type Attachment = { link: string; name: string };
-const PUT_FILE = '/api/blade-resource/oss/endpoint/put-file';
-/** As the server takes them on one reply. */
-const MAX_FILES = 10;
-
-/** A reply's files: its links (comma-separated) beside the original names the server recorded (a JSON array). */
-export function attachmentsOf(r: Row): Attachment[] {
-  const links = String(r.attachments ?? '').split(',').map((l) => l.trim()).filter(Boolean);
-  let names: unknown = [];
-  try { names = JSON.parse(r.attachNames || '[]'); } catch { names = []; }
-  return links.map((link, i) => ({ link, name: (Array.isArray(names) && typeof names[i] === 'string' && names[i]) || link.split('/').pop() || link }));
-}
-
-function Attachments({ files, onRemove }: { files: Attachment[]; onRemove?: (i: number) => void }) {
-  const { L } = useL();
-  if (files.length === 0) return null;
-  return (
-    <ul className="attachments" aria-label={L('附件', 'Attachments')}>
-      {files.map((f, i) => (
-        <li key={f.link}>
-          <a href={f.link} target="_blank" rel="noopener noreferrer"><IconClip /> {f.name}</a>
-          {onRemove && <button type="button" className="btn btn-small" aria-label={L(`移除 ${f.name}`, `Remove ${f.name}`)} onClick={() => onRemove(i)}>×</button>}
-        </li>
-      ))}
-    </ul>
   );
 }
