@@ -768,6 +768,11 @@ async fn a_replay_keeps_its_items_and_their_counts() {
     assert_eq!(s, 400, "{v}");
     let (_, v) = post(&app, &t, &format!("{S}/replay/list"), json!({"projectId": project})).await;
     assert_eq!(v["data"]["total"], 0, "nothing half-written: {v}");
+    // One without items counts none (its 问题数 and 未关闭 were blank).
+    let (s, v) = post(&app, &t, &format!("{S}/replay/add/item"), json!({"replayName": "开工复盘", "projectId": project, "replayDate": "2026-11-18", "items": []})).await;
+    assert_eq!((s, v["data"]["itemCount"].as_i64(), v["data"]["openItems"].as_i64()), (200, Some(0), Some(0)), "{v}");
+    let (s, v) = post(&app, &t, &format!("{S}/replay/delete/{}", id(&v)), json!({})).await;
+    assert_eq!(s, 200, "{v}");
     let body = json!({"replayName": "工期复盘", "projectId": project, "replayDate": "2026-11-20", "items": [
         {"happened": "瓷砖晚到 5 天", "cause": "未核对排产", "action": "下单前确认交期", "dueDate": "2026-12-01"},
         {"happened": "闭水渗漏", "cause": "防水高度不足", "action": "节点拍照验收", "itemStatus": 2}]});

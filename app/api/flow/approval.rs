@@ -223,6 +223,11 @@ fn application(r: &store::ReadCtx, res: &crate::decl::Resources, tenant: &str, i
     let (mut construct_id, mut business_name) = (0, String::new());
     if table == "construct" {
         construct_id = bid;
+        // What is asked (its 申请说明), not the 施工单 again beside its own column.
+        business_name = match text(inst, "deleteReason").trim() {
+            "" => "施工班组人员组织".to_string(),
+            why => format!("施工班组:{why}"),
+        };
     } else if table == "measure"
         && let Some(rec) = r.get(&res.get("measure"), tenant, bid)? {
         construct_id = id(&rec, "constructId");

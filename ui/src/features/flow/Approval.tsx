@@ -184,7 +184,12 @@ export function ApprovalDetail() {
         {measure && (
           <Table label={L('房间尺寸', 'Rooms')} empty={L('没有房间', 'No rooms')} rows={(measure.rooms ?? []).map((r: Row, i: number) => ({ ...r, id: i }))} cols={[
             [L('房间', 'Room'), (r) => r.roomName], [L('长(mm)', 'Length (mm)'), (r) => r.length], [L('宽(mm)', 'Width (mm)'), (r) => r.width], [L('高(mm)', 'Height (mm)'), (r) => r.height ?? '—'],
+            // As the measure counts it: length × width in hundredths of a square metre, rounded half up.
+            [L('面积(㎡)', 'Area (㎡)'), (r) => (Math.round((Number(r.length) * Number(r.width)) / 10000) / 100).toFixed(2)],
           ]} />
+        )}
+        {measure && (
+          <p className="muted">{L(`共 ${measure.roomCount ?? (measure.rooms ?? []).length} 间,地面面积 ${measure.totalArea ?? '—'} ㎡`, `${measure.roomCount ?? (measure.rooms ?? []).length} rooms, floor area ${measure.totalArea ?? '—'} ㎡`)}</p>
         )}
         <h4>{L('审批文件', 'Files')}</h4>
         {(d.files ?? []).length === 0 ? <p className="muted">{L('无', 'None')}</p> : <ul>{d.files.map((f: Row) => <li key={f.id}><a href={f.attachLink} target="_blank" rel="noopener noreferrer">{f.attachName}</a> <span className="muted">{Math.ceil(f.attachSize / 1024)} KB</span></li>)}</ul>}
