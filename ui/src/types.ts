@@ -59,7 +59,9 @@ export type ResourceSchema = {
     /** The date field of the search form's range instead of 创建时间 (项目: 开始时间), from and to both whole days. */
     dateRange?: string;
     /** List columns the screen's table leaves out so it fits the screen (still in 查看 and 导出): 货主, 联系电话. */
-    hide?: string[] } | null;
+    hide?: string[];
+    /** A 创建时间 column under this label (工单回复: 回复时间). */
+    createdColumn?: [string, string] } | null;
 };
 /** A value offered as it is, or as [value, zh, en]. */
 export type ExactFilter = { field: string; options?: (string | [string, string, string])[] };

@@ -94,7 +94,13 @@ export function ListPage() {
     return Array.isArray(k) ? String(props.locale === 'en' ? k[1] : k[0]) : L(f);
   };
   // The declaration's list columns, less those its screen leaves to 查看 and 导出 (`ui.hide`).
-  const cols = res.fields.filter((f) => f.list && !res.ui?.hide?.includes(f.name));
+  // And when it was made, where the declaration asks for it (`ui.createdColumn`: [label, English label]; 工单回复's
+  // 回复时间), as the records carry it.
+  const created = res.ui?.createdColumn as [string, string] | undefined;
+  const cols = [
+    ...res.fields.filter((f) => f.list && !res.ui?.hide?.includes(f.name)),
+    ...(Array.isArray(created) ? [{ name: 'createTime', kind: 'date', label: created[0], labelEn: created[1], required: false, filter: false, sort: false, search: false, list: true, form: false } as Field] : []),
+  ];
   const searchFields = res.fields.filter((f) => f.search);
   // Exact-value filters the declaration offers (the logs: 状态码, 请求接口, 操作IP), sent as `<field>_equal`.
   const exact = (res.ui?.filters ?? []).flatMap((h: ExactFilter) => {
