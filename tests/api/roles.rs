@@ -345,6 +345,9 @@ async fn regions_are_picked_not_typed() {
     assert!(v["data"].as_array().unwrap().iter().any(|r| r["code"] == "320106" && r["name"] == "鼓楼区"), "{v}");
     let (_, v) = get(&app, &pm, "/api/blade-system/region/pick?keyword=gulou").await;
     assert!(v["data"].as_array().unwrap().iter().any(|r| r["title"] == "江苏省 / 南京市 / 鼓楼区"), "pinyin finds districts with their path: {v}");
+    // Whole syllables before a longer spelling: qixia is 栖霞区 first, not 祁县 (qixian).
+    let (_, v) = get(&app, &pm, "/api/blade-system/region/pick?keyword=qixia").await;
+    assert_eq!(v["data"][0]["title"], "江苏省 / 南京市 / 栖霞区", "{v}");
     let (_, v) = get(&app, &pm, "/api/blade-system/region/pick?code=110101").await;
     assert_eq!(v["data"]["title"], "北京市 / 北京市 / 东城区", "{v}");
     let (s, _) = get(&app, &pm, "/api/blade-system/region/pick?parentCode=x").await;

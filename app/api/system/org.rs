@@ -281,8 +281,13 @@ async fn region_pick(State(st): State<AppState>, QueryPairs(q): QueryPairs) -> A
                         name.contains(keyword.as_str()) || (ascii && search::text::pinyin_words(name).iter().any(|w| w.starts_with(keyword.as_str())))
                     })
                     .collect();
-                // Deeper levels last, then by code: 鼓楼 finds 鼓楼区 of every city, 江苏 the province first.
-                hits.sort_by_key(|rec| (rec.get("regionLevel").and_then(Value::as_i64).unwrap_or(9), rec.get("code").and_then(Value::as_str).unwrap_or("").to_string()));
+                // Whole syllables first (qixia: 栖霞区 before 祁县, whose qixian only starts so), then deeper levels
+                // last, then by code: 鼓楼 finds 鼓楼区 of every city, 江苏 the province first.
+                let whole = |rec: &Map<String, Value>| {
+                    let name = rec.get("name").and_then(Value::as_str).unwrap_or("");
+                    name.contains(keyword.as_str()) || (ascii && search::text::pinyin_words(name).iter().any(|w| *w == keyword))
+                };
+                hits.sort_by_key(|rec| (!whole(rec), rec.get("regionLevel").and_then(Value::as_i64).unwrap_or(9), rec.get("code").and_then(Value::as_str).unwrap_or("").to_string()));
                 hits.into_iter().take(20).map(|rec| region_path(r, &def, rec).map(|p| path_json(&p))).collect::<store::Result<Vec<_>>>()
             })
             .await?;
