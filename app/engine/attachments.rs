@@ -18,21 +18,36 @@ use crate::error::rule;
 /// Most files on one field.
 pub const MAX_FILES: usize = 10;
 
-/// The attach records of `links`, checked for `owner` (`<resource>:<id>`; None for a record not written yet).
-pub fn attached(w: &WriteCtx, cx: &Ctx, links: &str, owner: Option<&str>) -> store::Result<Vec<Map<String, Value>>> {
+/// The comma-separated links of a value.
+fn links_of(links: &str) -> Vec<&str> {
+    links.split(',').map(str::trim).filter(|l| !l.is_empty()).collect()
+}
+
+/// The attach record a link names in this tenant, if any.
+fn file_of(w: &WriteCtx, cx: &Ctx, link: &str) -> store::Result<Option<Map<String, Value>>> {
     let def = cx.def("attach");
-    let prefix = format!("/files/{}/", cx.tenant);
-    let links: Vec<&str> = links.split(',').map(str::trim).filter(|l| !l.is_empty()).collect();
+    let key = link.strip_prefix(&format!("/files/{}/", cx.tenant)).filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()));
+    Ok(match key {
+        Some(k) => w.find_unique(&def, cx.tenant, "fileKey", k)?.map(|i| w.get(&def, cx.tenant, i)).transpose()?.flatten(),
+        None => None,
+    })
+}
+
+/// The files' original names in the order of `links`, as a JSON array (what a screen shows for them), each link
+/// named anew checked for `owner` (`<resource>:<id>`; None for a record not written yet). Links the record held
+/// already (`kept`) are not checked again: a file removed since (附件管理) leaves its record savable.
+pub fn names(w: &WriteCtx, cx: &Ctx, links: &str, owner: Option<&str>, kept: &str) -> store::Result<String> {
+    let (links, kept) = (links_of(links), links_of(kept));
     if links.len() > MAX_FILES {
         return Err(rule(format!("最多 {MAX_FILES} 个附件"), format!("At most {MAX_FILES} files")));
     }
-    let mut out = Vec::new();
+    let mut names = Vec::new();
     for l in links {
-        let key = l.strip_prefix(&prefix).filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()));
-        let found = match key {
-            Some(k) => w.find_unique(&def, cx.tenant, "fileKey", k)?.map(|i| w.get(&def, cx.tenant, i)).transpose()?.flatten(),
-            None => None,
-        };
+        let found = file_of(w, cx, l)?;
+        if kept.contains(&l) {
+            names.push(found.map(|f| text(&f, "originalName").to_string()).unwrap_or_else(|| "(文件已删除)".to_string()));
+            continue;
+        }
         let shown: String = l.chars().take(60).collect();
         let Some(f) = found else {
             return Err(rule(format!("附件 {shown} 不是本系统上传的文件,请通过上传添加"), format!("Attachment {shown} is not a file uploaded here; add it by uploading")));
@@ -44,22 +59,18 @@ pub fn attached(w: &WriteCtx, cx: &Ctx, links: &str, owner: Option<&str>) -> sto
         if bound.is_empty() && f.get("createUser").and_then(Value::as_u64) != Some(cx.actor.user_id) {
             return Err(rule(format!("附件 {shown} 不是您上传的文件,请自己上传"), format!("Attachment {shown} was not uploaded by you; upload it yourself")));
         }
-        out.push(f);
+        names.push(text(&f, "originalName").to_string());
     }
-    Ok(out)
-}
-
-/// The files' original names in the order of `links`, as a JSON array (what a screen shows for them).
-pub fn names(w: &WriteCtx, cx: &Ctx, links: &str, owner: Option<&str>) -> store::Result<String> {
-    let names: Vec<String> = attached(w, cx, links, owner)?.iter().map(|f| text(f, "originalName").to_string()).collect();
     Ok(serde_json::to_string(&names).unwrap_or_default())
 }
 
-/// Binds the files of `links` that are nobody's yet to `owner`, in the transaction that names them.
+/// Binds the files of `links` that are nobody's yet and the writer's own uploads to `owner`, in the transaction
+/// that names them (checked by `names` before the write); a file bound already or removed since is left as it is.
 pub fn bind(w: &mut WriteCtx, cx: &Ctx, links: &str, owner: &str) -> store::Result<()> {
     let def = cx.def("attach");
-    for f in attached(w, cx, links, Some(owner))? {
-        if text(&f, "boundTo").is_empty() {
+    for l in links_of(links) {
+        let Some(f) = file_of(w, cx, l)? else { continue };
+        if text(&f, "boundTo").is_empty() && f.get("createUser").and_then(Value::as_u64) == Some(cx.actor.user_id) {
             w.update(&def, cx.tenant, id(&f, "id"), obj(json!({"boundTo": owner})), cx.actor)?;
         }
     }
@@ -80,10 +91,11 @@ pub fn check_own(w: &WriteCtx, cx: &Ctx, def: &ResourceDef, doc: &mut Map<String
     let owner = old.map(|o| format!("{}:{}", def.name, id(o, "id")));
     for (field, names_field) in own_files(def) {
         let Some(links) = doc.get(field).map(|v| v.as_str().unwrap_or("").to_string()) else { continue };
-        if old.is_some_and(|o| text(o, field) == links) {
+        let kept = old.map(|o| text(o, field)).unwrap_or("");
+        if kept == links {
             continue;
         }
-        let names = names(w, cx, &links, owner.as_deref())?;
+        let names = names(w, cx, &links, owner.as_deref(), kept)?;
         if let Some(n) = names_field {
             doc.insert(n.to_string(), json!(names));
         }

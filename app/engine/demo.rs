@@ -56,6 +56,27 @@ pub fn admin_of(w: &store::WriteCtx, res: &crate::decl::Resources, tenant: &str)
     Ok(store::Actor { user_id: admin, dept_id: 0, at: None })
 }
 
+/// The users of a tenant who may sign in and whose roles are granted the menu or button `code` (a work order's
+/// 处理人 may open work orders, a 复盘's 主持人 may open 复盘), in the order they were made: the demo names only
+/// such people where a form would (`ui.holds`).
+pub fn holders(w: &store::WriteCtx, res: &crate::decl::Resources, tenant: &str, code: &str) -> store::Result<Vec<u64>> {
+    let id = |m: &serde_json::Map<String, serde_json::Value>| m.get("id").and_then(store::parse_id_value).unwrap_or(0);
+    let menus: Vec<u64> = w.all(&res.get("menu"), tenant)?.iter().filter(|m| m.get("code").and_then(serde_json::Value::as_str) == Some(code)).map(id).collect();
+    let ids_in = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_array).map(|a| a.iter().filter_map(store::parse_id_value).collect::<Vec<u64>>()).unwrap_or_default();
+    let roles: Vec<u64> = w
+        .all(&res.get("role"), tenant)?
+        .iter()
+        .filter(|r| r.get("isWorker").and_then(serde_json::Value::as_i64) != Some(1) && ids_in(r.get("menuIds")).iter().any(|m| menus.contains(m)))
+        .map(id)
+        .collect();
+    Ok(w.all(&res.get("user"), tenant)?
+        .iter()
+        .filter(|u| u.get("passwordHash").and_then(serde_json::Value::as_str) != Some("!") && u.get("status").and_then(serde_json::Value::as_i64).is_none_or(|s| s == 1))
+        .filter(|u| crate::auth::session::id_list(u.get("roleId")).iter().any(|r| roles.contains(r)))
+        .map(id)
+        .collect())
+}
+
 /// A one-page A4 PDF of a title and some lines, in Chinese, for the demo's documents: text in the standard CJK font
 /// STSong-Light (Adobe-GB1, UCS-2 encoded), which PDF readers supply themselves, so nothing is embedded and a
 /// page is ~1.5 KB. Characters outside the BMP are left out.

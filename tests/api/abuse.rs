@@ -199,6 +199,7 @@ async fn a_documents_files_are_its_own() {
     let (s, v) = app.upload(&a, "/api/blade-resource/oss/endpoint/put-file", "施工合同扫描件.pdf", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj".to_vec()).await;
     assert_eq!(s, 200, "{v}");
     let link = v["data"]["link"].as_str().unwrap().to_string();
+    let attach = v["data"]["attachId"].as_str().unwrap().to_string();
     let doc = |links: &str, name: &str| json!({"docName": name, "projectId": project.to_string(), "category": 1, "attachLink": links});
     for bad in ["https://evil.example/x.exe", "javascript:alert(1)", "/files/741487/0123456789abcdef0123456789abcdef"] {
         let (s, v) = post(&app, &a, "/api/blade-scm/doc/add", doc(bad, "外链")).await;
@@ -219,6 +220,13 @@ async fn a_documents_files_are_its_own() {
     assert_eq!(s, 200, "{v}");
     let (s, v) = post(&app, &a, "/api/blade-scm/doc/add", doc(&link, "另一份")).await;
     assert!(s == 400 && msg(&v).contains("已属于其他记录"), "{v}");
+    // Its file removed in 附件管理, the document is still saved (the link it kept is not checked again).
+    let (s, v) = post(&app, &a, &format!("/api/blade-resource/attach/remove?ids={attach}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &clerk, "/api/blade-scm/doc/update", json!({"id": id, "remark": "只改备注", "attachLink": link})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &clerk, "/api/blade-scm/doc/update", json!({"id": id, "attachLink": ""})).await;
+    assert_eq!((s, v["data"]["attachNames"].as_str()), (200, Some("[]")), "{v}");
 }
 
 #[tokio::test]
@@ -273,6 +281,15 @@ async fn work_order_files_replies_and_requester_are_the_callers() {
     // A file of this order cannot be carried to another order.
     let (s, v) = post(&app, &a, "/worklist/order/submit", json!({"title": "另一单", "categoryId": cat.to_string(), "priority": 2, "content": "x", "attachments": link})).await;
     assert!(s == 400 && msg(&v).contains("已属于其他记录"), "{v}");
+    // Its file removed in 附件管理, the order still moves; its files cleared, so are their names.
+    let key = link.rsplit('/').next().unwrap().to_string();
+    let attach = app.st.store.read(|r| r.find_unique(&app.st.res.get("attach"), A, "fileKey", &key)).unwrap().unwrap();
+    let (s, v) = post(&app, &a, &format!("/api/blade-resource/attach/remove?ids={attach}"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &a, "/worklist/order/move", json!({"id": order_id, "orderStatus": 2})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post(&app, &a, "/worklist/order/submit", json!({"id": order_id, "attachments": ""})).await;
+    assert_eq!((s, v["data"]["attachNames"].as_str()), (200, Some("[]")), "{v}");
 }
 
 #[tokio::test]

@@ -146,7 +146,10 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
     for (n, p) in projects.iter().filter(|p| matches!(int(p, "projectStatus"), 2 | 3)).take(3).enumerate() {
         let date = p.get("endTime").and_then(Value::as_str).unwrap_or("2026-11-15").to_string();
         let name = format!("{}项目复盘", p.get("projectName").and_then(Value::as_str).unwrap_or(""));
-        let doc: Map<String, Value> = json!({"replayName": name, "projectId": id(p, "id"), "replayDate": date, "hostId": who(n),
+        // Chaired by the project's manager where he may open 复盘 (the form's 主持人 holds it), else by one who may.
+        let hosts = crate::engine::demo::holders(w, cx.res, cx.tenant, "replay")?;
+        let host = Some(id(p, "managerId")).filter(|m| hosts.contains(m)).or_else(|| hosts.first().copied()).unwrap_or(0);
+        let doc: Map<String, Value> = json!({"replayName": name, "projectId": id(p, "id"), "replayDate": date, "hostId": host,
             "summary": "按节点复盘工期、质量与成本偏差,形成改进措施并指定责任人跟踪。"}).as_object().cloned().unwrap_or_default();
         // Written on its day, in the afternoon (its number FP<day>-…, its creation time): as a kept company's file.
         let (actor, now) = crate::engine::demo::seed_as(cx.actor.clone(), &format!("{date} 16:{:02}:00", 10 + n * 5));

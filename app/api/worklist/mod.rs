@@ -40,8 +40,9 @@ fn order_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
     if !STATUS.iter().any(|s| s.0 == to) {
         return Err(StoreError::invalid("orderStatus", store::FieldProblem::OutOfRange { min: Some(1), max: Some(4) }));
     }
-    if let Some(a) = doc.get("attachments").and_then(Value::as_str).map(str::to_string) {
-        let names = attachment_names(w, cx, &a, old.map(|o| id(o, "id")))?;
+    // Its files named (none once they are cleared: an empty value is stored as null).
+    if let Some(a) = doc.get("attachments").map(|v| v.as_str().unwrap_or("").to_string()) {
+        let names = attachment_names(w, cx, &a, old.map(|o| id(o, "id")), old.map(|o| text(o, "attachments")).unwrap_or(""))?;
         doc.insert("attachNames".into(), json!(names));
     }
     if old.is_none() {
@@ -115,7 +116,7 @@ fn reply_save(w: &mut WriteCtx, cx: &Ctx, old: Option<&Map<String, Value>>, doc:
         doc.insert("authorName".into(), json!(name));
     }
     if let Some(a) = doc.get("attachments").cloned() {
-        let names = attachment_names(w, cx, a.as_str().unwrap_or(""), Some(order))?;
+        let names = attachment_names(w, cx, a.as_str().unwrap_or(""), Some(order), old.map(|o| text(o, "attachments")).unwrap_or(""))?;
         doc.insert("attachNames".into(), json!(names));
     }
     Ok(())
@@ -127,9 +128,10 @@ fn owner(order: u64) -> String {
     format!("worklist_order:{order}")
 }
 
-/// Checks the links (`engine::attachments`) and answers the files' original names, for the thread to show.
-fn attachment_names(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>) -> store::Result<String> {
-    crate::engine::attachments::names(w, cx, links, order.map(owner).as_deref())
+/// Checks the links named anew (`engine::attachments`; `kept`: those the record held) and answers the files'
+/// original names, for the thread to show.
+fn attachment_names(w: &WriteCtx, cx: &Ctx, links: &str, order: Option<u64>, kept: &str) -> store::Result<String> {
+    crate::engine::attachments::names(w, cx, links, order.map(owner).as_deref(), kept)
 }
 
 /// Binds the files of `links` to the order, in the transaction that attaches them.
@@ -253,15 +255,7 @@ pub fn demo(w: &mut WriteCtx, cx: &Ctx) -> store::Result<()> {
         cats.push(id(&w.insert(&cdef, cx.tenant, obj(json!({"categoryName": name, "defaultHours": hours, "sort": i + 1})), cx.actor)?, "id"));
     }
     // People who may open work orders (a role granted the 工单 menu: not a 仓管员, never a technical worker).
-    let menus: Vec<u64> = w.all(&cx.def("menu"), cx.tenant)?.iter().filter(|m| text(m, "code") == "worklist_order").map(|m| id(m, "id")).collect();
-    let ids_in = |v: Option<&Value>| v.and_then(Value::as_array).map(|a| a.iter().filter_map(store::parse_id_value).collect::<Vec<u64>>()).unwrap_or_default();
-    let roles: Vec<u64> = w.all(&cx.def("role"), cx.tenant)?.iter().filter(|r| int(r, "isWorker") != 1 && ids_in(r.get("menuIds")).iter().any(|m| menus.contains(m))).map(|r| id(r, "id")).collect();
-    let users: Vec<u64> = w
-        .all(&cx.def("user"), cx.tenant)?
-        .iter()
-        .filter(|u| text(u, "passwordHash") != "!" && crate::auth::session::id_list(u.get("roleId")).iter().any(|r| roles.contains(r)))
-        .map(|u| id(u, "id"))
-        .collect();
+    let users = crate::engine::demo::holders(w, cx.res, cx.tenant, "worklist_order")?;
     let projects: Vec<(u64, String)> = w.all(&cx.def("project"), cx.tenant)?.iter().map(|p| (id(p, "id"), text(p, "projectName").to_string())).collect();
     let today: String = cx.now.chars().take(10).collect();
     let day = |d: i64| chrono::NaiveDate::parse_from_str(&today, "%Y-%m-%d").map(|t| (t + chrono::TimeDelta::days(d)).format("%Y-%m-%d").to_string()).unwrap_or_default();

@@ -192,7 +192,9 @@ pub async fn check_holds(st: &AppState, s: &Session, f: &store::FieldDef, user_d
         .read(move |r| {
             let Some(u) = r.get(&d, &t, user)? else { return Ok(None) };
             let roles = crate::auth::session::id_list(u.get("roleId"));
-            if st2.perms.holds(r, &st2.res, &t, &roles, &c)? {
+            // Only an account that can sign in (not one awaiting approval or disabled), as the picker offers.
+            let active = u.get("status").and_then(Value::as_i64).is_none_or(|s| s == 1);
+            if active && st2.perms.holds(r, &st2.res, &t, &roles, &c)? {
                 return Ok(None);
             }
             Ok(Some(u.get("realName").and_then(Value::as_str).unwrap_or("").to_string()))
@@ -203,8 +205,8 @@ pub async fn check_holds(st: &AppState, s: &Session, f: &store::FieldDef, user_d
         Some(name) => {
             let en = if f.label_en.is_empty() { f.name.as_str() } else { f.label_en.as_str() };
             Err(ApiError::rule(
-                format!("{name} 的角色没有这项工作的权限,不能作为{};请从列表中选择", f.label),
-                format!("{name}'s roles do not cover this work, so they cannot be the {}; choose one from the list", en.to_lowercase()),
+                format!("{name} 的账号未启用或其角色没有这项工作的权限,不能作为{};请从列表中选择", f.label),
+                format!("{name}'s account is not active or their roles do not cover this work, so they cannot be the {}; choose one from the list", en.to_lowercase()),
             ))
         }
     }
