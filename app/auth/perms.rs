@@ -88,9 +88,7 @@ impl PermCache {
         }
         Ok(p)
     }
-}
 
-impl PermCache {
     /// Whether a user of these roles holds `code` (a technical worker never does: he cannot sign in).
     pub fn holds(&self, r: &ReadCtx, res: &Resources, tenant: &str, role_ids: &[u64], code: &str) -> store::Result<bool> {
         let p = self.get_or_compute(r, res, tenant, role_ids)?;

@@ -71,7 +71,7 @@ pub fn holders(w: &store::WriteCtx, res: &crate::decl::Resources, tenant: &str, 
         .collect();
     Ok(w.all(&res.get("user"), tenant)?
         .iter()
-        .filter(|u| u.get("passwordHash").and_then(serde_json::Value::as_str) != Some("!") && u.get("status").and_then(serde_json::Value::as_i64).is_none_or(|s| s == 1))
+        .filter(|u| u.get("passwordHash").and_then(serde_json::Value::as_str) != Some("!") && u.get("status").and_then(serde_json::Value::as_i64) == Some(1))
         .filter(|u| crate::auth::session::id_list(u.get("roleId")).iter().any(|r| roles.contains(r)))
         .map(id)
         .collect())

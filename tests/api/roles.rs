@@ -543,6 +543,13 @@ async fn a_work_order_is_moved_by_whoever_works_on_it() {
     assert_eq!(s, 403, "{v}");
     let (s, v) = post(&app, &clerk, "/api/blade-biz/worklist/order/move", json!({"id": id, "orderStatus": "x"})).await;
     assert_eq!(s, 400, "{v}");
+    // An account that cannot sign in (disabled, or awaiting approval) is no 处理人, whatever its roles.
+    let designer_id = user_id(designer.clone()).await;
+    let (r, uid) = (app.st.res.clone(), designer_id.parse::<u64>().unwrap());
+    app.st.store.write(move |w| w.update(&r.get("user"), A, uid, json!({"status": 0}).as_object().unwrap().clone(), &store::Actor::default()).map(|_| ())).unwrap();
+    let (s, v) = post(&app, &pm, "/api/blade-biz/worklist/order/submit", order("样板间插座面板", &designer_id)).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(msg(&v).contains("王芳") && msg(&v).contains("未启用"), "{v}");
 }
 
 /// The demo's dates follow each other: a node is done after its 施工单 started (and not after today), day work is

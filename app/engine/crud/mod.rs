@@ -193,7 +193,7 @@ pub async fn check_holds(st: &AppState, s: &Session, f: &store::FieldDef, user_d
             let Some(u) = r.get(&d, &t, user)? else { return Ok(None) };
             let roles = crate::auth::session::id_list(u.get("roleId"));
             // Only an account that can sign in (not one awaiting approval or disabled), as the picker offers.
-            let active = u.get("status").and_then(Value::as_i64).is_none_or(|s| s == 1);
+            let active = u.get("status").and_then(Value::as_i64) == Some(1);
             if active && st2.perms.holds(r, &st2.res, &t, &roles, &c)? {
                 return Ok(None);
             }
