@@ -300,7 +300,7 @@ pub fn pick_where(f: &store::FieldDef) -> Vec<(String, i64)> {
 }
 
 /// The permission code a person picked for a field must hold (`ui.holds`: a 工单's 处理人 is someone who may open
-/// work orders, `worklist_order`; a 项目经理 one who may edit projects): pickers offer only such people and a write
+/// work orders, `worklist_order`; a 复盘's 主持人 one who may open 复盘): pickers offer only such people and a write
 /// naming another anew is refused (`crud::check_target`).
 pub fn holds(f: &store::FieldDef) -> Option<&str> {
     f.ui.as_ref()?.get("holds")?.as_str().filter(|c| !c.is_empty() && c.len() <= 64 && c.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))

@@ -493,9 +493,10 @@ pub(super) async fn records_within(st: &AppState, s: &Session) -> ApiResult<Opti
     Ok(Some(crate::auth::scope::guard(st, s, &st.res.get("construct")).await?))
 }
 
-/// An application the session may open through 审批记录: one it may see anyway (`visible_instance`), or a
-/// construction approval on a 施工单 `within` admits (a row of its list opened to a 404).
-pub(super) fn readable(r: &store::ReadCtx, res: &crate::decl::Resources, s: &Session, iid: u64, within: &Option<Vec<Filter>>) -> store::Result<Map<String, Value>> {
+/// An application the session may open: one it may see anyway (`visible_instance`), or for a 审批记录 reader
+/// (`records_within`: Some) a construction approval on a 施工单 his scope admits (a row of its list opened to a 404).
+pub(super) fn readable(r: &store::ReadCtx, res: &crate::decl::Resources, s: &Session, iid: u64, records: &Option<Option<Vec<Filter>>>) -> store::Result<Map<String, Value>> {
+    let Some(within) = records else { return super::visible_instance(r, res, s, iid) };
     match super::visible_instance(r, res, s, iid) {
         Err(StoreError::NotFound) => {}
         other => return other,
@@ -527,10 +528,7 @@ async fn measure_detail(State(st): State<AppState>, s: Session, Path(group): Pat
     let (res, s2) = (st.res.clone(), s.clone());
     let rec = st
         .read(move |r| {
-            let inst = match &within {
-                Some(w) => readable(r, &res, &s2, gid, w)?,
-                None => super::visible_instance(r, &res, &s2, gid)?,
-            };
+            let inst = readable(r, &res, &s2, gid, &within)?;
             if text(&inst, "businessTable") != "measure" {
                 return Err(StoreError::NotFound);
             }

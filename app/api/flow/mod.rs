@@ -629,10 +629,7 @@ pub(crate) async fn history_of(st: &AppState, s: &Session, iid: u64, records: Op
     let s2 = s.clone();
     let (rows, names) = st
         .read(move |r| {
-            let inst = match &records {
-                Some(within) => approval::readable(r, &res, &s2, iid, within)?,
-                None => visible_instance(r, &res, &s2, iid)?,
-            };
+            let inst = approval::readable(r, &res, &s2, iid, &records)?;
             let q = Query { filters: vec![Filter::new("instanceId", Op::Equal, json!(iid))], limit: 10_000, sorts: vec![Sort { field: "id".into(), desc: false }], ..Query::default() };
             let rows = r.list(&res.get("flow_history"), &s2.tenant, &q)?.records;
             let names = runtime::names(r, &res, &s2.tenant, rows.iter().map(|h| id(h, "userId")))?;
@@ -680,10 +677,7 @@ async fn diagram(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiRes
         let within = approval::records_within(&st, &s).await?;
         let out = st
             .read(move |r| {
-                let inst = match &within {
-                    Some(w) => approval::readable(r, &res, &s2, iid, w)?,
-                    None => visible_instance(r, &res, &s2, iid)?,
-                };
+                let inst = approval::readable(r, &res, &s2, iid, &within)?;
                 let process = r.get(&res.get("flow_process"), &s2.tenant, id(&inst, "processId"))?.ok_or(store::StoreError::NotFound)?;
                 let state: flow::State = inst.get("state").cloned().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
                 // The open tasks (who they wait on): the follow screen reassigns them.

@@ -159,24 +159,22 @@ async fn makeup(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResu
                 Some(id) => {
                     let old = w.get(&adef, t, id)?.ok_or(StoreError::NotFound)?;
                     if old.get("result").and_then(Value::as_str) != Some("wait") {
-                        // On another site that day: which one, and whose (the record is not in his list to reset).
+                        // On another site that day: which one and whose when the caller may see it (the record
+                        // is not in his list to reset), else only that it is another.
                         let on = old.get("constructId").and_then(Value::as_u64).unwrap_or(0);
-                        if on != construct
-                            && let Some(k) = w.get(&cx.def("construct"), t, on)?
-                            && crate::auth::scope::admits(&moved_from, &k) {
+                        if on != construct {
+                            let seen = w.get(&cx.def("construct"), t, on)?.filter(|k| crate::auth::scope::admits(&moved_from, k));
+                            let Some(k) = seen else {
+                                return Err(rule(format!("该工人 {day} 已在其他施工单打卡(一天只记一个工地),请联系该施工单的负责人重置"), format!("The worker clocked in on {day} at another construct (one site a day); ask its manager to reset it")));
+                            };
                             let code = k.get("constructCode").and_then(Value::as_str).unwrap_or("").to_string();
                             let manager = k.get("managerId").and_then(Value::as_u64).unwrap_or(0);
                             let who = w.get(&cx.def("user"), t, manager)?.and_then(|u| u.get("realName").and_then(Value::as_str).map(str::to_string)).unwrap_or_default();
-                            let whose = if who.is_empty() { String::new() } else { format!(",负责人 {who}") };
-                            let whose_en = if who.is_empty() { String::new() } else { format!(", managed by {who}") };
+                            let (whose, whose_en) = if who.is_empty() { (String::new(), String::new()) } else { (format!(",负责人 {who}"), format!(", managed by {who}")) };
                             return Err(rule(
                                 format!("该工人 {day} 已在施工单 {code}{whose} 打卡(一天只记一个工地);如需记到本施工单,请先由该施工单重置"),
                                 format!("The worker clocked in on {day} at construct {code}{whose_en} (one site a day); to count the day here, have it reset there first"),
                             ));
-                        }
-                        if on != construct {
-                            // Another site he may not see: that it is another, not which or whose.
-                            return Err(rule(format!("该工人 {day} 已在其他施工单打卡(一天只记一个工地),请联系该施工单的负责人重置"), format!("The worker clocked in on {day} at another construct (one site a day); ask its manager to reset it")));
                         }
                         return Err(rule(format!("该工人 {day} 已有打卡记录,请先重置"), format!("The worker has a clock-in on {day}; reset it first")));
                     }

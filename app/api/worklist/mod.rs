@@ -345,35 +345,36 @@ fn routes(api: Api) -> Api {
 
 /// Who may make a status move without `worklist_order_edit`: the order's 处理人 takes it in hand and resolves it;
 /// its 提出人 accepts the fix (closes it), sends it back (reopens it) or withdraws one raised by mistake.
-fn moved_by(order: &Map<String, Value>, user: u64, from: i64, to: i64) -> Option<&'static str> {
-    if id(order, "assigneeId") == user && matches!((from, to), (1, 2) | (1, 3) | (2, 3)) {
-        return Some("assignee");
-    }
-    if id(order, "requesterId") == user && matches!((from, to), (3, 4) | (3, 2) | (4, 2) | (1, 4) | (2, 4)) {
-        return Some("requester");
-    }
-    None
+fn moves_it(order: &Map<String, Value>, user: u64, from: i64, to: i64) -> bool {
+    (id(order, "assigneeId") == user && matches!((from, to), (1, 2) | (1, 3) | (2, 3)))
+        || (id(order, "requesterId") == user && matches!((from, to), (3, 4) | (3, 2) | (4, 2) | (1, 4) | (2, 4)))
 }
 
 /// POST worklist/order/move: a status step of one order, for those who work on it (a 员工 given an order holds
-/// no `worklist_order_edit`, yet he is the one to resolve it). The moves themselves are `order_save`'s.
+/// no `worklist_order_edit`, yet he is the one to resolve it). Who may is decided on the order as the write finds
+/// it; the moves themselves are `order_save`'s.
 async fn move_order(State(st): State<AppState>, s: Session, p: AnyParams) -> ApiResult<Response> {
     let order = crate::engine::params::id_param(&p, &["id"])?;
     let def = st.res.get("worklist_order");
-    let old = crud::get_scoped(&st, &s, &def, order).await?;
+    crud::get_scoped(&st, &s, &def, order).await?;
     let to = p.get("orderStatus").and_then(|v| v.trim().parse::<i64>().ok()).ok_or_else(|| ApiError::with(Kind::Missing, "orderStatus"))?;
-    let from = int(&old, "orderStatus");
-    if !s.perms.codes.contains("worklist_order_edit") && moved_by(&old, s.user_id, from, to).is_none() {
-        let (zh, en) = if id(&old, "assigneeId") == s.user_id || id(&old, "requesterId") == s.user_id {
-            ("处理人可以开始处理、标记解决;提出人可以确认关闭、重新打开", "The assignee starts and resolves an order; whoever raised it closes or reopens it")
-        } else {
-            ("只有工单的处理人和提出人可以变更它的状态", "Only the order's assignee and whoever raised it may change its status")
-        };
-        return Err(refuse(zh, en).into());
-    }
-    let mut patch = Map::new();
-    patch.insert("orderStatus".into(), json!(to));
-    let saved = crate::engine::dialect::write(&st, &s, &def, crate::api::rules("worklist_order"), Some(order), patch).await?;
+    let edits = s.perms.codes.contains("worklist_order_edit");
+    let (d, env) = (def.clone(), crate::engine::dialect::Env::new(&st, &s));
+    let saved = st
+        .write(move |w| {
+            let cx = env.cx();
+            let old = w.get(&d, cx.tenant, order)?.ok_or(StoreError::NotFound)?;
+            if !edits && !moves_it(&old, cx.actor.user_id, int(&old, "orderStatus"), to) {
+                let party = id(&old, "assigneeId") == cx.actor.user_id || id(&old, "requesterId") == cx.actor.user_id;
+                return Err(if party {
+                    refuse("处理人可以开始处理、标记解决;提出人可以确认关闭、重新打开", "The assignee starts and resolves an order; whoever raised it closes or reopens it")
+                } else {
+                    refuse("只有工单的处理人和提出人可以变更它的状态", "Only the order's assignee and whoever raised it may change its status")
+                });
+            }
+            crate::engine::dialect::write_in(w, &cx, &d, crate::api::rules("worklist_order"), Some(order), obj(json!({"orderStatus": to})))
+        })
+        .await?;
     Ok(ok(crud::decorated(&st, &s.tenant, &def, saved).await?))
 }
 

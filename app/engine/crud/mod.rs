@@ -271,34 +271,33 @@ pub async fn save_with(
     def: &Arc<ResourceDef>,
     prepare: impl Fn(&mut Map<String, Value>),
 ) -> ApiResult<Map<String, Value>> {
+    save_in(st, s, body, def, prepare, |_, _, _, _| Ok(())).await
+}
+
+/// The generic save with a rule run after the write in its transaction (what follows from it commits with it: a
+/// notice's messages).
+pub async fn save_then(st: &AppState, s: &Session, body: &Map<String, Value>, def: &Arc<ResourceDef>, then: crate::engine::rules::SavedRule) -> ApiResult<Map<String, Value>> {
+    save_in(st, s, body, def, |_| {}, then).await
+}
+
+/// The generic save: authorised, the targets checked, parsed, `prepare`d and sealed, then written with the record's
+/// own files (`engine::attachments`: checked, named, bound to it) and `then` in one transaction.
+async fn save_in(
+    st: &AppState,
+    s: &Session,
+    body: &Map<String, Value>,
+    def: &Arc<ResourceDef>,
+    prepare: impl Fn(&mut Map<String, Value>),
+    then: crate::engine::rules::SavedRule,
+) -> ApiResult<Map<String, Value>> {
     let id = body_id(body)?;
     check_write(s, def, if id.is_some() { "edit" } else { "add" })?;
     check_target(st, s, def, id, body).await?;
     let mut doc = def.parse_input(body, id.is_none())?;
     prepare(&mut doc);
     seal_fields(&st.secrets, &s.tenant, def, &mut doc);
-    if crate::engine::attachments::has_own(def) {
-        return save_then(st, s, body, def, |_, _, _, _| Ok(())).await;
-    }
-    let (d, t, actor) = (def.clone(), s.tenant.clone(), s.actor());
-    let saved = st
-        .write(move |w| match id {
-            Some(id) => w.update(&d, &t, id, doc.clone(), &actor),
-            None => w.insert(&d, &t, doc.clone(), &actor),
-        })
-        .await?;
-    Ok(saved)
-}
-
-/// The generic save with a rule run after the write in its transaction (what follows from it commits with it: a
-/// notice's messages).
-pub async fn save_then(st: &AppState, s: &Session, body: &Map<String, Value>, def: &Arc<ResourceDef>, then: crate::engine::rules::SavedRule) -> ApiResult<Map<String, Value>> {
-    let id = body_id(body)?;
-    check_write(s, def, if id.is_some() { "edit" } else { "add" })?;
-    check_target(st, s, def, id, body).await?;
-    let mut doc = def.parse_input(body, id.is_none())?;
-    seal_fields(&st.secrets, &s.tenant, def, &mut doc);
     let (d, env) = (def.clone(), crate::engine::rules::Env::new(st, s));
+    let files = crate::engine::attachments::has_own(def);
     let saved = st
         .write(move |w| {
             let cx = env.cx();
@@ -306,14 +305,17 @@ pub async fn save_then(st: &AppState, s: &Session, body: &Map<String, Value>, de
                 Some(id) => w.get(&d, cx.tenant, id)?,
                 None => None,
             };
-            // A record's own files (`engine::attachments`): checked, named, then bound to it.
             let mut doc = doc.clone();
-            crate::engine::attachments::check_own(w, &cx, &d, &mut doc, old.as_ref())?;
+            if files {
+                crate::engine::attachments::check_own(w, &cx, &d, &mut doc, old.as_ref())?;
+            }
             let saved = match id {
                 Some(id) => w.update(&d, cx.tenant, id, doc, cx.actor)?,
                 None => w.insert(&d, cx.tenant, doc, cx.actor)?,
             };
-            crate::engine::attachments::bind_own(w, &cx, &d, &saved)?;
+            if files {
+                crate::engine::attachments::bind_own(w, &cx, &d, &saved)?;
+            }
             then(w, &cx, old.as_ref(), &saved)?;
             Ok(saved)
         })
