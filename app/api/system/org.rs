@@ -287,7 +287,7 @@ async fn region_pick(State(st): State<AppState>, QueryPairs(q): QueryPairs) -> A
                     let name = rec.get("name").and_then(Value::as_str).unwrap_or("");
                     name.contains(keyword.as_str()) || (ascii && search::text::pinyin_words(name).iter().any(|w| *w == keyword))
                 };
-                hits.sort_by_key(|rec| (!whole(rec), rec.get("regionLevel").and_then(Value::as_i64).unwrap_or(9), rec.get("code").and_then(Value::as_str).unwrap_or("").to_string()));
+                hits.sort_by_cached_key(|rec| (!whole(rec), rec.get("regionLevel").and_then(Value::as_i64).unwrap_or(9), rec.get("code").and_then(Value::as_str).unwrap_or("").to_string()));
                 hits.into_iter().take(20).map(|rec| region_path(r, &def, rec).map(|p| path_json(&p))).collect::<store::Result<Vec<_>>>()
             })
             .await?;
